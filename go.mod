@@ -1,0 +1,3 @@
+module github.com/wiremcp/wiremcp
+
+go 1.25

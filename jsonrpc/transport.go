@@ -1,0 +1,39 @@
+package jsonrpc
+
+import (
+	"context"
+)
+
+// Transport moves whole JSON-RPC messages. Implementations live in transport/...
+//
+// Concurrency: Read is called from one goroutine at a time (the Conn's reader).
+// Write may be called concurrently with itself and with Read; implementations
+// serialise writes. Close may be called at any time, more than once, and makes a
+// blocked Read return.
+type Transport interface {
+	// Read returns the next message. A frame the transport could not decode is
+	// reported as an error that wraps an *Error (parse error or invalid request):
+	// the Conn answers it with "id": null and keeps reading. Any other error ends
+	// the connection (io.EOF for a clean end).
+	Read(ctx context.Context) (Message, error)
+	// Write sends one message (a Batch is sent as one JSON array).
+	// ctx may carry the request being handled (see RequestFromContext); transports
+	// that multiplex streams (Streamable HTTP) use it to route the message.
+	Write(ctx context.Context, msg Message) error
+	// Close releases the transport. Further Reads and Writes fail.
+	Close() error
+}
+
+type requestKey struct{}
+
+// WithRequest returns a context that records req as the request being handled.
+// Conn does this for every handler context.
+func WithRequest(ctx context.Context, req *Request) context.Context {
+	return context.WithValue(ctx, requestKey{}, req)
+}
+
+// RequestFromContext returns the request whose handler ctx belongs to, if any.
+func RequestFromContext(ctx context.Context) (*Request, bool) {
+	r, ok := ctx.Value(requestKey{}).(*Request)
+	return r, ok
+}
