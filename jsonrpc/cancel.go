@@ -1,0 +1,28 @@
+package jsonrpc
+
+import "errors"
+
+// CallCanceledError is returned by Conn.Call when its context ends before the
+// response arrives. It names the id the request was sent with, so that the layer
+// above can tell the peer (MCP's notifications/cancelled), and it wraps the context's
+// error: errors.Is(err, context.Canceled) holds.
+type CallCanceledError struct {
+	ID  ID
+	Err error
+}
+
+func (e *CallCanceledError) Error() string {
+	return "jsonrpc: call " + e.ID.String() + " abandoned: " + e.Err.Error()
+}
+
+// Unwrap returns the context's error.
+func (e *CallCanceledError) Unwrap() error { return e.Err }
+
+// CanceledCallID returns the id of a call that err reports abandoned.
+func CanceledCallID(err error) (ID, bool) {
+	var ce *CallCanceledError
+	if errors.As(err, &ce) {
+		return ce.ID, true
+	}
+	return ID{}, false
+}

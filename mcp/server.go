@@ -1,0 +1,457 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/wiremcp/wiremcp/jsonrpc"
+	"github.com/wiremcp/wiremcp/mcp/internal/uritemplate"
+)
+
+// ServerOptions configures a Server. A nil *ServerOptions means all defaults; the
+// struct is copied by NewServer.
+type ServerOptions struct {
+	// Instructions is sent in the initialize result (empty: omitted).
+	Instructions string
+	// Logger receives the library's diagnostics. Nil discards them.
+	Logger *slog.Logger
+	// PageSize is how many items a list page holds. Zero means 100.
+	PageSize int
+	// Capabilities declares features before anything is registered for them (for a
+	// server that registers tools later, say). Nil declares exactly what is
+	// registered when a client initializes.
+	Capabilities *ServerCapabilities
+	// CompletionHandler answers completion/complete. Nil: the completions capability is
+	// not declared and the method answers -32601.
+	CompletionHandler func(ctx context.Context, req *CompleteRequest) (*CompleteResult, error)
+	// InitializedHandler, if set, runs when a client's notifications/initialized
+	// arrives.
+	InitializedHandler func(ctx context.Context, ss *ServerSession)
+	// RootsListChangedHandler, if set, runs when the client says its roots changed.
+	RootsListChangedHandler func(ctx context.Context, ss *ServerSession)
+	// SubscribeHandler, if set, is told of every resources/subscribe; returning an
+	// error refuses the subscription.
+	SubscribeHandler func(ctx context.Context, ss *ServerSession, uri string) error
+	// DisableLogging stops the server declaring the logging capability; Log then
+	// sends nothing.
+	DisableLogging bool
+	// ListChangedDelay is how long list-changed notifications are held so that a
+	// burst of registrations produces one notification. Zero means 10ms.
+	ListChangedDelay time.Duration
+}
+
+// Server is an MCP server: a set of tools, resources and prompts, served to any number
+// of sessions over any transports. Its methods are safe for concurrent use;
+// registrations may change while sessions are running, and clients are told.
+type Server struct {
+	impl Implementation
+	opts ServerOptions
+	log  *slog.Logger
+
+	mu        sync.Mutex
+	tools     map[string]*serverTool
+	resources map[string]*serverResource
+	templates map[string]*serverTemplate
+	prompts   map[string]*serverPrompt
+	sessions  map[*ServerSession]struct{}
+	// sorted views, rebuilt lazily after a change
+	toolList     []*serverTool
+	resourceList []*serverResource
+	templateList []*serverTemplate
+	promptList   []*serverPrompt
+
+	changed  changeSet
+	flushing *time.Timer
+}
+
+type changeSet struct{ tools, resources, prompts bool }
+
+type serverTool struct {
+	tool    *Tool
+	handler ToolHandler
+	in, out *compiledSchema // nil when not validated
+}
+
+type serverResource struct {
+	res     *Resource
+	handler ResourceHandler
+}
+
+type serverTemplate struct {
+	tmpl    *ResourceTemplate
+	parsed  *uritemplate.Template
+	handler ResourceHandler
+}
+
+type serverPrompt struct {
+	prompt  *Prompt
+	handler PromptHandler
+}
+
+// NewServer returns a server that identifies itself as impl.
+func NewServer(impl Implementation, opts *ServerOptions) *Server {
+	s := &Server{
+		impl:      impl,
+		tools:     map[string]*serverTool{},
+		resources: map[string]*serverResource{},
+		templates: map[string]*serverTemplate{},
+		prompts:   map[string]*serverPrompt{},
+		sessions:  map[*ServerSession]struct{}{},
+	}
+	if opts != nil {
+		s.opts = *opts
+	}
+	if s.opts.PageSize <= 0 {
+		s.opts.PageSize = 100
+	}
+	if s.opts.ListChangedDelay <= 0 {
+		s.opts.ListChangedDelay = 10 * time.Millisecond
+	}
+	s.log = s.opts.Logger
+	if s.log == nil {
+		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return s
+}
+
+// ToolHandler runs a tool. A returned error becomes an isError result carrying the
+// error's text, unless it is (or wraps) a *jsonrpc.Error, which is sent as a protocol
+// error.
+type ToolHandler func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error)
+
+// CallToolRequest is what a tool handler receives.
+type CallToolRequest struct {
+	Session *ServerSession
+	Params  *CallToolParams
+}
+
+// AddTool registers (or replaces) a tool with a raw handler. t.InputSchema is
+// required and must be a valid JSON Schema object with "type":"object"; arguments are
+// validated against it before h runs, and structured output against t.OutputSchema
+// when set. It panics when a schema does not compile (a programmer error).
+func (s *Server) AddTool(t *Tool, h ToolHandler) {
+	if t == nil || t.Name == "" || h == nil {
+		panic("mcp: AddTool needs a named tool and a handler")
+	}
+	if len(t.InputSchema) == 0 {
+		panic(fmt.Sprintf("mcp: tool %q has no input schema", t.Name))
+	}
+	in, err := compileToolSchema(t.InputSchema)
+	if err != nil {
+		panic(fmt.Sprintf("mcp: tool %q: input schema: %v", t.Name, err))
+	}
+	st := &serverTool{tool: t, handler: h, in: in}
+	if len(t.OutputSchema) > 0 {
+		if st.out, err = compileToolSchema(t.OutputSchema); err != nil {
+			panic(fmt.Sprintf("mcp: tool %q: output schema: %v", t.Name, err))
+		}
+	}
+	s.addTool(st)
+}
+
+func (s *Server) addTool(st *serverTool) {
+	s.mu.Lock()
+	s.tools[st.tool.Name] = st
+	s.toolList = nil
+	s.markChanged(func(c *changeSet) { c.tools = true })
+	s.mu.Unlock()
+}
+
+// RemoveTools unregisters tools by name. Unknown names are ignored.
+func (s *Server) RemoveTools(names ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, n := range names {
+		if _, ok := s.tools[n]; ok {
+			delete(s.tools, n)
+			s.toolList = nil
+			s.markChanged(func(c *changeSet) { c.tools = true })
+		}
+	}
+}
+
+// ResourceHandler reads a resource. Return ErrResourceNotFound (possibly wrapped) for
+// an unknown URI.
+type ResourceHandler func(ctx context.Context, req *ReadResourceRequest) (*ReadResourceResult, error)
+
+// ReadResourceRequest is what a resource handler receives. Vars holds the values a
+// template matched (nil for a plain resource).
+type ReadResourceRequest struct {
+	Session *ServerSession
+	Params  *ReadResourceParams
+	Vars    map[string]string
+}
+
+// AddResource registers (or replaces) a resource with a fixed URI.
+func (s *Server) AddResource(r *Resource, h ResourceHandler) {
+	if r == nil || r.URI == "" || h == nil {
+		panic("mcp: AddResource needs a resource with a URI and a handler")
+	}
+	s.mu.Lock()
+	s.resources[r.URI] = &serverResource{res: r, handler: h}
+	s.resourceList = nil
+	s.markChanged(func(c *changeSet) { c.resources = true })
+	s.mu.Unlock()
+}
+
+// AddResourceTemplate registers (or replaces) a resource template. Reads of URIs that
+// match no fixed resource are matched against templates in registration-name order.
+// It panics when the template does not parse.
+func (s *Server) AddResourceTemplate(t *ResourceTemplate, h ResourceHandler) {
+	if t == nil || t.URITemplate == "" || h == nil {
+		panic("mcp: AddResourceTemplate needs a template and a handler")
+	}
+	p, err := uritemplate.Parse(t.URITemplate)
+	if err != nil {
+		panic(fmt.Sprintf("mcp: resource template %q: %v", t.URITemplate, err))
+	}
+	s.mu.Lock()
+	s.templates[t.URITemplate] = &serverTemplate{tmpl: t, parsed: p, handler: h}
+	s.templateList = nil
+	s.markChanged(func(c *changeSet) { c.resources = true })
+	s.mu.Unlock()
+}
+
+// RemoveResources unregisters resources and templates by URI or URI template.
+func (s *Server) RemoveResources(uris ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, u := range uris {
+		_, r := s.resources[u]
+		_, t := s.templates[u]
+		if r || t {
+			delete(s.resources, u)
+			delete(s.templates, u)
+			s.resourceList, s.templateList = nil, nil
+			s.markChanged(func(c *changeSet) { c.resources = true })
+		}
+	}
+}
+
+// PromptHandler renders a prompt. Required arguments are checked before it runs.
+type PromptHandler func(ctx context.Context, req *GetPromptRequest) (*GetPromptResult, error)
+
+// GetPromptRequest is what a prompt handler receives.
+type GetPromptRequest struct {
+	Session *ServerSession
+	Params  *GetPromptParams
+}
+
+// AddPrompt registers (or replaces) a prompt.
+func (s *Server) AddPrompt(p *Prompt, h PromptHandler) {
+	if p == nil || p.Name == "" || h == nil {
+		panic("mcp: AddPrompt needs a named prompt and a handler")
+	}
+	s.mu.Lock()
+	s.prompts[p.Name] = &serverPrompt{prompt: p, handler: h}
+	s.promptList = nil
+	s.markChanged(func(c *changeSet) { c.prompts = true })
+	s.mu.Unlock()
+}
+
+// RemovePrompts unregisters prompts by name.
+func (s *Server) RemovePrompts(names ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, n := range names {
+		if _, ok := s.prompts[n]; ok {
+			delete(s.prompts, n)
+			s.promptList = nil
+			s.markChanged(func(c *changeSet) { c.prompts = true })
+		}
+	}
+}
+
+// CompleteRequest is what the completion handler receives.
+type CompleteRequest struct {
+	Session *ServerSession
+	Params  *CompleteParams
+}
+
+// markChanged records a registry change and schedules one coalesced notification.
+// s.mu is held.
+func (s *Server) markChanged(f func(*changeSet)) {
+	f(&s.changed)
+	if s.flushing == nil && len(s.sessions) > 0 {
+		s.flushing = time.AfterFunc(s.opts.ListChangedDelay, s.flushChanges)
+	}
+}
+
+func (s *Server) flushChanges() {
+	s.mu.Lock()
+	c := s.changed
+	s.changed = changeSet{}
+	s.flushing = nil
+	sessions := make([]*ServerSession, 0, len(s.sessions))
+	for ss := range s.sessions {
+		sessions = append(sessions, ss)
+	}
+	s.mu.Unlock()
+	for _, ss := range sessions {
+		ss.notifyListChanged(c)
+	}
+}
+
+// capabilities is what the server declares to a client of revision rev.
+func (s *Server) capabilities(rev *revision) *ServerCapabilities {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	caps := &ServerCapabilities{}
+	if o := s.opts.Capabilities; o != nil {
+		c := *o
+		caps = &c
+	}
+	if len(s.tools) > 0 && caps.Tools == nil {
+		caps.Tools = &ListChangedCapability{ListChanged: true}
+	}
+	if (len(s.resources) > 0 || len(s.templates) > 0) && caps.Resources == nil {
+		caps.Resources = &ResourcesCapability{Subscribe: true, ListChanged: true}
+	}
+	if len(s.prompts) > 0 && caps.Prompts == nil {
+		caps.Prompts = &ListChangedCapability{ListChanged: true}
+	}
+	if !s.opts.DisableLogging && caps.Logging == nil {
+		caps.Logging = &struct{}{}
+	}
+	if s.opts.CompletionHandler != nil && caps.Completions == nil && rev.completionsCap {
+		caps.Completions = &struct{}{}
+	}
+	if !rev.completionsCap {
+		caps.Completions = nil
+	}
+	if !rev.tasks {
+		caps.Tasks = nil
+	}
+	return caps
+}
+
+// sortedTools returns the tools ordered by name. s.mu must not be held.
+func (s *Server) sortedTools() []*serverTool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.toolList == nil {
+		s.toolList = make([]*serverTool, 0, len(s.tools))
+		for _, t := range s.tools {
+			s.toolList = append(s.toolList, t)
+		}
+		slices.SortFunc(s.toolList, func(a, b *serverTool) int { return cmpString(a.tool.Name, b.tool.Name) })
+	}
+	return s.toolList
+}
+
+func (s *Server) sortedResources() []*serverResource {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.resourceList == nil {
+		s.resourceList = make([]*serverResource, 0, len(s.resources))
+		for _, r := range s.resources {
+			s.resourceList = append(s.resourceList, r)
+		}
+		slices.SortFunc(s.resourceList, func(a, b *serverResource) int { return cmpString(a.res.URI, b.res.URI) })
+	}
+	return s.resourceList
+}
+
+func (s *Server) sortedTemplates() []*serverTemplate {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.templateList == nil {
+		s.templateList = make([]*serverTemplate, 0, len(s.templates))
+		for _, t := range s.templates {
+			s.templateList = append(s.templateList, t)
+		}
+		slices.SortFunc(s.templateList, func(a, b *serverTemplate) int {
+			return cmpString(a.tmpl.URITemplate, b.tmpl.URITemplate)
+		})
+	}
+	return s.templateList
+}
+
+func (s *Server) sortedPrompts() []*serverPrompt {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.promptList == nil {
+		s.promptList = make([]*serverPrompt, 0, len(s.prompts))
+		for _, p := range s.prompts {
+			s.promptList = append(s.promptList, p)
+		}
+		slices.SortFunc(s.promptList, func(a, b *serverPrompt) int { return cmpString(a.prompt.Name, b.prompt.Name) })
+	}
+	return s.promptList
+}
+
+func cmpString(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// Connect starts serving one client over t and returns its session at once; the
+// handshake happens as the client's messages arrive. The session ends when the
+// transport ends or Close is called. ctx bounds nothing but is the parent of the
+// contexts of server-initiated messages sent outside any request; its values are
+// kept, its cancellation is not.
+func (s *Server) Connect(ctx context.Context, t jsonrpc.Transport) (*ServerSession, error) {
+	ss := newServerSession(ctx, s, t)
+	return ss, nil
+}
+
+// Run serves one client over t until the client goes away or ctx ends.
+func (s *Server) Run(ctx context.Context, t jsonrpc.Transport) error {
+	ss, err := s.Connect(ctx, t)
+	if err != nil {
+		return err
+	}
+	select {
+	case <-ss.conn.Done():
+	case <-ctx.Done():
+		ss.Close()
+		return ctx.Err()
+	}
+	if err := ss.conn.Err(); err != nil && err != io.EOF {
+		return err
+	}
+	return nil
+}
+
+// Sessions returns the sessions currently connected.
+func (s *Server) Sessions() []*ServerSession {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]*ServerSession, 0, len(s.sessions))
+	for ss := range s.sessions {
+		out = append(out, ss)
+	}
+	return out
+}
+
+// ResourceUpdated tells every session subscribed to uri (or to a URI that uri is a
+// sub-resource of, by path prefix) that it changed.
+func (s *Server) ResourceUpdated(ctx context.Context, uri string) {
+	for _, ss := range s.Sessions() {
+		if ss.subscribed(uri) {
+			if err := ss.notify(ctx, "notifications/resources/updated", &ResourceUpdatedParams{URI: uri}); err != nil {
+				s.log.Debug("resource updated notification failed", "uri", uri, "err", err)
+			}
+		}
+	}
+}
+
+// rawJSON marshals v, for params built by the library.
+func rawJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("mcp: marshal %T: %v", v, err))
+	}
+	return b
+}

@@ -1,0 +1,353 @@
+package mcp
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/wiremcp/wiremcp/jsonrpc"
+)
+
+func handlePing(context.Context, *ServerSession, *requestInfo) (any, error) {
+	return emptyResult{}, nil
+}
+
+func handleListTools(ctx context.Context, ss *ServerSession, ri *requestInfo) (any, error) {
+	var p PaginatedParams
+	if err := unmarshalParams(ri.req.Params, &p); err != nil {
+		return nil, err
+	}
+	all := ss.server.sortedTools()
+	page, next, err := paginate(all, func(t *serverTool) string { return t.tool.Name }, p.Cursor, ss.server.opts.PageSize)
+	if err != nil {
+		return nil, err
+	}
+	res := &ListToolsResult{Tools: make([]*Tool, len(page)), NextCursor: next}
+	for i, t := range page {
+		res.Tools[i] = downgradeTool(t.tool, ri.rev)
+	}
+	return res, nil
+}
+
+func handleCallTool(ctx context.Context, ss *ServerSession, ri *requestInfo) (any, error) {
+	var p CallToolParams
+	if err := unmarshalParams(ri.req.Params, &p); err != nil {
+		return nil, err
+	}
+	if p.Name == "" {
+		return nil, invalidParams("tools/call: name is required")
+	}
+	ss.server.mu.Lock()
+	st := ss.server.tools[p.Name]
+	ss.server.mu.Unlock()
+	if st == nil {
+		return nil, invalidParams("unknown tool %q", p.Name)
+	}
+	// A call without arguments is a call with {}.
+	if len(p.Arguments) == 0 || string(p.Arguments) == "null" {
+		p.Arguments = json.RawMessage("{}")
+	}
+	if st.in != nil {
+		if err := st.in.validateJSON(p.Arguments); err != nil {
+			// Argument validation failures are execution errors the model can
+			// correct: an isError result, not a protocol error.
+			return downgradeCallToolResult(ErrorResult("invalid arguments for tool %q: %v", p.Name, err), ri.rev), nil
+		}
+	}
+	res, err := st.handler(ctx, &CallToolRequest{Session: ss, Params: &p})
+	if err != nil {
+		var je *jsonrpc.Error
+		if errors.As(err, &je) {
+			return nil, err
+		}
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			return nil, err
+		}
+		return downgradeCallToolResult(ErrorResult("%v", err), ri.rev), nil
+	}
+	if res == nil {
+		res = &CallToolResult{}
+	}
+	if st.out != nil && !res.IsError {
+		if res.StructuredContent == nil {
+			return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "tool %q declares an outputSchema but returned no structuredContent", p.Name)
+		}
+		raw, ok := res.StructuredContent.(json.RawMessage)
+		if !ok {
+			b, err := json.Marshal(res.StructuredContent)
+			if err != nil {
+				return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "tool %q: structured output: %v", p.Name, err)
+			}
+			raw = b
+			res.StructuredContent = raw
+		}
+		if err := st.out.validateJSON(raw); err != nil {
+			return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "tool %q returned output that does not match its outputSchema: %v", p.Name, err)
+		}
+	}
+	if res.StructuredContent != nil && len(res.Content) == 0 {
+		// Older clients read the text block; it carries the same JSON.
+		raw, err := json.Marshal(res.StructuredContent)
+		if err != nil {
+			return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "tool %q: structured output: %v", p.Name, err)
+		}
+		res.StructuredContent = json.RawMessage(raw)
+		res.Content = []Content{&TextContent{Text: string(raw)}}
+	}
+	return downgradeCallToolResult(res, ri.rev), nil
+}
+
+func handleListResources(ctx context.Context, ss *ServerSession, ri *requestInfo) (any, error) {
+	var p PaginatedParams
+	if err := unmarshalParams(ri.req.Params, &p); err != nil {
+		return nil, err
+	}
+	page, next, err := paginate(ss.server.sortedResources(), func(r *serverResource) string { return r.res.URI }, p.Cursor, ss.server.opts.PageSize)
+	if err != nil {
+		return nil, err
+	}
+	res := &ListResourcesResult{Resources: make([]*Resource, len(page)), NextCursor: next}
+	for i, r := range page {
+		res.Resources[i] = downgradeResource(r.res, ri.rev)
+	}
+	return res, nil
+}
+
+func handleListTemplates(ctx context.Context, ss *ServerSession, ri *requestInfo) (any, error) {
+	var p PaginatedParams
+	if err := unmarshalParams(ri.req.Params, &p); err != nil {
+		return nil, err
+	}
+	page, next, err := paginate(ss.server.sortedTemplates(), func(t *serverTemplate) string { return t.tmpl.URITemplate }, p.Cursor, ss.server.opts.PageSize)
+	if err != nil {
+		return nil, err
+	}
+	res := &ListResourceTemplatesResult{ResourceTemplates: make([]*ResourceTemplate, len(page)), NextCursor: next}
+	for i, t := range page {
+		res.ResourceTemplates[i] = downgradeTemplate(t.tmpl, ri.rev)
+	}
+	return res, nil
+}
+
+func resourceNotFound(rev *revision, uri string) *jsonrpc.Error {
+	return jsonrpc.NewError(rev.resourceNotFound, "Resource not found", map[string]string{"uri": uri})
+}
+
+func handleReadResource(ctx context.Context, ss *ServerSession, ri *requestInfo) (any, error) {
+	var p ReadResourceParams
+	if err := unmarshalParams(ri.req.Params, &p); err != nil {
+		return nil, err
+	}
+	if p.URI == "" {
+		return nil, invalidParams("resources/read: uri is required")
+	}
+	ss.server.mu.Lock()
+	r := ss.server.resources[p.URI]
+	ss.server.mu.Unlock()
+	req := &ReadResourceRequest{Session: ss, Params: &p}
+	var h ResourceHandler
+	if r != nil {
+		h = r.handler
+	} else {
+		for _, t := range ss.server.sortedTemplates() {
+			if vars, ok := t.parsed.Match(p.URI); ok {
+				req.Vars, h = vars, t.handler
+				break
+			}
+		}
+	}
+	if h == nil {
+		return nil, resourceNotFound(ri.rev, p.URI)
+	}
+	res, err := h(ctx, req)
+	if err != nil {
+		if errors.Is(err, ErrResourceNotFound) {
+			return nil, resourceNotFound(ri.rev, p.URI)
+		}
+		return nil, err
+	}
+	if res == nil {
+		res = &ReadResourceResult{}
+	}
+	if res.Contents == nil {
+		res.Contents = []*ResourceContents{}
+	}
+	return res, nil
+}
+
+func handleSubscribe(ctx context.Context, ss *ServerSession, ri *requestInfo) (any, error) {
+	var p SubscribeParams
+	if err := unmarshalParams(ri.req.Params, &p); err != nil {
+		return nil, err
+	}
+	if p.URI == "" {
+		return nil, invalidParams("resources/subscribe: uri is required")
+	}
+	if h := ss.server.opts.SubscribeHandler; h != nil {
+		if err := h(ctx, ss, p.URI); err != nil {
+			return nil, err
+		}
+	}
+	ss.mu.Lock()
+	ss.subs[p.URI] = struct{}{}
+	ss.mu.Unlock()
+	return emptyResult{}, nil
+}
+
+func handleUnsubscribe(ctx context.Context, ss *ServerSession, ri *requestInfo) (any, error) {
+	var p SubscribeParams
+	if err := unmarshalParams(ri.req.Params, &p); err != nil {
+		return nil, err
+	}
+	if p.URI == "" {
+		return nil, invalidParams("resources/unsubscribe: uri is required")
+	}
+	ss.mu.Lock()
+	delete(ss.subs, p.URI)
+	ss.mu.Unlock()
+	return emptyResult{}, nil
+}
+
+func handleListPrompts(ctx context.Context, ss *ServerSession, ri *requestInfo) (any, error) {
+	var p PaginatedParams
+	if err := unmarshalParams(ri.req.Params, &p); err != nil {
+		return nil, err
+	}
+	page, next, err := paginate(ss.server.sortedPrompts(), func(p *serverPrompt) string { return p.prompt.Name }, p.Cursor, ss.server.opts.PageSize)
+	if err != nil {
+		return nil, err
+	}
+	res := &ListPromptsResult{Prompts: make([]*Prompt, len(page)), NextCursor: next}
+	for i, p := range page {
+		res.Prompts[i] = downgradePrompt(p.prompt, ri.rev)
+	}
+	return res, nil
+}
+
+func handleGetPrompt(ctx context.Context, ss *ServerSession, ri *requestInfo) (any, error) {
+	var p GetPromptParams
+	if err := unmarshalParams(ri.req.Params, &p); err != nil {
+		return nil, err
+	}
+	ss.server.mu.Lock()
+	sp := ss.server.prompts[p.Name]
+	ss.server.mu.Unlock()
+	if sp == nil {
+		return nil, invalidParams("unknown prompt %q", p.Name)
+	}
+	var missing []string
+	for _, a := range sp.prompt.Arguments {
+		if _, ok := p.Arguments[a.Name]; a.Required && !ok {
+			missing = append(missing, a.Name)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, invalidParams("prompt %q: missing required argument(s): %s", p.Name, strings.Join(missing, ", "))
+	}
+	res, err := sp.handler(ctx, &GetPromptRequest{Session: ss, Params: &p})
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		res = &GetPromptResult{}
+	}
+	if res.Messages == nil {
+		res.Messages = []*PromptMessage{}
+	}
+	return res, nil
+}
+
+func handleSetLevel(ctx context.Context, ss *ServerSession, ri *requestInfo) (any, error) {
+	var p SetLoggingLevelParams
+	if err := unmarshalParams(ri.req.Params, &p); err != nil {
+		return nil, err
+	}
+	if p.Level.severity() < 0 {
+		return nil, invalidParams("unknown logging level %q", p.Level)
+	}
+	ss.mu.Lock()
+	ss.logLevel = p.Level
+	ss.mu.Unlock()
+	return emptyResult{}, nil
+}
+
+func handleComplete(ctx context.Context, ss *ServerSession, ri *requestInfo) (any, error) {
+	h := ss.server.opts.CompletionHandler
+	if h == nil {
+		return nil, methodNotFound("completion/complete is not supported by this server")
+	}
+	var p CompleteParams
+	if err := unmarshalParams(ri.req.Params, &p); err != nil {
+		return nil, err
+	}
+	if p.Ref == nil {
+		return nil, invalidParams("completion/complete: ref is required")
+	}
+	switch p.Ref.Type {
+	case "ref/prompt":
+		ss.server.mu.Lock()
+		_, ok := ss.server.prompts[p.Ref.Name]
+		ss.server.mu.Unlock()
+		if !ok {
+			return nil, invalidParams("completion/complete: unknown prompt %q", p.Ref.Name)
+		}
+	case "ref/resource":
+		ss.server.mu.Lock()
+		_, t := ss.server.templates[p.Ref.URI]
+		_, r := ss.server.resources[p.Ref.URI]
+		ss.server.mu.Unlock()
+		if !t && !r {
+			return nil, invalidParams("completion/complete: unknown resource or template %q", p.Ref.URI)
+		}
+	default:
+		return nil, invalidParams("completion/complete: unknown ref type %q", p.Ref.Type)
+	}
+	res, err := h(ctx, &CompleteRequest{Session: ss, Params: &p})
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		res = &CompleteResult{}
+	}
+	if res.Completion.Values == nil {
+		res.Completion.Values = []string{}
+	}
+	// At most 100 values go on the wire.
+	if n := len(res.Completion.Values); n > 100 {
+		res.Completion.Values = res.Completion.Values[:100]
+		res.Completion.HasMore = true
+		if res.Completion.Total == nil {
+			res.Completion.Total = &n
+		}
+	}
+	return res, nil
+}
+
+// paginate returns the page after cursor. Cursors are opaque to clients; they encode
+// the key of the last item sent, so they stay valid while the list changes elsewhere.
+func paginate[T any](items []T, key func(T) string, cursor string, size int) ([]T, string, error) {
+	start := 0
+	if cursor != "" {
+		raw, err := base64.RawURLEncoding.DecodeString(cursor)
+		if err != nil || !strings.HasPrefix(string(raw), "after:") {
+			return nil, "", invalidParams("invalid cursor")
+		}
+		after := strings.TrimPrefix(string(raw), "after:")
+		start = len(items)
+		for i, it := range items {
+			if key(it) > after {
+				start = i
+				break
+			}
+		}
+	}
+	end := min(start+size, len(items))
+	page := items[start:end]
+	next := ""
+	if end < len(items) {
+		next = base64.RawURLEncoding.EncodeToString([]byte("after:" + key(items[end-1])))
+	}
+	return page, next, nil
+}

@@ -1,0 +1,379 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/wiremcp/wiremcp/jsonrpc"
+)
+
+// ServerSession is one client's connection to a Server. Its methods are safe for
+// concurrent use.
+type ServerSession struct {
+	server *Server
+	conn   *jsonrpc.Conn
+	ctx    context.Context // for messages sent outside any request
+	id     string          // transport session id, if any
+	// stateless: no initialize will come (Streamable HTTP stateless mode, or a single
+	// 2026-07-28 request); every request stands alone.
+	stateless bool
+
+	mu          sync.Mutex
+	state       sessionState
+	rev         *revision
+	caps        *ServerCapabilities // what we declared at initialize
+	clientCaps  *ClientCapabilities
+	clientInfo  *Implementation
+	logLevel    LoggingLevel // "" until logging/setLevel
+	subs        map[string]struct{}
+	urlElicits  map[string]struct{}
+	closeOnce   sync.Once
+	initialized chan struct{} // closed when notifications/initialized arrives
+}
+
+type sessionState int
+
+const (
+	stateNew         sessionState = iota // before initialize
+	stateInitialized                     // initialize answered
+)
+
+func newServerSession(ctx context.Context, s *Server, t jsonrpc.Transport) *ServerSession {
+	ss := &ServerSession{
+		server:      s,
+		ctx:         context.WithoutCancel(ctx),
+		subs:        map[string]struct{}{},
+		urlElicits:  map[string]struct{}{},
+		initialized: make(chan struct{}),
+	}
+	if st, ok := t.(interface{ Stateless() bool }); ok && st.Stateless() {
+		ss.stateless = true
+	}
+	if si, ok := t.(interface{ SessionID() string }); ok {
+		ss.id = si.SessionID()
+	}
+	s.mu.Lock()
+	s.sessions[ss] = struct{}{}
+	s.mu.Unlock()
+	ss.conn = jsonrpc.NewConn(t, &jsonrpc.ConnOptions{
+		Handler:     jsonrpc.HandlerFunc(ss.handle),
+		AcceptBatch: ss.acceptBatch,
+		Logger:      s.log,
+	})
+	go func() {
+		<-ss.conn.Done()
+		s.mu.Lock()
+		delete(s.sessions, ss)
+		s.mu.Unlock()
+	}()
+	return ss
+}
+
+// ID returns the transport's session id (Streamable HTTP), or "".
+func (ss *ServerSession) ID() string { return ss.id }
+
+// ProtocolVersion returns the negotiated revision ("" before initialize).
+func (ss *ServerSession) ProtocolVersion() string {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.rev == nil {
+		return ""
+	}
+	return ss.rev.name
+}
+
+// ClientCapabilities returns what the client declared (nil before initialize).
+func (ss *ServerSession) ClientCapabilities() *ClientCapabilities {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.clientCaps
+}
+
+// ClientInfo returns the client's Implementation (nil before initialize).
+func (ss *ServerSession) ClientInfo() *Implementation {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.clientInfo
+}
+
+// Close ends the session: it stops reading, waits for running handlers and closes
+// the transport.
+func (ss *ServerSession) Close() error { return ss.conn.Close() }
+
+// Wait blocks until the session has ended.
+func (ss *ServerSession) Wait() { <-ss.conn.Done() }
+
+// Done is closed when the session has ended.
+func (ss *ServerSession) Done() <-chan struct{} { return ss.conn.Done() }
+
+func (ss *ServerSession) acceptBatch() bool {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	// SPEC NOTE: batches exist only in 2025-03-26; before initialize nothing may be
+	// batched (initialize itself must not be).
+	return ss.rev != nil && ss.rev.batches
+}
+
+// requestInfo is the per-request state a handler's context carries.
+type requestInfo struct {
+	ss            *ServerSession
+	req           *jsonrpc.Request
+	rev           *revision
+	clientCaps    *ClientCapabilities
+	progressToken json.RawMessage
+	logLevel      LoggingLevel // per-request level (2026-07-28), overrides the session's
+
+	mu           sync.Mutex
+	lastProgress float64
+	sentProgress bool
+	done         atomic.Bool // the response has been produced
+}
+
+type requestInfoKey struct{}
+
+func requestInfoFrom(ctx context.Context) *requestInfo {
+	ri, _ := ctx.Value(requestInfoKey{}).(*requestInfo)
+	return ri
+}
+
+// method describes how the server answers one request method.
+type method struct {
+	// gate reports whether the capability this method needs was declared.
+	gate   func(c *ServerCapabilities) bool
+	handle func(ctx context.Context, ss *ServerSession, ri *requestInfo) (any, error)
+}
+
+var serverMethods map[string]*method
+
+func init() {
+	always := func(*ServerCapabilities) bool { return true }
+	tools := func(c *ServerCapabilities) bool { return c.Tools != nil }
+	resources := func(c *ServerCapabilities) bool { return c.Resources != nil }
+	subscribe := func(c *ServerCapabilities) bool { return c.Resources != nil && c.Resources.Subscribe }
+	prompts := func(c *ServerCapabilities) bool { return c.Prompts != nil }
+	logging := func(c *ServerCapabilities) bool { return c.Logging != nil }
+	serverMethods = map[string]*method{
+		"ping":                     {always, handlePing},
+		"tools/list":               {tools, handleListTools},
+		"tools/call":               {tools, handleCallTool},
+		"resources/list":           {resources, handleListResources},
+		"resources/templates/list": {resources, handleListTemplates},
+		"resources/read":           {resources, handleReadResource},
+		"resources/subscribe":      {subscribe, handleSubscribe},
+		"resources/unsubscribe":    {subscribe, handleUnsubscribe},
+		"prompts/list":             {prompts, handleListPrompts},
+		"prompts/get":              {prompts, handleGetPrompt},
+		"logging/setLevel":         {logging, handleSetLevel},
+		"completion/complete":      {always, handleComplete},
+	}
+}
+
+// handle is the jsonrpc handler of the session.
+func (ss *ServerSession) handle(ctx context.Context, req *jsonrpc.Request) (any, error) {
+	if req.IsNotification() {
+		ss.handleNotification(ctx, req)
+		return nil, nil
+	}
+	if req.Method == "initialize" {
+		return ss.initialize(ctx, req)
+	}
+	m := serverMethods[req.Method]
+	if m == nil {
+		return nil, methodNotFound("method %q not found", req.Method)
+	}
+	ss.mu.Lock()
+	state, rev, caps, clientCaps, level := ss.state, ss.rev, ss.caps, ss.clientCaps, ss.logLevel
+	ss.mu.Unlock()
+	if state == stateNew && req.Method != "ping" {
+		if !ss.stateless {
+			// SPEC NOTE: the specification leaves requests before initialize undefined;
+			// we refuse them with -32600 so that a client cannot skip negotiation.
+			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "session not initialized: send initialize first (method %q)", req.Method)
+		}
+		rev = ss.statelessRevision(req)
+		caps = ss.server.capabilities(rev)
+		clientCaps = &ClientCapabilities{}
+	}
+	if rev == nil {
+		rev = lookupRevision(LatestInitializeRevision)
+		caps = ss.server.capabilities(rev)
+	}
+	if !m.gate(caps) && !(req.Method == "completion/complete" && !rev.completionsCap && ss.server.opts.CompletionHandler != nil) {
+		return nil, methodNotFound("method %q is not supported: the server did not declare its capability", req.Method)
+	}
+	ri := &requestInfo{ss: ss, req: req, rev: rev, clientCaps: clientCaps, logLevel: level}
+	ri.progressToken = progressTokenOf(req.Params)
+	ctx = context.WithValue(ctx, requestInfoKey{}, ri)
+	res, err := m.handle(ctx, ss, ri)
+	ri.done.Store(true)
+	return res, err
+}
+
+// statelessRevision picks the revision of a request on a stateless connection: the
+// MCP-Protocol-Version header when present and supported, else 2025-03-26 (what the
+// specification says to assume when the header is absent).
+func (ss *ServerSession) statelessRevision(req *jsonrpc.Request) *revision {
+	for k, v := range req.Header {
+		if strings.EqualFold(k, "Mcp-Protocol-Version") && len(v) > 0 {
+			if r := lookupRevision(strings.TrimSpace(v[0])); r != nil && !r.stateless {
+				return r
+			}
+		}
+	}
+	return lookupRevision(Revision20250326)
+}
+
+// progressTokenOf extracts params._meta.progressToken, keeping its exact JSON.
+func progressTokenOf(params json.RawMessage) json.RawMessage {
+	if !bytes.Contains(params, []byte(`"progressToken"`)) {
+		return nil
+	}
+	var p struct {
+		Meta struct {
+			ProgressToken json.RawMessage `json:"progressToken"`
+		} `json:"_meta"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return nil
+	}
+	t := p.Meta.ProgressToken
+	if len(t) == 0 || string(t) == "null" {
+		return nil
+	}
+	return t
+}
+
+func (ss *ServerSession) initialize(ctx context.Context, req *jsonrpc.Request) (any, error) {
+	var p InitializeParams
+	if err := unmarshalParams(req.Params, &p); err != nil {
+		return nil, err
+	}
+	if p.ProtocolVersion == "" {
+		return nil, invalidParams("initialize: protocolVersion is required")
+	}
+	rev := negotiate(p.ProtocolVersion)
+	caps := ss.server.capabilities(rev)
+	ss.mu.Lock()
+	if ss.state != stateNew {
+		ss.mu.Unlock()
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "session already initialized")
+	}
+	ss.state = stateInitialized
+	ss.rev = rev
+	ss.caps = caps
+	ss.clientCaps = p.Capabilities
+	if ss.clientCaps == nil {
+		ss.clientCaps = &ClientCapabilities{}
+	}
+	ss.clientInfo = p.ClientInfo
+	ss.mu.Unlock()
+	info := downgradeImplementation(&ss.server.impl, rev)
+	return &InitializeResult{
+		ProtocolVersion: rev.name,
+		Capabilities:    caps,
+		ServerInfo:      info,
+		Instructions:    ss.server.opts.Instructions,
+	}, nil
+}
+
+func (ss *ServerSession) handleNotification(ctx context.Context, req *jsonrpc.Request) {
+	switch req.Method {
+	case "notifications/initialized":
+		ss.closeOnce.Do(func() { close(ss.initialized) })
+		if h := ss.server.opts.InitializedHandler; h != nil {
+			jsonrpc.Async(ctx)
+			h(ctx, ss)
+		}
+	case "notifications/cancelled":
+		var p CancelledNotificationParams
+		if json.Unmarshal(req.Params, &p) != nil || len(p.RequestID) == 0 {
+			return // malformed cancellations are ignored
+		}
+		id, err := jsonrpc.RawID(p.RequestID)
+		if err != nil {
+			return
+		}
+		ss.conn.Cancel(id)
+	case "notifications/roots/list_changed":
+		if h := ss.server.opts.RootsListChangedHandler; h != nil {
+			jsonrpc.Async(ctx)
+			h(ctx, ss)
+		}
+	}
+	// Unknown notifications are ignored, as the specification requires.
+}
+
+// unmarshalParams decodes params into v; absent params decode as {}.
+func unmarshalParams(params json.RawMessage, v any) error {
+	if len(params) == 0 || string(params) == "null" {
+		params = []byte("{}")
+	}
+	if err := json.Unmarshal(params, v); err != nil {
+		return invalidParams("invalid params: %v", err)
+	}
+	return nil
+}
+
+// notify sends a notification outside any request (list changes, updates).
+func (ss *ServerSession) notify(ctx context.Context, method string, params any) error {
+	ss.mu.Lock()
+	state := ss.state
+	ss.mu.Unlock()
+	if state == stateNew || ss.stateless {
+		return ErrNotInitialized
+	}
+	if ctx == nil {
+		ctx = ss.ctx
+	}
+	return ss.conn.Notify(ctx, method, params)
+}
+
+func (ss *ServerSession) notifyListChanged(c changeSet) {
+	ss.mu.Lock()
+	caps, state := ss.caps, ss.state
+	ss.mu.Unlock()
+	if state == stateNew || caps == nil {
+		return
+	}
+	// Only features whose listChanged was declared are announced.
+	if c.tools && caps.Tools != nil && caps.Tools.ListChanged {
+		_ = ss.notify(ss.ctx, "notifications/tools/list_changed", nil)
+	}
+	if c.resources && caps.Resources != nil && caps.Resources.ListChanged {
+		_ = ss.notify(ss.ctx, "notifications/resources/list_changed", nil)
+	}
+	if c.prompts && caps.Prompts != nil && caps.Prompts.ListChanged {
+		_ = ss.notify(ss.ctx, "notifications/prompts/list_changed", nil)
+	}
+}
+
+func (ss *ServerSession) subscribed(uri string) bool {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if _, ok := ss.subs[uri]; ok {
+		return true
+	}
+	for s := range ss.subs {
+		if strings.HasPrefix(uri, strings.TrimSuffix(s, "/")+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// revisionFor returns the revision and client capabilities that apply to ctx's request.
+func (ss *ServerSession) revisionFor(ctx context.Context) (*revision, *ClientCapabilities) {
+	if ri := requestInfoFrom(ctx); ri != nil {
+		return ri.rev, ri.clientCaps
+	}
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.rev, ss.clientCaps
+}
+
+func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }

@@ -1,0 +1,130 @@
+package mcp
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Tool describes a tool the server offers.
+type Tool struct {
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"` // 2025-06-18+
+	Description string `json:"description,omitempty"`
+	// InputSchema is a JSON Schema object with "type":"object" at its root. Required for
+	// raw registration; derived from the argument type for typed registration.
+	InputSchema json.RawMessage `json:"inputSchema"`
+	// OutputSchema, when set, is a JSON Schema object that structuredContent of every
+	// successful result matches (2025-06-18+).
+	OutputSchema json.RawMessage  `json:"outputSchema,omitempty"`
+	Annotations  *ToolAnnotations `json:"annotations,omitempty"` // 2025-03-26+
+	Execution    *ToolExecution   `json:"execution,omitempty"`   // 2025-11-25+
+	Icons        []Icon           `json:"icons,omitempty"`       // 2025-11-25+
+	Meta         Meta             `json:"_meta,omitempty"`
+}
+
+// ToolAnnotations are untrusted hints about a tool's behaviour.
+type ToolAnnotations struct {
+	Title           string `json:"title,omitempty"`
+	ReadOnlyHint    *bool  `json:"readOnlyHint,omitempty"`
+	DestructiveHint *bool  `json:"destructiveHint,omitempty"`
+	IdempotentHint  *bool  `json:"idempotentHint,omitempty"`
+	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
+}
+
+// ToolExecution says how a tool may be run (2025-11-25+).
+type ToolExecution struct {
+	// TaskSupport is "forbidden" (default), "optional" or "required".
+	TaskSupport string `json:"taskSupport,omitempty"`
+}
+
+// Bool returns a pointer to b, for the optional hints.
+func Bool(b bool) *bool { return &b }
+
+// ListToolsResult is the result of tools/list.
+type ListToolsResult struct {
+	Tools      []*Tool `json:"tools"`
+	NextCursor string  `json:"nextCursor,omitempty"`
+	Meta       Meta    `json:"_meta,omitempty"`
+}
+
+// CallToolParams are the params of tools/call.
+type CallToolParams struct {
+	Name string `json:"name"`
+	// Arguments is the raw JSON object of arguments (absent is treated as {}).
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	// Task asks for task-augmented execution (2025-11-25+).
+	Task *TaskParams `json:"task,omitempty"`
+	Meta Meta        `json:"_meta,omitempty"`
+}
+
+// TaskParams asks a receiver to run a request as a task.
+type TaskParams struct {
+	TTL *int64 `json:"ttl,omitempty"` // milliseconds
+}
+
+// CallToolResult is the result of tools/call.
+type CallToolResult struct {
+	Content []Content
+	// StructuredContent is the tool's structured output: a JSON object (any value
+	// that marshals to one, or a json.RawMessage).
+	StructuredContent any
+	IsError           bool
+	Meta              Meta
+}
+
+type wireCallToolResult struct {
+	Content           []json.RawMessage `json:"content"`
+	StructuredContent any               `json:"structuredContent,omitempty"`
+	IsError           bool              `json:"isError,omitempty"`
+	Meta              Meta              `json:"_meta,omitempty"`
+	// 2026-07-28 result type, set by the server for that revision only.
+	ResultType string `json:"resultType,omitempty"`
+}
+
+// MarshalJSON encodes the result; content is always present (possibly empty).
+func (r *CallToolResult) MarshalJSON() ([]byte, error) {
+	w := wireCallToolResult{Content: make([]json.RawMessage, 0, len(r.Content)), IsError: r.IsError, Meta: r.Meta}
+	for _, c := range r.Content {
+		b, err := json.Marshal(c)
+		if err != nil {
+			return nil, err
+		}
+		w.Content = append(w.Content, b)
+	}
+	if r.StructuredContent != nil {
+		w.StructuredContent = r.StructuredContent
+	}
+	return json.Marshal(&w)
+}
+
+// UnmarshalJSON decodes a result; StructuredContent becomes a json.RawMessage.
+func (r *CallToolResult) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Content           []json.RawMessage `json:"content"`
+		StructuredContent json.RawMessage   `json:"structuredContent"`
+		IsError           bool              `json:"isError"`
+		Meta              Meta              `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	blocks, err := unmarshalContentList(w.Content)
+	if err != nil {
+		return err
+	}
+	*r = CallToolResult{Content: blocks, IsError: w.IsError, Meta: w.Meta}
+	if len(w.StructuredContent) > 0 && string(w.StructuredContent) != "null" {
+		r.StructuredContent = w.StructuredContent
+	}
+	return nil
+}
+
+// TextResult returns a result with one text block.
+func TextResult(text string) *CallToolResult {
+	return &CallToolResult{Content: []Content{&TextContent{Text: text}}}
+}
+
+// ErrorResult returns an isError result whose one text block is the message.
+func ErrorResult(format string, args ...any) *CallToolResult {
+	return &CallToolResult{Content: []Content{&TextContent{Text: fmt.Sprintf(format, args...)}}, IsError: true}
+}

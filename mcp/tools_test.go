@@ -1,0 +1,264 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/wiremcp/wiremcp/jsonrpc"
+)
+
+func TestTypedToolEcho(t *testing.T) {
+	cs, _ := pair(t, newTestServer(), nil)
+	ctx := testCtx(t)
+	res, err := cs.CallTool(ctx, &CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"message":"hi there"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	diff(t, false, res.IsError)
+	diff(t, []Content{&TextContent{Text: "hi there"}}, res.Content)
+	diff(t, nil, res.StructuredContent)
+}
+
+func TestToolArgumentValidation(t *testing.T) {
+	cs, _ := pair(t, newTestServer(), nil)
+	ctx := testCtx(t)
+	cases := []struct {
+		name, tool, args, wantIn string
+	}{
+		{"missing required", "echo", `{}`, "message"},
+		{"missing arguments is {}", "echo", ``, "message"},
+		{"wrong type", "echo", `{"message":5}`, "/message"},
+		{"out of range", "sum", `{"a":101}`, "/a"},
+		{"negative", "sum", `{"a":-1}`, "/a"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := cs.CallTool(ctx, &CallToolParams{Name: c.tool, Arguments: json.RawMessage(c.args)})
+			if err != nil {
+				t.Fatalf("argument errors must be tool results, got protocol error %v", err)
+			}
+			if !res.IsError {
+				t.Fatalf("want isError result, got %+v", res)
+			}
+			text := res.Content[0].(*TextContent).Text
+			if !strings.Contains(text, c.wantIn) {
+				t.Errorf("message %q does not name %q", text, c.wantIn)
+			}
+		})
+	}
+}
+
+func TestStructuredOutput(t *testing.T) {
+	cs, _ := pair(t, newTestServer(), nil)
+	ctx := testCtx(t)
+	tools := map[string]*Tool{}
+	for tool, err := range cs.Tools(ctx) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		tools[tool.Name] = tool
+	}
+	diff(t, `{"type":"object","properties":{"message":{"type":"string","description":"the text to echo"}},"required":["message"]}`, string(tools["echo"].InputSchema))
+	if len(tools["echo"].OutputSchema) != 0 {
+		t.Errorf("echo has output schema %s", tools["echo"].OutputSchema)
+	}
+	if !strings.Contains(string(tools["sum"].OutputSchema), `"sum"`) {
+		t.Errorf("sum output schema = %s", tools["sum"].OutputSchema)
+	}
+	res, err := cs.CallTool(ctx, &CallToolParams{Name: "sum", Arguments: json.RawMessage(`{"a":2,"b":3}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	diff(t, `{"sum":5}`, string(res.StructuredContent.(json.RawMessage)))
+	diff(t, []Content{&TextContent{Text: `{"sum":5}`}}, res.Content)
+}
+
+func TestStructuredOutputDroppedForOldRevisions(t *testing.T) {
+	cs, _ := pair(t, newTestServer(), &ClientOptions{ProtocolVersion: "2025-03-26"})
+	ctx := testCtx(t)
+	lt, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range lt.Tools {
+		if tool.OutputSchema != nil || tool.Title != "" {
+			t.Errorf("2025-03-26 tool %s carries outputSchema/title", tool.Name)
+		}
+		if tool.Name == "sum" && tool.Annotations == nil {
+			t.Errorf("annotations exist in 2025-03-26 and must be kept")
+		}
+	}
+	res, err := cs.CallTool(ctx, &CallToolParams{Name: "sum", Arguments: json.RawMessage(`{"a":2}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	diff(t, nil, res.StructuredContent)
+	diff(t, []Content{&TextContent{Text: `{"sum":2}`}}, res.Content)
+}
+
+func TestUnknownToolIsProtocolError(t *testing.T) {
+	cs, _ := pair(t, newTestServer(), nil)
+	_, err := cs.CallTool(testCtx(t), &CallToolParams{Name: "nope"})
+	if !errors.Is(err, jsonrpc.ErrInvalidParams) {
+		t.Fatalf("err = %v, want -32602", err)
+	}
+}
+
+func TestToolHandlerErrors(t *testing.T) {
+	s := NewServer(Implementation{Name: "s", Version: "1"}, nil)
+	s.AddTool(&Tool{Name: "fail", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
+		return nil, errors.New("upstream is down")
+	})
+	s.AddTool(&Tool{Name: "proto", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
+		return nil, jsonrpc.NewError(-32099, "custom", nil)
+	})
+	s.AddTool(&Tool{Name: "badout", InputSchema: json.RawMessage(`{"type":"object"}`),
+		OutputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`)},
+		func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
+			return &CallToolResult{StructuredContent: map[string]any{"n": "not a number"}}, nil
+		})
+	s.AddTool(&Tool{Name: "panics", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
+		panic("boom")
+	})
+	cs, _ := pair(t, s, nil)
+	ctx := testCtx(t)
+	res, err := cs.CallTool(ctx, &CallToolParams{Name: "fail"})
+	if err != nil || !res.IsError || res.Content[0].(*TextContent).Text != "upstream is down" {
+		t.Errorf("fail: res=%+v err=%v", res, err)
+	}
+	_, err = cs.CallTool(ctx, &CallToolParams{Name: "proto"})
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) || je.Code != -32099 {
+		t.Errorf("proto: err = %v", err)
+	}
+	_, err = cs.CallTool(ctx, &CallToolParams{Name: "badout"})
+	if !errors.Is(err, jsonrpc.ErrInternal) {
+		t.Errorf("badout: err = %v, want -32603", err)
+	}
+	_, err = cs.CallTool(ctx, &CallToolParams{Name: "panics"})
+	if !errors.Is(err, jsonrpc.ErrInternal) {
+		t.Errorf("panics: err = %v, want -32603", err)
+	}
+	// The session survives all of that.
+	if err := cs.Ping(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRawToolRegistrationRejectsBadSchemas(t *testing.T) {
+	s := NewServer(Implementation{Name: "s", Version: "1"}, nil)
+	for _, schema := range []string{``, `[]`, `{"type":"array"}`, `{"type":"object","properties":{"a":{"type":"nonsense"}}}`, `{"$schema":"https://example.com/unknown-dialect","type":"object"}`} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("schema %q was accepted", schema)
+				}
+			}()
+			s.AddTool(&Tool{Name: "t", InputSchema: json.RawMessage(schema)}, func(context.Context, *CallToolRequest) (*CallToolResult, error) { return nil, nil })
+		}()
+	}
+}
+
+func TestClientValidatesStructuredContent(t *testing.T) {
+	s := NewServer(Implementation{Name: "s", Version: "1"}, nil)
+	bad := false
+	s.AddTool(&Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"object"}`),
+		OutputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`)},
+		func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
+			return &CallToolResult{StructuredContent: map[string]any{"n": 1}}, nil
+		})
+	cs, _ := pair(t, s, nil)
+	ctx := testCtx(t)
+	if _, err := cs.ListTools(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	// Tamper with the cached schema so that the (valid) answer no longer matches it:
+	// the client must notice.
+	cs.mu.Lock()
+	cs.outSchemas["t"], _ = compileToolSchema(json.RawMessage(`{"type":"object","required":["m"]}`))
+	cs.mu.Unlock()
+	_, err := cs.CallTool(ctx, &CallToolParams{Name: "t"})
+	if !errors.Is(err, ErrInvalidStructuredContent) {
+		t.Fatalf("err = %v", err)
+	}
+	_ = bad
+}
+
+func TestToolListChangedCoalesced(t *testing.T) {
+	s := newTestServer()
+	changed := make(chan struct{}, 10)
+	cs, _ := pair(t, s, &ClientOptions{ToolListChangedHandler: func(ctx context.Context, cs *ClientSession) { changed <- struct{}{} }})
+	ctx := testCtx(t)
+	// Ten registrations in a burst produce one notification.
+	for i := range 10 {
+		s.AddTool(&Tool{Name: "t" + string(rune('a'+i)), InputSchema: json.RawMessage(`{"type":"object"}`)},
+			func(context.Context, *CallToolRequest) (*CallToolResult, error) { return nil, nil })
+	}
+	select {
+	case <-changed:
+	case <-ctx.Done():
+		t.Fatal("no list_changed notification")
+	}
+	// A ping round trip after the notification shows no second one queued before it.
+	if err := cs.Ping(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(changed); n != 0 {
+		t.Errorf("%d extra list_changed notifications", n)
+	}
+	lt, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	diff(t, 12, len(lt.Tools))
+	s.RemoveTools("ta", "tb")
+	<-changed
+	lt, _ = cs.ListTools(ctx, nil)
+	diff(t, 10, len(lt.Tools))
+}
+
+func TestPagination(t *testing.T) {
+	s := NewServer(Implementation{Name: "s", Version: "1"}, &ServerOptions{PageSize: 3})
+	for i := range 10 {
+		s.AddTool(&Tool{Name: string(rune('a' + i)), InputSchema: json.RawMessage(`{"type":"object"}`)},
+			func(context.Context, *CallToolRequest) (*CallToolResult, error) { return nil, nil })
+	}
+	cs, _ := pair(t, s, nil)
+	ctx := testCtx(t)
+	var names []string
+	pages := 0
+	cursor := ""
+	for {
+		r, err := cs.ListTools(ctx, &ListToolsParams{Cursor: cursor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages++
+		for _, tool := range r.Tools {
+			names = append(names, tool.Name)
+		}
+		if r.NextCursor == "" {
+			break
+		}
+		cursor = r.NextCursor
+	}
+	diff(t, 4, pages)
+	diff(t, []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"}, names)
+	n := 0
+	for _, err := range cs.Tools(ctx) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	diff(t, 10, n)
+	for _, bad := range []string{"garbage!", "YWZ0ZXI", "bm9wZQ"} {
+		_, err := cs.ListTools(ctx, &ListToolsParams{Cursor: bad})
+		if !errors.Is(err, jsonrpc.ErrInvalidParams) {
+			t.Errorf("cursor %q: err = %v, want -32602", bad, err)
+		}
+	}
+}
