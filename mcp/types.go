@@ -10,7 +10,7 @@ type Meta map[string]any
 // Implementation names a client or server program.
 type Implementation struct {
 	Name    string `json:"name"`
-	Title   string `json:"title,omitempty"`   // 2025-06-18+
+	Title   string `json:"title,omitempty"` // 2025-06-18+
 	Version string `json:"version"`
 	// Description, WebsiteURL and Icons are 2025-11-25+.
 	Description string `json:"description,omitempty"`
@@ -44,12 +44,12 @@ type Annotations struct {
 
 // ClientCapabilities is what a client declares it can do. A nil member is not declared.
 type ClientCapabilities struct {
-	Roots        *RootsCapability        `json:"roots,omitempty"`
-	Sampling     *SamplingCapability     `json:"sampling,omitempty"`
-	Elicitation  *ElicitationCapability  `json:"elicitation,omitempty"`
-	Tasks        json.RawMessage         `json:"tasks,omitempty"`
-	Experimental map[string]any          `json:"experimental,omitempty"`
-	Extensions   map[string]any          `json:"extensions,omitempty"` // 2026-07-28
+	Roots        *RootsCapability       `json:"roots,omitempty"`
+	Sampling     *SamplingCapability    `json:"sampling,omitempty"`
+	Elicitation  *ElicitationCapability `json:"elicitation,omitempty"`
+	Tasks        json.RawMessage        `json:"tasks,omitempty"`
+	Experimental map[string]any         `json:"experimental,omitempty"`
+	Extensions   map[string]any         `json:"extensions,omitempty"` // 2026-07-28
 }
 
 // RootsCapability is the client's roots capability.
