@@ -16,6 +16,11 @@ func downgradeImplementation(impl *Implementation, rev *revision) *Implementatio
 }
 
 func downgradeTool(t *Tool, rev *revision) *Tool {
+	if rev.stateless && t.Execution != nil {
+		c := *t
+		c.Execution = nil // gone in 2026-07-28 (tasks moved to an extension)
+		return &c
+	}
 	if rev.icons && rev.structured {
 		return t
 	}

@@ -45,7 +45,7 @@ var revisionTable = []*revision{
 		icons: true, elicitURL: true, samplingTools: true, tasks: true, resourceNotFound: CodeResourceNotFound},
 	{name: Revision20260728, audio: true, toolAnnotations: true, progressMessage: true, completionsCap: true,
 		structured: true, titles: true, resourceLinks: true, elicitation: true,
-		icons: true, elicitURL: true, samplingTools: true, tasks: true,
+		icons: true, elicitURL: true, samplingTools: true,
 		resourceNotFound: -32602, stateless: true},
 }
 

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -44,6 +45,12 @@ type ServerOptions struct {
 	// ListChangedDelay is how long list-changed notifications are held so that a
 	// burst of registrations produces one notification. Zero means 10ms.
 	ListChangedDelay time.Duration
+	// CacheTTL is the ttlMs sent on cacheable 2026-07-28 results (server/discover,
+	// the lists, resources/read). Zero: results are stale at once.
+	CacheTTL time.Duration
+	// CacheScope is the cacheScope of those results: "public" when they hold nothing
+	// user-specific, "private" (the default) otherwise.
+	CacheScope string
 }
 
 // Server is an MCP server: a set of tools, resources and prompts, served to any number
@@ -68,6 +75,9 @@ type Server struct {
 
 	changed  changeSet
 	flushing *time.Timer
+
+	listeners map[*listener]struct{} // open subscriptions/listen requests (2026-07-28)
+	stateKey  [32]byte               // HMAC key of requestState (2026-07-28)
 }
 
 type changeSet struct{ tools, resources, prompts bool }
@@ -76,6 +86,7 @@ type serverTool struct {
 	tool    *Tool
 	handler ToolHandler
 	in, out *compiledSchema // nil when not validated
+	headers []paramHeader   // x-mcp-header arguments (2026-07-28 HTTP)
 }
 
 type serverResource struct {
@@ -103,6 +114,10 @@ func NewServer(impl Implementation, opts *ServerOptions) *Server {
 		templates: map[string]*serverTemplate{},
 		prompts:   map[string]*serverPrompt{},
 		sessions:  map[*ServerSession]struct{}{},
+		listeners: map[*listener]struct{}{},
+	}
+	if _, err := rand.Read(s.stateKey[:]); err != nil {
+		panic("mcp: crypto/rand: " + err.Error())
 	}
 	if opts != nil {
 		s.opts = *opts
@@ -156,6 +171,7 @@ func (s *Server) AddTool(t *Tool, h ToolHandler) {
 }
 
 func (s *Server) addTool(st *serverTool) {
+	st.headers = collectParamHeaders(st.tool.InputSchema)
 	s.mu.Lock()
 	s.tools[st.tool.Name] = st
 	s.toolList = nil
@@ -278,7 +294,7 @@ type CompleteRequest struct {
 // s.mu is held.
 func (s *Server) markChanged(f func(*changeSet)) {
 	f(&s.changed)
-	if s.flushing == nil && len(s.sessions) > 0 {
+	if s.flushing == nil && (len(s.sessions) > 0 || len(s.listeners) > 0) {
 		s.flushing = time.AfterFunc(s.opts.ListChangedDelay, s.flushChanges)
 	}
 }
@@ -296,6 +312,7 @@ func (s *Server) flushChanges() {
 	for _, ss := range sessions {
 		ss.notifyListChanged(c)
 	}
+	s.notifyListeners(c)
 }
 
 // capabilities is what the server declares to a client of revision rev.
@@ -445,6 +462,7 @@ func (s *Server) ResourceUpdated(ctx context.Context, uri string) {
 			}
 		}
 	}
+	s.notifyResourceListeners(uri)
 }
 
 // rawJSON marshals v, for params built by the library.

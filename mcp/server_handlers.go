@@ -59,7 +59,7 @@ func handleCallTool(ctx context.Context, ss *ServerSession, ri *requestInfo) (an
 	res, err := st.handler(ctx, &CallToolRequest{Session: ss, Params: &p})
 	if err != nil {
 		var je *jsonrpc.Error
-		if errors.As(err, &je) {
+		if errors.As(err, &je) || IsInputRequired(err) {
 			return nil, err
 		}
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {

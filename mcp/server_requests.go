@@ -17,52 +17,34 @@ import (
 // Elicit asks the user for input through the client (elicitation/create). Form mode
 // (the default) needs a RequestedSchema in the restricted subset; URL mode needs URL
 // and ElicitationID. It returns an error wrapping ErrCapabilityNotSupported when the
-// client did not declare elicitation (or the mode).
+// client did not declare elicitation (or the mode). Under 2026-07-28 it works through
+// Input (key "elicitation-N"): return its error from the handler unchanged.
 func (ss *ServerSession) Elicit(ctx context.Context, p *ElicitParams) (*ElicitResult, error) {
 	rev, caps := ss.revisionFor(ctx)
 	if rev == nil || caps == nil {
 		return nil, ErrNotInitialized
 	}
-	if !rev.elicitation {
-		return nil, fmt.Errorf("elicitation: %w (revision %s has no elicitation)", ErrCapabilityNotSupported, rev.name)
-	}
-	if caps.Elicitation == nil {
-		return nil, fmt.Errorf("elicitation: %w: the client did not declare elicitation", ErrCapabilityNotSupported)
-	}
-	req := *p
-	switch req.Mode {
-	case "", ElicitModeForm:
-		if !caps.Elicitation.supportsForm() {
-			return nil, fmt.Errorf("elicitation: %w: the client did not declare form mode", ErrCapabilityNotSupported)
-		}
-		if err := validateElicitSchema(req.RequestedSchema); err != nil {
-			return nil, fmt.Errorf("elicitation: %w", err)
-		}
-		if !rev.elicitURL {
-			req.Mode = "" // the member does not exist before 2025-11-25
-		}
-	case ElicitModeURL:
-		if !rev.elicitURL || !caps.Elicitation.supportsURL() {
-			return nil, fmt.Errorf("elicitation: %w: the client did not declare URL mode", ErrCapabilityNotSupported)
-		}
-		if req.URL == "" || req.ElicitationID == "" || req.Message == "" {
-			return nil, errors.New("elicitation: URL mode needs message, url and elicitationId")
-		}
-		req.RequestedSchema = nil
-	default:
-		return nil, fmt.Errorf("elicitation: unknown mode %q", req.Mode)
-	}
-	if rev.stateless {
-		return inputRequest[ElicitResult](ctx, "elicitation/create", &req)
-	}
-	var res ElicitResult
-	if err := ss.call(ctx, "elicitation/create", &req, &res); err != nil {
+	req, err := prepareElicit(rev, caps, p)
+	if err != nil {
 		return nil, err
 	}
-	switch res.Action {
-	case "accept", "decline", "cancel":
-	default:
-		return nil, fmt.Errorf("elicitation: client answered with unknown action %q", res.Action)
+	if rev.stateless {
+		res, err := ss.Input(ctx, map[string]InputRequest{autoKey(ctx, "elicitation"): ElicitInput(p)})
+		if err != nil {
+			return nil, err
+		}
+		return res.Elicit(res.Keys()[0])
+	}
+	var raw json.RawMessage
+	if err := ss.call(ctx, "elicitation/create", req, &raw); err != nil {
+		return nil, err
+	}
+	if err := checkInputAnswer(ElicitInput(req), req, raw); err != nil {
+		return nil, fmt.Errorf("elicitation: %w", err)
+	}
+	var res ElicitResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return nil, err
 	}
 	if req.Mode == ElicitModeURL {
 		ss.mu.Lock()
@@ -93,23 +75,15 @@ func (ss *ServerSession) CreateMessage(ctx context.Context, p *CreateMessagePara
 	if rev == nil || caps == nil {
 		return nil, ErrNotInitialized
 	}
-	if caps.Sampling == nil {
-		return nil, fmt.Errorf("sampling: %w: the client did not declare sampling", ErrCapabilityNotSupported)
-	}
-	if (len(p.Tools) > 0 || p.ToolChoice != nil) && (!rev.samplingTools || caps.Sampling.Tools == nil) {
-		return nil, fmt.Errorf("sampling: %w: the client did not declare sampling.tools", ErrCapabilityNotSupported)
-	}
-	if p.IncludeContext != "" && p.IncludeContext != "none" && caps.Sampling.Context == nil {
-		return nil, fmt.Errorf("sampling: %w: the client did not declare sampling.context", ErrCapabilityNotSupported)
-	}
-	if p.MaxTokens <= 0 {
-		return nil, errors.New("sampling: maxTokens must be positive")
-	}
-	if err := checkToolLoop(p.Messages); err != nil {
-		return nil, fmt.Errorf("sampling: %w", err)
+	if err := prepareSampling(rev, caps, p); err != nil {
+		return nil, err
 	}
 	if rev.stateless {
-		return inputRequest[CreateMessageResult](ctx, "sampling/createMessage", p)
+		res, err := ss.Input(ctx, map[string]InputRequest{autoKey(ctx, "sampling"): SamplingInput(p)})
+		if err != nil {
+			return nil, err
+		}
+		return res.Sampling(res.Keys()[0])
 	}
 	var res CreateMessageResult
 	if err := ss.call(ctx, "sampling/createMessage", p, &res); err != nil {
@@ -165,7 +139,11 @@ func (ss *ServerSession) ListRoots(ctx context.Context) (*ListRootsResult, error
 		return nil, fmt.Errorf("roots: %w: the client did not declare roots", ErrCapabilityNotSupported)
 	}
 	if rev.stateless {
-		return inputRequest[ListRootsResult](ctx, "roots/list", struct{}{})
+		res, err := ss.Input(ctx, map[string]InputRequest{autoKey(ctx, "roots"): RootsInput()})
+		if err != nil {
+			return nil, err
+		}
+		return res.Roots(res.Keys()[0])
 	}
 	var res ListRootsResult
 	if err := ss.call(ctx, "roots/list", struct{}{}, &res); err != nil {
@@ -194,6 +172,9 @@ func (ss *ServerSession) Log(ctx context.Context, level LoggingLevel, logger str
 	ss.mu.Unlock()
 	if ri := requestInfoFrom(ctx); ri != nil && ri.logLevel != "" {
 		min = ri.logLevel
+	} else if ri != nil && ri.modernLogging {
+		// 2026-07-28: no log messages for a request that did not ask for them.
+		return nil
 	}
 	if min != "" && level.severity() < min.severity() {
 		return nil
@@ -250,13 +231,3 @@ func callCancellable(ctx context.Context, conn *jsonrpc.Conn, method string, par
 	return err
 }
 
-// inputRequest is the 2026-07-28 form of a server-to-client request: the answer
-// comes from the retried request's inputResponses, or the handler is stopped with an
-// input-required error that the server turns into an input_required result.
-func inputRequest[R any](ctx context.Context, method string, params any) (*R, error) {
-	ri := requestInfoFrom(ctx)
-	if ri == nil {
-		return nil, ErrNotInitialized
-	}
-	return resolveInputRequest[R](ri, method, params)
-}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -34,7 +35,30 @@ type ServerSession struct {
 	urlElicits  map[string]struct{}
 	closeOnce   sync.Once
 	initialized chan struct{} // closed when notifications/initialized arrives
+	stopOnce    sync.Once
+	stopping    chan struct{} // closed when the transport ends or Close starts
 }
+
+// watchedTransport tells the session when its transport stops delivering messages,
+// so that long-lived handlers (subscriptions/listen) can end and let the connection
+// close.
+type watchedTransport struct {
+	jsonrpc.Transport
+	ss *ServerSession
+}
+
+func (w *watchedTransport) Read(ctx context.Context) (jsonrpc.Message, error) {
+	m, err := w.Transport.Read(ctx)
+	if err != nil {
+		var je *jsonrpc.Error
+		if !errors.As(err, &je) {
+			w.ss.stop()
+		}
+	}
+	return m, err
+}
+
+func (ss *ServerSession) stop() { ss.stopOnce.Do(func() { close(ss.stopping) }) }
 
 type sessionState int
 
@@ -50,6 +74,7 @@ func newServerSession(ctx context.Context, s *Server, t jsonrpc.Transport) *Serv
 		subs:        map[string]struct{}{},
 		urlElicits:  map[string]struct{}{},
 		initialized: make(chan struct{}),
+		stopping:    make(chan struct{}),
 	}
 	if st, ok := t.(interface{ Stateless() bool }); ok && st.Stateless() {
 		ss.stateless = true
@@ -60,7 +85,7 @@ func newServerSession(ctx context.Context, s *Server, t jsonrpc.Transport) *Serv
 	s.mu.Lock()
 	s.sessions[ss] = struct{}{}
 	s.mu.Unlock()
-	ss.conn = jsonrpc.NewConn(t, &jsonrpc.ConnOptions{
+	ss.conn = jsonrpc.NewConn(&watchedTransport{Transport: t, ss: ss}, &jsonrpc.ConnOptions{
 		Handler:     jsonrpc.HandlerFunc(ss.handle),
 		AcceptBatch: ss.acceptBatch,
 		Logger:      s.log,
@@ -103,7 +128,10 @@ func (ss *ServerSession) ClientInfo() *Implementation {
 
 // Close ends the session: it stops reading, waits for running handlers and closes
 // the transport.
-func (ss *ServerSession) Close() error { return ss.conn.Close() }
+func (ss *ServerSession) Close() error {
+	ss.stop()
+	return ss.conn.Close()
+}
 
 // Wait blocks until the session has ended.
 func (ss *ServerSession) Wait() { <-ss.conn.Done() }
@@ -127,6 +155,9 @@ type requestInfo struct {
 	clientCaps    *ClientCapabilities
 	progressToken json.RawMessage
 	logLevel      LoggingLevel // per-request level (2026-07-28), overrides the session's
+	modernLogging bool         // 2026-07-28: log only when the request set a level
+	mrtr          *mrtrState   // 2026-07-28 tools/call, prompts/get, resources/read
+	autoSeq       int          // numbering of automatic input keys; guarded by mu
 
 	mu           sync.Mutex
 	lastProgress float64
@@ -178,6 +209,9 @@ func (ss *ServerSession) handle(ctx context.Context, req *jsonrpc.Request) (any,
 	if req.IsNotification() {
 		ss.handleNotification(ctx, req)
 		return nil, nil
+	}
+	if isModern(req) {
+		return ss.handleModern(ctx, req)
 	}
 	if req.Method == "initialize" {
 		return ss.initialize(ctx, req)

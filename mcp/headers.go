@@ -1,0 +1,134 @@
+package mcp
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"strings"
+
+	"github.com/wiremcp/wiremcp/jsonrpc"
+)
+
+// paramHeader is a tool argument mirrored into an Mcp-Param-{Name} HTTP header
+// (2026-07-28: the "x-mcp-header" annotation on an input schema property).
+type paramHeader struct {
+	name string   // header suffix, as annotated
+	path []string // property path from the root, through "properties" only
+	typ  string   // "string", "integer" or "boolean"
+}
+
+// collectParamHeaders finds the x-mcp-header annotations of an input schema. Only
+// properties reachable from the root through "properties" count.
+func collectParamHeaders(schema json.RawMessage) []paramHeader {
+	var root map[string]any
+	if json.Unmarshal(schema, &root) != nil {
+		return nil
+	}
+	var out []paramHeader
+	var walk func(node map[string]any, path []string)
+	walk = func(node map[string]any, path []string) {
+		props, _ := node["properties"].(map[string]any)
+		for name, v := range props {
+			p, ok := v.(map[string]any)
+			if !ok {
+				continue
+			}
+			sub := append(append([]string(nil), path...), name)
+			if h, ok := p["x-mcp-header"].(string); ok && h != "" {
+				typ, _ := p["type"].(string)
+				out = append(out, paramHeader{name: h, path: sub, typ: typ})
+			}
+			walk(p, sub)
+		}
+	}
+	walk(root, nil)
+	return out
+}
+
+// checkParamHeaders verifies the Mcp-Param-* headers of a 2026-07-28 tools/call over
+// HTTP against the arguments in the body: every annotated argument that is present
+// and not null needs its header, with an equal value (-32020 otherwise).
+func (s *Server) checkParamHeaders(req *jsonrpc.Request) error {
+	var p struct {
+		Name      string         `json:"name"`
+		Arguments map[string]any `json:"arguments"`
+	}
+	dec := json.NewDecoder(strings.NewReader(string(req.Params)))
+	dec.UseNumber()
+	if dec.Decode(&p) != nil {
+		return nil // the handler reports malformed params
+	}
+	s.mu.Lock()
+	st := s.tools[p.Name]
+	s.mu.Unlock()
+	if st == nil {
+		return nil
+	}
+	for _, h := range st.headers {
+		v, ok := lookupPath(p.Arguments, h.path)
+		if !ok || v == nil {
+			continue
+		}
+		hv, present := headerValue(req, "Mcp-Param-"+h.name)
+		if !present {
+			return jsonrpc.NewError(CodeHeaderMismatch, fmt.Sprintf("Missing Mcp-Param-%s header for argument %q", h.name, strings.Join(h.path, ".")), nil)
+		}
+		decoded, err := decodeHeaderValue(hv)
+		if err != nil {
+			return jsonrpc.NewError(CodeHeaderMismatch, fmt.Sprintf("Mcp-Param-%s: %v", h.name, err), nil)
+		}
+		if !headerMatches(v, decoded) {
+			return jsonrpc.NewError(CodeHeaderMismatch, fmt.Sprintf("Mcp-Param-%s does not match argument %q", h.name, strings.Join(h.path, ".")), nil)
+		}
+	}
+	return nil
+}
+
+func lookupPath(m map[string]any, path []string) (any, bool) {
+	var cur any = m
+	for _, k := range path {
+		obj, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if cur, ok = obj[k]; !ok {
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+// decodeHeaderValue undoes the =?base64?…?= encoding of non-header-safe values;
+// other values are literal.
+func decodeHeaderValue(v string) (string, error) {
+	if strings.HasPrefix(v, "=?base64?") && strings.HasSuffix(v, "?=") && len(v) >= len("=?base64??=") {
+		b, err := base64.StdEncoding.DecodeString(v[len("=?base64?") : len(v)-2])
+		if err != nil {
+			return "", fmt.Errorf("invalid base64 value")
+		}
+		return string(b), nil
+	}
+	for _, c := range v {
+		if c < 0x20 || c == 0x7f || c > 0x7e {
+			return "", fmt.Errorf("invalid characters in header value")
+		}
+	}
+	return v, nil
+}
+
+// headerMatches compares a body value with a header value: strings exactly, numbers
+// numerically, booleans as true/false.
+func headerMatches(v any, h string) bool {
+	switch x := v.(type) {
+	case string:
+		return x == h
+	case bool:
+		return (x && h == "true") || (!x && h == "false")
+	case json.Number:
+		a, ok1 := new(big.Float).SetString(x.String())
+		b, ok2 := new(big.Float).SetString(h)
+		return ok1 && ok2 && a.Cmp(b) == 0
+	}
+	return false
+}

@@ -1,0 +1,351 @@
+package uritemplate
+
+import (
+	"regexp"
+	"strings"
+)
+
+// matcher is the compiled form of a template for Match: two regular expressions
+// with the same capture groups, one accepting only what Expand writes (tried
+// first) and one that is lenient about unencoded characters.
+type matcher struct {
+	strict, lenient *regexp.Regexp
+	groups          []group
+	// query holds the variables of trailing '?' and '&' expressions, matched
+	// from the query string in any order; tail is the capture group holding it.
+	query []string
+	tail  int // capture group index of the query string, 0 when there is none
+}
+
+// group says what a capture group holds.
+type group struct {
+	name     string
+	named    bool // a ';' parameter: the capture is "" or "=value"
+	reserved bool // a '+' or '#' variable: see unescape
+}
+
+// Character classes from RFC 3986 (unreserved, sub-delims, gen-delims).
+const (
+	unreservedChars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
+	subDelimChars   = "!$&'()*+,;="
+	pcharExtra      = ":@"
+	genDelimChars   = ":/?#[]@"
+)
+
+// Match reports whether uri is an expansion of the template and, if so, returns the
+// variable values, percent-decoded. It never panics; any template or URI it does not
+// handle gives ok == false. The rules:
+//
+//   - Literal text must appear exactly as Expand writes it (case-sensitive).
+//   - Supported: every operator, without prefix (:N) or explode (*) modifiers, with
+//     '?' and '&' expressions only at the end of the template. A template using
+//     anything else never matches.
+//   - {var} (and each variable of {a,b}) matches one or more unreserved characters
+//     and pct-encoded triplets. If that finds no match, a second, lenient pass
+//     also accepts the unencoded characters a path segment may hold (sub-delims,
+//     ':' and '@'), as clients that build URIs by hand send them. {var} never
+//     matches '/', '?' or '#'; with several variables ',' separates them, and
+//     every variable of a {a,b} expression must be present.
+//   - {+var} and {#var} also match the reserved characters, so they may span '/'.
+//   - {.a,b}, {/a,b}, {;a,b} and {#a,b} are optional as a whole, and each of their
+//     variables may be missing (absent from the result) or empty. A {.var} value
+//     holds no '.', a {;var} value no ';', a {#var} value no '#'.
+//   - Trailing {?a,b} and {&a,b} match the query: parameters in any order, each at
+//     most once, all optional, none other allowed; "a" and "a=" both give "".
+//     When a template has such a query part, '?', '&' and '#' are excluded from
+//     all the other variables.
+//   - Where a URI could be split more than one way, earlier variables take as
+//     much as they can. A variable used more than once must be present at every
+//     place with the same value, or at none.
+//
+// Values are percent-decoded, so a {var} value may contain '/' when the URI has
+// %2F: callers that use values as paths must check them. In {+var} and {#var}
+// values, a triplet that encodes an unreserved or reserved character (such as %2F
+// or %41) is kept as written, because Expand passes such triplets through there;
+// other triplets (%20, %C3%BC) are decoded.
+//
+// For a URI that Expand produced, Expand(Match(uri)) == uri whenever Match succeeds
+// (the values themselves may differ where the URI is ambiguous, as in {x}{y}). For
+// other URIs the lenient parts (unencoded characters, lower-case hex, query order,
+// "a" for "a=") make Expand's result differ from uri in those respects only.
+func (t *Template) Match(uri string) (map[string]string, bool) {
+	t.matchOnce.Do(func() { t.m = t.compileMatcher() })
+	m := t.m
+	if m == nil {
+		return nil, false
+	}
+	idx := m.strict.FindStringSubmatchIndex(uri)
+	if idx == nil {
+		idx = m.lenient.FindStringSubmatchIndex(uri)
+	}
+	if idx == nil {
+		return nil, false
+	}
+	out := map[string]string{}
+	set := func(name, raw string, reserved bool) bool {
+		v, ok := unescape(raw, reserved)
+		if !ok {
+			return false
+		}
+		if old, dup := out[name]; dup && old != v {
+			return false
+		}
+		out[name] = v
+		return true
+	}
+	var absent map[string]bool
+	for i, g := range m.groups {
+		s, e := idx[2*i+2], idx[2*i+3]
+		if s < 0 {
+			// An optional variable that is not there.
+			if absent == nil {
+				absent = map[string]bool{}
+			}
+			absent[g.name] = true
+			continue
+		}
+		raw := uri[s:e]
+		if g.named {
+			raw = strings.TrimPrefix(raw, "=")
+		}
+		if !set(g.name, raw, g.reserved) {
+			return nil, false
+		}
+	}
+	var queried map[string]bool // query parameters seen
+	if m.tail > 0 && idx[2*m.tail] >= 0 && idx[2*m.tail] < idx[2*m.tail+1] {
+		queried = map[string]bool{}
+		q := uri[idx[2*m.tail]+1 : idx[2*m.tail+1]]
+		for _, param := range strings.Split(q, "&") {
+			if param == "" {
+				continue
+			}
+			name, raw, _ := strings.Cut(param, "=")
+			if queried[name] || !contains(m.query, name) {
+				return nil, false
+			}
+			queried[name] = true
+			if !set(name, raw, false) {
+				return nil, false
+			}
+		}
+	}
+	// A variable used twice is either everywhere or nowhere: Expand writes a
+	// defined variable at each place it appears.
+	for name := range absent {
+		if _, ok := out[name]; ok {
+			return nil, false
+		}
+	}
+	if m.tail > 0 {
+		for _, name := range m.query {
+			if _, ok := out[name]; ok && !queried[name] {
+				return nil, false
+			}
+		}
+	}
+	return out, true
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// compileMatcher builds the regular expressions for Match, or returns nil when the
+// template uses a feature Match does not support.
+func (t *Template) compileMatcher() *matcher {
+	// Find the trailing run of query expressions.
+	end := len(t.parts)
+	for end > 0 {
+		e := t.parts[end-1].expr
+		if e == nil || (e.op != opQuery && e.op != opQueryCnt) {
+			break
+		}
+		end--
+	}
+	for i, p := range t.parts {
+		if p.expr == nil {
+			continue
+		}
+		if i < end && (p.expr.op == opQuery || p.expr.op == opQueryCnt) {
+			return nil // a query expression before the end
+		}
+		for _, v := range p.expr.vars {
+			if v.prefix > 0 || v.explode {
+				return nil
+			}
+		}
+	}
+	m := &matcher{}
+	var err error
+	if m.strict, err = t.buildRegexp(end, false); err != nil {
+		return nil
+	}
+	if m.lenient, err = t.buildRegexp(end, true); err != nil {
+		return nil
+	}
+	for _, p := range t.parts[:end] {
+		if e := p.expr; e != nil {
+			for _, v := range e.vars {
+				m.groups = append(m.groups, group{name: v.name, named: e.op.named, reserved: e.op.allowReserved})
+			}
+		}
+	}
+	if end < len(t.parts) {
+		m.tail = len(m.groups) + 1
+		for _, p := range t.parts[end:] {
+			for _, v := range p.expr.vars {
+				m.query = append(m.query, v.name)
+			}
+		}
+	}
+	return m
+}
+
+// buildRegexp writes the pattern for the parts before queryStart, one capture
+// group per variable, and a last group for the query string when there is one.
+func (t *Template) buildRegexp(queryStart int, lenient bool) (*regexp.Regexp, error) {
+	hasQuery := queryStart < len(t.parts)
+	var re strings.Builder
+	re.WriteString(`^`)
+	for _, p := range t.parts[:queryStart] {
+		if p.expr == nil {
+			re.WriteString(regexp.QuoteMeta(p.lit))
+			continue
+		}
+		writeExpr(&re, p.expr, hasQuery, lenient)
+	}
+	if hasQuery {
+		lead := `\?`
+		if t.parts[queryStart].expr.op == opQueryCnt {
+			lead = `&`
+		}
+		re.WriteString(`(` + lead + `[^#]*)?`)
+	}
+	re.WriteString(`$`)
+	return regexp.Compile(re.String())
+}
+
+// writeExpr appends the pattern for one expression. Strict patterns accept only the
+// characters Expand leaves unencoded; lenient ones also accept the rest of what a
+// path segment may hold (sub-delims, ':' and '@').
+func writeExpr(re *strings.Builder, e *expression, hasQuery, lenient bool) {
+	op := e.op
+	multi := len(e.vars) > 1
+	allowed := unreservedChars
+	switch {
+	case op.allowReserved:
+		allowed += subDelimChars + genDelimChars
+	case lenient:
+		allowed += subDelimChars + pcharExtra
+	}
+	exclude := ""
+	switch op {
+	case opLabel:
+		exclude = "."
+	case opParam:
+		exclude = ";"
+	case opFragment:
+		exclude = "#"
+	}
+	if multi && op.sep == "," {
+		exclude += ","
+	}
+	if hasQuery {
+		exclude += "?&#"
+	}
+	val := `(?:` + charClass(allowed, exclude) + `|%[0-9A-Fa-f]{2})`
+
+	switch op {
+	case opSimple, opReserved:
+		for i := range e.vars {
+			if i > 0 {
+				re.WriteString(`,`)
+			}
+			re.WriteString(`(` + val + `+)`)
+		}
+	case opParam:
+		// ";name" for an empty value, ";name=value" otherwise. Expand never
+		// writes "name=" with nothing after it; the lenient pattern accepts it.
+		rep := `+`
+		if lenient {
+			rep = `*`
+		}
+		for _, v := range e.vars {
+			re.WriteString(`(?:;` + regexp.QuoteMeta(v.name) + `((?:=` + val + rep + `)?))?`)
+		}
+	default: // '.', '/', '#': optional as a whole, later variables optional
+		re.WriteString(`(?:` + regexp.QuoteMeta(op.first))
+		for i := range e.vars {
+			if i > 0 {
+				re.WriteString(`(?:` + regexp.QuoteMeta(op.sep))
+			}
+			re.WriteString(`(` + val + `*)`)
+		}
+		re.WriteString(strings.Repeat(`)?`, len(e.vars)))
+	}
+}
+
+// charClass returns a bracket expression matching the bytes of allowed that are
+// not in exclude.
+func charClass(allowed, exclude string) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i := 0; i < len(allowed); i++ {
+		c := allowed[i]
+		if strings.IndexByte(exclude, c) >= 0 || strings.IndexByte(allowed[:i], c) >= 0 {
+			continue
+		}
+		if !isAlnum(c) {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(c)
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// unescape percent-decodes s. It fails on a '%' not followed by two hex digits.
+//
+// With reserved set (values of '+' and '#' expressions) a triplet that encodes an
+// unreserved or reserved character is kept as written: Expand never encodes those
+// characters there, so the triplet was part of the value (RFC 6570 section 3.2.3
+// passes pct-encoded triplets through). Only the other bytes are decoded.
+func unescape(s string, reserved bool) (string, bool) {
+	if strings.IndexByte(s, '%') < 0 {
+		return s, true
+	}
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] != '%' {
+			b = append(b, s[i])
+			continue
+		}
+		if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
+			return "", false
+		}
+		c := unhex(s[i+1])<<4 | unhex(s[i+2])
+		if reserved && (isUnreserved(c) || isReserved(c)) {
+			b = append(b, s[i:i+3]...)
+		} else {
+			b = append(b, c)
+		}
+		i += 2
+	}
+	return string(b), true
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c >= 'a':
+		return c - 'a' + 10
+	case c >= 'A':
+		return c - 'A' + 10
+	}
+	return c - '0'
+}

@@ -1,0 +1,237 @@
+package uritemplate
+
+import (
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestMatch(t *testing.T) {
+	type m = map[string]string
+	tests := []struct {
+		name, template, uri string
+		want                map[string]string // nil: no match
+	}{
+		// MCP-style resource templates.
+		{"report id", "report://{id}", "report://42", m{"id": "42"}},
+		{"report id decoded", "report://{id}", "report://q1%202025", m{"id": "q1 2025"}},
+		{"report id lowercase hex", "report://{id}", "report://a%2fb", m{"id": "a/b"}},
+		{"report id sub-delims and colon", "report://{id}", "report://2024:q1;v=2,x", m{"id": "2024:q1;v=2,x"}},
+		{"report id no slash", "report://{id}", "report://a/b", nil},
+		{"report id empty", "report://{id}", "report://", nil},
+		{"report id query", "report://{id}", "report://a?b", nil},
+		{"report id fragment", "report://{id}", "report://a#b", nil},
+		{"report id space", "report://{id}", "report://a b", nil},
+		{"report id bad pct", "report://{id}", "report://a%2", nil},
+		{"report id bad pct hex", "report://{id}", "report://a%zz", nil},
+		{"scheme differs", "report://{id}", "reports://42", nil},
+		{"file path", "file:///{+path}", "file:///home/user/a.txt", m{"path": "home/user/a.txt"}},
+		{"file path decoded", "file:///{+path}", "file:///a%20b/c", m{"path": "a b/c"}},
+		{"file path with query chars", "file:///{+path}", "file:///a?b=c", m{"path": "a?b=c"}},
+		{"file path keeps encoded reserved", "file:///{+path}", "file:///a%2Fb%2e%C3%BC", m{"path": "a%2Fb%2eü"}},
+		{"file path empty", "file:///{+path}", "file:///", nil},
+		{"file path literal mismatch", "file:///{+path}", "file://x/a", nil},
+		{"template data", "test://template/{id}/data", "test://template/123/data", m{"id": "123"}},
+		{"template data two segments", "test://template/{id}/data", "test://template/1/2/data", nil},
+		{"template data suffix", "test://template/{id}/data", "test://template/1/data/x", nil},
+		{"posts no query", "users/{user}/posts{?page,limit}", "users/ada/posts", m{"user": "ada"}},
+		{"posts query", "users/{user}/posts{?page,limit}", "users/ada/posts?page=2&limit=10", m{"user": "ada", "page": "2", "limit": "10"}},
+		{"posts query any order", "users/{user}/posts{?page,limit}", "users/ada/posts?limit=10&page=2", m{"user": "ada", "page": "2", "limit": "10"}},
+		{"posts query one", "users/{user}/posts{?page,limit}", "users/ada/posts?limit=5", m{"user": "ada", "limit": "5"}},
+		{"posts query empty values", "users/{user}/posts{?page,limit}", "users/ada/posts?page=&limit", m{"user": "ada", "page": "", "limit": ""}},
+		{"posts query decoded", "users/{user}/posts{?page,limit}", "users/ada/posts?page=a%26b", m{"user": "ada", "page": "a&b"}},
+		{"posts query bare question mark", "users/{user}/posts{?page,limit}", "users/ada/posts?", m{"user": "ada"}},
+		{"posts query unknown param", "users/{user}/posts{?page,limit}", "users/ada/posts?page=1&sort=x", nil},
+		{"posts query duplicate", "users/{user}/posts{?page,limit}", "users/ada/posts?page=1&page=2", nil},
+		{"posts query bad pct", "users/{user}/posts{?page,limit}", "users/ada/posts?page=%G1", nil},
+		{"posts query lone percent", "users/{user}/posts{?page,limit}", "users/ada/posts?limit=%", nil},
+		{"posts query fragment", "users/{user}/posts{?page,limit}", "users/ada/posts?page=1#x", nil},
+		{"posts user with ampersand", "users/{user}/posts{?page,limit}", "users/a&b/posts", nil},
+		{"query continuation", "search?fixed=yes{&x,y}", "search?fixed=yes&y=2", m{"y": "2"}},
+		{"query continuation none", "search?fixed=yes{&x,y}", "search?fixed=yes", m{}},
+		{"query continuation wrong lead", "search?fixed=yes{&x,y}", "search?fixed=yes?y=2", nil},
+		{"two query expressions", "s{?a}{&b}", "s?b=1&a=2", m{"a": "2", "b": "1"}},
+
+		// Other operators.
+		{"literal only", "a/b", "a/b", m{}},
+		{"literal only mismatch", "a/b", "a/c", nil},
+		{"regexp metacharacters in literal", "a.b+(c)[d]$", "a.b+(c)[d]$", m{}},
+		{"regexp metacharacters mismatch", "a.b", "axb", nil},
+		{"encoded literal", "ü/{x}", "%C3%BC/1", m{"x": "1"}},
+		{"multi simple", "map?{x,y}", "map?1024,768", m{"x": "1024", "y": "768"}},
+		{"multi simple missing", "map?{x,y}", "map?1024", nil},
+		{"reserved multi", "{+x,y}/here", "/foo,1/here", m{"x": "/foo", "y": "1"}},
+		{"adjacent greedy", "{x}{y}", "abc", m{"x": "ab", "y": "c"}},
+		{"fragment", "page{#section}", "page#intro", m{"section": "intro"}},
+		{"fragment absent", "page{#section}", "page", m{}},
+		{"fragment empty", "page{#section}", "page#", m{"section": ""}},
+		{"fragment with slash", "page{#section}", "page#a/b", m{"section": "a/b"}},
+		{"label", "www{.dom,tld}", "www.example.com", m{"dom": "example", "tld": "com"}},
+		{"label one", "www{.dom,tld}", "www.example", m{"dom": "example"}},
+		{"label extension", "file{.ext}", "file.tar", m{"ext": "tar"}},
+		{"label too many dots", "file{.ext}", "file.tar.gz", nil},
+		{"path segments", "{/a,b}/here", "/x/y/here", m{"a": "x", "b": "y"}},
+		{"path segments one", "{/a,b}/here", "/x/here", m{"a": "x"}},
+		{"path segments none", "{/a,b}/here", "/here", m{}},
+		{"path empty segment", "{/a,b}", "//y", m{"a": "", "b": "y"}},
+		{"params", "x{;a,b}", "x;a=1;b=2", m{"a": "1", "b": "2"}},
+		{"params empty", "x{;a,b}", "x;a;b=", m{"a": "", "b": ""}},
+		{"params skip first", "x{;a,b}", "x;b=2", m{"b": "2"}},
+		{"params prefix names", "x{;a,ab}", "x;ab=2", m{"ab": "2"}},
+		{"params wrong order", "x{;a,b}", "x;b=2;a=1", nil},
+		{"params unknown", "x{;a}", "x;c=1", nil},
+		{"repeated var same", "{x}/{x}", "a/a", m{"x": "a"}},
+		{"repeated var same after decoding", "{x}/{x}", "a%20/a%20", m{"x": "a "}},
+		{"repeated var differs", "{x}/{x}", "a/b", nil},
+		{"repeated var missing once", "{#x}{.x}", "#0.0", nil},
+		{"repeated var in path and query", "{x}{?x}", "a?x=a", m{"x": "a"}},
+		{"repeated var missing from query", "{x}{?x}", "a", nil},
+		{"repeated var query differs", "{x}{?x}", "a?x=b", nil},
+
+		{"strict pass preferred", "{x}{;y}", "a;y=1", m{"x": "a", "y": "1"}},
+		{"lenient pass takes as much as it can", "{x}{;y}", "a:b;y=1", m{"x": "a:b;y=1"}},
+		{"lenient email", "users/{email}", "users/ada@example.com", m{"email": "ada@example.com"}},
+		{"params lenient empty after equals", "x{;a}", "x;a=", m{"a": ""}},
+		{"params empty then reserved", "x{;a}{+b}", "x;a=c", m{"a": "", "b": "=c"}},
+
+		// Unsupported templates never match.
+		{"explode unsupported", "{/list*}", "/a/b", nil},
+		{"prefix unsupported", "{var:3}", "val", nil},
+		{"query not at end", "{?q}/x", "?q=1/x", nil},
+		{"query explode", "x{?q*}", "x?q=1", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tmpl := MustParse(tc.template)
+			got, ok := tmpl.Match(tc.uri)
+			if tc.want == nil {
+				if ok {
+					t.Errorf("Match(%q, %q) = %v, want no match", tc.template, tc.uri, got)
+				}
+				return
+			}
+			if !ok {
+				t.Fatalf("Match(%q, %q) failed, want %v", tc.template, tc.uri, tc.want)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("Match(%q, %q) (-want +got):\n%s", tc.template, tc.uri, diff)
+			}
+		})
+	}
+}
+
+// TestMatchInvertsExpand expands templates with awkward values and checks that Match
+// recovers the values and that expanding them again gives the same URI.
+func TestMatchInvertsExpand(t *testing.T) {
+	values := []string{"%20", "plain", "a b", "a/b", "50%", "%41", "ü€", "x,y", "a&b=c", "?#", "semi;colon", "dot.ted", "~_-."}
+	templates := []string{
+		"report://{id}",
+		"file:///{+id}",
+		"test://template/{id}/data",
+		"users/{id}/posts{?page,limit}",
+		"search?fixed=yes{&id}",
+		"x{;id}",
+		"x{/id}",
+		"x{#id}",
+		"x{.id}",
+		"{id}-{other}",
+	}
+	for _, tmplText := range templates {
+		tmpl := MustParse(tmplText)
+		for _, v := range values {
+			vars := map[string]any{"id": v, "other": "o", "page": v}
+			uri, err := tmpl.Expand(vars)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, ok := tmpl.Match(uri)
+			if !ok {
+				// Some values cannot be told apart from separators; that must
+				// only happen for the documented cases.
+				if !documentedAmbiguity(tmplText, v) {
+					t.Errorf("%s with %q: Match(%q) failed", tmplText, v, uri)
+				}
+				continue
+			}
+			again, err := tmpl.Expand(toAny(got))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if again != uri {
+				t.Errorf("%s with %q: Expand(Match(%q)) = %q", tmplText, v, uri, again)
+			}
+			if got["id"] != v && !documentedAmbiguity(tmplText, v) {
+				t.Errorf("%s: Match(%q)[id] = %q, want %q", tmplText, uri, got["id"], v)
+			}
+		}
+	}
+}
+
+// documentedAmbiguity lists the value/template pairs where Match cannot recover the
+// value: reserved expansion passes "%XX" through (so a value "50%" and "%41" are
+// kept but a "%20" would read back as " "), a '#' value is taken for a delimiter in
+// a fragment, and a '.' value in a label expression cannot be told from the
+// separator.
+func documentedAmbiguity(tmpl, v string) bool {
+	switch tmpl {
+	case "file:///{+id}":
+		return v == "%20"
+	case "x{#id}":
+		return v == "?#" || v == "%20"
+	case "x{.id}":
+		return v == "dot.ted" || v == "~_-."
+	}
+	return false
+}
+
+func toAny(m map[string]string) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func TestMatchConcurrent(t *testing.T) {
+	tmpl := MustParse("users/{user}/posts{?page}")
+	var wg sync.WaitGroup
+	errs := make(chan string, 8)
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got, ok := tmpl.Match("users/u/posts?page=1")
+			if !ok || got["user"] != "u" || got["page"] != "1" {
+				errs <- "bad match"
+			}
+			_ = i
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+}
+
+func BenchmarkMatch(b *testing.B) {
+	tmpl := MustParse("users/{user}/posts{?page,limit}")
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok := tmpl.Match("users/ada/posts?limit=10&page=2"); !ok {
+			b.Fatal("no match")
+		}
+	}
+}
+
+func BenchmarkExpand(b *testing.B) {
+	tmpl := MustParse("users/{user}/posts{?page,limit}")
+	vars := map[string]any{"user": "ada lovelace", "page": "2", "limit": "10"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := tmpl.Expand(vars); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
