@@ -230,4 +230,3 @@ func callCancellable(ctx context.Context, conn *jsonrpc.Conn, method string, par
 	}
 	return err
 }
-
