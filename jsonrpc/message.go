@@ -23,6 +23,11 @@ type Request struct {
 	ID     ID
 	Method string
 	Params json.RawMessage
+
+	// Header carries transport metadata about how the request arrived: the HTTP
+	// request headers on HTTP transports, nil on stream transports. It is never
+	// encoded; layers above use it to check headers against the body.
+	Header map[string][]string
 }
 
 // IsNotification reports whether r carries no id member and so must never be answered.
@@ -39,8 +44,11 @@ type Response struct {
 // *Request, *Response or *Invalid; batches never nest.
 type Batch []Message
 
-// Invalid stands for a batch element that is not a valid message. The peer is owed
-// Err as a reply with ID (which is null when the id could not be determined).
+// Invalid stands for a batch element that is not a valid message, and is what Decode
+// returns (with the error) for a malformed single message. The peer is owed Err as a
+// reply with ID: the request's own id when it could be read, null when it could not
+// (or the message was shaped as a response). ID is absent when the message was
+// recognisably a notification (a string "method", no "id"): it is owed no reply.
 type Invalid struct {
 	ID  ID
 	Err *Error

@@ -13,8 +13,11 @@ import (
 type Transport interface {
 	// Read returns the next message. A frame the transport could not decode is
 	// reported as an error that wraps an *Error (parse error or invalid request):
-	// the Conn answers it with "id": null and keeps reading. Any other error ends
-	// the connection (io.EOF for a clean end).
+	// the Conn answers it with "id": null and keeps reading. If Read also returns
+	// an *Invalid with that error (Decode does, for a malformed single message), the
+	// Conn answers with the Invalid's ID instead, and not at all when that ID is
+	// absent (a malformed notification). Any other error ends the connection
+	// (io.EOF for a clean end).
 	Read(ctx context.Context) (Message, error)
 	// Write sends one message (a Batch is sent as one JSON array).
 	// ctx may carry the request being handled (see RequestFromContext); transports

@@ -1,0 +1,212 @@
+package jsonrpc
+
+import (
+	"context"
+	"sync"
+)
+
+// Notifications run one at a time, in arrival order, on the worker goroutine
+// (noteLoop). A handler that calls Async hands the worker role to a new goroutine and
+// finishes on its own.
+
+// enqueue queues a notification for the worker.
+func (c *Conn) enqueue(req *Request) {
+	c.mu.Lock()
+	if !c.running {
+		c.mu.Unlock()
+		c.log.Debug("jsonrpc: dropped a notification after close", "method", req.Method)
+		return
+	}
+	c.notes = append(c.notes, req)
+	c.mu.Unlock()
+	select {
+	case c.noteWake <- struct{}{}:
+	default: // a wake-up is already pending
+	}
+}
+
+// noteLoop is the notification worker. It ends when the conn stops taking work and
+// the queue is empty, or when a handler it runs calls Async (a new worker then
+// carries on).
+func (c *Conn) noteLoop() {
+	defer c.handlers.Done()
+	for {
+		c.mu.Lock()
+		for len(c.notes) == 0 {
+			if !c.running {
+				c.mu.Unlock()
+				return
+			}
+			c.mu.Unlock()
+			select {
+			case <-c.noteWake:
+			case <-c.noteStop:
+			}
+			c.mu.Lock()
+		}
+		item := c.notes[0]
+		c.notes[0] = nil
+		c.notes = c.notes[1:]
+		if len(c.notes) == 0 {
+			c.notes = c.notes[:0:0] // let the backing array go; append reallocates
+		}
+		resp, isResp := item.(*Response)
+		if !isResp {
+			c.noteBusy = true
+		}
+		c.mu.Unlock()
+		if isResp {
+			c.deliver(resp)
+			continue
+		}
+		released := c.runNote(item.(*Request))
+		c.mu.Lock()
+		if !released {
+			c.noteBusy = false
+		}
+		c.mu.Unlock()
+		if released {
+			return
+		}
+	}
+}
+
+// noteCtx is the context of a notification handler.
+type noteCtx struct {
+	context.Context
+	req  *Request
+	conn *Conn
+
+	mu    sync.Mutex
+	state int // noteRunning, noteReleased (Async was called), noteFinished
+}
+
+const (
+	noteRunning = iota
+	noteReleased
+	noteFinished
+)
+
+type asyncKey struct{}
+
+func (x *noteCtx) Value(key any) any {
+	switch key {
+	case requestKey{}:
+		return x.req
+	case asyncKey{}:
+		return x
+	}
+	return x.Context.Value(key)
+}
+
+// runNote runs one notification handler and reports whether it called Async.
+func (c *Conn) runNote(req *Request) (released bool) {
+	x := &noteCtx{Context: c.ctx, req: req, conn: c}
+	if _, err := c.handle(x, req); err != nil {
+		c.log.Debug("jsonrpc: notification handler failed", "method", req.Method, "error", err)
+	}
+	x.mu.Lock()
+	released = x.state == noteReleased
+	x.state = noteFinished
+	x.mu.Unlock()
+	return released
+}
+
+// Async, called from a notification handler, lets the next notification start
+// before this handler returns. It is a no-op elsewhere, and when called again or
+// after the handler returned.
+//
+// The handler goes on running on its own goroutine, which Close still waits for.
+func Async(ctx context.Context) {
+	x, ok := ctx.Value(asyncKey{}).(*noteCtx)
+	if !ok {
+		return
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.state != noteRunning {
+		return
+	}
+	x.state = noteReleased
+	x.conn.mu.Lock()
+	x.conn.noteBusy = false
+	x.conn.mu.Unlock()
+	// The calling handler is counted in handlers, so Add cannot race with a Wait
+	// that has already seen zero.
+	x.conn.handlers.Add(1)
+	go x.conn.noteLoop()
+}
+
+// batchReply collects the replies to one batch and sends them as one array when
+// the last call of the batch has finished (JSON-RPC 2.0 section 6).
+type batchReply struct {
+	ctx     context.Context // write context: the batch's first call, not cancellable
+	mu      sync.Mutex
+	replies Batch
+	left    int // calls still running, plus one held by dispatchBatch
+}
+
+// add records a reply (nil for none) of a finished call and sends the batch's
+// replies once nothing is left.
+func (b *batchReply) add(c *Conn, r Message) {
+	b.mu.Lock()
+	if r != nil {
+		b.replies = append(b.replies, r)
+	}
+	b.left--
+	send := b.left == 0 && len(b.replies) > 0
+	b.mu.Unlock()
+	if send {
+		c.reply(b.ctx, b.replies)
+	}
+}
+
+var errBatchRefused = &Error{Code: CodeInvalidRequest, Message: "Invalid Request: batches are not accepted"}
+
+func (c *Conn) dispatchBatch(batch Batch) {
+	if c.acceptBatch != nil && !c.acceptBatch() {
+		c.reply(c.ctx, &Response{ID: NullID, Error: errBatchRefused})
+		return
+	}
+	b := &batchReply{ctx: c.ctx, left: 1}
+	for _, m := range batch {
+		if r, ok := m.(*Request); ok && !r.IsNotification() {
+			b.ctx = &reqCtx{Context: c.ctx, req: r}
+			break
+		}
+	}
+	for _, m := range batch {
+		switch m := m.(type) {
+		case *Request:
+			if m.IsNotification() {
+				c.enqueue(m)
+				continue
+			}
+			c.mu.Lock()
+			x, err := c.startCall(m, b)
+			c.mu.Unlock()
+			if err != nil {
+				b.add(c, &Response{ID: NullID, Error: err})
+				b.mu.Lock()
+				b.left++ // add counted down for a call that never started
+				b.mu.Unlock()
+				continue
+			}
+			if x != nil {
+				b.mu.Lock()
+				b.left++
+				b.mu.Unlock()
+				go c.runCall(x)
+			}
+		case *Response:
+			c.deliver(m)
+		case *Invalid:
+			if !m.ID.IsAbsent() {
+				b.mu.Lock()
+				b.replies = append(b.replies, m)
+				b.mu.Unlock()
+			}
+		}
+	}
+	b.add(c, nil)
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package jsonrpc_test
+
+const raceEnabled = false
