@@ -578,8 +578,18 @@ func (cs *ClientSession) handle(ctx context.Context, req *jsonrpc.Request) (any,
 	return nil, methodNotFound("method %q not found", req.Method)
 }
 
+// handleNotification runs the handlers of the server's notifications. Progress and
+// log handlers run in order, before any later response is delivered (so a call sees
+// every progress notification sent before its result); they must not make calls on
+// the session. The other handlers are released first (jsonrpc.Async) and may call
+// back into the session, for example to list the tools again.
 func (cs *ClientSession) handleNotification(ctx context.Context, req *jsonrpc.Request) {
 	o := &cs.client.opts
+	switch req.Method {
+	case "notifications/progress", "notifications/message", "notifications/cancelled":
+	default:
+		jsonrpc.Async(ctx)
+	}
 	switch req.Method {
 	case "notifications/progress":
 		var p ProgressNotificationParams

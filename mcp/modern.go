@@ -104,10 +104,10 @@ func modernRevisions() []string {
 	return out
 }
 
-var modernMethods map[string]*method
+var modernMethods = buildModernMethods()
 
-func init() {
-	modernMethods = map[string]*method{
+func buildModernMethods() map[string]*method {
+	modernMethods := map[string]*method{
 		"server/discover":      {func(*ServerCapabilities) bool { return true }, handleDiscover},
 		"subscriptions/listen": {func(*ServerCapabilities) bool { return true }, handleListen},
 	}
@@ -116,6 +116,7 @@ func init() {
 		modernMethods[m] = serverMethods[m]
 	}
 	modernMethods["completion/complete"] = &method{func(c *ServerCapabilities) bool { return c.Completions != nil }, handleComplete}
+	return modernMethods
 }
 
 // mrtrMethods may answer with input_required.

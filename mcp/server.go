@@ -293,6 +293,9 @@ type CompleteRequest struct {
 // markChanged records a registry change and schedules one coalesced notification.
 // s.mu is held.
 func (s *Server) markChanged(f func(*changeSet)) {
+	if len(s.sessions) == 0 && len(s.listeners) == 0 {
+		return // nobody to tell
+	}
 	f(&s.changed)
 	if s.flushing == nil && (len(s.sessions) > 0 || len(s.listeners) > 0) {
 		s.flushing = time.AfterFunc(s.opts.ListChangedDelay, s.flushChanges)

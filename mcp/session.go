@@ -179,16 +179,16 @@ type method struct {
 	handle func(ctx context.Context, ss *ServerSession, ri *requestInfo) (any, error)
 }
 
-var serverMethods map[string]*method
+var serverMethods = buildServerMethods()
 
-func init() {
+func buildServerMethods() map[string]*method {
 	always := func(*ServerCapabilities) bool { return true }
 	tools := func(c *ServerCapabilities) bool { return c.Tools != nil }
 	resources := func(c *ServerCapabilities) bool { return c.Resources != nil }
 	subscribe := func(c *ServerCapabilities) bool { return c.Resources != nil && c.Resources.Subscribe }
 	prompts := func(c *ServerCapabilities) bool { return c.Prompts != nil }
 	logging := func(c *ServerCapabilities) bool { return c.Logging != nil }
-	serverMethods = map[string]*method{
+	return map[string]*method{
 		"ping":                     {always, handlePing},
 		"tools/list":               {tools, handleListTools},
 		"tools/call":               {tools, handleCallTool},

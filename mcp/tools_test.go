@@ -262,3 +262,25 @@ func TestPagination(t *testing.T) {
 		}
 	}
 }
+
+func TestListChangedHandlerMayCallBack(t *testing.T) {
+	s := newTestServer()
+	got := make(chan int, 1)
+	pair(t, s, &ClientOptions{ToolListChangedHandler: func(ctx context.Context, cs *ClientSession) {
+		lt, err := cs.ListTools(ctx, nil)
+		if err != nil {
+			t.Error(err)
+			got <- -1
+			return
+		}
+		got <- len(lt.Tools)
+	}})
+	s.AddTool(&Tool{Name: "later", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *CallToolRequest) (*CallToolResult, error) { return nil, nil })
+	select {
+	case n := <-got:
+		diff(t, 3, n)
+	case <-testCtx(t).Done():
+		t.Fatal("the handler's call never returned")
+	}
+}

@@ -186,6 +186,13 @@ func (s *Schema) ValidateResponse(method string, msg []byte) error {
 	if def == "" || !s.Has(def) {
 		return nil
 	}
+	// A 2026-07-28 request may be answered with input_required instead.
+	var rt struct {
+		ResultType string `json:"resultType"`
+	}
+	if json.Unmarshal(env.Result, &rt) == nil && rt.ResultType == "input_required" && s.Has("InputRequiredResult") {
+		return s.Validate("InputRequiredResult", env.Result)
+	}
 	// A task-augmented call answers with CreateTaskResult instead.
 	if bytes.Contains(env.Result, []byte(`"task"`)) && s.Has("CreateTaskResult") {
 		if s.Validate("CreateTaskResult", env.Result) == nil {

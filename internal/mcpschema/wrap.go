@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 
@@ -19,7 +20,23 @@ type checked struct {
 
 	mu      sync.Mutex
 	rev     string
-	methods map[jsonrpc.ID]string // client request id → method
+	methods map[jsonrpc.ID]reqInfo // client request id → method and revision
+}
+
+type reqInfo struct {
+	method string
+	rev    string // from params._meta (2026-07-28 requests); "" for the session's
+}
+
+// metaRevision returns params._meta["io.modelcontextprotocol/protocolVersion"].
+func metaRevision(params json.RawMessage) string {
+	var p struct {
+		Meta struct {
+			V string `json:"io.modelcontextprotocol/protocolVersion"`
+		} `json:"_meta"`
+	}
+	_ = json.Unmarshal(params, &p)
+	return p.Meta.V
 }
 
 // CheckServer returns a transport that behaves like tr and validates every message
@@ -32,7 +49,7 @@ func CheckServer(t testing.TB, tr jsonrpc.Transport) jsonrpc.Transport {
 		t.Logf("%s unset: server messages are not validated against the official schemas", EnvVar)
 		return tr
 	}
-	return &checked{Transport: tr, t: t, dir: dir, methods: map[jsonrpc.ID]string{}}
+	return &checked{Transport: tr, t: t, dir: dir, methods: map[jsonrpc.ID]reqInfo{}}
 }
 
 func (c *checked) Read(ctx context.Context) (jsonrpc.Message, error) {
@@ -48,7 +65,7 @@ func (c *checked) record(m jsonrpc.Message) {
 	case *jsonrpc.Request:
 		if !v.IsNotification() {
 			c.mu.Lock()
-			c.methods[v.ID] = v.Method
+			c.methods[v.ID] = reqInfo{method: v.Method, rev: metaRevision(v.Params)}
 			c.mu.Unlock()
 		}
 	case jsonrpc.Batch:
@@ -79,9 +96,10 @@ func (c *checked) check(m jsonrpc.Message) {
 		return
 	}
 	c.mu.Lock()
-	var method string
+	var method, reqRev string
 	if r, ok := m.(*jsonrpc.Response); ok {
-		method = c.methods[r.ID]
+		ri := c.methods[r.ID]
+		method, reqRev = ri.method, ri.rev
 		delete(c.methods, r.ID)
 		if method == "initialize" && r.Error == nil {
 			var ir struct {
@@ -94,10 +112,20 @@ func (c *checked) check(m jsonrpc.Message) {
 	}
 	rev := c.rev
 	c.mu.Unlock()
+	if reqRev != "" {
+		rev = reqRev
+	} else if r := metaFromMessage(m); r != "" {
+		rev = r
+	}
 	if rev == "" {
 		rev = "2025-11-25"
 	}
 	s, err := Load(c.dir, rev)
+	if err != nil && reqRev != "" {
+		// A request naming a revision nobody publishes (a negative test): its error
+		// reply is checked against the newest schema.
+		s, err = Load(c.dir, "2026-07-28")
+	}
 	if err != nil {
 		c.t.Errorf("mcpschema: %v", err)
 		return
@@ -114,4 +142,14 @@ func (c *checked) check(m jsonrpc.Message) {
 	if err := s.ValidateServerMessage(raw); err != nil {
 		c.t.Errorf("server message does not match the %s schema: %v\nmessage: %s", rev, err, raw)
 	}
+}
+
+// metaFromMessage finds the revision of a server notification that belongs to a
+// 2026-07-28 request (it carries no revision of its own; listen notifications carry a
+// subscriptionId, which only exists in 2026-07-28).
+func metaFromMessage(m jsonrpc.Message) string {
+	if r, ok := m.(*jsonrpc.Request); ok && strings.Contains(string(r.Params), "io.modelcontextprotocol/subscriptionId") {
+		return "2026-07-28"
+	}
+	return ""
 }
