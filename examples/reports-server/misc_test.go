@@ -1,0 +1,169 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wiremcp/wiremcp/bindings/reports"
+)
+
+func TestRenderMarkdown(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"hello *world*", "<p>hello <em>world</em></p>\n"},
+		{"**bold** and `x<y`", "<p><strong>bold</strong> and <code>x&lt;y</code></p>\n"},
+		{"# Title\ntext", "<h3>Title</h3>\n<p>text</p>\n"},
+		{"- a\n- b\n\n1. one\n2. two", "<ul>\n<li>a</li>\n<li>b</li>\n</ul>\n<ol>\n<li>one</li>\n<li>two</li>\n</ol>\n"},
+		{"```\n<script>x</script>\n```", "<pre><code>&lt;script&gt;x&lt;/script&gt;</code></pre>\n"},
+		{"<script>alert(1)</script>", "<p>&lt;script&gt;alert(1)&lt;/script&gt;</p>\n"},
+		{"[ok](https://example.com/a?b=1&c=2)", `<p><a href="https://example.com/a?b=1&amp;c=2" rel="noopener noreferrer">ok</a></p>` + "\n"},
+		{"[bad](javascript:alert(1))", "<p>bad)</p>\n"}, // the link ends at the first ")"; no javascript: link
+		{`[q](https://x.example/"onmouseover=alert(1))`, `<p><a href="https://x.example/&#34;onmouseover=alert(1" rel="noopener noreferrer">q</a>)</p>` + "\n"},
+		{"2 * 3 * 4 and snake_case_name", "<p>2 * 3 * 4 and snake<em>case</em>name</p>\n"},
+		{"#hashtag", "<p>#hashtag</p>\n"},
+	}
+	for _, tt := range tests {
+		if got := string(renderMarkdown(tt.in)); got != tt.want {
+			t.Errorf("renderMarkdown(%q)\n got %q\nwant %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestSamplesValid(t *testing.T) {
+	loaded, diags := loadSamples()
+	if len(diags) > 0 {
+		t.Fatalf("invalid samples: %v", diags)
+	}
+	if len(loaded) < 12 {
+		t.Errorf("%d samples, want at least 12", len(loaded))
+	}
+	statuses := map[reports.Status]int{}
+	categories := map[string]int{}
+	for _, l := range loaded {
+		statuses[l.Report.Status]++
+		categories[l.Report.Category]++
+		kinds := map[reports.SectionType]bool{}
+		for _, s := range l.Report.Sections {
+			kinds[s.Type] = true
+		}
+		if len(kinds) == 0 {
+			t.Errorf("sample %s has no sections", l.Report.ID)
+		}
+	}
+	for _, s := range []reports.Status{reports.StatusPassing, reports.StatusWarning, reports.StatusFailing, reports.StatusInfo} {
+		if statuses[s] == 0 {
+			t.Errorf("no sample with status %s", s)
+		}
+	}
+	for _, c := range []string{"ci", "security", "performance", "accessibility"} {
+		if categories[c] == 0 {
+			t.Errorf("no sample in category %s", c)
+		}
+	}
+}
+
+func runCmd(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestCmdCheck(t *testing.T) {
+	dir := t.TempDir()
+	writeReport(t, dir, testReport("good", "Good", "ci", reports.StatusPassing, testTime))
+	code, out, _ := runCmd(t, "", "check", dir)
+	if code != 0 || !strings.Contains(out, "1 valid, 0 invalid") {
+		t.Errorf("check of a valid dir: %d\n%s", code, out)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "bad.json"), []byte(`{"id":"bad","title":"","category":"ci","status":"red","summary":"","updatedAt":"2025-01-01T00:00:00Z","sections":[]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ = runCmd(t, "", "check", dir)
+	if code != 1 || !strings.Contains(out, "INVALID  "+filepath.Join(dir, "bad.json")) || !strings.Contains(out, "at /status") ||
+		!strings.Contains(out, "at /title") || !strings.Contains(out, "1 valid, 1 invalid") {
+		t.Errorf("check with an invalid file: %d\n%s", code, out)
+	}
+	if code, _, _ := runCmd(t, "", "check", filepath.Join(dir, "missing")); code != 2 {
+		t.Errorf("check of a missing dir: exit %d, want 2", code)
+	}
+	if code, _, _ := runCmd(t, "", "check"); code != 2 {
+		t.Errorf("check without a dir: exit %d, want 2", code)
+	}
+}
+
+func TestCmdPublishAndImport(t *testing.T) {
+	src, dst := t.TempDir(), t.TempDir()
+	data, err := reports.Encode(testReport("pub", "Published", "ci", reports.StatusWarning, testTime))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := filepath.Join(src, "anything.json")
+	if err := os.WriteFile(f, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCmd(t, "", "publish", "-dir", dst, f)
+	if code != 0 || !strings.Contains(out, "published "+filepath.Join(dst, "pub.json")) {
+		t.Fatalf("publish: %d %s %s", code, out, errs)
+	}
+	if _, err := reports.LoadFile(filepath.Join(dst, "pub.json")); err != nil {
+		t.Errorf("published file: %v", err)
+	}
+	if code, _, errs := runCmd(t, "", "publish", "-dir", dst, filepath.Join(src, "missing.json")); code != 1 || !strings.Contains(errs, "nothing written") {
+		t.Errorf("publish of a missing file: %d %s", code, errs)
+	}
+	if code, _, _ := runCmd(t, "", "publish", f); code != 2 {
+		t.Errorf("publish without -dir: exit %d", code)
+	}
+
+	run1 := `{"Time":"2025-06-01T10:00:00Z","Action":"run","Package":"p","Test":"TestA"}
+{"Time":"2025-06-01T10:00:01Z","Action":"fail","Package":"p","Test":"TestA","Elapsed":1}
+{"Time":"2025-06-01T10:00:01Z","Action":"fail","Package":"p","Elapsed":1}
+`
+	code, out, errs = runCmd(t, run1, "import", "gotest", "-dir", dst, "-id", "unit", "-title", "Unit tests")
+	if code != 0 || !strings.Contains(out, "failing") {
+		t.Fatalf("import: %d %s %s", code, out, errs)
+	}
+	run2 := strings.ReplaceAll(run1, `"fail"`, `"pass"`)
+	if code, out, errs := runCmd(t, run2, "import", "gotest", "-dir", dst, "-id", "unit"); code != 0 {
+		t.Fatalf("second import: %d %s %s", code, out, errs)
+	}
+	r, err := reports.LoadFile(filepath.Join(dst, "unit.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != reports.StatusPassing {
+		t.Errorf("status after the second import = %s", r.Status)
+	}
+	var failedPrev reports.Value
+	for _, it := range r.Sections[0].Items {
+		if it.Label == "Failed" {
+			failedPrev = it.PreviousValue
+		}
+	}
+	if v, ok := failedPrev.Number(); !ok || v != 1 {
+		t.Errorf("Failed previousValue = %v, want 1 from the first import", failedPrev)
+	}
+	if code, _, errs := runCmd(t, "garbage", "import", "gotest", "-dir", dst); code != 1 || !strings.Contains(errs, "no `go test -json` events") {
+		t.Errorf("import of garbage: %d %s", code, errs)
+	}
+	if code, _, _ := runCmd(t, "", "import", "junit", "-dir", dst); code != 2 {
+		t.Errorf("import junit: exit %d, want 2", code)
+	}
+}
+
+func TestServeFlags(t *testing.T) {
+	if code, _, errs := runCmd(t, "", "-nope"); code != 2 || !strings.Contains(errs, "flag provided but not defined") {
+		t.Errorf("unknown flag: %d %s", code, errs)
+	}
+	if code, _, errs := runCmd(t, "", "-h"); code != 0 || !strings.Contains(errs, "-dir DIR") {
+		t.Errorf("-h: %d %s", code, errs)
+	}
+	code, _, errs := runCmd(t, "", "-dir", filepath.Join(t.TempDir(), "missing"), "-data", t.TempDir())
+	if code != 1 || !strings.Contains(errs, "reports directory") {
+		t.Errorf("missing -dir: %d %s", code, errs)
+	}
+}

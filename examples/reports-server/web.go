@@ -1,0 +1,285 @@
+package main
+
+import (
+	"crypto/rand"
+	"embed"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"html/template"
+	"io"
+	"log/slog"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/wiremcp/wiremcp/bindings/reports"
+)
+
+//go:embed web/*.html
+var webFS embed.FS
+
+var pages = template.Must(template.New("").Funcs(template.FuncMap{
+	"when":     func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
+	"iso":      func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+	"markdown": renderMarkdown,
+	"reportURL": func(id string) string {
+		return "/reports/" + url.PathEscape(id)
+	},
+}).ParseFS(webFS, "web/*.html"))
+
+// webHandler serves the HTML inbox and its small JSON API. It checks the Host of every
+// request (on loopback listeners, against DNS rebinding) and the Origin of every
+// state-changing request (against cross-site requests).
+type webHandler struct {
+	inbox        *Inbox
+	log          *slog.Logger
+	loopbackOnly bool
+	mux          *http.ServeMux
+}
+
+// newWebHandler returns the inbox handler. loopbackOnly restricts the Host header to
+// localhost names, which is right when the server listens on a loopback address.
+func newWebHandler(inbox *Inbox, log *slog.Logger, loopbackOnly bool) *webHandler {
+	h := &webHandler{inbox: inbox, log: log, loopbackOnly: loopbackOnly, mux: http.NewServeMux()}
+	h.mux.HandleFunc("GET /{$}", h.list)
+	h.mux.HandleFunc("GET /reports/{id}", h.detail)
+	h.mux.HandleFunc("GET /api/reports", h.apiList)
+	h.mux.HandleFunc("GET /api/reports/{id}", h.apiGet)
+	h.mux.HandleFunc("POST /api/reports/{id}/status", h.apiStatus)
+	h.mux.HandleFunc("GET /api/diagnostics", h.apiDiagnostics)
+	return h
+}
+
+func (h *webHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.loopbackOnly && !isLoopbackHost(r.Host) {
+		http.Error(w, "forbidden host", http.StatusForbidden)
+		return
+	}
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	w.Header().Set("X-Frame-Options", "DENY")
+	h.mux.ServeHTTP(w, r)
+}
+
+// isLoopbackHost reports whether a Host header names this machine.
+func isLoopbackHost(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.Trim(host, "[]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// sameOrigin reports whether a state-changing request comes from the inbox's own pages
+// (or from a non-browser client, which sends neither Origin nor Sec-Fetch-Site).
+func sameOrigin(r *http.Request) bool {
+	if o := r.Header.Get("Origin"); o != "" {
+		u, err := url.Parse(o)
+		return err == nil && (u.Scheme == "http" || u.Scheme == "https") && strings.EqualFold(u.Host, r.Host)
+	}
+	switch r.Header.Get("Sec-Fetch-Site") {
+	case "", "same-origin", "none":
+		return true
+	}
+	return false
+}
+
+func nonce() string {
+	var b [16]byte
+	rand.Read(b[:])
+	return base64.RawStdEncoding.EncodeToString(b[:])
+}
+
+func (h *webHandler) render(w http.ResponseWriter, name string, data map[string]any) {
+	n := nonce()
+	data["Nonce"] = n
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'nonce-"+n+"'; script-src 'nonce-"+n+
+		"'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	var b strings.Builder
+	if err := pages.ExecuteTemplate(&b, name, data); err != nil {
+		h.log.Error("rendering page", "page", name, "err", err)
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	io.WriteString(w, b.String())
+}
+
+// list is the inbox: tab=inbox (unread and read) or tab=done (dismissed), filtered by
+// category and status.
+func (h *webHandler) list(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	tab := q.Get("tab")
+	if tab != "done" {
+		tab = "inbox"
+	}
+	f := reports.ListInput{Category: q.Get("category"), Status: reports.Status(q.Get("status"))}
+	if f.Status != "" && !f.Status.Valid() {
+		f.Status = ""
+	}
+	var shown []reports.ReportSummary
+	inboxN, doneN := 0, 0
+	for _, s := range h.inbox.List(f) {
+		done := s.LifecycleStatus == reports.LifecycleDismissed
+		if done {
+			doneN++
+		} else {
+			inboxN++
+		}
+		if done == (tab == "done") {
+			shown = append(shown, s)
+		}
+	}
+	h.render(w, "list.html", map[string]any{
+		"Tab": tab, "Category": f.Category, "Status": string(f.Status),
+		"Categories": h.inbox.Categories(), "Statuses": reports.Statuses,
+		"Reports": shown, "InboxCount": inboxN, "DoneCount": doneN,
+		"Diagnostics": h.inbox.Diagnostics(),
+	})
+}
+
+// sectionView is a report section prepared for the detail template.
+type sectionView struct {
+	Type    string
+	Title   string
+	HTML    template.HTML
+	Metrics []metricView
+	Columns []string
+	Rows    [][]string
+}
+
+type metricView struct {
+	Label, Value, Previous, Delta, Trend string
+	Status                               reports.Status
+}
+
+func viewSections(r *reports.Report) []sectionView {
+	out := make([]sectionView, 0, len(r.Sections))
+	for _, s := range r.Sections {
+		v := sectionView{Type: string(s.Type), Title: s.Title}
+		switch s.Type {
+		case reports.SectionMarkdown:
+			v.HTML = renderMarkdown(s.Content)
+		case reports.SectionMetrics:
+			for _, m := range s.Items {
+				mv := metricView{Label: m.Label, Value: reports.WithUnit(m.Value, m.Unit),
+					Previous: reports.WithUnit(m.PreviousValue, m.Unit), Delta: reports.Delta(m), Status: m.Status}
+				cur, ok1 := m.Value.Number()
+				prev, ok2 := m.PreviousValue.Number()
+				switch {
+				case ok1 && ok2 && cur > prev:
+					mv.Trend = "up"
+				case ok1 && ok2 && cur < prev:
+					mv.Trend = "down"
+				case !m.PreviousValue.IsZero():
+					mv.Trend = "same"
+				}
+				v.Metrics = append(v.Metrics, mv)
+			}
+		case reports.SectionTable:
+			v.Columns = s.Columns
+			for _, row := range s.Rows {
+				cells := make([]string, len(row))
+				for i, c := range row {
+					cells[i] = c.String()
+				}
+				v.Rows = append(v.Rows, cells)
+			}
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+func (h *webHandler) detail(w http.ResponseWriter, r *http.Request) {
+	rep, err := h.inbox.Get(r.PathValue("id"))
+	if err != nil {
+		w.WriteHeader(http.StatusNotFound)
+		h.render(w, "notfound.html", map[string]any{"ID": r.PathValue("id")})
+		return
+	}
+	h.render(w, "detail.html", map[string]any{"Report": rep, "Sections": viewSections(rep)})
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(code)
+	json.NewEncoder(w).Encode(v)
+}
+
+// apiList answers GET /api/reports with the binding's list output; the query takes the
+// same filters as REPORTS_LIST.
+func (h *webHandler) apiList(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	f := reports.ListInput{Category: q.Get("category"), Status: reports.Status(q.Get("status")),
+		Source: q.Get("source"), Tag: q.Get("tag"), LifecycleStatus: reports.LifecycleStatus(q.Get("lifecycleStatus"))}
+	if (f.Status != "" && !f.Status.Valid()) || (f.LifecycleStatus != "" && !f.LifecycleStatus.Valid()) {
+		writeJSON(w, http.StatusBadRequest, reports.UpdateStatusOutput{Message: "invalid status or lifecycleStatus filter"})
+		return
+	}
+	writeJSON(w, http.StatusOK, reports.ListOutput{Reports: h.inbox.List(f)})
+}
+
+func (h *webHandler) apiGet(w http.ResponseWriter, r *http.Request) {
+	rep, err := h.inbox.Get(r.PathValue("id"))
+	if err != nil {
+		writeJSON(w, http.StatusNotFound, reports.UpdateStatusOutput{Message: err.Error()})
+		return
+	}
+	writeJSON(w, http.StatusOK, rep)
+}
+
+func (h *webHandler) apiDiagnostics(w http.ResponseWriter, r *http.Request) {
+	d := h.inbox.Diagnostics()
+	if d == nil {
+		d = []reports.Diagnostic{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"diagnostics": d})
+}
+
+// apiStatus answers POST /api/reports/{id}/status with body {"lifecycleStatus": …}.
+// The answer is sent after the change is on disk.
+func (h *webHandler) apiStatus(w http.ResponseWriter, r *http.Request) {
+	if !sameOrigin(r) {
+		writeJSON(w, http.StatusForbidden, reports.UpdateStatusOutput{Message: "cross-origin request refused"})
+		return
+	}
+	// A JSON content type cannot be sent cross-site without a CORS preflight, which this
+	// server never approves.
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
+		writeJSON(w, http.StatusUnsupportedMediaType, reports.UpdateStatusOutput{Message: "send application/json"})
+		return
+	}
+	var body struct {
+		LifecycleStatus reports.LifecycleStatus `json:"lifecycleStatus"`
+	}
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4096))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&body); err != nil {
+		writeJSON(w, http.StatusBadRequest, reports.UpdateStatusOutput{Message: "invalid body: " + err.Error()})
+		return
+	}
+	err := h.inbox.SetStatus(r.PathValue("id"), body.LifecycleStatus)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		writeJSON(w, http.StatusNotFound, reports.UpdateStatusOutput{Message: err.Error()})
+	case err != nil && !body.LifecycleStatus.Valid():
+		writeJSON(w, http.StatusBadRequest, reports.UpdateStatusOutput{Message: err.Error()})
+	case err != nil:
+		h.log.Error("saving lifecycle status", "err", err)
+		writeJSON(w, http.StatusInternalServerError, reports.UpdateStatusOutput{Message: "could not save the change"})
+	default:
+		writeJSON(w, http.StatusOK, reports.UpdateStatusOutput{Success: true})
+	}
+}
