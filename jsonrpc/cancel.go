@@ -1,6 +1,9 @@
 package jsonrpc
 
-import "errors"
+import (
+	"context"
+	"errors"
+)
 
 // CallCanceledError is returned by Conn.Call when its context ends before the
 // response arrives. It names the id the request was sent with, so that the layer
@@ -25,4 +28,14 @@ func CanceledCallID(err error) (ID, bool) {
 		return ce.ID, true
 	}
 	return ID{}, false
+}
+
+type idRecorderKey struct{}
+
+// WithIDRecorder returns a context that makes Conn.Call report the id it is about to
+// send a request with, by calling rec before the request is written. The layer above
+// uses it to recognise messages that refer back to that request (MCP's
+// subscriptionId).
+func WithIDRecorder(ctx context.Context, rec func(ID)) context.Context {
+	return context.WithValue(ctx, idRecorderKey{}, rec)
 }

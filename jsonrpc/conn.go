@@ -152,6 +152,9 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	ch := make(chan *Response, 1)
 	c.pending[id] = ch
 	c.mu.Unlock()
+	if rec, ok := ctx.Value(idRecorderKey{}).(func(ID)); ok {
+		rec(id)
+	}
 
 	if err := c.t.Write(ctx, &Request{ID: id, Method: method, Params: p}); err != nil {
 		c.forget(id)

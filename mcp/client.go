@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/wiremcp/wiremcp/jsonrpc"
 )
@@ -21,9 +22,15 @@ import (
 type ClientOptions struct {
 	// Logger receives the library's diagnostics. Nil discards them.
 	Logger *slog.Logger
-	// ProtocolVersion is the revision requested in initialize. Empty means
-	// LatestInitializeRevision.
+	// ProtocolVersion picks the revision. Empty (the default) probes: Connect sends
+	// server/discover as a 2026-07-28 request and, when the server does not answer it
+	// the modern way, falls back to initialize with LatestInitializeRevision.
+	// "2026-07-28" requires a modern server; an initialize-era revision skips the
+	// probe and is the one requested in initialize.
 	ProtocolVersion string
+	// ProbeTimeout bounds the wait for the server/discover probe (a legacy server may
+	// never answer a request sent before initialize). Zero means 5 seconds.
+	ProbeTimeout time.Duration
 	// ElicitationHandler answers elicitation/create; setting it declares the
 	// elicitation capability (form mode, plus URL mode when ElicitationURL is set).
 	ElicitationHandler func(ctx context.Context, req *ElicitRequest) (*ElicitResult, error)
@@ -86,8 +93,8 @@ func NewClient(impl Implementation, opts *ClientOptions) *Client {
 	if opts != nil {
 		c.opts = *opts
 	}
-	if c.opts.ProtocolVersion == "" {
-		c.opts.ProtocolVersion = LatestInitializeRevision
+	if c.opts.ProbeTimeout <= 0 {
+		c.opts.ProbeTimeout = 5 * time.Second
 	}
 	c.log = c.opts.Logger
 	if c.log == nil {
@@ -137,7 +144,9 @@ func (c *Client) SetRoots(ctx context.Context, roots []*Root) {
 		return
 	}
 	for _, cs := range sessions {
-		_ = cs.conn.Notify(ctx, "notifications/roots/list_changed", nil)
+		if cs.modern == nil { // 2026-07-28 has no roots notification: roots travel per request
+			_ = cs.conn.Notify(ctx, "notifications/roots/list_changed", nil)
+		}
 	}
 }
 
@@ -150,6 +159,7 @@ type ClientSession struct {
 	init   InitializeResult
 
 	progressSeq atomic.Int64
+	modern      *modernClient // set when the session speaks 2026-07-28
 	mu          sync.Mutex
 	progress    map[string]func(*ProgressNotificationParams)
 	outSchemas  map[string]*compiledSchema // tool name → compiled outputSchema
@@ -160,8 +170,21 @@ type ClientSession struct {
 func (c *Client) Connect(ctx context.Context, t jsonrpc.Transport) (*ClientSession, error) {
 	cs := &ClientSession{client: c, progress: map[string]func(*ProgressNotificationParams){}, outSchemas: map[string]*compiledSchema{}}
 	cs.conn = jsonrpc.NewConn(t, &jsonrpc.ConnOptions{Handler: jsonrpc.HandlerFunc(cs.handle), Logger: c.log})
+	want := c.opts.ProtocolVersion
+	if want == "" || lookupRevision(want) != nil && lookupRevision(want).stateless {
+		ok, err := cs.probeModern(ctx, want)
+		if err != nil {
+			cs.conn.Close()
+			return nil, err
+		}
+		if ok {
+			c.track(cs)
+			return cs, nil
+		}
+		want = LatestInitializeRevision
+	}
 	params := &InitializeParams{
-		ProtocolVersion: c.opts.ProtocolVersion,
+		ProtocolVersion: want,
 		Capabilities:    c.capabilities(),
 		ClientInfo:      &c.impl,
 	}
@@ -182,6 +205,11 @@ func (c *Client) Connect(ctx context.Context, t jsonrpc.Transport) (*ClientSessi
 		cs.conn.Close()
 		return nil, fmt.Errorf("mcp: initialized: %w", err)
 	}
+	c.track(cs)
+	return cs, nil
+}
+
+func (c *Client) track(cs *ClientSession) {
 	c.mu.Lock()
 	c.sessions[cs] = struct{}{}
 	c.mu.Unlock()
@@ -191,7 +219,6 @@ func (c *Client) Connect(ctx context.Context, t jsonrpc.Transport) (*ClientSessi
 		delete(c.sessions, cs)
 		c.mu.Unlock()
 	}()
-	return cs, nil
 }
 
 // InitializeResult returns the server's answer to initialize.
@@ -254,6 +281,9 @@ func (cs *ClientSession) call(ctx context.Context, method string, params, result
 			}()
 		}
 	}
+	if cs.modern != nil {
+		return cs.modernCall(ctx, method, params, result)
+	}
 	return callCancellable(ctx, cs.conn, method, params, result)
 }
 
@@ -264,9 +294,13 @@ func (cs *ClientSession) need(feature string, declared bool) error {
 	return nil
 }
 
-// Ping checks that the server answers.
+// Ping checks that the server answers (under 2026-07-28, which has no ping, with
+// server/discover).
 func (cs *ClientSession) Ping(ctx context.Context) error {
 	var r json.RawMessage
+	if cs.modern != nil {
+		return cs.call(ctx, "server/discover", &PaginatedParams{}, &r)
+	}
 	return cs.call(ctx, "ping", struct{}{}, &r)
 }
 
@@ -406,8 +440,12 @@ func IsResourceNotFound(err error) bool {
 	return je.Code == CodeResourceNotFound || (je.Code == jsonrpc.CodeInvalidParams && je.Message == "Resource not found")
 }
 
-// Subscribe asks for notifications/resources/updated about uri.
+// Subscribe asks for notifications/resources/updated about uri. Under 2026-07-28
+// use Listen instead.
 func (cs *ClientSession) Subscribe(ctx context.Context, p *SubscribeParams) error {
+	if cs.modern != nil {
+		return fmt.Errorf("mcp: resources/subscribe does not exist in %s: use Listen", cs.rev.name)
+	}
 	caps := cs.init.Capabilities
 	if err := cs.need("resources.subscribe", caps.Resources != nil && caps.Resources.Subscribe); err != nil {
 		return err
@@ -418,6 +456,9 @@ func (cs *ClientSession) Subscribe(ctx context.Context, p *SubscribeParams) erro
 
 // Unsubscribe cancels a subscription.
 func (cs *ClientSession) Unsubscribe(ctx context.Context, p *SubscribeParams) error {
+	if cs.modern != nil {
+		return fmt.Errorf("mcp: resources/unsubscribe does not exist in %s: end the Listen instead", cs.rev.name)
+	}
 	caps := cs.init.Capabilities
 	if err := cs.need("resources.subscribe", caps.Resources != nil && caps.Resources.Subscribe); err != nil {
 		return err
@@ -476,8 +517,18 @@ func (cs *ClientSession) Complete(ctx context.Context, p *CompleteParams) (*Comp
 	return &res, nil
 }
 
-// SetLoggingLevel asks the server to send log messages at level and above.
+// SetLoggingLevel asks the server to send log messages at level and above. Under
+// 2026-07-28 the level travels on every later request instead.
 func (cs *ClientSession) SetLoggingLevel(ctx context.Context, level LoggingLevel) error {
+	if cs.modern != nil {
+		if level.severity() < 0 {
+			return fmt.Errorf("mcp: unknown logging level %q", level)
+		}
+		cs.mu.Lock()
+		cs.modern.logLevel = level
+		cs.mu.Unlock()
+		return nil
+	}
 	if err := cs.need("logging", cs.init.Capabilities.Logging != nil); err != nil {
 		return err
 	}
@@ -586,11 +637,14 @@ func (cs *ClientSession) handle(ctx context.Context, req *jsonrpc.Request) (any,
 func (cs *ClientSession) handleNotification(ctx context.Context, req *jsonrpc.Request) {
 	o := &cs.client.opts
 	switch req.Method {
-	case "notifications/progress", "notifications/message", "notifications/cancelled":
+	case "notifications/progress", "notifications/message", "notifications/cancelled",
+		"notifications/subscriptions/acknowledged":
 	default:
 		jsonrpc.Async(ctx)
 	}
 	switch req.Method {
+	case "notifications/subscriptions/acknowledged":
+		cs.handleAck(req.Params)
 	case "notifications/progress":
 		var p ProgressNotificationParams
 		if json.Unmarshal(req.Params, &p) != nil {

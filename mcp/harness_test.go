@@ -19,9 +19,29 @@ func testCtx(t *testing.T) context.Context {
 	return ctx
 }
 
-// pair connects a client to s over the memory transport; every server message is
-// validated against the official schema of the negotiated revision.
+// pair connects an initialize-era client (2025-11-25 unless copts pins another
+// revision) to s over the memory transport; every server message is validated against
+// the official schema of the negotiated revision.
 func pair(t *testing.T, s *Server, copts *ClientOptions) (*ClientSession, *ServerSession) {
+	t.Helper()
+	var o ClientOptions
+	if copts != nil {
+		o = *copts
+	}
+	if o.ProtocolVersion == "" {
+		o.ProtocolVersion = LatestInitializeRevision
+	}
+	return connectClient(t, s, &o)
+}
+
+// pairProbing connects a client with default options: it probes with server/discover
+// and so speaks 2026-07-28 with a wiremcp server.
+func pairProbing(t *testing.T, s *Server, copts *ClientOptions) (*ClientSession, *ServerSession) {
+	t.Helper()
+	return connectClient(t, s, copts)
+}
+
+func connectClient(t *testing.T, s *Server, copts *ClientOptions) (*ClientSession, *ServerSession) {
 	t.Helper()
 	leaktest.Check(t)
 	ctx := testCtx(t)

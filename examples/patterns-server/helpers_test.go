@@ -51,7 +51,16 @@ func connectMemory(t *testing.T, opts *mcp.ClientOptions) *mcp.ClientSession {
 
 func connectClient(t *testing.T, tr jsonrpc.Transport, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
-	c := mcp.NewClient(mcp.Implementation{Name: "patterns-test", Version: "1.0.0"}, opts)
+	// The tests speak 2025-11-25 unless they pin a revision (TestRevisions covers
+	// every revision, the stateless 2026-07-28 one included).
+	var o mcp.ClientOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.ProtocolVersion == "" {
+		o.ProtocolVersion = mcp.LatestInitializeRevision
+	}
+	c := mcp.NewClient(mcp.Implementation{Name: "patterns-test", Version: "1.0.0"}, &o)
 	cs, err := c.Connect(t.Context(), tr)
 	if err != nil {
 		t.Fatal(err)

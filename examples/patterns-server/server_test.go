@@ -419,11 +419,6 @@ func TestRevisions(t *testing.T) {
 			el := &elicitor{answer: accept(map[string]any{"q": "worker pool"})}
 			cs := connectMemory(t, &mcp.ClientOptions{ProtocolVersion: rev, ElicitationHandler: el.handle})
 			if got := cs.ProtocolVersion(); got != rev {
-				if rev > mcp.Revision20251125 {
-					// The stateless era (input_required instead of elicitation/create)
-					// runs as soon as package mcp negotiates it.
-					t.Skipf("package mcp does not negotiate %s yet (got %s); input_required is untested", rev, got)
-				}
 				t.Fatalf("negotiated %s", got)
 			}
 			res := call(t, cs, "search_patterns", map[string]any{"format": "both"})

@@ -162,7 +162,16 @@ func memorySession(t *testing.T, srv *mcp.Server, opts *mcp.ClientOptions) (cont
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs, err := mcp.NewClient(mcp.Implementation{Name: "test", Version: "1"}, opts).Connect(ctx, b)
+	// These tests use initialize-era features (resources/subscribe); pin the
+	// revision unless the caller chose one.
+	var o mcp.ClientOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.ProtocolVersion == "" {
+		o.ProtocolVersion = mcp.LatestInitializeRevision
+	}
+	cs, err := mcp.NewClient(mcp.Implementation{Name: "test", Version: "1"}, &o).Connect(ctx, b)
 	if err != nil {
 		t.Fatal(err)
 	}
