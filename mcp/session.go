@@ -347,6 +347,9 @@ func unmarshalParams(params json.RawMessage, v any) error {
 	if len(params) == 0 || string(params) == "null" {
 		params = []byte("{}")
 	}
+	if err := checkMemberCase(params, v); err != nil {
+		return invalidParams("invalid params: %v", err)
+	}
 	if err := json.Unmarshal(params, v); err != nil {
 		return invalidParams("invalid params: %v", err)
 	}
