@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -35,6 +36,7 @@ const (
 // modernMeta is the per-request metadata of a 2026-07-28 request.
 type modernMeta struct {
 	present      bool
+	versionKey   bool // the protocolVersion member is there (even as null)
 	version      *string
 	capabilities json.RawMessage
 	clientInfo   json.RawMessage
@@ -43,32 +45,39 @@ type modernMeta struct {
 
 func parseModernMeta(params json.RawMessage) modernMeta {
 	var p struct {
-		Meta map[string]json.RawMessage `json:"_meta"`
+		Meta *struct {
+			Version      json.RawMessage `json:"io.modelcontextprotocol/protocolVersion"`
+			Capabilities json.RawMessage `json:"io.modelcontextprotocol/clientCapabilities"`
+			ClientInfo   json.RawMessage `json:"io.modelcontextprotocol/clientInfo"`
+			LogLevel     json.RawMessage `json:"io.modelcontextprotocol/logLevel"`
+		} `json:"_meta"`
 	}
 	var m modernMeta
 	if len(params) == 0 || json.Unmarshal(params, &p) != nil || p.Meta == nil {
 		return m
 	}
 	m.present = true
-	if raw, ok := p.Meta[MetaProtocolVersion]; ok {
-		var v string
-		if json.Unmarshal(raw, &v) == nil {
-			m.version = &v
-		} else {
-			bad := string(raw)
-			m.version = &bad
-		}
+	m.versionKey = len(p.Meta.Version) > 0
+	m.version = jsonStringOrRaw(p.Meta.Version)
+	if len(p.Meta.Capabilities) > 0 && string(p.Meta.Capabilities) != "null" {
+		m.capabilities = p.Meta.Capabilities
 	}
-	m.capabilities = p.Meta[MetaClientCapabilities]
-	m.clientInfo = p.Meta[MetaClientInfo]
-	if raw, ok := p.Meta[MetaLogLevel]; ok {
-		var v string
-		if json.Unmarshal(raw, &v) != nil {
-			v = string(raw)
-		}
-		m.logLevel = &v
-	}
+	m.clientInfo = p.Meta.ClientInfo
+	m.logLevel = jsonStringOrRaw(p.Meta.LogLevel)
 	return m
+}
+
+// jsonStringOrRaw returns the string a JSON string holds, the raw text of any other
+// value, or nil for an absent member or null.
+func jsonStringOrRaw(raw json.RawMessage) *string {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	var v string
+	if json.Unmarshal(raw, &v) != nil {
+		v = string(raw)
+	}
+	return &v
 }
 
 // headerValue returns an HTTP header of the request (case-insensitive name), trimmed.
@@ -81,16 +90,25 @@ func headerValue(req *jsonrpc.Request, name string) (string, bool) {
 	return "", false
 }
 
-// isModern classifies a request (digest 2026-07-28 §15.2).
-func isModern(req *jsonrpc.Request) bool {
-	if bytes.Contains(req.Params, []byte(MetaProtocolVersion)) && parseModernMeta(req.Params).version != nil {
-		return true
+// classify tells whether a request is modern (digest 2026-07-28 §15.2) and returns
+// its parsed _meta.
+func classify(req *jsonrpc.Request) (modernMeta, bool) {
+	var m modernMeta
+	if bytes.Contains(req.Params, []byte(MetaProtocolVersion)) {
+		if m = parseModernMeta(req.Params); m.versionKey {
+			return m, true
+		}
 	}
 	if v, ok := headerValue(req, "Mcp-Protocol-Version"); ok {
 		r := lookupRevision(v)
-		return r == nil || r.stateless
+		if r == nil || r.stateless {
+			if !m.present {
+				m = parseModernMeta(req.Params)
+			}
+			return m, true
+		}
 	}
-	return false
+	return m, false
 }
 
 // modernRevisions lists the revisions served without a handshake.
@@ -129,12 +147,11 @@ var cacheableMethods = map[string]bool{"server/discover": true, "tools/list": tr
 // handleModern serves one 2026-07-28 request, validating its metadata in the order
 // the digest gives (§4.1): header present, _meta complete, header equals _meta,
 // version supported, method known, capability declared, then params.
-func (ss *ServerSession) handleModern(ctx context.Context, req *jsonrpc.Request) (any, error) {
+func (ss *ServerSession) handleModern(ctx context.Context, req *jsonrpc.Request, meta modernMeta) (any, error) {
 	hv, hasHeader := headerValue(req, "Mcp-Protocol-Version")
 	if req.Header != nil && !hasHeader {
 		return nil, jsonrpc.NewError(CodeHeaderMismatch, "Missing MCP-Protocol-Version header", nil)
 	}
-	meta := parseModernMeta(req.Params)
 	switch {
 	case !meta.present:
 		return nil, invalidParams("Missing params._meta: a %s request must carry its protocol version and client capabilities", Revision20260728)
@@ -213,6 +230,26 @@ func (s *Server) completeResult(method string, res any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(raw) >= 2 && raw[0] == '{' && !bytes.Contains(raw, []byte(`"_meta"`)) && !bytes.Contains(raw, []byte(`"resultType"`)) {
+		// The common case, without a decode: splice the members in front.
+		out := make([]byte, 0, len(raw)+len(s.serverInfoMeta())+64)
+		out = append(out, `{"resultType":"complete",`...)
+		if cacheableMethods[method] {
+			out = append(out, `"ttlMs":`...)
+			out = strconv.AppendInt(out, s.opts.CacheTTL.Milliseconds(), 10)
+			out = append(out, `,"cacheScope":`...)
+			out = strconv.AppendQuote(out, s.cacheScope())
+			out = append(out, ',')
+		}
+		out = append(out, `"_meta":{"`+MetaServerInfo+`":`...)
+		out = append(out, s.serverInfoMeta()...)
+		out = append(out, '}')
+		if rest := bytes.TrimSpace(raw[1:]); len(rest) > 0 && rest[0] != '}' {
+			out = append(out, ',')
+		}
+		out = append(out, raw[1:]...)
+		return json.RawMessage(out), nil
+	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "result of %s is not an object", method)
@@ -225,14 +262,23 @@ func (s *Server) completeResult(method string, res any) (any, error) {
 	}
 	if cacheableMethods[method] {
 		m["ttlMs"] = rawJSON(s.opts.CacheTTL.Milliseconds())
-		scope := s.opts.CacheScope
-		if scope == "" {
-			scope = "private"
-		}
-		m["cacheScope"] = rawJSON(scope)
+		m["cacheScope"] = rawJSON(s.cacheScope())
 	}
 	s.stampServerInfo(m)
 	return m, nil
+}
+
+func (s *Server) cacheScope() string {
+	if s.opts.CacheScope == "" {
+		return "private"
+	}
+	return s.opts.CacheScope
+}
+
+// serverInfoMeta is the server's Implementation as JSON, computed once.
+func (s *Server) serverInfoMeta() []byte {
+	s.infoOnce.Do(func() { s.infoJSON = rawJSON(&s.impl) })
+	return s.infoJSON
 }
 
 func (s *Server) stampServerInfo(m map[string]json.RawMessage) {
@@ -240,7 +286,7 @@ func (s *Server) stampServerInfo(m map[string]json.RawMessage) {
 	if raw, ok := m["_meta"]; ok {
 		_ = json.Unmarshal(raw, &meta)
 	}
-	meta[MetaServerInfo] = rawJSON(&s.impl)
+	meta[MetaServerInfo] = s.serverInfoMeta()
 	m["_meta"] = rawJSON(meta)
 }
 
@@ -316,7 +362,9 @@ type inputRequestWire struct {
 
 // mrtrState is what one modern request knows about its input rounds.
 type mrtrState struct {
-	method, name string
+	method string
+	params json.RawMessage
+	name   *string // params.name or params.uri, computed when needed
 	round        int
 	prior        map[string]json.RawMessage // answers of earlier rounds (from requestState)
 	responses    map[string]json.RawMessage // this retry's inputResponses
@@ -336,6 +384,14 @@ type requestStatePayload struct {
 // requestStateTTL bounds how long a requestState stays valid.
 const requestStateTTL = time.Hour
 
+func (m *mrtrState) nameOf() string {
+	if m.name == nil {
+		n := mrtrName(m.method, m.params)
+		m.name = &n
+	}
+	return *m.name
+}
+
 func mrtrName(method string, params json.RawMessage) string {
 	var p struct {
 		Name string `json:"name"`
@@ -353,26 +409,25 @@ func (s *Server) newMRTR(req *jsonrpc.Request) (*mrtrState, error) {
 		InputResponses map[string]json.RawMessage `json:"inputResponses"`
 		RequestState   *string                    `json:"requestState"`
 	}
-	if err := json.Unmarshal(req.Params, &p); err != nil {
-		return nil, invalidParams("invalid params: %v", err)
+	if bytes.Contains(req.Params, []byte(`"inputResponses"`)) || bytes.Contains(req.Params, []byte(`"requestState"`)) {
+		if err := json.Unmarshal(req.Params, &p); err != nil {
+			return nil, invalidParams("invalid params: %v", err)
+		}
 	}
-	st := &mrtrState{method: req.Method, name: mrtrName(req.Method, req.Params), responses: p.InputResponses,
-		prior: map[string]json.RawMessage{}, answered: map[string]json.RawMessage{}}
+	st := &mrtrState{method: req.Method, params: req.Params, responses: p.InputResponses}
 	if p.RequestState != nil {
 		payload, err := s.openRequestState(*p.RequestState)
 		if err != nil {
 			return nil, invalidParams("requestState integrity check failed: %v", err)
 		}
-		if payload.Method != st.method || payload.Name != st.name {
+		if payload.Method != st.method || payload.Name != st.nameOf() {
 			return nil, invalidParams("requestState integrity check failed: it belongs to another request")
 		}
 		if time.Now().Unix() > payload.Expires {
 			return nil, invalidParams("requestState has expired; start the request again")
 		}
 		st.round = payload.Round
-		if payload.Answers != nil {
-			st.prior = payload.Answers
-		}
+		st.prior = payload.Answers
 	}
 	return st, nil
 }
@@ -385,11 +440,17 @@ func (m *mrtrState) resolve(keys []string, reqs map[string]InputRequest, prepare
 	for _, k := range keys {
 		if raw, ok := m.prior[k]; ok {
 			out.raw[k] = raw
+			if m.answered == nil {
+				m.answered = map[string]json.RawMessage{}
+			}
 			m.answered[k] = raw
 			continue
 		}
 		if raw, ok := m.responses[k]; ok && checkInputAnswer(reqs[k], prepared[k], raw) == nil {
 			out.raw[k] = raw
+			if m.answered == nil {
+				m.answered = map[string]json.RawMessage{}
+			}
 			m.answered[k] = raw
 			continue
 		}
@@ -403,7 +464,7 @@ func (m *mrtrState) resolve(keys []string, reqs map[string]InputRequest, prepare
 }
 
 func (s *Server) inputRequiredResult(m *mrtrState, ire *inputRequiredError) (any, error) {
-	state, err := s.sealRequestState(&requestStatePayload{Method: m.method, Name: m.name, Round: m.round + 1,
+	state, err := s.sealRequestState(&requestStatePayload{Method: m.method, Name: m.nameOf(), Round: m.round + 1,
 		Expires: time.Now().Add(requestStateTTL).Unix(), Answers: m.answered})
 	if err != nil {
 		return nil, err

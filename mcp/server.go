@@ -78,6 +78,8 @@ type Server struct {
 
 	listeners map[*listener]struct{} // open subscriptions/listen requests (2026-07-28)
 	stateKey  [32]byte               // HMAC key of requestState (2026-07-28)
+	infoOnce  sync.Once
+	infoJSON  json.RawMessage // impl as JSON, for 2026-07-28 result _meta
 }
 
 type changeSet struct{ tools, resources, prompts bool }

@@ -210,8 +210,8 @@ func (ss *ServerSession) handle(ctx context.Context, req *jsonrpc.Request) (any,
 		ss.handleNotification(ctx, req)
 		return nil, nil
 	}
-	if isModern(req) {
-		return ss.handleModern(ctx, req)
+	if meta, ok := classify(req); ok {
+		return ss.handleModern(ctx, req, meta)
 	}
 	if req.Method == "initialize" {
 		return ss.initialize(ctx, req)

@@ -14,7 +14,7 @@ import (
 // JSON-RPC members and duplicates; checkMemberCase extends the exact-case rule to the
 // members of params, so that two parsers can never read one message differently.
 
-var fieldNames sync.Map // reflect.Type → map[string]string (lower-case → exact)
+var fieldNames sync.Map // reflect.Type → map[string]string (lower-case → exact, and exact → exact)
 
 // jsonNames returns the lower-cased json member names of struct type t (and of its
 // embedded structs), mapped to their exact spelling.
@@ -49,6 +49,7 @@ func jsonNames(t reflect.Type) map[string]string {
 				name = f.Name
 			}
 			names[strings.ToLower(name)] = name
+			names[name] = name
 		}
 	}
 	walk(t)
@@ -68,8 +69,11 @@ func checkMemberCase(data []byte, v any) error {
 	}
 	names := jsonNames(t)
 	var bad error
-	eachTopLevelKey(data, func(key string) bool {
-		if exact, ok := names[strings.ToLower(key)]; ok && exact != key {
+	eachTopLevelKey(data, func(key []byte) bool {
+		if _, ok := names[string(key)]; ok { // exact name: no allocation
+			return true
+		}
+		if exact, ok := names[strings.ToLower(string(key))]; ok && exact != string(key) {
 			bad = fmt.Errorf("member %q: member names are case-sensitive (the field is %q)", key, exact)
 			return false
 		}
@@ -81,7 +85,7 @@ func checkMemberCase(data []byte, v any) error {
 // eachTopLevelKey calls fn with the member names of the JSON object in data (which
 // the jsonrpc decoder has already validated), until fn returns false. Names with
 // escapes are unescaped; anything that is not an object yields nothing.
-func eachTopLevelKey(data []byte, fn func(string) bool) {
+func eachTopLevelKey(data []byte, fn func([]byte) bool) {
 	i := skipSpace(data, 0)
 	if i >= len(data) || data[i] != '{' {
 		return
@@ -97,13 +101,13 @@ func eachTopLevelKey(data []byte, fn func(string) bool) {
 			return
 		}
 		raw := data[i : end+1]
-		var key string
+		key := raw[1 : len(raw)-1]
 		if escaped {
-			if json.Unmarshal(raw, &key) != nil {
+			var s string
+			if json.Unmarshal(raw, &s) != nil {
 				return
 			}
-		} else {
-			key = string(raw[1 : len(raw)-1])
+			key = []byte(s)
 		}
 		if !fn(key) {
 			return

@@ -28,8 +28,8 @@ func TestParamsMemberCaseIsExact(t *testing.T) {
 
 func TestEachTopLevelKey(t *testing.T) {
 	var keys []string
-	eachTopLevelKey([]byte(` { "a" : {"x":[1,2,{"y":"}"}]}, "b\"c":"v,}", "d": true , "e":null}`), func(k string) bool {
-		keys = append(keys, k)
+	eachTopLevelKey([]byte(` { "a" : {"x":[1,2,{"y":"}"}]}, "b\"c":"v,}", "d": true , "e":null}`), func(k []byte) bool {
+		keys = append(keys, string(k))
 		return true
 	})
 	diff(t, []string{"a", `b"c`, "d", "e"}, keys)
