@@ -526,6 +526,7 @@ func (cs *ClientSession) SetLoggingLevel(ctx context.Context, level LoggingLevel
 		}
 		cs.mu.Lock()
 		cs.modern.logLevel = level
+		cs.modern.metaCache = nil
 		cs.mu.Unlock()
 		return nil
 	}

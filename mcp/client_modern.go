@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,9 +15,10 @@ import (
 // handshake, so every request carries the revision, the capabilities and the client's
 // identity, and server-to-client requests come back as input_required results.
 type modernClient struct {
-	discover DiscoverResult
-	logLevel LoggingLevel             // sent on every request once set; guarded by ClientSession.mu
-	subs     map[string]*Subscription // open listens by subscriptionId (raw JSON id)
+	discover  DiscoverResult
+	logLevel  LoggingLevel             // sent on every request once set; guarded by ClientSession.mu
+	metaCache json.RawMessage          // requestMeta as JSON; guarded by ClientSession.mu
+	subs      map[string]*Subscription // open listens by subscriptionId (raw JSON id)
 }
 
 // maxInputRounds bounds the input_required rounds of one request.
@@ -112,30 +114,39 @@ func (cs *ClientSession) DiscoverResult() *DiscoverResult {
 // modernCall makes a 2026-07-28 request: _meta added, input_required rounds answered
 // through the client's handlers, the request retried (with a new id) until it completes.
 func (cs *ClientSession) modernCall(ctx context.Context, method string, params, result any) error {
-	base := map[string]json.RawMessage{}
-	if params != nil {
-		raw, err := json.Marshal(params)
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return err
+	}
+	if params == nil || string(raw) == "null" {
+		raw = []byte("{}")
+	}
+	var body any
+	if len(raw) >= 2 && raw[0] == '{' && !bytes.Contains(raw, []byte(`"_meta"`)) {
+		// The common case: splice _meta in front, without a decode.
+		meta := cs.metaJSON()
+		out := make([]byte, 0, len(raw)+len(meta)+10)
+		out = append(out, `{"_meta":`...)
+		out = append(out, meta...)
+		if rest := bytes.TrimSpace(raw[1:]); len(rest) > 0 && rest[0] != '}' {
+			out = append(out, ',')
+		}
+		body = json.RawMessage(append(out, raw[1:]...))
+	} else {
+		base, err := cs.withMeta(method, json.RawMessage(raw))
 		if err != nil {
 			return err
 		}
-		if string(raw) != "null" {
-			if err := json.Unmarshal(raw, &base); err != nil {
-				return fmt.Errorf("mcp: params of %s must be an object: %w", method, err)
-			}
-		}
+		body = base
 	}
-	meta := map[string]json.RawMessage{}
-	if m, ok := base["_meta"]; ok {
-		_ = json.Unmarshal(m, &meta)
-	}
-	for k, v := range cs.requestMeta() {
-		meta[k] = rawJSON(v)
-	}
-	base["_meta"] = rawJSON(meta)
+	var base map[string]json.RawMessage // built when an input round needs it
 	for round := 0; ; round++ {
 		var raw json.RawMessage
-		if err := callCancellable(ctx, cs.conn, method, base, &raw); err != nil {
+		if err := callCancellable(ctx, cs.conn, method, body, &raw); err != nil {
 			return err
+		}
+		if !bytes.Contains(raw, []byte(`"resultType"`)) || bytes.HasPrefix(raw, []byte(`{"resultType":"complete"`)) {
+			return decodeResult(method, raw, result)
 		}
 		var head struct {
 			ResultType    string                     `json:"resultType"`
@@ -147,16 +158,7 @@ func (cs *ClientSession) modernCall(ctx context.Context, method string, params, 
 		}
 		switch head.ResultType {
 		case "", "complete": // absent means complete
-			switch r := result.(type) {
-			case nil:
-			case *json.RawMessage:
-				*r = raw
-			default:
-				if err := json.Unmarshal(raw, result); err != nil {
-					return fmt.Errorf("mcp: %s: decoding the result: %w", method, err)
-				}
-			}
-			return nil
+			return decodeResult(method, raw, result)
 		case "input_required":
 		default:
 			return fmt.Errorf("mcp: %s: server answered with unknown resultType %q", method, head.ResultType)
@@ -166,6 +168,11 @@ func (cs *ClientSession) modernCall(ctx context.Context, method string, params, 
 		}
 		if round+1 >= maxInputRounds {
 			return fmt.Errorf("mcp: %s: gave up after %d input rounds", method, maxInputRounds)
+		}
+		if base == nil {
+			if base, err = cs.withMeta(method, body); err != nil {
+				return err
+			}
 		}
 		responses := map[string]json.RawMessage{}
 		for key, ir := range head.InputRequests {
@@ -181,7 +188,62 @@ func (cs *ClientSession) modernCall(ctx context.Context, method string, params, 
 		} else {
 			delete(base, "requestState")
 		}
+		body = base
 	}
+}
+
+// decodeResult stores a complete result into result.
+func decodeResult(method string, raw json.RawMessage, result any) error {
+	switch r := result.(type) {
+	case nil:
+	case *json.RawMessage:
+		*r = raw
+	default:
+		if err := json.Unmarshal(raw, result); err != nil {
+			return fmt.Errorf("mcp: %s: decoding the result: %w", method, err)
+		}
+	}
+	return nil
+}
+
+// metaJSON is the request _meta as JSON, cached until the log level changes.
+func (cs *ClientSession) metaJSON() []byte {
+	cs.mu.Lock()
+	cached := cs.modern.metaCache
+	cs.mu.Unlock()
+	if cached != nil {
+		return cached
+	}
+	b := rawJSON(cs.requestMeta())
+	cs.mu.Lock()
+	cs.modern.metaCache = b
+	cs.mu.Unlock()
+	return b
+}
+
+// withMeta decodes params (an object, as JSON or any value) into members and merges
+// the request _meta into any _meta already there.
+func (cs *ClientSession) withMeta(method string, params any) (map[string]json.RawMessage, error) {
+	raw, ok := params.(json.RawMessage)
+	if !ok {
+		var err error
+		if raw, err = json.Marshal(params); err != nil {
+			return nil, err
+		}
+	}
+	base := map[string]json.RawMessage{}
+	if err := json.Unmarshal(raw, &base); err != nil {
+		return nil, fmt.Errorf("mcp: params of %s must be an object: %w", method, err)
+	}
+	meta := map[string]json.RawMessage{}
+	if m, ok := base["_meta"]; ok {
+		_ = json.Unmarshal(m, &meta)
+	}
+	for k, v := range cs.requestMeta() {
+		meta[k] = rawJSON(v)
+	}
+	base["_meta"] = rawJSON(meta)
+	return base, nil
 }
 
 // answerInput fulfils one embedded input request with the handlers a legacy session
