@@ -3,8 +3,10 @@
 // (transport/stdio, transport/streamable, transport/sse, transport/memory).
 //
 // It speaks revisions 2024-11-05, 2025-03-26, 2025-06-18 and 2025-11-25 through the
-// initialize handshake, picking per session what each revision allows (see
-// SupportedRevisions); what differs by revision is decided in one table.
+// initialize handshake, picking per session what each revision allows, and 2026-07-28,
+// where every request carries its revision and the client's capabilities in _meta (see
+// SupportedRevisions). A Server answers both eras on one connection or endpoint; what
+// differs by revision is decided in one table.
 //
 // # A server in a few lines
 //
@@ -41,4 +43,32 @@
 //
 // Cancelling the ctx of a call sends notifications/cancelled; WithProgress asks for
 // progress notifications about one call.
+//
+// A client with default options probes the server with server/discover and speaks
+// 2026-07-28 when it can, falling back to initialize; ClientOptions.ProtocolVersion
+// pins a revision. Under 2026-07-28 the server's input requests (input_required
+// results) are answered by the same ElicitationHandler, SamplingHandler and Roots that
+// serve elicitation/create, sampling/createMessage and roots/list in the older era,
+// and Listen opens a subscriptions/listen stream for change notifications.
+//
+// # One handler, both eras
+//
+// A handler that needs the user's input calls req.Session.Elicit (or CreateMessage,
+// ListRoots, or Input for several keyed requests at once). With an initialize-era
+// client the request travels to the client at once; under 2026-07-28 the call
+// returns an error that the handler passes back unchanged, the client is answered with
+// an input_required result, and when it retries with the answers the handler runs
+// again and the same call returns them:
+//
+//	res, err := req.Session.Input(ctx, map[string]mcp.InputRequest{
+//		"user_name": mcp.ElicitInput(&mcp.ElicitParams{Message: "Your name?", RequestedSchema: schema}),
+//	})
+//	if err != nil {
+//		return nil, nil, err // input_required (2026-07-28), or a real failure
+//	}
+//	answer, _ := res.Elicit("user_name")
+//
+// The answers of earlier rounds travel in the requestState, sealed with an HMAC, so a
+// handler may ask in several rounds; it must ask for the same keys in the same order
+// each time it runs.
 package mcp
