@@ -1,10 +1,3 @@
-// Package sse writes and reads Server-Sent Events (the text/event-stream format of the
-// HTML Living Standard, section 9.2) for the HTTP transports.
-//
-// The writer side appends events to a byte slice so callers control buffering and
-// flushing. The reader side parses a stream into events, tracking the last event id
-// and the reconnection time exactly as a browser's EventSource does: an event whose data
-// is empty still moves the last event id forward.
 package sse
 
 import (
@@ -115,7 +108,27 @@ func NewReader(r io.Reader, max int) *Reader {
 	if max <= 0 {
 		max = 16 << 20
 	}
-	return &Reader{br: bufio.NewReaderSize(r, 16<<10), max: max, retry: -1}
+	return &Reader{br: bufio.NewReaderSize(r, 4<<10), max: max, retry: -1}
+}
+
+// Reset makes r read from src with the state of a new Reader, keeping its buffers
+// (so Readers can be pooled).
+func (r *Reader) Reset(src io.Reader) {
+	r.br.Reset(src)
+	if cap(r.data) > 64<<10 || cap(r.acc) > 64<<10 {
+		r.data, r.acc = nil, nil // do not keep a huge message's buffers around
+	}
+	r.data, r.name, r.acc = r.data[:0], r.name[:0], r.acc[:0]
+	r.hasData, r.started, r.skipLF = false, false, false
+	r.lastID, r.retry = "", -1
+}
+
+// SetMax changes the largest event the reader accepts (max <= 0 means 16 MiB).
+func (r *Reader) SetMax(max int) {
+	if max <= 0 {
+		max = 16 << 20
+	}
+	r.max = max
 }
 
 // LastEventID returns the last event id seen, even on events that were not dispatched.

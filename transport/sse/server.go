@@ -1,0 +1,429 @@
+package sse
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/wiremcp/wiremcp/internal/sse"
+	"github.com/wiremcp/wiremcp/jsonrpc"
+)
+
+// ConnectFunc is called for every new SSE connection (one GET). It must start serving
+// t and return without waiting; the connection ends when t.Read returns io.EOF (the
+// client went away, or the handler shut down). ctx carries the values of the GET
+// request and is cancelled when the connection ends. A returned error answers the GET
+// with 500.
+type ConnectFunc func(ctx context.Context, t jsonrpc.Transport) error
+
+// HandlerOptions configures a Handler. The zero value (or nil) gives the defaults
+// documented on each field. The struct is copied by NewHandler.
+type HandlerOptions struct {
+	// MessagePath is the path announced in the endpoint event, to which clients POST
+	// their messages (with a sessionId query parameter). Empty means the path of the
+	// GET request, so one Handler mounted on one route serves both.
+	MessagePath string
+	// MaxSessions caps the open event streams; a GET beyond it gets 503. Zero means
+	// 10000; negative means no cap.
+	MaxSessions int
+	// MaxBodyBytes caps a POST body; a larger one gets 413. Zero means 4 MiB.
+	MaxBodyBytes int64
+	// Limits bounds decoding; MaxSize is raised to MaxBodyBytes when smaller.
+	Limits jsonrpc.Limits
+	// KeepAlive is the period of ":" comment lines on idle streams. Zero means 25
+	// seconds; negative disables.
+	KeepAlive time.Duration
+	// DisableOriginCheck, AllowedOrigins, DisableHostCheck and AllowedHosts work as
+	// in streamable.HandlerOptions: a present Origin must match the Host, be a
+	// loopback origin on a loopback listener or be listed; on a loopback listener the
+	// Host must be a loopback name or be listed. Failures get 403.
+	DisableOriginCheck bool
+	AllowedOrigins     []string
+	DisableHostCheck   bool
+	AllowedHosts       []string
+	// Logger receives diagnostics. Nil discards.
+	Logger *slog.Logger
+}
+
+// Handler serves the 2024-11-05 HTTP+SSE transport: GET opens an event stream whose
+// first event, "endpoint", names the URI to POST messages to; POSTs are answered 202
+// and replies travel on the stream as "message" events.
+type Handler struct {
+	connect ConnectFunc
+	opts    HandlerOptions
+	log     *slog.Logger
+	limits  jsonrpc.Limits
+	origins map[string]bool
+	hosts   map[string]bool
+
+	sessions  sync.Map // id → *ServerTransport
+	nsessions atomic.Int64
+	closing   atomic.Bool
+}
+
+// NewHandler returns a Handler that calls connect for every event stream. opts may be
+// nil.
+func NewHandler(connect ConnectFunc, opts *HandlerOptions) *Handler {
+	if connect == nil {
+		panic("sse: NewHandler with nil ConnectFunc")
+	}
+	h := &Handler{connect: connect}
+	if opts != nil {
+		h.opts = *opts
+	}
+	o := &h.opts
+	if o.MaxSessions == 0 {
+		o.MaxSessions = 10000
+	}
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = 4 << 20
+	}
+	if o.KeepAlive == 0 {
+		o.KeepAlive = 25 * time.Second
+	}
+	h.limits = o.Limits
+	if h.limits.MaxSize == 0 || int64(h.limits.MaxSize) < o.MaxBodyBytes {
+		h.limits.MaxSize = int(o.MaxBodyBytes)
+	}
+	h.log = o.Logger
+	if h.log == nil {
+		h.log = slog.New(slog.DiscardHandler)
+	}
+	h.origins = map[string]bool{}
+	for _, s := range o.AllowedOrigins {
+		h.origins[s] = true
+	}
+	h.hosts = map[string]bool{}
+	for _, s := range o.AllowedHosts {
+		h.hosts[strings.ToLower(s)] = true
+	}
+	return h
+}
+
+// ServeHTTP implements http.Handler.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !h.checkHostAndOrigin(w, r) {
+		return
+	}
+	switch r.Method {
+	case http.MethodGet:
+		h.serveGET(w, r)
+	case http.MethodPost:
+		h.servePOST(w, r)
+	default:
+		w.Header().Set("Allow", "GET, POST")
+		httpError(w, http.StatusMethodNotAllowed, "Method not allowed")
+	}
+}
+
+// Shutdown ends every event stream (their connections read io.EOF) and refuses new
+// ones with 503. ctx bounds nothing here yet; it is taken for symmetry with
+// streamable.Handler.Shutdown and future draining.
+func (h *Handler) Shutdown(ctx context.Context) error {
+	h.closing.Store(true)
+	h.sessions.Range(func(_, v any) bool {
+		v.(*ServerTransport).Close()
+		return true
+	})
+	return ctx.Err()
+}
+
+// ServerTransport is one server-side HTTP+SSE connection (one event stream). Read is
+// for one goroutine at a time; Write and Close are safe for concurrent use.
+type ServerTransport struct {
+	id     string
+	in     chan jsonrpc.Message
+	done   chan struct{}
+	once   sync.Once
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	mu   sync.Mutex // serialises writes to w
+	w    http.ResponseWriter
+	f    http.Flusher
+	dead bool
+}
+
+// SessionID returns the sessionId of the connection's POST endpoint.
+func (t *ServerTransport) SessionID() string { return t.id }
+
+// Read returns the next POSTed message; io.EOF once the stream has ended.
+func (t *ServerTransport) Read(ctx context.Context) (jsonrpc.Message, error) {
+	select {
+	case m := <-t.in:
+		return m, nil
+	default:
+	}
+	select {
+	case m := <-t.in:
+		return m, nil
+	case <-t.done:
+		return nil, io.EOF
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// ErrClosed is returned by Write after the stream has ended.
+var ErrClosed = errors.New("sse: connection closed")
+
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return &b }}
+
+// Write sends msg as a "message" event.
+func (t *ServerTransport) Write(ctx context.Context, msg jsonrpc.Message) error {
+	bp := bufPool.Get().(*[]byte)
+	defer func() {
+		if cap(*bp) <= 64<<10 {
+			*bp = (*bp)[:0]
+			bufPool.Put(bp)
+		}
+	}()
+	b := append((*bp)[:0], "event: message\ndata: "...)
+	b, err := jsonrpc.Encode(b, msg)
+	if err != nil {
+		*bp = b
+		return err
+	}
+	b = append(b, '\n', '\n')
+	*bp = b
+	return t.writeFrame(b)
+}
+
+func (t *ServerTransport) writeFrame(b []byte) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.dead {
+		return ErrClosed
+	}
+	if _, err := t.w.Write(b); err != nil {
+		t.dead = true
+		go t.Close()
+		return err
+	}
+	t.f.Flush()
+	return nil
+}
+
+// Close ends the stream. It is safe to call more than once.
+func (t *ServerTransport) Close() error {
+	t.once.Do(func() {
+		t.mu.Lock()
+		t.dead = true
+		t.mu.Unlock()
+		close(t.done)
+		t.cancel()
+	})
+	return nil
+}
+
+func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request) {
+	if h.closing.Load() {
+		httpError(w, http.StatusServiceUnavailable, "Service Unavailable: shutting down")
+		return
+	}
+	f, ok := w.(http.Flusher)
+	if !ok {
+		httpError(w, http.StatusInternalServerError, "streaming unsupported")
+		return
+	}
+	if max := int64(h.opts.MaxSessions); max > 0 && h.nsessions.Add(1) > max {
+		h.nsessions.Add(-1)
+		httpError(w, http.StatusServiceUnavailable, "Service Unavailable: too many sessions")
+		return
+	} else if max <= 0 {
+		h.nsessions.Add(1)
+	}
+	defer h.nsessions.Add(-1)
+	id := rand.Text()
+	t := &ServerTransport{id: id, in: make(chan jsonrpc.Message, 8), done: make(chan struct{}), w: w, f: f}
+	t.ctx, t.cancel = context.WithCancel(context.WithoutCancel(r.Context()))
+	h.sessions.Store(id, t)
+	defer h.sessions.Delete(id)
+	defer t.Close()
+
+	hd := w.Header()
+	hd.Set("Content-Type", "text/event-stream")
+	hd.Set("Cache-Control", "no-cache")
+	hd.Set("Connection", "keep-alive")
+	hd.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	path := h.opts.MessagePath
+	if path == "" {
+		path = r.URL.Path
+	}
+	endpoint := path + "?sessionId=" + url.QueryEscape(id)
+	// The first event MUST be "endpoint", naming where to POST.
+	if err := t.writeFrame(sse.AppendEvent(nil, "endpoint", "", 0, []byte(endpoint))); err != nil {
+		return
+	}
+	if h.closing.Load() {
+		return
+	}
+	if err := h.connect(t.ctx, t); err != nil {
+		h.log.Error("sse: connect failed", "err", err)
+		return
+	}
+	var tick <-chan time.Time
+	if d := h.opts.KeepAlive; d > 0 {
+		tk := time.NewTicker(d)
+		defer tk.Stop()
+		tick = tk.C
+	}
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-t.done:
+			return
+		case <-tick:
+			if t.writeFrame([]byte(":\n\n")) != nil {
+				return
+			}
+		}
+	}
+}
+
+func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
+	id := r.URL.Query().Get("sessionId")
+	if id == "" {
+		// Also what a Streamable HTTP client probing this URL gets: 400 makes it fall
+		// back to this transport.
+		httpError(w, http.StatusBadRequest, "Bad Request: sessionId query parameter is required")
+		return
+	}
+	v, ok := h.sessions.Load(id)
+	if !ok {
+		httpError(w, http.StatusNotFound, "Not Found: unknown session")
+		return
+	}
+	t := v.(*ServerTransport)
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		mt, _, _ := strings.Cut(ct, ";")
+		if !strings.EqualFold(strings.TrimSpace(mt), "application/json") {
+			httpError(w, http.StatusUnsupportedMediaType, "Unsupported Media Type: Content-Type must be application/json")
+			return
+		}
+	}
+	max := h.opts.MaxBodyBytes
+	if r.ContentLength > max {
+		httpError(w, http.StatusRequestEntityTooLarge, "Request body too large")
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, max+1))
+	if err != nil {
+		httpError(w, http.StatusBadRequest, "Cannot read the request body")
+		return
+	}
+	if int64(len(body)) > max {
+		httpError(w, http.StatusRequestEntityTooLarge, "Request body too large")
+		return
+	}
+	msg, err := jsonrpc.Decode(body, &h.limits)
+	if err != nil {
+		e := jsonrpc.AsError(err)
+		rpcError(w, http.StatusBadRequest, e.Code, e.Message)
+		return
+	}
+	setHeader(msg, r.Header)
+	select {
+	case t.in <- msg:
+	case <-t.done:
+		httpError(w, http.StatusNotFound, "Not Found: session ended")
+		return
+	case <-r.Context().Done():
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(http.StatusAccepted)
+	io.WriteString(w, "Accepted")
+}
+
+func setHeader(msg jsonrpc.Message, hdr http.Header) {
+	switch m := msg.(type) {
+	case *jsonrpc.Request:
+		m.Header = hdr
+	case jsonrpc.Batch:
+		for _, el := range m {
+			if r, ok := el.(*jsonrpc.Request); ok {
+				r.Header = hdr
+			}
+		}
+	}
+}
+
+func httpError(w http.ResponseWriter, status int, msg string) {
+	rpcError(w, status, -32000, msg)
+}
+
+func rpcError(w http.ResponseWriter, status int, code int64, msg string) {
+	b, _ := jsonrpc.Encode(nil, &jsonrpc.Response{ID: jsonrpc.NullID, Error: &jsonrpc.Error{Code: code, Message: msg}})
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(status)
+	w.Write(b)
+}
+
+func (h *Handler) checkHostAndOrigin(w http.ResponseWriter, r *http.Request) bool {
+	loop := isLoopbackListener(r)
+	if !h.opts.DisableHostCheck {
+		host := strings.ToLower(r.Host)
+		ok := true
+		if len(h.hosts) > 0 {
+			ok = h.hosts[host] || h.hosts[hostOnly(host)] || (loop && isLoopbackName(hostOnly(host)))
+		} else if loop {
+			ok = isLoopbackName(hostOnly(host))
+		}
+		if !ok {
+			httpError(w, http.StatusForbidden, "Forbidden: Host not allowed")
+			return false
+		}
+	}
+	if o := r.Header.Get("Origin"); o != "" && !h.opts.DisableOriginCheck && !h.origins[o] {
+		u, err := url.Parse(o)
+		ok := err == nil && u.Host != "" && (u.Scheme == "http" || u.Scheme == "https") &&
+			(strings.EqualFold(u.Host, r.Host) || (loop && isLoopbackName(u.Hostname())))
+		if !ok {
+			httpError(w, http.StatusForbidden, "Forbidden: Origin not allowed")
+			return false
+		}
+	}
+	return true
+}
+
+func isLoopbackListener(r *http.Request) bool {
+	addr, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok || addr == nil {
+		return false
+	}
+	if ta, ok := addr.(*net.TCPAddr); ok {
+		return ta.IP.IsLoopback()
+	}
+	ap, err := netip.ParseAddrPort(addr.String())
+	return err == nil && ap.Addr().IsLoopback()
+}
+
+func hostOnly(hostport string) string {
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		return h
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(hostport, "["), "]")
+}
+
+func isLoopbackName(host string) bool {
+	switch strings.ToLower(host) {
+	case "localhost", "127.0.0.1", "::1":
+		return true
+	}
+	return false
+}

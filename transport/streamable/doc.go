@@ -1,0 +1,56 @@
+// Package streamable implements the MCP Streamable HTTP transport (revisions
+// 2025-03-26 to 2025-11-25, and the stateless 2026-07-28 wire on the same endpoint):
+// an http.Handler for servers and a jsonrpc.Transport for clients.
+//
+// # Server
+//
+// NewHandler returns an http.Handler for one MCP endpoint; the caller owns the
+// http.Server. It calls a ConnectFunc for every logical connection (a session opened
+// by an initialize POST, or a single POST served without one) with a
+// *ServerTransport, which the MCP layer serves until Read returns io.EOF:
+//
+//	h := streamable.NewHandler(func(ctx context.Context, t jsonrpc.Transport) error {
+//		_, err := server.Connect(ctx, t) // any code that serves t
+//		return err
+//	}, &streamable.HandlerOptions{})
+//	http.Handle("/mcp", h)
+//	srv := &http.Server{Addr: "127.0.0.1:8080"}
+//	go srv.ListenAndServe()
+//	...
+//	h.Shutdown(ctx) // then srv.Shutdown(ctx)
+//
+// What the handler does on its own:
+//   - POST: Accept must list application/json and text/event-stream (406), the body
+//     must be JSON (415) of at most MaxBodyBytes (413) and decode (400 with the
+//     JSON-RPC error). Notifications and responses get 202; requests get their
+//     response as JSON (JSONResponse) or on an SSE stream that also carries the
+//     messages written with the request's handler context (progress, logs,
+//     server-to-client requests). Batches are accepted when the revision allows them.
+//   - Sessions: Mcp-Session-Id (128 random bits) on the initialize response; 400
+//     without it, 404 once it is gone; DELETE ends it; idle sessions expire; the
+//     number of sessions is capped (503).
+//   - GET opens the session's stream for messages related to no request (one at a
+//     time: 409); Last-Event-ID resumes any stream of the session from an
+//     EventStore. SSE streams of 2025-11-25 clients start with a priming event and a
+//     retry field; CloseSSEStream ends a request's stream early so the client polls.
+//   - MCP-Protocol-Version is checked (absent means 2025-03-26).
+//   - Origin is checked on every request and Host on loopback listeners (403), the
+//     DNS-rebinding defence.
+//   - 2026-07-28 requests (by header or _meta) are served statelessly whatever the
+//     mode, after the Mcp-Method / Mcp-Name / version header checks (400, -32020);
+//     their error responses map to HTTP status (-32601 → 404, -32602/-32020/-32021/
+//     -32022 → 400); a client that disconnects cancels its request.
+//
+// # Client
+//
+// NewClient returns a *ClientTransport that POSTs every message, reads JSON or SSE
+// replies, resumes broken streams with GET and Last-Event-ID, keeps the session id
+// and protocol version, opens the GET stream after notifications/initialized, starts
+// a new session transparently after a 404, and DELETEs the session on Close.
+// NewAutoClient also falls back to the 2024-11-05 HTTP+SSE transport (package
+// transport/sse) when the server is a legacy one.
+//
+//	t, _ := streamable.NewClient("http://127.0.0.1:8080/mcp", nil)
+//	conn := jsonrpc.NewConn(t, nil)
+//	defer conn.Close()
+package streamable

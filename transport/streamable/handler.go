@@ -1,0 +1,737 @@
+package streamable
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"math"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/wiremcp/wiremcp/jsonrpc"
+)
+
+// Handler serves the Streamable HTTP transport on one endpoint (POST, GET, DELETE).
+// It is an http.Handler; the caller owns the http.Server and the route.
+type Handler struct {
+	connect ConnectFunc
+	opts    HandlerOptions
+	store   EventStore // nil when resumability is off
+	log     *slog.Logger
+	retryMS int
+	limits  jsonrpc.Limits
+	epoch   time.Time
+	origins map[string]bool
+	hosts   map[string]bool
+
+	sessions  sync.Map // session id → *ServerTransport
+	nsessions atomic.Int64
+	closing   atomic.Bool
+	inflight  atomic.Int64 // POSTs in progress
+	idle      chan struct{}
+
+	attachHook func(sessionID string, stream int64) // tests: a GET attached to a stream
+}
+
+// NewHandler returns a Handler that calls connect for every new logical connection.
+// opts may be nil.
+func NewHandler(connect ConnectFunc, opts *HandlerOptions) *Handler {
+	if connect == nil {
+		panic("streamable: NewHandler with nil ConnectFunc")
+	}
+	h := &Handler{connect: connect, epoch: time.Now(), idle: make(chan struct{}, 1)}
+	if opts != nil {
+		h.opts = *opts
+	}
+	o := &h.opts
+	if o.ProtocolVersions == nil {
+		o.ProtocolVersions = DefaultProtocolVersions
+	}
+	if o.SessionIdleTimeout == 0 {
+		o.SessionIdleTimeout = defaultIdle
+	}
+	if o.MaxSessions == 0 {
+		o.MaxSessions = defaultMaxSessions
+	}
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = defaultMaxBody
+	}
+	if o.RetryInterval <= 0 {
+		o.RetryInterval = defaultRetry
+	}
+	if o.KeepAlive == 0 {
+		o.KeepAlive = defaultKeepAlive
+	}
+	h.retryMS = int(o.RetryInterval / time.Millisecond)
+	if h.retryMS < 1 {
+		h.retryMS = 1
+	}
+	h.limits = o.Limits
+	if h.limits.MaxSize == 0 || int64(h.limits.MaxSize) < o.MaxBodyBytes {
+		h.limits.MaxSize = int(o.MaxBodyBytes)
+	}
+	if !o.Stateless && !o.DisableResumability {
+		h.store = o.EventStore
+		if h.store == nil {
+			h.store = NewMemoryEventStore(0, 0)
+		}
+	}
+	h.log = o.Logger
+	if h.log == nil {
+		h.log = slog.New(slog.DiscardHandler)
+	}
+	h.origins = make(map[string]bool, len(o.AllowedOrigins))
+	for _, s := range o.AllowedOrigins {
+		h.origins[s] = true
+	}
+	h.hosts = make(map[string]bool, len(o.AllowedHosts))
+	for _, s := range o.AllowedHosts {
+		h.hosts[strings.ToLower(s)] = true
+	}
+	return h
+}
+
+func (h *Handler) now() int64 { return int64(time.Since(h.epoch)) }
+
+func (h *Handler) supports(v string) bool {
+	for _, s := range h.opts.ProtocolVersions {
+		if s == v {
+			return true
+		}
+	}
+	return false
+}
+
+// ServeHTTP implements http.Handler.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !h.checkHostAndOrigin(w, r) {
+		return
+	}
+	switch r.Method {
+	case http.MethodPost:
+		h.servePOST(w, r)
+	case http.MethodGet:
+		h.serveGET(w, r)
+	case http.MethodDelete:
+		h.serveDELETE(w, r)
+	default:
+		w.Header().Set("Allow", "GET, POST, DELETE")
+		writeHTTPError(w, http.StatusMethodNotAllowed, "Method not allowed")
+	}
+}
+
+// Shutdown stops the handler: new sessions and new requests get 503, GET streams end,
+// in-flight POSTs may finish until ctx ends, then every session is closed (their
+// connections read io.EOF). It returns ctx.Err() if ctx ended first.
+func (h *Handler) Shutdown(ctx context.Context) error {
+	h.closing.Store(true)
+	h.sessions.Range(func(_, v any) bool {
+		st := v.(*ServerTransport).get
+		st.mu.Lock()
+		st.endAttachment()
+		st.mu.Unlock()
+		return true
+	})
+	var err error
+	for h.inflight.Load() > 0 {
+		select {
+		case <-h.idle:
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
+		if err != nil {
+			break
+		}
+	}
+	h.sessions.Range(func(_, v any) bool {
+		v.(*ServerTransport).Close()
+		return true
+	})
+	return err
+}
+
+func (h *Handler) endInflight() {
+	if h.inflight.Add(-1) == 0 && h.closing.Load() {
+		select {
+		case h.idle <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// forget removes a closed session.
+func (h *Handler) forget(t *ServerTransport) {
+	if _, ok := h.sessions.LoadAndDelete(t.id); ok {
+		h.nsessions.Add(-1)
+	}
+}
+
+func (h *Handler) lookup(id string) *ServerTransport {
+	v, ok := h.sessions.Load(id)
+	if !ok {
+		return nil
+	}
+	t := v.(*ServerTransport)
+	if t.closed() {
+		return nil
+	}
+	return t
+}
+
+// Canonical header keys, looked up directly in http.Header maps.
+const (
+	hdrSessionID   = "Mcp-Session-Id"
+	hdrProtocol    = "Mcp-Protocol-Version"
+	hdrMethod      = "Mcp-Method"
+	hdrName        = "Mcp-Name"
+	hdrLastEventID = "Last-Event-Id"
+)
+
+// first returns the first value of a header, without surrounding spaces and tabs.
+func first(h http.Header, key string) (string, bool) {
+	v := h[key]
+	if len(v) == 0 {
+		return "", false
+	}
+	return strings.Trim(v[0], " \t"), true
+}
+
+func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
+	h.inflight.Add(1)
+	defer h.endInflight()
+
+	// The client MUST accept both kinds of reply; the server picks one.
+	if !acceptsBoth(r.Header["Accept"]) {
+		writeHTTPError(w, http.StatusNotAcceptable, "Not Acceptable: Accept must list application/json and text/event-stream")
+		return
+	}
+	if !isJSONContentType(r.Header["Content-Type"]) {
+		writeHTTPError(w, http.StatusUnsupportedMediaType, "Unsupported Media Type: Content-Type must be application/json")
+		return
+	}
+	pv, _ := first(r.Header, hdrProtocol)
+	// A header naming no initialize-era revision marks a 2026-07-28-style request;
+	// the MCP layer decides whether it supports that revision (-32022).
+	modern := pv != "" && !isLegacyRevision(pv)
+	if pv != "" && !modern && !h.supports(pv) {
+		writeHTTPError(w, http.StatusBadRequest, "Bad Request: unsupported MCP-Protocol-Version "+pv)
+		return
+	}
+	body, status, text := h.readBody(r)
+	if status != 0 {
+		writeRPCError(w, status, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, text)
+		return
+	}
+	msg, err := jsonrpc.Decode(body, &h.limits)
+	if err != nil {
+		// A malformed body: the JSON-RPC error, with the id when it could be read.
+		var id jsonrpc.ID
+		if inv, ok := msg.(*jsonrpc.Invalid); ok && !inv.ID.IsNull() {
+			id = inv.ID
+		}
+		e := jsonrpc.AsError(err)
+		writeRPCError(w, http.StatusBadRequest, id, e.Code, e.Message)
+		return
+	}
+	sid, hasSID := first(r.Header, hdrSessionID)
+	if !modern && !hasSID {
+		if req, ok := msg.(*jsonrpc.Request); ok && hasModernMeta(req.Params) {
+			modern = true
+		}
+	}
+	if modern {
+		if pv != "" && !h.supports(pv) && !hasMetaVersion(msg) {
+			// Neither an initialize-era revision nor a request of a later one.
+			writeHTTPError(w, http.StatusBadRequest, "Bad Request: unsupported MCP-Protocol-Version "+pv)
+			return
+		}
+		h.serveModern(w, r, msg, pv)
+		return
+	}
+	if b, ok := msg.(jsonrpc.Batch); ok {
+		// Batches exist only in 2025-03-26 (the revision assumed when the header is
+		// absent); later revisions forbid them.
+		if pv != "" && revisionOnOrAfter(pv, "2025-06-18") {
+			writeRPCError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest,
+				"Invalid Request: batches are not allowed in protocol revision "+pv)
+			return
+		}
+		for _, el := range b {
+			if req, ok := el.(*jsonrpc.Request); ok {
+				req.Header = r.Header
+			}
+		}
+	} else if req, ok := msg.(*jsonrpc.Request); ok {
+		req.Header = r.Header
+	}
+	if pv == "" {
+		pv = "2025-03-26"
+	}
+
+	if h.opts.Stateless {
+		if h.closing.Load() {
+			writeHTTPError(w, http.StatusServiceUnavailable, "Service Unavailable: shutting down")
+			return
+		}
+		h.serveStateless(w, r, msg, pv, false)
+		return
+	}
+	if hasSID {
+		t := h.lookup(sid)
+		if t == nil {
+			// The session ended (or never existed): the client must initialize again.
+			writeHTTPError(w, http.StatusNotFound, "Not Found: unknown or expired session")
+			return
+		}
+		if h.closing.Load() && carriesRequest(msg) {
+			writeHTTPError(w, http.StatusServiceUnavailable, "Service Unavailable: shutting down")
+			return
+		}
+		done := t.touch()
+		defer done()
+		h.serveMessage(w, r, t, msg, h.legacyKind(), pv)
+		return
+	}
+	if req, ok := msg.(*jsonrpc.Request); ok && req.Method == "initialize" && !req.ID.IsAbsent() {
+		h.initialize(w, r, req)
+		return
+	}
+	// A server that uses sessions answers a non-initialize request without one with 400.
+	writeHTTPError(w, http.StatusBadRequest, "Bad Request: Mcp-Session-Id header is required")
+}
+
+func (h *Handler) legacyKind() streamKind {
+	if h.opts.JSONResponse {
+		return kindJSON
+	}
+	return kindSSE
+}
+
+// initialize opens a session for an initialize request.
+func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, req *jsonrpc.Request) {
+	if h.closing.Load() {
+		writeHTTPError(w, http.StatusServiceUnavailable, "Service Unavailable: shutting down")
+		return
+	}
+	if max := int64(h.opts.MaxSessions); max > 0 && h.nsessions.Add(1) > max {
+		h.nsessions.Add(-1)
+		writeHTTPError(w, http.StatusServiceUnavailable, "Service Unavailable: too many sessions")
+		return
+	} else if max <= 0 {
+		h.nsessions.Add(1)
+	}
+	// 128 bits from crypto/rand, base32: visible ASCII only.
+	id := rand.Text()
+	t := newTransport(context.WithoutCancel(r.Context()), h, id, false)
+	t.lastUse.Store(h.now())
+	if d := h.opts.SessionIdleTimeout; d > 0 {
+		// Armed only once assigned: expire uses t.timer.
+		t.timer = time.AfterFunc(time.Duration(math.MaxInt64), t.expire)
+		t.timer.Reset(d)
+	}
+	h.sessions.Store(id, t)
+	if h.closing.Load() {
+		t.Close()
+		writeHTTPError(w, http.StatusServiceUnavailable, "Service Unavailable: shutting down")
+		return
+	}
+	if err := h.connect(t.ctx, t); err != nil {
+		h.log.Error("streamable: connect failed", "err", err)
+		t.Close()
+		writeHTTPError(w, http.StatusInternalServerError, "Internal Server Error: cannot start the session")
+		return
+	}
+	w.Header()[hdrSessionID] = []string{id}
+	done := t.touch()
+	defer done()
+	h.serveMessage(w, r, t, req, h.legacyKind(), initializeVersion(req))
+}
+
+// initializeVersion returns the protocolVersion an initialize request asks for.
+func initializeVersion(req *jsonrpc.Request) string {
+	var p struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	_ = json.Unmarshal(req.Params, &p)
+	return p.ProtocolVersion
+}
+
+// serveStateless serves msg on a connection of its own, closed once answered.
+func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg jsonrpc.Message, pv string, modern bool) {
+	// A 2026-07-28 client cancels by closing the stream: its connection's context is
+	// the HTTP request's. An initialize-era client's disconnect is not a cancellation.
+	parent := r.Context()
+	if !modern {
+		parent = context.WithoutCancel(parent)
+	}
+	t := newTransport(parent, h, "", true)
+	if err := h.connect(t.ctx, t); err != nil {
+		h.log.Error("streamable: connect failed", "err", err)
+		t.Close()
+		writeHTTPError(w, http.StatusInternalServerError, "Internal Server Error: cannot start a connection")
+		return
+	}
+	defer t.Close()
+	kind := h.legacyKind()
+	if modern {
+		kind = kindLazy
+	}
+	h.serveMessage(w, r, t, msg, kind, pv)
+}
+
+func carriesRequest(msg jsonrpc.Message) bool {
+	switch m := msg.(type) {
+	case *jsonrpc.Request:
+		return !m.IsNotification()
+	case jsonrpc.Batch:
+		for _, el := range m {
+			if r, ok := el.(*jsonrpc.Request); ok && !r.IsNotification() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// serveMessage delivers msg to t and answers the POST: 202 when nothing is owed,
+// otherwise the response(s) as JSON or on an SSE stream.
+func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request, t *ServerTransport, msg jsonrpc.Message, kind streamKind, pv string) {
+	var reqs []*jsonrpc.Request
+	var invalid []jsonrpc.Message
+	batch, isBatch := msg.(jsonrpc.Batch)
+	switch m := msg.(type) {
+	case *jsonrpc.Request:
+		if !m.IsNotification() {
+			reqs = []*jsonrpc.Request{m}
+		}
+	case jsonrpc.Batch:
+		// Invalid elements are answered here; the rest goes to the connection.
+		rest := make(jsonrpc.Batch, 0, len(m))
+		for _, el := range m {
+			switch e := el.(type) {
+			case *jsonrpc.Request:
+				if !e.IsNotification() {
+					reqs = append(reqs, e)
+				}
+				rest = append(rest, e)
+			case *jsonrpc.Invalid:
+				invalid = append(invalid, &jsonrpc.Response{ID: e.ID, Error: e.Err})
+			default:
+				rest = append(rest, el)
+			}
+		}
+		batch = rest
+		msg = rest
+	}
+	ctx := r.Context()
+	if len(reqs) == 0 {
+		if !isBatch || len(batch) > 0 {
+			if !t.deliver(ctx, msg) {
+				h.connectionGone(w, t)
+				return
+			}
+		}
+		if len(invalid) > 0 {
+			writeMessageJSON(w, jsonrpc.Batch(invalid))
+			return
+		}
+		// Notifications and responses are accepted with 202 and no body.
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+
+	st := &stream{t: t, kind: kind, reqs: reqs, owed: len(reqs), batch: isBatch, collected: invalid}
+	st.resumable = kind == kindSSE && h.store != nil && !t.stateless
+	// Priming events arrived with 2025-11-25; older clients may choke on empty data.
+	st.priming = st.resumable && revisionOnOrAfter(pv, "2025-11-25")
+	if !t.register(st) {
+		writeRPCError(w, http.StatusBadRequest, reqs[0].ID, jsonrpc.CodeInvalidRequest,
+			"Invalid Request: a request with this id is already in progress")
+		return
+	}
+	a := newAttachment(w)
+	st.mu.Lock()
+	st.att = a
+	if st.resumable {
+		st.indexed = true
+		for _, q := range reqs {
+			activeStreams.Store(q, st)
+		}
+	}
+	if st.priming {
+		st.writePriming()
+	}
+	if kind == kindSSE && len(invalid) > 0 {
+		_ = st.writeEvent(ctx, jsonrpc.Batch(invalid))
+		st.collected = nil
+	}
+	st.mu.Unlock()
+
+	if !t.deliver(ctx, msg) {
+		st.mu.Lock()
+		st.abandon()
+		st.endAttachment()
+		started := a.started
+		st.mu.Unlock()
+		if !started {
+			h.connectionGone(w, t)
+		}
+		return
+	}
+
+	gone := false
+	select {
+	case <-a.end:
+	case <-ctx.Done():
+		gone = true
+	case <-t.done:
+	}
+	st.mu.Lock()
+	if st.att == a {
+		st.endAttachment()
+	}
+	complete := st.complete
+	if !complete && (!st.resumable || t.closed()) {
+		st.abandon()
+	}
+	started := a.started
+	st.mu.Unlock()
+	if !started && !gone && !complete {
+		h.connectionGone(w, t)
+	}
+	if gone && !complete && kind == kindLazy {
+		// 2026-07-28: a client that closes the stream cancels the request.
+		t.cancelRequest(reqs[0], pv, r.Header)
+	}
+}
+
+// connectionGone answers a POST whose connection ended before it could be served.
+func (h *Handler) connectionGone(w http.ResponseWriter, t *ServerTransport) {
+	switch {
+	case h.closing.Load():
+		writeHTTPError(w, http.StatusServiceUnavailable, "Service Unavailable: shutting down")
+	case t.stateless:
+		writeHTTPError(w, http.StatusInternalServerError, "Internal Server Error: connection closed")
+	default:
+		writeHTTPError(w, http.StatusNotFound, "Not Found: session terminated")
+	}
+}
+
+// cancelRequest tells the connection that the client abandoned req, in the form the
+// MCP layer already understands (notifications/cancelled).
+func (t *ServerTransport) cancelRequest(req *jsonrpc.Request, pv string, hdr http.Header) {
+	b := append([]byte(`{"requestId":`), req.ID.Raw()...)
+	b = append(b, `,"reason":"client disconnected"`...)
+	if pv != "" {
+		q, _ := json.Marshal(pv)
+		b = append(b, `,"_meta":{"io.modelcontextprotocol/protocolVersion":`...)
+		b = append(b, q...)
+		b = append(b, '}')
+	}
+	b = append(b, '}')
+	n := &jsonrpc.Request{Method: "notifications/cancelled", Params: b, Header: hdr}
+	select {
+	case t.in <- n:
+	default:
+	}
+}
+
+func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request) {
+	pv, _ := first(r.Header, hdrProtocol)
+	if h.opts.Stateless || h.opts.DisableGET || (pv != "" && !isLegacyRevision(pv)) {
+		w.Header().Set("Allow", h.allowed())
+		writeHTTPError(w, http.StatusMethodNotAllowed, "Method Not Allowed: no standalone SSE stream")
+		return
+	}
+	if pv != "" && !h.supports(pv) {
+		writeHTTPError(w, http.StatusBadRequest, "Bad Request: unsupported MCP-Protocol-Version "+pv)
+		return
+	}
+	if _, sse := acceptTypes(r.Header["Accept"]); !sse {
+		writeHTTPError(w, http.StatusNotAcceptable, "Not Acceptable: Accept must list text/event-stream")
+		return
+	}
+	sid, ok := first(r.Header, hdrSessionID)
+	if !ok {
+		writeHTTPError(w, http.StatusBadRequest, "Bad Request: Mcp-Session-Id header is required")
+		return
+	}
+	t := h.lookup(sid)
+	if t == nil {
+		writeHTTPError(w, http.StatusNotFound, "Not Found: unknown or expired session")
+		return
+	}
+	if h.closing.Load() {
+		writeHTTPError(w, http.StatusServiceUnavailable, "Service Unavailable: shutting down")
+		return
+	}
+	done := t.touch()
+	defer done()
+
+	st, after, resume := t.get, int64(-1), false
+	if last, ok := first(r.Header, hdrLastEventID); ok && last != "" && h.store != nil {
+		num, seq, ok := parseEventID(last)
+		if !ok {
+			writeHTTPError(w, http.StatusBadRequest, "Bad Request: malformed Last-Event-ID")
+			return
+		}
+		t.mu.Lock()
+		known := num <= t.lastNum
+		if num != 0 {
+			st = t.byNum[num]
+		}
+		t.mu.Unlock()
+		if !known {
+			writeHTTPError(w, http.StatusBadRequest, "Bad Request: unknown Last-Event-ID")
+			return
+		}
+		if st == nil {
+			// The stream already ended: replay what the client missed, then end.
+			h.replayEnded(w, r, t, num, seq)
+			return
+		}
+		after, resume = seq, true
+	}
+
+	a := newAttachment(w)
+	st.mu.Lock()
+	if st.complete {
+		st.mu.Unlock()
+		if resume {
+			h.replayEnded(w, r, t, st.num, after)
+		} else {
+			writeHTTPError(w, http.StatusNotFound, "Not Found: session terminated")
+		}
+		return
+	}
+	if st.att != nil {
+		if !resume {
+			st.mu.Unlock()
+			// One standalone stream per session.
+			writeHTTPError(w, http.StatusConflict, "Conflict: a GET stream is already open for this session")
+			return
+		}
+		st.endAttachment() // the client resumed elsewhere: let the old response go
+	}
+	st.att = a
+	st.ever = true
+	st.startSSE(a)
+	replayed := 0
+	if resume && st.resumable {
+		err := h.store.Replay(r.Context(), t.id, st.num, after, func(seq int64, data []byte) error {
+			replayed++
+			return writeStored(a, st.num, seq, data)
+		})
+		if err != nil {
+			st.lost()
+		}
+	}
+	if st.att == a {
+		if replayed == 0 && st.resumable && revisionOnOrAfter(pv, "2025-11-25") {
+			st.writePriming()
+		} else {
+			a.flush()
+		}
+	}
+	st.mu.Unlock()
+	if h.attachHook != nil {
+		h.attachHook(t.id, st.num)
+	}
+
+	select {
+	case <-a.end:
+	case <-r.Context().Done():
+	case <-t.done:
+	}
+	st.mu.Lock()
+	if st.att == a {
+		st.endAttachment()
+	}
+	st.mu.Unlock()
+}
+
+// replayEnded answers a resumption of a stream that already ended: the events after
+// seq, then the end of the response.
+func (h *Handler) replayEnded(w http.ResponseWriter, r *http.Request, t *ServerTransport, num, seq int64) {
+	a := newAttachment(w)
+	st := &stream{t: t, num: num}
+	st.startSSE(a)
+	_ = h.store.Replay(r.Context(), t.id, num, seq, func(seq int64, data []byte) error {
+		return writeStored(a, num, seq, data)
+	})
+	a.flush()
+}
+
+func writeStored(a *attachment, num, seq int64, data []byte) error {
+	bp := getBuf()
+	defer putBuf(bp)
+	id := appendEventID(nil, num, seq)
+	b := appendStoredEvent((*bp)[:0], string(id[4:len(id)-1]), data)
+	*bp = b
+	_, err := a.w.Write(b)
+	return err
+}
+
+func (h *Handler) serveDELETE(w http.ResponseWriter, r *http.Request) {
+	pv, _ := first(r.Header, hdrProtocol)
+	if h.opts.Stateless || h.opts.DisableDelete || (pv != "" && !isLegacyRevision(pv)) {
+		w.Header().Set("Allow", h.allowed())
+		writeHTTPError(w, http.StatusMethodNotAllowed, "Method Not Allowed: sessions cannot be deleted")
+		return
+	}
+	sid, ok := first(r.Header, hdrSessionID)
+	if !ok {
+		writeHTTPError(w, http.StatusBadRequest, "Bad Request: Mcp-Session-Id header is required")
+		return
+	}
+	t := h.lookup(sid)
+	if t == nil {
+		writeHTTPError(w, http.StatusNotFound, "Not Found: unknown or expired session")
+		return
+	}
+	t.Close()
+	w.WriteHeader(http.StatusOK)
+}
+
+func (h *Handler) allowed() string {
+	switch {
+	case h.opts.Stateless:
+		return "POST"
+	case h.opts.DisableGET && h.opts.DisableDelete:
+		return "POST"
+	case h.opts.DisableGET:
+		return "POST, DELETE"
+	case h.opts.DisableDelete:
+		return "GET, POST"
+	}
+	return "GET, POST, DELETE"
+}
+
+// readBody reads the POST body within MaxBodyBytes. On failure it returns the HTTP
+// status and a message.
+func (h *Handler) readBody(r *http.Request) ([]byte, int, string) {
+	max := h.opts.MaxBodyBytes
+	if r.ContentLength > max {
+		return nil, http.StatusRequestEntityTooLarge, "Request body too large"
+	}
+	if r.ContentLength >= 0 {
+		buf := make([]byte, r.ContentLength)
+		if _, err := io.ReadFull(r.Body, buf); err != nil {
+			return nil, http.StatusBadRequest, "Cannot read the request body"
+		}
+		return buf, 0, ""
+	}
+	buf, err := io.ReadAll(io.LimitReader(r.Body, max+1))
+	if err != nil {
+		return nil, http.StatusBadRequest, "Cannot read the request body"
+	}
+	if int64(len(buf)) > max {
+		return nil, http.StatusRequestEntityTooLarge, "Request body too large"
+	}
+	return buf, 0, ""
+}

@@ -1,0 +1,180 @@
+package streamable
+
+import (
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/wiremcp/wiremcp/internal/sse"
+	"github.com/wiremcp/wiremcp/jsonrpc"
+)
+
+// codeServerError is the implementation-defined code used in the bodies of HTTP-level
+// errors (406, 415, 404, ...), as the reference SDKs do.
+const codeServerError int64 = -32000
+
+// writeHTTPError answers with status and an id-less JSON-RPC error body.
+func writeHTTPError(w http.ResponseWriter, status int, msg string) {
+	writeRPCError(w, status, jsonrpc.ID{}, codeServerError, msg)
+}
+
+// writeRPCError answers with status and a JSON-RPC error response. An absent id is
+// left out of the body (the request's id could not be determined).
+func writeRPCError(w http.ResponseWriter, status int, id jsonrpc.ID, code int64, msg string) {
+	b := make([]byte, 0, 96+len(msg))
+	b = append(b, `{"jsonrpc":"2.0",`...)
+	if !id.IsAbsent() {
+		b = append(b, `"id":`...)
+		b = append(b, id.Raw()...)
+		b = append(b, ',')
+	}
+	b = append(b, `"error":{"code":`...)
+	b = strconv.AppendInt(b, code, 10)
+	b = append(b, `,"message":`...)
+	q, _ := json.Marshal(msg)
+	b = append(b, q...)
+	b = append(b, "}}"...)
+	h := w.Header()
+	h["Content-Type"] = hdrJSON
+	h["Content-Length"] = []string{strconv.Itoa(len(b))}
+	w.WriteHeader(status)
+	w.Write(b)
+}
+
+// writeMessageJSON answers 200 with msg as the JSON body.
+func writeMessageJSON(w http.ResponseWriter, msg jsonrpc.Message) {
+	b, err := jsonrpc.Encode(nil, msg)
+	if err != nil {
+		writeHTTPError(w, http.StatusInternalServerError, "Internal Server Error: "+err.Error())
+		return
+	}
+	w.Header()["Content-Type"] = hdrJSON
+	w.WriteHeader(http.StatusOK)
+	w.Write(b)
+}
+
+// appendStoredEvent frames a stored message as an SSE event.
+func appendStoredEvent(dst []byte, id string, data []byte) []byte {
+	return sse.AppendEvent(dst, "message", id, 0, data)
+}
+
+// acceptTypes reports whether an Accept header admits application/json and
+// text/event-stream (wildcards count).
+func acceptTypes(vals []string) (json, stream bool) {
+	for _, v := range vals {
+		for v != "" {
+			var part string
+			part, v, _ = strings.Cut(v, ",")
+			mt, _, _ := strings.Cut(part, ";")
+			mt = strings.Trim(mt, " \t")
+			switch {
+			case strings.EqualFold(mt, "application/json"):
+				json = true
+			case strings.EqualFold(mt, "text/event-stream"):
+				stream = true
+			case mt == "*/*":
+				json, stream = true, true
+			case strings.EqualFold(mt, "application/*"):
+				json = true
+			case strings.EqualFold(mt, "text/*"):
+				stream = true
+			}
+		}
+	}
+	return json, stream
+}
+
+func acceptsBoth(vals []string) bool {
+	j, s := acceptTypes(vals)
+	return j && s
+}
+
+func isJSONContentType(vals []string) bool {
+	if len(vals) == 0 {
+		return false
+	}
+	mt, _, _ := strings.Cut(vals[0], ";")
+	return strings.EqualFold(strings.Trim(mt, " \t"), "application/json")
+}
+
+// isLoopbackListener reports whether the request arrived on a loopback address.
+func isLoopbackListener(r *http.Request) bool {
+	addr, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok || addr == nil {
+		return false
+	}
+	if ta, ok := addr.(*net.TCPAddr); ok {
+		return ta.IP.IsLoopback()
+	}
+	ap, err := netip.ParseAddrPort(addr.String())
+	return err == nil && ap.Addr().IsLoopback()
+}
+
+// hostOnly strips the port and IPv6 brackets from a Host value.
+func hostOnly(hostport string) string {
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		return h
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(hostport, "["), "]")
+}
+
+func isLoopbackName(host string) bool {
+	switch strings.ToLower(host) {
+	case "localhost", "127.0.0.1", "::1":
+		return true
+	}
+	return false
+}
+
+// checkHostAndOrigin applies the DNS-rebinding defences and answers 403 on failure.
+func (h *Handler) checkHostAndOrigin(w http.ResponseWriter, r *http.Request) bool {
+	loopback := -1 // unknown yet
+	isLoop := func() bool {
+		if loopback < 0 {
+			loopback = 0
+			if isLoopbackListener(r) {
+				loopback = 1
+			}
+		}
+		return loopback == 1
+	}
+	if !h.opts.DisableHostCheck {
+		ok := true
+		if len(h.hosts) > 0 {
+			host := strings.ToLower(r.Host)
+			ok = h.hosts[host] || h.hosts[hostOnly(host)] || (isLoop() && isLoopbackName(hostOnly(host)))
+		} else if isLoop() {
+			ok = isLoopbackName(hostOnly(r.Host))
+		}
+		if !ok {
+			writeHTTPError(w, http.StatusForbidden, "Forbidden: Host not allowed")
+			return false
+		}
+	}
+	if !h.opts.DisableOriginCheck {
+		if o := r.Header["Origin"]; len(o) > 0 && !h.originAllowed(o[0], r, isLoop) {
+			// Origin MUST be validated; a present, unacceptable one gets 403.
+			writeHTTPError(w, http.StatusForbidden, "Forbidden: Origin not allowed")
+			return false
+		}
+	}
+	return true
+}
+
+func (h *Handler) originAllowed(origin string, r *http.Request, isLoop func() bool) bool {
+	if h.origins[origin] {
+		return true
+	}
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return false
+	}
+	if strings.EqualFold(u.Host, r.Host) {
+		return true
+	}
+	return isLoop() && isLoopbackName(u.Hostname())
+}

@@ -1,0 +1,121 @@
+package streamable
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/wiremcp/wiremcp/jsonrpc"
+)
+
+// ConnectFunc is called for every new logical connection: a session (on an initialize
+// POST), or a single POST that is served without a session (stateless mode, or a
+// 2026-07-28 request). It must start serving t — typically by handing it to an MCP
+// server — and return without waiting for the connection to end. The connection ends
+// when t.Read returns io.EOF (session deleted, expired, shut down, or the stateless
+// POST answered).
+//
+// ctx carries the values of the HTTP request that opened the connection (for example
+// an authenticated principal put there by middleware) and is cancelled when the
+// connection ends (session deleted, expired or shut down; stateless POST answered).
+// For a 2026-07-28 request it is also cancelled when the client goes away, which is
+// how such a client cancels. Use it as the parent of the connection's handler
+// contexts (jsonrpc.ConnOptions.Context). On such a disconnect the transport also
+// delivers a notifications/cancelled naming the request.
+//
+// t also implements SessionID() string, Stateless() bool and
+// CloseSSEStream(ctx) bool (see ServerTransport). A returned error makes the handler
+// answer the POST with HTTP 500 and drop the connection.
+type ConnectFunc func(ctx context.Context, t jsonrpc.Transport) error
+
+// HandlerOptions configures a Handler. The zero value (or nil) gives the defaults
+// documented on each field. The struct is copied by NewHandler.
+type HandlerOptions struct {
+	// Stateless serves every POST on its own connection: no sessions, no
+	// Mcp-Session-Id, no GET stream, no DELETE, no resumability. The connection's
+	// Stateless() reports true.
+	Stateless bool
+	// JSONResponse answers requests of the initialize era with one application/json
+	// body instead of an SSE stream. Messages related to such a request (progress,
+	// logs, server-to-client requests) then travel on the session's GET stream.
+	// 2026-07-28 requests are answered with JSON unless a notification precedes the
+	// response, in which case an SSE stream is used whatever this field says.
+	JSONResponse bool
+	// DisableGET answers GET with 405 (no standalone server-to-client stream).
+	DisableGET bool
+	// DisableDelete answers DELETE with 405 (clients cannot end their sessions).
+	DisableDelete bool
+
+	// ProtocolVersions lists the initialize-era revisions accepted in the
+	// MCP-Protocol-Version header; another initialize-era revision gets 400. A header
+	// value that is not an initialize-era revision marks a 2026-07-28-style request
+	// and is left to the MCP layer to accept or refuse (-32022). Nil means
+	// DefaultProtocolVersions.
+	ProtocolVersions []string
+
+	// SessionIdleTimeout ends a session after this long without HTTP traffic (an open
+	// GET stream counts as traffic). Zero means 30 minutes; negative disables expiry.
+	SessionIdleTimeout time.Duration
+	// MaxSessions caps the live sessions; an initialize beyond it gets 503. Zero means
+	// 10000; negative means no cap.
+	MaxSessions int
+	// MaxBodyBytes caps a POST body; a larger one gets 413. Zero means 4 MiB.
+	MaxBodyBytes int64
+	// Limits bounds decoding (jsonrpc.Decode). Zero fields mean the decoder's
+	// defaults; MaxSize is raised to MaxBodyBytes when smaller.
+	Limits jsonrpc.Limits
+
+	// EventStore keeps SSE events so clients can resume streams with Last-Event-ID.
+	// Nil means a NewMemoryEventStore(0, 0) private to the handler.
+	EventStore EventStore
+	// DisableResumability turns off event ids, priming events and resumption.
+	DisableResumability bool
+	// RetryInterval is the reconnection delay sent in "retry:" fields (priming
+	// events, and before the server ends a stream early). Zero means 1 second.
+	RetryInterval time.Duration
+	// KeepAlive is the period of ":" comment lines on long-lived SSE streams (GET
+	// streams and 2026-07-28 streams). Zero means 25 seconds; negative disables.
+	KeepAlive time.Duration
+
+	// DisableOriginCheck accepts any Origin. By default a present Origin must match
+	// the request's Host, be a loopback origin on a loopback listener, or be listed in
+	// AllowedOrigins; anything else gets 403.
+	DisableOriginCheck bool
+	// AllowedOrigins lists extra acceptable Origin values, compared exactly
+	// (scheme://host[:port], e.g. "https://app.example.com").
+	AllowedOrigins []string
+	// DisableHostCheck accepts any Host. By default, when the request arrived on a
+	// loopback address, the Host must be localhost, 127.0.0.1 or [::1] (any port) or
+	// be listed in AllowedHosts; anything else gets 403 (DNS-rebinding defence).
+	DisableHostCheck bool
+	// AllowedHosts lists extra acceptable Host values (host or host:port, compared
+	// case-insensitively); when non-empty it is also enforced on non-loopback
+	// listeners.
+	AllowedHosts []string
+
+	// Logger receives diagnostics. Nil discards.
+	Logger *slog.Logger
+}
+
+// DefaultProtocolVersions are the MCP revisions a Handler accepts by default.
+var DefaultProtocolVersions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}
+
+// legacyRevisions are the initialize-era revisions (sessions, handshake).
+func isLegacyRevision(v string) bool {
+	switch v {
+	case "2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25":
+		return true
+	}
+	return false
+}
+
+// revisionOnOrAfter compares dated revisions (they sort as strings).
+func revisionOnOrAfter(v, ref string) bool { return v >= ref }
+
+const (
+	defaultIdle        = 30 * time.Minute
+	defaultMaxSessions = 10000
+	defaultMaxBody     = 4 << 20
+	defaultRetry       = time.Second
+	defaultKeepAlive   = 25 * time.Second
+)

@@ -1,0 +1,358 @@
+package streamable
+
+import (
+	"context"
+	"errors"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/wiremcp/wiremcp/jsonrpc"
+)
+
+// Errors returned by ServerTransport.Write.
+var (
+	// ErrClosed is returned by Write after the connection has ended.
+	ErrClosed = errors.New("streamable: connection closed")
+	// ErrNoStream is returned when a server-to-client request has no stream to
+	// travel on (no related POST stream, and no GET stream open or resumable).
+	ErrNoStream = errors.New("streamable: no stream to carry the message")
+)
+
+// ServerTransport is one logical server-side connection: a session, or a single POST
+// served without one. Handler creates it and passes it to the ConnectFunc.
+//
+// Read is for one goroutine at a time; Write and Close are safe for concurrent use.
+// Write routes each message to the right HTTP stream: a response to the POST that
+// carried its request; a request or notification written with a context whose
+// jsonrpc.RequestFromContext is an in-flight request to that request's stream (when
+// it is an SSE stream that is still open or resumable); anything else to the
+// session's GET stream.
+//
+// Lock order: a stream's mu may be held while taking the transport's mu, never the
+// reverse.
+type ServerTransport struct {
+	h         *Handler
+	id        string // session id; "" without a session
+	stateless bool   // no session: one POST
+	in        chan jsonrpc.Message
+	done      chan struct{}
+	closeOnce sync.Once
+	ctx       context.Context // given to ConnectFunc; cancelled when the connection ends
+	cancel    context.CancelFunc
+
+	mu      sync.Mutex
+	byID    map[jsonrpc.ID]*stream // pending POST streams by request id
+	byNum   map[int64]*stream      // pending POST streams by stream number
+	batches []*stream              // pending batch streams, oldest first
+	lastNum int64
+	get     *stream // the standalone (GET) stream, number 0; nil without a session
+
+	lastUse atomic.Int64 // h.now() at the last HTTP activity
+	busy    atomic.Int32 // HTTP requests in progress on this session
+	timer   *time.Timer  // idle expiry
+}
+
+func newTransport(parent context.Context, h *Handler, id string, stateless bool) *ServerTransport {
+	t := &ServerTransport{
+		h:         h,
+		id:        id,
+		stateless: stateless,
+		in:        make(chan jsonrpc.Message, 8),
+		done:      make(chan struct{}),
+	}
+	t.ctx, t.cancel = context.WithCancel(parent)
+	if !stateless {
+		t.byID = make(map[jsonrpc.ID]*stream)
+		t.byNum = make(map[int64]*stream)
+		t.get = &stream{t: t, num: 0, kind: kindGET, resumable: h.store != nil}
+	}
+	return t
+}
+
+// SessionID returns the Mcp-Session-Id of the session, or "" for a connection that
+// serves a single POST without a session.
+func (t *ServerTransport) SessionID() string { return t.id }
+
+// Stateless reports whether this connection serves POSTs without a session: no
+// initialize will arrive, so the layer above should treat it as already initialized.
+func (t *ServerTransport) Stateless() bool { return t.stateless }
+
+// Read returns the next message a client POSTed. It returns io.EOF once the
+// connection has ended (session deleted, expired or shut down; stateless POST
+// answered) and every message already accepted has been read.
+func (t *ServerTransport) Read(ctx context.Context) (jsonrpc.Message, error) {
+	select {
+	case m := <-t.in:
+		return m, nil
+	default:
+	}
+	select {
+	case m := <-t.in:
+		return m, nil
+	case <-t.done:
+		select {
+		case m := <-t.in:
+			return m, nil
+		default:
+			return nil, io.EOF
+		}
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// Write sends msg to the client on the stream it belongs to (see the type comment).
+// A response whose stream is gone (the client disconnected and the stream cannot be
+// resumed) is dropped without error.
+func (t *ServerTransport) Write(ctx context.Context, msg jsonrpc.Message) error {
+	select {
+	case <-t.done:
+		return ErrClosed
+	default:
+	}
+	switch m := msg.(type) {
+	case *jsonrpc.Response:
+		if m.ID.IsNull() || m.ID.IsAbsent() {
+			if st := t.latestBatch(); st != nil {
+				return st.send(ctx, msg, sendRefusal)
+			}
+			return nil
+		}
+		if st := t.streamFor(m.ID); st != nil {
+			return st.send(ctx, msg, sendResponse)
+		}
+		return nil
+	case jsonrpc.Batch:
+		for _, el := range m {
+			if r, ok := el.(*jsonrpc.Response); ok && !r.ID.IsNull() && !r.ID.IsAbsent() {
+				if st := t.streamFor(r.ID); st != nil {
+					return st.send(ctx, msg, sendBatchReply)
+				}
+			}
+		}
+		if st := t.latestBatch(); st != nil {
+			return st.send(ctx, msg, sendBatchReply)
+		}
+		return nil
+	case *jsonrpc.Request:
+		if req, ok := jsonrpc.RequestFromContext(ctx); ok && !req.ID.IsAbsent() {
+			if st := t.streamFor(req.ID); st != nil && st.owns(req) {
+				if delivered, err := st.sendRelated(ctx, msg); delivered {
+					return err
+				}
+			}
+		}
+		if t.get == nil {
+			if m.IsNotification() {
+				return nil
+			}
+			return ErrNoStream
+		}
+		delivered, err := t.get.sendRelated(ctx, msg)
+		if !delivered && err == nil && !m.IsNotification() {
+			return ErrNoStream
+		}
+		return err
+	default:
+		return errors.New("streamable: cannot write this kind of message")
+	}
+}
+
+// Close ends the connection: Read returns io.EOF, open streams end, and a session is
+// forgotten (later requests naming it get 404). It is safe to call more than once.
+func (t *ServerTransport) Close() error {
+	t.closeOnce.Do(t.shutdown)
+	return nil
+}
+
+func (t *ServerTransport) shutdown() {
+	close(t.done)
+	t.cancel()
+	if t.timer != nil {
+		t.timer.Stop()
+	}
+	if t.stateless {
+		return
+	}
+	t.h.forget(t)
+	t.mu.Lock()
+	streams := make([]*stream, 0, len(t.byNum)+1)
+	for _, st := range t.byNum {
+		streams = append(streams, st)
+	}
+	t.mu.Unlock()
+	streams = append(streams, t.get)
+	for _, st := range streams {
+		st.mu.Lock()
+		st.complete = true
+		st.endAttachment()
+		st.unregisterRequests()
+		st.mu.Unlock()
+	}
+	if t.h.store != nil {
+		t.h.store.DeleteSession(t.id)
+	}
+}
+
+func (t *ServerTransport) closed() bool {
+	select {
+	case <-t.done:
+		return true
+	default:
+		return false
+	}
+}
+
+func (t *ServerTransport) streamFor(id jsonrpc.ID) *stream {
+	t.mu.Lock()
+	st := t.byID[id]
+	t.mu.Unlock()
+	return st
+}
+
+func (t *ServerTransport) latestBatch() *stream {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if n := len(t.batches); n > 0 {
+		return t.batches[n-1]
+	}
+	return nil
+}
+
+// register records a new POST stream under the ids of the requests it carries. It
+// fails when one of the ids is already pending in this connection.
+func (t *ServerTransport) register(st *stream) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.byID == nil {
+		t.byID = make(map[jsonrpc.ID]*stream, 1)
+	}
+	for _, r := range st.reqs {
+		if _, dup := t.byID[r.ID]; dup {
+			return false
+		}
+	}
+	for _, r := range st.reqs {
+		t.byID[r.ID] = st
+	}
+	t.lastNum++
+	st.num = t.lastNum
+	if t.byNum != nil {
+		t.byNum[st.num] = st
+	}
+	if st.batch {
+		t.batches = append(t.batches, st)
+	}
+	return true
+}
+
+// unregister forgets a stream that will carry nothing more.
+func (t *ServerTransport) unregister(st *stream) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, r := range st.reqs {
+		if t.byID[r.ID] == st {
+			delete(t.byID, r.ID)
+		}
+	}
+	if t.byNum != nil && t.byNum[st.num] == st {
+		delete(t.byNum, st.num)
+	}
+	if st.batch {
+		for i, b := range t.batches {
+			if b == st {
+				t.batches = append(t.batches[:i], t.batches[i+1:]...)
+				break
+			}
+		}
+	}
+}
+
+// deliver hands msg to the connection's reader. It reports false when the connection
+// ended or ctx was cancelled first.
+func (t *ServerTransport) deliver(ctx context.Context, msg jsonrpc.Message) bool {
+	select {
+	case t.in <- msg:
+		return true
+	default:
+	}
+	select {
+	case t.in <- msg:
+		return true
+	case <-t.done:
+		return false
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// touch records HTTP activity (for idle expiry) and marks the session busy until the
+// returned function runs.
+func (t *ServerTransport) touch() func() {
+	t.lastUse.Store(t.h.now())
+	t.busy.Add(1)
+	return func() {
+		t.lastUse.Store(t.h.now())
+		t.busy.Add(-1)
+	}
+}
+
+// expire runs from the idle timer.
+func (t *ServerTransport) expire() {
+	if t.closed() {
+		return
+	}
+	idle := t.h.opts.SessionIdleTimeout
+	since := time.Duration(t.h.now() - t.lastUse.Load())
+	if t.busy.Load() > 0 || since < idle {
+		wait := idle - since
+		if wait <= 0 || t.busy.Load() > 0 {
+			wait = idle
+		}
+		t.timer.Reset(wait)
+		return
+	}
+	t.h.log.Debug("streamable: session expired", "session", t.id)
+	t.Close()
+}
+
+// CloseSSEStream ends the HTTP response carrying the SSE stream of the request whose
+// handler ctx belongs to, without ending the logical stream: later messages for that
+// request (its response included) are kept and delivered when the client resumes with
+// GET and Last-Event-ID. A "retry:" field is sent first. It reports false when there
+// is no such stream or it cannot be resumed (JSON responses, stateless connections,
+// resumability disabled, or a client of a revision before 2025-11-25, which has no
+// priming event to resume from).
+func (t *ServerTransport) CloseSSEStream(ctx context.Context) bool {
+	req, ok := jsonrpc.RequestFromContext(ctx)
+	if !ok || req.ID.IsAbsent() {
+		return false
+	}
+	st := t.streamFor(req.ID)
+	if st == nil || !st.owns(req) {
+		return false
+	}
+	return st.closeEarly()
+}
+
+// CloseSSEStream is ServerTransport.CloseSSEStream for a handler context: it finds
+// the Streamable HTTP stream of the request ctx belongs to, wherever it is served.
+// It reports false when ctx is not the context of a request served by a Handler over
+// a resumable SSE stream.
+func CloseSSEStream(ctx context.Context) bool {
+	req, ok := jsonrpc.RequestFromContext(ctx)
+	if !ok {
+		return false
+	}
+	v, ok := activeStreams.Load(req)
+	if !ok {
+		return false
+	}
+	return v.(*stream).closeEarly()
+}
+
+// activeStreams maps the *jsonrpc.Request of every pending resumable SSE POST stream
+// to its stream, for the package-level CloseSSEStream.
+var activeStreams sync.Map

@@ -1,0 +1,407 @@
+package streamable
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/wiremcp/wiremcp/internal/sse"
+	"github.com/wiremcp/wiremcp/jsonrpc"
+)
+
+type streamKind uint8
+
+const (
+	kindJSON streamKind = iota // initialize era, JSON mode: carries only the response(s)
+	kindSSE                    // initialize era, SSE mode
+	kindLazy                   // 2026-07-28: JSON if the response comes first, else SSE
+	kindGET                    // the session's standalone stream
+)
+
+type sendMode uint8
+
+const (
+	sendResponse   sendMode = iota // one response
+	sendRefusal                    // an id-less error answering a whole batch
+	sendBatchReply                 // a batch of responses: the whole reply
+)
+
+// stream is one logical stream of a connection: the reply stream of one POST, or the
+// session's GET stream. It outlives the HTTP responses that carry it when it is
+// resumable: a client may reattach with GET and Last-Event-ID.
+//
+// Fields above mu are set before the stream is shared and never change.
+type stream struct {
+	t         *ServerTransport
+	num       int64
+	kind      streamKind
+	resumable bool // events carry ids and go to the event store
+	priming   bool // send a priming event when an HTTP response attaches
+	batch     bool
+	reqs      []*jsonrpc.Request // the requests whose responses end the stream
+	indexed   bool               // reqs are in activeStreams
+
+	mu        sync.Mutex
+	att       *attachment
+	seq       int64 // last event sequence number used
+	owed      int   // responses still to come
+	collected []jsonrpc.Message
+	complete  bool // every response sent (or the connection ended)
+	dead      bool // detached for good: nothing more can reach the client
+	sse       bool // a lazy stream switched to SSE
+	ever      bool // GET stream: a client attached at least once
+}
+
+// attachment is one HTTP response currently carrying a stream. Its ResponseWriter is
+// used only under the stream's mu while the attachment is the stream's att; after it
+// is detached only the goroutine serving the HTTP request touches it.
+type attachment struct {
+	w       http.ResponseWriter
+	flusher http.Flusher
+	end     chan struct{} // closed when the stream lets go of this response
+	started bool          // the status line and headers were written
+	keep    *time.Timer
+}
+
+func newAttachment(w http.ResponseWriter) *attachment {
+	f, _ := w.(http.Flusher)
+	return &attachment{w: w, flusher: f, end: make(chan struct{})}
+}
+
+func (a *attachment) flush() {
+	if a.flusher != nil {
+		a.flusher.Flush()
+	}
+}
+
+var (
+	hdrJSON        = []string{"application/json"}
+	hdrEventStream = []string{"text/event-stream"}
+	hdrNoCache     = []string{"no-cache"}
+	hdrNo          = []string{"no"}
+)
+
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return &b }}
+
+func getBuf() *[]byte { return bufPool.Get().(*[]byte) }
+
+func putBuf(bp *[]byte) {
+	if cap(*bp) > 64<<10 {
+		return
+	}
+	*bp = (*bp)[:0]
+	bufPool.Put(bp)
+}
+
+// owns reports whether r is one of the requests this stream answers.
+func (st *stream) owns(r *jsonrpc.Request) bool {
+	for _, x := range st.reqs {
+		if x == r {
+			return true
+		}
+	}
+	return false
+}
+
+// send writes a response (or a batch reply) and ends the stream once nothing more is
+// owed.
+func (st *stream) send(ctx context.Context, msg jsonrpc.Message, mode sendMode) error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.complete || st.dead {
+		return nil
+	}
+	final := true
+	if mode == sendResponse {
+		st.owed--
+		final = st.owed <= 0
+	}
+	var err error
+	if st.kind == kindJSON || (st.kind == kindLazy && !st.sse) {
+		switch {
+		case mode == sendRefusal:
+			err = st.writeJSON(msg)
+		case st.batch:
+			st.collected = appendFlat(st.collected, msg)
+			if final {
+				err = st.writeJSON(jsonrpc.Batch(st.collected))
+			}
+		default:
+			err = st.writeJSON(msg)
+		}
+	} else {
+		err = st.writeEvent(ctx, msg)
+	}
+	if final {
+		st.finish()
+	}
+	return err
+}
+
+func appendFlat(dst []jsonrpc.Message, msg jsonrpc.Message) []jsonrpc.Message {
+	if b, ok := msg.(jsonrpc.Batch); ok {
+		return append(dst, b...)
+	}
+	return append(dst, msg)
+}
+
+// sendRelated writes a request or notification if this stream can carry it now or
+// on resumption. It reports whether the stream took the message.
+func (st *stream) sendRelated(ctx context.Context, msg jsonrpc.Message) (bool, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.complete || st.dead || st.kind == kindJSON {
+		return false, nil
+	}
+	if st.att == nil && !(st.resumable && (st.kind != kindGET || st.ever)) {
+		return false, nil
+	}
+	if st.kind == kindLazy && !st.sse {
+		st.sse = true
+	}
+	return true, st.writeEvent(ctx, msg)
+}
+
+// writeEvent frames msg as an SSE event, stores it when the stream is resumable and
+// writes it to the attached response, if any. st.mu is held.
+func (st *stream) writeEvent(ctx context.Context, msg jsonrpc.Message) error {
+	bp := getBuf()
+	defer putBuf(bp)
+	b := append((*bp)[:0], "event: message\n"...)
+	if st.resumable {
+		st.seq++
+		b = appendEventID(b, st.num, st.seq)
+	}
+	b = append(b, "data: "...)
+	start := len(b)
+	b, err := jsonrpc.Encode(b, msg)
+	if err != nil {
+		*bp = b
+		return err
+	}
+	data := b[start:]
+	if st.resumable {
+		if err := st.t.h.store.Append(ctx, st.t.id, st.num, st.seq, data); err != nil {
+			st.t.h.log.Warn("streamable: event store append failed", "session", st.t.id, "err", err)
+		}
+	}
+	// jsonrpc.Encode never emits a raw line break, so the message is one data line.
+	b = append(b, '\n', '\n')
+	*bp = b
+	if st.att != nil {
+		st.writeFrame(b)
+	}
+	return nil
+}
+
+// writeFrame writes bytes already framed as SSE to the attached response and flushes.
+func (st *stream) writeFrame(b []byte) {
+	a := st.att
+	if !a.started {
+		st.startSSE(a)
+	}
+	if _, err := a.w.Write(b); err != nil {
+		st.lost()
+		return
+	}
+	a.flush()
+}
+
+func (st *stream) startSSE(a *attachment) {
+	h := a.w.Header()
+	h["Content-Type"] = hdrEventStream
+	h["Cache-Control"] = hdrNoCache
+	h["X-Accel-Buffering"] = hdrNo
+	a.w.WriteHeader(http.StatusOK)
+	a.started = true
+	if st.kind == kindGET || st.kind == kindLazy {
+		st.startKeepAlive(a)
+	}
+}
+
+func (st *stream) startKeepAlive(a *attachment) {
+	d := st.t.h.opts.KeepAlive
+	if d <= 0 || a.keep != nil {
+		return
+	}
+	a.keep = time.AfterFunc(d, func() {
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		if st.att != a {
+			return
+		}
+		if _, err := a.w.Write([]byte(":\n\n")); err != nil {
+			st.lost()
+			return
+		}
+		a.flush()
+		a.keep.Reset(d)
+	})
+}
+
+// writePriming sends the event that gives the client a Last-Event-ID before anything
+// else, with the reconnection delay. st.mu is held.
+func (st *stream) writePriming() {
+	a := st.att
+	if !a.started {
+		st.startSSE(a)
+	}
+	bp := getBuf()
+	b := appendEventID((*bp)[:0], st.num, st.seq)
+	b = sse.AppendRetryField(b, st.t.h.retryMS)
+	b = append(b, "data: \n\n"...)
+	*bp = b
+	if _, err := a.w.Write(b); err != nil {
+		putBuf(bp)
+		st.lost()
+		return
+	}
+	putBuf(bp)
+	a.flush()
+}
+
+// writeJSON writes msg as the whole application/json body. st.mu is held.
+func (st *stream) writeJSON(msg jsonrpc.Message) error {
+	a := st.att
+	if a == nil {
+		return nil
+	}
+	bp := getBuf()
+	defer putBuf(bp)
+	b, err := jsonrpc.Encode((*bp)[:0], msg)
+	*bp = b
+	if err != nil {
+		return err
+	}
+	h := a.w.Header()
+	h["Content-Type"] = hdrJSON
+	if len(b) > 2048 {
+		h["Content-Length"] = []string{strconv.Itoa(len(b))}
+	}
+	status := http.StatusOK
+	if st.kind == kindLazy {
+		status = modernStatus(msg)
+	}
+	a.w.WriteHeader(status)
+	a.started = true
+	if _, err := a.w.Write(b); err != nil {
+		st.lost()
+	}
+	return nil
+}
+
+// modernStatus maps a 2026-07-28 error response to its HTTP status.
+func modernStatus(msg jsonrpc.Message) int {
+	r, ok := msg.(*jsonrpc.Response)
+	if !ok || r.Error == nil {
+		return http.StatusOK
+	}
+	switch r.Error.Code {
+	case codeHeaderMismatch, codeMissingCapability, codeUnsupportedVersion,
+		jsonrpc.CodeInvalidParams, jsonrpc.CodeInvalidRequest, jsonrpc.CodeParseError:
+		return http.StatusBadRequest
+	case jsonrpc.CodeMethodNotFound:
+		return http.StatusNotFound
+	}
+	return http.StatusOK
+}
+
+// finish marks the stream complete and lets go of it. st.mu is held.
+func (st *stream) finish() {
+	st.complete = true
+	st.endAttachment()
+	st.unregisterRequests()
+	st.t.unregister(st)
+}
+
+// lost handles a failed write: the client is gone. st.mu is held.
+func (st *stream) lost() {
+	st.endAttachment()
+	if !st.resumable {
+		st.abandon()
+	}
+}
+
+// abandon gives up on a stream that can no longer reach the client. st.mu is held.
+func (st *stream) abandon() {
+	if st.complete || st.dead || st.kind == kindGET {
+		return
+	}
+	st.dead = true
+	st.unregisterRequests()
+	st.t.unregister(st)
+}
+
+func (st *stream) endAttachment() {
+	a := st.att
+	if a == nil {
+		return
+	}
+	if a.keep != nil {
+		a.keep.Stop()
+	}
+	close(a.end)
+	st.att = nil
+}
+
+func (st *stream) unregisterRequests() {
+	if !st.indexed {
+		return
+	}
+	st.indexed = false
+	for _, r := range st.reqs {
+		activeStreams.Delete(r)
+	}
+}
+
+// closeEarly ends the attached response of a pending SSE stream after a retry field;
+// the client resumes with GET and Last-Event-ID.
+func (st *stream) closeEarly() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.complete || st.dead || st.kind != kindSSE || !st.resumable || (!st.priming && st.seq == 0) {
+		return false
+	}
+	a := st.att
+	if a == nil {
+		return true
+	}
+	if !a.started {
+		st.startSSE(a)
+	}
+	bp := getBuf()
+	*bp = sse.AppendRetry((*bp)[:0], st.t.h.retryMS)
+	if _, err := a.w.Write(*bp); err == nil {
+		a.flush()
+	}
+	putBuf(bp)
+	st.endAttachment()
+	return true
+}
+
+// appendEventID appends "id: <stream>-<seq>\n". Ids are unique across the streams of
+// a session and name the stream they belong to.
+func appendEventID(b []byte, num, seq int64) []byte {
+	b = append(b, "id: "...)
+	b = strconv.AppendInt(b, num, 10)
+	b = append(b, '-')
+	b = strconv.AppendInt(b, seq, 10)
+	return append(b, '\n')
+}
+
+// parseEventID parses an id made by appendEventID.
+func parseEventID(s string) (num, seq int64, ok bool) {
+	i := strings.IndexByte(s, '-')
+	if i <= 0 {
+		return 0, 0, false
+	}
+	n, err1 := strconv.ParseInt(s[:i], 10, 64)
+	q, err2 := strconv.ParseInt(s[i+1:], 10, 64)
+	if err1 != nil || err2 != nil || n < 0 || q < 0 {
+		return 0, 0, false
+	}
+	return n, q, true
+}
