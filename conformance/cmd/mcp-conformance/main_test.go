@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/wiremcp/wiremcp/bindings/reports"
+	"github.com/wiremcp/wiremcp/conformance/internal/faultserver"
+)
+
+func TestCLIWritesEveryOutput(t *testing.T) {
+	ts := httptest.NewServer(faultserver.New(faultserver.Options{Reports: true}).Handler())
+	defer ts.Close()
+	dir := t.TempDir()
+	args := []string{"-url", ts.URL + "/mcp", "-run", "^(jsonrpc|tools|reports)/", "-binding", "reports", "-timeout", "3s",
+		"-json", filepath.Join(dir, "r.json"), "-junit", filepath.Join(dir, "r.xml"), "-report", filepath.Join(dir, "reports"),
+		"-header", "X-Test: yes"}
+	if sd := os.Getenv("MCP_SCHEMA_DIR"); sd != "" {
+		args = append(args, "-schema-dir", sd)
+	}
+	var out, errb bytes.Buffer
+	if code := run(args, &out, &errb); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errb.String())
+	}
+	if !strings.Contains(out.String(), "total") || !strings.Contains(out.String(), "jsonrpc") {
+		t.Errorf("summary lacks the per-area table:\n%s", out.String())
+	}
+	var res struct {
+		Checks []struct{ ID, Outcome string }
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "r.json"))
+	if err != nil || json.Unmarshal(data, &res) != nil || len(res.Checks) == 0 {
+		t.Fatalf("JSON output unreadable: %v", err)
+	}
+	var junit struct {
+		Suites []struct {
+			Tests int `xml:"tests,attr"`
+		} `xml:"testsuite"`
+	}
+	data, _ = os.ReadFile(filepath.Join(dir, "r.xml"))
+	if err := xml.Unmarshal(data, &junit); err != nil || len(junit.Suites) != 1 || junit.Suites[0].Tests != len(res.Checks) {
+		t.Fatalf("JUnit output: %v %+v", err, junit)
+	}
+	loaded, diags, err := reports.LoadDir(filepath.Join(dir, "reports"))
+	if err != nil || len(diags) != 0 || len(loaded) != 1 {
+		t.Fatalf("report dir: %v %v %d", err, diags, len(loaded))
+	}
+	if r := loaded[0].Report; r.Category != "conformance" || r.Status != reports.StatusPassing {
+		t.Errorf("report category %q status %q", r.Category, r.Status)
+	}
+}
+
+func TestCLIExitsNonZeroOnFailure(t *testing.T) {
+	ts := httptest.NewServer(faultserver.New(faultserver.Options{Faults: []string{"jsonrpc/id-string"}}).Handler())
+	defer ts.Close()
+	var out, errb bytes.Buffer
+	code := run([]string{"-url", ts.URL + "/mcp", "-run", "^jsonrpc/id-string$", "-timeout", "3s"}, &out, &errb)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", code, out.String())
+	}
+	if !strings.Contains(out.String(), "FAIL jsonrpc/id-string") {
+		t.Errorf("summary does not name the failure:\n%s", out.String())
+	}
+	if !strings.Contains(errb.String(), "fail") {
+		t.Errorf("no plain progress lines on a non-terminal stderr:\n%s", errb.String())
+	}
+}
+
+func TestCLIUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{},
+		{"-url", "http://x", "-stdio", "y"},
+		{"-url", "http://x", "-run", "("},
+		{"-url", "http://x", "-header", "nocolon"},
+		{"-url", "http://x", "-binding", "nope"},
+		{"-url", "http://x", "-revision", "1999-01-01"},
+	} {
+		var out, errb bytes.Buffer
+		if code := run(args, &out, &errb); code != 2 {
+			t.Errorf("%q: exit %d, want 2", args, code)
+		}
+	}
+}
+
+func TestSplitCommand(t *testing.T) {
+	for in, want := range map[string][]string{
+		`node server.mjs -stdio`: {"node", "server.mjs", "-stdio"},
+		`sh -c 'echo "a b"'`:     {"sh", "-c", `echo "a b"`},
+		`a\ b "c d" ''`:          {"a b", "c d", ""},
+		`  go   run ./x  `:       {"go", "run", "./x"},
+	} {
+		got, err := splitCommand(in)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("splitCommand(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{`"open`, `trailing\`, `   `} {
+		if _, err := splitCommand(bad); err == nil {
+			t.Errorf("splitCommand(%q) accepted", bad)
+		}
+	}
+}

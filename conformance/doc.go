@@ -1,0 +1,38 @@
+// Package conformance is an MCP conformance suite that talks to a server
+// over the raw wire — Streamable HTTP, the legacy HTTP+SSE transport, or a
+// stdio process — so that it can check what SDK clients hide: malformed
+// JSON, member-name case, duplicate members, id types, HTTP status codes
+// and headers, SSE framing and stdio framing. It has its own small wire
+// clients on the standard library and shares no code with the wiremcp
+// library it tests.
+//
+// Every check has an id ("area/name"), a one-line requirement, the revision
+// range it applies to (2024-11-05 … 2026-07-28), the transports it applies
+// to and a severity (MUST or SHOULD). Outcomes are pass, fail, not
+// applicable (the server lacks the declared prerequisite), not testable
+// (counts as a failure) and skipped (not selected).
+//
+// Use it from a test, one subtest per check:
+//
+//	func TestConformance(t *testing.T) {
+//		conformance.Run(t, conformance.Target{URL: srv.URL + "/mcp"}, &conformance.Options{
+//			Revision: conformance.RevisionAll,
+//		})
+//	}
+//
+// or get a structured result:
+//
+//	res, err := conformance.CheckServer(ctx, conformance.Target{Command: []string{"./server", "-stdio"}}, nil)
+//	if err == nil && res.Failed() {
+//		res.WriteSummary(os.Stdout)
+//	}
+//
+// The command mcp-conformance (in cmd/mcp-conformance) is a thin wrapper
+// with JSON, JUnit and Reports-binding output.
+//
+// Checks that need data call the server's own tools with arguments
+// generated from their input schemas (explicitly destructive tools are
+// skipped; Options.NoToolCalls turns calls off). Application-level
+// contracts are plug-ins: a Binding contributes checks and is selected by
+// name (the Reports binding is built in as "reports").
+package conformance

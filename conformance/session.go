@@ -1,0 +1,316 @@
+package conformance
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync"
+)
+
+// Session is a conversation with the server under one revision: for the
+// initialize era a handshake (and, on HTTP, a session id); for 2026-07-28
+// just a connection on which every request carries the per-request _meta.
+type Session struct {
+	conn      wireConn
+	kind      Transport
+	revision  string
+	modern    bool
+	sessionID string
+	ready     bool // handshake done (legacy) — MCP-Protocol-Version goes on HTTP
+	initRes   Obj
+	mu        sync.Mutex
+	next      int64
+	onMsg     func(method string, m Msg)
+}
+
+// Meta keys of the 2026-07-28 revision.
+const (
+	metaProtocolVersion = "io.modelcontextprotocol/protocolVersion"
+	metaClientCaps      = "io.modelcontextprotocol/clientCapabilities"
+	metaClientInfo      = "io.modelcontextprotocol/clientInfo"
+	metaServerInfo      = "io.modelcontextprotocol/serverInfo"
+	metaLogLevel        = "io.modelcontextprotocol/logLevel"
+)
+
+// clientInfo is how the suite introduces itself.
+var clientInfo = map[string]any{"name": "wiremcp-conformance", "version": "1"}
+
+// newID returns a fresh integer request id (as raw JSON).
+func (s *Session) newID() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.next++
+	return strconv.FormatInt(s.next, 10)
+}
+
+// modernMeta is the per-request _meta of 2026-07-28.
+func (s *Session) modernMeta() map[string]any {
+	return map[string]any{
+		metaProtocolVersion: s.revision,
+		metaClientCaps:      map[string]any{},
+		metaClientInfo:      clientInfo,
+	}
+}
+
+// withMeta returns params with the modern _meta merged in when the session
+// is modern.
+func (s *Session) withMeta(params map[string]any) map[string]any {
+	if !s.modern {
+		return params
+	}
+	out := map[string]any{}
+	for k, v := range params {
+		out[k] = v
+	}
+	meta := s.modernMeta()
+	if m, ok := out["_meta"].(map[string]any); ok {
+		for k, v := range m {
+			meta[k] = v
+		}
+	}
+	out["_meta"] = meta
+	return out
+}
+
+// request builds a request body with the given raw id.
+func (s *Session) request(id, method string, params map[string]any) []byte {
+	p := s.withMeta(params)
+	body := `{"jsonrpc":"2.0","id":` + id + `,"method":` + string(mustJSON(method))
+	if p != nil {
+		body += `,"params":` + string(mustJSON(p))
+	}
+	return []byte(body + "}")
+}
+
+// headers returns the HTTP headers a well-behaved client sends for method.
+func (s *Session) headers(method string, params map[string]any) http.Header {
+	h := http.Header{}
+	if s.kind != HTTP {
+		return h
+	}
+	if s.sessionID != "" {
+		h.Set("Mcp-Session-Id", s.sessionID)
+	}
+	if s.modern {
+		h.Set("MCP-Protocol-Version", s.revision)
+		if method != "" {
+			h.Set("Mcp-Method", method)
+		}
+		if name := mcpName(method, params); name != "" {
+			h.Set("Mcp-Name", name)
+		}
+	} else if s.ready && s.revision >= Rev20250618 {
+		h.Set("MCP-Protocol-Version", s.revision)
+	}
+	return h
+}
+
+// mcpName is the Mcp-Name header value for method (2026-07-28).
+func mcpName(method string, params map[string]any) string {
+	key := ""
+	switch method {
+	case "tools/call", "prompts/get":
+		key = "name"
+	case "resources/read":
+		key = "uri"
+	default:
+		return ""
+	}
+	v, _ := params[key].(string)
+	return headerSafe(v)
+}
+
+// headerSafe encodes v with the =?base64?…?= sentinel when it cannot travel
+// as a plain header value.
+func headerSafe(v string) string {
+	plain := true
+	for i := 0; i < len(v); i++ {
+		if v[i] < 0x20 || v[i] > 0x7e {
+			plain = false
+		}
+	}
+	if len(v) > 0 && (v[0] == ' ' || v[len(v)-1] == ' ') {
+		plain = false
+	}
+	if plain {
+		return v
+	}
+	return "=?base64?" + b64(v) + "?="
+}
+
+// Exchange is one request and what came back.
+type Exchange struct {
+	ID       string
+	Response Msg
+	// Before holds the messages that arrived between sending the request
+	// and its response (notifications, server requests).
+	Before []Msg
+	HTTP   *HTTPReply
+}
+
+// Call sends a request and waits for the response with its id.
+func (s *Session) Call(ctx context.Context, method string, params map[string]any) (*Exchange, error) {
+	id := s.newID()
+	return s.CallRaw(ctx, id, method, s.request(id, method, params), s.headers(method, params))
+}
+
+// CallRaw sends body (which must carry id) and waits for the response whose
+// id equals id.
+func (s *Session) CallRaw(ctx context.Context, id, method string, body []byte, hdr http.Header) (*Exchange, error) {
+	start := s.conn.box().len()
+	reply, err := s.conn.send(ctx, body, hdr)
+	if err != nil {
+		return nil, fmt.Errorf("sending %s: %w", method, err)
+	}
+	ex := &Exchange{ID: id, HTTP: reply}
+	resp, idx, err := s.conn.box().wait(ctx, start, func(m Msg) bool { return m.IsResponse() && m.IDRaw() == id })
+	if err != nil {
+		if reply != nil && reply.Stream == nil && reply.MediaType() != "application/json" {
+			return ex, fmt.Errorf("%s: no JSON-RPC response (HTTP %d, Content-Type %q, body %s)", method, reply.Status, reply.Header.Get("Content-Type"), short(reply.Body))
+		}
+		return ex, fmt.Errorf("%s: waiting for response id %s: %w", method, id, err)
+	}
+	all := s.conn.box().all()
+	ex.Before = append([]Msg(nil), all[start:idx]...)
+	ex.Response = resp
+	if s.onMsg != nil {
+		s.onMsg(method, resp)
+		for _, m := range ex.Before {
+			if m.IsNotification() {
+				s.onMsg(m.Method(), m)
+			}
+		}
+	}
+	return ex, nil
+}
+
+// Notify sends a notification.
+func (s *Session) Notify(ctx context.Context, method string, params map[string]any) (*HTTPReply, error) {
+	body := `{"jsonrpc":"2.0","method":` + string(mustJSON(method))
+	if p := s.withMeta(params); p != nil {
+		body += `,"params":` + string(mustJSON(p))
+	}
+	return s.conn.send(ctx, []byte(body+"}"), s.headers("", nil))
+}
+
+// Send writes raw bytes (which may be anything) with the session's headers
+// plus hdr.
+func (s *Session) Send(ctx context.Context, body []byte, hdr http.Header) (*HTTPReply, error) {
+	method, params := peekRequest(body)
+	h := s.headers(method, params)
+	for k, v := range hdr {
+		h[http.CanonicalHeaderKey(k)] = v
+	}
+	return s.conn.send(ctx, body, h)
+}
+
+// Mark returns the current inbox position; WaitFrom searches from there.
+func (s *Session) Mark() int { return s.conn.box().len() }
+
+// WaitFrom waits for a message at or after mark satisfying pred.
+func (s *Session) WaitFrom(ctx context.Context, mark int, pred func(Msg) bool) (Msg, error) {
+	m, _, err := s.conn.box().wait(ctx, mark, pred)
+	return m, err
+}
+
+// Since returns the messages received at or after mark.
+func (s *Session) Since(mark int) []Msg {
+	all := s.conn.box().all()
+	if mark > len(all) {
+		return nil
+	}
+	return all[mark:]
+}
+
+// Ping proves the session still works: ping in the initialize era,
+// server/discover in 2026-07-28.
+func (s *Session) Ping(ctx context.Context) error {
+	method := "ping"
+	if s.modern {
+		method = "server/discover"
+	}
+	ex, err := s.Call(ctx, method, nil)
+	if err != nil {
+		return err
+	}
+	if e := ex.Response.Error(); e != nil {
+		return fmt.Errorf("%s answered error %s %q", method, e.Code, e.Message)
+	}
+	return nil
+}
+
+// initialize performs the initialize-era handshake.
+func (s *Session) initialize(ctx context.Context, sendInitialized bool) error {
+	params := map[string]any{
+		"protocolVersion": s.revision,
+		"capabilities":    map[string]any{},
+		"clientInfo":      clientInfo,
+	}
+	ex, err := s.Call(ctx, "initialize", params)
+	if err != nil {
+		return err
+	}
+	if e := ex.Response.Error(); e != nil {
+		return fmt.Errorf("initialize answered error %s %q", e.Code, e.Message)
+	}
+	res := ex.Response.Result()
+	if res == nil {
+		return errors.New("initialize: result is not an object")
+	}
+	s.initRes = res
+	if v, ok := res.Str("protocolVersion"); ok {
+		s.revision = v
+	}
+	if ex.HTTP != nil {
+		s.sessionID = ex.HTTP.Header.Get("Mcp-Session-Id")
+	}
+	s.ready = true
+	if sendInitialized {
+		if _, err := s.Notify(ctx, "notifications/initialized", nil); err != nil {
+			return fmt.Errorf("notifications/initialized: %w", err)
+		}
+	}
+	return nil
+}
+
+// Close ends the session (DELETE on HTTP when a session id was issued).
+func (s *Session) Close() error {
+	if s.kind == HTTP && s.sessionID != "" {
+		if hc, ok := s.conn.(*httpConn); ok {
+			ctx, cancel := context.WithTimeout(context.Background(), timeoutClose)
+			_, _ = hc.do(ctx, http.MethodDelete, hc.url, nil, http.Header{"Mcp-Session-Id": {s.sessionID}}, "DELETE")
+			cancel()
+		}
+	}
+	return s.conn.close()
+}
+
+// resultOrErr returns the result object of ex or an error describing why
+// there is none.
+func resultOrErr(ex *Exchange) (Obj, error) {
+	if e := ex.Response.Error(); e != nil {
+		return nil, fmt.Errorf("error %s %q", e.Code, e.Message)
+	}
+	r := ex.Response.Result()
+	if r == nil {
+		return nil, fmt.Errorf("result is not an object: %s", short(ex.Response.Raw))
+	}
+	return r, nil
+}
+
+// peekRequest returns the method and params of a raw request body, when it
+// has them, so that raw requests get the headers a client would send.
+func peekRequest(body []byte) (string, map[string]any) {
+	var m struct {
+		Method any            `json:"method"`
+		Params map[string]any `json:"params"`
+	}
+	if json.Unmarshal(body, &m) != nil {
+		return "", nil
+	}
+	method, _ := m.Method.(string)
+	return method, m.Params
+}
