@@ -39,3 +39,18 @@ type idRecorderKey struct{}
 func WithIDRecorder(ctx context.Context, rec func(ID)) context.Context {
 	return context.WithValue(ctx, idRecorderKey{}, rec)
 }
+
+type headerKey struct{}
+
+// WithHeader returns a context that makes Conn.Call and Conn.Notify attach h as the
+// Header of the request they send. Transports that carry headers (HTTP) send them
+// with the message; others ignore them.
+func WithHeader(ctx context.Context, h map[string][]string) context.Context {
+	return context.WithValue(ctx, headerKey{}, h)
+}
+
+// headerFrom returns the header attached with WithHeader, if any.
+func headerFrom(ctx context.Context) map[string][]string {
+	h, _ := ctx.Value(headerKey{}).(map[string][]string)
+	return h
+}

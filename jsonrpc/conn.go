@@ -156,7 +156,7 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 		rec(id)
 	}
 
-	if err := c.t.Write(ctx, &Request{ID: id, Method: method, Params: p}); err != nil {
+	if err := c.t.Write(ctx, &Request{ID: id, Method: method, Params: p, Header: headerFrom(ctx)}); err != nil {
 		c.forget(id)
 		return fmt.Errorf("jsonrpc: call %q: %w", method, err)
 	}
@@ -214,7 +214,7 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 		return c.closedErr()
 	default:
 	}
-	if err := c.t.Write(ctx, &Request{Method: method, Params: p}); err != nil {
+	if err := c.t.Write(ctx, &Request{Method: method, Params: p, Header: headerFrom(ctx)}); err != nil {
 		return fmt.Errorf("jsonrpc: notify %q: %w", method, err)
 	}
 	return nil

@@ -60,7 +60,14 @@ type ClientOptions struct {
 	// ElicitationCompleteHandler receives notifications/elicitation/complete.
 	ElicitationCompleteHandler func(ctx context.Context, cs *ClientSession, elicitationID string)
 	// Capabilities adds declarations (experimental, extensions) to the derived ones.
+	// Do not declare the tasks extension here: CallToolAsTask declares it on the
+	// requests that accept a task.
 	Capabilities *ClientCapabilities
+	// TaskStatusHandler receives task status notifications
+	// (notifications/tasks/status of 2025-11-25, notifications/tasks of 2026-07-28).
+	// Servers need not send them: never depend on them; poll with GetTask or
+	// WaitTask.
+	TaskStatusHandler func(ctx context.Context, cs *ClientSession, t *Task)
 }
 
 // ElicitRequest is what the elicitation handler receives.
@@ -163,12 +170,15 @@ type ClientSession struct {
 	mu          sync.Mutex
 	progress    map[string]func(*ProgressNotificationParams)
 	outSchemas  map[string]*compiledSchema // tool name → compiled outputSchema
+	toolHeads   map[string][]paramHeader   // tool name → x-mcp-header arguments (2026-07-28)
+	taskSupport map[string]string          // tool name → execution.taskSupport, as listed
 }
 
 // Connect performs the initialize handshake over t and returns the session. It fails
 // when the server answers with a revision this package does not speak.
 func (c *Client) Connect(ctx context.Context, t jsonrpc.Transport) (*ClientSession, error) {
-	cs := &ClientSession{client: c, progress: map[string]func(*ProgressNotificationParams){}, outSchemas: map[string]*compiledSchema{}}
+	cs := &ClientSession{client: c, progress: map[string]func(*ProgressNotificationParams){}, outSchemas: map[string]*compiledSchema{},
+		taskSupport: map[string]string{}}
 	cs.conn = jsonrpc.NewConn(t, &jsonrpc.ConnOptions{Handler: jsonrpc.HandlerFunc(cs.handle), Logger: c.log})
 	want := c.opts.ProtocolVersion
 	if want == "" || lookupRevision(want) != nil && lookupRevision(want).stateless {
@@ -316,8 +326,29 @@ func (cs *ClientSession) ListTools(ctx context.Context, p *ListToolsParams) (*Li
 	if err := cs.call(ctx, "tools/list", p, &res); err != nil {
 		return nil, err
 	}
+	if cs.modern != nil {
+		// A 2026-07-28 client drops tools whose x-mcp-header annotations are invalid,
+		// and keeps using the others.
+		kept := res.Tools[:0]
+		for _, t := range res.Tools {
+			if err := validateParamHeaders(t.InputSchema); err != nil {
+				cs.client.log.Warn("dropping tool with an invalid x-mcp-header annotation", "tool", t.Name, "err", err)
+				continue
+			}
+			kept = append(kept, t)
+		}
+		res.Tools = kept
+	}
 	cs.mu.Lock()
+	if cs.toolHeads == nil {
+		cs.toolHeads = map[string][]paramHeader{}
+	}
 	for _, t := range res.Tools {
+		cs.toolHeads[t.Name] = collectParamHeaders(t.InputSchema)
+		cs.taskSupport[t.Name] = ""
+		if t.Execution != nil {
+			cs.taskSupport[t.Name] = t.Execution.TaskSupport
+		}
 		delete(cs.outSchemas, t.Name)
 		if len(t.OutputSchema) > 0 {
 			if s, err := compileToolSchema(t.OutputSchema); err == nil {
@@ -354,22 +385,36 @@ func (cs *ClientSession) CallTool(ctx context.Context, p *CallToolParams) (*Call
 		return nil, err
 	}
 	var res CallToolResult
+	if cs.modern != nil {
+		cs.mu.Lock()
+		heads := cs.toolHeads[p.Name]
+		cs.mu.Unlock()
+		if h := paramHeadersFor(heads, p.Arguments); h != nil {
+			ctx = jsonrpc.WithHeader(ctx, h)
+		}
+	}
 	if err := cs.call(ctx, "tools/call", p, &res); err != nil {
 		return nil, err
 	}
+	return &res, cs.checkStructured(p.Name, &res)
+}
+
+// checkStructured validates the structuredContent of a successful result against
+// the outputSchema the server listed for the tool.
+func (cs *ClientSession) checkStructured(name string, res *CallToolResult) error {
 	cs.mu.Lock()
-	s := cs.outSchemas[p.Name]
+	s := cs.outSchemas[name]
 	cs.mu.Unlock()
 	if s != nil && !res.IsError {
 		raw, _ := res.StructuredContent.(json.RawMessage)
 		if raw == nil {
-			return &res, fmt.Errorf("%w: tool %q returned no structuredContent", ErrInvalidStructuredContent, p.Name)
+			return fmt.Errorf("%w: tool %q returned no structuredContent", ErrInvalidStructuredContent, name)
 		}
 		if err := s.validateJSON(raw); err != nil {
-			return &res, fmt.Errorf("%w: tool %q: %v", ErrInvalidStructuredContent, p.Name, err)
+			return fmt.Errorf("%w: tool %q: %v", ErrInvalidStructuredContent, name, err)
 		}
 	}
-	return &res, nil
+	return nil
 }
 
 // ListResources returns one page of resources.
@@ -683,6 +728,12 @@ func (cs *ClientSession) handleNotification(ctx context.Context, req *jsonrpc.Re
 			var p ResourceUpdatedParams
 			if json.Unmarshal(req.Params, &p) == nil {
 				o.ResourceUpdatedHandler(ctx, cs, &p)
+			}
+		}
+	case "notifications/tasks/status", "notifications/tasks":
+		if o.TaskStatusHandler != nil {
+			if t, err := decodeTask(req.Params); err == nil {
+				o.TaskStatusHandler(ctx, cs, t)
 			}
 		}
 	case "notifications/elicitation/complete":

@@ -124,7 +124,7 @@ func (cs *ClientSession) modernCall(ctx context.Context, method string, params, 
 	var body any
 	if len(raw) >= 2 && raw[0] == '{' && !bytes.Contains(raw, []byte(`"_meta"`)) {
 		// The common case: splice _meta in front, without a decode.
-		meta := cs.metaJSON()
+		meta := cs.metaJSONFor(ctx)
 		out := make([]byte, 0, len(raw)+len(meta)+10)
 		out = append(out, `{"_meta":`...)
 		out = append(out, meta...)
@@ -133,7 +133,7 @@ func (cs *ClientSession) modernCall(ctx context.Context, method string, params, 
 		}
 		body = json.RawMessage(append(out, raw[1:]...))
 	} else {
-		base, err := cs.withMeta(method, json.RawMessage(raw))
+		base, err := cs.withMeta(ctx, method, json.RawMessage(raw))
 		if err != nil {
 			return err
 		}
@@ -157,6 +157,11 @@ func (cs *ClientSession) modernCall(ctx context.Context, method string, params, 
 			return fmt.Errorf("mcp: %s: result is not an object: %w", method, err)
 		}
 		switch head.ResultType {
+		case "task": // tasks extension: only where this request accepted one
+			if !acceptsTask(ctx) || method != "tools/call" {
+				return fmt.Errorf("mcp: %s: server answered with a task, which this request did not accept", method)
+			}
+			return decodeResult(method, raw, result)
 		case "", "complete": // absent means complete
 			return decodeResult(method, raw, result)
 		case "input_required":
@@ -170,7 +175,7 @@ func (cs *ClientSession) modernCall(ctx context.Context, method string, params, 
 			return fmt.Errorf("mcp: %s: gave up after %d input rounds", method, maxInputRounds)
 		}
 		if base == nil {
-			if base, err = cs.withMeta(method, body); err != nil {
+			if base, err = cs.withMeta(ctx, method, body); err != nil {
 				return err
 			}
 		}
@@ -223,7 +228,7 @@ func (cs *ClientSession) metaJSON() []byte {
 
 // withMeta decodes params (an object, as JSON or any value) into members and merges
 // the request _meta into any _meta already there.
-func (cs *ClientSession) withMeta(method string, params any) (map[string]json.RawMessage, error) {
+func (cs *ClientSession) withMeta(ctx context.Context, method string, params any) (map[string]json.RawMessage, error) {
 	raw, ok := params.(json.RawMessage)
 	if !ok {
 		var err error
@@ -239,7 +244,7 @@ func (cs *ClientSession) withMeta(method string, params any) (map[string]json.Ra
 	if m, ok := base["_meta"]; ok {
 		_ = json.Unmarshal(m, &meta)
 	}
-	for k, v := range cs.requestMeta() {
+	for k, v := range cs.requestMetaFor(ctx) {
 		meta[k] = rawJSON(v)
 	}
 	base["_meta"] = rawJSON(meta)

@@ -71,4 +71,34 @@
 // The answers of earlier rounds travel in the requestState, sealed with an HMAC, so a
 // handler may ask in several rounds; it must ask for the same keys in the same order
 // each time it runs.
+//
+// # Tasks
+//
+// With ServerOptions.Tasks set, a tool whose Tool.Execution.TaskSupport is "optional"
+// or "required" may run as a task: the call is answered at once with a task id, the
+// handler goes on in the background (at most TaskOptions.MaxConcurrent at a time),
+// and the client polls for the outcome, which is kept for the task's TTL.
+//
+//	s := mcp.NewServer(impl, &mcp.ServerOptions{Tasks: &mcp.TaskOptions{}})
+//	mcp.AddTool(s, &mcp.Tool{Name: "render", Execution: &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}}, render)
+//
+// Under 2025-11-25 the client asks for a task (params.task) and uses tasks/get,
+// tasks/result, tasks/list and tasks/cancel; tasks belong to the session that made
+// them. Under 2026-07-28 (the io.modelcontextprotocol/tasks extension) the server
+// decides: a call to such a tool whose request declares the extension becomes a task,
+// and tasks/get returns the outcome. The handler is the same code in both eras: inside
+// a task, Elicit and Input send the request tied to the task (2025-11-25) or list it
+// in the task's inputRequests until tasks/update answers it (2026-07-28). A handler
+// that must first gather input through input_required rounds sets TaskOptions.Defer
+// and calls req.Session.StartTask when it is ready to go asynchronous. Server.Close
+// cancels running tasks.
+//
+// On the client, CallToolAsTask starts a task (or gets the result, when the server
+// answers at once), WaitTask polls until it ends (answering its input requests through
+// the client's handlers) and TaskResult returns the tool's result:
+//
+//	task, res, err := cs.CallToolAsTask(ctx, &mcp.CallToolParams{Name: "render"}, time.Hour)
+//	if task != nil {
+//		res, err = cs.TaskResult(ctx, task.ID)
+//	}
 package mcp

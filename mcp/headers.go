@@ -132,3 +132,120 @@ func headerMatches(v any, h string) bool {
 	}
 	return false
 }
+
+// validateParamHeaders checks the x-mcp-header annotations of a tool's input schema
+// as a 2026-07-28 client must before using the tool over HTTP: each name a non-empty
+// HTTP token, unique ignoring case, only on string, integer or boolean properties
+// reachable from the root through "properties" alone.
+func validateParamHeaders(schema json.RawMessage) error {
+	var root any
+	if err := json.Unmarshal(schema, &root); err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	var walk func(node any, reachable bool) error
+	walk = func(node any, reachable bool) error {
+		switch n := node.(type) {
+		case map[string]any:
+			if h, ok := n["x-mcp-header"]; ok {
+				name, _ := h.(string)
+				if !reachable {
+					return fmt.Errorf("x-mcp-header %q is not reachable through properties", name)
+				}
+				if name == "" || !isToken(name) {
+					return fmt.Errorf("x-mcp-header %q is not an HTTP token", name)
+				}
+				if seen[strings.ToLower(name)] {
+					return fmt.Errorf("x-mcp-header %q is used twice", name)
+				}
+				seen[strings.ToLower(name)] = true
+				switch n["type"] {
+				case "string", "integer", "boolean":
+				default:
+					return fmt.Errorf("x-mcp-header %q is on a property of type %v", name, n["type"])
+				}
+			}
+			for k, v := range n {
+				if k == "properties" {
+					if props, ok := v.(map[string]any); ok {
+						for _, p := range props {
+							if err := walk(p, reachable); err != nil {
+								return err
+							}
+						}
+					}
+					continue
+				}
+				if err := walk(v, false); err != nil {
+					return err
+				}
+			}
+		case []any:
+			for _, v := range n {
+				if err := walk(v, false); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	return walk(root, true)
+}
+
+func isToken(s string) bool {
+	for _, c := range s {
+		if c > 0x7e || c <= 0x20 || strings.ContainsRune(`"(),/:;<=>?@[\]{}`, c) {
+			return false
+		}
+	}
+	return true
+}
+
+// paramHeadersFor computes the Mcp-Param-* headers of a tools/call from its arguments.
+func paramHeadersFor(headers []paramHeader, args json.RawMessage) map[string][]string {
+	if len(headers) == 0 || len(args) == 0 {
+		return nil
+	}
+	dec := json.NewDecoder(strings.NewReader(string(args)))
+	dec.UseNumber()
+	var m map[string]any
+	if dec.Decode(&m) != nil {
+		return nil
+	}
+	out := map[string][]string{}
+	for _, h := range headers {
+		v, ok := lookupPath(m, h.path)
+		if !ok || v == nil {
+			continue
+		}
+		var s string
+		switch x := v.(type) {
+		case string:
+			s = encodeHeaderValue(x)
+		case bool:
+			s = fmt.Sprint(x)
+		case json.Number:
+			s = x.String()
+		default:
+			continue
+		}
+		out["Mcp-Param-"+h.name] = []string{s}
+	}
+	return out
+}
+
+// encodeHeaderValue writes a string that cannot travel as a plain header value
+// (non-ASCII, control characters, surrounding white space, or one that looks like
+// the encoding itself) as =?base64?…?=.
+func encodeHeaderValue(s string) string {
+	plain := strings.TrimSpace(s) == s && !(strings.HasPrefix(s, "=?base64?") && strings.HasSuffix(s, "?="))
+	for _, c := range s {
+		if c < 0x20 || c > 0x7e {
+			plain = false
+		}
+	}
+	if plain {
+		return s
+	}
+	return "=?base64?" + base64.StdEncoding.EncodeToString([]byte(s)) + "?="
+}

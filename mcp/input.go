@@ -106,6 +106,11 @@ func (ss *ServerSession) Input(ctx context.Context, reqs map[string]InputRequest
 		}
 		prepared[k] = p
 	}
+	if ri != nil {
+		if t := ri.task.Load(); t != nil && t.modern {
+			return t.awaitInput(ctx, keys, reqs, prepared)
+		}
+	}
 	if rev.stateless {
 		if ri == nil || ri.mrtr == nil {
 			return nil, fmt.Errorf("mcp: input requests are only possible while handling tools/call, prompts/get or resources/read")

@@ -134,6 +134,11 @@ func buildModernMethods() map[string]*method {
 		modernMethods[m] = serverMethods[m]
 	}
 	modernMethods["completion/complete"] = &method{func(c *ServerCapabilities) bool { return c.Completions != nil }, handleComplete}
+	// The tasks extension; tasks/result and tasks/list do not exist in this revision.
+	tasksExt := func(c *ServerCapabilities) bool { return c.Extensions[ExtensionTasks] != nil }
+	modernMethods["tasks/get"] = &method{tasksExt, handleModernTaskGet}
+	modernMethods["tasks/update"] = &method{tasksExt, handleModernTaskUpdate}
+	modernMethods["tasks/cancel"] = &method{tasksExt, handleModernTaskCancel}
 	return modernMethods
 }
 
@@ -362,14 +367,14 @@ type inputRequestWire struct {
 
 // mrtrState is what one modern request knows about its input rounds.
 type mrtrState struct {
-	method string
-	params json.RawMessage
-	name   *string // params.name or params.uri, computed when needed
-	round        int
-	prior        map[string]json.RawMessage // answers of earlier rounds (from requestState)
-	responses    map[string]json.RawMessage // this retry's inputResponses
-	answered     map[string]json.RawMessage // answers the handler used this run
-	pending      *inputRequiredError        // set when the handler asked and was refused
+	method    string
+	params    json.RawMessage
+	name      *string // params.name or params.uri, computed when needed
+	round     int
+	prior     map[string]json.RawMessage // answers of earlier rounds (from requestState)
+	responses map[string]json.RawMessage // this retry's inputResponses
+	answered  map[string]json.RawMessage // answers the handler used this run
+	pending   *inputRequiredError        // set when the handler asked and was refused
 }
 
 // requestStatePayload is what requestState carries, under an HMAC.

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
+	"reflect"
 	"slices"
 	"sync"
 	"time"
@@ -51,6 +53,10 @@ type ServerOptions struct {
 	// CacheScope is the cacheScope of those results: "public" when they hold nothing
 	// user-specific, "private" (the default) otherwise.
 	CacheScope string
+	// Tasks, when set, lets tool calls run as tasks (see TaskOptions and the tools'
+	// Execution.TaskSupport) and declares it: capabilities.tasks under 2025-11-25,
+	// the io.modelcontextprotocol/tasks extension under 2026-07-28. Nil: no tasks.
+	Tasks *TaskOptions
 }
 
 // Server is an MCP server: a set of tools, resources and prompts, served to any number
@@ -74,17 +80,20 @@ type Server struct {
 	promptList   []*serverPrompt
 
 	changed  changeSet
+	regSeq   uint64 // last registration sequence number
 	flushing *time.Timer
 
 	listeners map[*listener]struct{} // open subscriptions/listen requests (2026-07-28)
 	stateKey  [32]byte               // HMAC key of requestState (2026-07-28)
 	infoOnce  sync.Once
 	infoJSON  json.RawMessage // impl as JSON, for 2026-07-28 result _meta
+	tasks     *taskStore      // nil without ServerOptions.Tasks
 }
 
 type changeSet struct{ tools, resources, prompts bool }
 
 type serverTool struct {
+	seq     uint64 // registration order; kept when the tool is replaced
 	tool    *Tool
 	handler ToolHandler
 	in, out *compiledSchema // nil when not validated
@@ -92,17 +101,20 @@ type serverTool struct {
 }
 
 type serverResource struct {
+	seq     uint64
 	res     *Resource
 	handler ResourceHandler
 }
 
 type serverTemplate struct {
+	seq     uint64
 	tmpl    *ResourceTemplate
 	parsed  *uritemplate.Template
 	handler ResourceHandler
 }
 
 type serverPrompt struct {
+	seq     uint64
 	prompt  *Prompt
 	handler PromptHandler
 }
@@ -134,7 +146,21 @@ func NewServer(impl Implementation, opts *ServerOptions) *Server {
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+	if s.opts.Tasks != nil {
+		s.tasks = newTaskStore(s, *s.opts.Tasks)
+	}
 	return s
+}
+
+// Close stops the server's background work: running tasks are cancelled, their
+// handlers are waited for, and the task janitor stops; no task can be created
+// afterwards. It does not end sessions (close them, or their transports, for that).
+// It is safe to call more than once.
+func (s *Server) Close() error {
+	if s.tasks != nil {
+		s.tasks.close()
+	}
+	return nil
 }
 
 // ToolHandler runs a tool. A returned error becomes an isError result carrying the
@@ -175,6 +201,7 @@ func (s *Server) AddTool(t *Tool, h ToolHandler) {
 func (s *Server) addTool(st *serverTool) {
 	st.headers = collectParamHeaders(st.tool.InputSchema)
 	s.mu.Lock()
+	st.seq = s.nextSeq(s.tools[st.tool.Name])
 	s.tools[st.tool.Name] = st
 	s.toolList = nil
 	s.markChanged(func(c *changeSet) { c.tools = true })
@@ -212,14 +239,14 @@ func (s *Server) AddResource(r *Resource, h ResourceHandler) {
 		panic("mcp: AddResource needs a resource with a URI and a handler")
 	}
 	s.mu.Lock()
-	s.resources[r.URI] = &serverResource{res: r, handler: h}
+	s.resources[r.URI] = &serverResource{seq: s.nextSeq(s.resources[r.URI]), res: r, handler: h}
 	s.resourceList = nil
 	s.markChanged(func(c *changeSet) { c.resources = true })
 	s.mu.Unlock()
 }
 
 // AddResourceTemplate registers (or replaces) a resource template. Reads of URIs that
-// match no fixed resource are matched against templates in registration-name order.
+// match no fixed resource are matched against templates in registration order.
 // It panics when the template does not parse.
 func (s *Server) AddResourceTemplate(t *ResourceTemplate, h ResourceHandler) {
 	if t == nil || t.URITemplate == "" || h == nil {
@@ -230,7 +257,7 @@ func (s *Server) AddResourceTemplate(t *ResourceTemplate, h ResourceHandler) {
 		panic(fmt.Sprintf("mcp: resource template %q: %v", t.URITemplate, err))
 	}
 	s.mu.Lock()
-	s.templates[t.URITemplate] = &serverTemplate{tmpl: t, parsed: p, handler: h}
+	s.templates[t.URITemplate] = &serverTemplate{seq: s.nextSeq(s.templates[t.URITemplate]), tmpl: t, parsed: p, handler: h}
 	s.templateList = nil
 	s.markChanged(func(c *changeSet) { c.resources = true })
 	s.mu.Unlock()
@@ -267,7 +294,7 @@ func (s *Server) AddPrompt(p *Prompt, h PromptHandler) {
 		panic("mcp: AddPrompt needs a named prompt and a handler")
 	}
 	s.mu.Lock()
-	s.prompts[p.Name] = &serverPrompt{prompt: p, handler: h}
+	s.prompts[p.Name] = &serverPrompt{seq: s.nextSeq(s.prompts[p.Name]), prompt: p, handler: h}
 	s.promptList = nil
 	s.markChanged(func(c *changeSet) { c.prompts = true })
 	s.mu.Unlock()
@@ -347,13 +374,25 @@ func (s *Server) capabilities(rev *revision) *ServerCapabilities {
 	if !rev.completionsCap {
 		caps.Completions = nil
 	}
+	if s.tasks != nil {
+		if rev.tasks && caps.Tasks == nil {
+			caps.Tasks = json.RawMessage(`{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}`)
+		}
+		if rev.stateless {
+			ext := make(map[string]any, len(caps.Extensions)+1)
+			maps.Copy(ext, caps.Extensions)
+			ext[ExtensionTasks] = map[string]any{}
+			caps.Extensions = ext
+		}
+	}
 	if !rev.tasks {
 		caps.Tasks = nil
 	}
 	return caps
 }
 
-// sortedTools returns the tools ordered by name. s.mu must not be held.
+// sortedTools returns the tools in registration order (a replaced tool keeps its
+// place). s.mu must not be held.
 func (s *Server) sortedTools() []*serverTool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -362,7 +401,7 @@ func (s *Server) sortedTools() []*serverTool {
 		for _, t := range s.tools {
 			s.toolList = append(s.toolList, t)
 		}
-		slices.SortFunc(s.toolList, func(a, b *serverTool) int { return cmpString(a.tool.Name, b.tool.Name) })
+		slices.SortFunc(s.toolList, func(a, b *serverTool) int { return cmpSeq(a.seq, b.seq) })
 	}
 	return s.toolList
 }
@@ -375,7 +414,7 @@ func (s *Server) sortedResources() []*serverResource {
 		for _, r := range s.resources {
 			s.resourceList = append(s.resourceList, r)
 		}
-		slices.SortFunc(s.resourceList, func(a, b *serverResource) int { return cmpString(a.res.URI, b.res.URI) })
+		slices.SortFunc(s.resourceList, func(a, b *serverResource) int { return cmpSeq(a.seq, b.seq) })
 	}
 	return s.resourceList
 }
@@ -388,9 +427,7 @@ func (s *Server) sortedTemplates() []*serverTemplate {
 		for _, t := range s.templates {
 			s.templateList = append(s.templateList, t)
 		}
-		slices.SortFunc(s.templateList, func(a, b *serverTemplate) int {
-			return cmpString(a.tmpl.URITemplate, b.tmpl.URITemplate)
-		})
+		slices.SortFunc(s.templateList, func(a, b *serverTemplate) int { return cmpSeq(a.seq, b.seq) })
 	}
 	return s.templateList
 }
@@ -403,10 +440,41 @@ func (s *Server) sortedPrompts() []*serverPrompt {
 		for _, p := range s.prompts {
 			s.promptList = append(s.promptList, p)
 		}
-		slices.SortFunc(s.promptList, func(a, b *serverPrompt) int { return cmpString(a.prompt.Name, b.prompt.Name) })
+		slices.SortFunc(s.promptList, func(a, b *serverPrompt) int { return cmpSeq(a.seq, b.seq) })
 	}
 	return s.promptList
 }
+
+// seqHolder is a registered item with a registration sequence number.
+type seqHolder interface{ seqNum() uint64 }
+
+func (t *serverTool) seqNum() uint64     { return t.seq }
+func (r *serverResource) seqNum() uint64 { return r.seq }
+func (t *serverTemplate) seqNum() uint64 { return t.seq }
+func (p *serverPrompt) seqNum() uint64   { return p.seq }
+
+// nextSeq returns the sequence number of a registration: a replaced item keeps its
+// place in the lists, a new one goes last. s.mu is held.
+func (s *Server) nextSeq(old seqHolder) uint64 {
+	if old != nil && !reflect.ValueOf(old).IsNil() {
+		return old.seqNum()
+	}
+	s.regSeq++
+	return s.regSeq
+}
+
+func cmpSeq(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// seqKey is a cursor key that sorts like the sequence number.
+func seqKey(n uint64) string { return fmt.Sprintf("%016x", n) }
 
 func cmpString(a, b string) int {
 	switch {

@@ -20,7 +20,7 @@ func handleListTools(ctx context.Context, ss *ServerSession, ri *requestInfo) (a
 		return nil, err
 	}
 	all := ss.server.sortedTools()
-	page, next, err := paginate(all, func(t *serverTool) string { return t.tool.Name }, p.Cursor, ss.server.opts.PageSize)
+	page, next, err := paginate(all, func(t *serverTool) string { return seqKey(t.seq) }, p.Cursor, ss.server.opts.PageSize)
 	if err != nil {
 		return nil, err
 	}
@@ -45,6 +45,15 @@ func handleCallTool(ctx context.Context, ss *ServerSession, ri *requestInfo) (an
 	if st == nil {
 		return nil, invalidParams("unknown tool %q", p.Name)
 	}
+	if ts := ss.server.tasks; ts != nil {
+		return ts.callTool(ctx, ss, ri, st, &p)
+	}
+	return runTool(ctx, ss, ri.rev, st, &p)
+}
+
+// runTool validates the arguments, runs the tool's handler and shapes its result
+// for rev (directly, or as a task's work).
+func runTool(ctx context.Context, ss *ServerSession, rev *revision, st *serverTool, p *CallToolParams) (any, error) {
 	// A call without arguments is a call with {}.
 	if len(p.Arguments) == 0 || string(p.Arguments) == "null" {
 		p.Arguments = json.RawMessage("{}")
@@ -53,10 +62,10 @@ func handleCallTool(ctx context.Context, ss *ServerSession, ri *requestInfo) (an
 		if err := st.in.validateJSON(p.Arguments); err != nil {
 			// Argument validation failures are execution errors the model can
 			// correct: an isError result, not a protocol error.
-			return downgradeCallToolResult(ErrorResult("invalid arguments for tool %q: %v", p.Name, err), ri.rev), nil
+			return downgradeCallToolResult(ErrorResult("invalid arguments for tool %q: %v", p.Name, err), rev), nil
 		}
 	}
-	res, err := st.handler(ctx, &CallToolRequest{Session: ss, Params: &p})
+	res, err := st.handler(ctx, &CallToolRequest{Session: ss, Params: p})
 	if err != nil {
 		var je *jsonrpc.Error
 		if errors.As(err, &je) || IsInputRequired(err) {
@@ -65,7 +74,7 @@ func handleCallTool(ctx context.Context, ss *ServerSession, ri *requestInfo) (an
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			return nil, err
 		}
-		return downgradeCallToolResult(ErrorResult("%v", err), ri.rev), nil
+		return downgradeCallToolResult(ErrorResult("%v", err), rev), nil
 	}
 	if res == nil {
 		res = &CallToolResult{}
@@ -96,7 +105,7 @@ func handleCallTool(ctx context.Context, ss *ServerSession, ri *requestInfo) (an
 		res.StructuredContent = json.RawMessage(raw)
 		res.Content = []Content{&TextContent{Text: string(raw)}}
 	}
-	return downgradeCallToolResult(res, ri.rev), nil
+	return downgradeCallToolResult(res, rev), nil
 }
 
 func handleListResources(ctx context.Context, ss *ServerSession, ri *requestInfo) (any, error) {
@@ -104,7 +113,7 @@ func handleListResources(ctx context.Context, ss *ServerSession, ri *requestInfo
 	if err := unmarshalParams(ri.req.Params, &p); err != nil {
 		return nil, err
 	}
-	page, next, err := paginate(ss.server.sortedResources(), func(r *serverResource) string { return r.res.URI }, p.Cursor, ss.server.opts.PageSize)
+	page, next, err := paginate(ss.server.sortedResources(), func(r *serverResource) string { return seqKey(r.seq) }, p.Cursor, ss.server.opts.PageSize)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +129,7 @@ func handleListTemplates(ctx context.Context, ss *ServerSession, ri *requestInfo
 	if err := unmarshalParams(ri.req.Params, &p); err != nil {
 		return nil, err
 	}
-	page, next, err := paginate(ss.server.sortedTemplates(), func(t *serverTemplate) string { return t.tmpl.URITemplate }, p.Cursor, ss.server.opts.PageSize)
+	page, next, err := paginate(ss.server.sortedTemplates(), func(t *serverTemplate) string { return seqKey(t.seq) }, p.Cursor, ss.server.opts.PageSize)
 	if err != nil {
 		return nil, err
 	}
@@ -215,7 +224,7 @@ func handleListPrompts(ctx context.Context, ss *ServerSession, ri *requestInfo) 
 	if err := unmarshalParams(ri.req.Params, &p); err != nil {
 		return nil, err
 	}
-	page, next, err := paginate(ss.server.sortedPrompts(), func(p *serverPrompt) string { return p.prompt.Name }, p.Cursor, ss.server.opts.PageSize)
+	page, next, err := paginate(ss.server.sortedPrompts(), func(p *serverPrompt) string { return seqKey(p.seq) }, p.Cursor, ss.server.opts.PageSize)
 	if err != nil {
 		return nil, err
 	}

@@ -179,7 +179,7 @@ func (ss *ServerSession) Log(ctx context.Context, level LoggingLevel, logger str
 	if min != "" && level.severity() < min.severity() {
 		return nil
 	}
-	return ss.conn.Notify(ctx, "notifications/message", &LoggingMessageParams{Level: level, Logger: logger, Data: data})
+	return ss.notifyFor(ctx, "notifications/message", &LoggingMessageParams{Level: level, Logger: logger, Data: data})
 }
 
 // NotifyProgress reports progress on the request ctx belongs to. It does nothing when
@@ -193,6 +193,9 @@ func (ss *ServerSession) NotifyProgress(ctx context.Context, progress float64, t
 	if ri.done.Load() {
 		return errors.New("mcp: progress after the request was answered")
 	}
+	if t := ri.task.Load(); t != nil && t.terminal() {
+		return errors.New("mcp: progress after the task ended")
+	}
 	ri.mu.Lock()
 	if ri.sentProgress && progress <= ri.lastProgress {
 		ri.mu.Unlock()
@@ -204,7 +207,7 @@ func (ss *ServerSession) NotifyProgress(ctx context.Context, progress float64, t
 	if ri.rev.progressMessage {
 		p.Message = message
 	}
-	return ss.conn.Notify(ctx, "notifications/progress", p)
+	return ss.notifyFor(ctx, "notifications/progress", p)
 }
 
 // call sends a server-to-client request; when ctx ends first the client is told
@@ -214,6 +217,9 @@ func (ss *ServerSession) call(ctx context.Context, method string, params, result
 	case <-ss.conn.Done():
 		return ErrSessionClosed
 	default:
+	}
+	if t := taskOf(ctx); t != nil && !t.modern {
+		return t.call(ctx, ss, method, params, result)
 	}
 	return callCancellable(ctx, ss.conn, method, params, result)
 }

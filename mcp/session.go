@@ -89,12 +89,18 @@ func newServerSession(ctx context.Context, s *Server, t jsonrpc.Transport) *Serv
 		Handler:     jsonrpc.HandlerFunc(ss.handle),
 		AcceptBatch: ss.acceptBatch,
 		Logger:      s.log,
+		// The transport's context (for HTTP, the request's): its values reach the
+		// handlers, and its end cancels them.
+		Context: ctx,
 	})
 	go func() {
 		<-ss.conn.Done()
 		s.mu.Lock()
 		delete(s.sessions, ss)
 		s.mu.Unlock()
+		if s.tasks != nil {
+			s.tasks.sessionEnded(ss)
+		}
 	}()
 	return ss
 }
@@ -154,10 +160,12 @@ type requestInfo struct {
 	rev           *revision
 	clientCaps    *ClientCapabilities
 	progressToken json.RawMessage
-	logLevel      LoggingLevel // per-request level (2026-07-28), overrides the session's
-	modernLogging bool         // 2026-07-28: log only when the request set a level
-	mrtr          *mrtrState   // 2026-07-28 tools/call, prompts/get, resources/read
-	autoSeq       int          // numbering of automatic input keys; guarded by mu
+	logLevel      LoggingLevel         // per-request level (2026-07-28), overrides the session's
+	modernLogging bool                 // 2026-07-28: log only when the request set a level
+	mrtr          *mrtrState           // 2026-07-28 tools/call, prompts/get, resources/read
+	autoSeq       int                  // numbering of automatic input keys; guarded by mu
+	task          atomic.Pointer[task] // the task the handler runs as, if any
+	starter       *deferredStart       // set when the handler may call StartTask
 
 	mu           sync.Mutex
 	lastProgress float64
@@ -188,7 +196,12 @@ func buildServerMethods() map[string]*method {
 	subscribe := func(c *ServerCapabilities) bool { return c.Resources != nil && c.Resources.Subscribe }
 	prompts := func(c *ServerCapabilities) bool { return c.Prompts != nil }
 	logging := func(c *ServerCapabilities) bool { return c.Logging != nil }
+	tasks := func(c *ServerCapabilities) bool { return len(c.Tasks) > 0 }
 	return map[string]*method{
+		"tasks/get":                {tasks, handleTaskGet},
+		"tasks/result":             {tasks, handleTaskResult},
+		"tasks/list":               {tasks, handleTaskList},
+		"tasks/cancel":             {tasks, handleTaskCancel},
 		"ping":                     {always, handlePing},
 		"tools/list":               {tools, handleListTools},
 		"tools/call":               {tools, handleCallTool},

@@ -218,6 +218,14 @@ func TestToolListChangedCoalesced(t *testing.T) {
 	<-changed
 	lt, _ = cs.ListTools(ctx, nil)
 	diff(t, 10, len(lt.Tools))
+	// A replaced tool keeps its place; a new one goes last.
+	s.AddTool(&Tool{Name: "echo", Description: "replaced", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *CallToolRequest) (*CallToolResult, error) { return nil, nil })
+	<-changed
+	lt, _ = cs.ListTools(ctx, nil)
+	diff(t, "echo", lt.Tools[0].Name)
+	diff(t, "replaced", lt.Tools[0].Description)
+	diff(t, "tj", lt.Tools[len(lt.Tools)-1].Name)
 }
 
 func TestPagination(t *testing.T) {

@@ -193,6 +193,11 @@ func (s *Schema) ValidateResponse(method string, msg []byte) error {
 	if json.Unmarshal(env.Result, &rt) == nil && rt.ResultType == "input_required" && s.Has("InputRequiredResult") {
 		return s.Validate("InputRequiredResult", env.Result)
 	}
+	// The 2026-07-28 tasks extension answers with a flat CreateTaskResult, which the
+	// core schema does not define: it is checked as a Result.
+	if rt.ResultType == "task" && !s.Has("CreateTaskResult") {
+		return s.Validate("Result", env.Result)
+	}
 	// A task-augmented call answers with CreateTaskResult instead.
 	if bytes.Contains(env.Result, []byte(`"task"`)) && s.Has("CreateTaskResult") {
 		if s.Validate("CreateTaskResult", env.Result) == nil {
