@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 )
 
 // Handler answers requests and notifications. For a notification the result is
@@ -82,10 +83,18 @@ type Conn struct {
 	noteWake chan struct{} // cap 1: a notification was queued
 	noteStop chan struct{} // closed when the conn stops taking work
 
-	handlers   sync.WaitGroup // call goroutines and the notification worker
-	readerDone chan struct{}
-	done       chan struct{}
-	closeErr   error // from Transport.Close
+	handlers sync.WaitGroup // call goroutines and the notification worker
+
+	// Call workers are reused: a goroutine that finished a call waits for the next
+	// one (at most maxIdleWorkers wait), so that its grown stack is not thrown away
+	// and regrown for every request.
+	idle        chan *callCtx  // unbuffered hand-off to a waiting worker
+	idleWorkers atomic.Int32   // workers waiting on idle
+	workerStop  chan struct{}  // closed when the conn ends: waiting workers exit
+	workers     sync.WaitGroup // every worker goroutine
+	readerDone  chan struct{}
+	done        chan struct{}
+	closeErr    error // from Transport.Close
 }
 
 // NewConn starts serving t. The Conn takes ownership of t: it calls t.Read from its
@@ -112,6 +121,8 @@ func NewConn(t Transport, opts *ConnOptions) *Conn {
 		active:      make(map[ID]*callCtx),
 		noteWake:    make(chan struct{}, 1),
 		noteStop:    make(chan struct{}),
+		idle:        make(chan *callCtx),
+		workerStop:  make(chan struct{}),
 		readerDone:  make(chan struct{}),
 		done:        make(chan struct{}),
 	}
@@ -318,6 +329,8 @@ func (c *Conn) drain() {
 		close(ch)
 	}
 	c.handlers.Wait()
+	close(c.workerStop)
+	c.workers.Wait()
 	c.closeErr = c.t.Close()
 }
 
@@ -391,7 +404,7 @@ func (c *Conn) dispatch(msg Message) {
 		if err != nil {
 			c.reply(c.ctx, &Response{ID: NullID, Error: err})
 		} else if x != nil {
-			go c.runCall(x)
+			c.startWorker(x)
 		}
 	case *Response:
 		c.deliverInOrder(m)
@@ -503,6 +516,38 @@ func (x *reqCtx) Value(key any) any {
 }
 
 // runCall runs one incoming call on its own goroutine and sends the reply.
+// maxIdleWorkers bounds the call goroutines kept waiting for work.
+const maxIdleWorkers = 16
+
+// startWorker runs x on a waiting worker, or on a new one.
+func (c *Conn) startWorker(x *callCtx) {
+	select {
+	case c.idle <- x:
+	default:
+		c.workers.Add(1)
+		go c.worker(x)
+	}
+}
+
+// worker runs calls until none comes while it waits, or the conn ends.
+func (c *Conn) worker(x *callCtx) {
+	defer c.workers.Done()
+	for {
+		c.runCall(x)
+		if c.idleWorkers.Add(1) > maxIdleWorkers {
+			c.idleWorkers.Add(-1)
+			return
+		}
+		select {
+		case x = <-c.idle:
+			c.idleWorkers.Add(-1)
+		case <-c.workerStop:
+			c.idleWorkers.Add(-1)
+			return
+		}
+	}
+}
+
 func (c *Conn) runCall(x *callCtx) {
 	defer c.handlers.Done()
 	resp := &Response{ID: x.req.ID}

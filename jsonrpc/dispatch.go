@@ -196,7 +196,7 @@ func (c *Conn) dispatchBatch(batch Batch) {
 				b.mu.Lock()
 				b.left++
 				b.mu.Unlock()
-				go c.runCall(x)
+				c.startWorker(x)
 			}
 		case *Response:
 			c.deliver(m)

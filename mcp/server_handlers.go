@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 
 	"github.com/wiremcp/wiremcp/jsonrpc"
@@ -31,9 +32,11 @@ func handleListTools(ctx context.Context, ss *ServerSession, ri *requestInfo) (a
 	return res, nil
 }
 
+var callToolParamsType = reflect.TypeFor[CallToolParams]()
+
 func handleCallTool(ctx context.Context, ss *ServerSession, ri *requestInfo) (any, error) {
 	var p CallToolParams
-	if err := unmarshalParams(ri.req.Params, &p); err != nil {
+	if err := decodeCallToolParams(ri.req.Params, &p); err != nil {
 		return nil, err
 	}
 	if p.Name == "" {
@@ -48,7 +51,11 @@ func handleCallTool(ctx context.Context, ss *ServerSession, ri *requestInfo) (an
 	if ts := ss.server.tasks; ts != nil {
 		return ts.callTool(ctx, ss, ri, st, &p)
 	}
-	return runTool(ctx, ss, ri.rev, st, &p)
+	res, err := runTool(ctx, ss, ri.rev, st, &p)
+	if r, ok := res.(*CallToolResult); ok && err == nil {
+		return encodeCallToolResult(r)
+	}
+	return res, err
 }
 
 // runTool validates the arguments, runs the tool's handler and shapes its result

@@ -5,17 +5,25 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
 
+var registered sync.Map // testing.TB → struct{}: one check per test
+
 // Check records the goroutines running now and, when t ends, fails it if goroutines
 // started since are still running after a grace period of up to five seconds
-// (polled, so a clean test costs nothing).
+// (polled, so a clean test costs nothing). Only the first call in a test counts, so
+// helpers may call it freely; its check runs after every cleanup registered later.
 func Check(t testing.TB) {
 	t.Helper()
+	if _, dup := registered.LoadOrStore(t, struct{}{}); dup {
+		return
+	}
 	before := stacks()
 	t.Cleanup(func() {
+		defer registered.Delete(t)
 		deadline := time.Now().Add(5 * time.Second)
 		var extra []string
 		for {
