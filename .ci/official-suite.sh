@@ -15,14 +15,18 @@
 #      "server --requirements 2025-11-25", and both again against -stateless for the
 #      scenarios that apply without a session (see STATELESS_SCENARIOS);
 #   5. runs the client scenarios that need no OAuth, with both versions;
-#   6. prints each run's summary lines and fails when any check of any run is a
+#   6. runs the 2026-07-28 half with alpha.12: "server --requirements 2026-07-28"
+#      (every scenario of that set, scored or not, tasks extension included) against
+#      the same stateful server process and URL as the 2025-11-25 runs (the server is
+#      dual-era), and the 2026-07-28 client scenarios that need no OAuth;
+#   7. prints each run's summary lines and fails when any check of any run is a
 #      FAILURE or a WARNING. There is no expected-failures file.
 # Every process it starts is stopped on exit (trap).
 #
 # Environment:
 #   WIREMCP_CACHE        cache folder (default $HOME/.cache/wiremcp)
 #   WIREMCP_SUITE_OUT    keep the suite's raw results (checks.json per scenario) here
-#   WIREMCP_SUITE_2026=1 also run the 2026-07-28 scenarios (hook for a later issue; off)
+#   WIREMCP_SUITE_2026=0 skip the 2026-07-28 scenarios (step 6; run by default)
 #   NPM                  npm command (default npm)
 set -uo pipefail
 
@@ -261,18 +265,26 @@ run_scenarios "$SUITE_NEW stateless server" "$CONF_NEW" server "$STATELESS_URL" 
 run_scenarios "$SUITE_OLD client" "$CONF_OLD" client "$WORK/everything-client" 2025-11-25 "${CLIENT_SCENARIOS_OLD[@]}"
 run_scenarios "$SUITE_NEW client" "$CONF_NEW" client "$WORK/everything-client" 2025-11-25 "${CLIENT_SCENARIOS_NEW[@]}"
 
-# run_2026_07_28_scenarios is the hook for the 2026-07-28 (stateless-era) scenarios,
-# which a later issue brings to the fixtures. It is off until WIREMCP_SUITE_2026=1.
+# Client scenarios of the 2026-07-28 set without OAuth (the library has no OAuth
+# client; the auth/* scenarios of both sets are left out alike), plus
+# json-schema-2020-12-preservation (run but not scored there).
+CLIENT_SCENARIOS_2026=(
+	tools_call request-metadata sep-2322-client-request-state http-standard-headers
+	http-custom-headers http-invalid-tool-headers json-schema-ref-no-deref
+	json-schema-2020-12-preservation
+)
+
+# run_2026_07_28_scenarios runs the 2026-07-28 (stateless-era) scenarios: the whole
+# server requirement set against the dual-era server that also served the 2025-11-25
+# runs, and the client scenarios on the 2026-07-28 wire.
 run_2026_07_28_scenarios() {
 	run "$SUITE_NEW server --requirements 2026-07-28" "$CONF_NEW" server --url "$STATEFUL_URL" --requirements 2026-07-28
-	run_scenarios "$SUITE_NEW client" "$CONF_NEW" client "$WORK/everything-client" 2026-07-28 \
-		tools_call request-metadata sep-2322-client-request-state http-standard-headers \
-		http-custom-headers http-invalid-tool-headers json-schema-ref-no-deref
+	run_scenarios "$SUITE_NEW client 2026-07-28" "$CONF_NEW" client "$WORK/everything-client" 2026-07-28 "${CLIENT_SCENARIOS_2026[@]}"
 }
-if [ "${WIREMCP_SUITE_2026:-0}" = 1 ]; then
+if [ "${WIREMCP_SUITE_2026:-1}" != 0 ]; then
 	run_2026_07_28_scenarios
 else
-	log "2026-07-28 scenarios: not run (set WIREMCP_SUITE_2026=1; a later issue)"
+	log "2026-07-28 scenarios: skipped (WIREMCP_SUITE_2026=0)"
 fi
 
 log "Summary: $TOTAL_RUNS suite runs, ${#FAILED[@]} with failures or warnings"

@@ -6,10 +6,13 @@
 // MCP_CONFORMANCE_PROTOCOL_VERSION (ClientOptions.ProtocolVersion; unset: the client
 // probes).
 //
-// Scenarios (2025-11-25 wire, no OAuth): initialize, tools_call,
+// Scenarios without OAuth: on the 2025-11-25 wire initialize,
 // elicitation-sep1034-client-defaults (also under the reference client's name
-// elicitation-defaults), sse-retry and json-schema-2020-12-preservation. An unknown
-// scenario exits with status 2.
+// elicitation-defaults), sse-retry and json-schema-2020-12-preservation; on the
+// 2026-07-28 wire request-metadata, sep-2322-client-request-state,
+// http-standard-headers, http-custom-headers (its tool calls come from
+// MCP_CONFORMANCE_CONTEXT), http-invalid-tool-headers and json-schema-ref-no-deref;
+// tools_call on both. An unknown scenario exits with status 2.
 //
 // Run one by hand (Node 22):
 //
@@ -44,6 +47,7 @@ func main() {
 		os.Exit(2)
 	}
 	protocolVersion = os.Getenv("MCP_CONFORMANCE_PROTOCOL_VERSION")
+	conformanceContext = os.Getenv("MCP_CONFORMANCE_CONTEXT")
 	ctx, cancel := context.WithTimeout(context.Background(), scenarioTimeout)
 	defer cancel()
 	if err := run(ctx, url); err != nil {

@@ -14,9 +14,8 @@ import (
 // clientInfo identifies this program to the mock servers.
 var clientInfo = mcp.Implementation{Name: "wiremcp-everything-client", Version: "1.0.0"}
 
-// scenarios maps each client scenario of the suite to its flow. The 2026-07-28
-// scenarios (request-metadata, sep-2322-client-request-state, http-*-headers,
-// json-schema-ref-no-deref) come with a later issue.
+// scenarios maps each client scenario of the suite to its flow. The OAuth scenarios
+// (auth/...) have none: the library has no OAuth client.
 var scenarios = map[string]func(ctx context.Context, url string) error{
 	"initialize":                          initialize,
 	"tools_call":                          toolsCall,
@@ -24,19 +23,38 @@ var scenarios = map[string]func(ctx context.Context, url string) error{
 	"elicitation-defaults":                elicitationDefaults,
 	"sse-retry":                           sseRetry,
 	"json-schema-2020-12-preservation":    jsonSchemaPreservation,
+	// 2026-07-28 (modern.go)
+	"request-metadata":              requestMetadata,
+	"sep-2322-client-request-state": clientRequestState,
+	"http-standard-headers":         standardHeaders,
+	"http-custom-headers":           customHeaders,
+	"http-invalid-tool-headers":     invalidToolHeaders,
+	"json-schema-ref-no-deref":      schemaRefNoDeref,
 }
 
 // protocolVersion is the revision the suite asks for (MCP_CONFORMANCE_PROTOCOL_VERSION);
 // empty lets the client probe.
 var protocolVersion string
 
-// connect opens a Streamable HTTP session with the server at url, speaking the
-// revision the suite asked for.
+// connect opens a session with the server at url over Streamable HTTP, speaking the
+// revision the suite asked for. When the server refuses that revision with -32022 and
+// names one this library speaks, it connects once more with that one.
 func connect(ctx context.Context, url string, opts *mcp.ClientOptions) (*mcp.ClientSession, error) {
 	if opts == nil {
 		opts = &mcp.ClientOptions{}
 	}
-	opts.ProtocolVersion = protocolVersion
+	o := *opts
+	o.ProtocolVersion = protocolVersion
+	cs, err := connectOnce(ctx, url, &o)
+	if v := supportedVersionRetry(err); v != "" {
+		fmt.Fprintf(os.Stderr, "the server refused %q; retrying with %s\n", o.ProtocolVersion, v)
+		o.ProtocolVersion = v
+		cs, err = connectOnce(ctx, url, &o)
+	}
+	return cs, err
+}
+
+func connectOnce(ctx context.Context, url string, opts *mcp.ClientOptions) (*mcp.ClientSession, error) {
 	t, err := streamable.NewClient(url, nil)
 	if err != nil {
 		return nil, err

@@ -98,7 +98,9 @@ func TestScenarios(t *testing.T) {
 
 // Every scenario the CI script runs has a flow, and unknown names have none.
 func TestScenarioNames(t *testing.T) {
-	for _, name := range []string{"initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry", "json-schema-2020-12-preservation"} {
+	for _, name := range []string{"initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry", "json-schema-2020-12-preservation",
+		"request-metadata", "sep-2322-client-request-state", "http-standard-headers", "http-custom-headers",
+		"http-invalid-tool-headers", "json-schema-ref-no-deref"} {
 		if scenarios[name] == nil {
 			t.Errorf("no flow for scenario %q", name)
 		}

@@ -6,6 +6,18 @@
 // JSON Schema 2020-12 tool, static and templated resources, a subscribable resource,
 // prompts with arguments, embedded resources and images, and completion.
 //
+// It is dual-era: the same process and endpoint serve initialize-era sessions
+// (2024-11-05 to 2025-11-25) and 2026-07-28 requests, which carry their revision and
+// capabilities in _meta. The 2026-07-28 fixtures (modern.go) are the
+// test_input_required_result_* tools and prompt, whose one handler asks an
+// initialize-era client with elicitation/create, sampling/createMessage or roots/list
+// and answers a 2026-07-28 client with an input_required result; the diagnostic tools
+// test_missing_capability, test_streaming_elicitation and test_logging_tool; the
+// list-change triggers for subscriptions/listen; and test_header_params, whose region
+// argument travels in the Mcp-Param-Region header (x-mcp-header). The tasks extension
+// fixtures (tasks.go: greet, slow_compute, failing_job, protocol_error_job,
+// confirm_delete, multi_input, test_tool_with_task) run as tasks in both eras.
+//
 // It is written against the public API of package mcp only, as any user of the
 // library would write a server.
 //
@@ -20,7 +32,8 @@
 //
 // Run the official suite against it (Node 22):
 //
-//	npx @modelcontextprotocol/conformance@0.1.16 server --url http://127.0.0.1:3000/mcp --suite all
+//	npx @modelcontextprotocol/conformance@0.2.0-alpha.12 server --url http://127.0.0.1:3000/mcp --requirements 2025-11-25
+//	npx @modelcontextprotocol/conformance@0.2.0-alpha.12 server --url http://127.0.0.1:3000/mcp --requirements 2026-07-28
 //
 // or use .ci/official-suite.sh, which installs Node 22 and both suite versions and
 // runs everything.

@@ -22,7 +22,8 @@ import (
 func httpServer(t *testing.T, stateless bool) string {
 	t.Helper()
 	checkNoLeaks(t)
-	h := newHandler(newServer(nil), stateless, nil)
+	srv := newServer(nil)
+	h := newHandler(srv, stateless, nil)
 	ts := httptest.NewServer(h)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -31,6 +32,7 @@ func httpServer(t *testing.T, stateless bool) string {
 			t.Errorf("Shutdown: %v", err)
 		}
 		ts.Close()
+		srv.Close()
 	})
 	return ts.URL + "/mcp"
 }

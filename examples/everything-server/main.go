@@ -34,6 +34,7 @@ func main() {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	srv := newServer(logger)
+	defer srv.Close() // stops running tasks
 
 	var err error
 	switch {

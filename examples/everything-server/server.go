@@ -16,18 +16,22 @@ var serverInfo = mcp.Implementation{Name: "wiremcp-everything-server", Title: "w
 
 // newServer builds the server with every fixture registered. logger may be nil.
 //
-// These are the fixtures of the 2025-11-25 server scenarios. The 2026-07-28 fixtures
-// (test_missing_capability, test_input_required_result_*, the list-changed triggers,
-// test_input_required_result_prompt; official-suite.md §3) come with a later issue.
+// The server is dual-era: the same fixtures answer initialize-era sessions and
+// 2026-07-28 requests on the same connection or endpoint. The fixtures of the
+// 2026-07-28 scenarios (modern.go) are registered after the older ones.
 func newServer(logger *slog.Logger) *mcp.Server {
 	s := mcp.NewServer(serverInfo, &mcp.ServerOptions{
 		Instructions:      "A server exposing every fixture of the MCP conformance suite.",
 		Logger:            logger,
 		CompletionHandler: complete,
+		Tasks:             taskOptions(),
 	})
 	addTools(s)
+	addModernTools(s)
+	addTaskTools(s)
 	addResources(s)
 	addPrompts(s)
+	addModernPrompts(s)
 	return s
 }
 
@@ -75,13 +79,19 @@ func addResources(s *mcp.Server) {
 	})
 }
 
-func addPrompts(s *mcp.Server) {
+// addSimplePrompt registers test_simple_prompt; test_trigger_prompt_change calls it
+// again to change the prompt list.
+func addSimplePrompt(s *mcp.Server) {
 	s.AddPrompt(&mcp.Prompt{Name: "test_simple_prompt", Description: "A prompt without arguments"},
 		func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{
 				{Role: mcp.RoleUser, Content: &mcp.TextContent{Text: simplePromptText}},
 			}}, nil
 		})
+}
+
+func addPrompts(s *mcp.Server) {
+	addSimplePrompt(s)
 	s.AddPrompt(&mcp.Prompt{
 		Name: "test_prompt_with_arguments", Description: "A prompt with two required arguments",
 		Arguments: []*mcp.PromptArgument{

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -40,22 +42,32 @@ func initParams(caps string) string {
 // for, when the test ends.
 func newWire(t *testing.T, caps string) (*wire, json.RawMessage) {
 	t.Helper()
-	client, server := memory.NewPair()
-	ss, err := newServer(nil).Connect(t.Context(), server)
-	if err != nil {
-		t.Fatalf("Connect: %v", err)
-	}
-	t.Cleanup(func() {
-		client.Close()
-		ss.Wait()
-	})
-	w := &wire{t: t, ctx: t.Context(), pipe: client}
+	w := connectWire(t)
 	ex := w.call("initialize", initParams(caps), nil)
 	if ex.err != nil {
 		t.Fatalf("initialize: %v", ex.err)
 	}
 	w.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	return w, ex.result
+}
+
+// connectWire connects a fresh everything server without a handshake (2026-07-28
+// requests need none). The session is closed, and the server is waited for, when the
+// test ends.
+func connectWire(t *testing.T) *wire {
+	t.Helper()
+	client, server := memory.NewPair()
+	srv := newServer(nil)
+	ss, err := srv.Connect(t.Context(), server)
+	if err != nil {
+		t.Fatalf("Connect: %v", err)
+	}
+	t.Cleanup(func() {
+		client.Close()
+		ss.Wait()
+		srv.Close() // running tasks
+	})
+	return &wire{t: t, ctx: t.Context(), pipe: client}
 }
 
 func (w *wire) send(frame string) {
@@ -134,6 +146,33 @@ func assertJSON(t *testing.T, what string, got json.RawMessage, want string) {
 	if d := cmp.Diff(w, g); d != "" {
 		t.Errorf("%s: wire JSON mismatch (-want +got):\n%s\ngot: %s", what, d, got)
 	}
+}
+
+// sortListByName returns a list result with its array member sorted by the items'
+// names, so that assertions do not depend on the listing order.
+func sortListByName(t *testing.T, res json.RawMessage, member string) json.RawMessage {
+	t.Helper()
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(res, &m); err != nil {
+		t.Fatalf("list result %s: %v", res, err)
+	}
+	var items []map[string]any
+	if err := json.Unmarshal(m[member], &items); err != nil {
+		t.Fatalf("%s of %s: %v", member, res, err)
+	}
+	slices.SortFunc(items, func(a, b map[string]any) int {
+		return strings.Compare(fmt.Sprint(a["name"]), fmt.Sprint(b["name"]))
+	})
+	b, err := json.Marshal(items)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m[member] = b
+	out, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // quote returns s as a JSON string literal.

@@ -8,9 +8,11 @@ import (
 func TestResources(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w, _ := newWire(t, allCaps)
+		// In registration order: the suite's caching scenario reads the first listed
+		// resource, and a plain text one belongs there.
 		assertJSON(t, "resources/list", w.result("resources/list", `{}`), `{"resources":[
-			{"uri":"test://static-binary","name":"static-binary","description":"A static binary resource (a 1x1 red PNG)","mimeType":"image/png"},
 			{"uri":"test://static-text","name":"static-text","description":"A static text resource","mimeType":"text/plain"},
+			{"uri":"test://static-binary","name":"static-binary","description":"A static binary resource (a 1x1 red PNG)","mimeType":"image/png"},
 			{"uri":"test://watched-resource","name":"watched-resource","description":"A resource clients may subscribe to","mimeType":"text/plain"}]}`)
 		assertJSON(t, "resources/templates/list", w.result("resources/templates/list", `{}`), `{"resourceTemplates":[
 			{"uriTemplate":"test://template/{id}/data","name":"template-data","description":"Data for any id","mimeType":"application/json"}]}`)
@@ -39,7 +41,9 @@ func TestResources(t *testing.T) {
 func TestPrompts(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w, _ := newWire(t, allCaps)
-		assertJSON(t, "prompts/list", w.result("prompts/list", `{}`), `{"prompts":[
+		// Compared whatever the listing order (by name or by registration).
+		assertJSON(t, "prompts/list", sortListByName(t, w.result("prompts/list", `{}`), "prompts"), `{"prompts":[
+			{"name":"test_input_required_result_prompt","description":"Asks the user for context (user_context) before rendering"},
 			{"name":"test_prompt_with_arguments","description":"A prompt with two required arguments","arguments":[
 				{"name":"arg1","description":"First argument","required":true},
 				{"name":"arg2","description":"Second argument","required":true}]},
