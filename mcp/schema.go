@@ -54,7 +54,7 @@ func compileSchemaDoc(doc any) (*compiledSchema, error) {
 
 // validateJSON validates a JSON document. The error names the failing locations.
 func (c *compiledSchema) validateJSON(data []byte) error {
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	v, err := decodeValue(data)
 	if err != nil {
 		return fmt.Errorf("not valid JSON: %w", err)
 	}
