@@ -1,0 +1,4 @@
+// Package depcheck holds a test that enforces the dependency rules of DESIGN.md with
+// go list -deps: jsonrpc/ and transport/... import the standard library only (and
+// jsonrpc/); mcp/ adds github.com/santhosh-tekuri/jsonschema/v6; go-cmp is for tests.
+package depcheck
