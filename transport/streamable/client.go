@@ -79,15 +79,22 @@ var defaultHTTPClient = sync.OnceValue(func() *http.Client {
 //
 // Write sends one message and, for a request, reads the reply stream until the
 // response arrived (resuming it with GET and Last-Event-ID if it breaks): every
-// message on the way is handed to Read. Read, Write and Close may be called
-// concurrently (Read from one goroutine at a time). The transport owns one goroutine,
-// the reader of the GET stream, which Close ends.
+// message on the way is handed to Read. Write returns once every response it awaits
+// has been handed to Read, whichever stream carried it (the reply stream, its
+// resumption, or the standalone GET stream); only the POST's own stream is read on to
+// its end, for at most replyTailGrace, so that its connection can be reused.
+//
+// Read, Write and Close may be called concurrently (Read from one goroutine at a
+// time). The transport owns one goroutine, the reader of the GET stream, which Close
+// ends.
 type ClientTransport struct {
 	url    string
 	client *http.Client
 	opts   ClientOptions
 	log    *slog.Logger
 	maxMsg int
+
+	tailGrace time.Duration // replyTailGrace; tests lengthen it
 
 	in     chan jsonrpc.Message
 	done   chan struct{}
@@ -101,6 +108,7 @@ type ClientTransport struct {
 	initParams  json.RawMessage // the initialize request's params, for a new session
 	initialized bool            // notifications/initialized was sent
 	getRunning  bool
+	waits       map[jsonrpc.ID]*replyWait // SSE replies being read, by awaited id
 	reinits     int
 	closed      bool
 
@@ -136,6 +144,7 @@ func NewClient(url string, opts *ClientOptions) (*ClientTransport, error) {
 		t.maxMsg = 16 << 20
 	}
 	t.version = t.opts.ProtocolVersion
+	t.tailGrace = replyTailGrace
 	// The transport's own lifetime: it parents the GET stream and the final DELETE,
 	// and is cancelled by Close.
 	t.ctx, t.cancel = context.WithCancel(context.Background())
@@ -246,6 +255,9 @@ func (t *ClientTransport) newRequest(ctx context.Context, method string, body []
 
 // Write sends msg. For a request it returns once the response has been handed to
 // Read (or the exchange failed); for anything else once the server accepted it.
+// After notifications/initialized it also waits, at most a few seconds and never past
+// ctx, until the server has answered the standalone GET that opens the session's
+// stream, so that the server can use that stream as soon as Write returns.
 func (t *ClientTransport) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if t.isClosed() {
 		return ErrClosed
@@ -282,7 +294,7 @@ func (t *ClientTransport) Write(ctx context.Context, msg jsonrpc.Message) error 
 		t.mu.Lock()
 		t.initialized = true
 		t.mu.Unlock()
-		t.startGET()
+		t.awaitGET(ctx, t.startGET())
 	}
 	return nil
 }
@@ -297,12 +309,22 @@ func (t *ClientTransport) deliver(m jsonrpc.Message) {
 // exchange POSTs one encoded message and reads the reply, passing every message
 // received to sink.
 func (t *ClientTransport) exchange(ctx context.Context, msg jsonrpc.Message, body []byte, sid string, isInit bool, sink func(jsonrpc.Message)) error {
+	want := pendingIDs(msg)
 	version := ""
+	var w *replyWait
 	t.mu.Lock()
 	if !isInit {
 		version = t.version
 	}
+	if len(want) > 0 && t.getRunning {
+		// The response may travel on the standalone GET stream, even before the
+		// POST is answered: await it from now on.
+		w = t.startWaitLocked(want)
+	}
 	t.mu.Unlock()
+	if w != nil {
+		defer t.endWait(w)
+	}
 	req, err := t.newRequest(ctx, http.MethodPost, body, sid, version)
 	if err != nil {
 		return err
@@ -322,14 +344,17 @@ func (t *ClientTransport) exchange(ctx context.Context, msg jsonrpc.Message, bod
 		t.sessionID = s
 		t.mu.Unlock()
 	}
-	want := pendingIDs(msg)
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch {
 	case resp.StatusCode == http.StatusAccepted || (resp.StatusCode/100 == 2 && len(want) == 0):
 		drain(resp)
 		return nil
 	case resp.StatusCode/100 == 2 && ct == "text/event-stream":
-		return t.readReplyStream(ctx, resp, want, isInit, sink)
+		if w == nil {
+			w = t.startWait(want)
+			defer t.endWait(w)
+		}
+		return t.readReplyStream(ctx, resp, w, isInit, sink)
 	case resp.StatusCode/100 == 2:
 		data, err := readAll(resp, t.maxMsg)
 		if err != nil {
@@ -379,27 +404,38 @@ func (t *ClientTransport) noteResult(m jsonrpc.Message, isInit bool) {
 	}
 }
 
-// readReplyStream reads the SSE reply to a POST until every response in want has
-// arrived, resuming the stream with GET and Last-Event-ID when it breaks first.
-func (t *ClientTransport) readReplyStream(ctx context.Context, resp *http.Response, want []jsonrpc.ID, isInit bool, sink func(jsonrpc.Message)) error {
-	left := make(map[jsonrpc.ID]bool, len(want))
-	for _, id := range want {
-		left[id] = true
-	}
-	onMsg := func(m jsonrpc.Message) {
+// readReplyStream reads the SSE reply to a POST until every response w awaits has
+// been handed to sink, resuming the stream with GET and Last-Event-ID when it breaks
+// first. A response may also arrive on the standalone GET stream (getLoop), which
+// then stops the reading through w.
+func (t *ClientTransport) readReplyStream(ctx context.Context, resp *http.Response, w *replyWait, isInit bool, sink func(jsonrpc.Message)) error {
+	t.mu.Lock()
+	w.body = resp.Body
+	early := len(w.left) == 0 // every response already came on the GET stream
+	t.mu.Unlock()
+	// onMsg hands m on and reports whether nothing more is awaited.
+	onMsg := func(m jsonrpc.Message) bool {
+		awaited := false
+		t.mu.Lock()
 		switch r := m.(type) {
 		case *jsonrpc.Response:
-			if left[r.ID] {
-				delete(left, r.ID)
-				t.noteResult(m, isInit)
-			}
+			awaited = t.takeLocked(w, r.ID)
 		case jsonrpc.Batch:
-			clear(left) // a batch reply is the whole answer
+			t.clearLocked(w) // a batch reply is the whole answer
+		}
+		done := len(w.left) == 0
+		t.mu.Unlock()
+		if awaited {
+			t.noteResult(m, isInit)
 		}
 		sink(m)
+		return done
 	}
-	last, retry, err := t.readEvents(resp, onMsg)
-	for attempt := 0; len(left) > 0; {
+	// The POST's own stream is read to its end (shortly after the last response)
+	// so that its connection can be reused.
+	last, retry, err := t.readEvents(resp, onMsg, w, early)
+	var rctx context.Context // the resumptions' context, cancelled by getLoop
+	for attempt := 0; !t.waitOver(w); {
 		if last == "" {
 			if err == nil {
 				err = errors.New("streamable: the reply stream ended without a response")
@@ -409,12 +445,29 @@ func (t *ClientTransport) readReplyStream(ctx context.Context, resp *http.Respon
 		if attempt >= t.opts.MaxReconnects {
 			return fmt.Errorf("streamable: the reply stream could not be resumed: %w", err)
 		}
-		if werr := t.wait(ctx, retry, attempt); werr != nil {
+		if rctx == nil {
+			var cancel context.CancelFunc
+			rctx, cancel = context.WithCancel(ctx)
+			defer cancel()
+			t.mu.Lock()
+			w.cancel = cancel
+			t.mu.Unlock()
+			if t.waitOver(w) {
+				break
+			}
+		}
+		if werr := t.wait(rctx, retry, attempt); werr != nil {
+			if t.waitOver(w) {
+				break
+			}
 			return werr
 		}
 		attempt++
-		r2, gerr := t.get(ctx, last)
+		r2, gerr := t.get(rctx, last)
 		if gerr != nil {
+			if t.waitOver(w) {
+				break
+			}
 			err = gerr
 			var se *StatusError
 			if errors.As(gerr, &se) && se.StatusCode/100 == 4 {
@@ -422,9 +475,17 @@ func (t *ClientTransport) readReplyStream(ctx context.Context, resp *http.Respon
 			}
 			continue
 		}
+		t.mu.Lock()
+		w.body = r2.Body
+		t.mu.Unlock()
+		if t.waitOver(w) {
+			r2.Body.Close()
+			break
+		}
 		var l2 string
 		var n int
-		l2, retry, err = t.readEvents(r2, func(m jsonrpc.Message) { n++; onMsg(m) })
+		// A resumed stream may stay open after the response: stop right there.
+		l2, retry, err = t.readEvents(r2, func(m jsonrpc.Message) bool { n++; return onMsg(m) }, nil, false)
 		if l2 != "" {
 			last = l2
 		}
@@ -481,10 +542,14 @@ func (t *ClientTransport) get(ctx context.Context, lastID string) (*http.Respons
 	return resp, nil
 }
 
-// readEvents reads an SSE body to its end, decoding each event's data as a message.
+// readEvents reads an SSE body, decoding each event's data as a message for onMsg.
 // It returns the last event id and retry value seen and the error that ended the
-// stream (nil for a clean end).
-func (t *ClientTransport) readEvents(resp *http.Response, onMsg func(jsonrpc.Message)) (string, int, error) {
+// stream (nil for a clean end). When onMsg reports that nothing more is awaited,
+// reading stops at once if tail is nil; otherwise it goes on to the end of the
+// stream for at most replyTailGrace (the server ends a reply stream right after its
+// last response; reading that end lets the connection be reused). armNow starts
+// that grace period at once.
+func (t *ClientTransport) readEvents(resp *http.Response, onMsg func(jsonrpc.Message) bool, tail *replyWait, armNow bool) (string, int, error) {
 	defer resp.Body.Close()
 	r, _ := readerPool.Get().(*sse.Reader)
 	if r == nil {
@@ -498,9 +563,18 @@ func (t *ClientTransport) readEvents(resp *http.Response, onMsg func(jsonrpc.Mes
 		readerPool.Put(r)
 	}()
 	lim := jsonrpc.Limits{MaxSize: t.maxMsg}
+	armed := false
+	if armNow {
+		tail.arm(resp.Body, t.tailGrace)
+		armed = true
+	}
 	for {
 		ev, err := r.Next()
 		if err != nil {
+			if armed {
+				tail.disarm()
+				err = nil // the stream was only cut short after the last response
+			}
 			if err == io.EOF {
 				err = nil
 			}
@@ -515,72 +589,17 @@ func (t *ClientTransport) readEvents(resp *http.Response, onMsg func(jsonrpc.Mes
 			t.log.Warn("streamable: dropped a malformed event", "err", err)
 			continue
 		}
-		onMsg(m)
+		if onMsg(m) && !armed {
+			if tail == nil {
+				return r.LastEventID(), r.Retry(), nil
+			}
+			tail.arm(resp.Body, t.tailGrace)
+			armed = true
+		}
 	}
 }
 
 var readerPool sync.Pool // of *sse.Reader
-
-// startGET starts the GET stream reader once per session, if enabled.
-func (t *ClientTransport) startGET() {
-	if t.opts.DisableGETStream {
-		return
-	}
-	t.mu.Lock()
-	if t.getRunning || t.sessionID == "" || t.closed {
-		t.mu.Unlock()
-		return
-	}
-	t.getRunning = true
-	sid := t.sessionID
-	t.wg.Add(1)
-	t.mu.Unlock()
-	go t.getLoop(sid)
-}
-
-// getLoop reads the standalone GET stream of session sid, reconnecting with
-// Last-Event-ID, until the transport closes, the server refuses the stream (405 or
-// another 4xx) or reconnection attempts are exhausted.
-func (t *ClientTransport) getLoop(sid string) {
-	defer t.wg.Done()
-	defer func() {
-		t.mu.Lock()
-		if t.sessionID == sid {
-			t.getRunning = false
-		}
-		t.mu.Unlock()
-	}()
-	last, retry := "", -1
-	for attempt := 0; attempt <= t.opts.MaxReconnects; {
-		if t.SessionID() != sid {
-			return // a new session has its own stream
-		}
-		resp, err := t.get(t.ctx, last)
-		if err != nil {
-			var se *StatusError
-			if t.isClosed() || (errors.As(err, &se) && se.StatusCode/100 == 4) {
-				return
-			}
-		} else {
-			n := 0
-			var l string
-			l, retry, _ = t.readEvents(resp, func(m jsonrpc.Message) { n++; t.deliver(m) })
-			if l != "" {
-				last = l
-			}
-			if n > 0 {
-				attempt = 0
-			}
-		}
-		if t.isClosed() || t.opts.MaxReconnects < 0 {
-			return
-		}
-		if t.wait(t.ctx, retry, attempt) != nil {
-			return
-		}
-		attempt++
-	}
-}
 
 // reinitialize opens a new session after the server forgot session old, replaying
 // the initialize request and notifications/initialized this client sent before. The
@@ -627,7 +646,7 @@ func (t *ClientTransport) reinitialize(ctx context.Context, old string) error {
 		if err := t.exchange(ctx, note, nb, t.SessionID(), false, t.deliver); err != nil {
 			return fmt.Errorf("%w: notifications/initialized: %w", ErrSessionExpired, err)
 		}
-		t.startGET()
+		t.awaitGET(ctx, t.startGET())
 	}
 	t.log.Debug("streamable: new session after 404", "session", t.SessionID())
 	return nil

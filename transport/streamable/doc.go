@@ -31,7 +31,8 @@
 //     number of sessions is capped (503).
 //   - GET opens the session's stream for messages related to no request (one at a
 //     time: 409); Last-Event-ID resumes any stream of the session from an
-//     EventStore. SSE streams of 2025-11-25 clients start with a priming event and a
+//     EventStore. SSE streams of 2025-11-25 clients (by the revision the session
+//     negotiated, or a newer MCP-Protocol-Version) start with a priming event and a
 //     retry field; CloseSSEStream ends a request's stream early so the client polls.
 //   - MCP-Protocol-Version is checked (absent means 2025-03-26).
 //   - Origin is checked on every request and Host on loopback listeners (403), the
@@ -45,8 +46,11 @@
 //
 // NewClient returns a *ClientTransport that POSTs every message, reads JSON or SSE
 // replies, resumes broken streams with GET and Last-Event-ID, keeps the session id
-// and protocol version, opens the GET stream after notifications/initialized, starts
-// a new session transparently after a 404, and DELETEs the session on Close.
+// and protocol version, opens the GET stream after notifications/initialized (whose
+// Write waits, briefly, until the server answered it), starts a new session
+// transparently after a 404, and DELETEs the session on Close. A request's Write
+// returns once its response reached Read, on whichever stream it came (a POST's own
+// stream is read to its end, for at most 100 ms more, so its connection is reused).
 // NewAutoClient also falls back to the 2024-11-05 HTTP+SSE transport (package
 // transport/sse) when the server is a legacy one.
 //

@@ -448,7 +448,9 @@ func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request, t *Server
 	st := &stream{t: t, kind: kind, reqs: reqs, owed: len(reqs), batch: isBatch, collected: invalid}
 	st.resumable = kind == kindSSE && h.store != nil && !t.stateless
 	// Priming events arrived with 2025-11-25; older clients may choke on empty data.
-	st.priming = st.resumable && revisionOnOrAfter(pv, "2025-11-25")
+	// The session's negotiated revision counts, not only this POST's header: a
+	// 2025-11-25 client may name an older revision in MCP-Protocol-Version.
+	st.priming = st.resumable && revisionOnOrAfter(t.revision(pv), "2025-11-25")
 	if !t.register(st) {
 		writeRPCError(w, http.StatusBadRequest, reqs[0].ID, jsonrpc.CodeInvalidRequest,
 			"Invalid Request: a request with this id is already in progress")
@@ -632,7 +634,7 @@ func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if st.att == a {
-		if replayed == 0 && st.resumable && revisionOnOrAfter(pv, "2025-11-25") {
+		if replayed == 0 && st.resumable && revisionOnOrAfter(t.revision(pv), "2025-11-25") {
 			st.writePriming()
 		} else {
 			a.flush()

@@ -1,9 +1,14 @@
 package streamable
 
 import (
+	"context"
 	"encoding/json"
+	"net/http"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/wiremcp/wiremcp/internal/sse"
 )
 
 // rawCase is one raw HTTP exchange against a fresh handler.
@@ -419,5 +424,79 @@ func TestScanParamsExactNames(t *testing.T) {
 	}
 	if _, err := scanParams(json.RawMessage(`{"name":"a","name":"b"}`)); err == nil {
 		t.Fatal("duplicate name accepted")
+	}
+}
+
+// The 0.1.16 server-sse-polling scenario names 2025-03-26 in MCP-Protocol-Version on
+// a session that negotiated 2025-11-25: the negotiated revision decides priming.
+func TestPrimingFollowsNegotiatedRevision(t *testing.T) {
+	for _, tc := range []struct {
+		negotiated, header string
+		priming            bool
+	}{
+		{"2025-11-25", "2025-03-26", true},
+		{"2025-11-25", "", true},
+		{"2025-11-25", "2025-11-25", true},
+		{"2025-06-18", "2025-06-18", false},
+		{"2025-03-26", "", false},
+		{"2025-06-18", "2025-11-25", true}, // the newer of the two
+	} {
+		name := tc.negotiated + "/" + tc.header
+		t.Run(name, func(t *testing.T) {
+			s := newTestServer(t, &HandlerOptions{RetryInterval: 1500 * time.Millisecond})
+			ex := do(t, "POST", s.url, postHeaders(), strings.Replace(initBody, "2025-11-25", tc.negotiated, 1))
+			sid := ex.header.Get("Mcp-Session-Id")
+			if ex.status != 200 || sid == "" {
+				t.Fatalf("initialize: %d %q", ex.status, ex.body)
+			}
+
+			// A request whose handler closes its stream early.
+			ex = do(t, "POST", s.url, postHeaders("Mcp-Session-Id", sid, "Mcp-Protocol-Version", tc.header),
+				`{"jsonrpc":"2.0","id":2,"method":"close-stream"}`)
+			if ex.status != 200 {
+				t.Fatalf("close-stream: %d %q", ex.status, ex.body)
+			}
+			closed := waitFor(t, s.closed, "CloseSSEStream")
+			evs := sseEvents(t, ex.body)
+			gotPriming := len(evs) > 0 && len(evs[0].Data) == 0 && evs[0].ID != ""
+			hasRetry := strings.HasPrefix(ex.body, "id: ") && strings.Contains(ex.body, "\nretry: 1500\n")
+			if gotPriming != tc.priming || hasRetry != tc.priming || closed != tc.priming {
+				t.Errorf("priming event %v, retry field %v, CloseSSEStream %v; want %v (body %q)",
+					gotPriming, hasRetry, closed, tc.priming, ex.body)
+			}
+			if tc.priming && len(messages(t, ex)) != 0 {
+				t.Errorf("the early-closed stream carried messages: %q", ex.body)
+			}
+
+			// The standalone GET stream starts with a priming event on the same terms.
+			hdr := map[string]string{"Mcp-Session-Id": sid}
+			if tc.header != "" {
+				hdr["Mcp-Protocol-Version"] = tc.header
+			}
+			// Bounded, so that a missing priming event fails instead of hanging.
+			ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+			defer cancel()
+			req, _ := http.NewRequestWithContext(ctx, "GET", s.url, nil)
+			req.Header.Set("Accept", "text/event-stream")
+			for k, v := range hdr {
+				req.Header.Set(k, v)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			if resp.StatusCode != 200 {
+				t.Fatalf("GET: status %d", resp.StatusCode)
+			}
+			waitFor(t, s.attached, "the GET stream")
+			if tc.priming {
+				r := sse.NewReader(resp.Body, 0)
+				ev, err := r.Next()
+				if err != nil || len(ev.Data) != 0 || ev.ID != "0-0" || r.Retry() != 1500 {
+					t.Errorf("first GET event %+v (retry %d, err %v), want the priming event", ev, r.Retry(), err)
+				}
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package streamable
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"sync"
@@ -48,6 +49,10 @@ type ServerTransport struct {
 	batches []*stream              // pending batch streams, oldest first
 	lastNum int64
 	get     *stream // the standalone (GET) stream, number 0; nil without a session
+
+	// negotiated is the protocolVersion of the session's successful initialize
+	// result, read from the response on its way out; nil until then.
+	negotiated atomic.Pointer[string]
 
 	lastUse atomic.Int64 // h.now() at the last HTTP activity
 	busy    atomic.Int32 // HTTP requests in progress on this session
@@ -121,6 +126,9 @@ func (t *ServerTransport) Write(ctx context.Context, msg jsonrpc.Message) error 
 			return nil
 		}
 		if st := t.streamFor(m.ID); st != nil {
+			if m.Error == nil && !t.stateless && st.answers(m.ID, "initialize") {
+				t.noteNegotiated(m.Result)
+			}
 			return st.send(ctx, msg, sendResponse)
 		}
 		return nil
@@ -158,6 +166,29 @@ func (t *ServerTransport) Write(ctx context.Context, msg jsonrpc.Message) error 
 	default:
 		return errors.New("streamable: cannot write this kind of message")
 	}
+}
+
+// noteNegotiated records the protocolVersion of an initialize result: the revision
+// the session speaks, whatever MCP-Protocol-Version later requests carry.
+func (t *ServerTransport) noteNegotiated(result []byte) {
+	var r struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	if json.Unmarshal(result, &r) == nil && isLegacyRevision(r.ProtocolVersion) {
+		t.negotiated.Store(&r.ProtocolVersion)
+	}
+}
+
+// revision returns the revision that decides the wire details of a request on this
+// connection: the newer of the one negotiated at initialize and header, the
+// request's MCP-Protocol-Version ("" when absent). A client that negotiated
+// 2025-11-25 gets priming events even when one of its requests names an older
+// revision in its header.
+func (t *ServerTransport) revision(header string) string {
+	if p := t.negotiated.Load(); p != nil && *p > header {
+		return *p
+	}
+	return header
 }
 
 // Close ends the connection: Read returns io.EOF, open streams end, and a session is

@@ -106,6 +106,16 @@ func (st *stream) owns(r *jsonrpc.Request) bool {
 	return false
 }
 
+// answers reports whether this stream carries the request with id and method.
+func (st *stream) answers(id jsonrpc.ID, method string) bool {
+	for _, r := range st.reqs {
+		if r.ID == id {
+			return r.Method == method
+		}
+	}
+	return false
+}
+
 // send writes a response (or a batch reply) and ends the stream once nothing more is
 // owed.
 func (st *stream) send(ctx context.Context, msg jsonrpc.Message, mode sendMode) error {
