@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/wiremcp/wiremcp/jsonrpc"
 )
@@ -54,6 +55,10 @@ type Transport struct {
 	log     *slog.Logger
 
 	readOnce sync.Once
+	direct   *os.File      // set when reads happen on the caller's goroutine (see Read)
+	br       *bufio.Reader // direct reads only
+	ctxStop  func() bool   // direct reads: stops the deadline hook of lastCtx
+	lastCtx  context.Context
 	frames   chan frame    // lines from the read goroutine
 	readErr  error         // why the read goroutine ended; set before frames is closed
 	drain    bool          // after Close, keep reading (and dropping) lines until EOF
@@ -110,8 +115,16 @@ func Stdio() *Transport { return New(os.Stdin, os.Stdout, nil) }
 // than MaxLineBytes, is reported as an error wrapping a *jsonrpc.Error (with the
 // *jsonrpc.Invalid that Decode returns, if any), and the next Read carries on with
 // the next line. At the end of the input Read returns io.EOF; after Close, ErrClosed.
+//
+// When the reader is an *os.File that supports deadlines (a pipe or a socket, as
+// os.Stdin usually is for a server launched by a client), lines are read on the
+// caller's goroutine: Close interrupts a blocked read by closing the file, and a
+// done ctx by setting a deadline. Otherwise a goroutine owned by the Transport reads.
 func (t *Transport) Read(ctx context.Context) (jsonrpc.Message, error) {
-	t.readOnce.Do(func() { go t.readLoop() })
+	t.readOnce.Do(t.startReading)
+	if t.direct != nil {
+		return t.readDirect(ctx)
+	}
 	select {
 	case f, ok := <-t.frames:
 		if !ok {
@@ -125,6 +138,73 @@ func (t *Transport) Read(ctx context.Context) (jsonrpc.Message, error) {
 		return nil, ErrClosed
 	case <-ctx.Done():
 		return nil, ctx.Err()
+	}
+}
+
+func (t *Transport) startReading() {
+	if f, ok := t.r.(*os.File); ok && !t.drain && f.SetReadDeadline(time.Time{}) == nil {
+		t.direct = f
+		t.br = bufio.NewReaderSize(f, 64<<10)
+		return
+	}
+	go t.readLoop()
+}
+
+// readDirect reads the next message on the caller's goroutine.
+func (t *Transport) readDirect(ctx context.Context) (jsonrpc.Message, error) {
+	if ctx != t.lastCtx {
+		// One hook per context (the Conn passes the same one to every Read): when
+		// ctx ends, a deadline in the past makes the blocked read return.
+		if t.ctxStop != nil {
+			t.ctxStop()
+		}
+		t.lastCtx = ctx
+		f := t.direct
+		f.SetReadDeadline(time.Time{}) // lift a deadline an earlier context set
+		t.ctxStop = context.AfterFunc(ctx, func() { f.SetReadDeadline(time.Unix(1, 0)) })
+	}
+	for {
+		select {
+		case <-t.closed:
+			return nil, ErrClosed
+		default:
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if t.readErr != nil {
+			return nil, t.readErr
+		}
+		f, err := t.readLine(t.br)
+		if err != nil {
+			switch {
+			case ctx.Err() != nil && errors.Is(err, os.ErrDeadlineExceeded):
+				return nil, ctx.Err()
+			case isClosed(t.closed):
+				err = ErrClosed
+			case err != io.EOF:
+				err = fmt.Errorf("stdio: reading: %w", err)
+			}
+			t.readErr = err
+			if f.b == nil && f.err == nil {
+				return nil, err
+			}
+		}
+		if f.err != nil {
+			return nil, f.err
+		}
+		if f.b != nil {
+			return jsonrpc.Decode(f.b, &t.limits)
+		}
+	}
+}
+
+func isClosed(c chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
 	}
 }
 
