@@ -234,18 +234,23 @@ func appendRaw(dst, raw []byte) ([]byte, error) {
 
 const hexDigits = "0123456789abcdef"
 
-// appendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD; control
-// characters are escaped, so the result never holds a raw line break.
-func appendString(dst []byte, s string) []byte {
+// appendString appends s as a JSON string (see AppendString).
+func appendString(dst []byte, s string) []byte { return AppendString(dst, s, false) }
+
+// AppendString appends s to dst as a JSON string. Invalid UTF-8 becomes U+FFFD;
+// control characters, U+2028 and U+2029 are escaped, so the result never holds a raw
+// line break; with escapeHTML, <, > and & are escaped too, as encoding/json does by
+// default (the output is then byte-for-byte encoding/json's).
+func AppendString(dst []byte, s string, escapeHTML bool) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
 		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && (!escapeHTML || (c != '<' && c != '>' && c != '&')) {
+				i++
+				continue
+			}
 			dst = append(dst, s[start:i]...)
 			switch c {
 			case '"', '\\':
@@ -268,14 +273,19 @@ func appendString(dst []byte, s string) []byte {
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
+		switch {
+		case r == utf8.RuneError && size == 1:
 			dst = append(dst, s[start:i]...)
 			dst = append(dst, `\ufffd`...)
-			i++
-			start = i
+		case r == '\u2028' || r == '\u2029':
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+		default:
+			i += size
 			continue
 		}
 		i += size
+		start = i
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')

@@ -29,7 +29,7 @@ func TestEncode(t *testing.T) {
 		{"params compacted", &jsonrpc.Request{ID: jsonrpc.Int64ID(2), Method: "m", Params: json.RawMessage("{ \"a b\" : [ 1 ,\n 2 ],\r\n\t\"c\": \"x\\\" y\" }")},
 			`{"jsonrpc":"2.0","id":2,"method":"m","params":{"a b":[1,2],"c":"x\" y"}}`},
 		{"method escaped", &jsonrpc.Request{Method: "a\"\\\n\r\t\b\f\x01\u2028é\xff"},
-			`{"jsonrpc":"2.0","method":"a\"\\\n\r\t\b\f\u0001` + "\u2028é" + `\ufffd"}`},
+			`{"jsonrpc":"2.0","method":"a\"\\\n\r\t\b\f\u0001\u2028` + "é" + `\ufffd"}`},
 		{"result", &jsonrpc.Response{ID: jsonrpc.Int64ID(1), Result: json.RawMessage(`{"x":[true]}`)},
 			`{"jsonrpc":"2.0","id":1,"result":{"x":[true]}}`},
 		{"result scalar", &jsonrpc.Response{ID: jsonrpc.StringID("r"), Result: json.RawMessage(` 19 `)},

@@ -391,58 +391,44 @@ func (s *Server) capabilities(rev *revision) *ServerCapabilities {
 	return caps
 }
 
+// sortedBySeq returns the values of m in registration order, cached in *cache until
+// a registration change clears it. s.mu is held.
+func sortedBySeq[T seqHolder](cache *[]T, m map[string]T) []T {
+	if *cache == nil {
+		list := make([]T, 0, len(m))
+		for _, v := range m {
+			list = append(list, v)
+		}
+		slices.SortFunc(list, func(a, b T) int { return cmpSeq(a.seqNum(), b.seqNum()) })
+		*cache = list
+	}
+	return *cache
+}
+
 // sortedTools returns the tools in registration order (a replaced tool keeps its
-// place). s.mu must not be held.
+// place). s.mu must not be held; so for the others.
 func (s *Server) sortedTools() []*serverTool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.toolList == nil {
-		s.toolList = make([]*serverTool, 0, len(s.tools))
-		for _, t := range s.tools {
-			s.toolList = append(s.toolList, t)
-		}
-		slices.SortFunc(s.toolList, func(a, b *serverTool) int { return cmpSeq(a.seq, b.seq) })
-	}
-	return s.toolList
+	return sortedBySeq(&s.toolList, s.tools)
 }
 
 func (s *Server) sortedResources() []*serverResource {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.resourceList == nil {
-		s.resourceList = make([]*serverResource, 0, len(s.resources))
-		for _, r := range s.resources {
-			s.resourceList = append(s.resourceList, r)
-		}
-		slices.SortFunc(s.resourceList, func(a, b *serverResource) int { return cmpSeq(a.seq, b.seq) })
-	}
-	return s.resourceList
+	return sortedBySeq(&s.resourceList, s.resources)
 }
 
 func (s *Server) sortedTemplates() []*serverTemplate {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.templateList == nil {
-		s.templateList = make([]*serverTemplate, 0, len(s.templates))
-		for _, t := range s.templates {
-			s.templateList = append(s.templateList, t)
-		}
-		slices.SortFunc(s.templateList, func(a, b *serverTemplate) int { return cmpSeq(a.seq, b.seq) })
-	}
-	return s.templateList
+	return sortedBySeq(&s.templateList, s.templates)
 }
 
 func (s *Server) sortedPrompts() []*serverPrompt {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.promptList == nil {
-		s.promptList = make([]*serverPrompt, 0, len(s.prompts))
-		for _, p := range s.prompts {
-			s.promptList = append(s.promptList, p)
-		}
-		slices.SortFunc(s.promptList, func(a, b *serverPrompt) int { return cmpSeq(a.seq, b.seq) })
-	}
-	return s.promptList
+	return sortedBySeq(&s.promptList, s.prompts)
 }
 
 // seqHolder is a registered item with a registration sequence number.

@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
@@ -82,50 +81,10 @@ func checkMemberCase(data []byte, v any) error {
 	return bad
 }
 
-// eachTopLevelKey calls fn with the member names of the JSON object in data (which
-// the jsonrpc decoder has already validated), until fn returns false. Names with
-// escapes are unescaped; anything that is not an object yields nothing.
+// eachTopLevelKey calls fn with the member names of the JSON object in data, until fn
+// returns false.
 func eachTopLevelKey(data []byte, fn func([]byte) bool) {
-	i := skipSpace(data, 0)
-	if i >= len(data) || data[i] != '{' {
-		return
-	}
-	i++
-	for {
-		i = skipSpace(data, i)
-		if i >= len(data) || data[i] != '"' {
-			return
-		}
-		end, escaped := scanString(data, i)
-		if end < 0 {
-			return
-		}
-		raw := data[i : end+1]
-		key := raw[1 : len(raw)-1]
-		if escaped {
-			var s string
-			if json.Unmarshal(raw, &s) != nil {
-				return
-			}
-			key = []byte(s)
-		}
-		if !fn(key) {
-			return
-		}
-		i = skipSpace(data, end+1)
-		if i >= len(data) || data[i] != ':' {
-			return
-		}
-		i = skipValue(data, skipSpace(data, i+1))
-		if i < 0 {
-			return
-		}
-		i = skipSpace(data, i)
-		if i >= len(data) || data[i] != ',' {
-			return
-		}
-		i++
-	}
+	eachMember(data, func(key, _ []byte) bool { return fn(key) })
 }
 
 func skipSpace(b []byte, i int) int {

@@ -3,7 +3,8 @@ package schemagen
 import (
 	"encoding/json"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/wiremcp/wiremcp/jsonrpc"
 )
 
 // node is one schema under construction. Keywords are kept in typed fields so the
@@ -289,58 +290,10 @@ func appendMerged(b []byte, raw, overrides []member) []byte {
 	return append(b, '}')
 }
 
-const hexDigits = "0123456789abcdef"
 
 // appendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD, as
 // encoding/json does; HTML characters are left alone.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		// U+2028 and U+2029 are valid JSON but break some JavaScript parsers.
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
+func appendString(b []byte, s string) []byte { return jsonrpc.AppendString(b, s, false) }
 
 // itoa formats the integer annotations.
 func itoa(n int) string { return strconv.Itoa(n) }
