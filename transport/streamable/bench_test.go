@@ -13,7 +13,8 @@ func BenchmarkRoundTrip(b *testing.B) {
 		opts HandlerOptions
 	}{
 		{"json", HandlerOptions{JSONResponse: true}},
-		{"sse", HandlerOptions{}},
+		{"adaptive", HandlerOptions{}},
+		{"sse", HandlerOptions{AlwaysSSE: true}},
 		{"stateless-json", HandlerOptions{Stateless: true, JSONResponse: true}},
 	} {
 		for _, par := range []int{1, 8} {

@@ -22,10 +22,14 @@
 // What the handler does on its own:
 //   - POST: Accept must list application/json and text/event-stream (406), the body
 //     must be JSON (415) of at most MaxBodyBytes (413) and decode (400 with the
-//     JSON-RPC error). Notifications and responses get 202; requests get their
-//     response as JSON (JSONResponse) or on an SSE stream that also carries the
-//     messages written with the request's handler context (progress, logs,
-//     server-to-client requests). Batches are accepted when the revision allows them.
+//     JSON-RPC error). Notifications and responses get 202. A request gets its
+//     response as one application/json body when that response is the first message
+//     written for it, and an SSE stream otherwise: a notification or
+//     server-to-client request written with the request's handler context (progress,
+//     logs, sampling, elicitation), or CloseSSEStream, switches the reply to SSE
+//     before it is sent. JSONResponse always answers with JSON (related messages then
+//     go to the GET stream), AlwaysSSE always with SSE. Batches are accepted when the
+//     revision allows them.
 //   - Sessions: Mcp-Session-Id (128 random bits) on the initialize response; 400
 //     without it, 404 once it is gone; DELETE ends it; idle sessions expire; the
 //     number of sessions is capped (503).
@@ -34,6 +38,8 @@
 //     EventStore. SSE streams of 2025-11-25 clients (by the revision the session
 //     negotiated, or a newer MCP-Protocol-Version) start with a priming event and a
 //     retry field; CloseSSEStream ends a request's stream early so the client polls.
+//     The events of a request's stream are dropped from the store (when it
+//     implements EventStreamDeleter) once the response reached the client.
 //   - MCP-Protocol-Version is checked (absent means 2025-03-26).
 //   - Origin is checked on every request and Host on loopback listeners (403), the
 //     DNS-rebinding defence.

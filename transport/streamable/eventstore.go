@@ -24,6 +24,15 @@ type EventStore interface {
 	DeleteSession(session string)
 }
 
+// EventStreamDeleter is an optional interface of an EventStore: DeleteStream forgets
+// every event of one stream of a session. A Handler calls it once a request's stream
+// has delivered all its events, its response included, to an attached client, when
+// no resumption is needed any more. It may be called concurrently with the other
+// methods and must not block for long.
+type EventStreamDeleter interface {
+	DeleteStream(session string, stream int64)
+}
+
 // MemoryEventStore is an EventStore in memory, bounded per stream and in total.
 // When a stream holds more than its cap the oldest events of that stream are dropped;
 // when the store holds more than its byte budget the streams appended to least
@@ -51,18 +60,24 @@ type memStream struct {
 }
 
 // NewMemoryEventStore returns a store that keeps at most perStream events per stream
-// (0 means 1024) and about maxBytes bytes of event data in total (0 means 64 MiB).
+// (0 means 1024) and about maxBytes bytes in total, event data and bookkeeping
+// (0 means 16 MiB).
 func NewMemoryEventStore(perStream, maxBytes int) *MemoryEventStore {
 	if perStream <= 0 {
 		perStream = 1024
 	}
 	if maxBytes <= 0 {
-		maxBytes = 64 << 20
+		maxBytes = 16 << 20
 	}
 	return &MemoryEventStore{perStream: perStream, maxBytes: maxBytes, sessions: make(map[string]map[int64]*memStream)}
 }
 
-const memOverhead = 160 // rough per-event bookkeeping cost counted against maxBytes
+// Rough bookkeeping costs counted against maxBytes: per event (slice header, slab
+// rounding) and per stream (its struct, list element and map entry).
+const (
+	memOverhead       = 160
+	memStreamOverhead = 256
+)
 
 // Append implements EventStore.
 func (m *MemoryEventStore) Append(_ context.Context, session string, stream, seq int64, data []byte) error {
@@ -78,15 +93,17 @@ func (m *MemoryEventStore) Append(_ context.Context, session string, stream, seq
 	}
 	st := ss[stream]
 	if st == nil {
-		st = &memStream{key: k, first: seq}
+		st = &memStream{key: k, first: seq, bytes: memStreamOverhead}
 		st.elem = m.lru.PushBack(st)
 		ss[stream] = st
+		m.bytes += memStreamOverhead
 	} else {
 		m.lru.MoveToBack(st.elem)
 		if next := st.first + int64(len(st.data)); seq != next {
 			// A gap (events dropped by the caller): restart the stream's window.
-			m.bytes -= st.bytes
-			st.data, st.bytes, st.first = st.data[:0], 0, seq
+			m.bytes -= st.bytes - memStreamOverhead
+			clear(st.data)
+			st.data, st.bytes, st.first = st.data[:0], memStreamOverhead, seq
 		}
 	}
 	st.data = append(st.data, cp)
@@ -146,6 +163,15 @@ func (m *MemoryEventStore) Replay(_ context.Context, session string, stream, aft
 		}
 	}
 	return nil
+}
+
+// DeleteStream implements EventStreamDeleter.
+func (m *MemoryEventStore) DeleteStream(session string, stream int64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if st := m.sessions[session][stream]; st != nil {
+		m.drop(st)
+	}
 }
 
 // DeleteSession implements EventStore.

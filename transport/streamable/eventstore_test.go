@@ -49,7 +49,7 @@ func TestMemoryEventStoreBudget(t *testing.T) {
 	for i := int64(1); i <= 20; i++ {
 		m.Append(ctx, "s", i, 1, make([]byte, 100))
 	}
-	if m.bytes > 1000+100+memOverhead {
+	if m.bytes > 1000+100+memOverhead+memStreamOverhead {
 		t.Errorf("store holds %d bytes over a 1000 budget", m.bytes)
 	}
 	if got := replayAll(t, m, "s", 20, 0); len(got) != 1 {
@@ -57,5 +57,28 @@ func TestMemoryEventStoreBudget(t *testing.T) {
 	}
 	if got := replayAll(t, m, "s", 1, 0); len(got) != 0 {
 		t.Errorf("oldest stream kept")
+	}
+}
+
+func TestMemoryEventStoreDeleteStream(t *testing.T) {
+	m := NewMemoryEventStore(0, 0)
+	ctx := t.Context()
+	m.Append(ctx, "s", 1, 1, []byte("a"))
+	m.Append(ctx, "s", 1, 2, []byte("b"))
+	m.Append(ctx, "s", 2, 1, []byte("c"))
+	m.Append(ctx, "t", 1, 1, []byte("d"))
+	m.DeleteStream("s", 1)
+	m.DeleteStream("s", 9)    // unknown stream: nothing happens
+	m.DeleteStream("nope", 1) // unknown session: nothing happens
+	if got := replayAll(t, m, "s", 1, 0); len(got) != 0 {
+		t.Errorf("deleted stream replays %v", got)
+	}
+	if got := fmt.Sprint(replayAll(t, m, "s", 2, 0), replayAll(t, m, "t", 1, 0)); got != "[1:c] [1:d]" {
+		t.Errorf("other streams: %s", got)
+	}
+	m.DeleteStream("s", 2)
+	m.DeleteSession("t")
+	if m.bytes != 0 || m.lru.Len() != 0 || len(m.sessions) != 0 {
+		t.Errorf("accounting after deletes: %d bytes, %d streams, %d sessions", m.bytes, m.lru.Len(), len(m.sessions))
 	}
 }

@@ -1,6 +1,7 @@
 package streamable
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"testing"
@@ -75,8 +76,22 @@ func TestGETStream(t *testing.T) {
 	}
 }
 
+// keepingStore is an EventStore without EventStreamDeleter: it keeps the events of
+// streams that ended.
+type keepingStore struct{ m *MemoryEventStore }
+
+func (k keepingStore) Append(ctx context.Context, session string, stream, seq int64, data []byte) error {
+	return k.m.Append(ctx, session, stream, seq, data)
+}
+
+func (k keepingStore) Replay(ctx context.Context, session string, stream, after int64, fn func(int64, []byte) error) error {
+	return k.m.Replay(ctx, session, stream, after, fn)
+}
+
+func (k keepingStore) DeleteSession(session string) { k.m.DeleteSession(session) }
+
 func TestResumeEndedPOSTStream(t *testing.T) {
-	s := newTestServer(t, nil)
+	s := newTestServer(t, &HandlerOptions{EventStore: keepingStore{NewMemoryEventStore(0, 0)}})
 	sid := s.initSession(t)
 	ex := do(t, "POST", s.url, postHeaders("Mcp-Session-Id", sid, "Mcp-Protocol-Version", "2025-11-25"),
 		`{"jsonrpc":"2.0","id":3,"method":"progress"}`)
@@ -96,5 +111,29 @@ func TestResumeEndedPOSTStream(t *testing.T) {
 		if strings.HasPrefix(ev.ID, "1-") {
 			t.Errorf("replayed an event of another stream: %s", ev.ID)
 		}
+	}
+}
+
+// TestDeliveredStreamEventsReleased: once a request's SSE stream delivered its
+// response to an attached client, the default store forgets its events, and a late
+// resumption of it just ends.
+func TestDeliveredStreamEventsReleased(t *testing.T) {
+	store := NewMemoryEventStore(0, 0)
+	s := newTestServer(t, &HandlerOptions{EventStore: store})
+	sid := s.initSession(t)
+	ex := do(t, "POST", s.url, postHeaders("Mcp-Session-Id", sid, "Mcp-Protocol-Version", "2025-11-25"),
+		`{"jsonrpc":"2.0","id":3,"method":"progress"}`)
+	if evs := sseEvents(t, ex.body); len(evs) != 3 || evs[2].ID != "2-2" {
+		t.Fatalf("events %+v", evs)
+	}
+	store.mu.Lock()
+	n, bytes := len(store.sessions[sid]), store.bytes
+	store.mu.Unlock()
+	if n != 0 || bytes != 0 {
+		t.Errorf("store keeps %d streams, %d bytes of the session after delivery; want none", n, bytes)
+	}
+	again := do(t, "GET", s.url, map[string]string{"Accept": "text/event-stream", "Mcp-Session-Id": sid, "Last-Event-ID": "2-0"}, "")
+	if again.status != 200 || len(sseEvents(t, again.body)) != 0 {
+		t.Errorf("late resumption: %d %q, want 200 and no events", again.status, again.body)
 	}
 }

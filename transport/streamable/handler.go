@@ -36,6 +36,7 @@ type Handler struct {
 	idle      chan struct{}
 
 	attachHook func(sessionID string, stream int64) // tests: a GET attached to a stream
+	postHook   func()                               // tests: a POST was served
 }
 
 // NewHandler returns a Handler that calls connect for every new logical connection.
@@ -156,6 +157,9 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 }
 
 func (h *Handler) endInflight() {
+	if h.postHook != nil {
+		h.postHook()
+	}
 	if h.inflight.Add(-1) == 0 && h.closing.Load() {
 		select {
 		case h.idle <- struct{}{}:
@@ -292,8 +296,8 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 			writeHTTPError(w, http.StatusServiceUnavailable, "Service Unavailable: shutting down")
 			return
 		}
-		done := t.touch()
-		defer done()
+		t.touch()
+		defer t.untouch()
 		h.serveMessage(w, r, t, msg, h.legacyKind(), pv)
 		return
 	}
@@ -306,10 +310,13 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) legacyKind() streamKind {
-	if h.opts.JSONResponse {
+	switch {
+	case h.opts.JSONResponse:
 		return kindJSON
+	case h.opts.AlwaysSSE:
+		return kindSSE
 	}
-	return kindSSE
+	return kindAuto
 }
 
 // initialize opens a session for an initialize request.
@@ -347,8 +354,8 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, req *jsonrp
 		return
 	}
 	w.Header()[hdrSessionID] = []string{id}
-	done := t.touch()
-	defer done()
+	t.touch()
+	defer t.untouch()
 	h.serveMessage(w, r, t, req, h.legacyKind(), initializeVersion(req))
 }
 
@@ -445,8 +452,14 @@ func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request, t *Server
 		return
 	}
 
-	st := &stream{t: t, kind: kind, reqs: reqs, owed: len(reqs), batch: isBatch, collected: invalid}
-	st.resumable = kind == kindSSE && h.store != nil && !t.stateless
+	st := &stream{t: t, kind: kind, owed: len(reqs), batch: isBatch, collected: invalid}
+	if len(reqs) == 1 && !isBatch {
+		st.one[0] = reqs[0]
+		st.reqs = st.one[:]
+	} else {
+		st.reqs = reqs
+	}
+	st.resumable = (kind == kindSSE || kind == kindAuto) && h.store != nil && !t.stateless
 	// Priming events arrived with 2025-11-25; older clients may choke on empty data.
 	// The session's negotiated revision counts, not only this POST's header: a
 	// 2025-11-25 client may name an older revision in MCP-Protocol-Version.
@@ -456,16 +469,12 @@ func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request, t *Server
 			"Invalid Request: a request with this id is already in progress")
 		return
 	}
-	a := newAttachment(w)
+	a := &st.first
+	a.init(w)
 	st.mu.Lock()
 	st.att = a
-	if st.resumable {
-		st.indexed = true
-		for _, q := range reqs {
-			activeStreams.Store(q, st)
-		}
-	}
-	if st.priming {
+	if st.priming && kind == kindSSE {
+		// An adaptive stream sends its priming event only if it switches to SSE.
 		st.writePriming()
 	}
 	if kind == kindSSE && len(invalid) > 0 {
@@ -498,7 +507,7 @@ func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request, t *Server
 		st.endAttachment()
 	}
 	complete := st.complete
-	if !complete && (!st.resumable || t.closed()) {
+	if !complete && (!st.canResume() || t.closed()) {
 		st.abandon()
 	}
 	started := a.started
@@ -572,8 +581,8 @@ func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request) {
 		writeHTTPError(w, http.StatusServiceUnavailable, "Service Unavailable: shutting down")
 		return
 	}
-	done := t.touch()
-	defer done()
+	t.touch()
+	defer t.untouch()
 
 	st, after, resume := t.get, int64(-1), false
 	if last, ok := first(r.Header, hdrLastEventID); ok && last != "" && h.store != nil {

@@ -76,7 +76,14 @@ func TestRawExchanges(t *testing.T) {
 		{name: "initialize json mode", opts: &HandlerOptions{JSONResponse: true}, method: "POST", hdr: postHeaders(), body: initBody,
 			status: 200, wantHdr: map[string]string{"Content-Type": "application/json", "Mcp-Session-Id": "*"},
 			wantBody: []string{`"id":1`, `"result":`}},
-		{name: "echo sse", session: true, method: "POST", hdr: postHeaders("Mcp-Session-Id", "{sid}", "Mcp-Protocol-Version", "2025-11-25"),
+		{name: "echo adaptive is json", session: true, method: "POST", hdr: postHeaders("Mcp-Session-Id", "{sid}", "Mcp-Protocol-Version", "2025-11-25"),
+			body: echoBody, status: 200, wantHdr: map[string]string{"Content-Type": "application/json", "Mcp-Session-Id": "", "Cache-Control": ""},
+			wantBody: []string{`{"jsonrpc":"2.0","id":7,"result":{"x":1}}`}},
+		{name: "echo adaptive switches to sse", session: true, method: "POST", hdr: postHeaders("Mcp-Session-Id", "{sid}", "Mcp-Protocol-Version", "2025-11-25"),
+			body: `{"jsonrpc":"2.0","id":7,"method":"progress","params":{"x":1}}`, status: 200,
+			wantHdr:  map[string]string{"Content-Type": "text/event-stream", "Cache-Control": "no-cache"},
+			wantBody: []string{"id: 2-0\nretry: 1000\ndata: \n\n", "id: 2-1\n", `"method":"notifications/progress"`, "id: 2-2\n", `"id":7,"result":{"x":1}`}},
+		{name: "echo sse", opts: &HandlerOptions{AlwaysSSE: true}, session: true, method: "POST", hdr: postHeaders("Mcp-Session-Id", "{sid}", "Mcp-Protocol-Version", "2025-11-25"),
 			body: echoBody, status: 200, wantHdr: map[string]string{"Content-Type": "text/event-stream", "Mcp-Session-Id": "",
 				"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
 			wantBody: []string{"id: 2-0\n", "retry: 1000\n", `data: {"jsonrpc":"2.0","id":7,"result":{"x":1}}`}},
@@ -139,7 +146,10 @@ func TestRawExchanges(t *testing.T) {
 			status: 200, wantHdr: map[string]string{"Mcp-Session-Id": ""}, wantBody: []string{`"id":1,"result"`}},
 		{name: "stateless request", opts: &HandlerOptions{Stateless: true}, method: "POST", hdr: postHeaders(), body: echoBody,
 			status: 200, wantBody: []string{`"result":{"x":1}`}},
-		{name: "stateless sse has no ids", opts: &HandlerOptions{Stateless: true}, method: "POST",
+		{name: "stateless adaptive is json", opts: &HandlerOptions{Stateless: true}, method: "POST",
+			hdr: postHeaders("Mcp-Protocol-Version", "2025-11-25"), body: echoBody,
+			status: 200, wantHdr: map[string]string{"Content-Type": "application/json"}},
+		{name: "stateless sse has no ids", opts: &HandlerOptions{Stateless: true, AlwaysSSE: true}, method: "POST",
 			hdr: postHeaders("Mcp-Protocol-Version", "2025-11-25"), body: echoBody,
 			status: 200, wantHdr: map[string]string{"Content-Type": "text/event-stream"}},
 		{name: "stateless json", opts: &HandlerOptions{Stateless: true, JSONResponse: true}, method: "POST", hdr: postHeaders(), body: echoBody,
@@ -264,7 +274,7 @@ func TestSessionIDs(t *testing.T) {
 }
 
 func TestPrimingOnlyFor20251125(t *testing.T) {
-	s := newTestServer(t, nil)
+	s := newTestServer(t, &HandlerOptions{AlwaysSSE: true})
 	for _, tc := range []struct {
 		version string
 		priming bool

@@ -31,6 +31,7 @@ type testServer struct {
 
 	started   chan string   // ids of "block" calls that started
 	attached  chan int64    // stream numbers a GET attached to
+	posted    chan struct{} // a POST was served (dropped when nobody listens)
 	release   chan struct{} // closed to let "gate" calls answer
 	relOnce   sync.Once
 	cancelled chan string // ids of "block" calls whose context ended
@@ -45,6 +46,7 @@ func newTestServer(tb testing.TB, opts *HandlerOptions) *testServer {
 		tb:        tb,
 		started:   make(chan string, 16),
 		attached:  make(chan int64, 64),
+		posted:    make(chan struct{}, 64),
 		release:   make(chan struct{}),
 		cancelled: make(chan string, 16),
 		closed:    make(chan bool, 16),
@@ -52,6 +54,12 @@ func newTestServer(tb testing.TB, opts *HandlerOptions) *testServer {
 	}
 	s.h = NewHandler(s.connect, opts)
 	s.h.attachHook = func(_ string, num int64) { s.attached <- num }
+	s.h.postHook = func() {
+		select {
+		case s.posted <- struct{}{}:
+		default:
+		}
+	}
 	s.srv = httptest.NewServer(s.h)
 	s.url = s.srv.URL
 	tb.Cleanup(s.close)

@@ -36,11 +36,18 @@ type HandlerOptions struct {
 	// Stateless() reports true.
 	Stateless bool
 	// JSONResponse answers requests of the initialize era with one application/json
-	// body instead of an SSE stream. Messages related to such a request (progress,
-	// logs, server-to-client requests) then travel on the session's GET stream.
-	// 2026-07-28 requests are answered with JSON unless a notification precedes the
-	// response, in which case an SSE stream is used whatever this field says.
+	// body, always. Messages related to such a request (progress, logs,
+	// server-to-client requests) then travel on the session's GET stream.
+	//
+	// By default (neither JSONResponse nor AlwaysSSE) a request is answered with
+	// application/json when its response is the first message written for it, and
+	// on an SSE stream (priming event and event ids included) when a related
+	// notification or server-to-client request, or CloseSSEStream, comes first.
+	// 2026-07-28 requests are always answered that way, whatever these fields say.
 	JSONResponse bool
+	// AlwaysSSE answers every request of the initialize era on an SSE stream, even
+	// when nothing precedes its response. JSONResponse takes precedence.
+	AlwaysSSE bool
 	// DisableGET answers GET with 405 (no standalone server-to-client stream).
 	DisableGET bool
 	// DisableDelete answers DELETE with 405 (clients cannot end their sessions).
@@ -66,7 +73,9 @@ type HandlerOptions struct {
 	Limits jsonrpc.Limits
 
 	// EventStore keeps SSE events so clients can resume streams with Last-Event-ID.
-	// Nil means a NewMemoryEventStore(0, 0) private to the handler.
+	// Nil means a NewMemoryEventStore(0, 0) private to the handler. When it also
+	// implements EventStreamDeleter, the events of a request's stream are dropped
+	// as soon as its response reached the client on an open SSE response.
 	EventStore EventStore
 	// DisableResumability turns off event ids, priming events and resumption.
 	DisableResumability bool

@@ -68,6 +68,9 @@ func newTransport(parent context.Context, h *Handler, id string, stateless bool)
 		done:      make(chan struct{}),
 	}
 	t.ctx, t.cancel = context.WithCancel(parent)
+	// Handler contexts descend from t.ctx: the package-level CloseSSEStream finds
+	// the transport there.
+	t.ctx = context.WithValue(t.ctx, transportKey{}, t)
 	if !stateless {
 		t.byID = make(map[jsonrpc.ID]*stream)
 		t.byNum = make(map[int64]*stream)
@@ -219,7 +222,6 @@ func (t *ServerTransport) shutdown() {
 		st.mu.Lock()
 		st.complete = true
 		st.endAttachment()
-		st.unregisterRequests()
 		st.mu.Unlock()
 	}
 	if t.h.store != nil {
@@ -319,15 +321,17 @@ func (t *ServerTransport) deliver(ctx context.Context, msg jsonrpc.Message) bool
 	}
 }
 
-// touch records HTTP activity (for idle expiry) and marks the session busy until the
-// returned function runs.
-func (t *ServerTransport) touch() func() {
+// touch records HTTP activity (for idle expiry) and marks the session busy until
+// untouch.
+func (t *ServerTransport) touch() {
 	t.lastUse.Store(t.h.now())
 	t.busy.Add(1)
-	return func() {
-		t.lastUse.Store(t.h.now())
-		t.busy.Add(-1)
-	}
+}
+
+// untouch ends what touch started.
+func (t *ServerTransport) untouch() {
+	t.lastUse.Store(t.h.now())
+	t.busy.Add(-1)
 }
 
 // expire runs from the idle timer.
@@ -365,25 +369,23 @@ func (t *ServerTransport) CloseSSEStream(ctx context.Context) bool {
 	if st == nil || !st.owns(req) {
 		return false
 	}
-	return st.closeEarly()
+	return st.closeEarly(ctx)
 }
+
+// transportKey is the context key under which a ServerTransport is found in the
+// context it passes to ConnectFunc (and so in every context derived from it).
+type transportKey struct{}
 
 // CloseSSEStream is ServerTransport.CloseSSEStream for a handler context: it finds
 // the Streamable HTTP stream of the request ctx belongs to, wherever it is served.
-// It reports false when ctx is not the context of a request served by a Handler over
-// a resumable SSE stream.
+// ctx must descend from the context the transport passed to ConnectFunc, as handler
+// contexts do when that context is the connection's parent (see ConnectFunc). It
+// reports false when ctx is not the context of a request served by a Handler over a
+// stream that can be resumed.
 func CloseSSEStream(ctx context.Context) bool {
-	req, ok := jsonrpc.RequestFromContext(ctx)
+	t, ok := ctx.Value(transportKey{}).(*ServerTransport)
 	if !ok {
 		return false
 	}
-	v, ok := activeStreams.Load(req)
-	if !ok {
-		return false
-	}
-	return v.(*stream).closeEarly()
+	return t.CloseSSEStream(ctx)
 }
-
-// activeStreams maps the *jsonrpc.Request of every pending resumable SSE POST stream
-// to its stream, for the package-level CloseSSEStream.
-var activeStreams sync.Map

@@ -16,10 +16,15 @@ type streamKind uint8
 
 const (
 	kindJSON streamKind = iota // initialize era, JSON mode: carries only the response(s)
-	kindSSE                    // initialize era, SSE mode
+	kindSSE                    // initialize era, SSE mode (AlwaysSSE)
+	kindAuto                   // initialize era, default: JSON if the response comes first, else SSE
 	kindLazy                   // 2026-07-28: JSON if the response comes first, else SSE
 	kindGET                    // the session's standalone stream
 )
+
+// adaptive reports whether a stream of this kind starts undecided: answered with
+// JSON when the response is its first message, switched to SSE otherwise.
+func (k streamKind) adaptive() bool { return k == kindAuto || k == kindLazy }
 
 type sendMode uint8
 
@@ -42,7 +47,8 @@ type stream struct {
 	priming   bool // send a priming event when an HTTP response attaches
 	batch     bool
 	reqs      []*jsonrpc.Request // the requests whose responses end the stream
-	indexed   bool               // reqs are in activeStreams
+	one       [1]*jsonrpc.Request
+	first     attachment // the POST's own response: the first attachment, not allocated apart
 
 	mu        sync.Mutex
 	att       *attachment
@@ -51,7 +57,7 @@ type stream struct {
 	collected []jsonrpc.Message
 	complete  bool // every response sent (or the connection ended)
 	dead      bool // detached for good: nothing more can reach the client
-	sse       bool // a lazy stream switched to SSE
+	sse       bool // an adaptive stream switched to SSE
 	ever      bool // GET stream: a client attached at least once
 }
 
@@ -67,8 +73,14 @@ type attachment struct {
 }
 
 func newAttachment(w http.ResponseWriter) *attachment {
+	a := new(attachment)
+	a.init(w)
+	return a
+}
+
+func (a *attachment) init(w http.ResponseWriter) {
 	f, _ := w.(http.Flusher)
-	return &attachment{w: w, flusher: f, end: make(chan struct{})}
+	*a = attachment{w: w, flusher: f, end: make(chan struct{})}
 }
 
 func (a *attachment) flush() {
@@ -130,7 +142,7 @@ func (st *stream) send(ctx context.Context, msg jsonrpc.Message, mode sendMode) 
 		final = st.owed <= 0
 	}
 	var err error
-	if st.kind == kindJSON || (st.kind == kindLazy && !st.sse) {
+	if st.kind == kindJSON || (st.kind.adaptive() && !st.sse) {
 		switch {
 		case mode == sendRefusal:
 			err = st.writeJSON(msg)
@@ -166,13 +178,34 @@ func (st *stream) sendRelated(ctx context.Context, msg jsonrpc.Message) (bool, e
 	if st.complete || st.dead || st.kind == kindJSON {
 		return false, nil
 	}
-	if st.att == nil && !(st.resumable && (st.kind != kindGET || st.ever)) {
+	if st.att == nil && !(st.canResume() && (st.kind != kindGET || st.ever)) {
 		return false, nil
 	}
-	if st.kind == kindLazy && !st.sse {
-		st.sse = true
+	if st.kind.adaptive() && !st.sse {
+		st.switchSSE(ctx)
 	}
 	return true, st.writeEvent(ctx, msg)
+}
+
+// canResume reports whether a client could reattach to this stream with GET and
+// Last-Event-ID: it is resumable, and an adaptive stream has switched to SSE (a
+// client holds no event id of a stream that has sent nothing yet).
+func (st *stream) canResume() bool {
+	return st.resumable && (st.sse || !st.kind.adaptive())
+}
+
+// switchSSE turns an adaptive stream into an SSE stream, before its first event: the
+// headers, the priming event when the client's revision has them, and any responses
+// of a batch collected so far. st.mu is held and st.att is set.
+func (st *stream) switchSSE(ctx context.Context) {
+	st.sse = true
+	if st.priming {
+		st.writePriming()
+	}
+	if len(st.collected) > 0 {
+		_ = st.writeEvent(ctx, jsonrpc.Batch(st.collected))
+		st.collected = nil
+	}
 }
 
 // writeEvent frames msg as an SSE event, stores it when the stream is resumable and
@@ -227,7 +260,7 @@ func (st *stream) startSSE(a *attachment) {
 	h["X-Accel-Buffering"] = hdrNo
 	a.w.WriteHeader(http.StatusOK)
 	a.started = true
-	if st.kind == kindGET || st.kind == kindLazy {
+	if st.kind == kindGET || st.kind.adaptive() {
 		st.startKeepAlive(a)
 	}
 }
@@ -322,15 +355,21 @@ func modernStatus(msg jsonrpc.Message) int {
 // finish marks the stream complete and lets go of it. st.mu is held.
 func (st *stream) finish() {
 	st.complete = true
+	if st.att != nil && st.seq > 0 && st.resumable && st.kind != kindGET {
+		// Every event reached the attached response (a failed write detaches it):
+		// nothing is left to resume, so the events need not be kept.
+		if d, ok := st.t.h.store.(EventStreamDeleter); ok {
+			d.DeleteStream(st.t.id, st.num)
+		}
+	}
 	st.endAttachment()
-	st.unregisterRequests()
 	st.t.unregister(st)
 }
 
 // lost handles a failed write: the client is gone. st.mu is held.
 func (st *stream) lost() {
 	st.endAttachment()
-	if !st.resumable {
+	if !st.canResume() {
 		st.abandon()
 	}
 }
@@ -341,7 +380,6 @@ func (st *stream) abandon() {
 		return
 	}
 	st.dead = true
-	st.unregisterRequests()
 	st.t.unregister(st)
 }
 
@@ -357,22 +395,21 @@ func (st *stream) endAttachment() {
 	st.att = nil
 }
 
-func (st *stream) unregisterRequests() {
-	if !st.indexed {
-		return
-	}
-	st.indexed = false
-	for _, r := range st.reqs {
-		activeStreams.Delete(r)
-	}
-}
-
 // closeEarly ends the attached response of a pending SSE stream after a retry field;
 // the client resumes with GET and Last-Event-ID.
-func (st *stream) closeEarly() bool {
+func (st *stream) closeEarly(ctx context.Context) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if st.complete || st.dead || st.kind != kindSSE || !st.resumable || (!st.priming && st.seq == 0) {
+	if st.complete || st.dead || !st.resumable || (!st.priming && st.seq == 0) {
+		return false
+	}
+	switch {
+	case st.kind == kindAuto && !st.sse:
+		if st.att == nil {
+			return false // the client left before anything was sent: nothing to resume
+		}
+		st.switchSSE(ctx)
+	case st.kind != kindSSE && st.kind != kindAuto:
 		return false
 	}
 	a := st.att
