@@ -2,6 +2,7 @@ package jsonrpc
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"sync"
 	"unicode/utf16"
@@ -104,6 +105,9 @@ func (s *scanner) str() (start, end int, esc bool, err *Error) {
 	i := s.pos + 1
 	start = i
 	for i < len(d) {
+		if i = plainRun(d, i); i >= len(d) {
+			break
+		}
 		c := d[i]
 		switch {
 		case c == '"':
@@ -416,4 +420,30 @@ func hex4(b []byte) rune {
 		}
 	}
 	return r
+}
+
+// plainRun returns the index of the first byte at or after i that needs a closer
+// look inside a JSON string: a quote, a backslash, a control character or a non-ASCII
+// byte. It checks eight bytes at a time, which makes long plain strings cheap.
+func plainRun(b []byte, i int) int {
+	const lsb, msb = 0x0101010101010101, 0x8080808080808080
+	for i+8 <= len(b) {
+		w := binary.LittleEndian.Uint64(b[i:])
+		q := w ^ (lsb * '"')
+		e := w ^ (lsb * '\\')
+		// A byte below 0x20, a zero byte in q or e (a quote or a backslash), or a
+		// byte with its high bit set, anywhere in the word.
+		if ((w-lsb*0x20)&^w|(q-lsb)&^q|(e-lsb)&^e|w)&msb != 0 {
+			break
+		}
+		i += 8
+	}
+	for i < len(b) {
+		c := b[i]
+		if c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+			break
+		}
+		i++
+	}
+	return i
 }

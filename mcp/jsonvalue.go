@@ -164,6 +164,15 @@ func (d *valueDecoder) str() (string, error) {
 	start := d.i
 	plain := true
 	for j := d.i + 1; j < len(d.data); {
+		for j < len(d.data) { // a tight loop over plain ASCII first
+			if c := d.data[j]; c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' {
+				break
+			}
+			j++
+		}
+		if j >= len(d.data) {
+			break
+		}
 		c := d.data[j]
 		switch {
 		case c == '"':

@@ -1,11 +1,11 @@
 package mcp
 
 import (
+	"bytes"
 	"fmt"
 	"reflect"
 	"strings"
 	"sync"
-	"unicode/utf8"
 )
 
 // encoding/json matches member names case-insensitively, so {"NAME": …} would fill
@@ -94,19 +94,27 @@ func skipSpace(b []byte, i int) int {
 	return i
 }
 
-// scanString returns the index of the closing quote of the string starting at i.
+// scanString returns the index of the closing quote of the string starting at i, in
+// input the jsonrpc decoder has validated: the first quote not escaped by an odd run
+// of backslashes.
 func scanString(b []byte, i int) (end int, escaped bool) {
-	for j := i + 1; j < len(b); {
-		switch b[j] {
-		case '\\':
-			escaped = true
-			j += 2
-		case '"':
-			return j, escaped
-		default:
-			_, n := utf8.DecodeRune(b[j:])
-			j += n
+	for j := i + 1; j <= len(b); {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return -1, escaped
 		}
+		q := j + k
+		if bytes.IndexByte(b[j:q], '\\') >= 0 {
+			escaped = true
+		}
+		n := 0
+		for p := q - 1; p > i && b[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
+			return q, escaped
+		}
+		j = q + 1
 	}
 	return -1, escaped
 }

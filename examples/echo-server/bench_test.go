@@ -50,3 +50,33 @@ func BenchmarkStdioEcho(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkStdioEcho64k is BenchmarkStdioEcho with a 64 KiB message.
+func BenchmarkStdioEcho64k(b *testing.B) {
+	inR, inW, _ := os.Pipe()
+	outR, outW, _ := os.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- newServer().Run(ctx, stdio.New(inR, outW, nil)) }()
+	defer func() {
+		inW.Close()
+		cancel()
+		<-done
+		outR.Close()
+	}()
+	rd := bufio.NewReaderSize(outR, 1<<20)
+	msg := strings.Repeat("0123456789abcdef", 4096)
+	req := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"` + msg + `"}}}` + "\n"
+	io.WriteString(inW, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"b","version":"1"}}}`+"\n")
+	rd.ReadString('\n')
+	b.ReportAllocs()
+	b.SetBytes(int64(len(msg)))
+	b.ResetTimer()
+	for b.Loop() {
+		go io.WriteString(inW, req)
+		resp, err := rd.ReadString('\n')
+		if err != nil || len(resp) < len(msg) {
+			b.Fatal(err)
+		}
+	}
+}

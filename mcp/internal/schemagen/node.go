@@ -290,7 +290,6 @@ func appendMerged(b []byte, raw, overrides []member) []byte {
 	return append(b, '}')
 }
 
-
 // appendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD, as
 // encoding/json does; HTML characters are left alone.
 func appendString(b []byte, s string) []byte { return jsonrpc.AppendString(b, s, false) }
