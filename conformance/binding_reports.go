@@ -37,7 +37,7 @@ func (reportsBinding) Checks() []*Check {
 	b := func(ch *Check) *Check { ch.Area, ch.Binding = "reports", "reports"; return ch }
 	return []*Check{
 		b(&Check{ID: "reports/tools", Severity: MUST,
-			Requirement: "The server lists REPORTS_LIST, REPORTS_GET and REPORTS_UPDATE_STATUS, each with an object inputSchema and an outputSchema",
+			Requirement: "The server lists REPORTS_LIST, REPORTS_GET and REPORTS_UPDATE_STATUS, each with an object inputSchema and (from 2025-06-18) an outputSchema",
 			Run: func(c *C) {
 				c.NeedCap("tools")
 				byName := map[string]Obj{}
@@ -54,7 +54,9 @@ func (reportsBinding) Checks() []*Check {
 					if _, ok := t.Obj("inputSchema"); !ok {
 						c.Failf("%s has no inputSchema object", n)
 					}
-					if _, ok := t.Obj("outputSchema"); !ok {
+					// outputSchema exists from 2025-06-18; older revisions have no
+					// member to carry it.
+					if _, ok := t.Obj("outputSchema"); !ok && hasStructured(c.Revision()) {
 						c.Failf("%s declares no outputSchema", n)
 					}
 				}
@@ -185,19 +187,34 @@ func (reportsBinding) Checks() []*Check {
 	}
 }
 
-// reportsCall calls a binding tool and returns its structuredContent after
-// checking that the result is not an error and that a text block carries
-// the same JSON.
+// hasStructured reports whether rev has structured tool output
+// (outputSchema and structuredContent, 2025-06-18 on).
+func hasStructured(rev string) bool { return rev >= Rev20250618 }
+
+// reportsCall calls a binding tool and returns its output after checking
+// that the result is not an error. From 2025-06-18 the output is the
+// structuredContent, and a text block must carry the same JSON; before,
+// structured output does not exist and the output is the JSON object in a
+// text block.
 func reportsCall(c *C, s *Session, tool string, args map[string]any) json.RawMessage {
 	r := c.Result(s, "tools/call", map[string]any{"name": tool, "arguments": args})
 	if string(r["isError"]) == "true" {
 		c.Fatalf("%s %s: isError result: %s", tool, mustJSON(args), short(mustJSON(r)))
 	}
+	blocks, _ := r.Arr("content")
 	raw, ok := r["structuredContent"]
+	if !hasStructured(c.Revision()) {
+		for _, b := range blocks {
+			o, _ := toObj(b)
+			if t, ok := o.Str("text"); ok && json.Valid([]byte(t)) && jsonKind(json.RawMessage(t)) == "object" {
+				return json.RawMessage(t)
+			}
+		}
+		c.Fatalf("%s: no text block carries a JSON object (structuredContent does not exist before %s): %s", tool, Rev20250618, short(mustJSON(r)))
+	}
 	if !ok {
 		c.Fatalf("%s: result has no structuredContent", tool)
 	}
-	blocks, _ := r.Arr("content")
 	same := false
 	for _, b := range blocks {
 		o, _ := toObj(b)

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"encoding/json"
 	"strings"
 )
 
@@ -131,15 +132,29 @@ func init() {
 					c.NA("the server lists no prompts")
 				}
 				s := c.Session()
+				fetched := 0
 				for _, p := range ps[:min(4, len(ps))] {
 					name, _ := p.Str("name")
 					args := map[string]string{}
 					for _, a := range promptArgs(p) {
 						if a.required {
-							args[a.name] = "test"
+							args[a.name] = promptArgValue(c, s, name, a.name, args)
 						}
 					}
-					r := c.Result(s, "prompts/get", map[string]any{"name": name, "arguments": args})
+					ex := c.Call(s, "prompts/get", map[string]any{"name": name, "arguments": args})
+					if e := ex.Response.Error(); e != nil && len(args) > 0 {
+						if code, _ := e.CodeInt(); code == -32602 {
+							// Prompt arguments are untyped: values the suite had to
+							// make up may fairly be refused as invalid params.
+							c.Logf("prompt %q refused the arguments %s: %s", name, mustJSON(args), e.Message)
+							continue
+						}
+					}
+					r, err := resultOrErr(ex)
+					if err != nil {
+						c.Fatalf("prompts/get %q with arguments %s: %v", name, mustJSON(args), err)
+					}
+					fetched++
 					msgs, ok := r.Arr("messages")
 					if !ok {
 						c.Failf("prompt %q: messages is not an array", name)
@@ -154,6 +169,9 @@ func init() {
 							c.Failf("prompt %q: messages[%d].content: %s", name, i, p)
 						}
 					}
+				}
+				if fetched == 0 {
+					c.NA("every prompt tried needs arguments and refused (-32602) the values the suite chose")
 				}
 			}},
 		&Check{ID: "prompts/get-unknown", Area: AreaPrompts, Severity: SHOULD,
@@ -274,6 +292,53 @@ func promptArgs(p Obj) []promptArg {
 		out = append(out, promptArg{name: n, required: string(o["required"]) == "true"})
 	}
 	return out
+}
+
+// promptArgValue picks a value for a required argument of prompt: the
+// first completion the server offers for it (with the arguments chosen so
+// far as context, from 2025-06-18) when it declares completions, else
+// samplePromptArg. The completion exchange is not schema-checked here: it
+// belongs to the completion checks.
+func promptArgValue(c *C, s *Session, prompt, arg string, chosen map[string]string) string {
+	if c.HasCap("completions") {
+		params := map[string]any{
+			"ref":      map[string]any{"type": "ref/prompt", "name": prompt},
+			"argument": map[string]any{"name": arg, "value": ""},
+		}
+		if len(chosen) > 0 && c.Revision() >= Rev20250618 {
+			params["context"] = map[string]any{"arguments": chosen}
+		}
+		ctx, cancel := c.Ctx()
+		validate := s.onMsg
+		s.onMsg = nil
+		ex, err := s.Call(ctx, "completion/complete", params)
+		s.onMsg = validate
+		cancel()
+		if err == nil {
+			if comp, ok := ex.Response.Result().Obj("completion"); ok {
+				if vals, ok := comp.Arr("values"); ok && len(vals) > 0 {
+					var v string
+					if json.Unmarshal(vals[0], &v) == nil && v != "" {
+						return v
+					}
+				}
+			}
+		}
+	}
+	return samplePromptArg(arg)
+}
+
+// samplePromptArg is the value the suite gives a required prompt argument.
+// Prompt arguments are untyped strings; an argument named as a URI or URL
+// gets an absolute URI, since a server may fairly echo it into a field the
+// schema types as one (an embedded resource's uri), and anything else
+// "test".
+func samplePromptArg(name string) string {
+	n := strings.ToLower(name)
+	if strings.HasSuffix(n, "uri") || strings.HasSuffix(n, "url") {
+		return "test://conformance/resource"
+	}
+	return "test"
 }
 
 // completionTarget picks a prompt argument or a template variable to

@@ -266,10 +266,20 @@ func init() {
 				_ = s
 			}}),
 		h(&Check{ID: "http/sse-priming", Severity: SHOULD, Since: Rev20251125, Until: Rev20251125,
-			Requirement: "An event-stream reply starts with a priming event that has an id and empty data",
+			Requirement: "An event-stream reply from a server that puts ids on its events starts with a priming event that has an id and empty data",
 			Run: func(c *C) {
 				_, ex := sseExchange(c)
 				evs := ex.HTTP.Stream.Events()
+				// Event ids are optional (a server MAY attach them); the priming
+				// event exists to give the client a Last-Event-ID to resume from,
+				// so a stream with no ids at all offers no resumption to prime.
+				ids := false
+				for _, ev := range evs {
+					ids = ids || ev.HasID
+				}
+				if len(evs) > 0 && !ids {
+					c.NA("no event of the stream carries an id: the server does not offer resumption on it")
+				}
 				if len(evs) == 0 || !evs[0].HasID || evs[0].Data != "" {
 					first := "none"
 					if len(evs) > 0 {
@@ -319,7 +329,11 @@ func needSession(c *C) string {
 func sseExchange(c *C) (*Session, *Exchange) {
 	s := c.Session()
 	if !c.run.opts.NoToolCalls && c.HasCap("tools") {
-		for _, tc := range c.callableTools()[:min(2, len(c.callableTools()))] {
+		// A server may answer with JSON when it has nothing to send before
+		// the response, so tools that report progress come first: with the
+		// progress token they are the likeliest to open a stream.
+		tcs := preferTools(c.callableTools(), "progress", "long", "slow")
+		for _, tc := range tcs[:min(2, len(tcs))] {
 			ex := c.Call(s, "tools/call", map[string]any{"name": tc.name, "arguments": tc.args, "_meta": map[string]any{"progressToken": "sse-1"}})
 			if ex.HTTP.Stream != nil {
 				return s, ex

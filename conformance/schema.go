@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -66,8 +67,7 @@ func loadSchema(dir, rev string) (*schemaSet, error) {
 	if err != nil {
 		return nil, fmt.Errorf("schema %s: %w", path, err)
 	}
-	c := jsonschema.NewCompiler()
-	c.UseLoader(jsonschema.SchemeURLLoader{})
+	c := newSchemaCompiler()
 	url := "mem:///schema-" + rev + ".json"
 	if err := c.AddResource(url, doc); err != nil {
 		return nil, fmt.Errorf("schema %s: %w", path, err)
@@ -122,9 +122,60 @@ func (s *schemaSet) validate(method string, m Msg) error {
 		return err
 	}
 	if err := sch.Validate(v); err != nil {
-		return fmt.Errorf("%s %s does not match %s (schema-%s.json): %s", kindOf(m), method, def, s.rev, firstLines(err.Error(), 4))
+		return fmt.Errorf("%s %s does not match %s (schema-%s.json): %s%s", kindOf(m), method, def, s.rev, firstLines(err.Error(), 4), offending(err, v))
 	}
 	return nil
+}
+
+// firstLocated returns the first error, in depth-first order down to depth
+// levels, that points below the root of the instance.
+func firstLocated(ve *jsonschema.ValidationError, depth int) *jsonschema.ValidationError {
+	if len(ve.InstanceLocation) > 0 {
+		return ve
+	}
+	if depth == 0 {
+		return nil
+	}
+	for _, c := range ve.Causes {
+		if f := firstLocated(c, depth-1); f != nil {
+			return f
+		}
+	}
+	return nil
+}
+
+// offending shows the part of the instance where validation first failed,
+// so the evidence names the member at fault (the first lines of an anyOf
+// failure only say which alternative did not fit).
+func offending(err error, inst any) string {
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return ""
+	}
+	ve = firstLocated(ve, 8)
+	if ve == nil {
+		return ""
+	}
+	v := inst
+	for _, tok := range ve.InstanceLocation {
+		switch x := v.(type) {
+		case map[string]any:
+			v = x[tok]
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(x) {
+				return ""
+			}
+			v = x[i]
+		default:
+			return ""
+		}
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf(" [at /%s: %s]", strings.Join(ve.InstanceLocation, "/"), short(b))
 }
 
 func kindOf(m Msg) string {
@@ -153,6 +204,9 @@ func compileToolSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.UseLoader(jsonschema.SchemeURLLoader{})
+	// A tool's own formats keep the dialect's default (annotations in
+	// 2020-12), but a draft-07 "uri-template" is judged by RFC 6570.
+	c.RegisterFormat(uriTemplateFormat)
 	const url = "mem:///tool-schema.json"
 	if err := c.AddResource(url, doc); err != nil {
 		return nil, err

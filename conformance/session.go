@@ -102,7 +102,10 @@ func (s *Session) headers(method string, params map[string]any) http.Header {
 		if name := mcpName(method, params); name != "" {
 			h.Set("Mcp-Name", name)
 		}
-	} else if s.ready && s.revision >= Rev20250618 {
+	} else if s.ready && (s.revision >= Rev20250618 || s.sessionID == "") {
+		// From 2025-06-18 the header is required. Without a session (a stateless
+		// server) it is also the only way an older client can say which revision it
+		// speaks; servers accept it on any revision.
 		h.Set("MCP-Protocol-Version", s.revision)
 	}
 	return h

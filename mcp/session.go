@@ -150,6 +150,12 @@ func (ss *ServerSession) acceptBatch() bool {
 	defer ss.mu.Unlock()
 	// SPEC NOTE: batches exist only in 2025-03-26; before initialize nothing may be
 	// batched (initialize itself must not be).
+	if ss.stateless {
+		// No handshake on this connection: a request without MCP-Protocol-Version is
+		// 2025-03-26, which has batches (the HTTP transport refuses a batch whose
+		// header names a later revision before it gets here).
+		return true
+	}
 	return ss.rev != nil && ss.rev.batches
 }
 

@@ -23,12 +23,25 @@
 //
 // Usage:
 //
-//	everything-server -http 127.0.0.1:3000         # Streamable HTTP at /mcp
+//	everything-server -http 127.0.0.1:3000         # Streamable HTTP at /mcp, HTTP+SSE at /sse
 //	everything-server -http 127.0.0.1:3000 -stateless
 //	everything-server -stdio                       # newline-delimited JSON on stdin/stdout
 //
+// With -http the same listener also serves the legacy HTTP+SSE transport of
+// 2024-11-05 at /sse (GET opens the event stream; its "endpoint" event names
+// /sse?sessionId=… for POSTs), with the same Origin and Host checks as /mcp. It is
+// stateful whatever -stateless says: that transport has no stateless form.
+//
 // With -http and port 0 the server picks a free port and prints the endpoint URL
 // ("listening on http://127.0.0.1:PORT/mcp") on stderr.
+//
+// Check it with this repository's own suite over every transport and revision:
+//
+//	go run ./conformance/cmd/mcp-conformance -url http://127.0.0.1:3000/mcp -revision all
+//	go run ./conformance/cmd/mcp-conformance -sse http://127.0.0.1:3000/sse -revision all
+//	go run ./conformance/cmd/mcp-conformance -stdio 'everything-server -stdio' -revision all
+//
+// (.ci/conformance.sh does all of this).
 //
 // Run the official suite against it (Node 22):
 //
