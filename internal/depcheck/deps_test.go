@@ -43,7 +43,7 @@ func TestDependencyRules(t *testing.T) {
 		allowed []string
 	}{
 		{"jsonrpc and transports: standard library only", []string{"./jsonrpc/...", "./transport/..."},
-			[]string{mod + "/jsonrpc", mod + "/transport", mod + "/internal/sse"}},
+			[]string{mod + "/jsonrpc", mod + "/transport"}},
 		{"mcp: jsonrpc and jsonschema/v6", []string{"./mcp/..."},
 			[]string{mod + "/jsonrpc", mod + "/mcp", "github.com/santhosh-tekuri/jsonschema/v6", "golang.org/x/text"}},
 	}

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/wiremcp/wiremcp/internal/sse"
 	"github.com/wiremcp/wiremcp/jsonrpc"
+	"github.com/wiremcp/wiremcp/transport/internal/sse"
 )
 
 // ClientOptions configures a ClientTransport. The zero value (or nil) gives the

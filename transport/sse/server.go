@@ -16,8 +16,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/wiremcp/wiremcp/internal/sse"
 	"github.com/wiremcp/wiremcp/jsonrpc"
+	"github.com/wiremcp/wiremcp/transport/internal/sse"
 )
 
 // ConnectFunc is called for every new SSE connection (one GET). It must start serving

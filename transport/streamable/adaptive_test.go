@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wiremcp/wiremcp/internal/sse"
+	"github.com/wiremcp/wiremcp/transport/internal/sse"
 )
 
 // TestAdaptiveCloseSSEStream: a request whose handler closes its stream before

@@ -14,8 +14,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/wiremcp/wiremcp/internal/sse"
 	"github.com/wiremcp/wiremcp/jsonrpc"
+	"github.com/wiremcp/wiremcp/transport/internal/sse"
 )
 
 // ClientOptions configures a ClientTransport. The zero value (or nil) gives the

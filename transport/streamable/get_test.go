@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wiremcp/wiremcp/internal/sse"
+	"github.com/wiremcp/wiremcp/transport/internal/sse"
 )
 
 // openGET opens a GET stream and returns the response with its headers read.

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wiremcp/wiremcp/internal/sse"
+	"github.com/wiremcp/wiremcp/transport/internal/sse"
 )
 
 // rawCase is one raw HTTP exchange against a fresh handler.

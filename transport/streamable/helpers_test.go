@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/wiremcp/wiremcp/internal/leaktest"
-	"github.com/wiremcp/wiremcp/internal/sse"
 	"github.com/wiremcp/wiremcp/jsonrpc"
+	"github.com/wiremcp/wiremcp/transport/internal/sse"
 )
 
 // testServer is a JSON-RPC echo server on a Handler: every logical connection is

@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/wiremcp/wiremcp/internal/sse"
 	"github.com/wiremcp/wiremcp/jsonrpc"
+	"github.com/wiremcp/wiremcp/transport/internal/sse"
 )
 
 // codeServerError is the implementation-defined code used in the bodies of HTTP-level

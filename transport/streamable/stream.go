@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/wiremcp/wiremcp/internal/sse"
 	"github.com/wiremcp/wiremcp/jsonrpc"
+	"github.com/wiremcp/wiremcp/transport/internal/sse"
 )
 
 type streamKind uint8
