@@ -6,9 +6,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -17,6 +15,7 @@ import (
 	"time"
 
 	"github.com/wiremcp/wiremcp/jsonrpc"
+	"github.com/wiremcp/wiremcp/transport/internal/guard"
 	"github.com/wiremcp/wiremcp/transport/internal/sse"
 )
 
@@ -64,8 +63,7 @@ type Handler struct {
 	opts    HandlerOptions
 	log     *slog.Logger
 	limits  jsonrpc.Limits
-	origins map[string]bool
-	hosts   map[string]bool
+	guard   *guard.Guard // Host and Origin checks
 
 	sessions  sync.Map // id → *ServerTransport
 	nsessions atomic.Int64
@@ -100,14 +98,7 @@ func NewHandler(connect ConnectFunc, opts *HandlerOptions) *Handler {
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
-	h.origins = map[string]bool{}
-	for _, s := range o.AllowedOrigins {
-		h.origins[s] = true
-	}
-	h.hosts = map[string]bool{}
-	for _, s := range o.AllowedHosts {
-		h.hosts[strings.ToLower(s)] = true
-	}
+	h.guard = guard.New(o.AllowedHosts, o.AllowedOrigins, o.DisableHostCheck, o.DisableOriginCheck)
 	return h
 }
 
@@ -374,56 +365,11 @@ func rpcError(w http.ResponseWriter, status int, code int64, msg string) {
 	w.Write(b)
 }
 
+// checkHostAndOrigin applies the DNS-rebinding defences and answers 403 on failure.
 func (h *Handler) checkHostAndOrigin(w http.ResponseWriter, r *http.Request) bool {
-	loop := isLoopbackListener(r)
-	if !h.opts.DisableHostCheck {
-		host := strings.ToLower(r.Host)
-		ok := true
-		if len(h.hosts) > 0 {
-			ok = h.hosts[host] || h.hosts[hostOnly(host)] || (loop && isLoopbackName(hostOnly(host)))
-		} else if loop {
-			ok = isLoopbackName(hostOnly(host))
-		}
-		if !ok {
-			httpError(w, http.StatusForbidden, "Forbidden: Host not allowed")
-			return false
-		}
-	}
-	if o := r.Header.Get("Origin"); o != "" && !h.opts.DisableOriginCheck && !h.origins[o] {
-		u, err := url.Parse(o)
-		ok := err == nil && u.Host != "" && (u.Scheme == "http" || u.Scheme == "https") &&
-			(strings.EqualFold(u.Host, r.Host) || (loop && isLoopbackName(u.Hostname())))
-		if !ok {
-			httpError(w, http.StatusForbidden, "Forbidden: Origin not allowed")
-			return false
-		}
-	}
-	return true
-}
-
-func isLoopbackListener(r *http.Request) bool {
-	addr, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-	if !ok || addr == nil {
+	if msg := h.guard.Check(r); msg != "" {
+		httpError(w, http.StatusForbidden, msg)
 		return false
 	}
-	if ta, ok := addr.(*net.TCPAddr); ok {
-		return ta.IP.IsLoopback()
-	}
-	ap, err := netip.ParseAddrPort(addr.String())
-	return err == nil && ap.Addr().IsLoopback()
-}
-
-func hostOnly(hostport string) string {
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		return h
-	}
-	return strings.TrimSuffix(strings.TrimPrefix(hostport, "["), "]")
-}
-
-func isLoopbackName(host string) bool {
-	switch strings.ToLower(host) {
-	case "localhost", "127.0.0.1", "::1":
-		return true
-	}
-	return false
+	return true
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/wiremcp/wiremcp/jsonrpc"
+	"github.com/wiremcp/wiremcp/transport/internal/guard"
 )
 
 // Handler serves the Streamable HTTP transport on one endpoint (POST, GET, DELETE).
@@ -26,8 +27,7 @@ type Handler struct {
 	retryMS int
 	limits  jsonrpc.Limits
 	epoch   time.Time
-	origins map[string]bool
-	hosts   map[string]bool
+	guard   *guard.Guard // Host and Origin checks
 
 	sessions  sync.Map // session id → *ServerTransport
 	nsessions atomic.Int64
@@ -86,14 +86,7 @@ func NewHandler(connect ConnectFunc, opts *HandlerOptions) *Handler {
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
-	h.origins = make(map[string]bool, len(o.AllowedOrigins))
-	for _, s := range o.AllowedOrigins {
-		h.origins[s] = true
-	}
-	h.hosts = make(map[string]bool, len(o.AllowedHosts))
-	for _, s := range o.AllowedHosts {
-		h.hosts[strings.ToLower(s)] = true
-	}
+	h.guard = guard.New(o.AllowedHosts, o.AllowedOrigins, o.DisableHostCheck, o.DisableOriginCheck)
 	return h
 }
 

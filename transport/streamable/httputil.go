@@ -2,10 +2,7 @@ package streamable
 
 import (
 	"encoding/json"
-	"net"
 	"net/http"
-	"net/netip"
-	"net/url"
 	"strconv"
 	"strings"
 
@@ -101,80 +98,11 @@ func isJSONContentType(vals []string) bool {
 	return strings.EqualFold(strings.Trim(mt, " \t"), "application/json")
 }
 
-// isLoopbackListener reports whether the request arrived on a loopback address.
-func isLoopbackListener(r *http.Request) bool {
-	addr, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-	if !ok || addr == nil {
-		return false
-	}
-	if ta, ok := addr.(*net.TCPAddr); ok {
-		return ta.IP.IsLoopback()
-	}
-	ap, err := netip.ParseAddrPort(addr.String())
-	return err == nil && ap.Addr().IsLoopback()
-}
-
-// hostOnly strips the port and IPv6 brackets from a Host value.
-func hostOnly(hostport string) string {
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		return h
-	}
-	return strings.TrimSuffix(strings.TrimPrefix(hostport, "["), "]")
-}
-
-func isLoopbackName(host string) bool {
-	switch strings.ToLower(host) {
-	case "localhost", "127.0.0.1", "::1":
-		return true
-	}
-	return false
-}
-
 // checkHostAndOrigin applies the DNS-rebinding defences and answers 403 on failure.
 func (h *Handler) checkHostAndOrigin(w http.ResponseWriter, r *http.Request) bool {
-	loopback := -1 // unknown yet
-	isLoop := func() bool {
-		if loopback < 0 {
-			loopback = 0
-			if isLoopbackListener(r) {
-				loopback = 1
-			}
-		}
-		return loopback == 1
-	}
-	if !h.opts.DisableHostCheck {
-		ok := true
-		if len(h.hosts) > 0 {
-			host := strings.ToLower(r.Host)
-			ok = h.hosts[host] || h.hosts[hostOnly(host)] || (isLoop() && isLoopbackName(hostOnly(host)))
-		} else if isLoop() {
-			ok = isLoopbackName(hostOnly(r.Host))
-		}
-		if !ok {
-			writeHTTPError(w, http.StatusForbidden, "Forbidden: Host not allowed")
-			return false
-		}
-	}
-	if !h.opts.DisableOriginCheck {
-		if o := r.Header["Origin"]; len(o) > 0 && !h.originAllowed(o[0], r, isLoop) {
-			// Origin MUST be validated; a present, unacceptable one gets 403.
-			writeHTTPError(w, http.StatusForbidden, "Forbidden: Origin not allowed")
-			return false
-		}
-	}
-	return true
-}
-
-func (h *Handler) originAllowed(origin string, r *http.Request, isLoop func() bool) bool {
-	if h.origins[origin] {
-		return true
-	}
-	u, err := url.Parse(origin)
-	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+	if msg := h.guard.Check(r); msg != "" {
+		writeHTTPError(w, http.StatusForbidden, msg)
 		return false
 	}
-	if strings.EqualFold(u.Host, r.Host) {
-		return true
-	}
-	return isLoop() && isLoopbackName(u.Hostname())
+	return true
 }
