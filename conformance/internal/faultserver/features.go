@@ -72,6 +72,9 @@ func (s *Server) feature(c *call) reply {
 		c.sess.mu.Unlock()
 		return s.result(c, map[string]any{})
 	}
+	if h, ok := extraMethods[c.in.method]; ok {
+		return h(s, c)
+	}
 	if s.has("jsonrpc/unknown-method") {
 		return c.errorf(-32600, "unknown")
 	}
@@ -141,6 +144,7 @@ func (s *Server) toolList(rev string) []map[string]any {
 	if s.has("tools/name-format") {
 		tools = append(tools, map[string]any{"name": "bad name!", "inputSchema": map[string]any{"type": "object"}})
 	}
+	tools = append(tools, s.extraToolDefs(rev)...)
 	if s.reports {
 		tools = append(tools, s.reportTools()...)
 	}
@@ -180,6 +184,9 @@ func (s *Server) callTool(c *call) reply {
 		s.log(c, "debug", "add called")
 		structured, text = map[string]any{"sum": a + b}, strconv.FormatInt(a+b, 10)
 	default:
+		if t, ok := extraTools[name]; ok && t.def(s, c.rev) != nil {
+			return t.call(s, c, args)
+		}
 		if s.reports && strings.HasPrefix(name, "REPORTS_") {
 			return s.reportCall(c, name, args)
 		}

@@ -141,12 +141,31 @@ func (s *Server) serveStreamable(w http.ResponseWriter, r *http.Request) {
 		if !ok {
 			return
 		}
-		_ = sess
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.WriteHeader(http.StatusOK)
 		io.WriteString(w, ": open\n\n")
 		w.(http.Flusher).Flush()
-		<-r.Context().Done()
+		// While the stream is open it carries the session's server-initiated
+		// messages.
+		out := make(chan []byte, 64)
+		sess.setOutlet(func(m []byte) bool {
+			select {
+			case out <- m:
+				return true
+			default:
+				return false
+			}
+		})
+		defer sess.setOutlet(nil)
+		for {
+			select {
+			case m := <-out:
+				fmt.Fprintf(w, "event: message\ndata: %s\n\n", m)
+				w.(http.Flusher).Flush()
+			case <-r.Context().Done():
+				return
+			}
+		}
 	case http.MethodDelete:
 		id := r.Header.Get("Mcp-Session-Id")
 		if _, ok := s.lookup(w, r); !ok {
@@ -282,8 +301,8 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 	if rep.status != 0 {
 		status = rep.status
 	}
-	if rep.stream && status == http.StatusOK {
-		s.writeStream(w, r, sess, rep.msgs)
+	if (rep.stream || rep.later != nil) && status == http.StatusOK {
+		s.writeStream(w, r, sess, rep.msgs, rep.later)
 		return
 	}
 	ct := "application/json"
@@ -297,7 +316,7 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 
 // writeStream answers with an event stream: an optional priming event,
 // then one event per message.
-func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, sess *session, msgs [][]byte) {
+func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, sess *session, msgs [][]byte, later func() [][]byte) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
@@ -313,12 +332,25 @@ func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, sess *sessi
 		n++
 		fmt.Fprintf(&b, "id: %d\ndata: \n\n", n)
 	}
-	for i, m := range msgs {
+	event := func(m []byte, last bool) {
 		n++
 		fmt.Fprintf(&b, "event: message\nid: %d\ndata: %s\n", n, m)
-		if !(i == len(msgs)-1 && s.has("http/sse-response")) {
+		if !(last && s.has("http/sse-response")) {
 			b.WriteString("\n")
 		}
+	}
+	for i, m := range msgs {
+		event(m, later == nil && i == len(msgs)-1)
+	}
+	w.Write(b.Bytes())
+	if later == nil {
+		return
+	}
+	w.(http.Flusher).Flush()
+	b.Reset()
+	rest := later()
+	for i, m := range rest {
+		event(m, i == len(rest)-1)
 	}
 	w.Write(b.Bytes())
 }
@@ -348,6 +380,14 @@ func (s *Server) serveSSE(w http.ResponseWriter, r *http.Request) {
 	}
 	id := s.newSessionID()
 	ss := &sseSession{sess: &session{id: id}, out: make(chan []byte, 64), done: make(chan struct{})}
+	ss.sess.setOutlet(func(m []byte) bool {
+		select {
+		case ss.out <- m:
+			return true
+		default:
+			return false
+		}
+	})
 	s.http.mu.Lock()
 	s.http.legacy[id] = ss
 	s.http.mu.Unlock()
@@ -416,5 +456,17 @@ func (s *Server) serveMessages(w http.ResponseWriter, r *http.Request) {
 		case <-ctx.Done():
 			return
 		}
+	}
+	if rep.later != nil {
+		// The POST has been answered; the rest arrives on the event stream.
+		go func() {
+			for _, m := range rep.later() {
+				select {
+				case ss.out <- m:
+				case <-ss.done:
+					return
+				}
+			}
+		}()
 	}
 }

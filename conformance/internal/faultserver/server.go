@@ -66,6 +66,29 @@ type session struct {
 	ready       bool // notifications/initialized received
 	logLevel    int
 	dead        bool
+
+	outMu sync.Mutex
+	out   func([]byte) bool // the transport's outlet for server-initiated messages
+}
+
+// setOutlet installs (or, with nil, removes) the transport's channel for
+// messages the server sends outside any request: on stdio the output, on
+// Streamable HTTP an open GET stream, on the legacy transport the event
+// stream.
+func (sess *session) setOutlet(f func([]byte) bool) {
+	sess.outMu.Lock()
+	sess.out = f
+	sess.outMu.Unlock()
+}
+
+// send delivers a server-initiated message; it reports false when the
+// session has no outlet (the message is dropped, as the spec allows when no
+// stream is open).
+func (sess *session) send(msg []byte) bool {
+	sess.outMu.Lock()
+	f := sess.out
+	sess.outMu.Unlock()
+	return f != nil && f(msg)
 }
 
 var levels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
@@ -85,6 +108,11 @@ type reply struct {
 	status int      // HTTP status hint for 2026-07-28 errors
 	crash  bool     // a fault makes the server die
 	stream bool     // answer over SSE on HTTP
+	// later, when set, finishes the request asynchronously: the transport
+	// writes msgs, then runs later (off the reading loop) and writes what it
+	// returns. It returns nil when the request ends without a response
+	// (cancelled). On HTTP such a reply is always an SSE stream.
+	later func() [][]byte
 }
 
 // reqCtx is what the HTTP layer knows about a request.
@@ -423,9 +451,12 @@ func (s *Server) legacyNotification(sess *session, in *incoming) reply {
 			return reply{msgs: [][]byte{errMsg(in.params["requestId"], -32602, "unknown request", nil)}}
 		}
 	default:
-		if s.has("jsonrpc/notification-unanswered") {
+		if _, known := extraNotifications[in.method]; !known && s.has("jsonrpc/notification-unanswered") {
 			return reply{msgs: [][]byte{errMsg(nil, -32601, "unknown notification", nil)}}
 		}
+	}
+	if h, ok := extraNotifications[in.method]; ok {
+		return h(s, sess, in)
 	}
 	return reply{}
 }
@@ -472,6 +503,9 @@ func (s *Server) capabilities(rev string) map[string]any {
 	}
 	if s.has("lifecycle/undeclared-capability") {
 		delete(caps, "prompts")
+	}
+	for _, f := range extraCaps {
+		f(s, rev, caps)
 	}
 	return caps
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"io"
+	"sync"
 )
 
 // ErrCrashed is returned by ServeStdio when a fault made the server die.
@@ -22,7 +23,20 @@ func (s *Server) ServeStdio(r io.Reader, w io.Writer) error {
 		bw.WriteString("faultserver ready\n")
 		bw.Flush()
 	}
+	var wmu sync.Mutex // bw is shared with requests finishing asynchronously
+	write := func(msgs [][]byte) error {
+		wmu.Lock()
+		defer wmu.Unlock()
+		for _, m := range msgs {
+			bw.Write(m)
+			bw.WriteByte('\n')
+		}
+		return bw.Flush()
+	}
+	var pending sync.WaitGroup
+	defer pending.Wait()
 	sess := &session{}
+	sess.setOutlet(func(m []byte) bool { return write([][]byte{m}) == nil })
 	br := bufio.NewReaderSize(r, 64<<10)
 	for {
 		line, tooLong, err := readLine(br)
@@ -36,12 +50,15 @@ func (s *Server) ServeStdio(r io.Reader, w io.Writer) error {
 			if rep.crash {
 				return ErrCrashed
 			}
-			for _, m := range rep.msgs {
-				bw.Write(m)
-				bw.WriteByte('\n')
-			}
-			if err := bw.Flush(); err != nil {
+			if err := write(rep.msgs); err != nil {
 				return err
+			}
+			if rep.later != nil {
+				pending.Add(1)
+				go func() {
+					defer pending.Done()
+					write(rep.later())
+				}()
 			}
 		}
 		if err != nil {

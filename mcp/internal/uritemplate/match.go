@@ -61,8 +61,8 @@ const (
 // Values are percent-decoded, so a {var} value may contain '/' when the URI has
 // %2F: callers that use values as paths must check them. In {+var} and {#var}
 // values, a triplet that encodes an unreserved or reserved character (such as %2F
-// or %41) is kept as written, because Expand passes such triplets through there;
-// other triplets (%20, %C3%BC) are decoded.
+// or %41) is kept as written, because Expand passes such triplets through there,
+// as is %25 before two hex digits; other triplets (%20, %C3%BC) are decoded.
 //
 // For a URI that Expand produced, Expand(Match(uri)) == uri whenever Match succeeds
 // (the values themselves may differ where the URI is ambiguous, as in {x}{y}). For
@@ -315,7 +315,8 @@ func charClass(allowed, exclude string) string {
 // With reserved set (values of '+' and '#' expressions) a triplet that encodes an
 // unreserved or reserved character is kept as written: Expand never encodes those
 // characters there, so the triplet was part of the value (RFC 6570 section 3.2.3
-// passes pct-encoded triplets through). Only the other bytes are decoded.
+// passes pct-encoded triplets through), and so is a "%25" followed by two hex
+// digits. Only the other bytes are decoded.
 func unescape(s string, reserved bool) (string, bool) {
 	if strings.IndexByte(s, '%') < 0 {
 		return s, true
@@ -330,7 +331,9 @@ func unescape(s string, reserved bool) (string, bool) {
 			return "", false
 		}
 		c := unhex(s[i+1])<<4 | unhex(s[i+2])
-		if reserved && (isUnreserved(c) || isReserved(c)) {
+		// "%25" before two hex digits stays too: decoded, it would make a triplet
+		// that Expand passes through instead of encoding the '%'.
+		if reserved && (isUnreserved(c) || isReserved(c) || c == '%' && i+4 < len(s) && isHex(s[i+3]) && isHex(s[i+4])) {
 			b = append(b, s[i:i+3]...)
 		} else {
 			b = append(b, c)
