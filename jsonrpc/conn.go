@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Handler answers requests and notifications. For a notification the result is
@@ -94,6 +95,15 @@ type Conn struct {
 	workers     sync.WaitGroup // every worker goroutine
 	readerDone  chan struct{}
 	done        chan struct{}
+
+	// A call is first run on the reader goroutine itself, which spares the
+	// hand-off to a worker (most calls are short). While it runs, readerState is
+	// readerInline; if it has not returned within inlineBudget, or the handler
+	// makes a Call of its own (which needs the reader for its response), the
+	// reading role passes to a new goroutine (readerStolen) and the old one ends
+	// when the handler returns. Only one goroutine reads at any time.
+	readerState atomic.Int32
+	stealTimer  *time.Timer
 	closeErr    error // from Transport.Close
 }
 
@@ -128,10 +138,41 @@ func NewConn(t Transport, opts *ConnOptions) *Conn {
 	}
 	c.ctx, c.cancel = context.WithCancel(parent)
 	c.readCtx, c.stopRead = context.WithCancel(c.ctx)
+	c.stealTimer = time.AfterFunc(time.Hour, c.stealReader)
+	c.stealTimer.Stop()
 	c.handlers.Add(1)
 	go c.noteLoop()
 	go c.readLoop()
 	return c
+}
+
+// States of the reading role (Conn.readerState).
+const (
+	readerReading int32 = iota // the reader goroutine reads (or dispatches)
+	readerInline               // the reader goroutine runs a call
+	readerStolen               // a new goroutine took over reading during that call
+)
+
+// inlineBudget is how long a call may run on the reader goroutine before reading
+// moves to a new goroutine.
+const inlineBudget = 200 * time.Microsecond
+
+// stealReader moves reading to a new goroutine when the reader is running a
+// call.
+func (c *Conn) stealReader() {
+	if c.readerState.CompareAndSwap(readerInline, readerStolen) {
+		go c.readLoop()
+	}
+}
+
+// runInline runs x on the reader goroutine. It reports whether this goroutine
+// is still the reader afterwards.
+func (c *Conn) runInline(x *callCtx) bool {
+	c.readerState.Store(readerInline)
+	c.stealTimer.Reset(inlineBudget)
+	c.runCall(x)
+	c.stealTimer.Stop()
+	return c.readerState.CompareAndSwap(readerInline, readerReading)
 }
 
 // Call sends a request with a fresh id and waits for its response, decoding the
@@ -171,6 +212,9 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 		c.forget(id)
 		return fmt.Errorf("jsonrpc: call %q: %w", method, err)
 	}
+	// The response needs a reader: if the reader goroutine is busy running a
+	// call (perhaps this very one), reading moves on.
+	c.stealReader()
 	select {
 	case resp, ok := <-ch:
 		if !ok {
@@ -354,7 +398,9 @@ func (c *Conn) readLoop() {
 			cause = err
 			break
 		}
-		c.dispatch(msg)
+		if !c.dispatch(msg) {
+			return // reading moved to another goroutine while a call ran here
+		}
 	}
 	c.mu.Lock()
 	first := c.running
@@ -391,12 +437,14 @@ func (c *Conn) replyInvalid(msg Message, err error) {
 	}
 }
 
-func (c *Conn) dispatch(msg Message) {
+// dispatch handles one message read. It reports false when the goroutine is no
+// longer the reader (see runInline).
+func (c *Conn) dispatch(msg Message) bool {
 	switch m := msg.(type) {
 	case *Request:
 		if m.IsNotification() {
 			c.enqueue(m)
-			return
+			return true
 		}
 		c.mu.Lock()
 		x, err := c.startCall(m, nil)
@@ -404,7 +452,7 @@ func (c *Conn) dispatch(msg Message) {
 		if err != nil {
 			c.reply(c.ctx, &Response{ID: NullID, Error: err})
 		} else if x != nil {
-			c.startWorker(x)
+			return c.runInline(x)
 		}
 	case *Response:
 		c.deliverInOrder(m)
@@ -415,6 +463,7 @@ func (c *Conn) dispatch(msg Message) {
 			c.reply(c.ctx, m)
 		}
 	}
+	return true
 }
 
 // deliverInOrder hands a response to its Call only after every notification that

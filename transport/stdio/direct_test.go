@@ -1,9 +1,12 @@
+//go:build unix
+
 package stdio
 
 import (
 	"context"
 	"errors"
 	"os"
+	"syscall"
 	"testing"
 	"time"
 
@@ -14,8 +17,25 @@ import (
 // Over an os.Pipe the Transport reads on the caller's goroutine; a blocked Read must
 // still end when its context does, and when the Transport is closed.
 func TestDirectReadCancellation(t *testing.T) {
+	t.Run("pollable", func(t *testing.T) { testDirectRead(t, false) })
+	// A child's stdin arrives in blocking mode (Fd puts a file there, as os/exec
+	// does for the pipes it hands over): the Transport reads a pollable copy.
+	t.Run("blocking", func(t *testing.T) { testDirectRead(t, true) })
+}
+
+func testDirectRead(t *testing.T, blocking bool) {
 	leaktest.Check(t)
 	r, w, err := os.Pipe()
+	if blocking {
+		// A pipe in blocking mode wrapped by os.NewFile, as a child's stdin is.
+		var p [2]int
+		if err = syscall.Pipe(p[:]); err == nil {
+			r, w = os.NewFile(uintptr(p[0]), "r"), os.NewFile(uintptr(p[1]), "w")
+			if r.SetReadDeadline(time.Time{}) == nil {
+				t.Fatal("a blocking pipe is pollable")
+			}
+		}
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,8 +48,8 @@ func TestDirectReadCancellation(t *testing.T) {
 	if err != nil || m.(*jsonrpc.Request).Method != "a" {
 		t.Fatalf("read %v %v", m, err)
 	}
-	if tr.direct == nil {
-		t.Fatal("a pipe is read directly")
+	if tr.direct == nil || tr.ownDirect != blocking {
+		t.Fatalf("a pipe is read directly (direct %v, own copy %v)", tr.direct != nil, tr.ownDirect)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)

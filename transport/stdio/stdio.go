@@ -55,14 +55,16 @@ type Transport struct {
 	log     *slog.Logger
 
 	readOnce sync.Once
-	direct   *os.File      // set when reads happen on the caller's goroutine (see Read)
-	br       *bufio.Reader // direct reads only
-	ctxStop  func() bool   // direct reads: stops the deadline hook of lastCtx
-	lastCtx  context.Context
-	frames   chan frame    // lines from the read goroutine
-	readErr  error         // why the read goroutine ended; set before frames is closed
-	drain    bool          // after Close, keep reading (and dropping) lines until EOF
-	closed   chan struct{} // closed by Close
+	direct   *os.File // set when reads happen on the caller's goroutine (see Read)
+	// ownDirect: direct is a pollable duplicate of r, closed with it.
+	ownDirect bool
+	br        *bufio.Reader // direct reads only
+	ctxStop   func() bool   // direct reads: stops the deadline hook of lastCtx
+	lastCtx   context.Context
+	frames    chan frame    // lines from the read goroutine
+	readErr   error         // why the read goroutine ended; set before frames is closed
+	drain     bool          // after Close, keep reading (and dropping) lines until EOF
+	closed    chan struct{} // closed by Close
 
 	wmu  sync.Mutex
 	wbuf []byte
@@ -142,10 +144,16 @@ func (t *Transport) Read(ctx context.Context) (jsonrpc.Message, error) {
 }
 
 func (t *Transport) startReading() {
-	if f, ok := t.r.(*os.File); ok && !t.drain && f.SetReadDeadline(time.Time{}) == nil {
-		t.direct = f
-		t.br = bufio.NewReaderSize(f, 64<<10)
-		return
+	if f, ok := t.r.(*os.File); ok && !t.drain {
+		if f.SetReadDeadline(time.Time{}) == nil {
+			t.direct = f
+		} else if dup := pollableCopy(f); dup != nil {
+			t.direct, t.ownDirect = dup, true
+		}
+		if t.direct != nil {
+			t.br = bufio.NewReaderSize(t.direct, 64<<10)
+			return
+		}
 	}
 	go t.readLoop()
 }
@@ -344,12 +352,18 @@ func (t *Transport) Close() error {
 }
 
 func (t *Transport) closeStreams() error {
+	// Settle how reading works (and wait if a Read is setting it up), so that
+	// direct is safe to look at; a Read that comes later sees the transport closed.
+	t.readOnce.Do(func() {})
 	var errs []error
 	if c, ok := t.w.(io.Closer); ok {
 		errs = append(errs, c.Close())
 	}
 	if c, ok := t.r.(io.Closer); ok {
 		errs = append(errs, c.Close())
+	}
+	if t.ownDirect {
+		errs = append(errs, t.direct.Close())
 	}
 	return errors.Join(errs...)
 }

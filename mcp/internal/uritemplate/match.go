@@ -38,8 +38,8 @@ const (
 //
 //   - Literal text must appear exactly as Expand writes it (case-sensitive).
 //   - Supported: every operator, without prefix (:N) or explode (*) modifiers, with
-//     '?' and '&' expressions only at the end of the template. A template using
-//     anything else never matches.
+//     '?' and '&' expressions only at the end of the template (a '?' one only
+//     first among them). A template using anything else never matches.
 //   - {var} (and each variable of {a,b}) matches one or more unreserved characters
 //     and pct-encoded triplets. If that finds no match, a second, lenient pass
 //     also accepts the unencoded characters a path segment may hold (sub-delims,
@@ -51,7 +51,8 @@ const (
 //     variables may be missing (absent from the result) or empty. A {.var} value
 //     holds no '.', a {;var} value no ';', a {#var} value no '#'.
 //   - Trailing {?a,b} and {&a,b} match the query: parameters in any order, each at
-//     most once, all optional, none other allowed; "a" and "a=" both give "".
+//     most once (as often as the template names it), all optional, none other
+//     allowed; "a" and "a=" both give "".
 //     When a template has such a query part, '?', '&' and '#' are excluded from
 //     all the other variables.
 //   - Where a URI could be split more than one way, earlier variables take as
@@ -112,19 +113,21 @@ func (t *Template) Match(uri string) (map[string]string, bool) {
 			return nil, false
 		}
 	}
-	var queried map[string]bool // query parameters seen
+	var queried map[string]int // query parameters seen, and how often
 	if m.tail > 0 && idx[2*m.tail] >= 0 && idx[2*m.tail] < idx[2*m.tail+1] {
-		queried = map[string]bool{}
+		queried = map[string]int{}
 		q := uri[idx[2*m.tail]+1 : idx[2*m.tail+1]]
 		for _, param := range strings.Split(q, "&") {
 			if param == "" {
 				continue
 			}
 			name, raw, _ := strings.Cut(param, "=")
-			if queried[name] || !contains(m.query, name) {
+			// A name may repeat as often as the template names it (Expand
+			// writes it each time, with the same value: set checks that).
+			if queried[name] >= count(m.query, name) {
 				return nil, false
 			}
-			queried[name] = true
+			queried[name]++
 			if !set(name, raw, false) {
 				return nil, false
 			}
@@ -139,7 +142,7 @@ func (t *Template) Match(uri string) (map[string]string, bool) {
 	}
 	if m.tail > 0 {
 		for _, name := range m.query {
-			if _, ok := out[name]; ok && !queried[name] {
+			if _, ok := out[name]; ok && queried[name] == 0 {
 				return nil, false
 			}
 		}
@@ -147,13 +150,14 @@ func (t *Template) Match(uri string) (map[string]string, bool) {
 	return out, true
 }
 
-func contains(list []string, s string) bool {
+func count(list []string, s string) int {
+	n := 0
 	for _, v := range list {
 		if v == s {
-			return true
+			n++
 		}
 	}
-	return false
+	return n
 }
 
 // compileMatcher builds the regular expressions for Match, or returns nil when the
@@ -174,6 +178,9 @@ func (t *Template) compileMatcher() *matcher {
 		}
 		if i < end && (p.expr.op == opQuery || p.expr.op == opQueryCnt) {
 			return nil // a query expression before the end
+		}
+		if i > end && p.expr.op == opQuery {
+			return nil // a second '?' inside the query ("{&a}{?b}", "{?a}{?b}")
 		}
 		for _, v := range p.expr.vars {
 			if v.prefix > 0 || v.explode {
