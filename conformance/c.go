@@ -79,6 +79,7 @@ func (c *C) Dial() *Session {
 		c.NotTestablef("connecting: %v", err)
 	}
 	s.onMsg = c.validate
+	s.toolSchema = c.run.listedToolSchema
 	c.sessions = append(c.sessions, s)
 	return s
 }

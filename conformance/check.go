@@ -36,7 +36,7 @@ const (
 )
 
 var areaOrder = []Area{AreaJSONRPC, AreaLifecycle, AreaModern, AreaTools, AreaResources, AreaPrompts,
-	AreaCompletion, AreaLogging, AreaUtilities, AreaHTTP, AreaSSE, AreaStdio, AreaSecurity}
+	AreaCompletion, AreaLogging, AreaUtilities, AreaTasks, AreaHTTP, AreaSSE, AreaStdio, AreaSecurity}
 
 // Outcome is the verdict of one check.
 type Outcome string

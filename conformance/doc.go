@@ -32,7 +32,15 @@
 //
 // Checks that need data call the server's own tools with arguments
 // generated from their input schemas (explicitly destructive tools are
-// skipped; Options.NoToolCalls turns calls off). Application-level
+// skipped; Options.NoToolCalls turns calls off). Behaviour only the server
+// can start — list changes, resource updates, a call slow enough to cancel
+// or resume, input_required rounds, tasks — is provoked through the
+// official conformance suite's fixture tools when the server lists them
+// (test_trigger_tool_change, test_trigger_prompt_change, slow_compute,
+// test_reconnection, test_input_required_result_*, …) and our
+// test_trigger_resource_update {uri?} and test_trigger_resource_list_change,
+// otherwise through tools found by name and schema; when neither exists the
+// check is not applicable. Application-level
 // contracts are plug-ins: a Binding contributes checks and is selected by
 // name (the Reports binding is built in as "reports").
 package conformance

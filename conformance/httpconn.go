@@ -85,9 +85,32 @@ func mergeHeaders(base, over http.Header) http.Header {
 // lives until it ends or the connection closes. ctx bounds only the wait for
 // the response headers and a non-streaming body.
 func (c *httpConn) do(ctx context.Context, method, url string, body []byte, hdr http.Header, source string) (*HTTPReply, error) {
-	// The request lives on the connection's context so that a stream may
-	// outlive ctx; ctx is honoured through the timer below.
-	req, err := http.NewRequestWithContext(c.ctx, method, url, bytes.NewReader(body))
+	return c.doOn(c.ctx, ctx, method, url, body, hdr, source)
+}
+
+// postAbortable POSTs body like send and also returns a function that
+// aborts the exchange: the connection is dropped as a client that goes
+// away would, ending the reply's stream (if any). send is safe to call
+// concurrently with postAbortable and with itself on an httpConn.
+func (c *httpConn) postAbortable(ctx context.Context, body []byte, hdr http.Header) (*HTTPReply, context.CancelFunc, error) {
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set("Accept", "application/json, text/event-stream")
+	life, abort := context.WithCancel(c.ctx)
+	r, err := c.doOn(life, ctx, http.MethodPost, c.url, body, mergeHeaders(h, hdr), "POST")
+	if err != nil {
+		abort()
+		return nil, nil, err
+	}
+	return r, abort, nil
+}
+
+// doOn is do with the request living on life (the connection's context or
+// one derived from it).
+func (c *httpConn) doOn(life, ctx context.Context, method, url string, body []byte, hdr http.Header, source string) (*HTTPReply, error) {
+	// The request lives on life so that a stream may outlive ctx; ctx is
+	// honoured through the timer below.
+	req, err := http.NewRequestWithContext(life, method, url, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
 	}

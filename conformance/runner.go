@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -173,6 +174,21 @@ func (r *revRun) list(c *C, method, key string) []Obj {
 	}
 	r.lists[method] = items
 	return items
+}
+
+// listedToolSchema returns the inputSchema of tool name when the tools have
+// been listed in this run (it never lists them itself).
+func (r *revRun) listedToolSchema(name string) json.RawMessage {
+	if !r.lmu.TryLock() {
+		return nil // a list is being fetched; its requests need no tool schema
+	}
+	defer r.lmu.Unlock()
+	for _, t := range r.lists["tools/list"] {
+		if n, _ := t.Str("name"); n == name {
+			return t["inputSchema"]
+		}
+	}
+	return nil
 }
 
 func (r *revRun) fetchAll(ctx context.Context, method, key string) ([]Obj, error) {

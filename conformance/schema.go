@@ -107,6 +107,7 @@ func (s *schemaSet) validate(method string, m Msg) error {
 		def, inst = notificationDefs[m.Method()], m.Raw
 	case m.IsResponse() && m.Has("result"):
 		def, inst = resultDefs[method], m.Members["result"]
+		def = resultDefFor(method, def, inst) // input_required and task results (checks_mrtr.go)
 	}
 	if def == "" {
 		return nil

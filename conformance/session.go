@@ -24,6 +24,9 @@ type Session struct {
 	mu        sync.Mutex
 	next      int64
 	onMsg     func(method string, m Msg)
+	// toolSchema returns the input schema of a listed tool (nil when the
+	// tools are not listed yet or the tool is unknown), for Mcp-Param-*.
+	toolSchema func(name string) json.RawMessage
 }
 
 // Meta keys of the 2026-07-28 revision.
@@ -102,6 +105,7 @@ func (s *Session) headers(method string, params map[string]any) http.Header {
 		if name := mcpName(method, params); name != "" {
 			h.Set("Mcp-Name", name)
 		}
+		s.paramHeaders(h, method, params)
 	} else if s.ready && (s.revision >= Rev20250618 || s.sessionID == "") {
 		// From 2025-06-18 the header is required. Without a session (a stateless
 		// server) it is also the only way an older client can say which revision it
@@ -109,6 +113,36 @@ func (s *Session) headers(method string, params map[string]any) http.Header {
 		h.Set("MCP-Protocol-Version", s.revision)
 	}
 	return h
+}
+
+// paramHeaders adds the Mcp-Param-{Name} headers of a tools/call whose tool
+// marks arguments with x-mcp-header (2026-07-28), as a well-behaved client
+// does; checks that want them wrong override them.
+func (s *Session) paramHeaders(h http.Header, method string, params map[string]any) {
+	if method != "tools/call" || s.toolSchema == nil {
+		return
+	}
+	name, _ := params["name"].(string)
+	args, _ := params["arguments"].(map[string]any)
+	schema := s.toolSchema(name)
+	if schema == nil || args == nil {
+		return
+	}
+	for _, hp := range headerProps(schema) {
+		var v any = args
+		for _, k := range hp.path {
+			m, ok := v.(map[string]any)
+			if !ok {
+				v = nil
+				break
+			}
+			v = m[k]
+		}
+		if v != nil {
+			good, _ := headerValue(normNumber(v))
+			h.Set("Mcp-Param-"+hp.header, good)
+		}
+	}
 }
 
 // mcpName is the Mcp-Name header value for method (2026-07-28).

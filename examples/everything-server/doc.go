@@ -13,7 +13,8 @@
 // initialize-era client with elicitation/create, sampling/createMessage or roots/list
 // and answers a 2026-07-28 client with an input_required result; the diagnostic tools
 // test_missing_capability, test_streaming_elicitation and test_logging_tool; the
-// list-change triggers for subscriptions/listen; and test_header_params, whose region
+// list-change and resource-update triggers (test_trigger_*) for subscriptions/listen
+// and initialize-era sessions; and test_header_params, whose region
 // argument travels in the Mcp-Param-Region header (x-mcp-header). The tasks extension
 // fixtures (tasks.go: greet, slow_compute, failing_job, protocol_error_job,
 // confirm_delete, multi_input, test_tool_with_task) run as tasks in both eras.

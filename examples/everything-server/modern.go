@@ -34,6 +34,10 @@ const headerToolSchema = `{"type":"object","properties":{` +
 	`"query":{"type":"string","description":"Free text, body only"}},` +
 	`"required":["region"]}`
 
+// resourceUpdateSchema is the input schema of test_trigger_resource_update.
+const resourceUpdateSchema = `{"type":"object","properties":{` +
+	`"uri":{"type":"string","description":"The resource that changed (default test://watched-resource)"}}}`
+
 // elicit, sample and roots build the InputRequests of the fixtures.
 func elicit(message, schema string) mcp.InputRequest {
 	return mcp.ElicitInput(&mcp.ElicitParams{Message: message, RequestedSchema: json.RawMessage(schema)})
@@ -73,6 +77,25 @@ func addModernTools(s *mcp.Server) {
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			addSimplePrompt(s)
 			return mcp.TextResult("The prompt list changed"), nil
+		})
+	tool("test_trigger_resource_list_change", "Changes the resource list (re-registers test://watched-resource), so clients are sent notifications/resources/list_changed", noArgs,
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			addWatchedResource(s)
+			return mcp.TextResult("The resource list changed"), nil
+		})
+	tool("test_trigger_resource_update", "Announces an update of a resource (uri, default test://watched-resource) to the sessions and listen streams subscribed to it", resourceUpdateSchema,
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var in struct {
+				URI string `json:"uri"`
+			}
+			if err := json.Unmarshal(req.Params.Arguments, &in); err != nil {
+				return nil, err
+			}
+			if in.URI == "" {
+				in.URI = "test://watched-resource"
+			}
+			s.ResourceUpdated(ctx, in.URI)
+			return mcp.TextResult("Updated " + in.URI), nil
 		})
 	tool("test_input_required_result_elicitation", "Asks the user's name (user_name) and greets them", noArgs,
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {

@@ -52,14 +52,7 @@ func addResources(s *mcp.Server) {
 			URI: req.Params.URI, MIMEType: "image/png", Blob: pngBytes,
 		}}}, nil
 	})
-	s.AddResource(&mcp.Resource{
-		URI: "test://watched-resource", Name: "watched-resource", MIMEType: "text/plain",
-		Description: "A resource clients may subscribe to",
-	}, func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{
-			URI: req.Params.URI, MIMEType: "text/plain", Text: watchedText,
-		}}}, nil
-	})
+	addWatchedResource(s)
 	s.AddResourceTemplate(&mcp.ResourceTemplate{
 		URITemplate: "test://template/{id}/data", Name: "template-data", MIMEType: "application/json",
 		Description: "Data for any id",
@@ -75,6 +68,19 @@ func addResources(s *mcp.Server) {
 		}
 		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{
 			URI: req.Params.URI, MIMEType: "application/json", Text: string(body),
+		}}}, nil
+	})
+}
+
+// addWatchedResource registers test://watched-resource; test_trigger_resource_list_change
+// calls it again to change the resource list.
+func addWatchedResource(s *mcp.Server) {
+	s.AddResource(&mcp.Resource{
+		URI: "test://watched-resource", Name: "watched-resource", MIMEType: "text/plain",
+		Description: "A resource clients may subscribe to",
+	}, func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{
+			URI: req.Params.URI, MIMEType: "text/plain", Text: watchedText,
 		}}}, nil
 	})
 }

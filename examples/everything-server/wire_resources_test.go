@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"testing"
 	"testing/synctest"
 )
@@ -93,6 +94,40 @@ func TestCompletion(t *testing.T) {
 		ex := w.call("completion/complete", `{"ref":{"type":"ref/prompt","name":"no_such_prompt"},"argument":{"name":"a","value":""}}`, nil)
 		if ex.err == nil || ex.err.Code != -32602 {
 			t.Errorf("unknown prompt: result %s error %v, want -32602", ex.result, ex.err)
+		}
+	})
+}
+
+// test_trigger_resource_update tells a subscribed session about the update, and an
+// unsubscribed one nothing.
+func TestResourceUpdateTrigger(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w, _ := newWire(t, allCaps)
+		trigger := func() []string {
+			ex := w.call("tools/call", `{"name":"test_trigger_resource_update","arguments":{"uri":"test://watched-resource"}}`, nil)
+			if ex.err != nil {
+				t.Fatalf("trigger: %v", ex.err)
+			}
+			var got []string
+			for _, n := range ex.notes {
+				if n.Method == "notifications/resources/updated" {
+					got = append(got, string(n.Params))
+				}
+			}
+			return got
+		}
+		if got := trigger(); len(got) != 0 {
+			t.Errorf("not subscribed, got updates %v", got)
+		}
+		w.result("resources/subscribe", `{"uri":"test://watched-resource"}`)
+		got := trigger()
+		if len(got) != 1 {
+			t.Fatalf("subscribed: updates %v, want one", got)
+		}
+		assertJSON(t, "update", json.RawMessage(got[0]), `{"uri":"test://watched-resource"}`)
+		w.result("resources/unsubscribe", `{"uri":"test://watched-resource"}`)
+		if got := trigger(); len(got) != 0 {
+			t.Errorf("unsubscribed, got updates %v", got)
 		}
 	})
 }

@@ -98,7 +98,8 @@ func TestToolsList(t *testing.T) {
 			"test_input_required_result_sampling", "test_input_required_result_tampered_state",
 			"test_logging_tool", "test_missing_capability", "test_multiple_content_types", "test_reconnection",
 			"test_sampling", "test_simple_text", "test_streaming_elicitation", "test_tool_with_logging",
-			"test_tool_with_progress", "test_tool_with_task", "test_trigger_prompt_change", "test_trigger_tool_change",
+			"test_tool_with_progress", "test_tool_with_task", "test_trigger_prompt_change", "test_trigger_resource_list_change",
+			"test_trigger_resource_update", "test_trigger_tool_change",
 		}
 		if !slices.Equal(names, want) {
 			t.Errorf("tools = %v\nwant %v", names, want)

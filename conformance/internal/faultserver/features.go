@@ -51,6 +51,7 @@ func (s *Server) feature(c *call) reply {
 		if s.has("resources/subscribe") {
 			return c.errorf(-32603, "subscriptions are broken")
 		}
+		s.noteSubscription(c)
 		return s.result(c, map[string]any{})
 	case "prompts/list":
 		return s.listPage(c, "prompts", s.promptList())

@@ -141,6 +141,9 @@ func (s *Server) serveStreamable(w http.ResponseWriter, r *http.Request) {
 		if !ok {
 			return
 		}
+		if last := r.Header.Get("Last-Event-ID"); last != "" && !s.has("http/resume") && s.resumeStream(w, r, sess, last) {
+			return // resume.go
+		}
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.WriteHeader(http.StatusOK)
 		io.WriteString(w, ": open\n\n")
@@ -229,6 +232,11 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 			hdrs[k] = v[0]
 		}
 	}
+	for k, v := range r.Header {
+		if strings.HasPrefix(k, "Mcp-Param-") && len(v) > 0 {
+			hdrs[k] = v[0] // x-mcp-header arguments (mrtr.go)
+		}
+	}
 	rc := reqCtx{http: true, headers: hdrs}
 	probe := s.probe(body)
 	modern := probe.modern || (hdrs["Mcp-Protocol-Version"] != "" && !isLegacy(hdrs["Mcp-Protocol-Version"]))
@@ -288,7 +296,11 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
 	}
-	if len(rep.msgs) == 0 {
+	if rep.listen != nil {
+		serveListen(w, r, rep.msgs, rep.listen)
+		return
+	}
+	if len(rep.msgs) == 0 && rep.later == nil {
 		if s.has("http/notification-202") {
 			w.Header().Set("Content-Type", "application/json")
 			io.WriteString(w, `{"ok":true}`)
@@ -327,14 +339,13 @@ func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, sess *sessi
 		sess.mu.Unlock()
 	}
 	var b bytes.Buffer
-	n := 0
+	st := s.openStream(sess) // event ids and the replay log (resume.go)
+	defer st.finish()
 	if rev == "2025-11-25" && !s.has("http/sse-priming") {
-		n++
-		fmt.Fprintf(&b, "id: %d\ndata: \n\n", n)
+		fmt.Fprintf(&b, "id: %s\ndata: \n\n", st.add(nil))
 	}
 	event := func(m []byte, last bool) {
-		n++
-		fmt.Fprintf(&b, "event: message\nid: %d\ndata: %s\n", n, m)
+		fmt.Fprintf(&b, "event: message\nid: %s\ndata: %s\n", st.add(m), m)
 		if !(last && s.has("http/sse-response")) {
 			b.WriteString("\n")
 		}

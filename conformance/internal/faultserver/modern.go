@@ -31,7 +31,10 @@ func modernErr(id json.RawMessage, code int, msg string, data any) reply {
 func (s *Server) modern(in *incoming, rc reqCtx) reply {
 	m := meta(in.params)
 	if in.id == nil {
-		return reply{} // notifications (cancellation) need no answer
+		// Notifications need no answer; a cancellation may end a listen
+		// stream (notify.go).
+		s.modernNotification(in)
+		return reply{}
 	}
 	if rc.http {
 		hv := strings.TrimSpace(rc.headers["Mcp-Protocol-Version"])
@@ -128,6 +131,9 @@ func (s *Server) checkHeaders(in *incoming, rc reqCtx) (reply, bool) {
 		if m := strings.TrimSpace(rc.headers["Mcp-Method"]); m != in.method {
 			return modernErr(in.id, -32020, "Mcp-Method header does not match the body", nil), true
 		}
+	}
+	if r, bad := s.checkParamHeaders(in, rc); bad {
+		return r, true
 	}
 	if s.has("stateless/header-name") {
 		return reply{}, false

@@ -39,6 +39,7 @@ type Server struct {
 	nextSeq int
 	store   *reportStore
 	http    *httpState
+	notify  notifyState // change notifications (notify.go)
 }
 
 // New returns a server with the given faults. Unknown fault names panic
@@ -113,6 +114,8 @@ type reply struct {
 	// returns. It returns nil when the request ends without a response
 	// (cancelled). On HTTP such a reply is always an SSE stream.
 	later func() [][]byte
+	// listen, when set, keeps the request open after msgs (see listenFunc).
+	listen listenFunc
 }
 
 // reqCtx is what the HTTP layer knows about a request.

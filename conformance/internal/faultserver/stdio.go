@@ -2,6 +2,7 @@ package faultserver
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"io"
 	"sync"
@@ -35,6 +36,9 @@ func (s *Server) ServeStdio(r io.Reader, w io.Writer) error {
 	}
 	var pending sync.WaitGroup
 	defer pending.Wait()
+	// Long-lived requests (subscriptions/listen) end when the input does.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	sess := &session{}
 	sess.setOutlet(func(m []byte) bool { return write([][]byte{m}) == nil })
 	br := bufio.NewReaderSize(r, 64<<10)
@@ -52,6 +56,13 @@ func (s *Server) ServeStdio(r io.Reader, w io.Writer) error {
 			}
 			if err := write(rep.msgs); err != nil {
 				return err
+			}
+			if rep.listen != nil {
+				pending.Add(1)
+				go func() {
+					defer pending.Done()
+					rep.listen(ctx, func(m []byte) bool { return write([][]byte{m}) == nil })
+				}()
 			}
 			if rep.later != nil {
 				pending.Add(1)
