@@ -97,14 +97,16 @@ type Conn struct {
 	done        chan struct{}
 
 	// A call is first run on the reader goroutine itself, which spares the
-	// hand-off to a worker (most calls are short). While it runs, readerState is
+	// hand-off to a worker (most calls are short), unless the transport reports
+	// more input waiting (Backlogger). While it runs, readerState is
 	// readerInline; if it has not returned within inlineBudget, or the handler
 	// makes a Call of its own (which needs the reader for its response), the
 	// reading role passes to a new goroutine (readerStolen) and the old one ends
 	// when the handler returns. Only one goroutine reads at any time.
 	readerState atomic.Int32
 	stealTimer  *time.Timer
-	closeErr    error // from Transport.Close
+	backlog     Backlogger // the transport, when it can tell that more input waits
+	closeErr    error      // from Transport.Close
 }
 
 // NewConn starts serving t. The Conn takes ownership of t: it calls t.Read from its
@@ -138,6 +140,7 @@ func NewConn(t Transport, opts *ConnOptions) *Conn {
 	}
 	c.ctx, c.cancel = context.WithCancel(parent)
 	c.readCtx, c.stopRead = context.WithCancel(c.ctx)
+	c.backlog, _ = t.(Backlogger)
 	c.stealTimer = time.AfterFunc(time.Hour, c.stealReader)
 	c.stealTimer.Stop()
 	c.handlers.Add(1)
@@ -452,6 +455,10 @@ func (c *Conn) dispatch(msg Message) bool {
 		if err != nil {
 			c.reply(c.ctx, &Response{ID: NullID, Error: err})
 		} else if x != nil {
+			if c.backlog != nil && c.backlog.Backlog() {
+				c.startWorker(x) // more is waiting: keep reading
+				return true
+			}
 			return c.runInline(x)
 		}
 	case *Response:

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -582,5 +583,50 @@ func TestConnCallBackFromHandler(t *testing.T) {
 		if err := client.Call(context.Background(), "greet", nil, &got); err != nil || got != "hello client" {
 			t.Fatalf("call %d: %q, %v", i, got, err)
 		}
+	}
+}
+
+// backlogTransport reports a backlog on every call, and counts the questions.
+type backlogTransport struct {
+	jsonrpc.Transport
+	asked atomic.Int32
+}
+
+func (b *backlogTransport) Backlog() bool { b.asked.Add(1); return true }
+
+// A transport that reports waiting input gets its calls run on workers: the Conn
+// asks before each call, and the calls still run concurrently and are answered.
+func TestConnBacklogger(t *testing.T) {
+	checkLeaks(t)
+	a, b := memory.NewPair()
+	bt := &backlogTransport{Transport: a}
+	var barrier sync.WaitGroup
+	barrier.Add(2)
+	server := jsonrpc.NewConn(bt, &jsonrpc.ConnOptions{Handler: jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+		barrier.Done()
+		barrier.Wait()
+		return req.Method, nil
+	})})
+	client := jsonrpc.NewConn(b, nil)
+	defer server.Close()
+	defer client.Close()
+	errc := make(chan error, 2)
+	for _, m := range []string{"x", "y"} {
+		go func() {
+			var got string
+			err := client.Call(context.Background(), m, nil, &got)
+			if err == nil && got != m {
+				err = fmt.Errorf("call %s answered %q", m, got)
+			}
+			errc <- err
+		}()
+	}
+	for range 2 {
+		if err := <-errc; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := bt.asked.Load(); n != 2 {
+		t.Errorf("Backlog asked %d times for 2 calls, want 2", n)
 	}
 }

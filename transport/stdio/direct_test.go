@@ -78,3 +78,25 @@ func testDirectRead(t *testing.T, blocking bool) {
 		t.Fatalf("Read after Close: %v", err)
 	}
 }
+
+// Backlog tells the Conn whether another line is already buffered.
+func TestBacklog(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	tr := New(r, nil, nil)
+	defer tr.Close()
+	if _, err := w.WriteString(`{"jsonrpc":"2.0","method":"a"}` + "\n" + `{"jsonrpc":"2.0","method":"b"}` + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []bool{true, false} {
+		if _, err := tr.Read(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if got := tr.Backlog(); got != want {
+			t.Errorf("after read %d: Backlog() = %v, want %v", i+1, got, want)
+		}
+	}
+}

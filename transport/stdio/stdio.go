@@ -207,6 +207,12 @@ func (t *Transport) readDirect(ctx context.Context) (jsonrpc.Message, error) {
 	}
 }
 
+// Backlog reports whether another line is already buffered (see
+// jsonrpc.Backlogger). Only direct reads can tell; it is called between Reads.
+func (t *Transport) Backlog() bool {
+	return t.br != nil && t.br.Buffered() > 0
+}
+
 func isClosed(c chan struct{}) bool {
 	select {
 	case <-c:

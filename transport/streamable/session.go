@@ -111,6 +111,11 @@ func (t *ServerTransport) Read(ctx context.Context) (jsonrpc.Message, error) {
 	}
 }
 
+// Backlog reports whether another client message is queued (see
+// jsonrpc.Backlogger): the Conn then hands the current call to a worker instead of
+// running it on its reader.
+func (t *ServerTransport) Backlog() bool { return len(t.in) > 0 }
+
 // Write sends msg to the client on the stream it belongs to (see the type comment).
 // A response whose stream is gone (the client disconnected and the stream cannot be
 // resumed) is dropped without error.
