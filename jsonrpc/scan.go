@@ -2,7 +2,6 @@ package jsonrpc
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
 	"sync"
 	"unicode/utf16"
@@ -425,10 +424,11 @@ func hex4(b []byte) rune {
 // plainRun returns the index of the first byte at or after i that needs a closer
 // look inside a JSON string: a quote, a backslash, a control character or a non-ASCII
 // byte. It checks eight bytes at a time, which makes long plain strings cheap.
-func plainRun(b []byte, i int) int {
+func plainRun[T []byte | string](b T, i int) int {
 	const lsb, msb = 0x0101010101010101, 0x8080808080808080
 	for i+8 <= len(b) {
-		w := binary.LittleEndian.Uint64(b[i:])
+		w := uint64(b[i]) | uint64(b[i+1])<<8 | uint64(b[i+2])<<16 | uint64(b[i+3])<<24 |
+			uint64(b[i+4])<<32 | uint64(b[i+5])<<40 | uint64(b[i+6])<<48 | uint64(b[i+7])<<56
 		q := w ^ (lsb * '"')
 		e := w ^ (lsb * '\\')
 		// A byte below 0x20, a zero byte in q or e (a quote or a backslash), or a
@@ -447,3 +447,9 @@ func plainRun(b []byte, i int) int {
 	}
 	return i
 }
+
+// PlainPrefix returns how many bytes at the start of b can be copied verbatim into
+// or out of a JSON string: none is a quote, a backslash, a control character or a
+// non-ASCII byte. It reads eight bytes at a time; the mcp package uses it for long
+// strings.
+func PlainPrefix(b []byte) int { return plainRun(b, 0) }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/wiremcp/wiremcp/jsonrpc"
 )
 
 // decodeValue parses a JSON document into the generic form the schema validator
@@ -164,12 +166,7 @@ func (d *valueDecoder) str() (string, error) {
 	start := d.i
 	plain := true
 	for j := d.i + 1; j < len(d.data); {
-		for j < len(d.data) { // a tight loop over plain ASCII first
-			if c := d.data[j]; c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' {
-				break
-			}
-			j++
-		}
+		j += jsonrpc.PlainPrefix(d.data[j:]) // plain ASCII first, eight bytes at a time
 		if j >= len(d.data) {
 			break
 		}
