@@ -179,9 +179,7 @@ func (r *revRun) list(c *C, method, key string) []Obj {
 // listedToolSchema returns the inputSchema of tool name when the tools have
 // been listed in this run (it never lists them itself).
 func (r *revRun) listedToolSchema(name string) json.RawMessage {
-	if !r.lmu.TryLock() {
-		return nil // a list is being fetched; its requests need no tool schema
-	}
+	r.lmu.Lock() // a list being fetched holds it; its own requests never get here
 	defer r.lmu.Unlock()
 	for _, t := range r.lists["tools/list"] {
 		if n, _ := t.Str("name"); n == name {

@@ -38,6 +38,13 @@ func registerTool(name string, t extraTool) {
 	extraToolOrder = append(extraToolOrder, name)
 }
 
+func registerNotification(method string, h func(s *Server, sess *session, in *incoming) reply) {
+	if _, dup := extraNotifications[method]; dup {
+		panic("faultserver: duplicate notification handler " + method)
+	}
+	extraNotifications[method] = h
+}
+
 func (s *Server) extraToolDefs(rev string) []map[string]any {
 	var out []map[string]any
 	for _, name := range extraToolOrder {

@@ -19,14 +19,10 @@ const maxSlowSeconds = 3
 func init() {
 	Faults["utilities/cancel-in-flight"] = "finishes a cancelled request and answers it anyway"
 	registerTool("slow_compute", extraTool{def: slowDef, call: slowCall})
-	prev := extraNotifications["notifications/cancelled"]
-	extraNotifications["notifications/cancelled"] = func(s *Server, sess *session, in *incoming) reply {
+	registerNotification("notifications/cancelled", func(s *Server, sess *session, in *incoming) reply {
 		cancelInFlight(sess, in.params["requestId"])
-		if prev != nil {
-			return prev(s, sess, in)
-		}
 		return reply{}
-	}
+	})
 }
 
 func slowDef(*Server, string) map[string]any {
