@@ -46,13 +46,16 @@ type ConnOptions struct {
 // what pending Calls fail with when it ends. Err returns it after Close.
 var ErrClosed = errors.New("jsonrpc: connection closed")
 
-// Conn is one JSON-RPC connection over a Transport. It owns exactly one reader
-// goroutine, started by NewConn and ended by Close or the end of the transport.
+// Conn is one JSON-RPC connection over a Transport. Exactly one goroutine reads at
+// any time, from NewConn until Close or the end of the transport.
 //
 // Goroutines: the reader reads, matches responses to pending Calls and dispatches
-// requests. Each incoming call runs in its own goroutine; notifications run in
-// arrival order on one worker goroutine that lives as long as the Conn (see Async).
-// All of them are owned by the Conn and have ended when Done is closed.
+// requests. An incoming call runs on the reader itself when the transport reports
+// nothing else waiting (see Backlogger), otherwise on a worker goroutine; a call
+// that runs on the reader longer than 200 µs, or makes a Call of its own, hands
+// reading over to a new goroutine, so calls still run concurrently. Notifications
+// run in arrival order on one worker goroutine that lives as long as the Conn (see
+// Async). All of them are owned by the Conn and have ended when Done is closed.
 //
 // When the transport ends (io.EOF or another error), the Conn stops reading, lets
 // the handlers that are running finish and send their replies, then closes the
