@@ -151,14 +151,7 @@ func (s *Server) serveStreamable(w http.ResponseWriter, r *http.Request) {
 		// While the stream is open it carries the session's server-initiated
 		// messages.
 		out := make(chan []byte, 64)
-		sess.setOutlet(func(m []byte) bool {
-			select {
-			case out <- m:
-				return true
-			default:
-				return false
-			}
-		})
+		sess.setOutlet(chanOutlet(out))
 		defer sess.setOutlet(nil)
 		for {
 			select {
@@ -391,14 +384,7 @@ func (s *Server) serveSSE(w http.ResponseWriter, r *http.Request) {
 	}
 	id := s.newSessionID()
 	ss := &sseSession{sess: &session{id: id}, out: make(chan []byte, 64), done: make(chan struct{})}
-	ss.sess.setOutlet(func(m []byte) bool {
-		select {
-		case ss.out <- m:
-			return true
-		default:
-			return false
-		}
-	})
+	ss.sess.setOutlet(chanOutlet(ss.out))
 	s.http.mu.Lock()
 	s.http.legacy[id] = ss
 	s.http.mu.Unlock()

@@ -82,6 +82,19 @@ func (sess *session) setOutlet(f func([]byte) bool) {
 	sess.outMu.Unlock()
 }
 
+// chanOutlet is an outlet that queues messages on ch for a stream's writer,
+// dropping them when the queue is full.
+func chanOutlet(ch chan []byte) func([]byte) bool {
+	return func(m []byte) bool {
+		select {
+		case ch <- m:
+			return true
+		default:
+			return false
+		}
+	}
+}
+
 // send delivers a server-initiated message; it reports false when the
 // session has no outlet (the message is dropped, as the spec allows when no
 // stream is open).
