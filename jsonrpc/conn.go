@@ -52,8 +52,9 @@ var ErrClosed = errors.New("jsonrpc: connection closed")
 // Goroutines: the reader reads, matches responses to pending Calls and dispatches
 // requests. An incoming call runs on the reader itself when the transport reports
 // nothing else waiting (see Backlogger), otherwise on a worker goroutine; a call
-// that runs on the reader longer than 200 µs, or makes a Call of its own, hands
-// reading over to a new goroutine, so calls still run concurrently. Notifications
+// that runs on the reader for 5 to 10 ms (two looks of a watchdog), or makes a
+// Call of its own, hands reading over to a new goroutine, so calls still run
+// concurrently. Notifications
 // run in arrival order on one worker goroutine that lives as long as the Conn (see
 // Async). All of them are owned by the Conn and have ended when Done is closed.
 //
@@ -102,14 +103,21 @@ type Conn struct {
 	// A call is first run on the reader goroutine itself, which spares the
 	// hand-off to a worker (most calls are short), unless the transport reports
 	// more input waiting (Backlogger). While it runs, readerState is
-	// readerInline; if it has not returned within inlineBudget, or the handler
-	// makes a Call of its own (which needs the reader for its response), the
-	// reading role passes to a new goroutine (readerStolen) and the old one ends
-	// when the handler returns. Only one goroutine reads at any time.
+	// readerInline; if it is still running when the watchdog looks twice in a
+	// row (see watch), or the handler makes a Call of its own (which needs the
+	// reader for its response), the reading role passes to a new goroutine
+	// (readerStolen) and the old one ends when the handler returns. Only one
+	// goroutine reads at any time.
 	readerState atomic.Int32
-	stealTimer  *time.Timer
-	backlog     Backlogger // the transport, when it can tell that more input waits
-	closeErr    error      // from Transport.Close
+	// The watchdog is one timer per Conn, armed while inline calls keep
+	// coming, rather than one timer start and stop per call: arming a timer
+	// wakes the runtime's network poller, which cost more than a short call.
+	watchdog   *time.Timer
+	watchArmed atomic.Bool
+	inlineSeq  atomic.Uint64 // inline calls started so far
+	watchSeen  atomic.Uint64 // inlineSeq when the watchdog last looked
+	backlog    Backlogger    // the transport, when it can tell that more input waits
+	closeErr   error         // from Transport.Close
 }
 
 // NewConn starts serving t. The Conn takes ownership of t: it calls t.Read from its
@@ -144,8 +152,8 @@ func NewConn(t Transport, opts *ConnOptions) *Conn {
 	c.ctx, c.cancel = context.WithCancel(parent)
 	c.readCtx, c.stopRead = context.WithCancel(c.ctx)
 	c.backlog, _ = t.(Backlogger)
-	c.stealTimer = time.AfterFunc(time.Hour, c.stealReader)
-	c.stealTimer.Stop()
+	c.watchdog = time.AfterFunc(time.Hour, c.watch)
+	c.watchdog.Stop()
 	c.handlers.Add(1)
 	go c.noteLoop()
 	go c.readLoop()
@@ -159,9 +167,10 @@ const (
 	readerStolen               // a new goroutine took over reading during that call
 )
 
-// inlineBudget is how long a call may run on the reader goroutine before reading
-// moves to a new goroutine.
-const inlineBudget = 200 * time.Microsecond
+// inlineBudget is how often the watchdog looks at a call running on the reader
+// goroutine: a call still running at two looks in a row (so for between one and
+// two budgets) loses the reading role to a new goroutine.
+const inlineBudget = 5 * time.Millisecond
 
 // stealReader moves reading to a new goroutine when the reader is running a
 // call.
@@ -174,11 +183,39 @@ func (c *Conn) stealReader() {
 // runInline runs x on the reader goroutine. It reports whether this goroutine
 // is still the reader afterwards.
 func (c *Conn) runInline(x *callCtx) bool {
+	seq := c.inlineSeq.Add(1)
 	c.readerState.Store(readerInline)
-	c.stealTimer.Reset(inlineBudget)
+	if !c.watchArmed.Load() && c.watchArmed.CompareAndSwap(false, true) {
+		c.watchSeen.Store(seq)
+		c.watchdog.Reset(inlineBudget)
+	}
 	c.runCall(x)
-	c.stealTimer.Stop()
 	return c.readerState.CompareAndSwap(readerInline, readerReading)
+}
+
+// watch is the watchdog's timer function. A call that was already running at
+// the previous look is stolen from (see stealReader). The watchdog keeps
+// looking while inline calls run or start, and disarms when they stop; the next
+// inline call arms it again.
+func (c *Conn) watch() {
+	seq := c.inlineSeq.Load()
+	inline := c.readerState.Load() == readerInline
+	if inline && seq == c.watchSeen.Load() {
+		c.stealReader()
+		inline = false
+	}
+	if inline || seq != c.watchSeen.Load() {
+		c.watchSeen.Store(seq)
+		c.watchdog.Reset(inlineBudget)
+		return
+	}
+	c.watchArmed.Store(false)
+	// A call that started after the looks above may have seen the watchdog
+	// still armed: look once more, now that runInline would arm it itself.
+	if c.readerState.Load() == readerInline && c.watchArmed.CompareAndSwap(false, true) {
+		c.watchSeen.Store(c.inlineSeq.Load())
+		c.watchdog.Reset(inlineBudget)
+	}
 }
 
 // Call sends a request with a fresh id and waits for its response, decoding the
@@ -385,6 +422,7 @@ func (c *Conn) drain() {
 }
 
 func (c *Conn) finish() {
+	c.watchdog.Stop() // no inline call runs any more: it would only disarm
 	c.cancel()
 	close(c.done)
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -628,5 +629,66 @@ func TestConnBacklogger(t *testing.T) {
 	}
 	if n := bt.asked.Load(); n != 2 {
 		t.Errorf("Backlog asked %d times for 2 calls, want 2", n)
+	}
+}
+
+// TestConnWatchdogRearms checks that the watchdog which moves reading off a long
+// call on the reader goroutine keeps working after it has disarmed (idle) and
+// after many short calls: each round ends with two calls that can only finish
+// when both run at once, which needs the reader to move on from the first.
+func TestConnWatchdogRearms(t *testing.T) {
+	checkLeaks(t)
+	var mu sync.Mutex
+	// A round's barrier: the second call to arrive closes it. Waiting gives up
+	// after a while, so that a failing test can still close the Conn.
+	type barrier struct {
+		n    atomic.Int32
+		both chan struct{}
+	}
+	barriers := map[string]*barrier{}
+	_, peer := serve(t, &jsonrpc.ConnOptions{Handler: jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+		if req.Method == "ping" {
+			return "pong", nil
+		}
+		var round []string
+		if err := json.Unmarshal(req.Params, &round); err != nil || len(round) != 1 {
+			return nil, jsonrpc.ErrInvalidParams
+		}
+		mu.Lock()
+		b := barriers[round[0]]
+		mu.Unlock()
+		if b.n.Add(1) == 2 {
+			close(b.both)
+		}
+		select {
+		case <-b.both:
+			return req.Method, nil
+		case <-time.After(6 * time.Second):
+			return nil, errors.New("the other call of the round never ran")
+		}
+	})})
+	for round := range 3 {
+		for i := range 40 { // short calls keep the watchdog armed
+			peer.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":"p%d","method":"ping"}`, i))
+			if got, want := summarize(t, peer.recvMsg()), fmt.Sprintf(`id="p%d" result="pong"`, i); got != want {
+				t.Fatalf("round %d: got %s, want %s", round, got, want)
+			}
+		}
+		if round == 1 {
+			time.Sleep(30 * time.Millisecond) // idle: the watchdog disarms
+		}
+		r := strconv.Itoa(round)
+		b := &barrier{both: make(chan struct{})}
+		mu.Lock()
+		barriers[r] = b
+		mu.Unlock()
+		peer.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":"a%d","method":"a","params":[%q]}`, round, r))
+		peer.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":"b%d","method":"b","params":[%q]}`, round, r))
+		got := []string{summarize(t, peer.recvMsg()), summarize(t, peer.recvMsg())}
+		sort.Strings(got)
+		want := []string{fmt.Sprintf(`id="a%d" result="a"`, round), fmt.Sprintf(`id="b%d" result="b"`, round)}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("round %d replies (-want +got):\n%s", round, diff)
+		}
 	}
 }
