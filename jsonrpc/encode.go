@@ -245,10 +245,13 @@ func AppendString(dst []byte, s string, escapeHTML bool) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
-		if !escapeHTML {
-			if i = plainRun(s, i); i >= len(s) {
-				break
-			}
+		if escapeHTML {
+			i = plainRunHTML(s, i)
+		} else {
+			i = plainRun(s, i)
+		}
+		if i >= len(s) {
+			break
 		}
 		c := s[i]
 		if c < utf8.RuneSelf {

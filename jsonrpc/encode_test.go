@@ -216,17 +216,19 @@ func TestErrors(t *testing.T) {
 // caught at every offset within and across the words, as encoding/json (without
 // HTML escaping) writes it.
 func TestAppendStringWordBoundaries(t *testing.T) {
-	for _, special := range []string{`"`, `\`, "\x00", "\x1f", "\n", "\x7f", "é", "\xff", "\u2028", "<"} {
+	for _, special := range []string{`"`, `\`, "\x00", "\x1f", "\n", "\x7f", "é", "\xff", "\u2028", "<", ">", "&", "=", "?", "%", "'"} {
 		for n := 0; n < 24; n++ {
 			s := strings.Repeat("a", n) + special + strings.Repeat("b", 24-n)
-			var want bytes.Buffer
-			enc := json.NewEncoder(&want)
-			enc.SetEscapeHTML(false)
-			if err := enc.Encode(s); err != nil {
-				t.Fatal(err)
-			}
-			if got := string(jsonrpc.AppendString(nil, s, false)); got != strings.TrimSuffix(want.String(), "\n") {
-				t.Errorf("%q: got %s, want %s", s, got, want.String())
+			for _, html := range []bool{false, true} {
+				var want bytes.Buffer
+				enc := json.NewEncoder(&want)
+				enc.SetEscapeHTML(html)
+				if err := enc.Encode(s); err != nil {
+					t.Fatal(err)
+				}
+				if got := string(jsonrpc.AppendString(nil, s, html)); got != strings.TrimSuffix(want.String(), "\n") {
+					t.Errorf("%q (escapeHTML %v): got %s, want %s", s, html, got, want.String())
+				}
 			}
 		}
 	}

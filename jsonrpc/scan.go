@@ -448,6 +448,33 @@ func plainRun[T []byte | string](b T, i int) int {
 	return i
 }
 
+// plainRunHTML is plainRun that also stops at '<', '>' and '&', which
+// encoding/json escapes by default (AppendString with escapeHTML).
+func plainRunHTML(s string, i int) int {
+	const lsb, msb = 0x0101010101010101, 0x8080808080808080
+	for i+8 <= len(s) {
+		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		q := w ^ (lsb * '"')
+		e := w ^ (lsb * '\\')
+		lt := w ^ (lsb * '<')
+		gt := w ^ (lsb * '>')
+		amp := w ^ (lsb * '&')
+		if ((w-lsb*0x20)&^w|(q-lsb)&^q|(e-lsb)&^e|(lt-lsb)&^lt|(gt-lsb)&^gt|(amp-lsb)&^amp|w)&msb != 0 {
+			break
+		}
+		i += 8
+	}
+	for i < len(s) {
+		switch c := s[i]; {
+		case c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf || c == '<' || c == '>' || c == '&':
+			return i
+		}
+		i++
+	}
+	return i
+}
+
 // PlainPrefix returns how many bytes at the start of b can be copied verbatim into
 // or out of a JSON string: none is a quote, a backslash, a control character or a
 // non-ASCII byte. It reads eight bytes at a time; the mcp package uses it for long

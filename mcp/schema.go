@@ -54,11 +54,18 @@ func compileSchemaDoc(doc any) (*compiledSchema, error) {
 
 // validateJSON validates a JSON document. The error names the failing locations.
 func (c *compiledSchema) validateJSON(data []byte) error {
+	_, err := c.validateTree(data)
+	return err
+}
+
+// validateTree is validateJSON that also returns the decoded value (see
+// decodeValue), for a caller that decodes it further.
+func (c *compiledSchema) validateTree(data []byte) (any, error) {
 	v, err := decodeValue(data)
 	if err != nil {
-		return fmt.Errorf("not valid JSON: %w", err)
+		return nil, fmt.Errorf("not valid JSON: %w", err)
 	}
-	return c.validate(v)
+	return v, c.validate(v)
 }
 
 // validate validates a value decoded by jsonschema.UnmarshalJSON.

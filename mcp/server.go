@@ -172,6 +172,11 @@ type ToolHandler func(ctx context.Context, req *CallToolRequest) (*CallToolResul
 type CallToolRequest struct {
 	Session *ServerSession
 	Params  *CallToolParams
+
+	// The arguments as validated (decodeValue's form), when haveArgs: typed
+	// tools decode them from here instead of from the text again.
+	args     any
+	haveArgs bool
 }
 
 // AddTool registers (or replaces) a tool with a raw handler. t.InputSchema is

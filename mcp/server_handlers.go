@@ -65,14 +65,17 @@ func runTool(ctx context.Context, ss *ServerSession, rev *revision, st *serverTo
 	if len(p.Arguments) == 0 || string(p.Arguments) == "null" {
 		p.Arguments = json.RawMessage("{}")
 	}
+	req := &CallToolRequest{Session: ss, Params: p}
 	if st.in != nil {
-		if err := st.in.validateJSON(p.Arguments); err != nil {
+		tree, err := st.in.validateTree(p.Arguments)
+		if err != nil {
 			// Argument validation failures are execution errors the model can
 			// correct: an isError result, not a protocol error.
 			return downgradeCallToolResult(ErrorResult("invalid arguments for tool %q: %v", p.Name, err), rev), nil
 		}
+		req.args, req.haveArgs = tree, true
 	}
-	res, err := st.handler(ctx, &CallToolRequest{Session: ss, Params: p})
+	res, err := st.handler(ctx, req)
 	if err != nil {
 		var je *jsonrpc.Error
 		if errors.As(err, &je) || IsInputRequired(err) {

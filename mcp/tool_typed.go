@@ -26,6 +26,13 @@ type TypedToolHandler[In, Out any] func(ctx context.Context, req *CallToolReques
 //     minLength, maxLength, pattern, format, minItems, maxItems, title, const, and the
 //     flags required, optional and nullable.
 //
+// Arguments are decoded into In exactly as encoding/json.Unmarshal would decode
+// them. For the common shapes (structs of plain fields, slices, maps with string
+// keys, pointers, any) they are set from the value already parsed for validation,
+// without reading the JSON text again; a type with its own UnmarshalJSON or
+// UnmarshalText, an embedded struct, the ",string" option, []byte, or a member
+// that matches a field only case-insensitively goes through encoding/json.
+//
 // When Out is the empty interface (any) the tool has no output schema and its result
 // is whatever the handler returns. Schemas are compiled once, here; a type or tag the
 // derivation cannot express panics (a programmer error).
@@ -60,10 +67,14 @@ func AddTool[In, Out any](s *Server, t *Tool, h TypedToolHandler[In, Out]) {
 			panic(fmt.Sprintf("mcp: tool %q: output schema: %v", t.Name, err))
 		}
 	}
+	fast := newTreeDecoder(reflect.TypeFor[In]())
 	st.handler = func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
 		var in In
-		if err := json.Unmarshal(req.Params.Arguments, &in); err != nil {
-			return ErrorResult("invalid arguments for tool %q: %v", req.Params.Name, err), nil
+		if fast == nil || !req.haveArgs || !fast(reflect.ValueOf(&in).Elem(), req.args) {
+			in = *new(In) // the tree decoder may have filled part of it
+			if err := json.Unmarshal(req.Params.Arguments, &in); err != nil {
+				return ErrorResult("invalid arguments for tool %q: %v", req.Params.Name, err), nil
+			}
 		}
 		res, out, err := h(ctx, req, in)
 		if err != nil {
