@@ -204,7 +204,7 @@ func TestTypedToolFallsBackToEncodingJSON(t *testing.T) {
 			t.Fatal(err)
 		}
 		res, err := st.handler(context.Background(), &CallToolRequest{
-			Params: &CallToolParams{Name: "t", Arguments: json.RawMessage(tc.doc)}, args: tree, haveArgs: true})
+			Params: &CallToolParams{Name: "t", Arguments: json.RawMessage(tc.doc)}, args: tree})
 		if err != nil {
 			t.Fatalf("%s: %v", tc.doc, err)
 		}

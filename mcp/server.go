@@ -173,10 +173,10 @@ type CallToolRequest struct {
 	Session *ServerSession
 	Params  *CallToolParams
 
-	// The arguments as validated (decodeValue's form), when haveArgs: typed
-	// tools decode them from here instead of from the text again.
-	args     any
-	haveArgs bool
+	// The arguments as validated (decodeValue's form; nil when there was no
+	// input schema): typed tools decode them from here instead of from the text
+	// again.
+	args any
 }
 
 // AddTool registers (or replaces) a tool with a raw handler. t.InputSchema is

@@ -73,7 +73,7 @@ func runTool(ctx context.Context, ss *ServerSession, rev *revision, st *serverTo
 			// correct: an isError result, not a protocol error.
 			return downgradeCallToolResult(ErrorResult("invalid arguments for tool %q: %v", p.Name, err), rev), nil
 		}
-		req.args, req.haveArgs = tree, true
+		req.args = tree
 	}
 	res, err := st.handler(ctx, req)
 	if err != nil {

@@ -70,7 +70,7 @@ func AddTool[In, Out any](s *Server, t *Tool, h TypedToolHandler[In, Out]) {
 	fast := newTreeDecoder(reflect.TypeFor[In]())
 	st.handler = func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
 		var in In
-		if fast == nil || !req.haveArgs || !fast(reflect.ValueOf(&in).Elem(), req.args) {
+		if fast == nil || req.args == nil || !fast(reflect.ValueOf(&in).Elem(), req.args) {
 			in = *new(In) // the tree decoder may have filled part of it
 			if err := json.Unmarshal(req.Params.Arguments, &in); err != nil {
 				return ErrorResult("invalid arguments for tool %q: %v", req.Params.Name, err), nil
