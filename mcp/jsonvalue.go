@@ -10,9 +10,10 @@ import (
 )
 
 // decodeValue parses a JSON document into the generic form the schema validator
-// takes — map[string]any, []any, string, bool, nil and json.Number (numbers keep
-// their exact text) — without reflection. It is what jsonschema.UnmarshalJSON
-// produces, several times faster; the input has normally been checked by the jsonrpc
+// (mcp/internal/jschema) takes — map[string]any, []any, string, bool, nil and
+// json.Number (numbers keep their exact text) — without reflection. It is what
+// santhosh-tekuri/jsonschema's UnmarshalJSON produces (a test holds it to that),
+// several times faster; the input has normally been checked by the jsonrpc
 // decoder already, but anything malformed is still an error here.
 func decodeValue(data []byte) (any, error) {
 	d := valueDecoder{data: data}

@@ -1,28 +1,23 @@
 package mcp
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
-	"sync/atomic"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/wiremcp/wiremcp/mcp/internal/jschema"
 )
 
 // compiledSchema is a JSON Schema compiled once, at registration.
 type compiledSchema struct {
-	schema *jsonschema.Schema
+	schema *jschema.Schema
 }
-
-var schemaSeq atomic.Int64
 
 // compileToolSchema compiles a tool's input or output schema. The root must be an
 // object schema ("type": "object"). Without "$schema" the dialect is 2020-12; a
 // "$schema" naming a dialect the validator does not know is an error.
-func compileToolSchema(raw json.RawMessage) (*compiledSchema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+func compileToolSchema(raw []byte) (*compiledSchema, error) {
+	doc, err := decodeValue(raw)
 	if err != nil {
 		return nil, fmt.Errorf("not valid JSON: %w", err)
 	}
@@ -33,19 +28,7 @@ func compileToolSchema(raw json.RawMessage) (*compiledSchema, error) {
 	if obj["type"] != "object" {
 		return nil, errors.New(`a tool schema must have "type": "object" at its root`)
 	}
-	return compileSchemaDoc(doc)
-}
-
-// compileSchemaDoc compiles any schema document (already decoded with jsonschema.UnmarshalJSON).
-func compileSchemaDoc(doc any) (*compiledSchema, error) {
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.AssertFormat()
-	url := fmt.Sprintf("mem:///schema-%d.json", schemaSeq.Add(1))
-	if err := c.AddResource(url, doc); err != nil {
-		return nil, err
-	}
-	s, err := c.Compile(url)
+	s, err := jschema.Compile(doc)
 	if err != nil {
 		return nil, err
 	}
@@ -68,41 +51,26 @@ func (c *compiledSchema) validateTree(data []byte) (any, error) {
 	return v, c.validate(v)
 }
 
-// validate validates a value decoded by jsonschema.UnmarshalJSON.
+// validate validates a value decoded by decodeValue.
 func (c *compiledSchema) validate(v any) error {
 	err := c.schema.Validate(v)
 	if err == nil {
 		return nil
 	}
-	var ve *jsonschema.ValidationError
+	var ve *jschema.ValidationError
 	if !errors.As(err, &ve) {
 		return err
 	}
 	return errors.New(describeValidation(ve))
 }
 
-// describeValidation renders the leaf errors as "at /path: message; …".
-func describeValidation(ve *jsonschema.ValidationError) string {
-	out := ve.BasicOutput()
-	var parts []string
-	for _, u := range out.Errors {
-		if u.Error == nil {
-			continue
-		}
-		loc := u.InstanceLocation
-		if loc == "" {
-			loc = "/"
-		}
-		parts = append(parts, fmt.Sprintf("at %s: %s", loc, u.Error.String()))
-	}
-	if len(parts) == 0 && out.Error != nil {
-		parts = append(parts, out.Error.String())
-	}
-	// Keep messages short and stable: drop duplicates, at most five.
+// describeValidation renders the failures as "at /path: message; …": duplicates
+// dropped, at most five.
+func describeValidation(ve *jschema.ValidationError) string {
 	seen := map[string]bool{}
-	uniq := parts[:0]
-	for _, p := range parts {
-		if !seen[p] {
+	var uniq []string
+	for _, d := range ve.Details {
+		if p := d.String(); !seen[p] {
 			seen[p] = true
 			uniq = append(uniq, p)
 		}
