@@ -697,7 +697,6 @@ func (c *compiler) keywords(n *node, m map[string]any, path string) error {
 			if n.prefixItems, err = c.list(path, "items", list); err != nil {
 				return err
 			}
-			n.hasPrefix = true
 			if ai, ok := m["additionalItems"]; ok {
 				if !isSchema(ai) {
 					return bad("additionalItems", "a schema")

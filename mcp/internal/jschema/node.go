@@ -36,7 +36,6 @@ type node struct {
 	maxItems, minItems       int
 	uniqueItems              bool
 	prefixItems              []*node
-	hasPrefix                bool  // before 2020-12: "items" was an array (so "additionalItems" applies)
 	items                    *node // elements after prefixItems
 	contains                 *node
 	minContains, maxContains int
