@@ -684,26 +684,16 @@ func (c *compiler) keywords(n *node, m map[string]any, path string) error {
 				return err
 			}
 		}
-		if it, ok := m["items"]; ok {
-			if !isSchema(it) {
-				return bad("items", "a schema")
-			}
-			if n.items, err = c.sub(path, "items"); err != nil {
-				return err
-			}
+		if n.items, err = c.one(m, path, "items"); err != nil {
+			return err
 		}
 	} else if it, ok := m["items"]; ok {
 		if list, isList := it.([]any); isList {
 			if n.prefixItems, err = c.list(path, "items", list); err != nil {
 				return err
 			}
-			if ai, ok := m["additionalItems"]; ok {
-				if !isSchema(ai) {
-					return bad("additionalItems", "a schema")
-				}
-				if n.items, err = c.sub(path, "additionalItems"); err != nil {
-					return err
-				}
+			if n.items, err = c.one(m, path, "additionalItems"); err != nil {
+				return err
 			}
 		} else {
 			if !isSchema(it) {
