@@ -40,6 +40,10 @@ type ConnOptions struct {
 	// are cancelled individually by Cancel, and all at once only after the
 	// connection has ended.
 	Context context.Context
+	// OnDone, if set, is called once when the connection has ended (after Done is
+	// closed), on the goroutine that ended it: the reader, or the caller of Close.
+	// It must not block; it spares a goroutine waiting on Done.
+	OnDone func()
 }
 
 // ErrClosed is the error of a Call or Notify on a connection that has ended, and
@@ -76,17 +80,16 @@ type Conn struct {
 	readCtx  context.Context // cancelled by Close to stop the reader
 	stopRead context.CancelFunc
 
-	mu       sync.Mutex
-	running  bool // false once the conn started to end: no new work is accepted
-	endErr   error
-	nextID   int64
-	pending  map[ID]chan *Response // our calls awaiting a response
-	active   map[ID]*callCtx       // the peer's calls being handled
-	notes    []Message             // queued notifications (and responses held behind them), in arrival order
-	noteBusy bool                  // a notification handler is running on the worker
-
-	noteWake chan struct{} // cap 1: a notification was queued
-	noteStop chan struct{} // closed when the conn stops taking work
+	mu         sync.Mutex
+	running    bool // false once the conn started to end: no new work is accepted
+	endErr     error
+	nextID     int64
+	pending    map[ID]chan *Response // our calls awaiting a response
+	active     map[ID]*callCtx       // the peer's calls being handled
+	notes      []Message             // queued notifications (and responses held behind them), in arrival order
+	noteBusy   bool                  // a notification handler is running on the worker
+	noteWorker bool                  // a notification worker goroutine runs (noteLoop)
+	onDone     func()
 
 	handlers sync.WaitGroup // call goroutines and the notification worker
 
@@ -139,11 +142,10 @@ func NewConn(t Transport, opts *ConnOptions) *Conn {
 		handler:     o.Handler,
 		acceptBatch: o.AcceptBatch,
 		log:         o.Logger,
+		onDone:      o.OnDone,
 		running:     true,
 		pending:     make(map[ID]chan *Response),
 		active:      make(map[ID]*callCtx),
-		noteWake:    make(chan struct{}, 1),
-		noteStop:    make(chan struct{}),
 		idle:        make(chan *callCtx),
 		workerStop:  make(chan struct{}),
 		readerDone:  make(chan struct{}),
@@ -152,10 +154,11 @@ func NewConn(t Transport, opts *ConnOptions) *Conn {
 	c.ctx, c.cancel = context.WithCancel(parent)
 	c.readCtx, c.stopRead = context.WithCancel(c.ctx)
 	c.backlog, _ = t.(Backlogger)
+	if d, ok := t.(Direct); ok {
+		d.SetDirect(c.serveDirect)
+	}
 	c.watchdog = time.AfterFunc(time.Hour, c.watch)
 	c.watchdog.Stop()
-	c.handlers.Add(1)
-	go c.noteLoop()
 	go c.readLoop()
 	return c
 }
@@ -411,7 +414,6 @@ func (c *Conn) drain() {
 	pending := c.pending
 	c.pending = nil
 	c.mu.Unlock()
-	close(c.noteStop)
 	for _, ch := range pending {
 		close(ch)
 	}
@@ -425,6 +427,9 @@ func (c *Conn) finish() {
 	c.watchdog.Stop() // no inline call runs any more: it would only disarm
 	c.cancel()
 	close(c.done)
+	if c.onDone != nil {
+		c.onDone()
+	}
 }
 
 // readLoop is the reader goroutine.
@@ -514,6 +519,40 @@ func (c *Conn) dispatch(msg Message) bool {
 	return true
 }
 
+// serveDirect is the Conn's DirectFunc (see Direct). A call runs on the calling
+// goroutine when no notification is queued or running ahead of it; a notification
+// is queued for the notification worker, and a response handed to its Call, as
+// the reader would.
+func (c *Conn) serveDirect(msg Message) bool {
+	var req *Request
+	switch m := msg.(type) {
+	case *Request:
+		if m.IsNotification() {
+			c.enqueue(m)
+			return true
+		}
+		req = m
+	case *Response:
+		c.deliverInOrder(m)
+		return true
+	default:
+		return false
+	}
+	c.mu.Lock()
+	if !c.running || len(c.notes) > 0 || c.noteBusy {
+		c.mu.Unlock()
+		return false
+	}
+	x, err := c.startCall(req, nil)
+	c.mu.Unlock()
+	if err != nil {
+		c.reply(c.ctx, &Response{ID: NullID, Error: err})
+		return true
+	}
+	c.runCall(x)
+	return true
+}
+
 // deliverInOrder hands a response to its Call only after every notification that
 // arrived before it has been handled (or released with Async): a peer that sends
 // progress or log notifications and then the result has them seen by the caller's
@@ -521,12 +560,9 @@ func (c *Conn) dispatch(msg Message) bool {
 func (c *Conn) deliverInOrder(r *Response) {
 	c.mu.Lock()
 	if c.running && (len(c.notes) > 0 || c.noteBusy) {
+		// The worker that runs them delivers r after them.
 		c.notes = append(c.notes, r)
 		c.mu.Unlock()
-		select {
-		case c.noteWake <- struct{}{}:
-		default:
-		}
 		return
 	}
 	c.mu.Unlock()

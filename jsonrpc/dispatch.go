@@ -5,11 +5,13 @@ import (
 	"sync"
 )
 
-// Notifications run one at a time, in arrival order, on the worker goroutine
-// (noteLoop). A handler that calls Async hands the worker role to a new goroutine and
+// Notifications run one at a time, in arrival order, on the notification worker
+// (noteLoop): a goroutine started when a notification is queued and none runs, which
+// ends once the queue is empty, so that an idle connection keeps no goroutine for
+// them. A handler that calls Async hands the worker role to a new goroutine and
 // finishes on its own.
 
-// enqueue queues a notification for the worker.
+// enqueue queues a notification for the worker, starting one if none runs.
 func (c *Conn) enqueue(req *Request) {
 	c.mu.Lock()
 	if !c.running {
@@ -18,38 +20,34 @@ func (c *Conn) enqueue(req *Request) {
 		return
 	}
 	c.notes = append(c.notes, req)
+	start := !c.noteWorker
+	if start {
+		c.noteWorker = true
+		c.handlers.Add(1)
+	}
 	c.mu.Unlock()
-	select {
-	case c.noteWake <- struct{}{}:
-	default: // a wake-up is already pending
+	if start {
+		go c.noteLoop()
 	}
 }
 
-// noteLoop is the notification worker. It ends when the conn stops taking work and
-// the queue is empty, or when a handler it runs calls Async (a new worker then
-// carries on).
+// noteLoop is the notification worker. It ends when the queue is empty (c.mu held
+// while it says so, so that enqueue starts a new one for the next notification), or
+// when a handler it runs calls Async (a new worker then carries on if anything is
+// queued).
 func (c *Conn) noteLoop() {
 	defer c.handlers.Done()
 	for {
 		c.mu.Lock()
-		for len(c.notes) == 0 {
-			if !c.running {
-				c.mu.Unlock()
-				return
-			}
+		if len(c.notes) == 0 {
+			c.noteWorker = false
+			c.notes = c.notes[:0:0] // let the backing array go; append reallocates
 			c.mu.Unlock()
-			select {
-			case <-c.noteWake:
-			case <-c.noteStop:
-			}
-			c.mu.Lock()
+			return
 		}
 		item := c.notes[0]
 		c.notes[0] = nil
 		c.notes = c.notes[1:]
-		if len(c.notes) == 0 {
-			c.notes = c.notes[:0:0] // let the backing array go; append reallocates
-		}
 		resp, isResp := item.(*Response)
 		if !isResp {
 			c.noteBusy = true
@@ -60,14 +58,12 @@ func (c *Conn) noteLoop() {
 			continue
 		}
 		released := c.runNote(item.(*Request))
-		c.mu.Lock()
-		if !released {
-			c.noteBusy = false
-		}
-		c.mu.Unlock()
 		if released {
 			return
 		}
+		c.mu.Lock()
+		c.noteBusy = false
+		c.mu.Unlock()
 	}
 }
 
@@ -128,13 +124,21 @@ func Async(ctx context.Context) {
 		return
 	}
 	x.state = noteReleased
-	x.conn.mu.Lock()
-	x.conn.noteBusy = false
-	x.conn.mu.Unlock()
+	c := x.conn
+	c.mu.Lock()
+	c.noteBusy = false
 	// The calling handler is counted in handlers, so Add cannot race with a Wait
 	// that has already seen zero.
-	x.conn.handlers.Add(1)
-	go x.conn.noteLoop()
+	start := len(c.notes) > 0
+	if start {
+		c.handlers.Add(1)
+	} else {
+		c.noteWorker = false
+	}
+	c.mu.Unlock()
+	if start {
+		go c.noteLoop()
+	}
 }
 
 // batchReply collects the replies to one batch and sends them as one array when

@@ -481,3 +481,59 @@ func plainRunHTML(s string, i int) int {
 // non-ASCII byte. It reads eight bytes at a time; the mcp package uses it for long
 // strings.
 func PlainPrefix(b []byte) int { return plainRun(b, 0) }
+
+// StringMember returns the value of the string member name of the JSON object obj
+// (a request's params, a response's result), its name matched exactly, as Decode
+// matches names. It reports false when obj is not a well-formed object, has no such
+// member, or the member's value is not a string. A duplicate member makes obj
+// malformed. It allocates only for a value with escapes.
+func StringMember(obj []byte, name string) (string, bool) {
+	s := newScanner(obj, DefaultMaxDepth)
+	defer s.free()
+	if s.expect('{') != nil {
+		return "", false
+	}
+	s.skipWS()
+	if s.pos < len(s.data) && s.data[s.pos] == '}' {
+		return "", false
+	}
+	var big map[string]struct{}
+	found, ok := "", false
+	for {
+		key, err := s.key()
+		if err != nil {
+			return "", false
+		}
+		s.addKey(0, key, &big)
+		if s.expect(':') != nil {
+			return "", false
+		}
+		s.skipWS()
+		if string(key) == name && s.pos < len(s.data) && s.data[s.pos] == '"' {
+			start, end, esc, err := s.str()
+			if err != nil {
+				return "", false
+			}
+			if esc {
+				found = string(unescape(nil, s.data[start:end]))
+			} else {
+				found = string(s.data[start:end])
+			}
+			ok = true
+		} else if s.value(1) != nil {
+			return "", false
+		}
+		more, err := s.next('}')
+		if err != nil {
+			return "", false
+		}
+		if !more {
+			break
+		}
+	}
+	s.skipWS()
+	if s.pos != len(s.data) || s.sem != nil {
+		return "", false
+	}
+	return found, ok
+}

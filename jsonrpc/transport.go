@@ -50,3 +50,27 @@ func RequestFromContext(ctx context.Context) (*Request, bool) {
 type Backlogger interface {
 	Backlog() bool
 }
+
+// DirectFunc passes a message to the Conn on the calling goroutine, as if the
+// Conn's reader had read it. A call runs there: its handler's reply (or an error
+// reply) has been handed to Transport.Write when DirectFunc returns. A
+// notification is queued for the notification worker, in order after the ones
+// already queued; a response goes to its Call. DirectFunc reports false, having
+// done nothing, when msg must be read through Read instead: it is a batch or an
+// *Invalid, or it is a call while notifications that arrived before it are still
+// queued or running (they are handled before later calls start), or the Conn no
+// longer takes calls.
+type DirectFunc func(msg Message) bool
+
+// Direct is an optional Transport method set, for transports that receive each
+// message on a goroutine of their own (an HTTP server's request goroutines).
+// NewConn calls SetDirect once, before its first Read. The transport may then pass
+// messages to the DirectFunc instead of queueing them for Read, which spares the
+// reader's goroutine hand-offs: a call then runs on the goroutine that received it.
+// Ordering stays the transport's duty: it may pass a message directly only when
+// every notification, response or batch it accepted before it has been returned by
+// Read and the Conn has called Read again since (by then the Conn has queued them
+// itself, ahead of what comes directly).
+type Direct interface {
+	SetDirect(serve DirectFunc)
+}

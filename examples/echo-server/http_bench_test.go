@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -137,4 +138,138 @@ func BenchmarkHTTPSessions(b *testing.B) {
 		}
 		c.close()
 	}
+}
+
+// discardWriter is the least a ResponseWriter can be: headers in a map, the body
+// dropped (kept short for checks).
+type discardWriter struct {
+	h      http.Header
+	status int
+	body   []byte
+}
+
+func (w *discardWriter) Header() http.Header { return w.h }
+func (w *discardWriter) WriteHeader(s int) {
+	if w.status == 0 {
+		w.status = s
+	}
+}
+func (w *discardWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	w.body = append(w.body, b...)
+	return len(b), nil
+}
+func (w *discardWriter) Flush() {}
+
+// Hijack is never called here; having it lets resumable streams run calls directly.
+func (w *discardWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	return nil, nil, http.ErrNotSupported
+}
+
+// handlerBench calls ServeHTTP of the Handler main uses (with opts) directly: a
+// ready *http.Request in, a ResponseWriter that keeps nothing out, no network.
+type handlerBench struct {
+	tb  testing.TB
+	h   *streamable.Handler
+	hdr http.Header
+}
+
+func newHandlerBench(tb testing.TB, opts *streamable.HandlerOptions) *handlerBench {
+	s := newServer()
+	h := streamable.NewHandler(func(ctx context.Context, t jsonrpc.Transport) error {
+		_, err := s.Connect(ctx, t)
+		return err
+	}, opts)
+	tb.Cleanup(func() {
+		h.Shutdown(context.Background())
+		s.Close()
+	})
+	return &handlerBench{tb: tb, h: h, hdr: http.Header{
+		"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}}}
+}
+
+// serve sends one request with the session's headers, as net/http would hand it over.
+func (hb *handlerBench) serve(method, body string) *discardWriter {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r := (&http.Request{Method: method, Header: hb.hdr, Host: "127.0.0.1",
+		RemoteAddr: "127.0.0.1:1", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		ContentLength: int64(len(body)), Body: io.NopCloser(strings.NewReader(body))}).WithContext(ctx)
+	w := &discardWriter{h: http.Header{}}
+	hb.h.ServeHTTP(w, r)
+	return w
+}
+
+// open initializes a session, as the load driver does.
+func (hb *handlerBench) open() {
+	hb.hdr = http.Header{"Content-Type": hb.hdr["Content-Type"], "Accept": hb.hdr["Accept"]}
+	w := hb.serve(http.MethodPost, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"b","version":"1"}}}`)
+	if w.status != http.StatusOK || len(w.h["Mcp-Session-Id"]) != 1 {
+		hb.tb.Fatalf("initialize: %d %s", w.status, w.body)
+	}
+	hb.hdr["Mcp-Session-Id"] = w.h["Mcp-Session-Id"]
+	hb.hdr["Mcp-Protocol-Version"] = []string{"2025-06-18"}
+	if w := hb.serve(http.MethodPost, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); w.status != http.StatusAccepted {
+		hb.tb.Fatalf("initialized: %d %s", w.status, w.body)
+	}
+}
+
+// sessionCalls is how many echo calls a session of the benchmark makes (the
+// driver's -session-calls).
+const sessionCalls = 5
+
+var echoCalls = func() []string {
+	bodies := make([]string, 64)
+	for i := range bodies {
+		bodies[i] = `{"jsonrpc":"2.0","id":` + strconv.Itoa(i+1) + `,"method":"tools/call","params":{"name":"echo","arguments":{"message":"0123456789abcdef"}}}`
+	}
+	return bodies
+}()
+
+func (hb *handlerBench) call(i int) {
+	w := hb.serve(http.MethodPost, echoCalls[i%len(echoCalls)])
+	if w.status != http.StatusOK || !bytes.Contains(w.body, []byte("0123456789abcdef")) {
+		hb.tb.Fatalf("call: %d %s", w.status, w.body)
+	}
+}
+
+// BenchmarkHTTPHandler measures the server's own work, without a network:
+// tools/call of echo on one session, sequentially, with calls run directly (the
+// default) and queued for the reader (DisableDirectCalls); and whole sessions as
+// the driver's http-sessions case makes them (initialize, initialized, 5 calls,
+// DELETE).
+func BenchmarkHTTPHandler(b *testing.B) {
+	for _, mode := range []struct {
+		name string
+		opts *streamable.HandlerOptions
+	}{
+		{"direct", nil},
+		{"queued", &streamable.HandlerOptions{DisableDirectCalls: true}},
+	} {
+		b.Run(mode.name, func(b *testing.B) {
+			hb := newHandlerBench(b, mode.opts)
+			hb.open()
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				hb.call(i)
+				i++
+			}
+		})
+	}
+	b.Run("session", func(b *testing.B) {
+		hb := newHandlerBench(b, nil)
+		b.ReportAllocs()
+		for b.Loop() {
+			hb.open()
+			for i := range sessionCalls {
+				hb.call(i)
+			}
+			if w := hb.serve(http.MethodDelete, ""); w.status != http.StatusOK {
+				b.Fatalf("DELETE: %d %s", w.status, w.body)
+			}
+		}
+	})
 }

@@ -112,47 +112,60 @@ func TestAdaptiveBatch(t *testing.T) {
 
 // TestAdaptiveClientGoneBeforeAnything: a client that leaves while its adaptive
 // stream has sent nothing cannot resume it (it holds no event id): the stream is
-// forgotten at once, and the late response is dropped.
+// forgotten, and the late response is dropped. A POST whose call is queued for the
+// reader lets go at once; a POST running its call directly lets go when the call
+// returns (its response finds the client gone).
 func TestAdaptiveClientGoneBeforeAnything(t *testing.T) {
-	s := newTestServer(t, nil)
-	sid := s.initSession(t)
-	st := waitFor(t, s.connected, "the session")
-	ctx, cancel := context.WithCancel(t.Context())
-	req, _ := http.NewRequestWithContext(ctx, "POST", s.url, strings.NewReader(`{"jsonrpc":"2.0","id":9,"method":"gate"}`))
-	for k, v := range postHeaders("Mcp-Session-Id", sid, "Mcp-Protocol-Version", "2025-11-25") {
-		req.Header.Set(k, v)
-	}
-	errc := make(chan error, 1)
-	go func() {
-		resp, err := http.DefaultClient.Do(req)
-		if err == nil {
-			resp.Body.Close()
+	for _, direct := range []bool{false, true} {
+		name := "queued"
+		if direct {
+			name = "direct"
 		}
-		errc <- err
-	}()
-	waitFor(t, s.started, "the gated call")
-	cancel()
-	if err := waitFor(t, errc, "the POST to fail"); err == nil {
-		t.Fatal("the cancelled POST succeeded")
-	}
-	// Once the abandoned POST has been served, its stream is no longer registered.
-	// (Every POST so far reports once: initialize, the gate.)
-	for i := 0; ; i++ {
-		st.mu.Lock()
-		n := len(st.byID) + len(st.byNum)
-		st.mu.Unlock()
-		if n == 0 && st.busy.Load() == 0 {
-			break
-		}
-		if i == 3 {
-			t.Fatalf("%d stream registrations remain after the client left", n)
-		}
-		waitFor(t, s.posted, "a POST to be served")
-	}
-	s.open()
-	// The session still works, and the late "gate" response went nowhere.
-	ex := do(t, "POST", s.url, postHeaders("Mcp-Session-Id", sid, "Mcp-Protocol-Version", "2025-11-25"), echoBody)
-	if ex.status != 200 || ex.body != `{"jsonrpc":"2.0","id":7,"result":{"x":1}}` {
-		t.Fatalf("echo after: %d %q", ex.status, ex.body)
+		t.Run(name, func(t *testing.T) {
+			s := newTestServer(t, &HandlerOptions{DisableDirectCalls: !direct})
+			sid := s.initSession(t)
+			st := waitFor(t, s.connected, "the session")
+			ctx, cancel := context.WithCancel(t.Context())
+			req, _ := http.NewRequestWithContext(ctx, "POST", s.url, strings.NewReader(`{"jsonrpc":"2.0","id":9,"method":"gate"}`))
+			for k, v := range postHeaders("Mcp-Session-Id", sid, "Mcp-Protocol-Version", "2025-11-25") {
+				req.Header.Set(k, v)
+			}
+			errc := make(chan error, 1)
+			go func() {
+				resp, err := http.DefaultClient.Do(req)
+				if err == nil {
+					resp.Body.Close()
+				}
+				errc <- err
+			}()
+			waitFor(t, s.started, "the gated call")
+			cancel()
+			if err := waitFor(t, errc, "the POST to fail"); err == nil {
+				t.Fatal("the cancelled POST succeeded")
+			}
+			if direct {
+				s.open() // the POST's goroutine is the call's: it returns with it
+			}
+			// Once the abandoned POST has been served, its stream is no longer
+			// registered. (Every POST so far reports once: initialize, the gate.)
+			for i := 0; ; i++ {
+				st.mu.Lock()
+				n := len(st.byID) + len(st.byNum)
+				st.mu.Unlock()
+				if n == 0 && st.busy.Load() == 0 {
+					break
+				}
+				if i == 3 {
+					t.Fatalf("%d stream registrations remain after the client left", n)
+				}
+				waitFor(t, s.posted, "a POST to be served")
+			}
+			s.open()
+			// The session still works, and the late "gate" response went nowhere.
+			ex := do(t, "POST", s.url, postHeaders("Mcp-Session-Id", sid, "Mcp-Protocol-Version", "2025-11-25"), echoBody)
+			if ex.status != 200 || ex.body != `{"jsonrpc":"2.0","id":7,"result":{"x":1}}` {
+				t.Fatalf("echo after: %d %q", ex.status, ex.body)
+			}
+		})
 	}
 }

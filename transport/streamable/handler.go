@@ -354,11 +354,8 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, req *jsonrp
 
 // initializeVersion returns the protocolVersion an initialize request asks for.
 func initializeVersion(req *jsonrpc.Request) string {
-	var p struct {
-		ProtocolVersion string `json:"protocolVersion"`
-	}
-	_ = json.Unmarshal(req.Params, &p)
-	return p.ProtocolVersion
+	v, _ := jsonrpc.StringMember(req.Params, "protocolVersion")
+	return v
 }
 
 // serveStateless serves msg on a connection of its own, closed once answered.
@@ -431,7 +428,7 @@ func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request, t *Server
 	ctx := r.Context()
 	if len(reqs) == 0 {
 		if !isBatch || len(batch) > 0 {
-			if !t.deliver(ctx, msg) {
+			if !t.passDirect(msg) && !t.deliver(ctx, msg) {
 				h.connectionGone(w, t)
 				return
 			}
@@ -463,7 +460,7 @@ func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request, t *Server
 		return
 	}
 	a := &st.first
-	a.init(w)
+	a.init(w, r.Context())
 	st.mu.Lock()
 	st.att = a
 	if st.priming && kind == kindSSE {
@@ -476,7 +473,8 @@ func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request, t *Server
 	}
 	st.mu.Unlock()
 
-	if !t.deliver(ctx, msg) {
+	direct := t.runDirect(r, st, a)
+	if !direct && !t.deliver(ctx, msg) {
 		st.mu.Lock()
 		st.abandon()
 		st.endAttachment()
@@ -490,26 +488,22 @@ func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request, t *Server
 
 	gone := false
 	select {
-	case <-a.end:
-	case <-ctx.Done():
-		gone = true
-	case <-t.done:
+	case <-a.end: // at once when the call ran directly and was answered
+	default:
+		select {
+		case <-a.end:
+		case <-ctx.Done():
+			gone = true
+		case <-t.done:
+		}
 	}
-	st.mu.Lock()
-	if st.att == a {
-		st.endAttachment()
-	}
-	complete := st.complete
-	if !complete && (!st.canResume() || t.closed()) {
-		st.abandon()
-	}
-	started := a.started
-	st.mu.Unlock()
+	complete, started := st.leave(a)
 	if !started && !gone && !complete {
 		h.connectionGone(w, t)
 	}
-	if gone && !complete && kind == kindLazy {
-		// 2026-07-28: a client that closes the stream cancels the request.
+	if gone && !complete && !direct && kind == kindLazy {
+		// 2026-07-28: a client that closes the stream cancels the request (a call
+		// run directly has returned already: its context descends from ctx).
 		t.cancelRequest(reqs[0], pv, r.Header)
 	}
 }
@@ -539,9 +533,11 @@ func (t *ServerTransport) cancelRequest(req *jsonrpc.Request, pv string, hdr htt
 	}
 	b = append(b, '}')
 	n := &jsonrpc.Request{Method: "notifications/cancelled", Params: b, Header: hdr}
+	t.ordered.Add(1)
 	select {
 	case t.in <- n:
 	default:
+		t.ordered.Add(-1)
 	}
 }
 
@@ -602,7 +598,7 @@ func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request) {
 		after, resume = seq, true
 	}
 
-	a := newAttachment(w)
+	a := newAttachment(w, r.Context())
 	st.mu.Lock()
 	if st.complete {
 		st.mu.Unlock()
@@ -662,7 +658,7 @@ func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request) {
 // replayEnded answers a resumption of a stream that already ended: the events after
 // seq, then the end of the response.
 func (h *Handler) replayEnded(w http.ResponseWriter, r *http.Request, t *ServerTransport, num, seq int64) {
-	a := newAttachment(w)
+	a := newAttachment(w, r.Context())
 	st := &stream{t: t, num: num}
 	st.startSSE(a)
 	_ = h.store.Replay(r.Context(), t.id, num, seq, func(seq int64, data []byte) error {

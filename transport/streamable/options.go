@@ -102,6 +102,17 @@ type HandlerOptions struct {
 	// listeners.
 	AllowedHosts []string
 
+	// DisableDirectCalls queues every call for the connection's reader goroutine.
+	// By default a POST carrying one call runs it on the POST's own goroutine when
+	// nothing the client sent earlier is still waiting to be read, which spares two
+	// goroutine hand-offs per call (see jsonrpc.Direct). A resumable SSE stream is
+	// served that way only over HTTP/1.x through a ResponseWriter that implements
+	// http.Hijacker: CloseSSEStream then ends the response by taking the connection
+	// over, writing the last chunk and closing it (the client resumes on a new
+	// connection). Set this when middleware rewrites response bodies (compression)
+	// and still passes Hijack through.
+	DisableDirectCalls bool
+
 	// Logger receives diagnostics. Nil discards.
 	Logger *slog.Logger
 }

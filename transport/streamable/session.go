@@ -2,7 +2,6 @@ package streamable
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"sync"
@@ -54,6 +53,13 @@ type ServerTransport struct {
 	// result, read from the response on its way out; nil until then.
 	negotiated atomic.Pointer[string]
 
+	// direct runs a call on the goroutine of its POST (see direct.go); ordered counts
+	// the messages accepted but not yet passed on by the reader, and held whether the
+	// reader's last message was one of them (reader only).
+	direct  atomic.Pointer[jsonrpc.DirectFunc]
+	ordered atomic.Int64
+	held    bool
+
 	lastUse atomic.Int64 // h.now() at the last HTTP activity
 	busy    atomic.Int32 // HTTP requests in progress on this session
 	timer   *time.Timer  // idle expiry
@@ -91,6 +97,19 @@ func (t *ServerTransport) Stateless() bool { return t.stateless }
 // connection has ended (session deleted, expired or shut down; stateless POST
 // answered) and every message already accepted has been read.
 func (t *ServerTransport) Read(ctx context.Context) (jsonrpc.Message, error) {
+	if t.held {
+		// The Conn is back for more: it has passed the previous message on.
+		t.held = false
+		t.ordered.Add(-1)
+	}
+	m, err := t.read(ctx)
+	if err == nil {
+		t.held = countsForOrder(m)
+	}
+	return m, err
+}
+
+func (t *ServerTransport) read(ctx context.Context) (jsonrpc.Message, error) {
 	select {
 	case m := <-t.in:
 		return m, nil
@@ -179,11 +198,8 @@ func (t *ServerTransport) Write(ctx context.Context, msg jsonrpc.Message) error 
 // noteNegotiated records the protocolVersion of an initialize result: the revision
 // the session speaks, whatever MCP-Protocol-Version later requests carry.
 func (t *ServerTransport) noteNegotiated(result []byte) {
-	var r struct {
-		ProtocolVersion string `json:"protocolVersion"`
-	}
-	if json.Unmarshal(result, &r) == nil && isLegacyRevision(r.ProtocolVersion) {
-		t.negotiated.Store(&r.ProtocolVersion)
+	if v, ok := jsonrpc.StringMember(result, "protocolVersion"); ok && isLegacyRevision(v) {
+		t.negotiated.Store(&v)
 	}
 }
 
@@ -311,6 +327,10 @@ func (t *ServerTransport) unregister(st *stream) {
 // deliver hands msg to the connection's reader. It reports false when the connection
 // ended or ctx was cancelled first.
 func (t *ServerTransport) deliver(ctx context.Context, msg jsonrpc.Message) bool {
+	counted := countsForOrder(msg)
+	if counted {
+		t.ordered.Add(1)
+	}
 	select {
 	case t.in <- msg:
 		return true
@@ -320,10 +340,12 @@ func (t *ServerTransport) deliver(ctx context.Context, msg jsonrpc.Message) bool
 	case t.in <- msg:
 		return true
 	case <-t.done:
-		return false
 	case <-ctx.Done():
-		return false
 	}
+	if counted {
+		t.ordered.Add(-1)
+	}
+	return false
 }
 
 // touch records HTTP activity (for idle expiry) and marks the session busy until

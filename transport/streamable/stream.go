@@ -66,22 +66,33 @@ type stream struct {
 // is detached only the goroutine serving the HTTP request touches it.
 type attachment struct {
 	w       http.ResponseWriter
+	ctx     context.Context // the HTTP request's
 	flusher http.Flusher
 	end     chan struct{} // closed when the stream lets go of this response
 	started bool          // the status line and headers were written
 	keep    *time.Timer
+	direct  bool // the POST's goroutine runs the call: end the response by hijacking
+	chunked bool // with direct: the body is chunked (HTTP/1.1)
 }
 
-func newAttachment(w http.ResponseWriter) *attachment {
+func newAttachment(w http.ResponseWriter, ctx context.Context) *attachment {
 	a := new(attachment)
-	a.init(w)
+	a.init(w, ctx)
 	return a
 }
 
-func (a *attachment) init(w http.ResponseWriter) {
+func (a *attachment) init(w http.ResponseWriter, ctx context.Context) {
 	f, _ := w.(http.Flusher)
-	*a = attachment{w: w, flusher: f, end: make(chan struct{})}
+	*a = attachment{w: w, ctx: ctx, flusher: f, end: make(chan struct{})}
 }
+
+// gone reports whether the client has left: net/http ended the request's context
+// because the connection closed. A write could still appear to succeed (the kernel
+// takes it before it learns of the peer's close) and be lost, so the stream lets go
+// of the response instead, keeping resumable events in the event store. The
+// goroutine serving the request notices too, but later when it is busy running the
+// call (see runDirect).
+func (a *attachment) gone() bool { return a.ctx.Err() != nil }
 
 func (a *attachment) flush() {
 	if a.flusher != nil {
@@ -243,6 +254,10 @@ func (st *stream) writeEvent(ctx context.Context, msg jsonrpc.Message) error {
 // writeFrame writes bytes already framed as SSE to the attached response and flushes.
 func (st *stream) writeFrame(b []byte) {
 	a := st.att
+	if a.gone() {
+		st.lost()
+		return
+	}
 	if !a.started {
 		st.startSSE(a)
 	}
@@ -276,6 +291,10 @@ func (st *stream) startKeepAlive(a *attachment) {
 		if st.att != a {
 			return
 		}
+		if a.gone() {
+			st.lost()
+			return
+		}
 		if _, err := a.w.Write([]byte(":\n\n")); err != nil {
 			st.lost()
 			return
@@ -289,6 +308,10 @@ func (st *stream) startKeepAlive(a *attachment) {
 // else, with the reconnection delay. st.mu is held.
 func (st *stream) writePriming() {
 	a := st.att
+	if a.gone() {
+		st.lost()
+		return
+	}
 	if !a.started {
 		st.startSSE(a)
 	}
@@ -310,6 +333,10 @@ func (st *stream) writePriming() {
 func (st *stream) writeJSON(msg jsonrpc.Message) error {
 	a := st.att
 	if a == nil {
+		return nil
+	}
+	if a.gone() {
+		st.lost()
 		return nil
 	}
 	bp := getBuf()
@@ -364,6 +391,21 @@ func (st *stream) finish() {
 	}
 	st.endAttachment()
 	st.t.unregister(st)
+}
+
+// leave lets go of attachment a, whose HTTP request ended (the client went away)
+// while the stream was pending, and forgets the stream unless the client can resume
+// it. It reports whether the stream had completed and whether a was ever written to.
+func (st *stream) leave(a *attachment) (complete, started bool) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.att == a {
+		st.endAttachment()
+	}
+	if !st.complete && (!st.canResume() || st.t.closed()) {
+		st.abandon()
+	}
+	return st.complete, a.started
 }
 
 // lost handles a failed write: the client is gone. st.mu is held.
@@ -425,6 +467,12 @@ func (st *stream) closeEarly(ctx context.Context) bool {
 		a.flush()
 	}
 	putBuf(bp)
+	if a.direct {
+		// The POST's goroutine is busy with this very call and cannot return.
+		if err := a.endDirect(); err != nil {
+			st.t.h.log.Warn("streamable: ending a stream early", "session", st.t.id, "err", err)
+		}
+	}
 	st.endAttachment()
 	return true
 }

@@ -1,0 +1,98 @@
+package streamable
+
+import (
+	"net/http"
+
+	"github.com/wiremcp/wiremcp/jsonrpc"
+)
+
+// Direct calls. A POST carrying one call is normally queued for the connection's
+// reader, which runs the handler on a goroutine of the jsonrpc.Conn and writes the
+// response to the POST's ResponseWriter while the POST's goroutine waits: two
+// goroutine hand-offs per call. When the connection offers a jsonrpc.DirectFunc
+// (jsonrpc.Direct), the POST's own goroutine runs the call instead, as a plain
+// net/http handler would.
+//
+// Order. A call may overtake nothing the client was told had arrived: every
+// notification, response or batch the transport accepted earlier (the client got its
+// 202) must have been read by the Conn first, which then queues it ahead of later
+// calls itself (the DirectFunc refuses while such a queue is not empty). ordered
+// counts those messages from the moment they are accepted until the reader has
+// passed them on, which is when it comes back to Read; calls themselves are not
+// counted, since calls run concurrently anyway.
+//
+// Ending a stream early. CloseSSEStream ends the HTTP response of a pending SSE
+// stream, but net/http ends a response only when ServeHTTP returns, and a POST
+// running its own call cannot return before the call does. So a resumable stream is
+// served directly only over HTTP/1.x through a ResponseWriter that can be hijacked:
+// ending it early then takes the connection over, writes the last chunk and closes
+// it (the client resumes on a new connection, as it would anyway).
+
+// SetDirect implements jsonrpc.Direct. It is called by jsonrpc.NewConn.
+func (t *ServerTransport) SetDirect(serve jsonrpc.DirectFunc) {
+	if serve != nil && !t.h.opts.DisableDirectCalls {
+		t.direct.Store(&serve)
+	}
+}
+
+// countsForOrder reports whether msg must be read by the connection before a later
+// call may run directly: everything but a call.
+func countsForOrder(msg jsonrpc.Message) bool {
+	r, ok := msg.(*jsonrpc.Request)
+	return !ok || r.IsNotification()
+}
+
+// passDirect hands a notification or a response to the connection on this
+// goroutine (queued for its notification worker, or given to its Call). It
+// reports false, having done nothing, when msg has to be queued for the reader.
+func (t *ServerTransport) passDirect(msg jsonrpc.Message) bool {
+	if _, batch := msg.(jsonrpc.Batch); batch || t.ordered.Load() != 0 {
+		return false
+	}
+	serve := t.direct.Load()
+	return serve != nil && (*serve)(msg)
+}
+
+// runDirect runs the single call of st on this goroutine through the connection's
+// DirectFunc. It reports false, having done nothing, when the call has to be queued
+// for the reader instead.
+func (t *ServerTransport) runDirect(r *http.Request, st *stream, a *attachment) bool {
+	if st.batch || len(st.reqs) != 1 || t.ordered.Load() != 0 {
+		return false
+	}
+	serve := t.direct.Load()
+	if serve == nil {
+		return false
+	}
+	if st.resumable {
+		// CloseSSEStream may have to end this response before the call returns.
+		if _, ok := a.w.(http.Hijacker); !ok || r.ProtoMajor != 1 {
+			return false
+		}
+		st.mu.Lock()
+		a.direct, a.chunked = true, r.ProtoAtLeast(1, 1)
+		st.mu.Unlock()
+	}
+	if (*serve)(st.reqs[0]) {
+		return true
+	}
+	st.mu.Lock()
+	a.direct = false
+	st.mu.Unlock()
+	return false
+}
+
+// endDirect ends the HTTP response of an attachment whose POST goroutine is still
+// running the call (see runDirect): it takes the connection over from net/http,
+// writes the terminating chunk of the chunked body and closes the connection.
+// Whatever the response has buffered must have been flushed. st.mu is held.
+func (a *attachment) endDirect() error {
+	conn, _, err := a.w.(http.Hijacker).Hijack()
+	if err != nil {
+		return err
+	}
+	if a.chunked {
+		_, _ = conn.Write([]byte("0\r\n\r\n"))
+	}
+	return conn.Close()
+}
