@@ -499,7 +499,7 @@ func (c *Conn) dispatch(msg Message) bool {
 		x, err := c.startCall(m, nil)
 		c.mu.Unlock()
 		if err != nil {
-			c.reply(c.ctx, &Response{ID: NullID, Error: err})
+			c.replyRefused(m, err)
 		} else if x != nil {
 			if c.backlog != nil && c.backlog.Backlog() {
 				c.startWorker(x) // more is waiting: keep reading
@@ -546,7 +546,7 @@ func (c *Conn) serveDirect(msg Message) bool {
 	x, err := c.startCall(req, nil)
 	c.mu.Unlock()
 	if err != nil {
-		c.reply(c.ctx, &Response{ID: NullID, Error: err})
+		c.replyRefused(req, err)
 		return true
 	}
 	c.runCall(x)
@@ -591,6 +591,13 @@ func (c *Conn) reply(ctx context.Context, msg Message) {
 	if err := c.t.Write(ctx, msg); err != nil {
 		c.log.Warn("jsonrpc: sending a reply", "error", err)
 	}
+}
+
+// replyRefused answers a call refused before it started (its id is still in use)
+// with an id-less error, written with a context that carries req (see
+// RequestFromContext) so that a transport can route it to where req came from.
+func (c *Conn) replyRefused(req *Request, err *Error) {
+	c.reply(&reqCtx{Context: c.ctx, req: req}, &Response{ID: NullID, Error: err})
 }
 
 // errIDInUse answers a request whose id is still in use by an earlier request of the

@@ -30,7 +30,9 @@
 // arrival order (Async lets a notification handler step aside). Handlers return
 // (result, error); a returned error becomes the error response (see AsError) and a
 // panic becomes -32603 for that request only. Close stops reading, waits for running
-// handlers, then closes the transport.
+// handlers, then closes the transport. A transport that receives messages on
+// goroutines of its own (Streamable HTTP) may pass them to the Conn directly instead
+// (Direct): a call then runs on the goroutine that received it.
 //
 // A minimal server and client over the in-process transport:
 //

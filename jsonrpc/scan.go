@@ -485,8 +485,8 @@ func PlainPrefix(b []byte) int { return plainRun(b, 0) }
 // StringMember returns the value of the string member name of the JSON object obj
 // (a request's params, a response's result), its name matched exactly, as Decode
 // matches names. It reports false when obj is not a well-formed object, has no such
-// member, or the member's value is not a string. A duplicate member makes obj
-// malformed. It allocates only for a value with escapes.
+// member, or the member's value is not a string. As for Decode, obj is malformed
+// when it nests deeper than DefaultMaxDepth or repeats a member name in any object.
 func StringMember(obj []byte, name string) (string, bool) {
 	s := newScanner(obj, DefaultMaxDepth)
 	defer s.free()
@@ -520,7 +520,7 @@ func StringMember(obj []byte, name string) (string, bool) {
 				found = string(s.data[start:end])
 			}
 			ok = true
-		} else if s.value(1) != nil {
+		} else if s.value(2) != nil {
 			return "", false
 		}
 		more, err := s.next('}')

@@ -143,7 +143,15 @@ func TestAdaptiveClientGoneBeforeAnything(t *testing.T) {
 			if err := waitFor(t, errc, "the POST to fail"); err == nil {
 				t.Fatal("the cancelled POST succeeded")
 			}
+			hdr := postHeaders("Mcp-Session-Id", sid, "Mcp-Protocol-Version", "2025-11-25")
+			reuse := `{"jsonrpc":"2.0","id":9,"method":"echo","params":{"x":2}}`
 			if direct {
+				// The call still runs on its POST's goroutine, its stream registered:
+				// its id cannot be used again yet.
+				ex := do(t, "POST", s.url, hdr, reuse)
+				if ex.status != 400 || !strings.Contains(ex.body, "already in progress") {
+					t.Fatalf("id 9 reused while its call runs: %d %q", ex.status, ex.body)
+				}
 				s.open() // the POST's goroutine is the call's: it returns with it
 			}
 			// Once the abandoned POST has been served, its stream is no longer
@@ -160,9 +168,18 @@ func TestAdaptiveClientGoneBeforeAnything(t *testing.T) {
 				}
 				waitFor(t, s.posted, "a POST to be served")
 			}
+			if !direct {
+				// The stream is forgotten but the call still runs in the connection: a
+				// request reusing its id is refused there, and the refusal (id null)
+				// reaches the POST that carried it.
+				ex := do(t, "POST", s.url, hdr, reuse)
+				if ex.status != 200 || !strings.Contains(ex.body, `"id":null,"error":{"code":-32600`) {
+					t.Fatalf("id 9 reused while its call runs: %d %q", ex.status, ex.body)
+				}
+			}
 			s.open()
 			// The session still works, and the late "gate" response went nowhere.
-			ex := do(t, "POST", s.url, postHeaders("Mcp-Session-Id", sid, "Mcp-Protocol-Version", "2025-11-25"), echoBody)
+			ex := do(t, "POST", s.url, hdr, echoBody)
 			if ex.status != 200 || ex.body != `{"jsonrpc":"2.0","id":7,"result":{"x":1}}` {
 				t.Fatalf("echo after: %d %q", ex.status, ex.body)
 			}

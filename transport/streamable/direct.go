@@ -6,14 +6,16 @@ import (
 	"github.com/wiremcp/wiremcp/jsonrpc"
 )
 
-// Direct calls. A POST carrying one call is normally queued for the connection's
-// reader, which runs the handler on a goroutine of the jsonrpc.Conn and writes the
-// response to the POST's ResponseWriter while the POST's goroutine waits: two
+// Direct calls. A POST carrying one call was always queued for the connection's
+// reader, which ran the handler on a goroutine of the jsonrpc.Conn and wrote the
+// response to the POST's ResponseWriter while the POST's goroutine waited: two
 // goroutine hand-offs per call. When the connection offers a jsonrpc.DirectFunc
 // (jsonrpc.Direct), the POST's own goroutine runs the call instead, as a plain
-// net/http handler would.
+// net/http handler would; a notification or a response is handed to the Conn the
+// same way (queued for its notification worker, or given to its Call) without
+// waking its reader.
 //
-// Order. A call may overtake nothing the client was told had arrived: every
+// Order. A message may overtake nothing the client was told had arrived: every
 // notification, response or batch the transport accepted earlier (the client got its
 // 202) must have been read by the Conn first, which then queues it ahead of later
 // calls itself (the DirectFunc refuses while such a queue is not empty). ordered

@@ -40,6 +40,13 @@
 //     retry field; CloseSSEStream ends a request's stream early so the client polls.
 //     The events of a request's stream are dropped from the store (when it
 //     implements EventStreamDeleter) once the response reached the client.
+//   - A POST carrying one call runs it on the POST's own goroutine, as a plain
+//     net/http handler would, when nothing the client sent earlier is still waiting
+//     to be read (see jsonrpc.Direct); notifications and responses reach the
+//     connection the same way. Otherwise, and with DisableDirectCalls, messages are
+//     queued for the connection's reader. A resumable SSE reply is served that way
+//     only over HTTP/1.x (CloseSSEStream then ends the response by taking the
+//     connection over); over HTTP/2 its call is queued.
 //   - MCP-Protocol-Version is checked (absent means 2025-03-26).
 //   - Origin is checked on every request and Host on loopback listeners (403), the
 //     DNS-rebinding defence.

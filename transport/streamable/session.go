@@ -147,6 +147,12 @@ func (t *ServerTransport) Write(ctx context.Context, msg jsonrpc.Message) error 
 	switch m := msg.(type) {
 	case *jsonrpc.Response:
 		if m.ID.IsNull() || m.ID.IsAbsent() {
+			// A refusal of one request (its id still in use) goes to that request's POST.
+			if req, ok := jsonrpc.RequestFromContext(ctx); ok && !req.ID.IsAbsent() {
+				if st := t.streamFor(req.ID); st != nil && st.owns(req) {
+					return st.send(ctx, msg, sendResponse)
+				}
+			}
 			if st := t.latestBatch(); st != nil {
 				return st.send(ctx, msg, sendRefusal)
 			}
