@@ -519,10 +519,10 @@ func (c *Conn) dispatch(msg Message) bool {
 	return true
 }
 
-// serveDirect is the Conn's DirectFunc (see Direct). A call runs on the calling
-// goroutine when no notification is queued or running ahead of it; a notification
-// is queued for the notification worker, and a response handed to its Call, as
-// the reader would.
+// serveDirect is the Conn's DirectFunc (see Direct). It does what the reader
+// does with a message it reads, on the calling goroutine: a call runs there, a
+// notification is queued for the notification worker, a response is handed to its
+// Call (behind the notifications queued before it).
 func (c *Conn) serveDirect(msg Message) bool {
 	var req *Request
 	switch m := msg.(type) {
@@ -539,7 +539,7 @@ func (c *Conn) serveDirect(msg Message) bool {
 		return false
 	}
 	c.mu.Lock()
-	if !c.running || len(c.notes) > 0 || c.noteBusy {
+	if !c.running {
 		c.mu.Unlock()
 		return false
 	}

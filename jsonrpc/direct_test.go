@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"runtime"
 	"strconv"
@@ -324,13 +325,12 @@ func TestDirectNotificationsInOrder(t *testing.T) {
 	}
 }
 
-// TestDirectCallWaitsForNotifications: the DirectFunc refuses a call (doing nothing)
-// while a notification handler runs or notifications are queued, and takes calls
-// again once they are done. A response passed directly meanwhile is held behind
-// them. It runs in a synctest bubble: synctest.Wait before each check that
-// something has not happened lets every goroutine that could make it happen run
-// first.
-func TestDirectCallWaitsForNotifications(t *testing.T) {
+// TestDirectCallDuringNotifications: calls passed directly run at once, as calls
+// read do, while a notification handler runs or notifications are queued; a
+// response passed directly meanwhile is held behind those notifications. It runs in
+// a synctest bubble: synctest.Wait before each check that something has not
+// happened lets every goroutine that could make it happen run first.
+func TestDirectCallDuringNotifications(t *testing.T) {
 	checkLeaks(t)
 	synctest.Test(t, func(t *testing.T) {
 		var calls atomic.Int32
@@ -351,26 +351,15 @@ func TestDirectCallWaitsForNotifications(t *testing.T) {
 			return nil, nil
 		})})
 		openAtEnd(t, releaseA, releaseB)
-		refused := func(id int64, when string) {
+		served := func(id int64, when string) {
 			t.Helper()
-			if d.serve(call(id, "c")) {
-				t.Errorf("DirectFunc(call %d) = true %s, want false", id, when)
+			if !d.serve(call(id, "c")) {
+				t.Fatalf("DirectFunc(call %d) = false %s, want true", id, when)
 			}
-			synctest.Wait()
-			if n := calls.Load(); n != 0 {
-				t.Errorf("a refused call ran (%d calls ran) %s", n, when)
-			}
-			if got, ok := peer.tryRecv(); ok {
-				t.Errorf("a refused call was answered %s: %s", when, got)
-			}
-		}
-		callReturned := func(callErr chan error, when string) {
-			t.Helper()
-			synctest.Wait()
-			select {
-			case err := <-callErr:
-				t.Fatalf("Call returned (%v) %s", err, when)
-			default:
+			// Answered when the DirectFunc returned, with no notification finished.
+			got, ok := peer.tryRecv()
+			if want := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":"ok"}`, id); !ok || got != want {
+				t.Errorf("reply to call %d %s: %q (present: %v), want %s", id, when, got, ok, want)
 			}
 		}
 
@@ -378,12 +367,18 @@ func TestDirectCallWaitsForNotifications(t *testing.T) {
 			t.Fatalf("DirectFunc(notification a) = false")
 		}
 		<-aStarted
-		refused(1, "while a notification handler runs")
+		served(1, "while a notification handler runs")
 
 		if !d.serve(note("b")) {
 			t.Fatalf("DirectFunc(notification b) = false")
 		}
-		refused(2, "while a notification runs and another is queued")
+		served(2, "while a notification runs and another is queued")
+		synctest.Wait()
+		select {
+		case <-bStarted:
+			t.Fatal("notification b started while a still ran")
+		default:
+		}
 
 		// A Call of ours whose response arrives (directly) behind the notifications.
 		callErr := make(chan error, 1)
@@ -393,28 +388,30 @@ func TestDirectCallWaitsForNotifications(t *testing.T) {
 		if !d.serve(&jsonrpc.Response{ID: up.ID, Result: json.RawMessage(`"answer"`)}) {
 			t.Fatalf("DirectFunc(response) = false, want true")
 		}
-		callReturned(callErr, "before the notifications ahead of its response ran")
+		synctest.Wait()
+		select {
+		case err := <-callErr:
+			t.Fatalf("Call returned (%v) before the notifications ahead of its response ran", err)
+		default:
+		}
 
 		releaseA.open()
 		<-bStarted
-		refused(3, "while the queued notification runs")
-		callReturned(callErr, "while notification b still runs")
+		served(3, "while the queued notification runs")
+		synctest.Wait()
+		select {
+		case err := <-callErr:
+			t.Fatalf("Call returned (%v) while notification b still runs", err)
+		default:
+		}
 
 		releaseB.open()
-		// The response is delivered by the worker after b, from the (then empty)
-		// queue: when the Call has it, nothing is queued or running any more.
 		if err := <-callErr; err != nil || result != "answer" {
 			t.Fatalf("Call = %q, %v; want %q, nil", result, err, "answer")
 		}
-		if !d.serve(call(4, "c")) {
-			t.Fatalf("DirectFunc(call 4) = false after the notifications finished, want true")
-		}
-		got, ok := peer.tryRecv()
-		if want := `{"jsonrpc":"2.0","id":4,"result":"ok"}`; !ok || got != want {
-			t.Errorf("reply to call 4: %q (present: %v), want %s", got, ok, want)
-		}
-		if n := calls.Load(); n != 1 {
-			t.Errorf("%d calls ran, want 1", n)
+		served(4, "after the notifications finished")
+		if n := calls.Load(); n != 4 {
+			t.Errorf("%d calls ran, want 4", n)
 		}
 	})
 }

@@ -51,15 +51,14 @@ type Backlogger interface {
 	Backlog() bool
 }
 
-// DirectFunc passes a message to the Conn on the calling goroutine, as if the
-// Conn's reader had read it. A call runs there: its handler's reply (or an error
-// reply) has been handed to Transport.Write when DirectFunc returns. A
+// DirectFunc passes a message to the Conn on the calling goroutine, doing what the
+// Conn's reader does with a message it reads. A call runs there: its handler's reply
+// (or an error reply) has been handed to Transport.Write when DirectFunc returns. A
 // notification is queued for the notification worker, in order after the ones
-// already queued; a response goes to its Call. DirectFunc reports false, having
-// done nothing, when msg must be read through Read instead: it is a batch or an
-// *Invalid, or it is a call while notifications that arrived before it are still
-// queued or running (they are handled before later calls start), or the Conn no
-// longer takes calls.
+// already queued; a response goes to its Call once the notifications queued before
+// it have been handled. DirectFunc reports false, having done nothing, when msg
+// must be read through Read instead (a batch or an *Invalid), and for a call once
+// the Conn no longer takes work.
 type DirectFunc func(msg Message) bool
 
 // Direct is an optional Transport method set, for transports that receive each
@@ -67,10 +66,15 @@ type DirectFunc func(msg Message) bool
 // NewConn calls SetDirect once, before its first Read. The transport may then pass
 // messages to the DirectFunc instead of queueing them for Read, which spares the
 // reader's goroutine hand-offs: a call then runs on the goroutine that received it.
-// Ordering stays the transport's duty: it may pass a message directly only when
-// every notification, response or batch it accepted before it has been returned by
-// Read and the Conn has called Read again since (by then the Conn has queued them
-// itself, ahead of what comes directly).
+//
+// The Conn's ordering guarantees stay as for messages read: notifications are
+// handled one at a time in the order they were queued, a response is delivered after
+// the notifications queued before it, and a call starts once every message that
+// arrived before it has been queued (it may run while earlier notifications are still
+// being handled, as calls do). Keeping arrival order is the transport's duty: it may
+// pass a message directly only when every notification, response or batch it
+// accepted before has been returned by Read and the Conn has called Read again since
+// (by then the Conn has queued them itself).
 type Direct interface {
 	SetDirect(serve DirectFunc)
 }

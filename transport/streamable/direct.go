@@ -15,13 +15,14 @@ import (
 // same way (queued for its notification worker, or given to its Call) without
 // waking its reader.
 //
-// Order. A message may overtake nothing the client was told had arrived: every
-// notification, response or batch the transport accepted earlier (the client got its
-// 202) must have been read by the Conn first, which then queues it ahead of later
-// calls itself (the DirectFunc refuses while such a queue is not empty). ordered
-// counts those messages from the moment they are accepted until the reader has
-// passed them on, which is when it comes back to Read; calls themselves are not
-// counted, since calls run concurrently anyway.
+// Order. A message passed directly may overtake nothing the client was told had
+// arrived: every notification, response or batch the transport accepted earlier (the
+// client got its 202) must have been read and queued by the Conn first, as it would
+// have been had the new message been queued behind it. ordered counts those messages
+// from the moment they are accepted until the reader has passed them on, which is
+// when it comes back to Read; calls themselves are not counted, since calls run
+// concurrently anyway. (As before, a call may start while an earlier notification's
+// handler is still running: the Conn runs notifications on their own worker.)
 //
 // Ending a stream early. CloseSSEStream ends the HTTP response of a pending SSE
 // stream, but net/http ends a response only when ServeHTTP returns, and a POST

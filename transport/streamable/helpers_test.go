@@ -1,12 +1,14 @@
 package streamable
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -37,9 +39,28 @@ type testServer struct {
 	cancelled chan string // ids of "block" calls whose context ended
 	closed    chan bool   // results of CloseSSEStream in "close-stream"
 	connected chan *ServerTransport
+
+	// For "notifications/hold", "record" and "close-gate" (direct_test.go).
+	events      []string        // "note-start", "note-end", "call-start <id>", in order; under mu
+	direct      map[string]bool // id → whether the call ran on its POST's goroutine; under mu
+	noteStarted chan struct{}   // a "notifications/hold" handler started
+	noteEnded   chan struct{}   // a "notifications/hold" handler recorded "note-end"
+	noteRelease chan struct{}   // closed to let "notifications/hold" handlers return
+	noteOnce    sync.Once
 }
 
 func newTestServer(tb testing.TB, opts *HandlerOptions) *testServer {
+	tb.Helper()
+	s := newUnstartedTestServer(tb, opts)
+	s.srv.Start()
+	s.url = s.srv.URL
+	return s
+}
+
+// newUnstartedTestServer is newTestServer with its httptest.Server not started yet:
+// the caller may configure it (TLS, HTTP/2, a wrapping handler), then must start it
+// and set s.url.
+func newUnstartedTestServer(tb testing.TB, opts *HandlerOptions) *testServer {
 	tb.Helper()
 	leaktest.Check(tb)
 	s := &testServer{
@@ -51,6 +72,11 @@ func newTestServer(tb testing.TB, opts *HandlerOptions) *testServer {
 		cancelled: make(chan string, 16),
 		closed:    make(chan bool, 16),
 		connected: make(chan *ServerTransport, 1024),
+
+		direct:      make(map[string]bool),
+		noteStarted: make(chan struct{}, 16),
+		noteEnded:   make(chan struct{}, 16),
+		noteRelease: make(chan struct{}),
 	}
 	s.h = NewHandler(s.connect, opts)
 	s.h.attachHook = func(_ string, num int64) { s.attached <- num }
@@ -60,16 +86,53 @@ func newTestServer(tb testing.TB, opts *HandlerOptions) *testServer {
 		default:
 		}
 	}
-	s.srv = httptest.NewServer(s.h)
-	s.url = s.srv.URL
+	s.srv = httptest.NewUnstartedServer(s.h)
 	tb.Cleanup(s.close)
 	return s
 }
 
 func (s *testServer) open() { s.relOnce.Do(func() { close(s.release) }) }
 
+// openNotes lets "notifications/hold" handlers return.
+func (s *testServer) openNotes() { s.noteOnce.Do(func() { close(s.noteRelease) }) }
+
+// record appends an event to s.events.
+func (s *testServer) record(ev string) {
+	s.mu.Lock()
+	s.events = append(s.events, ev)
+	s.mu.Unlock()
+}
+
+// recorded returns the events recorded so far.
+func (s *testServer) recorded() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.events...)
+}
+
+// ranDirect reports whether the call with id (its raw JSON) ran on the goroutine of
+// its POST, and whether it ran at all.
+func (s *testServer) ranDirect(id string) (direct, ran bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	direct, ran = s.direct[id]
+	return direct, ran
+}
+
+// noteDirect records whether the call req runs on the goroutine of its POST
+// (ServerTransport.runDirect is on the calling goroutine's stack).
+func (s *testServer) noteDirect(req *jsonrpc.Request) {
+	buf := make([]byte, 64<<10)
+	buf = buf[:runtime.Stack(buf, false)]
+	d := bytes.Contains(buf, []byte("streamable.(*ServerTransport).runDirect("))
+	s.mu.Lock()
+	s.direct[string(req.ID.Raw())] = d
+	s.mu.Unlock()
+}
+
 func (s *testServer) close() {
 	s.open()
+	s.openNotes()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := s.h.Shutdown(ctx); err != nil {
@@ -161,6 +224,7 @@ func (e *echoHandler) Handle(ctx context.Context, req *jsonrpc.Request) (any, er
 		}
 		return json.RawMessage(`{"closed":true}`), nil
 	case "gate":
+		e.s.noteDirect(req)
 		e.s.started <- req.ID.Raw()
 		select {
 		case <-e.s.release:
@@ -176,6 +240,36 @@ func (e *echoHandler) Handle(ctx context.Context, req *jsonrpc.Request) (any, er
 		<-ctx.Done()
 		e.s.cancelled <- req.ID.Raw()
 		return nil, ctx.Err()
+	case "notifications/hold":
+		// A notification handler that blocks until the test lets it go.
+		e.s.record("note-start")
+		e.s.noteStarted <- struct{}{}
+		select {
+		case <-e.s.noteRelease:
+		case <-e.base.Done():
+		}
+		e.s.record("note-end")
+		e.s.noteEnded <- struct{}{}
+		return nil, nil
+	case "record":
+		e.s.noteDirect(req)
+		e.s.record("call-start " + string(req.ID.Raw()))
+		return params, nil
+	case "close-gate":
+		// Progress (so the stream is SSE and has an event id), CloseSSEStream, then
+		// wait for the gate: the POST's response must end while this still runs.
+		e.s.noteDirect(req)
+		if err := e.conn.Notify(ctx, "notifications/progress", json.RawMessage(`{"progress":1}`)); err != nil {
+			return nil, err
+		}
+		e.s.closed <- CloseSSEStream(ctx)
+		e.s.started <- req.ID.Raw()
+		select {
+		case <-e.s.release:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		return json.RawMessage(`{"gate":"open"}`), nil
 	case "fail":
 		var p struct {
 			Code int64 `json:"code"`
