@@ -906,17 +906,8 @@ func countBubbleGoroutines(fn string) int {
 		panic("not in a synctest bubble: " + head)
 	}
 	bubble = strings.TrimSuffix(bubble, "]:")
-	buf := make([]byte, 1<<20)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			buf = buf[:n]
-			break
-		}
-		buf = make([]byte, 2*len(buf))
-	}
 	count := 0
-	for _, g := range strings.Split(string(buf), "\n\n") {
+	for _, g := range strings.Split(string(allStacks()), "\n\n") {
 		head, _, _ := strings.Cut(g, "\n")
 		if strings.Contains(head, "synctest bubble "+bubble+"]") && strings.Contains(g, fn) {
 			count++

@@ -41,18 +41,22 @@ func checkLeaks(t *testing.T) {
 	})
 }
 
-// moduleGoroutines returns the stacks of the goroutines (other than the caller)
-// that run code of this module, by goroutine header line.
-func moduleGoroutines() map[string]string {
+// allStacks returns the stacks of every goroutine, as runtime.Stack prints them.
+func allStacks() []byte {
 	buf := make([]byte, 1<<20)
 	for {
 		n := runtime.Stack(buf, true)
 		if n < len(buf) {
-			buf = buf[:n]
-			break
+			return buf[:n]
 		}
 		buf = make([]byte, 2*len(buf))
 	}
+}
+
+// moduleGoroutines returns the stacks of the goroutines (other than the caller)
+// that run code of this module, by goroutine header line.
+func moduleGoroutines() map[string]string {
+	buf := allStacks()
 	out := make(map[string]string)
 	for i, g := range bytes.Split(buf, []byte("\n\n")) {
 		if i == 0 {

@@ -107,30 +107,11 @@ func (w *watchedServer) hijacks() int {
 	}
 }
 
-// post sends a POST through the server's client and returns the response with its
-// headers read, the body not.
-func (w *watchedServer) post(t *testing.T, ctx context.Context, hdr map[string]string, body string) *http.Response {
+// send makes a request through the server's client and returns the response with
+// its headers read, the body not (closed at the end of the test).
+func (w *watchedServer) send(t *testing.T, ctx context.Context, method string, hdr map[string]string, body string) *http.Response {
 	t.Helper()
-	req, err := http.NewRequestWithContext(ctx, "POST", w.url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range hdr {
-		req.Header.Set(k, v)
-	}
-	resp, err := w.client.Do(req)
-	if err != nil {
-		t.Fatalf("POST %s: %v", body, err)
-	}
-	t.Cleanup(func() { resp.Body.Close() })
-	return resp
-}
-
-// do is the package's do through the server's client; it also returns the
-// response's major protocol version.
-func (w *watchedServer) do(t *testing.T, method string, hdr map[string]string, body string) (exchange, int) {
-	t.Helper()
-	req, err := http.NewRequestWithContext(t.Context(), method, w.url, strings.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, method, w.url, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +122,21 @@ func (w *watchedServer) do(t *testing.T, method string, hdr map[string]string, b
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, body, err)
 	}
-	defer resp.Body.Close()
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
+
+// post sends a POST (see send).
+func (w *watchedServer) post(t *testing.T, ctx context.Context, hdr map[string]string, body string) *http.Response {
+	t.Helper()
+	return w.send(t, ctx, "POST", hdr, body)
+}
+
+// do is the package's do through the server's client; it also returns the
+// response's major protocol version.
+func (w *watchedServer) do(t *testing.T, method string, hdr map[string]string, body string) (exchange, int) {
+	t.Helper()
+	resp := w.send(t, t.Context(), method, hdr, body)
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
 		t.Fatalf("reading the body of %s %s: %v", method, body, err)
