@@ -280,6 +280,10 @@ func TestClientReinitializesAfter404(t *testing.T) {
 	if c.tr.SessionID() == first || c.tr.SessionID() == "" {
 		t.Fatalf("session id %q after re-initialization", c.tr.SessionID())
 	}
+	// Notifications are handled on the connection's own worker, possibly after the
+	// call that followed returned: wait for both sessions' notifications/initialized.
+	waitFor(t, s.inited, "the first notifications/initialized")
+	waitFor(t, s.inited, "the second notifications/initialized")
 	var inits, initialized int
 	for _, m := range s.seen() {
 		switch m {

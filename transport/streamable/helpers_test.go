@@ -39,6 +39,7 @@ type testServer struct {
 	cancelled chan string // ids of "block" calls whose context ended
 	closed    chan bool   // results of CloseSSEStream in "close-stream"
 	connected chan *ServerTransport
+	inited    chan struct{} // a notifications/initialized was handled
 
 	// For "notifications/hold", "record" and "close-gate" (direct_test.go).
 	events      []string        // "note-start", "note-end", "call-start <id>", in order; under mu
@@ -72,6 +73,7 @@ func newUnstartedTestServer(tb testing.TB, opts *HandlerOptions) *testServer {
 		cancelled: make(chan string, 16),
 		closed:    make(chan bool, 16),
 		connected: make(chan *ServerTransport, 1024),
+		inited:    make(chan struct{}, 1024),
 
 		direct:      make(map[string]bool),
 		noteStarted: make(chan struct{}, 16),
@@ -188,6 +190,12 @@ func (e *echoHandler) Handle(ctx context.Context, req *jsonrpc.Request) (any, er
 	e.s.mu.Lock()
 	e.s.methods = append(e.s.methods, req.Method)
 	e.s.mu.Unlock()
+	if req.Method == "notifications/initialized" {
+		select {
+		case e.s.inited <- struct{}{}:
+		default:
+		}
+	}
 	params := req.Params
 	if len(params) == 0 {
 		params = json.RawMessage(`{}`)
