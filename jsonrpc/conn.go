@@ -58,9 +58,10 @@ var ErrClosed = errors.New("jsonrpc: connection closed")
 // nothing else waiting (see Backlogger), otherwise on a worker goroutine; a call
 // that runs on the reader for 5 to 10 ms (two looks of a watchdog), or makes a
 // Call of its own, hands reading over to a new goroutine, so calls still run
-// concurrently. Notifications
-// run in arrival order on one worker goroutine that lives as long as the Conn (see
-// Async). All of them are owned by the Conn and have ended when Done is closed.
+// concurrently. A call a transport passes directly (see Direct) runs on the
+// transport's goroutine instead. Notifications run in arrival order on one worker
+// goroutine, started when one is queued and ended when none is left (see Async).
+// All of them are owned by the Conn and have ended when Done is closed.
 //
 // When the transport ends (io.EOF or another error), the Conn stops reading, lets
 // the handlers that are running finish and send their replies, then closes the
