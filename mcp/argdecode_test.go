@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/wiremcp/wiremcp/jsonrpc"
 )
 
 type treeInner struct {
@@ -230,6 +232,12 @@ func FuzzTreeDecoder(f *testing.F) {
 	}
 	dec := newTreeDecoder(reflect.TypeFor[treeArgs]())
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// Arguments reach the tree decoder only from messages the jsonrpc decoder
+		// accepted: no duplicate member names (encoding/json decodes every duplicate,
+		// reporting an error a dropped one causes; the value tree keeps the last).
+		if !jsonrpc.Valid(data, 0) {
+			return
+		}
 		tree, err := decodeValue(data)
 		if err != nil {
 			return
