@@ -49,21 +49,33 @@ func countsForOrder(msg jsonrpc.Message) bool {
 // goroutine (queued for its notification worker, or given to its Call). It
 // reports false, having done nothing, when msg has to be queued for the reader.
 func (t *ServerTransport) passDirect(msg jsonrpc.Message) bool {
-	if _, batch := msg.(jsonrpc.Batch); batch || t.ordered.Load() != 0 {
+	if _, batch := msg.(jsonrpc.Batch); batch {
 		return false
 	}
-	serve := t.direct.Load()
-	return serve != nil && (*serve)(msg)
+	serve := t.directNow()
+	return serve != nil && serve(msg)
+}
+
+// directNow returns the connection's DirectFunc when a message may be passed to it
+// now (nothing accepted earlier is still waiting for the reader), nil otherwise.
+func (t *ServerTransport) directNow() jsonrpc.DirectFunc {
+	if t.ordered.Load() != 0 {
+		return nil
+	}
+	if serve := t.direct.Load(); serve != nil {
+		return *serve
+	}
+	return nil
 }
 
 // runDirect runs the single call of st on this goroutine through the connection's
 // DirectFunc. It reports false, having done nothing, when the call has to be queued
 // for the reader instead.
 func (t *ServerTransport) runDirect(r *http.Request, st *stream, a *attachment) bool {
-	if st.batch || len(st.reqs) != 1 || t.ordered.Load() != 0 {
+	if st.batch || len(st.reqs) != 1 {
 		return false
 	}
-	serve := t.direct.Load()
+	serve := t.directNow()
 	if serve == nil {
 		return false
 	}
@@ -76,7 +88,7 @@ func (t *ServerTransport) runDirect(r *http.Request, st *stream, a *attachment) 
 		a.direct, a.chunked = true, r.ProtoAtLeast(1, 1)
 		st.mu.Unlock()
 	}
-	if (*serve)(st.reqs[0]) {
+	if serve(st.reqs[0]) {
 		return true
 	}
 	st.mu.Lock()
