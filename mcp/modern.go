@@ -82,6 +82,10 @@ func jsonStringOrRaw(raw json.RawMessage) *string {
 
 // headerValue returns an HTTP header of the request (case-insensitive name), trimmed.
 func headerValue(req *jsonrpc.Request, name string) (string, bool) {
+	// net/http stores names in canonical form, which is how callers spell them.
+	if v := req.Header[name]; len(v) > 0 {
+		return strings.TrimSpace(v[0]), true
+	}
 	for k, v := range req.Header {
 		if strings.EqualFold(k, name) && len(v) > 0 {
 			return strings.TrimSpace(v[0]), true

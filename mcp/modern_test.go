@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/wiremcp/wiremcp/jsonrpc"
 )
 
 const metaJSON = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{},"sampling":{},"roots":{}},"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"}}`
@@ -269,4 +271,26 @@ func TestDualEra(t *testing.T) {
 		t.Fatal(err)
 	}
 	diff(t, "2025-11-25", cs.ProtocolVersion())
+}
+
+func TestHeaderValue(t *testing.T) {
+	tests := []struct {
+		name   string
+		header map[string][]string
+		want   string
+		found  bool
+	}{
+		{"canonical", map[string][]string{"Mcp-Protocol-Version": {" 2025-06-18 "}}, "2025-06-18", true},
+		{"other case", map[string][]string{"mcp-protocol-VERSION": {"2025-03-26"}}, "2025-03-26", true},
+		{"canonical key without values", map[string][]string{"Mcp-Protocol-Version": {}, "mcp-protocol-version": {"x"}}, "x", true},
+		{"absent", map[string][]string{"Mcp-Session-Id": {"s"}}, "", false},
+		{"only empty lists", map[string][]string{"Mcp-Protocol-Version": nil}, "", false},
+		{"no header", nil, "", false},
+	}
+	for _, tt := range tests {
+		got, found := headerValue(&jsonrpc.Request{Method: "m", Header: tt.header}, "Mcp-Protocol-Version")
+		if got != tt.want || found != tt.found {
+			t.Errorf("%s: headerValue = %q, %v; want %q, %v", tt.name, got, found, tt.want, tt.found)
+		}
+	}
 }
