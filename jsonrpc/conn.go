@@ -76,10 +76,19 @@ type Conn struct {
 	acceptBatch func() bool
 	log         *slog.Logger
 
-	ctx      context.Context // parent of handler contexts; cancelled once everything ended
-	cancel   context.CancelFunc
-	readCtx  context.Context // cancelled by Close to stop the reader
-	stopRead context.CancelFunc
+	ctx    context.Context // parent of handler contexts; cancelled once everything ended
+	cancel context.CancelFunc
+	// callBase is what a call's context derives from: ctx without its
+	// cancellation, so that a call's WithCancelCause does not register with ctx
+	// (a lock and a map insert and delete per call). When ctx is cancelled while
+	// calls run (ConnOptions.Context ended), cancelActive cancels them with its
+	// cause; startCall cancels a call that starts after that at once. A parent
+	// with a deadline keeps the plain derivation (callBase is ctx), so that its
+	// calls end with DeadlineExceeded.
+	callBase  context.Context
+	stopWatch func() bool     // stops the AfterFunc that runs cancelActive (nil: none)
+	readCtx   context.Context // cancelled by Close to stop the reader
+	stopRead  context.CancelFunc
 
 	mu         sync.Mutex
 	running    bool // false once the conn started to end: no new work is accepted
@@ -154,12 +163,17 @@ func NewConn(t Transport, opts *ConnOptions) *Conn {
 	}
 	c.ctx, c.cancel = context.WithCancel(parent)
 	c.readCtx, c.stopRead = context.WithCancel(c.ctx)
+	c.callBase = c.ctx
+	if _, deadline := parent.Deadline(); !deadline {
+		c.callBase = context.WithoutCancel(c.ctx)
+		if parent.Done() != nil {
+			c.stopWatch = context.AfterFunc(c.ctx, c.cancelActive)
+		}
+	}
 	c.backlog, _ = t.(Backlogger)
 	if d, ok := t.(Direct); ok {
 		d.SetDirect(c.serveDirect)
 	}
-	c.watchdog = time.AfterFunc(time.Hour, c.watch)
-	c.watchdog.Stop()
 	go c.readLoop()
 	return c
 }
@@ -191,6 +205,15 @@ func (c *Conn) runInline(x *callCtx) bool {
 	c.readerState.Store(readerInline)
 	if !c.watchArmed.Load() && c.watchArmed.CompareAndSwap(false, true) {
 		c.watchSeen.Store(seq)
+		if c.watchdog == nil {
+			// Made on the first inline call: a Conn whose calls all come through
+			// its DirectFunc never needs one. Only the reader gets here; the timer
+			// is assigned before it can fire (Reset), and finish reads it after
+			// the reader has ended.
+			t := time.AfterFunc(time.Hour, c.watch)
+			t.Stop()
+			c.watchdog = t
+		}
 		c.watchdog.Reset(inlineBudget)
 	}
 	c.runCall(x)
@@ -361,7 +384,7 @@ func (c *Conn) Cancel(id ID) bool {
 	if x == nil {
 		return false
 	}
-	x.cancel()
+	x.cancel(nil)
 	return true
 }
 
@@ -425,7 +448,12 @@ func (c *Conn) drain() {
 }
 
 func (c *Conn) finish() {
-	c.watchdog.Stop() // no inline call runs any more: it would only disarm
+	if c.watchdog != nil {
+		c.watchdog.Stop() // no inline call runs any more: it would only disarm
+	}
+	if c.stopWatch != nil {
+		c.stopWatch() // no call runs any more
+	}
 	c.cancel()
 	close(c.done)
 	if c.onDone != nil {
@@ -617,11 +645,29 @@ func (c *Conn) startCall(req *Request, b *batchReply) (*callCtx, *Error) {
 		return nil, errIDInUse
 	}
 	x := &callCtx{req: req, batch: b}
-	x.Context, x.cancel = context.WithCancel(c.ctx)
+	x.Context, x.cancel = context.WithCancelCause(c.callBase)
+	if c.stopWatch != nil && c.ctx.Err() != nil {
+		x.cancel(context.Cause(c.ctx)) // cancelActive has run, or will not see x
+	}
 	x.write = reqCtx{Context: c.ctx, req: req}
 	c.active[req.ID] = x
 	c.handlers.Add(1)
 	return x, nil
+}
+
+// cancelActive cancels the calls running when the Conn's context is cancelled
+// from outside (ConnOptions.Context ended) while the Conn still runs.
+func (c *Conn) cancelActive() {
+	cause := context.Cause(c.ctx)
+	c.mu.Lock()
+	calls := make([]*callCtx, 0, len(c.active))
+	for _, x := range c.active {
+		calls = append(calls, x)
+	}
+	c.mu.Unlock()
+	for _, x := range calls {
+		x.cancel(cause)
+	}
 }
 
 // callCtx is the context of one incoming call's handler: cancellable by Cancel,
@@ -629,11 +675,12 @@ func (c *Conn) startCall(req *Request, b *batchReply) (*callCtx, *Error) {
 // request, not cancellable.
 type callCtx struct {
 	context.Context
-	cancel    context.CancelFunc
+	cancel    context.CancelCauseFunc
 	req       *Request
 	batch     *batchReply
 	cancelled bool // by Cancel; guarded by Conn.mu
 	write     reqCtx
+	resp      Response // the reply (one allocation with the call's)
 }
 
 func (x *callCtx) Value(key any) any {
@@ -691,7 +738,8 @@ func (c *Conn) worker(x *callCtx) {
 
 func (c *Conn) runCall(x *callCtx) {
 	defer c.handlers.Done()
-	resp := &Response{ID: x.req.ID}
+	resp := &x.resp
+	resp.ID = x.req.ID
 	result, err := c.handle(x, x.req)
 	if err == nil {
 		resp.Result, err = marshalResult(result)
@@ -700,7 +748,7 @@ func (c *Conn) runCall(x *callCtx) {
 		resp.Result = nil
 		resp.Error = AsError(err)
 	}
-	x.cancel()
+	x.cancel(nil)
 	c.mu.Lock()
 	cancelled := x.cancelled
 	if !cancelled {
