@@ -1,13 +1,19 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/wiremcp/wiremcp/internal/leaktest"
 	"github.com/wiremcp/wiremcp/jsonrpc"
@@ -160,4 +166,96 @@ func TestHTTPLegacyAndModernClientsTogether(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// TestHTTPModernDisconnectCancels: a 2026-07-28 client that closes a request's
+// stream cancels the request, whether the call ran on the POST's goroutine or was
+// queued for the session's reader (DisableDirectCalls).
+func TestHTTPModernDisconnectCancels(t *testing.T) {
+	for _, opts := range []*streamable.HandlerOptions{nil, {DisableDirectCalls: true}} {
+		t.Run(fmt.Sprintf("direct=%v", opts == nil), func(t *testing.T) {
+			leaktest.Check(t)
+			started, cancelled := make(chan struct{}), make(chan error, 1)
+			s := NewServer(Implementation{Name: "wait", Version: "1"}, nil)
+			s.AddTool(&Tool{Name: "wait", InputSchema: json.RawMessage(`{"type":"object"}`)},
+				func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
+					close(started)
+					select {
+					case <-ctx.Done():
+						cancelled <- ctx.Err()
+					case <-time.After(10 * time.Second):
+						cancelled <- errors.New("the call was not cancelled")
+					}
+					return TextResult("late"), nil
+				})
+			h := streamable.NewHandler(func(ctx context.Context, tr jsonrpc.Transport) error {
+				_, err := s.Connect(ctx, tr)
+				return err
+			}, opts)
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var serverLog syncBuffer // net/http logs (and recovers) a handler's panic
+			srv := &http.Server{Handler: h, ErrorLog: log.New(&serverLog, "", 0)}
+			go srv.Serve(ln)
+			defer func() {
+				h.Shutdown(context.Background())
+				srv.Close()
+				s.Close()
+				if l := serverLog.String(); l != "" {
+					t.Errorf("the HTTP server logged:\n%s", l)
+				}
+			}()
+
+			body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"wait","arguments":{},` +
+				`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+			ctx, cancel := context.WithCancel(testCtx(t))
+			req, _ := http.NewRequestWithContext(ctx, "POST", "http://"+ln.Addr().String()+"/mcp", strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+			req.Header.Set("Mcp-Method", "tools/call")
+			req.Header.Set("Mcp-Name", "wait")
+			done := make(chan error, 1)
+			go func() {
+				resp, err := http.DefaultClient.Do(req)
+				if err == nil {
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+				}
+				done <- err
+			}()
+			select {
+			case <-started:
+			case <-time.After(5 * time.Second):
+				t.Fatal("the tool did not start")
+			}
+			cancel()
+			if err := <-cancelled; !errors.Is(err, context.Canceled) {
+				t.Errorf("the tool's context ended with %v, want context.Canceled", err)
+			}
+			if err := <-done; err == nil {
+				t.Error("the abandoned POST got a response")
+			}
+		})
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for concurrent writers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }

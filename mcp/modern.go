@@ -211,7 +211,7 @@ func (ss *ServerSession) handleModern(ctx context.Context, req *jsonrpc.Request,
 			return nil, err
 		}
 	}
-	ctx = context.WithValue(ctx, requestInfoKey{}, ri)
+	ctx = ri.context(ctx)
 	res, err := m.handle(ctx, ss, ri)
 	ri.done.Store(true)
 	if err != nil {

@@ -35,8 +35,12 @@ func handleListTools(ctx context.Context, ss *ServerSession, ri *requestInfo) (a
 var callToolParamsType = reflect.TypeFor[CallToolParams]()
 
 func handleCallTool(ctx context.Context, ss *ServerSession, ri *requestInfo) (any, error) {
-	var p CallToolParams
-	if err := decodeCallToolParams(ri.req.Params, &p); err != nil {
+	call := new(struct { // one allocation for both
+		req CallToolRequest
+		p   CallToolParams
+	})
+	p := &call.p
+	if err := decodeCallToolParams(ri.req.Params, p); err != nil {
 		return nil, err
 	}
 	if p.Name == "" {
@@ -49,9 +53,10 @@ func handleCallTool(ctx context.Context, ss *ServerSession, ri *requestInfo) (an
 		return nil, invalidParams("unknown tool %q", p.Name)
 	}
 	if ts := ss.server.tasks; ts != nil {
-		return ts.callTool(ctx, ss, ri, st, &p)
+		return ts.callTool(ctx, ss, ri, st, p)
 	}
-	res, err := runTool(ctx, ss, ri.rev, st, &p)
+	call.req = CallToolRequest{Session: ss, Params: p}
+	res, err := runToolRequest(ctx, &call.req, ri.rev, st)
 	if r, ok := res.(*CallToolResult); ok && err == nil {
 		return encodeCallToolResult(r)
 	}
@@ -61,11 +66,16 @@ func handleCallTool(ctx context.Context, ss *ServerSession, ri *requestInfo) (an
 // runTool validates the arguments, runs the tool's handler and shapes its result
 // for rev (directly, or as a task's work).
 func runTool(ctx context.Context, ss *ServerSession, rev *revision, st *serverTool, p *CallToolParams) (any, error) {
+	return runToolRequest(ctx, &CallToolRequest{Session: ss, Params: p}, rev, st)
+}
+
+// runToolRequest is runTool for a request already made.
+func runToolRequest(ctx context.Context, req *CallToolRequest, rev *revision, st *serverTool) (any, error) {
+	p := req.Params
 	// A call without arguments is a call with {}.
 	if len(p.Arguments) == 0 || string(p.Arguments) == "null" {
 		p.Arguments = json.RawMessage("{}")
 	}
-	req := &CallToolRequest{Session: ss, Params: p}
 	if st.in != nil {
 		tree, err := st.in.validateTree(p.Arguments)
 		if err != nil {
@@ -210,6 +220,9 @@ func handleSubscribe(ctx context.Context, ss *ServerSession, ri *requestInfo) (a
 		}
 	}
 	ss.mu.Lock()
+	if ss.subs == nil {
+		ss.subs = map[string]struct{}{}
+	}
 	ss.subs[p.URI] = struct{}{}
 	ss.mu.Unlock()
 	return emptyResult{}, nil

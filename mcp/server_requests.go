@@ -48,6 +48,9 @@ func (ss *ServerSession) Elicit(ctx context.Context, p *ElicitParams) (*ElicitRe
 	}
 	if req.Mode == ElicitModeURL {
 		ss.mu.Lock()
+		if ss.urlElicits == nil {
+			ss.urlElicits = map[string]struct{}{}
+		}
 		ss.urlElicits[req.ElicitationID] = struct{}{}
 		ss.mu.Unlock()
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/wiremcp/wiremcp/jsonrpc"
 )
@@ -24,19 +25,17 @@ type ServerSession struct {
 	// 2026-07-28 request); every request stands alone.
 	stateless bool
 
-	mu          sync.Mutex
-	state       sessionState
-	rev         *revision
-	caps        *ServerCapabilities // what we declared at initialize
-	clientCaps  *ClientCapabilities
-	clientInfo  *Implementation
-	logLevel    LoggingLevel // "" until logging/setLevel
-	subs        map[string]struct{}
-	urlElicits  map[string]struct{}
-	closeOnce   sync.Once
-	initialized chan struct{} // closed when notifications/initialized arrives
-	stopOnce    sync.Once
-	stopping    chan struct{} // closed when the transport ends or Close starts
+	mu         sync.Mutex
+	state      sessionState
+	rev        *revision
+	caps       *ServerCapabilities // what we declared at initialize
+	clientCaps *ClientCapabilities
+	clientInfo *Implementation
+	logLevel   LoggingLevel        // "" until logging/setLevel
+	subs       map[string]struct{} // made on the first subscription
+	urlElicits map[string]struct{} // made on the first URL-mode elicitation
+	stopOnce   sync.Once
+	stopping   chan struct{} // closed when the transport ends or Close starts
 }
 
 // watchedTransport tells the session when its transport stops delivering messages,
@@ -83,12 +82,9 @@ const (
 
 func newServerSession(ctx context.Context, s *Server, t jsonrpc.Transport) *ServerSession {
 	ss := &ServerSession{
-		server:      s,
-		ctx:         context.WithoutCancel(ctx),
-		subs:        map[string]struct{}{},
-		urlElicits:  map[string]struct{}{},
-		initialized: make(chan struct{}),
-		stopping:    make(chan struct{}),
+		server:   s,
+		ctx:      context.WithoutCancel(ctx),
+		stopping: make(chan struct{}),
 	}
 	if st, ok := t.(interface{ Stateless() bool }); ok && st.Stateless() {
 		ss.stateless = true
@@ -188,6 +184,7 @@ type requestInfo struct {
 	autoSeq       int                  // numbering of automatic input keys; guarded by mu
 	task          atomic.Pointer[task] // the task the handler runs as, if any
 	starter       *deferredStart       // set when the handler may call StartTask
+	parent        context.Context      // the handler's context without ri (see context)
 
 	mu           sync.Mutex
 	lastProgress float64
@@ -196,6 +193,27 @@ type requestInfo struct {
 }
 
 type requestInfoKey struct{}
+
+// context returns parent carrying ri (see requestInfoFrom). ri is the context
+// itself, which spares the allocation of context.WithValue; it must not be in use
+// as a context already.
+func (ri *requestInfo) context(parent context.Context) context.Context {
+	ri.parent = parent
+	return (*requestCtx)(ri)
+}
+
+// requestCtx is a requestInfo seen as the context of its handler.
+type requestCtx requestInfo
+
+func (c *requestCtx) Deadline() (time.Time, bool) { return c.parent.Deadline() }
+func (c *requestCtx) Done() <-chan struct{}       { return c.parent.Done() }
+func (c *requestCtx) Err() error                  { return c.parent.Err() }
+func (c *requestCtx) Value(key any) any {
+	if key == (requestInfoKey{}) {
+		return (*requestInfo)(c)
+	}
+	return c.parent.Value(key)
+}
 
 func requestInfoFrom(ctx context.Context) *requestInfo {
 	ri, _ := ctx.Value(requestInfoKey{}).(*requestInfo)
@@ -277,7 +295,7 @@ func (ss *ServerSession) handle(ctx context.Context, req *jsonrpc.Request) (any,
 	}
 	ri := &requestInfo{ss: ss, req: req, rev: rev, clientCaps: clientCaps, logLevel: level}
 	ri.progressToken = progressTokenOf(req.Params)
-	ctx = context.WithValue(ctx, requestInfoKey{}, ri)
+	ctx = ri.context(ctx)
 	res, err := m.handle(ctx, ss, ri)
 	ri.done.Store(true)
 	return res, err
@@ -319,8 +337,11 @@ func progressTokenOf(params json.RawMessage) json.RawMessage {
 
 func (ss *ServerSession) initialize(ctx context.Context, req *jsonrpc.Request) (any, error) {
 	var p InitializeParams
-	if err := unmarshalParams(req.Params, &p); err != nil {
-		return nil, err
+	if !decodeInitializeParamsFast(req.Params, &p) {
+		p = InitializeParams{}
+		if err := unmarshalParams(req.Params, &p); err != nil {
+			return nil, err
+		}
 	}
 	if p.ProtocolVersion == "" {
 		return nil, invalidParams("initialize: protocolVersion is required")
@@ -342,18 +363,17 @@ func (ss *ServerSession) initialize(ctx context.Context, req *jsonrpc.Request) (
 	ss.clientInfo = p.ClientInfo
 	ss.mu.Unlock()
 	info := downgradeImplementation(&ss.server.impl, rev)
-	return &InitializeResult{
+	return encodeInitializeResult(&InitializeResult{
 		ProtocolVersion: rev.name,
 		Capabilities:    caps,
 		ServerInfo:      info,
 		Instructions:    ss.server.opts.Instructions,
-	}, nil
+	})
 }
 
 func (ss *ServerSession) handleNotification(ctx context.Context, req *jsonrpc.Request) {
 	switch req.Method {
 	case "notifications/initialized":
-		ss.closeOnce.Do(func() { close(ss.initialized) })
 		if h := ss.server.opts.InitializedHandler; h != nil {
 			jsonrpc.Async(ctx)
 			h(ctx, ss)

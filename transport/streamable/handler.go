@@ -398,13 +398,14 @@ func carriesRequest(msg jsonrpc.Message) bool {
 // serveMessage delivers msg to t and answers the POST: 202 when nothing is owed,
 // otherwise the response(s) as JSON or on an SSE stream.
 func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request, t *ServerTransport, msg jsonrpc.Message, kind streamKind, pv string) {
-	var reqs []*jsonrpc.Request
+	var reqs []*jsonrpc.Request // the calls of a batch
+	var single *jsonrpc.Request // or the call that is msg
 	var invalid []jsonrpc.Message
 	batch, isBatch := msg.(jsonrpc.Batch)
 	switch m := msg.(type) {
 	case *jsonrpc.Request:
 		if !m.IsNotification() {
-			reqs = []*jsonrpc.Request{m}
+			single = m
 		}
 	case jsonrpc.Batch:
 		// Invalid elements are answered here; the rest goes to the connection.
@@ -426,7 +427,7 @@ func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request, t *Server
 		msg = rest
 	}
 	ctx := r.Context()
-	if len(reqs) == 0 {
+	if single == nil && len(reqs) == 0 {
 		if !isBatch || len(batch) > 0 {
 			if !t.passDirect(msg) && !t.deliver(ctx, msg) {
 				h.connectionGone(w, t)
@@ -443,9 +444,10 @@ func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request, t *Server
 	}
 
 	st := &stream{t: t, kind: kind, owed: len(reqs), batch: isBatch, collected: invalid}
-	if len(reqs) == 1 && !isBatch {
-		st.one[0] = reqs[0]
+	if single != nil {
+		st.one[0] = single
 		st.reqs = st.one[:]
+		st.owed = 1
 	} else {
 		st.reqs = reqs
 	}
@@ -455,7 +457,7 @@ func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request, t *Server
 	// 2025-11-25 client may name an older revision in MCP-Protocol-Version.
 	st.priming = st.resumable && revisionOnOrAfter(t.revision(pv), "2025-11-25")
 	if !t.register(st) {
-		writeRPCError(w, http.StatusBadRequest, reqs[0].ID, jsonrpc.CodeInvalidRequest,
+		writeRPCError(w, http.StatusBadRequest, st.reqs[0].ID, jsonrpc.CodeInvalidRequest,
 			"Invalid Request: a request with this id is already in progress")
 		return
 	}
@@ -504,7 +506,7 @@ func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request, t *Server
 	if gone && !complete && !direct && kind == kindLazy {
 		// 2026-07-28: a client that closes the stream cancels the request (a call
 		// run directly has returned already: its context descends from ctx).
-		t.cancelRequest(reqs[0], pv, r.Header)
+		t.cancelRequest(st.reqs[0], pv, r.Header)
 	}
 }
 
