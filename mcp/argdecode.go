@@ -251,12 +251,20 @@ type treeField struct {
 	decode treeDecoder
 }
 
-func (b *treeBuilder) structDecoder(t reflect.Type) treeDecoder {
+// structFields returns the members of struct type t by JSON name, each with the
+// index of its field and the tree decoder of the field's type; false when t needs
+// encoding/json (see newTreeDecoder).
+func structFields(t reflect.Type) (map[string]treeField, bool) {
+	b := treeBuilder{seen: map[reflect.Type]*treeDecoder{}}
+	return b.fields(t)
+}
+
+func (b *treeBuilder) fields(t reflect.Type) (map[string]treeField, bool) {
 	fields := map[string]treeField{}
 	for i := range t.NumField() {
 		f := t.Field(i)
 		if f.Anonymous {
-			return nil // promoted fields follow rules left to encoding/json
+			return nil, false // promoted fields follow rules left to encoding/json
 		}
 		if !f.IsExported() {
 			continue
@@ -268,20 +276,28 @@ func (b *treeBuilder) structDecoder(t reflect.Type) treeDecoder {
 		name, opts, _ := strings.Cut(tag, ",")
 		for _, o := range strings.Split(opts, ",") {
 			if o == "string" {
-				return nil
+				return nil, false
 			}
 		}
 		if !validTagName(name) {
 			name = f.Name
 		}
 		if _, dup := fields[name]; dup {
-			return nil // which of the two wins is encoding/json's business
+			return nil, false // which of the two wins is encoding/json's business
 		}
 		d := b.build(f.Type)
 		if d == nil {
-			return nil
+			return nil, false
 		}
 		fields[name] = treeField{index: i, decode: d}
+	}
+	return fields, true
+}
+
+func (b *treeBuilder) structDecoder(t reflect.Type) treeDecoder {
+	fields, ok := b.fields(t)
+	if !ok {
+		return nil
 	}
 	return func(v reflect.Value, x any) bool {
 		switch x := x.(type) {

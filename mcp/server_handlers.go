@@ -76,7 +76,7 @@ func runToolRequest(ctx context.Context, req *CallToolRequest, rev *revision, st
 	if len(p.Arguments) == 0 || string(p.Arguments) == "null" {
 		p.Arguments = json.RawMessage("{}")
 	}
-	if st.in != nil {
+	if st.in != nil && (st.flat == nil || !st.flat(req)) {
 		tree, err := st.in.validateTree(p.Arguments)
 		if err != nil {
 			// Argument validation failures are execution errors the model can

@@ -31,7 +31,11 @@ type TypedToolHandler[In, Out any] func(ctx context.Context, req *CallToolReques
 // keys, pointers, any) they are set from the value already parsed for validation,
 // without reading the JSON text again; a type with its own UnmarshalJSON or
 // UnmarshalText, an embedded struct, the ",string" option, []byte, or a member
-// that matches a field only case-insensitively goes through encoding/json.
+// that matches a field only case-insensitively goes through encoding/json. When the
+// input schema is a flat object (properties that are each one scalar) and In a
+// struct with a field for each, a call's members are validated and set one by one,
+// without parsing the whole object into a generic value first; the results and
+// errors are the same.
 //
 // When Out is the empty interface (any) the tool has no output schema and its result
 // is whatever the handler returns. Schemas are compiled once, here; a type or tag the
@@ -68,15 +72,28 @@ func AddTool[In, Out any](s *Server, t *Tool, h TypedToolHandler[In, Out]) {
 		}
 	}
 	fast := newTreeDecoder(reflect.TypeFor[In]())
+	if flat := newFlatArgs(tt.InputSchema, reflect.TypeFor[In]()); flat != nil && fast != nil {
+		st.flat = func(req *CallToolRequest) bool {
+			in := new(In)
+			if !flat.decode(req.Params.Arguments, reflect.ValueOf(in).Elem()) {
+				return false
+			}
+			req.typed = in
+			return true
+		}
+	}
 	st.handler = func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
-		var in In
-		if fast == nil || req.args == nil || !fast(reflect.ValueOf(&in).Elem(), req.args) {
-			in = *new(In) // the tree decoder may have filled part of it
-			if err := json.Unmarshal(req.Params.Arguments, &in); err != nil {
-				return ErrorResult("invalid arguments for tool %q: %v", req.Params.Name, err), nil
+		typed, ok := req.typed.(*In)
+		if !ok {
+			typed = new(In)
+			if fast == nil || req.args == nil || !fast(reflect.ValueOf(typed).Elem(), req.args) {
+				*typed = *new(In) // the tree decoder may have filled part of it
+				if err := json.Unmarshal(req.Params.Arguments, typed); err != nil {
+					return ErrorResult("invalid arguments for tool %q: %v", req.Params.Name, err), nil
+				}
 			}
 		}
-		res, out, err := h(ctx, req, in)
+		res, out, err := h(ctx, req, *typed)
 		if err != nil {
 			return nil, err
 		}
