@@ -78,17 +78,16 @@ type Conn struct {
 
 	ctx    context.Context // parent of handler contexts; cancelled once everything ended
 	cancel context.CancelFunc
-	// callBase is what a call's context derives from: ctx without its
-	// cancellation, so that a call's WithCancelCause does not register with ctx
-	// (a lock and a map insert and delete per call). When ctx is cancelled while
-	// calls run (ConnOptions.Context ended), cancelActive cancels them with its
-	// cause; startCall cancels a call that starts after that at once. A parent
-	// with a deadline keeps the plain derivation (callBase is ctx), so that its
-	// calls end with DeadlineExceeded.
-	callBase  context.Context
-	stopWatch func() bool     // stops the AfterFunc that runs cancelActive (nil: none)
-	readCtx   context.Context // cancelled by Close to stop the reader
-	stopRead  context.CancelFunc
+	// callBase is what a call's context derives from: ctx, or, when nothing but
+	// the Conn itself can cancel ctx (ConnOptions.Context has no Done channel),
+	// ctx without its cancellation. ctx is then cancelled only once every call
+	// has returned, and a call's WithCancel need not register with it (a lock
+	// and a map insert and delete per call). (A callback on a cancellable ctx
+	// instead would cost a goroutine whenever ctx ends: for a Streamable HTTP
+	// session, at every DELETE.)
+	callBase context.Context
+	readCtx  context.Context // cancelled by Close to stop the reader
+	stopRead context.CancelFunc
 
 	mu         sync.Mutex
 	running    bool // false once the conn started to end: no new work is accepted
@@ -164,11 +163,8 @@ func NewConn(t Transport, opts *ConnOptions) *Conn {
 	c.ctx, c.cancel = context.WithCancel(parent)
 	c.readCtx, c.stopRead = context.WithCancel(c.ctx)
 	c.callBase = c.ctx
-	if _, deadline := parent.Deadline(); !deadline {
+	if parent.Done() == nil {
 		c.callBase = context.WithoutCancel(c.ctx)
-		if parent.Done() != nil {
-			c.stopWatch = context.AfterFunc(c.ctx, c.cancelActive)
-		}
 	}
 	c.backlog, _ = t.(Backlogger)
 	if d, ok := t.(Direct); ok {
@@ -384,7 +380,7 @@ func (c *Conn) Cancel(id ID) bool {
 	if x == nil {
 		return false
 	}
-	x.cancel(nil)
+	x.cancel()
 	return true
 }
 
@@ -450,9 +446,6 @@ func (c *Conn) drain() {
 func (c *Conn) finish() {
 	if c.watchdog != nil {
 		c.watchdog.Stop() // no inline call runs any more: it would only disarm
-	}
-	if c.stopWatch != nil {
-		c.stopWatch() // no call runs any more
 	}
 	c.cancel()
 	close(c.done)
@@ -645,29 +638,11 @@ func (c *Conn) startCall(req *Request, b *batchReply) (*callCtx, *Error) {
 		return nil, errIDInUse
 	}
 	x := &callCtx{req: req, batch: b}
-	x.Context, x.cancel = context.WithCancelCause(c.callBase)
-	if c.stopWatch != nil && c.ctx.Err() != nil {
-		x.cancel(context.Cause(c.ctx)) // cancelActive has run, or will not see x
-	}
+	x.Context, x.cancel = context.WithCancel(c.callBase)
 	x.write = reqCtx{Context: c.ctx, req: req}
 	c.active[req.ID] = x
 	c.handlers.Add(1)
 	return x, nil
-}
-
-// cancelActive cancels the calls running when the Conn's context is cancelled
-// from outside (ConnOptions.Context ended) while the Conn still runs.
-func (c *Conn) cancelActive() {
-	cause := context.Cause(c.ctx)
-	c.mu.Lock()
-	calls := make([]*callCtx, 0, len(c.active))
-	for _, x := range c.active {
-		calls = append(calls, x)
-	}
-	c.mu.Unlock()
-	for _, x := range calls {
-		x.cancel(cause)
-	}
 }
 
 // callCtx is the context of one incoming call's handler: cancellable by Cancel,
@@ -675,7 +650,7 @@ func (c *Conn) cancelActive() {
 // request, not cancellable.
 type callCtx struct {
 	context.Context
-	cancel    context.CancelCauseFunc
+	cancel    context.CancelFunc
 	req       *Request
 	batch     *batchReply
 	cancelled bool // by Cancel; guarded by Conn.mu
@@ -748,7 +723,7 @@ func (c *Conn) runCall(x *callCtx) {
 		resp.Result = nil
 		resp.Error = AsError(err)
 	}
-	x.cancel(nil)
+	x.cancel()
 	c.mu.Lock()
 	cancelled := x.cancelled
 	if !cancelled {
