@@ -44,6 +44,13 @@ type ConnOptions struct {
 	// closed), on the goroutine that ended it: the reader, or the caller of Close.
 	// It must not block; it spares a goroutine waiting on Done.
 	OnDone func()
+	// InlineNotification, if set, reports whether the handler of the notification
+	// req returns promptly: it neither blocks nor waits for the peer (no Call) nor
+	// calls Async. Such a notification, arriving when no other notification is
+	// queued or being handled, runs on the goroutine that received it (the reader,
+	// or a transport's goroutine through a DirectFunc) instead of starting the
+	// notification worker; the order of notifications is the same either way.
+	InlineNotification func(req *Request) bool
 }
 
 // ErrClosed is the error of a Call or Notify on a connection that has ended, and
@@ -97,7 +104,8 @@ type Conn struct {
 	active     map[ID]*callCtx       // the peer's calls being handled
 	notes      []Message             // queued notifications (and responses held behind them), in arrival order
 	noteBusy   bool                  // a notification handler is running on the worker
-	noteWorker bool                  // a notification worker goroutine runs (noteLoop)
+	noteWorker bool                  // a notification worker goroutine runs (noteLoop), or a notification runs inline
+	inlineNote func(*Request) bool   // ConnOptions.InlineNotification
 	onDone     func()
 
 	handlers sync.WaitGroup // call goroutines and the notification worker
@@ -152,6 +160,7 @@ func NewConn(t Transport, opts *ConnOptions) *Conn {
 		acceptBatch: o.AcceptBatch,
 		log:         o.Logger,
 		onDone:      o.OnDone,
+		inlineNote:  o.InlineNotification,
 		running:     true,
 		pending:     make(map[ID]chan *Response),
 		active:      make(map[ID]*callCtx),

@@ -103,8 +103,23 @@ func newServerSession(ctx context.Context, s *Server, t jsonrpc.Transport) *Serv
 		// handlers, and its end cancels them.
 		Context: ctx,
 		OnDone:  func() { s.sessionEnded(ss) },
+		// Most notifications are handled at once (see handleNotification); those
+		// that run a user handler go to the notification worker.
+		InlineNotification: ss.inlineNotification,
 	})
 	return ss
+}
+
+// inlineNotification reports whether handleNotification returns at once for req:
+// true unless it runs a handler of the user's.
+func (ss *ServerSession) inlineNotification(req *jsonrpc.Request) bool {
+	switch req.Method {
+	case "notifications/initialized":
+		return ss.server.opts.InitializedHandler == nil
+	case "notifications/roots/list_changed":
+		return ss.server.opts.RootsListChangedHandler == nil
+	}
+	return true // cancellations are handled at once; anything else is ignored
 }
 
 // sessionEnded forgets a session whose connection has ended.
