@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
-	"math"
 	"net/http"
 	"strings"
 	"sync"
@@ -34,6 +33,7 @@ type Handler struct {
 	closing   atomic.Bool
 	inflight  atomic.Int64 // POSTs in progress
 	idle      chan struct{}
+	janitor   janitor // idle expiry (session.go)
 
 	attachHook func(sessionID string, stream int64) // tests: a GET attached to a stream
 	postHook   func()                               // tests: a POST was served
@@ -146,6 +146,7 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 		v.(*ServerTransport).Close()
 		return true
 	})
+	h.stopJanitor()
 	return err
 }
 
@@ -329,12 +330,8 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, req *jsonrp
 	id := rand.Text()
 	t := newTransport(context.WithoutCancel(r.Context()), h, id, false)
 	t.lastUse.Store(h.now())
-	if d := h.opts.SessionIdleTimeout; d > 0 {
-		// Armed only once assigned: expire uses t.timer.
-		t.timer = time.AfterFunc(time.Duration(math.MaxInt64), t.expire)
-		t.timer.Reset(d)
-	}
 	h.sessions.Store(id, t)
+	h.armJanitor()
 	if h.closing.Load() {
 		t.Close()
 		writeHTTPError(w, http.StatusServiceUnavailable, "Service Unavailable: shutting down")

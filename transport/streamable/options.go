@@ -62,6 +62,8 @@ type HandlerOptions struct {
 
 	// SessionIdleTimeout ends a session after this long without HTTP traffic (an open
 	// GET stream counts as traffic). Zero means 30 minutes; negative disables expiry.
+	// Sessions are looked at every quarter of it, so one ends between 1 and 1.25
+	// times this after its last request.
 	SessionIdleTimeout time.Duration
 	// MaxSessions caps the live sessions; an initialize beyond it gets 503. Zero means
 	// 10000; negative means no cap.

@@ -62,7 +62,6 @@ type ServerTransport struct {
 
 	lastUse atomic.Int64 // h.now() at the last HTTP activity
 	busy    atomic.Int32 // HTTP requests in progress on this session
-	timer   *time.Timer  // idle expiry
 }
 
 func newTransport(parent context.Context, h *Handler, id string, stateless bool) *ServerTransport {
@@ -231,9 +230,6 @@ func (t *ServerTransport) Close() error {
 func (t *ServerTransport) shutdown() {
 	close(t.done)
 	t.cancel()
-	if t.timer != nil {
-		t.timer.Stop()
-	}
 	if t.stateless {
 		return
 	}
@@ -367,23 +363,76 @@ func (t *ServerTransport) untouch() {
 	t.busy.Add(-1)
 }
 
-// expire runs from the idle timer.
-func (t *ServerTransport) expire() {
-	if t.closed() {
+// Idle expiry. One timer per Handler, the janitor, looks at the sessions every
+// quarter of SessionIdleTimeout while there are any, and closes those without HTTP
+// traffic for SessionIdleTimeout: a session expires between 1 and 1.25 times that
+// after its last request. (A timer per session cost a timer insertion and removal
+// per session, and each pending timer makes idle threads wake the network poller
+// to shorten its wait.)
+type janitor struct {
+	mu    sync.Mutex
+	timer *time.Timer
+	on    bool // the timer is armed, or sweep is running
+}
+
+// sweepEvery is the janitor's period.
+func (h *Handler) sweepEvery() time.Duration {
+	return max(h.opts.SessionIdleTimeout/4, time.Millisecond)
+}
+
+// armJanitor makes sure the janitor runs, after a session started.
+func (h *Handler) armJanitor() {
+	if h.opts.SessionIdleTimeout <= 0 {
 		return
 	}
-	idle := t.h.opts.SessionIdleTimeout
-	since := time.Duration(t.h.now() - t.lastUse.Load())
-	if t.busy.Load() > 0 || since < idle {
-		wait := idle - since
-		if wait <= 0 || t.busy.Load() > 0 {
-			wait = idle
+	j := &h.janitor
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.on || h.closing.Load() {
+		return
+	}
+	j.on = true
+	if j.timer == nil {
+		j.timer = time.AfterFunc(h.sweepEvery(), h.sweep)
+	} else {
+		j.timer.Reset(h.sweepEvery())
+	}
+}
+
+// sweep closes the sessions idle for SessionIdleTimeout, and comes back while
+// sessions remain.
+func (h *Handler) sweep() {
+	idle := int64(h.opts.SessionIdleTimeout)
+	now := h.now()
+	h.sessions.Range(func(_, v any) bool {
+		t := v.(*ServerTransport)
+		if t.busy.Load() == 0 && now-t.lastUse.Load() >= idle && !t.closed() {
+			h.log.Debug("streamable: session expired", "session", t.id)
+			t.Close()
 		}
-		t.timer.Reset(wait)
+		return true
+	})
+	j := &h.janitor
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	// nsessions counts a session from the start of its initialize, before
+	// armJanitor (which waits for j.mu) would find the janitor still on.
+	if h.nsessions.Load() > 0 && !h.closing.Load() {
+		j.timer.Reset(h.sweepEvery())
 		return
 	}
-	t.h.log.Debug("streamable: session expired", "session", t.id)
-	t.Close()
+	j.on = false
+}
+
+// stopJanitor stops the janitor for good (Shutdown).
+func (h *Handler) stopJanitor() {
+	j := &h.janitor
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.timer != nil {
+		j.timer.Stop()
+	}
+	j.on = false
 }
 
 // CloseSSEStream ends the HTTP response carrying the SSE stream of the request whose
