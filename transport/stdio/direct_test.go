@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"runtime"
 	"syscall"
 	"testing"
 	"time"
@@ -17,13 +18,30 @@ import (
 // Over an os.Pipe the Transport reads on the caller's goroutine; a blocked Read must
 // still end when its context does, and when the Transport is closed.
 func TestDirectReadCancellation(t *testing.T) {
-	t.Run("pollable", func(t *testing.T) { testDirectRead(t, false) })
-	// A child's stdin arrives in blocking mode (Fd puts a file there, as os/exec
-	// does for the pipes it hands over): the Transport reads a pollable copy.
-	t.Run("blocking", func(t *testing.T) { testDirectRead(t, true) })
+	for _, sel := range []bool{false, true} {
+		if sel && runtime.GOOS != "linux" {
+			continue // select(2) reads are linux only
+		}
+		name := "poller "
+		if sel {
+			name = "select "
+		}
+		t.Run(name+"pollable", func(t *testing.T) { withSelect(t, sel); testDirectRead(t, false, sel) })
+		// A child's stdin arrives in blocking mode (Fd puts a file there, as os/exec
+		// does for the pipes it hands over): the Transport reads a pollable copy, or
+		// a duplicate in select mode.
+		t.Run(name+"blocking", func(t *testing.T) { withSelect(t, sel); testDirectRead(t, true, sel) })
+	}
 }
 
-func testDirectRead(t *testing.T, blocking bool) {
+// withSelect sets whether direct reads use select(2) for the test.
+func withSelect(t *testing.T, sel bool) {
+	old := noSelect
+	noSelect = !sel
+	t.Cleanup(func() { noSelect = old })
+}
+
+func testDirectRead(t *testing.T, blocking, sel bool) {
 	leaktest.Check(t)
 	r, w, err := os.Pipe()
 	if blocking {
@@ -48,7 +66,11 @@ func testDirectRead(t *testing.T, blocking bool) {
 	if err != nil || m.(*jsonrpc.Request).Method != "a" {
 		t.Fatalf("read %v %v", m, err)
 	}
-	if tr.direct == nil || tr.ownDirect != blocking {
+	if sel {
+		if tr.sel == nil || tr.direct != nil {
+			t.Fatalf("a pipe is not read through select (select %v, direct %v)", tr.sel != nil, tr.direct != nil)
+		}
+	} else if tr.direct == nil || tr.ownDirect != blocking {
 		t.Fatalf("a pipe is read directly (direct %v, own copy %v)", tr.direct != nil, tr.ownDirect)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

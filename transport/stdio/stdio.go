@@ -59,6 +59,7 @@ type Transport struct {
 	// ownDirect: direct is a pollable duplicate of r, closed with it.
 	ownDirect bool
 	br        *bufio.Reader // direct reads only
+	sel       *selectReader // direct reads that wait in select(2) (linux pipes and sockets)
 	ctxStop   func() bool   // direct reads: stops the deadline hook of lastCtx
 	lastCtx   context.Context
 	frames    chan frame    // lines from the read goroutine
@@ -118,12 +119,19 @@ func Stdio() *Transport { return New(os.Stdin, os.Stdout, nil) }
 // *jsonrpc.Invalid that Decode returns, if any), and the next Read carries on with
 // the next line. At the end of the input Read returns io.EOF; after Close, ErrClosed.
 //
-// When the reader is an *os.File that supports deadlines (a pipe or a socket, as
-// os.Stdin usually is for a server launched by a client), lines are read on the
-// caller's goroutine: Close interrupts a blocked read by closing the file, and a
-// done ctx by setting a deadline. Otherwise a goroutine owned by the Transport reads.
+// When the reader is an *os.File for a pipe or a socket (as os.Stdin usually is for
+// a server launched by a client), lines are read on the caller's goroutine. On
+// linux the Transport reads its own duplicate of the descriptor and waits for input
+// in select(2), which also watches a wake-up pipe: Close and a done ctx interrupt
+// the wait through it (a blocking system call costs far less per message than a
+// goroutine parked in the runtime's poller; see selectReader). Elsewhere it reads a
+// pollable copy: Close interrupts a blocked read by closing it, and a done ctx by
+// setting a deadline. Otherwise a goroutine owned by the Transport reads.
 func (t *Transport) Read(ctx context.Context) (jsonrpc.Message, error) {
 	t.readOnce.Do(t.startReading)
+	if t.sel != nil {
+		return t.readSelect(ctx)
+	}
 	if t.direct != nil {
 		return t.readDirect(ctx)
 	}
@@ -143,8 +151,17 @@ func (t *Transport) Read(ctx context.Context) (jsonrpc.Message, error) {
 	}
 }
 
+// noSelect turns the select(2) reads off (tests of the poller path on linux).
+var noSelect = false
+
 func (t *Transport) startReading() {
 	if f, ok := t.r.(*os.File); ok && !t.drain {
+		if !noSelect {
+			if t.sel = newSelectReader(f); t.sel != nil {
+				t.br = bufio.NewReaderSize(t.sel, 64<<10)
+				return
+			}
+		}
 		if f.SetReadDeadline(time.Time{}) == nil {
 			t.direct = f
 		} else if dup := pollableCopy(f); dup != nil {
@@ -190,6 +207,53 @@ func (t *Transport) readDirect(ctx context.Context) (jsonrpc.Message, error) {
 				return nil, ctx.Err()
 			case isClosed(t.closed):
 				err = ErrClosed
+			case err != io.EOF:
+				err = fmt.Errorf("stdio: reading: %w", err)
+			}
+			t.readErr = err
+			if f.b == nil && f.err == nil {
+				return nil, err
+			}
+		}
+		if f.err != nil {
+			return nil, f.err
+		}
+		if f.b != nil {
+			return jsonrpc.Decode(f.b, &t.limits)
+		}
+	}
+}
+
+// readSelect reads the next message on the caller's goroutine through t.sel.
+func (t *Transport) readSelect(ctx context.Context) (jsonrpc.Message, error) {
+	if ctx != t.lastCtx {
+		// One hook per context (the Conn passes the same one to every Read).
+		if t.ctxStop != nil {
+			t.ctxStop()
+		}
+		t.lastCtx = ctx
+		t.ctxStop = context.AfterFunc(ctx, t.sel.wake)
+	}
+	t.sel.stop = func() bool { return ctx.Err() != nil || isClosed(t.closed) }
+	for {
+		select {
+		case <-t.closed:
+			return nil, ErrClosed
+		default:
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if t.readErr != nil {
+			return nil, t.readErr
+		}
+		f, err := t.readLine(t.br)
+		if err != nil {
+			switch {
+			case isClosed(t.closed):
+				err = ErrClosed
+			case errors.Is(err, errWoken) && ctx.Err() != nil:
+				return nil, ctx.Err()
 			case err != io.EOF:
 				err = fmt.Errorf("stdio: reading: %w", err)
 			}
@@ -370,6 +434,9 @@ func (t *Transport) closeStreams() error {
 	}
 	if t.ownDirect {
 		errs = append(errs, t.direct.Close())
+	}
+	if t.sel != nil {
+		t.sel.shutdown()
 	}
 	return errors.Join(errs...)
 }
