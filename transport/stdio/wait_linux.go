@@ -22,8 +22,10 @@ import (
 // done context still interrupt the wait: select also watches a pipe that wake
 // writes to.
 //
-// The selectReader reads its own duplicate of the descriptor, which it closes
-// (with the wake-up pipe) once no read is in progress.
+// The price: a waiting Read holds an OS thread, as a blocking read would (a process
+// with many stdio transports waiting at once has that many threads parked in the
+// kernel). The selectReader reads its own duplicate of the descriptor, which it
+// closes (with the wake-up pipe) once no read is in progress.
 type selectReader struct {
 	fd     int // the duplicate of the input
 	rd, wr int // the wake-up pipe
