@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,23 +20,35 @@ import (
 
 // serveHTTP serves s with the Streamable HTTP handler on 127.0.0.1 and returns the
 // endpoint URL.
-func serveHTTP(t *testing.T, s *Server) string {
+func serveHTTP(t *testing.T, s *Server) string { return serveHTTPWith(t, s, nil) }
+
+// serveHTTPWith is serveHTTP with handler options; anything the HTTP server logs
+// (a handler's panic, say) fails the test.
+func serveHTTPWith(t *testing.T, s *Server, opts *streamable.HandlerOptions) string {
 	t.Helper()
 	h := streamable.NewHandler(func(ctx context.Context, tr jsonrpc.Transport) error {
 		_, err := s.Connect(ctx, tr)
 		return err
-	}, nil)
+	}, opts)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &http.Server{Handler: h}
+	srv := &http.Server{Handler: h, ErrorLog: log.New(failWriter{t}, "", 0)}
 	go srv.Serve(ln)
 	t.Cleanup(func() {
 		h.Shutdown(context.Background())
 		srv.Close()
 	})
 	return "http://" + ln.Addr().String() + "/mcp"
+}
+
+// failWriter fails the test with whatever is written to it.
+type failWriter struct{ t *testing.T }
+
+func (w failWriter) Write(p []byte) (int, error) {
+	w.t.Errorf("the HTTP server logged: %s", p)
+	return len(p), nil
 }
 
 func headerServer() *Server {
@@ -188,30 +198,13 @@ func TestHTTPModernDisconnectCancels(t *testing.T) {
 					}
 					return TextResult("late"), nil
 				})
-			h := streamable.NewHandler(func(ctx context.Context, tr jsonrpc.Transport) error {
-				_, err := s.Connect(ctx, tr)
-				return err
-			}, opts)
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			var serverLog syncBuffer // net/http logs (and recovers) a handler's panic
-			srv := &http.Server{Handler: h, ErrorLog: log.New(&serverLog, "", 0)}
-			go srv.Serve(ln)
-			defer func() {
-				h.Shutdown(context.Background())
-				srv.Close()
-				s.Close()
-				if l := serverLog.String(); l != "" {
-					t.Errorf("the HTTP server logged:\n%s", l)
-				}
-			}()
+			url := serveHTTPWith(t, s, opts)
+			defer s.Close()
 
 			body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"wait","arguments":{},` +
 				`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
 			ctx, cancel := context.WithCancel(testCtx(t))
-			req, _ := http.NewRequestWithContext(ctx, "POST", "http://"+ln.Addr().String()+"/mcp", strings.NewReader(body))
+			req, _ := http.NewRequestWithContext(ctx, "POST", url, strings.NewReader(body))
 			req.Header.Set("Content-Type", "application/json")
 			req.Header.Set("Accept", "application/json, text/event-stream")
 			req.Header.Set("MCP-Protocol-Version", "2026-07-28")
@@ -240,22 +233,4 @@ func TestHTTPModernDisconnectCancels(t *testing.T) {
 			}
 		})
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for concurrent writers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }

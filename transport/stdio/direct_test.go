@@ -103,13 +103,7 @@ func testDirectRead(t *testing.T, blocking, sel bool) {
 
 // Backlog tells the Conn whether another line is already buffered.
 func TestBacklog(t *testing.T) {
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	tr := New(r, nil, nil)
-	defer tr.Close()
+	tr, w := pipeReader(t)
 	if _, err := w.WriteString(`{"jsonrpc":"2.0","method":"a"}` + "\n" + `{"jsonrpc":"2.0","method":"b"}` + "\n"); err != nil {
 		t.Fatal(err)
 	}
@@ -121,4 +115,20 @@ func TestBacklog(t *testing.T) {
 			t.Errorf("after read %d: Backlog() = %v, want %v", i+1, got, want)
 		}
 	}
+}
+
+// pipeReader returns a Transport reading an os.Pipe, and the pipe's write end; both
+// are closed at the end of the test.
+func pipeReader(t *testing.T) (*Transport, *os.File) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := New(r, nil, nil)
+	t.Cleanup(func() {
+		tr.Close()
+		w.Close()
+	})
+	return tr, w
 }

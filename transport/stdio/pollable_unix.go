@@ -23,11 +23,7 @@ func pollableCopy(f *os.File) *os.File {
 	}
 	var out *os.File
 	sc.Control(func(fd uintptr) {
-		var st syscall.Stat_t
-		if syscall.Fstat(int(fd), &st) != nil {
-			return
-		}
-		if m := st.Mode & syscall.S_IFMT; m != syscall.S_IFIFO && m != syscall.S_IFSOCK {
+		if !pipeOrSocket(int(fd)) {
 			return
 		}
 		nfd, err := syscall.Dup(int(fd))
@@ -46,4 +42,14 @@ func pollableCopy(f *os.File) *os.File {
 		return nil
 	}
 	return out
+}
+
+// pipeOrSocket reports whether fd is a pipe (FIFO) or a socket.
+func pipeOrSocket(fd int) bool {
+	var st syscall.Stat_t
+	if syscall.Fstat(fd, &st) != nil {
+		return false
+	}
+	m := st.Mode & syscall.S_IFMT
+	return m == syscall.S_IFIFO || m == syscall.S_IFSOCK
 }

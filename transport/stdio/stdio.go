@@ -188,6 +188,13 @@ func (t *Transport) readDirect(ctx context.Context) (jsonrpc.Message, error) {
 		f.SetReadDeadline(time.Time{}) // lift a deadline an earlier context set
 		t.ctxStop = context.AfterFunc(ctx, func() { f.SetReadDeadline(time.Unix(1, 0)) })
 	}
+	return t.readBuffered(ctx, os.ErrDeadlineExceeded)
+}
+
+// readBuffered reads the next message from t.br on the caller's goroutine. A read
+// error that is interrupted (the deadline of readDirect, the wake-up of readSelect)
+// while ctx is done ends the Read with ctx's error; the Transport reads on.
+func (t *Transport) readBuffered(ctx context.Context, interrupted error) (jsonrpc.Message, error) {
 	for {
 		select {
 		case <-t.closed:
@@ -203,7 +210,7 @@ func (t *Transport) readDirect(ctx context.Context) (jsonrpc.Message, error) {
 		f, err := t.readLine(t.br)
 		if err != nil {
 			switch {
-			case ctx.Err() != nil && errors.Is(err, os.ErrDeadlineExceeded):
+			case ctx.Err() != nil && errors.Is(err, interrupted):
 				return nil, ctx.Err()
 			case isClosed(t.closed):
 				err = ErrClosed
@@ -233,42 +240,9 @@ func (t *Transport) readSelect(ctx context.Context) (jsonrpc.Message, error) {
 		}
 		t.lastCtx = ctx
 		t.ctxStop = context.AfterFunc(ctx, t.sel.wake)
+		t.sel.stop = func() bool { return ctx.Err() != nil || isClosed(t.closed) }
 	}
-	t.sel.stop = func() bool { return ctx.Err() != nil || isClosed(t.closed) }
-	for {
-		select {
-		case <-t.closed:
-			return nil, ErrClosed
-		default:
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		if t.readErr != nil {
-			return nil, t.readErr
-		}
-		f, err := t.readLine(t.br)
-		if err != nil {
-			switch {
-			case isClosed(t.closed):
-				err = ErrClosed
-			case errors.Is(err, errWoken) && ctx.Err() != nil:
-				return nil, ctx.Err()
-			case err != io.EOF:
-				err = fmt.Errorf("stdio: reading: %w", err)
-			}
-			t.readErr = err
-			if f.b == nil && f.err == nil {
-				return nil, err
-			}
-		}
-		if f.err != nil {
-			return nil, f.err
-		}
-		if f.b != nil {
-			return jsonrpc.Decode(f.b, &t.limits)
-		}
-	}
+	return t.readBuffered(ctx, errWoken)
 }
 
 // Backlog reports whether another line is already buffered (see

@@ -52,11 +52,7 @@ func newSelectReader(f *os.File) *selectReader {
 	}
 	fd := -1
 	sc.Control(func(u uintptr) {
-		var st syscall.Stat_t
-		if syscall.Fstat(int(u), &st) != nil {
-			return
-		}
-		if m := st.Mode & syscall.S_IFMT; m != syscall.S_IFIFO && m != syscall.S_IFSOCK {
+		if !pipeOrSocket(int(u)) {
 			return
 		}
 		if nfd, err := syscall.Dup(int(u)); err == nil {

@@ -64,13 +64,7 @@ func TestSelectReaderReleasesDescriptors(t *testing.T) {
 // TestSelectReaderStaleWake: a wake-up left by the context of an earlier Read does
 // not cut a line the next Read is assembling.
 func TestSelectReaderStaleWake(t *testing.T) {
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	tr := New(r, nil, nil)
-	defer tr.Close()
+	tr, w := pipeReader(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
