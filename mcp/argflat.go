@@ -136,9 +136,10 @@ func newFlatArgs(raw json.RawMessage, t reflect.Type) *flatArgs {
 
 // decode validates args and sets v (a settable struct holding its zero value)
 // from them. It reports false when the generic path must judge the arguments; v
-// may then be partly set.
+// may then be partly set. args come from a message the jsonrpc decoder accepted:
+// valid JSON without duplicate members.
 func (fa *flatArgs) decode(args []byte, v reflect.Value) bool {
-	if d := skipSpace(args, 0); d >= len(args) || args[d] != '{' || !wholeObject(args) {
+	if d := skipSpace(args, 0); d >= len(args) || args[d] != '{' {
 		return false
 	}
 	var seen uint64

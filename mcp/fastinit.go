@@ -35,14 +35,7 @@ func decodeInitializeParamsFast(params []byte, p *InitializeParams) bool {
 		}
 		return ok
 	})
-	return ok && wholeObject(params)
-}
-
-// wholeObject reports whether eachMember reaches the end of the object in data:
-// eachMember stops quietly at anything it cannot follow.
-func wholeObject(data []byte) bool {
-	end := skipValue(data, skipSpace(data, 0))
-	return end > 0 && skipSpace(data, end) == len(data)
+	return ok
 }
 
 // plainStringValue returns the JSON string value as a Go string when it has no
@@ -60,7 +53,7 @@ func emptyObject(value []byte) bool {
 }
 
 func decodeClientCapsFast(value []byte) (*ClientCapabilities, bool) {
-	if len(value) == 0 || value[0] != '{' || !wholeObject(value) {
+	if len(value) == 0 || value[0] != '{' {
 		return nil, false
 	}
 	caps := &ClientCapabilities{}
@@ -68,24 +61,16 @@ func decodeClientCapsFast(value []byte) (*ClientCapabilities, bool) {
 	eachMember(value, func(key, v []byte) bool {
 		switch string(key) {
 		case "roots":
+			// {} or {"listChanged": true|false}
 			caps.Roots = &RootsCapability{}
-			if emptyObject(v) {
-				return true
-			}
-			ok = false
-			if countMembers(v) == 1 && wholeObject(v) {
-				eachMember(v, func(k, b []byte) bool {
-					if string(k) == "listChanged" {
-						switch string(b) {
-						case "true":
-							caps.Roots.ListChanged, ok = true, true
-						case "false":
-							ok = true
-						}
-					}
-					return false
-				})
-			}
+			n := 0
+			eachMember(v, func(k, b []byte) bool {
+				n++
+				ok = string(k) == "listChanged" && (string(b) == "true" || string(b) == "false")
+				caps.Roots.ListChanged = string(b) == "true"
+				return ok
+			})
+			ok = emptyObject(v) || (ok && n == 1)
 		case "sampling":
 			caps.Sampling = &SamplingCapability{}
 			ok = emptyObject(v)
@@ -100,15 +85,8 @@ func decodeClientCapsFast(value []byte) (*ClientCapabilities, bool) {
 	return caps, ok
 }
 
-// countMembers counts the members eachMember visits in the object value.
-func countMembers(value []byte) int {
-	n := 0
-	eachMember(value, func(_, _ []byte) bool { n++; return true })
-	return n
-}
-
 func decodeImplementationFast(value []byte) (*Implementation, bool) {
-	if len(value) == 0 || value[0] != '{' || !wholeObject(value) {
+	if len(value) == 0 || value[0] != '{' {
 		return nil, false
 	}
 	impl := &Implementation{}

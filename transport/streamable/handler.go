@@ -440,14 +440,14 @@ func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request, t *Server
 		return
 	}
 
-	st := &stream{t: t, kind: kind, owed: len(reqs), batch: isBatch, collected: invalid}
+	st := &stream{t: t, kind: kind, batch: isBatch, collected: invalid}
 	if single != nil {
 		st.one[0] = single
 		st.reqs = st.one[:]
-		st.owed = 1
 	} else {
 		st.reqs = reqs
 	}
+	st.owed = len(st.reqs)
 	st.resumable = (kind == kindSSE || kind == kindAuto) && h.store != nil && !t.stateless
 	// Priming events arrived with 2025-11-25; older clients may choke on empty data.
 	// The session's negotiated revision counts, not only this POST's header: a

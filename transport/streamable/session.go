@@ -366,9 +366,9 @@ func (t *ServerTransport) untouch() {
 // Idle expiry. One timer per Handler, the janitor, looks at the sessions every
 // quarter of SessionIdleTimeout while there are any, and closes those without HTTP
 // traffic for SessionIdleTimeout: a session expires between 1 and 1.25 times that
-// after its last request. (A timer per session cost a timer insertion and removal
-// per session, and each pending timer makes idle threads wake the network poller
-// to shorten its wait.)
+// after its last request. (A timer per session cost an allocation and a timer
+// insertion and removal per session. Any pending timer, this one included, makes
+// idle runtime threads wake the network poller more often; see CHANGELOG.)
 type janitor struct {
 	mu    sync.Mutex
 	timer *time.Timer
