@@ -146,7 +146,7 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 		v.(*ServerTransport).Close()
 		return true
 	})
-	h.stopJanitor()
+	h.stopJanitor(ctx)
 	return err
 }
 

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// TestIdleExpiryJanitor: one timer for the Handler expires the sessions idle for
+// TestIdleExpiryJanitor: one janitor for the Handler expires the sessions idle for
 // SessionIdleTimeout, spares those with traffic or a request in progress, and
 // stops when no session is left.
 func TestIdleExpiryJanitor(t *testing.T) {
@@ -80,17 +80,29 @@ func (s *testServer) janitorOn() bool {
 	return s.h.janitor.on
 }
 
-// TestShutdownStopsJanitor: after Shutdown no janitor timer is left armed.
+// TestShutdownStopsJanitor: Shutdown ends the janitor's goroutine before it returns.
 func TestShutdownStopsJanitor(t *testing.T) {
 	s := newTestServer(t, &HandlerOptions{SessionIdleTimeout: time.Hour})
 	s.initSession(t)
-	if !s.janitorOn() {
+	s.h.janitor.mu.Lock()
+	done := s.h.janitor.done
+	s.h.janitor.mu.Unlock()
+	if !s.janitorOn() || done == nil {
 		t.Fatal("a session did not start the janitor")
 	}
 	if err := s.h.Shutdown(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	if s.janitorOn() || s.h.janitor.timer.Stop() {
-		t.Error("the janitor is still armed after Shutdown")
+	select {
+	case <-done:
+	default:
+		t.Fatal("the janitor still runs after Shutdown")
+	}
+	if s.janitorOn() {
+		t.Error("the janitor is marked on after Shutdown")
+	}
+	s.h.armJanitor() // as a late initialize would
+	if s.janitorOn() {
+		t.Error("the janitor started again after Shutdown")
 	}
 }
