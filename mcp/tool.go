@@ -121,7 +121,15 @@ func (r *CallToolResult) UnmarshalJSON(b []byte) error {
 
 // TextResult returns a result with one text block.
 func TextResult(text string) *CallToolResult {
-	return &CallToolResult{Content: []Content{&TextContent{Text: text}}}
+	// One allocation for the result, its content slice and the text block.
+	b := &struct {
+		r CallToolResult
+		c [1]Content
+		t TextContent
+	}{t: TextContent{Text: text}}
+	b.c[0] = &b.t
+	b.r.Content = b.c[:]
+	return &b.r
 }
 
 // ErrorResult returns an isError result whose one text block is the message.

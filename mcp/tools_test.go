@@ -292,3 +292,28 @@ func TestListChangedHandlerMayCallBack(t *testing.T) {
 		t.Fatal("the handler's call never returned")
 	}
 }
+
+// TestTextResult: the helper builds the same result as the literal, in one
+// allocation, and the result stays an ordinary value to change and extend.
+func TestTextResult(t *testing.T) {
+	r := TextResult("hello")
+	diff(t, &CallToolResult{Content: []Content{&TextContent{Text: "hello"}}}, r)
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	diff(t, `{"content":[{"type":"text","text":"hello"}]}`, string(b))
+
+	r.Content = append(r.Content, &TextContent{Text: "more"})
+	r.Content[0].(*TextContent).Text = "changed"
+	diff(t, []Content{&TextContent{Text: "changed"}, &TextContent{Text: "more"}}, r.Content)
+	if r2 := TextResult("again"); r2.Content[0].(*TextContent).Text != "again" {
+		t.Errorf("a second result shares the first's block: %+v", r2.Content[0])
+	}
+
+	var sink *CallToolResult
+	if n := testing.AllocsPerRun(100, func() { sink = TextResult("x") }); n != 1 {
+		t.Errorf("TextResult: %v allocations, want 1", n)
+	}
+	_ = sink
+}

@@ -63,7 +63,10 @@ type HandlerOptions struct {
 	// SessionIdleTimeout ends a session after this long without HTTP traffic (an open
 	// GET stream counts as traffic). Zero means 30 minutes; negative disables expiry.
 	// Sessions are looked at every quarter of it, so one ends between 1 and 1.25
-	// times this after its last request.
+	// times this after its last request. The looking is done by one goroutine per
+	// Handler, running while sessions exist; on Linux it sleeps in a system call and
+	// so holds an OS thread (a pending runtime timer would cost every busy server
+	// extra scheduler wake-ups; see CHANGELOG). Shutdown ends it.
 	SessionIdleTimeout time.Duration
 	// MaxSessions caps the live sessions; an initialize beyond it gets 503. Zero means
 	// 10000; negative means no cap.
