@@ -158,7 +158,9 @@ func (t *Transport) startReading() {
 	if f, ok := t.r.(*os.File); ok && !t.drain {
 		if !noSelect {
 			if t.sel = newSelectReader(f); t.sel != nil {
-				t.br = bufio.NewReaderSize(t.sel, 64<<10)
+				br := bufio.NewReaderSize(t.sel, 64<<10)
+				t.sel.partial = func() bool { return br.Buffered() > 0 }
+				t.br = br
 				return
 			}
 		}

@@ -9,7 +9,10 @@ import (
 
 // selectReader is a linux facility (see wait_linux.go); elsewhere the reader waits
 // in the runtime's poller.
-type selectReader struct{ stop func() bool }
+type selectReader struct {
+	stop    func() bool
+	partial func() bool
+}
 
 var errWoken = errors.New("stdio: read interrupted")
 
