@@ -53,12 +53,18 @@ func TestSelectReaderReleasesDescriptors(t *testing.T) {
 			}
 		}
 	}
+	waitFDs(t, before)
+}
+
+// waitFDs waits (up to 5 s) until no more descriptors are open than before.
+func waitFDs(t *testing.T, before int) {
+	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for openFDs(t) > before {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d file descriptors open, %d before", openFDs(t), before)
 		}
-		time.Sleep(5 * time.Millisecond) // polling for the readers to leave select
+		time.Sleep(5 * time.Millisecond) // polling for readers to let go
 	}
 }
 
@@ -220,13 +226,7 @@ func TestBlockingPipeRead(t *testing.T) {
 	}
 	r.Close()
 	w.Close()
-	deadline := time.Now().Add(5 * time.Second)
-	for openFDs(t) > before {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d file descriptors open, %d before", openFDs(t), before)
-		}
-		time.Sleep(5 * time.Millisecond) // polling for the reader to let go
-	}
+	waitFDs(t, before)
 }
 
 // TestNonBlockingPipeSelects: a pipe someone put in non-blocking mode (os.Pipe does)
