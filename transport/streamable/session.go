@@ -407,13 +407,10 @@ func (h *Handler) runJanitor(sl *nap.Sleeper, done chan struct{}) {
 	defer close(done)
 	j := &h.janitor
 	for {
-		sl.Sleep(h.sweepEvery()) // woken: stopJanitor, seen below
-		j.mu.Lock()
-		stop := j.stopped
-		j.mu.Unlock()
-		if !stop {
-			h.sweep()
-		}
+		// Woken: stopJanitor, seen below. (Shutdown has closed every session by
+		// then, so the sweep finds nothing to do.)
+		sl.Sleep(h.sweepEvery())
+		h.sweep()
 		j.mu.Lock()
 		// nsessions counts a session from the start of its initialize, before
 		// armJanitor (which waits for j.mu) would find the janitor still on.
