@@ -65,8 +65,8 @@ type HandlerOptions struct {
 	// Sessions are looked at every quarter of it, so one ends between 1 and 1.25
 	// times this after its last request. The looking is done by one goroutine per
 	// Handler, running while sessions exist; on Linux it sleeps in a system call and
-	// so holds an OS thread (a pending runtime timer would cost every busy server
-	// extra scheduler wake-ups; see CHANGELOG). Shutdown ends it.
+	// so holds an OS thread (a pending runtime timer instead would cost a busy server
+	// extra scheduler wake-ups on its requests). Shutdown ends it.
 	SessionIdleTimeout time.Duration
 	// MaxSessions caps the live sessions; an initialize beyond it gets 503. Zero means
 	// 10000; negative means no cap.
