@@ -472,7 +472,7 @@ func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request, t *Server
 	}
 	st.mu.Unlock()
 
-	direct := t.runDirect(r, st, a)
+	direct := t.runDirect(st)
 	if !direct && !t.deliver(ctx, msg) {
 		st.mu.Lock()
 		st.abandon()

@@ -64,9 +64,7 @@ type HandlerOptions struct {
 	// GET stream counts as traffic). Zero means 30 minutes; negative disables expiry.
 	// Sessions are looked at every quarter of it, so one ends between 1 and 1.25
 	// times this after its last request. The looking is done by one goroutine per
-	// Handler, running while sessions exist; on Linux it sleeps in a system call and
-	// so holds an OS thread (a pending runtime timer instead would cost a busy server
-	// extra scheduler wake-ups on its requests). Shutdown ends it.
+	// Handler on a ticker, running while sessions exist; Shutdown ends it.
 	SessionIdleTimeout time.Duration
 	// MaxSessions caps the live sessions; an initialize beyond it gets 503. Zero means
 	// 10000; negative means no cap.
@@ -110,12 +108,10 @@ type HandlerOptions struct {
 	// DisableDirectCalls queues every call for the connection's reader goroutine.
 	// By default a POST carrying one call runs it on the POST's own goroutine when
 	// nothing the client sent earlier is still waiting to be read, which spares two
-	// goroutine hand-offs per call (see jsonrpc.Direct). A resumable SSE stream is
-	// served that way only over HTTP/1.x through a ResponseWriter that implements
-	// http.Hijacker: CloseSSEStream then ends the response by taking the connection
-	// over, writing the last chunk and closing it (the client resumes on a new
-	// connection). Set this when middleware rewrites response bodies (compression)
-	// and still passes Hijack through.
+	// goroutine hand-offs per call (see jsonrpc.Direct). The call of a resumable SSE
+	// stream runs on a goroutine of its own instead (still without the reader's
+	// hand-off), so that CloseSSEStream can end the POST's response while it runs.
+	// The client sees the same exchange either way.
 	DisableDirectCalls bool
 
 	// Logger receives diagnostics. Nil discards.
