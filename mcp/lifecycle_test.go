@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"testing"
-
 )
 
 func TestInitializeNegotiation(t *testing.T) {
@@ -131,4 +130,3 @@ func normalizeBatchRefusal(s string) string {
 	}
 	return `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}`
 }
-

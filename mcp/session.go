@@ -332,11 +332,8 @@ func progressTokenOf(params json.RawMessage) json.RawMessage {
 
 func (ss *ServerSession) initialize(ctx context.Context, req *jsonrpc.Request) (any, error) {
 	var p InitializeParams
-	if !decodeInitializeParamsFast(req.Params, &p) {
-		p = InitializeParams{}
-		if err := unmarshalParams(req.Params, &p); err != nil {
-			return nil, err
-		}
+	if err := unmarshalParams(req.Params, &p); err != nil {
+		return nil, err
 	}
 	if p.ProtocolVersion == "" {
 		return nil, invalidParams("initialize: protocolVersion is required")
@@ -358,12 +355,12 @@ func (ss *ServerSession) initialize(ctx context.Context, req *jsonrpc.Request) (
 	ss.clientInfo = p.ClientInfo
 	ss.mu.Unlock()
 	info := downgradeImplementation(&ss.server.impl, rev)
-	return encodeInitializeResult(&InitializeResult{
+	return &InitializeResult{
 		ProtocolVersion: rev.name,
 		Capabilities:    caps,
 		ServerInfo:      info,
 		Instructions:    ss.server.opts.Instructions,
-	})
+	}, nil
 }
 
 func (ss *ServerSession) handleNotification(ctx context.Context, req *jsonrpc.Request) {

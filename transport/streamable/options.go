@@ -2,6 +2,7 @@ package streamable
 
 import (
 	"context"
+	"github.com/wiremcp/wiremcp/internal/revision"
 	"log/slog"
 	"time"
 
@@ -118,20 +119,16 @@ type HandlerOptions struct {
 	Logger *slog.Logger
 }
 
-// DefaultProtocolVersions are the MCP revisions a Handler accepts by default.
-var DefaultProtocolVersions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}
+// DefaultProtocolVersions are the MCP revisions a Handler accepts by default: every
+// revision the module speaks.
+var DefaultProtocolVersions = revision.All()
 
-// legacyRevisions are the initialize-era revisions (sessions, handshake).
-func isLegacyRevision(v string) bool {
-	switch v {
-	case "2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25":
-		return true
-	}
-	return false
-}
+// isLegacyRevision reports whether v is an initialize-era revision (sessions,
+// handshake).
+func isLegacyRevision(v string) bool { return revision.Handshake(v) }
 
-// revisionOnOrAfter compares dated revisions (they sort as strings).
-func revisionOnOrAfter(v, ref string) bool { return v >= ref }
+// revisionOnOrAfter compares dated revisions.
+func revisionOnOrAfter(v, ref string) bool { return revision.OnOrAfter(v, ref) }
 
 const (
 	defaultIdle        = 30 * time.Minute

@@ -1,4 +1,4 @@
-package guard
+package hostcheck
 
 import (
 	"context"
@@ -24,7 +24,7 @@ func TestCheck(t *testing.T) {
 	off := New(nil, nil, true, true)
 	cases := []struct {
 		name                string
-		g                   *Guard
+		g                   *Checker
 		local, host, origin string
 		want                string
 	}{

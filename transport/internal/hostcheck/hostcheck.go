@@ -1,6 +1,6 @@
-// Package guard holds the DNS-rebinding defences shared by the HTTP transports: the
+// Package hostcheck holds the DNS-rebinding defences shared by the HTTP transports: the
 // Host check on loopback listeners and the Origin check on every request.
-package guard
+package hostcheck
 
 import (
 	"net"
@@ -10,19 +10,19 @@ import (
 	"strings"
 )
 
-// Guard decides whether a request's Host and Origin are acceptable. Build it with
+// Checker decides whether a request's Host and Origin are acceptable. Build it with
 // New; it is read-only afterwards and safe for concurrent use.
-type Guard struct {
+type Checker struct {
 	hosts         map[string]bool // lower-case host or host:port
 	origins       map[string]bool // exact Origin values
 	noHostCheck   bool
 	noOriginCheck bool
 }
 
-// New returns a Guard. allowedHosts are compared case-insensitively, with or without
+// New returns a Checker. allowedHosts are compared case-insensitively, with or without
 // their port; allowedOrigins exactly.
-func New(allowedHosts, allowedOrigins []string, disableHostCheck, disableOriginCheck bool) *Guard {
-	g := &Guard{
+func New(allowedHosts, allowedOrigins []string, disableHostCheck, disableOriginCheck bool) *Checker {
+	g := &Checker{
 		hosts:         make(map[string]bool, len(allowedHosts)),
 		origins:       make(map[string]bool, len(allowedOrigins)),
 		noHostCheck:   disableHostCheck,
@@ -43,7 +43,7 @@ func New(allowedHosts, allowedOrigins []string, disableHostCheck, disableOriginC
 //     must name a loopback host, so a rebound DNS name cannot reach a local server;
 //   - Origin: when present it must be allowed, equal to the Host, or a loopback name
 //     on a loopback listener.
-func (g *Guard) Check(r *http.Request) string {
+func (g *Checker) Check(r *http.Request) string {
 	loopback := -1 // whether the listener is loopback, decided on first need
 	isLoop := func() bool {
 		if loopback < 0 {
@@ -74,7 +74,7 @@ func (g *Guard) Check(r *http.Request) string {
 	return ""
 }
 
-func (g *Guard) originAllowed(origin string, r *http.Request, isLoop func() bool) bool {
+func (g *Checker) originAllowed(origin string, r *http.Request, isLoop func() bool) bool {
 	if g.origins[origin] {
 		return true
 	}
