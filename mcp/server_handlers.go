@@ -33,7 +33,7 @@ func handleListTools(ctx context.Context, ss *ServerSession, ri *requestInfo) (a
 
 func handleCallTool(ctx context.Context, ss *ServerSession, ri *requestInfo) (any, error) {
 	p := new(CallToolParams)
-	if err := unmarshalParams(ri.req.Params, p); err != nil {
+	if err := decodeCallToolParams(ri.req.Params, p); err != nil {
 		return nil, err
 	}
 	if p.Name == "" {
@@ -48,7 +48,17 @@ func handleCallTool(ctx context.Context, ss *ServerSession, ri *requestInfo) (an
 	if ts := ss.server.tasks; ts != nil {
 		return ts.callTool(ctx, ss, ri, st, p)
 	}
-	return runToolRequest(ctx, &CallToolRequest{Session: ss, Params: p}, ri.rev, st)
+	res, err := runToolRequest(ctx, &CallToolRequest{Session: ss, Params: p}, ri.rev, st)
+	if r, ok := res.(*CallToolResult); ok && err == nil {
+		// Encoded here, once: handed back as a *CallToolResult, encoding/json would
+		// go over the encoded result again to compact what MarshalJSON returned.
+		raw, err := r.MarshalJSON()
+		if err != nil {
+			return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "tool %q: encoding the result: %v", p.Name, err)
+		}
+		return json.RawMessage(raw), nil
+	}
+	return res, err
 }
 
 // runTool validates the arguments, runs the tool's handler and shapes its result

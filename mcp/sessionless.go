@@ -235,9 +235,12 @@ func (ss *ServerSession) handleModern(ctx context.Context, req *jsonrpc.Request,
 // completeResult adds resultType, serverInfo and (for cacheable methods) ttlMs and
 // cacheScope to a result.
 func (s *Server) completeResult(method string, res any) (any, error) {
-	raw, err := json.Marshal(res)
-	if err != nil {
-		return nil, err
+	raw, ok := res.(json.RawMessage)
+	if !ok {
+		var err error
+		if raw, err = json.Marshal(res); err != nil {
+			return nil, err
+		}
 	}
 	if len(raw) >= 2 && raw[0] == '{' && !bytes.Contains(raw, []byte(`"_meta"`)) && !bytes.Contains(raw, []byte(`"resultType"`)) {
 		// The common case, without a decode: splice the members in front.
