@@ -99,7 +99,9 @@ func nonce() string {
 	return base64.RawStdEncoding.EncodeToString(b[:])
 }
 
-func (h *webHandler) render(w http.ResponseWriter, name string, data map[string]any) {
+// render writes the page name with status code. Every header is set before the
+// status line is written, so error pages carry the same policy as the others.
+func (h *webHandler) render(w http.ResponseWriter, code int, name string, data map[string]any) {
 	n := nonce()
 	data["Nonce"] = n
 	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'nonce-"+n+"'; script-src 'nonce-"+n+
@@ -112,6 +114,7 @@ func (h *webHandler) render(w http.ResponseWriter, name string, data map[string]
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
 	}
+	w.WriteHeader(code)
 	io.WriteString(w, b.String())
 }
 
@@ -140,7 +143,7 @@ func (h *webHandler) list(w http.ResponseWriter, r *http.Request) {
 			shown = append(shown, s)
 		}
 	}
-	h.render(w, "list.html", map[string]any{
+	h.render(w, http.StatusOK, "list.html", map[string]any{
 		"Tab": tab, "Category": f.Category, "Status": string(f.Status),
 		"Categories": h.inbox.Categories(), "Statuses": reports.Statuses,
 		"Reports": shown, "InboxCount": inboxN, "DoneCount": doneN,
@@ -204,11 +207,10 @@ func viewSections(r *reports.Report) []sectionView {
 func (h *webHandler) detail(w http.ResponseWriter, r *http.Request) {
 	rep, err := h.inbox.Get(r.PathValue("id"))
 	if err != nil {
-		w.WriteHeader(http.StatusNotFound)
-		h.render(w, "notfound.html", map[string]any{"ID": r.PathValue("id")})
+		h.render(w, http.StatusNotFound, "notfound.html", map[string]any{"ID": r.PathValue("id")})
 		return
 	}
-	h.render(w, "detail.html", map[string]any{"Report": rep, "Sections": viewSections(rep)})
+	h.render(w, http.StatusOK, "detail.html", map[string]any{"Report": rep, "Sections": viewSections(rep)})
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {

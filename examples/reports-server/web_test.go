@@ -154,6 +154,24 @@ func TestWebDetail(t *testing.T) {
 	}
 }
 
+// TestWebNotFoundHeaders: the 404 page carries the headers of every other page.
+func TestWebNotFoundHeaders(t *testing.T) {
+	_, h := newWebInbox(t)
+	ok, _ := get(t, h, "/reports/perf")
+	missing, body := get(t, h, "/reports/no-such-report")
+	if missing.StatusCode != 404 {
+		t.Fatalf("status %d", missing.StatusCode)
+	}
+	for _, name := range []string{"Content-Security-Policy", "Cache-Control", "Content-Type", "X-Content-Type-Options", "Referrer-Policy", "X-Frame-Options"} {
+		if missing.Header.Get(name) == "" || (name != "Content-Security-Policy" && missing.Header.Get(name) != ok.Header.Get(name)) {
+			t.Errorf("404 %s = %q, a 200 page has %q", name, missing.Header.Get(name), ok.Header.Get(name))
+		}
+	}
+	if csp := missing.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'none'") || !strings.Contains(body, `nonce="`) {
+		t.Errorf("404 CSP %q", csp)
+	}
+}
+
 func TestWebAPIStatus(t *testing.T) {
 	in, h := newWebInbox(t)
 	tests := []struct {
