@@ -178,6 +178,25 @@ func (in *Inbox) SetStatus(id string, status reports.LifecycleStatus) error {
 	return nil
 }
 
+// RefreshState picks up lifecycle changes other processes sharing the state file
+// made, and tells the listeners about those of served reports.
+func (in *Inbox) RefreshState() error {
+	ids, err := in.state.Refresh()
+	if err != nil || len(ids) == 0 {
+		return err
+	}
+	in.mu.RLock()
+	var served []string
+	for _, id := range ids {
+		if _, ok := in.entries[id]; ok {
+			served = append(served, id)
+		}
+	}
+	in.mu.RUnlock()
+	in.notify(Change{Lifecycle: served})
+	return nil
+}
+
 // sortDiagnostics orders diagnostics by file, so that equal sets compare equal.
 func sortDiagnostics(d []reports.Diagnostic) {
 	sort.Slice(d, func(i, j int) bool { return d[i].File < d[j].File })

@@ -163,7 +163,29 @@ func serve(ctx context.Context, cfg serveConfig, stdin io.Reader, stdout io.Writ
 		}()
 		log.Info("serving reports", "dir", cfg.dir, "reports", len(inbox.List(reports.ListInput{})), "invalid", len(inbox.Diagnostics()), "state", statePath)
 	}
-	defer func() { cancel(); <-watchDone }()
+	// Other processes may share the state file (an HTTP inbox beside a client-launched
+	// -stdio instance): pick up their lifecycle changes at the poll interval.
+	stateDone := make(chan struct{})
+	go func() {
+		defer close(stateDone)
+		t := time.NewTicker(max(minPoll, min(maxPoll, cfg.poll)))
+		defer t.Stop()
+		lastErr := ""
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			if err := inbox.RefreshState(); err != nil && err.Error() != lastErr {
+				log.Error("cannot read the lifecycle state; keeping the last view", "err", err)
+				lastErr = err.Error()
+			} else if err == nil {
+				lastErr = ""
+			}
+		}
+	}()
+	defer func() { cancel(); <-watchDone; <-stateDone }()
 
 	srv := newMCPServer(ctx, inbox, log, version)
 	if cfg.stdio {
