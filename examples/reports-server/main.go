@@ -15,6 +15,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 	"time"
 
@@ -139,6 +140,12 @@ func serve(ctx context.Context, cfg serveConfig, stdin io.Reader, stdout io.Writ
 		return err
 	}
 	inbox := NewInbox(state)
+	histPath := filepath.Join(filepath.Dir(statePath), "history-"+strings.TrimPrefix(filepath.Base(statePath), "state-"))
+	history, err := OpenHistory(histPath)
+	if err != nil {
+		return err
+	}
+	inbox.KeepHistory(history, func(err error) { log.Warn("cannot record report history", "err", err) })
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	watchDone := make(chan struct{})

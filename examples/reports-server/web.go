@@ -6,9 +6,11 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"html/template"
 	"io"
 	"log/slog"
+	"math"
 	"mime"
 	"net"
 	"net/http"
@@ -26,6 +28,13 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 	"when":     func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
 	"iso":      func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 	"markdown": renderMarkdown,
+	"icon":     func(s reports.Status) string { return statusIcons[s] },
+	"column": func(cols []string, i int) string {
+		if i < len(cols) {
+			return cols[i]
+		}
+		return ""
+	},
 	"reportURL": func(id string) string {
 		return "/reports/" + url.PathEscape(id)
 	},
@@ -157,16 +166,61 @@ type sectionView struct {
 	Title   string
 	HTML    template.HTML
 	Metrics []metricView
+	Trends  []trendView
+	HasPP   bool // a change is given in percentage points
 	Columns []string
-	Rows    [][]string
+	Rows    [][]cellView
+}
+
+// cellView is one table cell; Pre is set for text of several lines (test output),
+// shown preformatted.
+type cellView struct {
+	Text string
+	Pre  bool
 }
 
 type metricView struct {
-	Label, Value, Previous, Delta, Trend string
-	Status                               reports.Status
+	Label, Value, Previous, Trend string
+	// Change is the difference from the previous value (percentage points for a
+	// value in %), Relative the change relative to the previous value.
+	Change, Relative string
+	Status           reports.Status
 }
 
-func viewSections(r *reports.Report) []sectionView {
+// statusIcons tell statuses apart by shape as well as colour (WCAG 1.4.1).
+var statusIcons = map[reports.Status]string{
+	reports.StatusPassing: "✓", reports.StatusWarning: "!", reports.StatusFailing: "✗", reports.StatusInfo: "i",
+}
+
+// changeParts splits the change of m from its previous value into the difference and
+// the relative change: "-0.7 pp" and "-0.9% relative" for a coverage in %, "+20 ms"
+// and "+20.0% relative" otherwise. Non-numeric values get reports.Delta's wording.
+func changeParts(m reports.MetricItem) (change, relative string) {
+	cur, ok1 := m.Value.Number()
+	prev, ok2 := m.PreviousValue.Number()
+	if !ok1 || !ok2 {
+		return reports.Delta(m), ""
+	}
+	d := math.Round((cur-prev)*1e6) / 1e6
+	if d == 0 {
+		return "unchanged", ""
+	}
+	sign := ""
+	if d > 0 {
+		sign = "+"
+	}
+	if m.Unit == "%" {
+		change = sign + reports.Num(d).String() + " pp"
+	} else {
+		change = sign + reports.WithUnit(reports.Num(d), m.Unit)
+	}
+	if prev != 0 {
+		relative = fmt.Sprintf("%+.1f%% relative", d/math.Abs(prev)*100)
+	}
+	return change, relative
+}
+
+func viewSections(r *reports.Report, versions []historyPoint) []sectionView {
 	out := make([]sectionView, 0, len(r.Sections))
 	for _, s := range r.Sections {
 		v := sectionView{Type: string(s.Type), Title: s.Title}
@@ -176,7 +230,9 @@ func viewSections(r *reports.Report) []sectionView {
 		case reports.SectionMetrics:
 			for _, m := range s.Items {
 				mv := metricView{Label: m.Label, Value: reports.WithUnit(m.Value, m.Unit),
-					Previous: reports.WithUnit(m.PreviousValue, m.Unit), Delta: reports.Delta(m), Status: m.Status}
+					Previous: reports.WithUnit(m.PreviousValue, m.Unit), Status: m.Status}
+				mv.Change, mv.Relative = changeParts(m)
+				v.HasPP = v.HasPP || strings.HasSuffix(mv.Change, " pp")
 				cur, ok1 := m.Value.Number()
 				prev, ok2 := m.PreviousValue.Number()
 				switch {
@@ -188,13 +244,24 @@ func viewSections(r *reports.Report) []sectionView {
 					mv.Trend = "same"
 				}
 				v.Metrics = append(v.Metrics, mv)
+				if tv, ok := trendOf(s.Title, m, versions); ok {
+					v.Trends = append(v.Trends, tv)
+				}
 			}
 		case reports.SectionTable:
 			v.Columns = s.Columns
+			// A column holding text of several lines anywhere (test output) is shown
+			// preformatted throughout.
+			pre := map[int]bool{}
 			for _, row := range s.Rows {
-				cells := make([]string, len(row))
 				for i, c := range row {
-					cells[i] = c.String()
+					pre[i] = pre[i] || strings.Contains(c.String(), "\n")
+				}
+			}
+			for _, row := range s.Rows {
+				cells := make([]cellView, len(row))
+				for i, c := range row {
+					cells[i] = cellView{Text: c.String(), Pre: pre[i]}
 				}
 				v.Rows = append(v.Rows, cells)
 			}
@@ -210,7 +277,7 @@ func (h *webHandler) detail(w http.ResponseWriter, r *http.Request) {
 		h.render(w, http.StatusNotFound, "notfound.html", map[string]any{"ID": r.PathValue("id")})
 		return
 	}
-	h.render(w, http.StatusOK, "detail.html", map[string]any{"Report": rep, "Sections": viewSections(rep)})
+	h.render(w, http.StatusOK, "detail.html", map[string]any{"Report": rep, "Sections": viewSections(rep, h.inbox.Versions(rep.ID))})
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {

@@ -141,8 +141,8 @@ func TestWebDetail(t *testing.T) {
 	for _, want := range []string{
 		"<p>Some <strong>markdown</strong> for perf</p>", // markdown section
 		"<h3>Numbers</h3>",
-		"<td>Latency</td>", "120 ms", "100 ms", "trend-up", "&#43;20 ms (&#43;20.0%)", // metric with delta (html/template escapes +)
-		"<h3>Rows</h3>", "<th>Name</th>", "<td>a</td>", "<td>1</td>", // table
+		"<td>Latency</td>", "120 ms", "100 ms", "trend-up", "&#43;20 ms", "&#43;20.0% relative", // metric with delta (html/template escapes +)
+		"<h3>Rows</h3>", `<th scope="col">Name</th>`, `<td data-label="Name">a</td>`, `<td data-label="Count">1</td>`, // table
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("detail lacks %q", want)
