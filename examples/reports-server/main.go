@@ -151,6 +151,18 @@ func serve(ctx context.Context, cfg serveConfig, stdin io.Reader, stdout io.Writ
 	watchDone := make(chan struct{})
 	if cfg.dir == "" {
 		loaded, diags := loadSamples()
+		// Earlier versions of some samples, so that their trend charts show at once.
+		if older, err := loadSampleHistory(); err != nil {
+			log.Warn("built-in sample history", "err", err)
+		} else {
+			hashes := make([]string, len(older))
+			for i, l := range older {
+				hashes[i] = reports.ContentHash(l.Report)
+			}
+			if err := history.Record(older, hashes); err != nil {
+				log.Warn("cannot record report history", "err", err)
+			}
+		}
 		inbox.Replace(loaded, diags)
 		close(watchDone)
 		log.Info("serving the built-in sample reports", "reports", len(loaded), "state", statePath)

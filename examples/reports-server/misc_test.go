@@ -47,6 +47,55 @@ func TestRenderMarkdown(t *testing.T) {
 	}
 }
 
+// TestSampleHistory: the earlier versions of samples are valid, older than the sample,
+// and chained as the binding defines previousValue: each version's previousValue is
+// the value of the version before, and the sample's is the newest earlier version's.
+func TestSampleHistory(t *testing.T) {
+	older, err := loadSampleHistory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	samples, _ := loadSamples()
+	current := map[string]*reports.Report{}
+	for _, l := range samples {
+		current[l.Report.ID] = l.Report
+	}
+	byID := map[string][]*reports.Report{}
+	for _, l := range older {
+		byID[l.Report.ID] = append(byID[l.Report.ID], l.Report)
+	}
+	if len(byID) < 3 {
+		t.Fatalf("history for %d samples, want at least 3", len(byID))
+	}
+	values := func(r *reports.Report) (cur, prev map[string]reports.Value) {
+		cur, prev = map[string]reports.Value{}, map[string]reports.Value{}
+		for _, s := range r.Sections {
+			for _, m := range s.Items {
+				cur[s.Title+"/"+m.Label], prev[s.Title+"/"+m.Label] = m.Value, m.PreviousValue
+			}
+		}
+		return cur, prev
+	}
+	for id, versions := range byID {
+		chain := append(versions, current[id])
+		if current[id] == nil {
+			t.Fatalf("history for %s, which is not a sample", id)
+		}
+		for i := 1; i < len(chain); i++ {
+			if !chain[i-1].UpdatedAt.Before(chain[i].UpdatedAt) {
+				t.Errorf("%s: version %d is not older than the next", id, i-1)
+			}
+			before, _ := values(chain[i-1])
+			_, prev := values(chain[i])
+			for k, v := range prev {
+				if !v.Equal(before[k]) {
+					t.Errorf("%s version %d: previousValue of %s is %v, the version before has %v", id, i, k, v, before[k])
+				}
+			}
+		}
+	}
+}
+
 func TestSamplesValid(t *testing.T) {
 	loaded, diags := loadSamples()
 	if len(diags) > 0 {
