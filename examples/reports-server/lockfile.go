@@ -29,6 +29,9 @@ import (
 const (
 	// lockStaleAfter is the age at which a lock file is considered abandoned.
 	lockStaleAfter = 10 * time.Second
+	// lockEmptyGrace is the age at which a lock file still without its holder's pid
+	// is considered abandoned.
+	lockEmptyGrace = time.Second
 	// lockWait is how long an update waits for the lock before failing.
 	lockWait = 5 * time.Second
 )
@@ -81,13 +84,19 @@ func breakStale(lockPath string, now time.Time) {
 	if err != nil {
 		return
 	}
-	if now.Sub(info.ModTime()) < lockStaleAfter {
+	if age := now.Sub(info.ModTime()); age < lockStaleAfter {
 		data, err := os.ReadFile(lockPath)
-		var pid int
-		if err != nil || len(data) == 0 {
+		if err != nil {
 			return
 		}
-		if _, err := fmt.Sscanf(string(data), "pid %d", &pid); err != nil || pid == os.Getpid() || !processGone(pid) {
+		// A holder writes its pid right after creating the file; an empty file older
+		// than a second was left by a process that died in between.
+		var pid int
+		if len(data) == 0 {
+			if age < lockEmptyGrace {
+				return
+			}
+		} else if _, err := fmt.Sscanf(string(data), "pid %d", &pid); err != nil || pid == os.Getpid() || !processGone(pid) {
 			return
 		}
 	}

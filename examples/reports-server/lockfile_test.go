@@ -42,6 +42,18 @@ func TestLockFile(t *testing.T) {
 	}
 	l.unlock()
 
+	// An empty lock file (its holder died before writing its pid) is broken after a
+	// second, not after lockStaleAfter.
+	os.WriteFile(path+".lock", nil, 0o600)
+	breakStale(path+".lock", time.Now())
+	if _, err := os.Stat(path + ".lock"); err != nil {
+		t.Fatal("a fresh empty lock was broken")
+	}
+	breakStale(path+".lock", time.Now().Add(lockEmptyGrace+100*time.Millisecond))
+	if _, err := os.Stat(path + ".lock"); !os.IsNotExist(err) {
+		t.Fatalf("an abandoned empty lock was kept: %v", err)
+	}
+
 	// A lock of a live process is respected until it is older than lockStaleAfter.
 	os.WriteFile(path+".lock", fmt.Appendf(nil, "pid %d token live\n", os.Getppid()), 0o600)
 	breakStale(path+".lock", time.Now())
