@@ -69,7 +69,7 @@ func TestRenderMarkdownCap(t *testing.T) {
 	if !r.Truncated || r.Total != len(src) || r.Shown > maxMarkdownSection || r.Shown%len(line) != len(line)-1 {
 		t.Fatalf("truncated %v shown %d total %d", r.Truncated, r.Shown, r.Total)
 	}
-	if !strings.Contains(string(r.HTML), `<p class="notice" role="note">Section cut: 255 KiB of 511 KiB shown.`) {
+	if !strings.Contains(string(r.HTML), `<p class="notice" role="note">Section cut: 256.0 KiB of 512.0 KiB shown.`) {
 		t.Errorf("no notice in %q", string(r.HTML)[len(r.HTML)-300:])
 	}
 	small := renderMarkdownSection("short")

@@ -168,6 +168,7 @@ type sectionView struct {
 	Metrics []metricView
 	Trends  []trendView
 	HasPP   bool // a change is given in percentage points
+	Cut     bool // the Markdown was over maxMarkdownSection and is shown cut
 	Columns []string
 	Rows    [][]cellView
 }
@@ -226,7 +227,8 @@ func viewSections(r *reports.Report, versions []historyPoint) []sectionView {
 		v := sectionView{Type: string(s.Type), Title: s.Title}
 		switch s.Type {
 		case reports.SectionMarkdown:
-			v.HTML = renderMarkdown(s.Content)
+			md := renderMarkdownSection(s.Content)
+			v.HTML, v.Cut = md.HTML, md.Truncated
 		case reports.SectionMetrics:
 			for _, m := range s.Items {
 				mv := metricView{Label: m.Label, Value: reports.WithUnit(m.Value, m.Unit),
@@ -277,7 +279,13 @@ func (h *webHandler) detail(w http.ResponseWriter, r *http.Request) {
 		h.render(w, http.StatusNotFound, "notfound.html", map[string]any{"ID": r.PathValue("id")})
 		return
 	}
-	h.render(w, http.StatusOK, "detail.html", map[string]any{"Report": rep, "Sections": viewSections(rep, h.inbox.Versions(rep.ID))})
+	sections := viewSections(rep, h.inbox.Versions(rep.ID))
+	for i, s := range sections {
+		if s.Cut {
+			h.log.Warn("Markdown section over the size cap shown cut", "report", rep.ID, "section", i+1, "capBytes", maxMarkdownSection)
+		}
+	}
+	h.render(w, http.StatusOK, "detail.html", map[string]any{"Report": rep, "Sections": sections})
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -227,5 +228,23 @@ func TestWebHostCheck(t *testing.T) {
 		if rec.Code != want {
 			t.Errorf("Host %s: %d, want %d", host, rec.Code, want)
 		}
+	}
+}
+
+// TestWebMarkdownCap: a Markdown section over the cap is shown cut, with a note on the
+// page and a warning in the log.
+func TestWebMarkdownCap(t *testing.T) {
+	in, _ := newTestInbox(t)
+	var logBuf strings.Builder
+	log := slog.New(slog.NewTextHandler(&stderrWriter{b: &logBuf}, nil))
+	r := testReport("big", "Big", "ci", reports.StatusInfo, testTime)
+	r.Sections = []reports.Section{reports.Markdown(strings.Repeat("[", maxMarkdownSection+1000))}
+	in.Replace(loadedOf(r), nil)
+	res, body := get(t, newWebHandler(in, log, true), "/reports/big")
+	if res.StatusCode != 200 || !strings.Contains(body, `<p class="notice" role="note">Section cut: 256.0 KiB of 257.0 KiB shown.`) {
+		t.Errorf("status %d, no cut notice", res.StatusCode)
+	}
+	if !strings.Contains(logBuf.String(), "over the size cap") || !strings.Contains(logBuf.String(), "report=big") {
+		t.Errorf("log: %q", logBuf.String())
 	}
 }
