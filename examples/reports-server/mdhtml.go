@@ -106,7 +106,7 @@ func renderBlocks(b *strings.Builder, lines []string, depth int) {
 	list := "" // "ul", "ol" or ""
 	flushPara := func() {
 		if len(para) > 0 {
-			b.WriteString("<p>" + inline(strings.Join(para, "\n"), 0) + "</p>\n")
+			b.WriteString("<p>" + inline(strings.TrimRight(strings.Join(para, "\n"), " \t"), 0) + "</p>\n")
 			para = nil
 		}
 	}
@@ -195,7 +195,8 @@ func renderBlocks(b *strings.Builder, lines []string, depth int) {
 			b.WriteString("<li>" + inline(item, 0) + "</li>\n")
 		default:
 			closeList()
-			para = append(para, trimmed)
+			// Trailing spaces stay: two of them make a hard line break.
+			para = append(para, strings.TrimLeft(line, " \t"))
 		}
 	}
 	flushPara()

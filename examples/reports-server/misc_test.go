@@ -35,6 +35,7 @@ func TestRenderMarkdown(t *testing.T) {
 		{"> > nested", "<blockquote>\n<blockquote>\n<p>nested</p>\n</blockquote>\n</blockquote>\n"},
 		{"~~~text\n--- FAIL: TestX (0.00s)\n    x_test.go:12: got 1\n~~~", "<pre><code>--- FAIL: TestX (0.00s)\n    x_test.go:12: got 1</code></pre>\n"},
 		{"line one\\\nline two", "<p>line one<br>\nline two</p>\n"},
+		{"line one  \nline two ", "<p>line one  <br>\nline two</p>\n"},
 		{"a\n\n---\n\nb", "<p>a</p>\n<hr>\n<p>b</p>\n"},
 		{"``a ` b``", "<p><code>a ` b</code></p>\n"},
 		{`\*not em\*`, "<p>*not em*</p>\n"},
