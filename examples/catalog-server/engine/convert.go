@@ -63,6 +63,11 @@ func jsonValue(v any, dbType string) any {
 	case fmt.Stringer:
 		return x.String()
 	}
+	if m, ok := v.(json.Marshaler); ok {
+		if b, err := m.MarshalJSON(); err == nil && json.Valid(b) {
+			return json.RawMessage(b)
+		}
+	}
 	// Maps with non-string keys (DuckDB MAP) become [{key, value}…] in key order.
 	if m, ok := asAnyMap(v); ok {
 		out := make([]map[string]any, 0, len(m))

@@ -42,20 +42,26 @@ func OpenPostgres(ctx context.Context, m *catalog.Model, dsn string) (*Postgres,
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
 	p := &Postgres{pool: pool, schema: m.Package.Schema, columns: map[string][]Column{}, broken: map[string]string{}}
-	var ctes []string
-	for _, s := range m.Sources {
-		ctes = append(ctes, quoteIdent(s.Name)+" AS (\n"+s.SQL+"\n)")
-	}
-	p.prefix = "WITH " + strings.Join(ctes, ",\n") + "\n"
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
+	// Each source is tried with the ones before it that work (a source may read an
+	// earlier one); one that fails is left out of the prefix, so it cannot break
+	// queries that do not use it.
+	var ctes []string
 	for _, s := range m.Sources {
+		cte := quoteIdent(s.Name) + " AS (\n" + s.SQL + "\n)"
+		p.prefix = "WITH " + strings.Join(append(ctes, cte), ",\n") + "\n"
 		res, err := p.Query(cctx, "SELECT * FROM "+quoteIdent(s.Name)+" LIMIT 0", nil, Limits{RowLimit: 1, ByteBudget: 1 << 10, Timeout: 10 * time.Second})
 		if err != nil {
 			p.broken[s.Name] = err.Error()
 			continue
 		}
+		ctes = append(ctes, cte)
 		p.columns[s.Name] = res.Columns
+	}
+	p.prefix = ""
+	if len(ctes) > 0 {
+		p.prefix = "WITH " + strings.Join(ctes, ",\n") + "\n"
 	}
 	if len(p.broken) == len(m.Sources) {
 		var first string
@@ -122,6 +128,9 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 		return nil, &RefusedError{Reason: "the SQL holds no statement"}
 	}
 	var bareErr *pgconn.PgError
+	if _, err := tx.Exec(ctx, "SAVEPOINT gate"); err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
 	if _, err := tx.Conn().PgConn().Prepare(ctx, "", body, nil); err != nil {
 		if !errors.As(err, &bareErr) {
 			return nil, err
@@ -134,7 +143,9 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 		}
 		// Other errors (an unknown relation that is one of the sources) are
 		// judged on the full statement below.
-		bareErr = nil
+		if _, err := tx.Exec(ctx, "ROLLBACK TO SAVEPOINT gate"); err != nil {
+			return nil, fmt.Errorf("postgres: %w", err)
+		}
 	}
 	// Layer 2: the statement must be a query: inside a subquery PostgreSQL's
 	// grammar accepts nothing else, and data-modifying WITH is refused there.
