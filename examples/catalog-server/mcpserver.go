@@ -71,6 +71,20 @@ type toolError struct {
 	Hint        string   `json:"hint,omitempty"`
 }
 
+// okResult is a successful result: v as structuredContent and the same JSON as text.
+//
+// The tools declare no output schema on purpose: their error results carry
+// structured content too (what went wrong, the closest names), and clients such as
+// the TypeScript SDK validate any structuredContent against a declared output schema,
+// error or not.
+func okResult(v any) (*mcp.CallToolResult, any, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &mcp.CallToolResult{StructuredContent: json.RawMessage(raw), Content: []mcp.Content{&mcp.TextContent{Text: string(raw)}}}, nil, nil
+}
+
 func errorResult(te toolError) *mcp.CallToolResult {
 	raw, _ := json.Marshal(te)
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: te.Error}}, StructuredContent: json.RawMessage(raw)}
@@ -111,16 +125,16 @@ func newMCPServer(svc *Service, version string) *mcp.Server {
 	ro := &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), DestructiveHint: mcp.Bool(false), IdempotentHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)}
 
 	mcp.AddTool(s, &mcp.Tool{Name: "list_catalog", Description: "List one level of the catalog: projects (no path), a project's packages, a package's models and notebooks, a model's sources and named queries. Paginated: pass nextCursor back as cursor.", Annotations: ro},
-		func(ctx context.Context, req *mcp.CallToolRequest, in listIn) (*mcp.CallToolResult, listOut, error) {
+		func(ctx context.Context, req *mcp.CallToolRequest, in listIn) (*mcp.CallToolResult, any, error) {
 			page, err := svc.Catalog().List(in.Path, in.Cursor, svc.cfg.PageSize)
 			if err != nil {
-				return errorResult(classify(err)), listOut{}, nil
+				return errorResult(classify(err)), nil, nil
 			}
 			out := listOut{Items: make([]Item, 0, len(page.Items)), NextCursor: page.NextCursor}
 			for _, e := range page.Items {
 				out.Items = append(out.Items, itemOf(e))
 			}
-			return nil, out, nil
+			return okResult(out)
 		})
 
 	mcp.AddTool(s, &mcp.Tool{Name: "describe", Description: "Describe any catalog object by path: a project or package with its contents; a model with its sources (columns) and named queries; a source with columns, types, row count and sample rows; a named query with its SQL and typed parameters; a notebook with its Markdown and SQL cells.", Annotations: ro},
@@ -129,15 +143,11 @@ func newMCPServer(svc *Service, version string) *mcp.Server {
 			if err != nil {
 				return errorResult(classify(err)), nil, nil
 			}
-			raw, err := json.Marshal(d)
-			if err != nil {
-				return nil, nil, err
-			}
-			return &mcp.CallToolResult{StructuredContent: json.RawMessage(raw), Content: []mcp.Content{&mcp.TextContent{Text: string(raw)}}}, nil, nil
+			return okResult(d)
 		})
 
 	mcp.AddTool(s, &mcp.Tool{Name: "search_catalog", Description: "Search names, column names and descriptions of every catalog object; results are ranked (exact name first, then name prefix, substring, column, description). Every word must match.", Annotations: ro},
-		func(ctx context.Context, req *mcp.CallToolRequest, in searchIn) (*mcp.CallToolResult, searchOut, error) {
+		func(ctx context.Context, req *mcp.CallToolRequest, in searchIn) (*mcp.CallToolResult, any, error) {
 			limit := in.Limit
 			if limit == 0 {
 				limit = 20
@@ -146,17 +156,17 @@ func newMCPServer(svc *Service, version string) *mcp.Server {
 			for _, h := range svc.Catalog().Search(in.Query, limit) {
 				out.Results = append(out.Results, SearchResult{Item: itemOf(h.Entry), Match: h.Match, Score: math.Round(h.Score*100) / 100})
 			}
-			return nil, out, nil
+			return okResult(out)
 		})
 
 	execTool := &mcp.Tool{Name: "execute_query", Annotations: ro,
 		Description: fmt.Sprintf("Run one read-only query. Either sql (a single SELECT or WITH … SELECT over the model's sources, by name) against path = project/package/model, or a named query: queryName with path = the model, or path = the query itself; parameters by name. Returns columns with types, rows, rowCount, truncated (and by which limit), rowLimit and elapsedMs. rowLimit defaults to %d, at most %d; each query stops after %s.", svc.cfg.DefaultRowLimit, svc.cfg.MaxRowLimit, svc.cfg.QueryTimeout)}
-	mcp.AddTool(s, execTool, func(ctx context.Context, req *mcp.CallToolRequest, in executeIn) (*mcp.CallToolResult, *engine.Result, error) {
+	mcp.AddTool(s, execTool, func(ctx context.Context, req *mcp.CallToolRequest, in executeIn) (*mcp.CallToolResult, any, error) {
 		res, err := svc.Execute(ctx, in)
 		if err != nil {
 			return errorResult(classify(err)), nil, nil
 		}
-		return nil, res, nil
+		return okResult(res)
 	})
 
 	registerResources(s, svc)

@@ -70,6 +70,7 @@ type Service struct {
 	dir  string
 	cur  atomic.Pointer[snapshot]
 	mu   sync.Mutex // serialises reloads
+	old  sync.WaitGroup
 	subs []func(old, new *catalog.Catalog)
 }
 
@@ -135,7 +136,7 @@ func (s *Service) Reload(ctx context.Context) error {
 	old := s.cur.Swap(sn)
 	if old != nil {
 		for _, e := range old.engines {
-			go e.Close() // waits for the queries still running on it
+			s.old.Go(func() { e.Close() }) // waits for the queries still running on it
 		}
 		for _, fn := range s.subs {
 			fn(old.cat, cat)
@@ -157,8 +158,10 @@ func (s *Service) open(ctx context.Context, m *catalog.Model) (modelEngine, erro
 	}
 }
 
-// Close closes the engines of the current snapshot.
+// Close closes the engines of the current snapshot and waits for those of earlier
+// ones to close.
 func (s *Service) Close() {
+	defer s.old.Wait()
 	if sn := s.cur.Load(); sn != nil {
 		for _, e := range sn.engines {
 			e.Close()
