@@ -280,7 +280,13 @@ func checkParams(q *catalog.Query, in map[string]any) (map[string]any, error) {
 				known = append(known, p.Name)
 			}
 			sort.Strings(known)
-			return nil, fmt.Errorf("named query %s has no parameter %q; closest: %s", q.Name, k, strings.Join(catalog.Closest(k, known, 3), ", "))
+			if len(known) == 0 {
+				return nil, fmt.Errorf("named query %s takes no parameters; drop %q", q.Name, k)
+			}
+			if c := catalog.Closest(k, known, 3); len(c) > 0 {
+				known = c
+			}
+			return nil, fmt.Errorf("named query %s has no parameter %q; its parameters include: %s", q.Name, k, strings.Join(known, ", "))
 		}
 	}
 	return out, nil

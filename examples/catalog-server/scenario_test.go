@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"database/sql"
+	"io"
 	"math/big"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -230,6 +232,35 @@ func TestHTTPStateless(t *testing.T) {
 			}
 			scenario(t, cs, dir)
 		})
+	}
+}
+
+// TestStatelessWire checks on the wire that the endpoint keeps no session: an
+// initialize gets no Mcp-Session-Id, and a request needs none.
+func TestStatelessWire(t *testing.T) {
+	ts := startHTTP(t, newTestService(t, sampleDir(t), Config{}))
+	post := func(body string, hdr map[string]string) *http.Response {
+		req, _ := http.NewRequest("POST", ts.URL, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { resp.Body.Close() })
+		return resp
+	}
+	resp := post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`, nil)
+	if resp.StatusCode != 200 || resp.Header.Get("Mcp-Session-Id") != "" {
+		t.Errorf("initialize: status %d, session %q", resp.StatusCode, resp.Header.Get("Mcp-Session-Id"))
+	}
+	resp = post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_catalog","arguments":{}}}`, map[string]string{"MCP-Protocol-Version": "2025-06-18"})
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `retail`) {
+		t.Errorf("a call without initialize on this connection: %d %s", resp.StatusCode, body)
 	}
 }
 
