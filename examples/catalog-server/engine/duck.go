@@ -31,6 +31,7 @@ type DuckConfig struct {
 // source, opened read-only. Safe for concurrent use.
 type Duck struct {
 	db      *sql.DB
+	gateSQL *sql.Stmt // json_serialize_sql, prepared once per pooled connection
 	tmp     string
 	columns map[string][]Column
 	broken  map[string]string // source name → why its view could not be made
@@ -83,6 +84,12 @@ func OpenDuck(ctx context.Context, m *catalog.Model, cfg DuckConfig) (*Duck, err
 			return nil, fmt.Errorf("duckdb: %s: %w", s, err)
 		}
 	}
+	d.gateSQL, err = db.PrepareContext(ctx, "SELECT json_serialize_sql($1::VARCHAR)::VARCHAR")
+	if err != nil {
+		db.Close()
+		os.RemoveAll(tmp)
+		return nil, fmt.Errorf("duckdb: %w", err)
+	}
 	d.db = db
 	return d, nil
 }
@@ -132,6 +139,7 @@ func (d *Duck) Broken() map[string]string { return d.broken }
 
 // Close closes the database (waiting for running queries) and removes its file.
 func (d *Duck) Close() error {
+	d.gateSQL.Close()
 	err := d.db.Close()
 	os.RemoveAll(d.tmp)
 	return err
@@ -165,9 +173,9 @@ func firstWord(sqlText string) string {
 }
 
 // gate asks DuckDB's parser whether sqlText is exactly one SELECT statement.
-func gate(ctx context.Context, conn *sql.Conn, sqlText string) error {
+func (d *Duck) gate(ctx context.Context, sqlText string) error {
 	var raw string
-	if err := conn.QueryRowContext(ctx, "SELECT json_serialize_sql($1::VARCHAR)::VARCHAR", sqlText).Scan(&raw); err != nil {
+	if err := d.gateSQL.QueryRowContext(ctx, sqlText).Scan(&raw); err != nil {
 		return duckErr(err)
 	}
 	var s serialized
@@ -196,14 +204,14 @@ func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any,
 	start := time.Now()
 	qctx, cancel := context.WithTimeout(ctx, lim.Timeout)
 	defer cancel()
+	if err := d.gate(qctx, sqlText); err != nil {
+		return nil, d.ctxErr(ctx, qctx, lim, err)
+	}
 	conn, err := d.db.Conn(qctx)
 	if err != nil {
 		return nil, d.ctxErr(ctx, qctx, lim, err)
 	}
 	defer conn.Close()
-	if err := gate(qctx, conn, sqlText); err != nil {
-		return nil, d.ctxErr(ctx, qctx, lim, err)
-	}
 	res := newResult(lim)
 	err = conn.Raw(func(dc any) error {
 		// Prepare (without a context) refuses more than one statement outright,
