@@ -173,8 +173,17 @@ func newMCPServer(svc *Service, version string) *mcp.Server {
 	return s
 }
 
-// Execute runs the query a call asks for.
+// Execute runs the query a call asks for. A query that meets a model closed by a
+// concurrent reload runs again on the new catalog.
 func (s *Service) Execute(ctx context.Context, in executeIn) (*engine.Result, error) {
+	res, err := s.execute(ctx, in)
+	if errors.Is(err, engine.ErrClosed) {
+		res, err = s.execute(ctx, in)
+	}
+	return res, err
+}
+
+func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, error) {
 	sn := s.snap()
 	e, err := sn.cat.Resolve(in.Path)
 	if err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
@@ -197,5 +198,43 @@ func TestHotReload(t *testing.T) {
 	}
 	if _, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "catalog://model/p/k/n"}); !mcp.IsResourceNotFound(err) {
 		t.Errorf("removed model resource: %v", err)
+	}
+}
+
+// TestConcurrentQueriesAndReloads runs clients' queries in parallel while the
+// catalog is reloaded again and again: every query must answer (a reload closes the
+// previous engines only after their running queries end). Bounded: 4 clients × 15
+// calls, 5 reloads.
+func TestConcurrentQueriesAndReloads(t *testing.T) {
+	dir := sampleDir(t)
+	svc := newTestService(t, dir, Config{})
+	ts := startHTTP(t, svc)
+	want := direct(t, dir, "SELECT count(*) FROM read_csv('DIR/climate/stations/data/readings.csv') WHERE rain_mm > 1")
+	errs := make(chan error, 64)
+	done := make(chan struct{})
+	for c := range 4 {
+		cs := connectHTTP(t, ts.URL, "")
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for i := range 15 {
+				var res struct{ Rows [][]any }
+				r := call(t, cs, "execute_query", map[string]any{"path": "climate/stations/weather", "sql": "SELECT count(*) FROM readings WHERE rain_mm > 1"}, &res)
+				if r.IsError || len(res.Rows) != 1 || res.Rows[0][0] != float64(want[0][0].(int64)) {
+					errs <- fmt.Errorf("client %d call %d: %s", c, i, text(r))
+				}
+			}
+		}()
+	}
+	for range 5 {
+		if err := svc.Reload(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 4 {
+		<-done
+	}
+	close(errs)
+	for err := range errs {
+		t.Error(err)
 	}
 }

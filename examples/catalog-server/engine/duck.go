@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	duckdb "github.com/duckdb/duckdb-go/v2"
@@ -30,6 +31,10 @@ type DuckConfig struct {
 // Duck is one model opened on DuckDB: a small database file holding one view per
 // source, opened read-only. Safe for concurrent use.
 type Duck struct {
+	// mu is held shared by every query and exclusively by Close, so a database
+	// replaced by a reload closes only after its running queries end.
+	mu      sync.RWMutex
+	closed  bool
 	db      *sql.DB
 	gateSQL *sql.Stmt // json_serialize_sql, prepared once per pooled connection
 	tmp     string
@@ -139,6 +144,12 @@ func (d *Duck) Broken() map[string]string { return d.broken }
 
 // Close closes the database (waiting for running queries) and removes its file.
 func (d *Duck) Close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return nil
+	}
+	d.closed = true
 	d.gateSQL.Close()
 	err := d.db.Close()
 	os.RemoveAll(d.tmp)
@@ -201,6 +212,11 @@ func (d *Duck) gate(ctx context.Context, sqlText string) error {
 
 // Query runs one read-only query with named parameters ($name in the SQL).
 func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any, lim Limits) (*Result, error) {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	if d.closed {
+		return nil, ErrClosed
+	}
 	start := time.Now()
 	qctx, cancel := context.WithTimeout(ctx, lim.Timeout)
 	defer cancel()

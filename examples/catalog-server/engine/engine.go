@@ -15,6 +15,7 @@ package engine
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -46,6 +47,10 @@ type Limits struct {
 	ByteBudget int           // JSON bytes of rows returned at most (must be > 0)
 	Timeout    time.Duration // the query is stopped after this long (must be > 0)
 }
+
+// ErrClosed is returned by a query on a model that was closed (the catalog was
+// reloaded between finding the model and running the query): try again.
+var ErrClosed = errors.New("the model was reloaded while the query was starting; call again")
 
 // RefusedError says a statement was not run because it is not a single read-only
 // query.

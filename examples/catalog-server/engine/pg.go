@@ -81,7 +81,8 @@ func (p *Postgres) Columns() map[string][]Column { return p.columns }
 // Broken returns, by source name, why a source could not be read.
 func (p *Postgres) Broken() map[string]string { return p.broken }
 
-// Close closes the pool (waiting for connections in use).
+// Close closes the pool; it waits for the connections in use (running queries) to
+// be released.
 func (p *Postgres) Close() error {
 	p.pool.Close()
 	return nil
