@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The catalog-server example module: its tests with -race, against a PostgreSQL
+# cluster of Debian's postgresql package started here on 127.0.0.1 and dropped
+# afterwards, and its TypeScript SDK / MCP Inspector checks (Node 22).
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+PGPORT="${CATALOG_PGPORT:-54329}"
+CLUSTER=catalogci
+
+if ! command -v pg_createcluster >/dev/null; then
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
+fi
+PGVER="$(ls /usr/lib/postgresql | sort -V | tail -1)"
+
+cleanup() {
+	pg_dropcluster --stop "$PGVER" "$CLUSTER" 2>/dev/null || true
+}
+trap cleanup EXIT
+cleanup
+# A throwaway cluster owned by the postgres user, listening on loopback only, with
+# trust authentication for local TCP (nothing else can reach it).
+pg_createcluster "$PGVER" "$CLUSTER" -p "$PGPORT" -- --auth-host=trust --auth-local=peer >/dev/null
+echo "listen_addresses = '127.0.0.1'" >"/etc/postgresql/$PGVER/$CLUSTER/conf.d/listen.conf"
+pg_ctlcluster "$PGVER" "$CLUSTER" start
+su postgres -c "psql -q -p $PGPORT -c \"CREATE ROLE catalog LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE\" -c \"CREATE DATABASE catalog OWNER catalog\""
+export CATALOG_TEST_PG_DSN="postgres://catalog@127.0.0.1:$PGPORT/catalog?sslmode=disable"
+
+if [ -z "${WIREMCP_NODE:-}" ] && [ -f "$ROOT/.ci/node22.sh" ]; then
+	WIREMCP_NODE="$(bash "$ROOT/.ci/node22.sh")"
+	export WIREMCP_NODE
+fi
+
+cd "$ROOT/examples/catalog-server"
+# Race tests of every package, DuckDB ones included: a cold build of the module
+# (duckdb-go's cgo glue, arrow-go) takes about 70 s of CPU; go vet would build it all
+# a second time without -race, so it is left to the developers' pre-commit checks.
+go test -race -count=1 ./...

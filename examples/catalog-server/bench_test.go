@@ -1,0 +1,212 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wiremcp/wiremcp/mcp"
+)
+
+// benchRows is the size of the Parquet file of BenchmarkExecuteQuery.
+const benchRows = 1_000_000
+
+// benchQueries are the aggregates of BenchmarkExecuteQuery; %s is the source (a
+// view for the server, the file for duckdb-go). Each returns 100 rows.
+var benchQueries = []struct{ name, sql string }{
+	{"sum-by-key", "SELECT k, count(*) AS n, sum(v) AS total, avg(v) AS mean FROM %s GROUP BY k ORDER BY k"},
+	{"p90-by-key", "SELECT k, quantile_cont(v, 0.9) AS p90, stddev_pop(v) AS sd FROM %s GROUP BY k ORDER BY k"},
+}
+
+// writeBenchParquet writes a deterministic Parquet file of benchRows rows.
+func writeBenchParquet(b *testing.B, path string) {
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	q := fmt.Sprintf("COPY (SELECT range AS id, range %% 100 AS k, (range * 7919) %% 1000 AS v, 'row ' || range AS label FROM range(%d)) TO %s (FORMAT parquet)", benchRows, quoteLit(path))
+	if _, err := db.Exec(q); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// BenchmarkExecuteQuery runs an aggregate over a 1-million-row Parquet file through
+// execute_query (our client, stateless Streamable HTTP on loopback, the server,
+// DuckDB) and, interleaved in the same loop, the same query through duckdb-go
+// directly with the same thread count, reading every row. It reports the median of
+// each and MCP's overhead at the median.
+func BenchmarkExecuteQuery(b *testing.B) {
+	dir := b.TempDir()
+	pkg := filepath.Join(dir, "bench", "big")
+	os.MkdirAll(filepath.Join(pkg, "data"), 0o755)
+	file := filepath.Join(pkg, "data", "events.parquet")
+	writeBenchParquet(b, file)
+	os.WriteFile(filepath.Join(pkg, "manifest.json"), []byte(`{}`), 0o644)
+	os.WriteFile(filepath.Join(pkg, "events.sql"), []byte("-- @source events\nSELECT * FROM 'data/events.parquet'"), 0o644)
+
+	svc := newTestService(b, dir, Config{})
+	cs := connectHTTP(b, startHTTP(b, svc).URL, "")
+	direct, err := sql.Open("duckdb", "?threads=2&memory_limit=512MB")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer direct.Close()
+	for _, bq := range benchQueries {
+		b.Run(bq.name, func(b *testing.B) { benchOne(b, cs, svc, direct, bq.sql, file) })
+	}
+}
+
+func benchOne(b *testing.B, cs *mcp.ClientSession, svc *Service, direct *sql.DB, query, file string) {
+	args, _ := json.Marshal(map[string]any{"path": "bench/big/events", "sql": fmt.Sprintf(query, "events")})
+	directSQL := fmt.Sprintf(query, quoteLit(file))
+	runMCP := func() int {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "execute_query", Arguments: args})
+		if err != nil || res.IsError {
+			b.Fatalf("execute_query: %v %s", err, text(res))
+		}
+		var out struct{ RowCount int }
+		json.Unmarshal(res.StructuredContent.(json.RawMessage), &out)
+		return out.RowCount
+	}
+	runDirect := func() int {
+		rows, err := direct.Query(directSQL)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer rows.Close()
+		cols, _ := rows.Columns()
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		n := 0
+		for rows.Next() {
+			if err := rows.Scan(ptrs...); err != nil {
+				b.Fatal(err)
+			}
+			n++
+		}
+		return n
+	}
+	// The engine layer alone (gate, prepare, run, convert), without MCP: it splits
+	// the overhead between the query path and the protocol.
+	in := executeIn{Path: "bench/big/events", SQL: fmt.Sprintf(query, "events")}
+	runEngine := func() int {
+		res, err := svc.Execute(context.Background(), in)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return res.RowCount
+	}
+	if a, d, e := runMCP(), runDirect(), runEngine(); a != 100 || d != 100 || e != 100 {
+		b.Fatalf("rows: mcp %d direct %d engine %d", a, d, e)
+	}
+	runs := []func() int{runDirect, runMCP, runEngine}
+	times := make([][]time.Duration, len(runs))
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		// Rotate which goes first, so none always meets a warm cache.
+		for j := range runs {
+			k := (i + j) % len(runs)
+			s := time.Now()
+			runs[k]()
+			times[k] = append(times[k], time.Since(s))
+		}
+	}
+	b.StopTimer()
+	pd, pm, pe := median(times[0]), median(times[1]), median(times[2])
+	b.ReportMetric(float64(pm.Microseconds())/1000, "p50-mcp-ms")
+	b.ReportMetric(float64(pe.Microseconds())/1000, "p50-engine-ms")
+	b.ReportMetric(float64(pd.Microseconds())/1000, "p50-direct-ms")
+	b.ReportMetric(100*(float64(pm)-float64(pd))/float64(pd), "overhead-%")
+}
+
+func median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// writeBigCatalog writes a catalog of 10,000 sources: 10 projects × 10 packages ×
+// 1 model of 100 sources, with descriptions to search.
+func writeBigCatalog(b *testing.B) string {
+	dir := b.TempDir()
+	words := []string{"orders", "customers", "revenue", "stock", "shipments", "returns", "visits", "payments", "refunds", "reviews"}
+	for p := range 10 {
+		for k := range 10 {
+			pkg := filepath.Join(dir, fmt.Sprintf("project%02d", p), fmt.Sprintf("package%02d", k))
+			os.MkdirAll(pkg, 0o755)
+			os.WriteFile(filepath.Join(pkg, "manifest.json"), []byte(`{"description": "synthetic package"}`), 0o644)
+			var sb strings.Builder
+			for s := range 100 {
+				fmt.Fprintf(&sb, "-- %s of region %d, day %d.\n-- @source %s_%03d\nSELECT 1 AS x;\n", words[s%10], s%7, s, words[s%10], s)
+			}
+			os.WriteFile(filepath.Join(pkg, "model.sql"), []byte(sb.String()), 0o644)
+		}
+	}
+	return dir
+}
+
+// BenchmarkCatalog10k measures one page of list_catalog, of resources/list and one
+// search_catalog call over a catalog of 10,000 sources, each through our client
+// over stateless Streamable HTTP on loopback.
+func BenchmarkCatalog10k(b *testing.B) {
+	dir := writeBigCatalog(b)
+	svc := newTestService(b, dir, Config{SkipEngines: true})
+	n := 0
+	for _, e := range svc.Catalog().Entries() {
+		if e.Kind == "source" {
+			n++
+		}
+	}
+	if n != 10000 {
+		b.Fatalf("%d sources", n)
+	}
+	cs := connectHTTP(b, startHTTP(b, svc).URL, "")
+	ctx := context.Background()
+	tool := func(name string, args map[string]any) func(b *testing.B) {
+		raw, _ := json.Marshal(args)
+		return func(b *testing.B) {
+			for b.Loop() {
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: raw})
+				if err != nil || res.IsError {
+					b.Fatal(err, text(res))
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/page")
+		}
+	}
+	b.Run("list_catalog/model-page", tool("list_catalog", map[string]any{"path": "project05/package05/model"}))
+	b.Run("search_catalog/word", tool("search_catalog", map[string]any{"query": "revenue"}))
+	b.Run("search_catalog/two-words", tool("search_catalog", map[string]any{"query": "refunds region 3"}))
+	b.Run("resources/list/page-50", func(b *testing.B) {
+		// The cursor of page 50 of the listing (of about 10,200 resources).
+		cursor := ""
+		for range 50 {
+			r, err := cs.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor})
+			if err != nil {
+				b.Fatal(err)
+			}
+			cursor = r.NextCursor
+		}
+		for b.Loop() {
+			r, err := cs.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor})
+			if err != nil || len(r.Resources) != 100 {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/page")
+	})
+}

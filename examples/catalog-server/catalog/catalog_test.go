@@ -1,0 +1,257 @@
+package catalog
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func write(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+const salesSQL = `-- Sales of the web shop.
+
+-- Orders placed in the shop,
+-- one row per order.
+-- @source orders
+SELECT * FROM 'data/orders.csv';
+
+-- @source customers
+SELECT * FROM 'data/customers.csv'
+-- a comment inside the statement
+WHERE true;
+
+-- Revenue per month of one year.
+-- @query revenue_by_month
+-- @param year INTEGER the calendar year
+-- @param region varchar
+SELECT month(ordered_at) AS m, sum(amount) FROM orders
+WHERE year(ordered_at) = $year AND region = $region GROUP BY 1;
+`
+
+func testCatalog(t *testing.T) string {
+	root := t.TempDir()
+	write(t, root, map[string]string{
+		"retail/project.json":         `{"description": "Retail analytics"}`,
+		"retail/shop/manifest.json":   `{"description": "The web shop"}`,
+		"retail/shop/sales.sql":       salesSQL,
+		"retail/shop/review.md":       "# Monthly review\n\nWhat sold, where.\n\n<!-- model: sales -->\n## Orders per region\n```sql\nSELECT region, count(*) FROM orders GROUP BY 1;\n```\n\n```python\nprint(1)\n```\n## Big orders\n```sql\nSELECT * FROM orders WHERE amount > 100\n```\n",
+		"retail/shop/README.md":       "not a notebook",
+		"retail/notapkg/x.sql":        "-- @source x\nSELECT 1",
+		"retail/bad/manifest.json":    `{"engine": "oracle"}`,
+		"retail/broken/manifest.json": `{}`,
+		"retail/broken/m.sql":         "SELECT 1",
+		"ops/warehouse/manifest.json": `{"engine": "postgres", "dsnEnv": "PGDSN", "schema": "ops"}`,
+		"ops/warehouse/stock.sql":     "-- @source stock\nSELECT * FROM stock",
+		"bad name/x/manifest.json":    `{}`,
+	})
+	return root
+}
+
+func TestLoad(t *testing.T) {
+	c, err := Load(testCatalog(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, e := range c.Entries() {
+		paths = append(paths, string(e.Kind)+" "+e.Path)
+	}
+	want := []string{
+		"project ops", "package ops/warehouse", "model ops/warehouse/stock", "source ops/warehouse/stock/stock",
+		"project retail", "package retail/broken", "package retail/shop",
+		"notebook retail/shop/review", "query retail/shop/review/cell-1", "query retail/shop/review/cell-2",
+		"model retail/shop/sales", "source retail/shop/sales/customers", "source retail/shop/sales/orders",
+		"query retail/shop/sales/revenue_by_month",
+	}
+	if d := cmp.Diff(want, paths); d != "" {
+		t.Errorf("entries (-want +got):\n%s", d)
+	}
+	m := c.Model("retail/shop/sales")
+	if m.Description != "Sales of the web shop." {
+		t.Errorf("model description %q", m.Description)
+	}
+	if got := c.Lookup("retail/shop/sales/orders").Description; got != "Orders placed in the shop, one row per order." {
+		t.Errorf("source description %q", got)
+	}
+	if got := c.Lookup("retail/shop/sales/customers").Source.SQL; got != "SELECT * FROM 'data/customers.csv'\n-- a comment inside the statement\nWHERE true" {
+		t.Errorf("customers SQL %q", got)
+	}
+	q := c.Lookup("retail/shop/sales/revenue_by_month").Query
+	if d := cmp.Diff([]Param{{Name: "year", Type: "INTEGER", Description: "the calendar year"}, {Name: "region", Type: "VARCHAR"}}, q.Params); d != "" {
+		t.Errorf("params: %s", d)
+	}
+	if q.Params[0].JSONType() != "integer" || q.Params[1].JSONType() != "string" {
+		t.Errorf("json types %s %s", q.Params[0].JSONType(), q.Params[1].JSONType())
+	}
+	nb := c.Lookup("retail/shop/review").Notebook
+	if nb.Title != "Monthly review" || nb.Description != "What sold, where." || nb.ModelName != "sales" || len(nb.Cells) != 2 {
+		t.Errorf("notebook %+v", nb)
+	}
+	if nb.Cells[0].Description != "Orders per region" || nb.Cells[1].SQL != "SELECT * FROM orders WHERE amount > 100" || nb.Cells[0].Model != m {
+		t.Errorf("cells %+v %+v", nb.Cells[0], nb.Cells[1])
+	}
+	pg := c.Lookup("ops/warehouse").Package
+	if pg.Engine != EnginePostgres || pg.DSNEnv != "PGDSN" || pg.Schema != "ops" {
+		t.Errorf("postgres package %+v", pg)
+	}
+	diags := strings.Join(c.Diagnostics, "\n")
+	for _, want := range []string{"bad name", "unknown engine \"oracle\"", "retail/broken/m.sql: skipped: line 1: SQL before any @source"} {
+		if !strings.Contains(diags, want) {
+			t.Errorf("diagnostics lack %q:\n%s", want, diags)
+		}
+	}
+}
+
+func TestParseModelErrors(t *testing.T) {
+	for name, text := range map[string]string{
+		"no source":       "-- @query q\nSELECT 1",
+		"duplicate":       "-- @source a\nSELECT 1;\n-- @source a\nSELECT 2",
+		"bad ident":       "-- @source a-b\nSELECT 1",
+		"empty":           "-- @source a\n",
+		"unknown":         "-- @source a\n-- @frob\nSELECT 1",
+		"param on source": "-- @source a\n-- @param x INTEGER\nSELECT 1",
+		"bad param":       "-- @source a\nSELECT 1;\n-- @query q\n-- @param x\nSELECT 1",
+	} {
+		if _, err := ParseModel(text); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
+func TestResolveSuggests(t *testing.T) {
+	c, _ := Load(testCatalog(t))
+	for _, tc := range []struct {
+		path, kind, name, closest string
+	}{
+		{"retial", "project", "retial", "retail"},
+		{"retail/shpo", "package", "shpo", "retail/shop"},
+		{"retail/shop/sale", "model or notebook", "sale", "retail/shop/sales"},
+		{"retail/shop/sales/order", "source or query", "order", "retail/shop/sales/orders"},
+	} {
+		_, err := c.Resolve(tc.path)
+		var nf *NotFoundError
+		if !errors.As(err, &nf) {
+			t.Fatalf("%s: %v", tc.path, err)
+		}
+		if nf.Kind != tc.kind || nf.Name != tc.name || len(nf.Closest) == 0 || nf.Closest[0] != tc.closest {
+			t.Errorf("%s: %+v", tc.path, nf)
+		}
+		if !strings.Contains(err.Error(), tc.closest) {
+			t.Errorf("%s: message %q lacks %q", tc.path, err, tc.closest)
+		}
+	}
+}
+
+func TestListPages(t *testing.T) {
+	root := t.TempDir()
+	var b strings.Builder
+	for i := range 25 {
+		b.WriteString("-- @source s" + string(rune('a'+i)) + "\nSELECT 1;\n")
+	}
+	write(t, root, map[string]string{"p/k/manifest.json": "{}", "p/k/m.sql": b.String()})
+	c, _ := Load(root)
+	var got []string
+	cursor := ""
+	pages := 0
+	for {
+		p, err := c.List("p/k/m", cursor, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages++
+		for _, e := range p.Items {
+			got = append(got, e.Name)
+		}
+		if p.NextCursor == "" {
+			break
+		}
+		cursor = p.NextCursor
+	}
+	if pages != 3 || len(got) != 25 || got[0] != "sa" || got[24] != "sy" {
+		t.Errorf("pages %d items %v", pages, got)
+	}
+	if _, err := c.List("p/k/m", "garbage!", 10); err == nil {
+		t.Error("bad cursor accepted")
+	}
+}
+
+func TestSearch(t *testing.T) {
+	c, _ := Load(testCatalog(t))
+	c.Lookup("retail/shop/sales/customers").Columns = []string{"customer_id", "region"}
+	hits := c.Search("orders", 10)
+	if len(hits) == 0 || hits[0].Entry.Path != "retail/shop/sales/orders" {
+		t.Fatalf("orders: %+v", hits)
+	}
+	hits = c.Search("region", 10)
+	found := false
+	for _, h := range hits {
+		if h.Entry.Path == "retail/shop/sales/customers" && h.Match == "column region" {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("column search: %+v", hits)
+	}
+	if hits := c.Search("web shop", 10); len(hits) == 0 || hits[0].Entry.Kind != KindModel && hits[0].Entry.Kind != KindPackage {
+		t.Errorf("description search: %+v", hits)
+	}
+	if hits := c.Search("nothing-like-this", 10); len(hits) != 0 {
+		t.Errorf("no-match search: %+v", hits)
+	}
+	if hits := c.Search("s", 2); len(hits) != 2 {
+		t.Errorf("limit: %d", len(hits))
+	}
+}
+
+func TestWatch(t *testing.T) {
+	root := testCatalog(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	changed := make(chan struct{}, 1)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		Watch(ctx, root, 5*time.Millisecond, func() {
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
+		})
+	}()
+	// Wait until the watcher has taken its first fingerprint by changing a file
+	// repeatedly until it notices (bounded).
+	deadline := time.After(10 * time.Second)
+	for i := 0; ; i++ {
+		write(t, root, map[string]string{"retail/shop/extra.sql": "-- @source e\nSELECT " + strings.Repeat("1", i+1)})
+		select {
+		case <-changed:
+			cancel()
+			<-done
+			c, _ := Load(root)
+			if c.Lookup("retail/shop/extra/e") == nil {
+				t.Error("new model not loaded")
+			}
+			return
+		case <-deadline:
+			t.Fatal("no reload after 10s")
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}

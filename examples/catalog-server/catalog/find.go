@@ -1,0 +1,272 @@
+package catalog
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// NotFoundError says that a path names nothing, how far it resolved, and which
+// existing names are closest to the part that failed.
+type NotFoundError struct {
+	Path     string   // the path asked for
+	Kind     string   // what the failing segment was expected to be ("project", "package", …)
+	Name     string   // the failing segment
+	Parent   string   // the deepest path that exists ("" for the root)
+	Closest  []string // paths of the closest existing names, best first
+	Expected []string // every kind allowed at that level
+}
+
+func (e *NotFoundError) Error() string {
+	var b strings.Builder
+	where := "the catalog"
+	if e.Parent != "" {
+		where = fmt.Sprintf("%q", e.Parent)
+	}
+	fmt.Fprintf(&b, "no %s named %q in %s", e.Kind, e.Name, where)
+	if len(e.Closest) > 0 {
+		fmt.Fprintf(&b, "; closest: %s", strings.Join(e.Closest, ", "))
+	} else {
+		b.WriteString("; it has no children")
+	}
+	b.WriteString(". Call list_catalog to see what exists, or search_catalog to find by name, column or description.")
+	return b.String()
+}
+
+// kindsBelow lists what may appear as a child of an object of kind k.
+func kindsBelow(k Kind) string {
+	switch k {
+	case "":
+		return "project"
+	case KindProject:
+		return "package"
+	case KindPackage:
+		return "model or notebook"
+	case KindModel:
+		return "source or query"
+	case KindNotebook:
+		return "query (cell)"
+	}
+	return "child"
+}
+
+// Resolve returns the object at path, or a *NotFoundError naming the closest
+// existing names at the level that failed.
+func (c *Catalog) Resolve(path string) (*Entry, error) {
+	path = strings.Trim(strings.TrimSpace(path), "/")
+	if path == "" {
+		return nil, errors.New("empty path: give project, project/package, project/package/model or a longer path")
+	}
+	if e := c.byPath[path]; e != nil {
+		return e, nil
+	}
+	segs := strings.Split(path, "/")
+	children := c.Roots()
+	var parent *Entry
+	for _, s := range segs {
+		var next *Entry
+		for _, ch := range children {
+			if ch.Name == s {
+				next = ch
+				break
+			}
+		}
+		if next == nil {
+			var kind Kind
+			parentPath := ""
+			if parent != nil {
+				kind, parentPath = parent.Kind, parent.Path
+			}
+			names := make([]string, len(children))
+			for j, ch := range children {
+				names[j] = ch.Name
+			}
+			var closest []string
+			for _, n := range Closest(s, names, 5) {
+				if parentPath == "" {
+					closest = append(closest, n)
+				} else {
+					closest = append(closest, parentPath+"/"+n)
+				}
+			}
+			if len(closest) == 0 {
+				for j := 0; j < len(names) && j < 5; j++ {
+					closest = append(closest, strings.TrimPrefix(parentPath+"/"+names[j], "/"))
+				}
+			}
+			return nil, &NotFoundError{Path: path, Kind: kindsBelow(kind), Name: s, Parent: parentPath, Closest: closest}
+		}
+		parent, children = next, next.Children
+	}
+	return nil, &NotFoundError{Path: path, Kind: "object", Name: path}
+}
+
+// Page is one page of a listing.
+type Page struct {
+	Items      []*Entry
+	NextCursor string
+}
+
+// List returns one page of the children of path ("" lists projects). The cursor is
+// the opaque nextCursor of the previous page; it names the last item seen, so any
+// server reading the same catalog continues it the same way.
+func (c *Catalog) List(path, cursor string, size int) (*Page, error) {
+	var items []*Entry
+	if strings.Trim(path, "/") == "" {
+		items = c.Roots()
+	} else {
+		e, err := c.Resolve(path)
+		if err != nil {
+			return nil, err
+		}
+		items = e.Children
+	}
+	start := 0
+	if cursor != "" {
+		raw, err := base64.RawURLEncoding.DecodeString(cursor)
+		after, ok := strings.CutPrefix(string(raw), "after:")
+		if err != nil || !ok {
+			return nil, errors.New("invalid cursor: pass the nextCursor of the previous page unchanged, or no cursor for the first page")
+		}
+		start = sort.Search(len(items), func(i int) bool { return items[i].Name > after })
+	}
+	end := min(start+size, len(items))
+	p := &Page{Items: items[start:end]}
+	if end < len(items) {
+		p.NextCursor = base64.RawURLEncoding.EncodeToString([]byte("after:" + items[end-1].Name))
+	}
+	return p, nil
+}
+
+// Hit is one search result.
+type Hit struct {
+	Entry *Entry
+	Score float64
+	Match string // what matched: "name", "column NAME", "description"
+}
+
+// Search ranks objects by how well their names, columns and descriptions match the
+// words of q: an exact name beats a name prefix, which beats a name substring, a
+// column, then a description. Every word must match somewhere. Ties go by path.
+func (c *Catalog) Search(q string, limit int) []Hit {
+	words := strings.Fields(strings.ToLower(q))
+	if len(words) == 0 || limit <= 0 {
+		return nil
+	}
+	var hits []Hit
+	for _, e := range c.entries {
+		name := strings.ToLower(e.Name)
+		desc := strings.ToLower(e.Description)
+		total := 0.0
+		match := ""
+		ok := true
+		for _, w := range words {
+			best, what := 0.0, ""
+			switch {
+			case name == w:
+				best, what = 10, "name"
+			case strings.HasPrefix(name, w):
+				best, what = 6, "name"
+			case strings.Contains(name, w):
+				best, what = 4, "name"
+			}
+			if best < 3 {
+				for _, col := range e.Columns {
+					lc := strings.ToLower(col)
+					if lc == w {
+						best, what = 3, "column "+col
+						break
+					} else if strings.Contains(lc, w) && best < 2 {
+						best, what = 2, "column "+col
+					}
+				}
+			}
+			if best < 1 && strings.Contains(desc, w) {
+				best, what = 1, "description"
+			}
+			if best == 0 {
+				ok = false
+				break
+			}
+			total += best
+			if match == "" {
+				match = what
+			}
+		}
+		if !ok {
+			continue
+		}
+		// Shallower objects first among equals: a project beats a deep source.
+		total -= float64(strings.Count(e.Path, "/")) * 0.01
+		hits = append(hits, Hit{Entry: e, Score: total, Match: match})
+	}
+	slices.SortStableFunc(hits, func(a, b Hit) int {
+		if a.Score != b.Score {
+			if a.Score > b.Score {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.Entry.Path, b.Entry.Path)
+	})
+	if len(hits) > limit {
+		hits = hits[:limit]
+	}
+	return hits
+}
+
+// Closest returns up to n of names nearest to s by edit distance (case-insensitive),
+// skipping any further than half of the longer string, best first.
+func Closest(s string, names []string, n int) []string {
+	type cand struct {
+		name string
+		d    int
+	}
+	ls := strings.ToLower(s)
+	var cs []cand
+	for _, name := range names {
+		ln := strings.ToLower(name)
+		d := editDistance(ls, ln)
+		if strings.Contains(ln, ls) || strings.Contains(ls, ln) {
+			d = min(d, 1)
+		}
+		if d <= max(len(ls), len(ln))/2+1 {
+			cs = append(cs, cand{name, d})
+		}
+	}
+	slices.SortStableFunc(cs, func(a, b cand) int {
+		if a.d != b.d {
+			return a.d - b.d
+		}
+		return strings.Compare(a.name, b.name)
+	})
+	out := []string{}
+	for i := 0; i < len(cs) && i < n; i++ {
+		out = append(out, cs[i].name)
+	}
+	return out
+}
+
+// editDistance is the Levenshtein distance between a and b (bytes).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

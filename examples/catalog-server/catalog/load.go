@@ -1,0 +1,269 @@
+package catalog
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Limits of what Load reads, so a stray huge file cannot exhaust memory.
+const (
+	maxManifestBytes = 64 << 10
+	maxModelBytes    = 1 << 20
+	maxNotebookBytes = 1 << 20
+)
+
+// validName is the shape of every object name: it is a path segment, a URI
+// template variable and (for sources) a SQL identifier.
+var validName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]{0,127}$`)
+
+// sqlIdent is the shape of source and parameter names (they appear in SQL unquoted).
+var sqlIdent = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
+
+type projectManifest struct {
+	Description string `json:"description"`
+}
+
+type packageManifest struct {
+	Description string `json:"description"`
+	Engine      string `json:"engine"`
+	DSNEnv      string `json:"dsnEnv"`
+	Schema      string `json:"schema"`
+}
+
+// Load reads the catalog in dir. Errors in single files become Diagnostics; only an
+// unreadable dir is an error.
+func Load(dir string) (*Catalog, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	ents, err := os.ReadDir(abs)
+	if err != nil {
+		return nil, fmt.Errorf("catalog directory: %w", err)
+	}
+	c := &Catalog{Dir: abs}
+	for _, de := range ents {
+		if !de.IsDir() || strings.HasPrefix(de.Name(), ".") {
+			continue
+		}
+		if !validName.MatchString(de.Name()) {
+			c.diag("%s: skipped: a project name must match %s", de.Name(), validName)
+			continue
+		}
+		p := c.loadProject(filepath.Join(abs, de.Name()), de.Name())
+		c.Projects = append(c.Projects, p)
+	}
+	c.index()
+	return c, nil
+}
+
+func (c *Catalog) diag(format string, args ...any) {
+	c.Diagnostics = append(c.Diagnostics, fmt.Sprintf(format, args...))
+}
+
+func readJSON(path string, limit int64, v any) error {
+	b, err := readLimited(path, limit)
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
+}
+
+func readLimited(path string, limit int64) ([]byte, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if st.Size() > limit {
+		return nil, fmt.Errorf("larger than %d bytes", limit)
+	}
+	return os.ReadFile(path)
+}
+
+func (c *Catalog) loadProject(dir, name string) *Project {
+	p := &Project{Name: name, Dir: dir}
+	var pm projectManifest
+	if err := readJSON(filepath.Join(dir, "project.json"), maxManifestBytes, &pm); err == nil {
+		p.Description = pm.Description
+	} else if !os.IsNotExist(err) {
+		c.diag("%s/project.json: %v", name, err)
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		c.diag("%s: %v", name, err)
+		return p
+	}
+	for _, de := range ents {
+		if !de.IsDir() || strings.HasPrefix(de.Name(), ".") {
+			continue
+		}
+		pdir := filepath.Join(dir, de.Name())
+		if _, err := os.Stat(filepath.Join(pdir, "manifest.json")); err != nil {
+			continue // not a package
+		}
+		if !validName.MatchString(de.Name()) {
+			c.diag("%s/%s: skipped: a package name must match %s", name, de.Name(), validName)
+			continue
+		}
+		if pkg := c.loadPackage(p, pdir, de.Name()); pkg != nil {
+			p.Packages = append(p.Packages, pkg)
+		}
+	}
+	return p
+}
+
+func (c *Catalog) loadPackage(p *Project, dir, name string) *Package {
+	where := p.Name + "/" + name
+	var m packageManifest
+	if err := readJSON(filepath.Join(dir, "manifest.json"), maxManifestBytes, &m); err != nil {
+		c.diag("%s/manifest.json: skipped: %v", where, err)
+		return nil
+	}
+	pkg := &Package{Project: p, Name: name, Dir: dir, Description: m.Description, Engine: m.Engine, DSNEnv: m.DSNEnv, Schema: m.Schema}
+	switch pkg.Engine {
+	case "":
+		pkg.Engine = EngineDuckDB
+	case EngineDuckDB:
+	case EnginePostgres:
+		if pkg.DSNEnv == "" {
+			c.diag("%s/manifest.json: skipped: engine postgres needs dsnEnv, the environment variable holding the connection string", where)
+			return nil
+		}
+	default:
+		c.diag("%s/manifest.json: skipped: unknown engine %q (want duckdb or postgres)", where, pkg.Engine)
+		return nil
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		c.diag("%s: %v", where, err)
+		return pkg
+	}
+	taken := map[string]string{}
+	for _, de := range ents {
+		if de.IsDir() {
+			continue
+		}
+		fn := de.Name()
+		ext := filepath.Ext(fn)
+		if ext != ".sql" && ext != ".md" {
+			continue
+		}
+		base := strings.TrimSuffix(fn, ext)
+		if ext == ".md" && strings.EqualFold(base, "README") {
+			continue
+		}
+		if !validName.MatchString(base) {
+			c.diag("%s/%s: skipped: a model or notebook name must match %s", where, fn, validName)
+			continue
+		}
+		if other, ok := taken[base]; ok {
+			c.diag("%s/%s: skipped: the name %q is already used by %s", where, fn, base, other)
+			continue
+		}
+		path := filepath.Join(dir, fn)
+		switch ext {
+		case ".sql":
+			b, err := readLimited(path, maxModelBytes)
+			if err != nil {
+				c.diag("%s/%s: skipped: %v", where, fn, err)
+				continue
+			}
+			mod, err := ParseModel(string(b))
+			if err != nil {
+				c.diag("%s/%s: skipped: %v", where, fn, err)
+				continue
+			}
+			mod.Package, mod.Name, mod.File = pkg, base, path
+			for _, s := range mod.Sources {
+				s.Model = mod
+			}
+			for _, q := range mod.Queries {
+				q.Model = mod
+			}
+			pkg.Models = append(pkg.Models, mod)
+		case ".md":
+			b, err := readLimited(path, maxNotebookBytes)
+			if err != nil {
+				c.diag("%s/%s: skipped: %v", where, fn, err)
+				continue
+			}
+			nb := ParseNotebook(string(b))
+			nb.Package, nb.Name, nb.File = pkg, base, path
+			pkg.Notebooks = append(pkg.Notebooks, nb)
+		}
+		taken[base] = fn
+	}
+	// A notebook runs against the model it names, or the package's first model.
+	for _, nb := range pkg.Notebooks {
+		var mod *Model
+		for _, m := range pkg.Models {
+			if nb.ModelName == "" || m.Name == nb.ModelName {
+				mod = m
+				break
+			}
+		}
+		if mod == nil && nb.ModelName != "" {
+			c.diag("%s/%s: its cells name model %q, which the package does not have", where, nb.Name, nb.ModelName)
+		}
+		if mod != nil {
+			nb.ModelName = mod.Name
+		}
+		for _, q := range nb.Cells {
+			q.Model, q.Notebook = mod, nb
+		}
+	}
+	return pkg
+}
+
+// index builds the entry tree and the path map.
+func (c *Catalog) index() {
+	c.byPath = map[string]*Entry{}
+	add := func(parent *Entry, e *Entry) *Entry {
+		if parent != nil {
+			e.Parent = parent.Path
+			e.Path = parent.Path + "/" + e.Name
+			parent.Children = append(parent.Children, e)
+		} else {
+			e.Path = e.Name
+		}
+		c.byPath[e.Path] = e
+		c.entries = append(c.entries, e)
+		return e
+	}
+	for _, p := range c.Projects {
+		pe := add(nil, &Entry{Kind: KindProject, Name: p.Name, Description: p.Description, Project: p})
+		for _, pkg := range p.Packages {
+			ke := add(pe, &Entry{Kind: KindPackage, Name: pkg.Name, Description: pkg.Description, Project: p, Package: pkg})
+			for _, m := range pkg.Models {
+				me := add(ke, &Entry{Kind: KindModel, Name: m.Name, Description: m.Description, Project: p, Package: pkg, Model: m})
+				for _, s := range m.Sources {
+					add(me, &Entry{Kind: KindSource, Name: s.Name, Description: s.Description, Project: p, Package: pkg, Model: m, Source: s})
+				}
+				for _, q := range m.Queries {
+					add(me, &Entry{Kind: KindQuery, Name: q.Name, Description: q.Description, Project: p, Package: pkg, Model: m, Query: q})
+				}
+			}
+			for _, nb := range pkg.Notebooks {
+				desc := nb.Description
+				if nb.Title != "" && desc == "" {
+					desc = nb.Title
+				}
+				ne := add(ke, &Entry{Kind: KindNotebook, Name: nb.Name, Description: desc, Project: p, Package: pkg, Notebook: nb, Model: nil})
+				for _, q := range nb.Cells {
+					add(ne, &Entry{Kind: KindQuery, Name: q.Name, Description: q.Description, Project: p, Package: pkg, Model: q.Model, Query: q, Notebook: nb})
+				}
+			}
+		}
+	}
+	for _, e := range c.entries {
+		slices.SortFunc(e.Children, func(a, b *Entry) int { return strings.Compare(a.Name, b.Name) })
+	}
+	slices.SortFunc(c.entries, func(a, b *Entry) int { return strings.Compare(a.Path, b.Path) })
+}

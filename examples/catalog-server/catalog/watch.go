@@ -1,0 +1,69 @@
+package catalog
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// maxWatchedFiles bounds the work of one Fingerprint: a catalog with more files than
+// this is fingerprinted on its first maxWatchedFiles (in walk order) only.
+const maxWatchedFiles = 200_000
+
+// Fingerprint summarises the names, sizes and modification times of every file under
+// dir (hidden ones excepted): it changes when anything a catalog is made of changes.
+func Fingerprint(dir string) (string, error) {
+	h := sha256.New()
+	n := 0
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if path != dir && strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if n++; n > maxWatchedFiles {
+			return filepath.SkipAll
+		}
+		info, err := d.Info()
+		if err != nil {
+			return nil // removed while walking: the next poll sees it
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00%d\x00%t\n", path, info.Size(), info.ModTime().UnixNano(), d.IsDir())
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// Watch polls dir every interval and calls reload when its fingerprint changed,
+// until ctx ends. The first fingerprint is taken at once and does not call reload.
+// It runs on the caller's goroutine.
+func Watch(ctx context.Context, dir string, interval time.Duration, reload func()) {
+	last, _ := Fingerprint(dir)
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		fp, err := Fingerprint(dir)
+		if err != nil || fp == last {
+			continue
+		}
+		last = fp
+		reload()
+	}
+}

@@ -1,0 +1,243 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/wiremcp/wiremcp/examples/catalog-server/catalog"
+	"github.com/wiremcp/wiremcp/examples/catalog-server/engine"
+	"github.com/wiremcp/wiremcp/mcp"
+)
+
+// sampleRows is how many rows a source description shows.
+const sampleRows = 5
+
+// Description is what describe and resources/read return for any object.
+type Description struct {
+	URI         string          `json:"uri"`
+	Path        string          `json:"path"`
+	Kind        string          `json:"kind"`
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Engine      string          `json:"engine,omitempty"`
+	Contents    []Item          `json:"contents,omitempty"` // project, package, model, notebook
+	Sources     []SourceSummary `json:"sources,omitempty"`  // model
+	Queries     []QuerySummary  `json:"queries,omitempty"`  // model, notebook
+	Columns     []engine.Column `json:"columns,omitempty"`  // source
+	RowCount    *int64          `json:"rowCount,omitempty"` // source
+	SampleRows  [][]any         `json:"sampleRows,omitempty"`
+	SQL         string          `json:"sql,omitempty"`        // source, query
+	Parameters  []catalog.Param `json:"parameters,omitempty"` // query
+	Model       string          `json:"model,omitempty"`      // query, notebook: the model it runs against
+	Title       string          `json:"title,omitempty"`      // notebook
+	Markdown    string          `json:"markdown,omitempty"`   // notebook
+	Error       string          `json:"error,omitempty"`      // why a source or model cannot be read
+}
+
+// SourceSummary is a source as its model's description lists it.
+type SourceSummary struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Columns     []engine.Column `json:"columns,omitempty"`
+	Error       string          `json:"error,omitempty"`
+}
+
+// QuerySummary is a named query as its model or notebook lists it.
+type QuerySummary struct {
+	Name        string          `json:"name"`
+	Path        string          `json:"path"`
+	Description string          `json:"description"`
+	SQL         string          `json:"sql"`
+	Parameters  []catalog.Param `json:"parameters"`
+}
+
+func uriOf(e *catalog.Entry) string {
+	return "catalog://" + string(e.Kind) + "/" + e.Path
+}
+
+// Describe describes the object at path.
+func (s *Service) Describe(ctx context.Context, path string) (*Description, error) {
+	sn := s.snap()
+	e, err := sn.cat.Resolve(path)
+	if err != nil {
+		return nil, err
+	}
+	d := &Description{URI: uriOf(e), Path: e.Path, Kind: string(e.Kind), Name: e.Name, Description: e.Description}
+	if e.Package != nil {
+		d.Engine = e.Package.Engine
+	}
+	switch e.Kind {
+	case catalog.KindProject, catalog.KindPackage:
+		d.Contents = []Item{}
+		for _, c := range e.Children {
+			d.Contents = append(d.Contents, itemOf(c))
+		}
+	case catalog.KindModel:
+		eng := sn.engines[e.Model]
+		if eng == nil {
+			d.Error = sn.broken[e.Model]
+		}
+		for _, src := range e.Model.Sources {
+			ss := SourceSummary{Name: src.Name, Description: src.Description}
+			if eng != nil {
+				ss.Columns, ss.Error = eng.Columns()[src.Name], eng.Broken()[src.Name]
+			}
+			d.Sources = append(d.Sources, ss)
+		}
+		d.Queries = querySummaries(e.Path, e.Model.Queries)
+	case catalog.KindNotebook:
+		nb := e.Notebook
+		d.Title, d.Markdown, d.Model = nb.Title, nb.Markdown, nb.ModelName
+		if nb.ModelName != "" {
+			d.Model = e.Parent + "/" + nb.ModelName
+		}
+		d.Queries = querySummaries(e.Path, nb.Cells)
+	case catalog.KindQuery:
+		d.SQL, d.Parameters = e.Query.SQL, e.Query.Params
+		if d.Parameters == nil {
+			d.Parameters = []catalog.Param{}
+		}
+		if e.Query.Model != nil {
+			d.Model = e.Project.Name + "/" + e.Package.Name + "/" + e.Query.Model.Name
+		}
+	case catalog.KindSource:
+		d.SQL = e.Source.SQL
+		eng := sn.engines[e.Model]
+		if eng == nil {
+			d.Error = sn.broken[e.Model]
+			break
+		}
+		if msg := eng.Broken()[e.Name]; msg != "" {
+			d.Error = msg
+			break
+		}
+		d.Columns = eng.Columns()[e.Name]
+		lim := engine.Limits{RowLimit: sampleRows, ByteBudget: 64 << 10, Timeout: min(s.cfg.QueryTimeout, 10*time.Second)}
+		if res, err := eng.Query(ctx, "SELECT count(*) FROM "+quoteIdent(e.Name), nil, lim); err == nil && len(res.Rows) == 1 {
+			if n, ok := toInt64(res.Rows[0][0]); ok {
+				d.RowCount = &n
+			}
+		} else if err != nil {
+			d.Error = "row count: " + err.Error()
+		}
+		if res, err := eng.Query(ctx, "SELECT * FROM "+quoteIdent(e.Name)+fmt.Sprintf(" LIMIT %d", sampleRows), nil, lim); err == nil {
+			d.SampleRows = res.Rows
+		}
+	}
+	return d, nil
+}
+
+func toInt64(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return x, true
+	case int32:
+		return int64(x), true
+	case int:
+		return int64(x), true
+	case uint64:
+		return int64(x), true
+	case fmt.Stringer:
+		var n int64
+		_, err := fmt.Sscan(x.String(), &n)
+		return n, err == nil
+	}
+	var n int64
+	_, err := fmt.Sscan(fmt.Sprint(v), &n)
+	return n, err == nil
+}
+
+func querySummaries(parent string, qs []*catalog.Query) []QuerySummary {
+	out := []QuerySummary{}
+	for _, q := range qs {
+		ps := q.Params
+		if ps == nil {
+			ps = []catalog.Param{}
+		}
+		out = append(out, QuerySummary{Name: q.Name, Path: parent + "/" + q.Name, Description: q.Description, SQL: q.SQL, Parameters: ps})
+	}
+	return out
+}
+
+// templates are the resource templates, one per kind; the URI of an object is
+// catalog://KIND/PATH.
+var templates = []struct {
+	kind catalog.Kind
+	uri  string
+	desc string
+}{
+	{catalog.KindProject, "catalog://project/{project}", "A project: its description and packages."},
+	{catalog.KindPackage, "catalog://package/{project}/{package}", "A package: its description, engine and contents (models and notebooks)."},
+	{catalog.KindModel, "catalog://model/{project}/{package}/{model}", "A model: its sources with columns, and its named queries."},
+	{catalog.KindSource, "catalog://source/{project}/{package}/{model}/{source}", "A source: columns with types, row count and sample rows."},
+	{catalog.KindQuery, "catalog://query/{project}/{package}/{model}/{query}", "A named query (or notebook cell): SQL and typed parameters."},
+	{catalog.KindNotebook, "catalog://notebook/{project}/{package}/{notebook}", "A notebook: its Markdown and its SQL cells."},
+}
+
+var templateVars = map[catalog.Kind][]string{
+	catalog.KindProject:  {"project"},
+	catalog.KindPackage:  {"project", "package"},
+	catalog.KindModel:    {"project", "package", "model"},
+	catalog.KindSource:   {"project", "package", "model", "source"},
+	catalog.KindQuery:    {"project", "package", "model", "query"},
+	catalog.KindNotebook: {"project", "package", "notebook"},
+}
+
+// registerResources adds the templates and one listed resource per object, and
+// keeps the listed resources in step with reloads.
+func registerResources(s *mcp.Server, svc *Service) {
+	for _, t := range templates {
+		kind := t.kind
+		s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: t.uri, Name: string(kind), Description: t.desc, MIMEType: "application/json"},
+			func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+				var segs []string
+				for _, v := range templateVars[kind] {
+					segs = append(segs, req.Vars[v])
+				}
+				return svc.readResource(ctx, req.Params.URI, kind, strings.Join(segs, "/"))
+			})
+	}
+	sync := func(old, cur *catalog.Catalog) {
+		if old != nil {
+			var gone []string
+			for _, e := range old.Entries() {
+				if n := cur.Lookup(e.Path); n == nil || n.Kind != e.Kind {
+					gone = append(gone, uriOf(e))
+				}
+			}
+			s.RemoveResources(gone...)
+		}
+		for _, e := range cur.Entries() {
+			if old != nil {
+				if o := old.Lookup(e.Path); o != nil && o.Kind == e.Kind && o.Description == e.Description {
+					continue // unchanged: keep its place in the listing
+				}
+			}
+			kind := e.Kind
+			path := e.Path
+			s.AddResource(&mcp.Resource{URI: uriOf(e), Name: e.Path, Title: e.Name, Description: fmt.Sprintf("%s: %s", e.Kind, e.Description), MIMEType: "application/json"},
+				func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+					return svc.readResource(ctx, req.Params.URI, kind, path)
+				})
+		}
+	}
+	sync(nil, svc.Catalog())
+	svc.OnReload(sync)
+}
+
+func (s *Service) readResource(ctx context.Context, uri string, kind catalog.Kind, path string) (*mcp.ReadResourceResult, error) {
+	d, err := s.Describe(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", mcp.ErrResourceNotFound, uri, err)
+	}
+	if d.Kind != string(kind) {
+		return nil, fmt.Errorf("%w: %s: %s is a %s; its URI is %s", mcp.ErrResourceNotFound, uri, path, d.Kind, d.URI)
+	}
+	raw, err := marshalIndent(d)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/json", Text: raw}}}, nil
+}

@@ -1,0 +1,96 @@
+package engine
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/big"
+	"net/netip"
+	"sort"
+	"strings"
+	"time"
+)
+
+// jsonValue turns a value read from an engine into one encoding/json writes
+// faithfully: exact digits for big and decimal numbers, strings for NaN and
+// infinities, dates as YYYY-MM-DD, timestamps as RFC 3339, maps as key/value lists
+// when their keys are not strings.
+func jsonValue(v any, dbType string) any {
+	switch x := v.(type) {
+	case nil, bool, string, int8, int16, int32, int64, int, uint8, uint16, uint32, uint64, uint:
+		return x
+	case float32:
+		return jsonFloat(float64(x))
+	case float64:
+		return jsonFloat(x)
+	case *big.Int:
+		if x == nil {
+			return nil
+		}
+		return json.Number(x.String())
+	case time.Time:
+		switch strings.ToUpper(dbType) {
+		case "DATE":
+			return x.Format(time.DateOnly)
+		case "TIME", "TIMETZ", "TIME WITH TIME ZONE":
+			return x.Format("15:04:05.999999")
+		}
+		return x.Format(time.RFC3339Nano)
+	case []byte:
+		if strings.EqualFold(dbType, "UUID") && len(x) == 16 {
+			return formatUUID(x)
+		}
+		return x // base64, as encoding/json writes it
+	case [16]byte:
+		return formatUUID(x[:])
+	case netip.Prefix, netip.Addr:
+		return fmt.Sprint(x)
+	case json.Number:
+		return x
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = jsonValue(e, "")
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = jsonValue(e, "")
+		}
+		return out
+	case fmt.Stringer:
+		return x.String()
+	}
+	if m, ok := v.(json.Marshaler); ok {
+		if b, err := m.MarshalJSON(); err == nil && json.Valid(b) {
+			return json.RawMessage(b)
+		}
+	}
+	// Maps with non-string keys (DuckDB MAP) become [{key, value}…] in key order.
+	if m, ok := asAnyMap(v); ok {
+		out := make([]map[string]any, 0, len(m))
+		for k, e := range m {
+			out = append(out, map[string]any{"key": jsonValue(k, ""), "value": jsonValue(e, "")})
+		}
+		sort.Slice(out, func(i, j int) bool { return fmt.Sprint(out[i]["key"]) < fmt.Sprint(out[j]["key"]) })
+		return out
+	}
+	if _, err := json.Marshal(v); err == nil {
+		return v
+	}
+	return fmt.Sprint(v)
+}
+
+func jsonFloat(f float64) any {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return fmt.Sprint(f)
+	}
+	return f
+}
+
+func formatUUID(b []byte) string {
+	h := hex.EncodeToString(b)
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
+}

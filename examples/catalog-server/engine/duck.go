@@ -1,0 +1,382 @@
+package engine
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	duckdb "github.com/duckdb/duckdb-go/v2"
+
+	"github.com/wiremcp/wiremcp/examples/catalog-server/catalog"
+)
+
+// DuckConfig bounds a DuckDB model database.
+type DuckConfig struct {
+	Threads     int    // worker threads per model database; zero means 2
+	MemoryLimit string // DuckDB memory_limit; empty means "512MB"
+}
+
+// Duck is one model opened on DuckDB: a small database file holding one view per
+// source, opened read-only. Safe for concurrent use.
+type Duck struct {
+	// mu is held shared by every query and exclusively by Close, so a database
+	// replaced by a reload closes only after its running queries end.
+	mu      sync.RWMutex
+	closed  bool
+	db      *sql.DB
+	gateSQL *sql.Stmt // json_serialize_sql, prepared once per pooled connection
+	tmp     string
+	columns map[string][]Column
+	broken  map[string]string // source name → why its view could not be made
+}
+
+// OpenDuck builds and opens the database of model m. Sources whose SQL fails are
+// reported by Broken and left out; the model still opens.
+func OpenDuck(ctx context.Context, m *catalog.Model, cfg DuckConfig) (*Duck, error) {
+	if cfg.Threads <= 0 {
+		cfg.Threads = 2
+	}
+	if cfg.MemoryLimit == "" {
+		cfg.MemoryLimit = "512MB"
+	}
+	pkgDir, err := filepath.Abs(m.Package.Dir)
+	if err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp("", "catalog-duckdb-*")
+	if err != nil {
+		return nil, err
+	}
+	d := &Duck{tmp: tmp, columns: map[string][]Column{}, broken: map[string]string{}}
+	dbPath := filepath.Join(tmp, "model.duckdb")
+	if err := d.build(ctx, m, pkgDir, dbPath); err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	q := url.Values{}
+	q.Set("access_mode", "READ_ONLY")
+	q.Set("threads", strconv.Itoa(cfg.Threads))
+	q.Set("memory_limit", cfg.MemoryLimit)
+	q.Set("temp_directory", filepath.Join(tmp, "spill"))
+	db, err := sql.Open("duckdb", dbPath+"?"+q.Encode())
+	if err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	// These settings are global: set once, then locked for every connection.
+	for _, s := range []string{
+		"SET GLOBAL allowed_directories = [" + quoteLit(pkgDir+string(filepath.Separator)) + "]",
+		"SET GLOBAL enable_external_access = false",
+		"SET GLOBAL autoinstall_known_extensions = false",
+		"SET GLOBAL autoload_known_extensions = false",
+		"SET GLOBAL lock_configuration = true",
+	} {
+		if _, err := db.ExecContext(ctx, s); err != nil {
+			db.Close()
+			os.RemoveAll(tmp)
+			return nil, fmt.Errorf("duckdb: %s: %w", s, err)
+		}
+	}
+	d.gateSQL, err = db.PrepareContext(ctx, "SELECT json_serialize_sql($1::VARCHAR)::VARCHAR")
+	if err != nil {
+		db.Close()
+		os.RemoveAll(tmp)
+		return nil, fmt.Errorf("duckdb: %w", err)
+	}
+	d.db = db
+	return d, nil
+}
+
+// build writes the views of m into a new database file at path.
+func (d *Duck) build(ctx context.Context, m *catalog.Model, pkgDir, path string) error {
+	db, err := sql.Open("duckdb", path)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	for _, s := range m.Sources {
+		body, err := rewritePaths(ctx, conn, s.SQL, pkgDir)
+		if err == nil {
+			_, err = conn.ExecContext(ctx, "CREATE VIEW "+quoteIdent(s.Name)+" AS "+body)
+		}
+		if err != nil {
+			d.broken[s.Name] = err.Error()
+			continue
+		}
+	}
+	rows, err := conn.QueryContext(ctx, "SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = 'main' ORDER BY table_name, ordinal_position")
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var t, c, ty string
+		if err := rows.Scan(&t, &c, &ty); err != nil {
+			return err
+		}
+		d.columns[t] = append(d.columns[t], Column{Name: c, Type: ty})
+	}
+	return rows.Err()
+}
+
+// Columns returns the columns of each source that opened, by source name.
+func (d *Duck) Columns() map[string][]Column { return d.columns }
+
+// Broken returns, by source name, why a source's view could not be made.
+func (d *Duck) Broken() map[string]string { return d.broken }
+
+// Close closes the database (waiting for running queries) and removes its file.
+func (d *Duck) Close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return nil
+	}
+	d.closed = true
+	d.gateSQL.Close()
+	err := d.db.Close()
+	os.RemoveAll(d.tmp)
+	return err
+}
+
+// serialized is the part of json_serialize_sql's answer the gate reads.
+type serialized struct {
+	Error        bool              `json:"error"`
+	ErrorType    string            `json:"error_type"`
+	ErrorMessage string            `json:"error_message"`
+	Position     string            `json:"position"`
+	Statements   []json.RawMessage `json:"statements"`
+}
+
+// firstWord returns the first keyword of a statement, for messages only.
+func firstWord(sqlText string) string {
+	s := strings.TrimSpace(sqlText)
+	for strings.HasPrefix(s, "--") || strings.HasPrefix(s, "/*") {
+		if strings.HasPrefix(s, "--") {
+			_, s, _ = strings.Cut(s, "\n")
+		} else {
+			_, s, _ = strings.Cut(s, "*/")
+		}
+		s = strings.TrimSpace(s)
+	}
+	f := strings.FieldsFunc(s, func(r rune) bool { return !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z') })
+	if len(f) == 0 {
+		return ""
+	}
+	return strings.ToUpper(f[0])
+}
+
+// gate asks DuckDB's parser whether sqlText is exactly one SELECT statement.
+func (d *Duck) gate(ctx context.Context, sqlText string) error {
+	var raw string
+	if err := d.gateSQL.QueryRowContext(ctx, sqlText).Scan(&raw); err != nil {
+		return duckErr(err)
+	}
+	var s serialized
+	if err := json.Unmarshal([]byte(raw), &s); err != nil {
+		return fmt.Errorf("duckdb: reading the parser's answer: %w", err)
+	}
+	if s.Error {
+		if s.ErrorType == "parser" {
+			pos, _ := strconv.Atoi(s.Position)
+			return &SQLError{Engine: "duckdb", Message: "Parser Error: " + s.ErrorMessage, Position: pos + 1}
+		}
+		kind := firstWord(sqlText)
+		return &RefusedError{Reason: fmt.Sprintf("DuckDB's parser reads this as a %s statement, not a query", kind)}
+	}
+	switch n := len(s.Statements); {
+	case n == 0:
+		return &RefusedError{Reason: "the SQL holds no statement"}
+	case n > 1:
+		return &RefusedError{Reason: fmt.Sprintf("the SQL holds %d statements; send exactly one", n)}
+	}
+	return nil
+}
+
+// Query runs one read-only query with named parameters ($name in the SQL).
+func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any, lim Limits) (*Result, error) {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	if d.closed {
+		return nil, ErrClosed
+	}
+	start := time.Now()
+	qctx, cancel := context.WithTimeout(ctx, lim.Timeout)
+	defer cancel()
+	if err := d.gate(qctx, sqlText); err != nil {
+		return nil, d.ctxErr(ctx, qctx, lim, err)
+	}
+	conn, err := d.db.Conn(qctx)
+	if err != nil {
+		return nil, d.ctxErr(ctx, qctx, lim, err)
+	}
+	defer conn.Close()
+	res := newResult(lim)
+	err = conn.Raw(func(dc any) error {
+		// Prepare (without a context) refuses more than one statement outright,
+		// where PrepareContext would run all but the last.
+		st, err := dc.(*duckdb.Conn).Prepare(sqlText)
+		if err != nil {
+			return duckErr(err)
+		}
+		defer st.Close()
+		stmt := st.(*duckdb.Stmt)
+		ty, err := stmt.StatementType()
+		if err != nil {
+			return duckErr(err)
+		}
+		if ty != duckdb.STATEMENT_TYPE_SELECT {
+			return &RefusedError{Reason: fmt.Sprintf("DuckDB prepares this as a %s statement, not a query", firstWord(sqlText))}
+		}
+		args, err := bindArgs(stmt, params)
+		if err != nil {
+			return err
+		}
+		rows, err := stmt.QueryContext(qctx, args)
+		if err != nil {
+			return duckErr(err)
+		}
+		defer rows.Close()
+		names := rows.Columns()
+		types := make([]string, len(names))
+		for i, n := range names {
+			if tn, ok := rows.(driver.RowsColumnTypeDatabaseTypeName); ok {
+				types[i] = tn.ColumnTypeDatabaseTypeName(i)
+			}
+			res.Columns = append(res.Columns, Column{Name: n, Type: types[i]})
+		}
+		app := rowAppender{lim: lim, res: res}
+		vals := make([]driver.Value, len(names))
+		for {
+			if err := qctx.Err(); err != nil {
+				return err
+			}
+			if err := rows.Next(vals); err != nil {
+				if errors.Is(err, io.EOF) {
+					return nil
+				}
+				return duckErr(err)
+			}
+			row := make([]any, len(vals))
+			for i, v := range vals {
+				row[i] = duckValue(v, types[i])
+			}
+			more, err := app.add(row)
+			if err != nil || !more {
+				return err
+			}
+		}
+	})
+	if err != nil {
+		return nil, d.ctxErr(ctx, qctx, lim, err)
+	}
+	return res.finish(start), nil
+}
+
+// ctxErr turns the failure of a query whose deadline passed into a TimeoutError,
+// and one whose caller went away into the caller's context error.
+func (d *Duck) ctxErr(parent, qctx context.Context, lim Limits, err error) error {
+	if parent.Err() != nil {
+		return parent.Err()
+	}
+	if errors.Is(qctx.Err(), context.DeadlineExceeded) {
+		return &TimeoutError{Limit: lim.Timeout}
+	}
+	return err
+}
+
+// bindArgs matches params to the statement's named parameters, and reports
+// missing and unknown ones.
+func bindArgs(stmt *duckdb.Stmt, params map[string]any) ([]driver.NamedValue, error) {
+	n := stmt.NumInput()
+	used := map[string]bool{}
+	var args []driver.NamedValue
+	for i := 1; i <= n; i++ {
+		name, err := stmt.ParamName(i)
+		if err != nil {
+			return nil, duckErr(err)
+		}
+		v, ok := params[name]
+		if !ok {
+			return nil, &SQLError{Engine: "duckdb", Message: fmt.Sprintf("parameter $%s has no value; pass it in parameters", name)}
+		}
+		used[name] = true
+		args = append(args, driver.NamedValue{Name: name, Ordinal: i, Value: v})
+	}
+	for k := range params {
+		if !used[k] {
+			return nil, &SQLError{Engine: "duckdb", Message: fmt.Sprintf("parameter %q is not used by the statement", k)}
+		}
+	}
+	return args, nil
+}
+
+var duckPos = regexp.MustCompile(`(?m)^LINE (\d+): `)
+
+// duckErr keeps DuckDB's message and finds the position it marks ("LINE n:" and a
+// caret under the offending character).
+func duckErr(err error) error {
+	var de *duckdb.Error
+	if !errors.As(err, &de) {
+		return err
+	}
+	msg := de.Msg
+	pos := 0
+	if m := duckPos.FindStringSubmatchIndex(msg); m != nil {
+		// The caret line follows the LINE line. On the first line of a statement
+		// shown whole, the caret's column is the character offset.
+		_, caret, found := strings.Cut(msg[m[1]:], "\n")
+		if found && msg[m[2]:m[3]] == "1" && !strings.Contains(msg, "...") {
+			if i := strings.IndexByte(caret, '^'); i >= 0 {
+				pos = i - len("LINE 1: ") + 1
+			}
+		}
+	}
+	return &SQLError{Engine: "duckdb", Message: strings.TrimSpace(msg), Position: max(pos, 0)}
+}
+
+func duckValue(v any, dbType string) any {
+	switch x := v.(type) {
+	case duckdb.Decimal:
+		return json.Number(x.String())
+	case duckdb.UUID:
+		return formatUUID(x[:])
+	case *duckdb.UUID:
+		return formatUUID(x[:])
+	case duckdb.Interval:
+		return x
+	case duckdb.Map:
+		return jsonValue(map[any]any(x), dbType)
+	}
+	return jsonValue(v, dbType)
+}
+
+func asAnyMap(v any) (map[any]any, bool) {
+	switch m := v.(type) {
+	case map[any]any:
+		return m, true
+	case duckdb.Map:
+		return map[any]any(m), true
+	}
+	return nil, false
+}
+
+func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+func quoteLit(s string) string   { return `'` + strings.ReplaceAll(s, `'`, `''`) + `'` }

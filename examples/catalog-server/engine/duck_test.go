@@ -1,0 +1,209 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/wiremcp/wiremcp/examples/catalog-server/catalog"
+)
+
+var testLimits = Limits{RowLimit: 1000, ByteBudget: 1 << 20, Timeout: 10 * time.Second}
+
+func loadModel(t *testing.T, files map[string]string, path string) *catalog.Model {
+	t.Helper()
+	root := t.TempDir()
+	for name, body := range files {
+		p := filepath.Join(root, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := catalog.Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := c.Model(path)
+	if m == nil {
+		t.Fatalf("no model %s; diagnostics %v", path, c.Diagnostics)
+	}
+	return m
+}
+
+func openTestDuck(t *testing.T) *Duck {
+	t.Helper()
+	m := loadModel(t, map[string]string{
+		"p/k/manifest.json":  `{}`,
+		"p/k/data/items.csv": "id,name,price,added\n1,apple,0.5,2024-01-02\n2,pear,0.75,2024-02-03\n3,plum,1.25,2024-03-04\n",
+		"p/k/data/tags.json": `[{"id":1,"tag":"fruit"},{"id":3,"tag":"stone"}]`,
+		"p/k/m.sql": `-- @source items
+SELECT * FROM 'data/items.csv';
+-- @source tags
+SELECT * FROM read_json('data/tags.json');
+-- @source escapes
+SELECT * FROM read_csv('../../../etc/passwd');
+-- @source nofile
+SELECT * FROM 'data/missing.csv';
+`,
+	}, "p/k/m")
+	d, err := OpenDuck(context.Background(), m, DuckConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
+func TestDuckQuery(t *testing.T) {
+	d := openTestDuck(t)
+	if d.Broken()["escapes"] == "" || !strings.Contains(d.Broken()["escapes"], "outside the package folder") {
+		t.Errorf("escapes: %q", d.Broken()["escapes"])
+	}
+	if d.Broken()["nofile"] == "" {
+		t.Error("nofile not reported broken")
+	}
+	if d.Columns()["items"] == nil || d.Columns()["tags"] == nil {
+		t.Fatalf("columns %v broken %v", d.Columns(), d.Broken())
+	}
+	wantCols := []Column{{"id", "BIGINT"}, {"name", "VARCHAR"}, {"price", "DOUBLE"}, {"added", "DATE"}}
+	if diff := cmp.Diff(wantCols, d.Columns()["items"]); diff != "" {
+		t.Errorf("columns: %s", diff)
+	}
+	res, err := d.Query(context.Background(), "SELECT i.id, name, price, added, tag FROM items i LEFT JOIN tags USING (id) ORDER BY i.id", nil, testLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := [][]any{}
+	for _, r := range res.Rows {
+		got = append(got, r)
+	}
+	want := [][]any{{int64(1), "apple", 0.5, "2024-01-02", "fruit"}, {int64(2), "pear", 0.75, "2024-02-03", nil}, {int64(3), "plum", 1.25, "2024-03-04", "stone"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("rows: %s", diff)
+	}
+	if res.RowCount != 3 || res.Truncated || res.RowLimit != 1000 {
+		t.Errorf("result %+v", res)
+	}
+	// Named parameters.
+	res, err = d.Query(context.Background(), "SELECT name FROM items WHERE price > $min ORDER BY name", map[string]any{"min": 0.6}, testLimits)
+	if err != nil || res.RowCount != 2 || res.Rows[0][0] != "pear" {
+		t.Errorf("params: %v %+v", err, res)
+	}
+	if _, err := d.Query(context.Background(), "SELECT name FROM items WHERE price > $min", nil, testLimits); err == nil || !strings.Contains(err.Error(), "$min has no value") {
+		t.Errorf("missing param: %v", err)
+	}
+}
+
+func TestDuckLimits(t *testing.T) {
+	d := openTestDuck(t)
+	res, err := d.Query(context.Background(), "SELECT * FROM range(5000)", nil, Limits{RowLimit: 10, ByteBudget: 1 << 20, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.RowCount != 10 || !res.Truncated || res.TruncatedBy != "rowLimit" {
+		t.Errorf("row limit: %+v", res)
+	}
+	res, err = d.Query(context.Background(), "SELECT * FROM range(3)", nil, Limits{RowLimit: 3, ByteBudget: 1 << 20, Timeout: 10 * time.Second})
+	if err != nil || res.RowCount != 3 || res.Truncated {
+		t.Errorf("exactly at the limit: %v %+v", err, res)
+	}
+	res, err = d.Query(context.Background(), "SELECT repeat('x', 100) FROM range(100)", nil, Limits{RowLimit: 1000, ByteBudget: 1000, Timeout: 10 * time.Second})
+	if err != nil || !res.Truncated || res.TruncatedBy != "byteBudget" || res.RowCount == 0 || res.RowCount >= 10 {
+		t.Errorf("byte budget: %v %+v", err, res)
+	}
+	start := time.Now()
+	_, err = d.Query(context.Background(), "SELECT count(*) FROM range(100000000000) t(x) WHERE x % 7 = 3", nil, Limits{RowLimit: 10, ByteBudget: 1000, Timeout: 300 * time.Millisecond})
+	var te *TimeoutError
+	if !errors.As(err, &te) {
+		t.Fatalf("timeout: %v", err)
+	}
+	if el := time.Since(start); el > 5*time.Second {
+		t.Errorf("the query was not stopped: %v", el)
+	}
+	if !strings.Contains(err.Error(), "300ms") || !strings.Contains(err.Error(), "GROUP BY") {
+		t.Errorf("timeout message %q", err)
+	}
+	// The engine still answers after an interrupted query.
+	if res, err := d.Query(context.Background(), "SELECT 1", nil, testLimits); err != nil || res.RowCount != 1 {
+		t.Errorf("after timeout: %v", err)
+	}
+}
+
+// TestDuckBypasses tries the known ways out of a read-only query; each must be
+// refused (or fail) with a clear error, and nothing may change.
+func TestDuckBypasses(t *testing.T) {
+	d := openTestDuck(t)
+	outside := filepath.Join(t.TempDir(), "out.csv")
+	for _, tc := range []struct{ name, sql, want string }{
+		{"multiple statements", "SELECT 1; SELECT 2", "2 statements"},
+		{"commit then drop", "COMMIT; DROP VIEW items", "refused"},
+		{"drop", "DROP VIEW items", "refused"},
+		{"copy to", "COPY (SELECT * FROM items) TO '" + outside + "'", "refused"},
+		{"copy from", "COPY items FROM '/etc/passwd'", "refused"},
+		{"attach", "ATTACH '" + outside + ".db' AS x", "refused"},
+		{"install", "INSTALL httpfs", "refused"},
+		{"load", "LOAD httpfs", "refused"},
+		{"pragma", "PRAGMA version", "refused"},
+		{"pragma assignment", "PRAGMA threads=64", "refused"},
+		{"set", "SET enable_external_access = true", "refused"},
+		{"reset lock", "SET lock_configuration = false", "refused"},
+		{"call", "CALL pragma_version()", "refused"},
+		{"create", "CREATE TABLE t AS SELECT 1", "refused"},
+		{"insert", "INSERT INTO items VALUES (9, 'x', 1, '2024-01-01')", "refused"},
+		{"writable CTE", "WITH d AS (DELETE FROM items RETURNING *) SELECT * FROM d", "Parser Error"},
+		{"read_csv /etc/passwd", "SELECT * FROM read_csv('/etc/passwd')", "Permission Error"},
+		{"replacement scan", "SELECT * FROM '/etc/passwd'", "does not exist"},
+		{"glob", "SELECT * FROM glob('/etc/*')", "Permission Error"},
+		{"dotdot", "SELECT * FROM read_csv('data/../../../../etc/passwd')", "Permission Error"},
+		{"export", "EXPORT DATABASE '" + t.TempDir() + "'", "refused"},
+		{"detach", "DETACH model", "refused"},
+		{"checkpoint", "CHECKPOINT", "refused"},
+		{"comment hiding", "/* SELECT */ DROP VIEW items", "refused"},
+		{"empty", "   ", "no statement"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := d.Query(context.Background(), tc.sql, nil, testLimits)
+			if err == nil {
+				t.Fatalf("%q ran", tc.sql)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%q: error %q lacks %q", tc.sql, err, tc.want)
+			}
+		})
+	}
+	if _, err := os.Stat(outside); err == nil {
+		t.Error("a file was written outside the catalog")
+	}
+	res, err := d.Query(context.Background(), "SELECT count(*) FROM items", nil, testLimits)
+	if err != nil || res.Rows[0][0] != int64(3) {
+		t.Errorf("items changed: %v %+v", err, res)
+	}
+	res, err = d.Query(context.Background(), "SELECT current_setting('enable_external_access'), current_setting('lock_configuration'), current_setting('threads'), current_setting('memory_limit'), current_setting('access_mode'), current_setting('autoinstall_known_extensions'), current_setting('autoload_known_extensions')", nil, testLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := json.Marshal(res.Rows[0]); string(b) != `[false,true,2,"488.2 MiB","read_only",false,false]` {
+		t.Errorf("settings: %s", b)
+	}
+}
+
+func TestDuckSQLErrors(t *testing.T) {
+	d := openTestDuck(t)
+	_, err := d.Query(context.Background(), "SELECT name FROM items WHERE", nil, testLimits)
+	var se *SQLError
+	if !errors.As(err, &se) || se.Position != 29 || !strings.Contains(se.Message, "syntax error") {
+		t.Errorf("syntax: %#v", err)
+	}
+	_, err = d.Query(context.Background(), "SELECT nme FROM items", nil, testLimits)
+	if !errors.As(err, &se) || se.Position != 8 || !strings.Contains(se.Message, `"nme" not found`) || !strings.Contains(se.Message, "name") {
+		t.Errorf("binder: %#v", err)
+	}
+}

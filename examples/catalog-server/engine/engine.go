@@ -1,0 +1,123 @@
+// Package engine runs read-only queries against a catalog model, on DuckDB (data
+// files read in place) or PostgreSQL (data in a server), and returns honest results:
+// column names and types, rows, whether a limit cut them, and how long it took.
+//
+// Every query goes through the same gate, layer after layer:
+//   - the engine's own parser must see exactly one statement, and a query (SELECT,
+//     or WITH … SELECT);
+//   - DuckDB: the database holding the model's views is opened read-only, file access
+//     is limited to the package folder, extensions cannot be installed or loaded, and
+//     the configuration is locked; memory and threads are capped;
+//   - PostgreSQL: the query runs in a READ ONLY transaction, wrapped as a subquery;
+//   - every query has a deadline that interrupts the engine (DuckDB's interrupt,
+//     PostgreSQL's statement_timeout and cancellation).
+package engine
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Column is one column of a result or a source.
+type Column struct {
+	Name string `json:"name"`
+	Type string `json:"type"`
+}
+
+// Result is what a query returned.
+type Result struct {
+	Columns []Column `json:"columns"`
+	Rows    [][]any  `json:"rows"`
+	// RowCount is len(Rows): the rows returned, not the rows the query would produce.
+	RowCount int `json:"rowCount"`
+	// Truncated is true when the query had more rows than were returned.
+	Truncated bool `json:"truncated"`
+	// TruncatedBy says which limit cut the result: "rowLimit" or "byteBudget".
+	TruncatedBy string  `json:"truncatedBy,omitempty"`
+	RowLimit    int     `json:"rowLimit"`
+	ByteBudget  int     `json:"byteBudget"`
+	ElapsedMs   float64 `json:"elapsedMs"`
+}
+
+// Limits bound one query.
+type Limits struct {
+	RowLimit   int           // rows returned at most (must be > 0)
+	ByteBudget int           // JSON bytes of rows returned at most (must be > 0)
+	Timeout    time.Duration // the query is stopped after this long (must be > 0)
+}
+
+// ErrClosed is returned by a query on a model that was closed (the catalog was
+// reloaded between finding the model and running the query): try again.
+var ErrClosed = errors.New("the model was reloaded while the query was starting; call again")
+
+// RefusedError says a statement was not run because it is not a single read-only
+// query.
+type RefusedError struct {
+	Reason string
+}
+
+func (e *RefusedError) Error() string {
+	return "refused: " + e.Reason + ". Only one read-only query is allowed: a single SELECT (or WITH … SELECT) statement over the model's sources."
+}
+
+// SQLError is an error the engine reported for a statement, with its position.
+type SQLError struct {
+	Engine   string // "duckdb" or "postgres"
+	Message  string // the engine's message, unchanged
+	Position int    // 1-based character offset in the statement, 0 if unknown
+}
+
+func (e *SQLError) Error() string {
+	if e.Position > 0 {
+		return fmt.Sprintf("%s error at character %d: %s", e.Engine, e.Position, e.Message)
+	}
+	return fmt.Sprintf("%s error: %s", e.Engine, e.Message)
+}
+
+// TimeoutError says a query ran out of time and was stopped.
+type TimeoutError struct {
+	Limit time.Duration
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("the query ran longer than the %s limit and was stopped. Ask for less work: aggregate (GROUP BY with count/sum/avg) instead of reading raw rows, filter with WHERE, or query a smaller source", e.Limit)
+}
+
+// rowAppender accumulates rows under a row limit and a byte budget.
+type rowAppender struct {
+	lim   Limits
+	res   *Result
+	bytes int
+}
+
+// add appends a row of JSON-ready values and reports whether more may follow.
+// It is called with at most RowLimit+1 rows: the extra one only proves truncation.
+func (a *rowAppender) add(row []any) (more bool, err error) {
+	if len(a.res.Rows) >= a.lim.RowLimit {
+		a.res.Truncated, a.res.TruncatedBy = true, "rowLimit"
+		return false, nil
+	}
+	b, err := json.Marshal(row)
+	if err != nil {
+		return false, err
+	}
+	if a.bytes+len(b)+1 > a.lim.ByteBudget {
+		a.res.Truncated, a.res.TruncatedBy = true, "byteBudget"
+		return false, nil
+	}
+	a.bytes += len(b) + 1
+	a.res.Rows = append(a.res.Rows, row)
+	return true, nil
+}
+
+func newResult(lim Limits) *Result {
+	return &Result{Rows: [][]any{}, Columns: []Column{}, RowLimit: lim.RowLimit, ByteBudget: lim.ByteBudget}
+}
+
+func (r *Result) finish(start time.Time) *Result {
+	r.RowCount = len(r.Rows)
+	r.ElapsedMs = float64(time.Since(start).Microseconds()) / 1000
+	return r
+}

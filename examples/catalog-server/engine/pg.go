@@ -1,0 +1,227 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/wiremcp/wiremcp/examples/catalog-server/catalog"
+)
+
+// Postgres is one model whose data lives in a PostgreSQL server. Its sources become
+// common table expressions in front of every query, so queries read them by name
+// without anything being created on the server. Safe for concurrent use.
+type Postgres struct {
+	pool    *pgxpool.Pool
+	schema  string
+	prefix  string // WITH "src" AS (…), … — the sources
+	columns map[string][]Column
+	broken  map[string]string
+}
+
+// pgMaxConns caps the connections one model holds.
+const pgMaxConns = 4
+
+// OpenPostgres connects to dsn and reads the columns of m's sources.
+func OpenPostgres(ctx context.Context, m *catalog.Model, dsn string) (*Postgres, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: connection string: %w", err)
+	}
+	cfg.MaxConns = pgMaxConns
+	cfg.ConnConfig.RuntimeParams["application_name"] = "wiremcp-catalog-server"
+	cfg.ConnConfig.RuntimeParams["default_transaction_read_only"] = "on"
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	p := &Postgres{pool: pool, schema: m.Package.Schema, columns: map[string][]Column{}, broken: map[string]string{}}
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	// Each source is tried with the ones before it that work (a source may read an
+	// earlier one); one that fails is left out of the prefix, so it cannot break
+	// queries that do not use it.
+	var ctes []string
+	for _, s := range m.Sources {
+		cte := quoteIdent(s.Name) + " AS (\n" + s.SQL + "\n)"
+		p.prefix = "WITH " + strings.Join(append(ctes, cte), ",\n") + "\n"
+		res, err := p.Query(cctx, "SELECT * FROM "+quoteIdent(s.Name)+" LIMIT 0", nil, Limits{RowLimit: 1, ByteBudget: 1 << 10, Timeout: 10 * time.Second})
+		if err != nil {
+			p.broken[s.Name] = err.Error()
+			continue
+		}
+		ctes = append(ctes, cte)
+		p.columns[s.Name] = res.Columns
+	}
+	p.prefix = ""
+	if len(ctes) > 0 {
+		p.prefix = "WITH " + strings.Join(ctes, ",\n") + "\n"
+	}
+	if len(p.broken) == len(m.Sources) {
+		var first string
+		for _, v := range p.broken {
+			first = v
+			break
+		}
+		pool.Close()
+		return nil, fmt.Errorf("postgres: no source of the model could be read (%s)", first)
+	}
+	return p, nil
+}
+
+// Columns returns the columns of each readable source, by name.
+func (p *Postgres) Columns() map[string][]Column { return p.columns }
+
+// Broken returns, by source name, why a source could not be read.
+func (p *Postgres) Broken() map[string]string { return p.broken }
+
+// Close closes the pool; it waits for the connections in use (running queries) to
+// be released.
+func (p *Postgres) Close() error {
+	p.pool.Close()
+	return nil
+}
+
+// Query runs one read-only query. Parameters are written @name in the SQL.
+func (p *Postgres) Query(ctx context.Context, sqlText string, params map[string]any, lim Limits) (*Result, error) {
+	start := time.Now()
+	qctx, cancel := context.WithTimeout(ctx, lim.Timeout)
+	defer cancel()
+	res, err := p.query(qctx, sqlText, params, lim)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		var pe *pgconn.PgError
+		if errors.Is(qctx.Err(), context.DeadlineExceeded) || errors.As(err, &pe) && pe.Code == "57014" {
+			return nil, &TimeoutError{Limit: lim.Timeout}
+		}
+		return nil, err
+	}
+	return res.finish(start), nil
+}
+
+func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]any, lim Limits) (*Result, error) {
+	tx, err := p.pool.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	setup := fmt.Sprintf("SET LOCAL statement_timeout = %d", max(lim.Timeout.Milliseconds(), 1))
+	if _, err := tx.Exec(ctx, setup); err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	if p.schema != "" {
+		if _, err := tx.Exec(ctx, "SELECT set_config('search_path', $1, true)", p.schema); err != nil {
+			return nil, fmt.Errorf("postgres: %w", err)
+		}
+	}
+	// Layer 1: PostgreSQL's parser must see one statement. The unnamed prepared
+	// statement of the extended protocol refuses several.
+	body := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(sqlText), ";"))
+	if body == "" {
+		return nil, &RefusedError{Reason: "the SQL holds no statement"}
+	}
+	var bareErr *pgconn.PgError
+	if _, err := tx.Exec(ctx, "SAVEPOINT gate"); err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	if _, err := tx.Conn().PgConn().Prepare(ctx, "", body, nil); err != nil {
+		if !errors.As(err, &bareErr) {
+			return nil, err
+		}
+		if bareErr.Code == "42601" && strings.Contains(bareErr.Message, "multiple commands") {
+			return nil, &RefusedError{Reason: "PostgreSQL's parser finds more than one statement; send exactly one"}
+		}
+		if bareErr.Code == "42601" {
+			return nil, &SQLError{Engine: "postgres", Message: bareErr.Message, Position: int(bareErr.Position)}
+		}
+		// Other errors (an unknown relation that is one of the sources) are
+		// judged on the full statement below.
+		if _, err := tx.Exec(ctx, "ROLLBACK TO SAVEPOINT gate"); err != nil {
+			return nil, fmt.Errorf("postgres: %w", err)
+		}
+	}
+	// Layer 2: the statement must be a query: inside a subquery PostgreSQL's
+	// grammar accepts nothing else, and data-modifying WITH is refused there.
+	full := p.prefix + "SELECT * FROM (\n" + body + "\n) AS q"
+	offset := len([]rune(p.prefix + "SELECT * FROM (\n"))
+	var args []any
+	if len(params) > 0 {
+		args = append(args, pgx.NamedArgs(params))
+	}
+	rows, err := tx.Query(ctx, full, args...)
+	if err != nil {
+		return nil, p.pgErr(err, offset)
+	}
+	defer rows.Close()
+	res := newResult(lim)
+	fds := rows.FieldDescriptions()
+	types := make([]string, len(fds))
+	tm := tx.Conn().TypeMap()
+	for i, fd := range fds {
+		types[i] = fmt.Sprintf("oid %d", fd.DataTypeOID)
+		if t, ok := tm.TypeForOID(fd.DataTypeOID); ok {
+			types[i] = t.Name
+		}
+		res.Columns = append(res.Columns, Column{Name: fd.Name, Type: types[i]})
+	}
+	app := rowAppender{lim: lim, res: res}
+	for rows.Next() {
+		vals, err := rows.Values()
+		if err != nil {
+			return nil, p.pgErr(err, offset)
+		}
+		row := make([]any, len(vals))
+		for i, v := range vals {
+			row[i] = jsonValue(v, types[i])
+		}
+		more, err := app.add(row)
+		if err != nil {
+			return nil, err
+		}
+		if !more {
+			break
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, p.pgErr(err, offset)
+	}
+	return res, nil
+}
+
+// pgErr keeps PostgreSQL's message, moves its position into the caller's SQL, and
+// turns the read-only and query-only refusals into RefusedErrors.
+func (p *Postgres) pgErr(err error, offset int) error {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) {
+		return err
+	}
+	switch pe.Code {
+	case "25006": // read_only_sql_transaction
+		return &RefusedError{Reason: "PostgreSQL refused to write in the read-only transaction: " + pe.Message}
+	case "0A000": // feature_not_supported: a data-modifying WITH below the top level
+		if strings.Contains(pe.Message, "data-modifying") {
+			return &RefusedError{Reason: "PostgreSQL's parser reads this as a data-modifying statement: " + pe.Message}
+		}
+	case "42601": // syntax error in the wrapped form: the statement is not a query
+		return &RefusedError{Reason: "PostgreSQL's parser does not read this as a query (" + pe.Message + ")"}
+	case "57014":
+		return err
+	}
+	pos := int(pe.Position) - offset
+	if pos < 0 {
+		pos = 0
+	}
+	msg := pe.Message
+	if pe.Hint != "" {
+		msg += " (hint: " + pe.Hint + ")"
+	}
+	return &SQLError{Engine: "postgres", Message: msg, Position: pos}
+}

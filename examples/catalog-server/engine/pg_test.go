@@ -1,0 +1,146 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5"
+)
+
+// pgDSN returns the test server's connection string (CATALOG_TEST_PG_DSN, a role
+// that owns its database and is not a superuser). Without it the test skips,
+// except under CI=true, where .ci/catalog.sh starts a server and sets it.
+func pgDSN(t *testing.T) string {
+	dsn := os.Getenv("CATALOG_TEST_PG_DSN")
+	if dsn == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CATALOG_TEST_PG_DSN is unset under CI: .ci/catalog.sh should have started PostgreSQL")
+		}
+		t.Skip("CATALOG_TEST_PG_DSN is unset: no PostgreSQL to test against (see .ci/catalog.sh)")
+	}
+	return dsn
+}
+
+// pgSetup creates the test schema through an ordinary (writable) connection.
+func pgSetup(t *testing.T, dsn string) {
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	for _, s := range []string{
+		"DROP SCHEMA IF EXISTS shop CASCADE",
+		"CREATE SCHEMA shop",
+		"CREATE TABLE shop.stock (sku text PRIMARY KEY, qty int NOT NULL, price numeric(8,2), updated date)",
+		"INSERT INTO shop.stock SELECT 'sku-' || i, i * 3, i * 1.25, DATE '2024-01-01' + i FROM generate_series(1, 50) i",
+	} {
+		if _, err := conn.Exec(ctx, s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+}
+
+func openTestPG(t *testing.T) *Postgres {
+	dsn := pgDSN(t)
+	pgSetup(t, dsn)
+	m := loadModel(t, map[string]string{
+		"p/wh/manifest.json": `{"engine": "postgres", "dsnEnv": "UNUSED", "schema": "shop"}`,
+		"p/wh/stock.sql": `-- Stock levels.
+-- @source stock
+SELECT sku, qty, price, updated FROM stock;
+-- @source low
+SELECT * FROM stock WHERE qty < 30;
+-- @source missing
+SELECT * FROM no_such_table;
+-- @query by_min
+-- @param min INTEGER
+SELECT sku FROM stock WHERE qty >= @min ORDER BY qty DESC;
+`,
+	}, "p/wh/stock")
+	p, err := OpenPostgres(context.Background(), m, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
+func TestPostgresQuery(t *testing.T) {
+	p := openTestPG(t)
+	if d := cmp.Diff([]Column{{"sku", "text"}, {"qty", "int4"}, {"price", "numeric"}, {"updated", "date"}}, p.Columns()["stock"]); d != "" {
+		t.Errorf("columns: %s", d)
+	}
+	if !strings.Contains(p.Broken()["missing"], "no_such_table") {
+		t.Errorf("broken: %v", p.Broken())
+	}
+	res, err := p.Query(context.Background(), "SELECT count(*) AS n, sum(qty) AS q FROM low", nil, testLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([][]any{{int64(9), int64(135)}}, res.Rows); d != "" {
+		t.Errorf("rows: %s", d)
+	}
+	res, err = p.Query(context.Background(), "SELECT sku, price, updated FROM stock WHERE sku = 'sku-2'", nil, testLimits)
+	if err != nil || len(res.Rows) != 1 {
+		t.Fatalf("values: %v %#v", err, res)
+	}
+	if b, _ := json.Marshal(res.Rows[0]); string(b) != `["sku-2",2.50,"2024-01-03"]` {
+		t.Errorf("values: %s", b)
+	}
+	res, err = p.Query(context.Background(), "SELECT sku FROM stock WHERE qty >= @min ORDER BY qty DESC", map[string]any{"min": int64(145)}, testLimits)
+	if err != nil || len(res.Rows) != 2 || res.Rows[0][0] != "sku-50" {
+		t.Errorf("params: %v %+v", err, res)
+	}
+	res, err = p.Query(context.Background(), "SELECT * FROM stock", nil, Limits{RowLimit: 10, ByteBudget: 1 << 20, Timeout: 10 * time.Second})
+	if err != nil || res.RowCount != 10 || !res.Truncated || res.TruncatedBy != "rowLimit" {
+		t.Errorf("row limit: %v %+v", err, res)
+	}
+	_, err = p.Query(context.Background(), "SELECT sku, qtty FROM stock", nil, testLimits)
+	var se *SQLError
+	if !errors.As(err, &se) || se.Position != 13 || !strings.Contains(se.Message, "qtty") {
+		t.Errorf("sql error: %#v", err)
+	}
+	start := time.Now()
+	_, err = p.Query(context.Background(), "SELECT pg_sleep(30)", nil, Limits{RowLimit: 1, ByteBudget: 1000, Timeout: 300 * time.Millisecond})
+	var te *TimeoutError
+	if !errors.As(err, &te) || time.Since(start) > 5*time.Second {
+		t.Errorf("timeout: %v after %v", err, time.Since(start))
+	}
+}
+
+func TestPostgresBypasses(t *testing.T) {
+	p := openTestPG(t)
+	for _, tc := range []struct{ name, sql, want string }{
+		{"multiple statements", "SELECT 1; SELECT 2", "more than one statement"},
+		{"commit then drop", "COMMIT; DROP TABLE stock", "more than one statement"},
+		{"drop", "DROP TABLE stock", "refused"},
+		{"delete", "DELETE FROM stock", "refused"},
+		{"copy to", "COPY stock TO '/tmp/stock.csv'", "refused"},
+		{"copy program", "COPY stock TO PROGRAM 'id'", "refused"},
+		{"writable CTE", "WITH d AS (DELETE FROM stock RETURNING *) SELECT * FROM d", "refused"},
+		{"set", "SET default_transaction_read_only = off", "refused"},
+		{"read server file", "SELECT pg_read_file('/etc/passwd')", "permission denied"},
+		{"select into", "SELECT * INTO stolen FROM stock", "refused"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := p.Query(context.Background(), tc.sql, nil, testLimits)
+			if err == nil {
+				t.Fatalf("%q ran", tc.sql)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%q: %q lacks %q", tc.sql, err, tc.want)
+			}
+		})
+	}
+	res, err := p.Query(context.Background(), "SELECT count(*) FROM stock", nil, testLimits)
+	if err != nil || res.Rows[0][0] != int64(50) {
+		t.Errorf("stock changed: %v %+v", err, res)
+	}
+}

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/wiremcp/wiremcp/mcp"
+	"github.com/wiremcp/wiremcp/transport/streamable"
+)
+
+var (
+	samplesOnce sync.Once
+	samplesDir  string
+	samplesErr  error
+)
+
+// sampleDir returns a folder holding the built-in sample catalog, written once per
+// test binary.
+func sampleDir(t testing.TB) string {
+	t.Helper()
+	samplesOnce.Do(func() {
+		samplesDir, samplesErr = os.MkdirTemp("", "catalog-test-samples-*")
+		if samplesErr == nil {
+			samplesErr = writeSamples(context.Background(), samplesDir)
+		}
+	})
+	if samplesErr != nil {
+		t.Fatal(samplesErr)
+	}
+	return samplesDir
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if samplesDir != "" {
+		os.RemoveAll(samplesDir)
+	}
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+func newTestService(t testing.TB, dir string, cfg Config) *Service {
+	t.Helper()
+	svc, err := NewService(context.Background(), dir, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(svc.Close)
+	return svc
+}
+
+// startHTTP serves svc over stateless Streamable HTTP on a loopback test server.
+func startHTTP(t testing.TB, svc *Service) *httptest.Server {
+	t.Helper()
+	srv := newMCPServer(svc, "test")
+	h := newHTTPHandler(context.Background(), srv)
+	ts := httptest.NewServer(h)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		h.Shutdown(ctx)
+		ts.Close()
+		srv.Close()
+	})
+	return ts
+}
+
+// connectHTTP connects our client to url; version "" lets the client negotiate.
+func connectHTTP(t testing.TB, url, version string) *mcp.ClientSession {
+	t.Helper()
+	tr, err := streamable.NewClient(url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := mcp.NewClient(mcp.Implementation{Name: "catalog-test", Version: "1"}, &mcp.ClientOptions{ProtocolVersion: version})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := c.Connect(ctx, tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// call calls a tool and decodes its structured content into out (when not nil).
+func call(t testing.TB, cs *mcp.ClientSession, name string, args any, out any) *mcp.CallToolResult {
+	t.Helper()
+	raw, err := json.Marshal(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: raw})
+	if err != nil {
+		t.Fatalf("%s %s: %v", name, raw, err)
+	}
+	if out != nil {
+		sc, _ := res.StructuredContent.(json.RawMessage)
+		if err := json.Unmarshal(sc, out); err != nil {
+			t.Fatalf("%s %s: structured content %s: %v", name, raw, sc, err)
+		}
+	}
+	return res
+}
+
+func text(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}

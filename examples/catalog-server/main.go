@@ -1,0 +1,174 @@
+// Command catalog-server serves a data catalog to MCP clients: projects, packages,
+// models, sources, named queries and notebooks as resources and tools, and
+// read-only SQL over them through DuckDB (files) or PostgreSQL (a server).
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	_ "github.com/duckdb/duckdb-go/v2" // registers the "duckdb" database/sql driver
+
+	"github.com/wiremcp/wiremcp/jsonrpc"
+	"github.com/wiremcp/wiremcp/mcp"
+	"github.com/wiremcp/wiremcp/transport/stdio"
+	"github.com/wiremcp/wiremcp/transport/streamable"
+)
+
+const version = "0.1.0"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+const usage = `catalog-server serves a data catalog and read-only queries to MCP clients.
+
+Usage:
+  catalog-server [-http ADDR | -stdio] [-catalog DIR] [limits]
+
+Without -catalog, a built-in sample catalog is generated into a temporary folder.
+Flags:
+`
+
+type options struct {
+	httpAddr string
+	stdio    bool
+	dir      string
+	poll     time.Duration
+	cfg      Config
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("catalog-server", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
+	var o options
+	fs.StringVar(&o.httpAddr, "http", "127.0.0.1:8080", "serve Streamable HTTP (stateless) at `ADDR`, MCP at /mcp")
+	fs.BoolVar(&o.stdio, "stdio", false, "serve MCP on stdin/stdout instead of HTTP")
+	fs.StringVar(&o.dir, "catalog", "", "serve the catalog in `DIR` (default: the built-in samples)")
+	fs.DurationVar(&o.poll, "poll", time.Second, "how often to look for changes in the catalog directory")
+	fs.IntVar(&o.cfg.DefaultRowLimit, "row-limit", 1000, "rows per result when a call gives no rowLimit")
+	fs.IntVar(&o.cfg.MaxRowLimit, "max-row-limit", 10000, "the largest rowLimit a call may ask for")
+	fs.IntVar(&o.cfg.ByteBudget, "byte-budget", 4<<20, "JSON `bytes` of rows per result at most")
+	fs.DurationVar(&o.cfg.QueryTimeout, "timeout", 30*time.Second, "per-query time limit (the query is interrupted)")
+	fs.IntVar(&o.cfg.Duck.Threads, "threads", 2, "DuckDB worker threads per model")
+	fs.StringVar(&o.cfg.Duck.MemoryLimit, "memory-limit", "512MB", "DuckDB memory limit per model")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "catalog-server: unexpected argument %q (see -h)\n", fs.Arg(0))
+		return 2
+	}
+	if o.poll < 10*time.Millisecond {
+		o.poll = 10 * time.Millisecond
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	if err := serve(ctx, o, stdin, stdout, log); err != nil {
+		fmt.Fprintf(stderr, "catalog-server: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, log *slog.Logger) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	dir := o.dir
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "catalog-samples-*")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		if err := writeSamples(ctx, tmp); err != nil {
+			return fmt.Errorf("writing the sample catalog: %w", err)
+		}
+		dir = tmp
+		log.Info("serving the built-in sample catalog", "dir", dir)
+	} else if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return fmt.Errorf("catalog directory %s: not a readable directory", dir)
+	}
+	svc, err := NewService(ctx, dir, o.cfg, log)
+	if err != nil {
+		return err
+	}
+	defer svc.Close()
+	watchDone := make(chan struct{})
+	if o.dir != "" {
+		go func() { defer close(watchDone); svc.Watch(ctx, o.poll) }()
+	} else {
+		close(watchDone)
+	}
+	defer func() { cancel(); <-watchDone }()
+	srv := newMCPServer(svc, version)
+	defer srv.Close()
+
+	if o.stdio {
+		err := srv.Run(ctx, stdio.New(stdin, stdout, nil))
+		if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
+			return nil
+		}
+		return err
+	}
+	ln, err := net.Listen("tcp", o.httpAddr)
+	if err != nil {
+		return err
+	}
+	h := newHTTPHandler(ctx, srv)
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h)
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	addr := ln.Addr().(*net.TCPAddr)
+	host := addr.IP.String()
+	if addr.IP.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	fmt.Fprintf(stdout, "MCP endpoint: http://%s/mcp\n", net.JoinHostPort(host, fmt.Sprint(addr.Port)))
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, stop := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer stop()
+	h.Shutdown(sctx)
+	if err := hs.Shutdown(sctx); err != nil {
+		hs.Close()
+	}
+	<-errc
+	return nil
+}
+
+// newHTTPHandler serves srv over Streamable HTTP in stateless mode: every POST is
+// served on its own, so any replica can answer any request.
+func newHTTPHandler(ctx context.Context, srv *mcp.Server) *streamable.Handler {
+	return streamable.NewHandler(func(_ context.Context, t jsonrpc.Transport) error {
+		_, err := srv.Connect(ctx, t)
+		return err
+	}, &streamable.HandlerOptions{Stateless: true})
+}
+
+func marshalIndent(v any) (string, error) {
+	b, err := json.MarshalIndent(v, "", "  ")
+	return string(b), err
+}

@@ -1,0 +1,309 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/wiremcp/wiremcp/examples/catalog-server/catalog"
+	"github.com/wiremcp/wiremcp/examples/catalog-server/engine"
+	"github.com/wiremcp/wiremcp/mcp"
+)
+
+const instructions = `This server is a data catalog. Discover with list_catalog (one level of the tree at a time: projects, packages, models and notebooks, sources and queries) or search_catalog (names, columns, descriptions); read an object with describe; run read-only SQL with execute_query against a model (ad-hoc SELECT over its sources by name) or run a named query with its parameters. Results carry columns with types, rows, rowCount and whether a limit truncated them.`
+
+// Item is one object in a listing.
+type Item struct {
+	Path        string `json:"path"`
+	Kind        string `json:"kind"`
+	Name        string `json:"name"`
+	Description string `json:"description"`
+}
+
+type listIn struct {
+	Path   string `json:"path,omitempty" description:"project, project/package or project/package/model (or notebook); empty lists the projects"`
+	Cursor string `json:"cursor,omitempty" description:"nextCursor of the previous page"`
+}
+
+type listOut struct {
+	Items      []Item `json:"items"`
+	NextCursor string `json:"nextCursor,omitempty"`
+}
+
+type describeIn struct {
+	Path string `json:"path" description:"path of any object: project, project/package, project/package/model, project/package/model/source (or query), project/package/notebook"`
+}
+
+type searchIn struct {
+	Query string `json:"query" description:"words to find in names, column names and descriptions" mcp:"minLength=1"`
+	Limit int    `json:"limit,omitempty" description:"results at most (default 20)" mcp:"minimum=1;maximum=100"`
+}
+
+// SearchResult is one search hit.
+type SearchResult struct {
+	Item
+	Match string  `json:"match"`
+	Score float64 `json:"score"`
+}
+
+type searchOut struct {
+	Results []SearchResult `json:"results"`
+}
+
+type executeIn struct {
+	Path       string         `json:"path" description:"a model (project/package/model) for ad-hoc SQL or with queryName; a named query (project/package/model/query) or a notebook cell; a source (runs SELECT * from it when sql is absent)"`
+	SQL        string         `json:"sql,omitempty" description:"one read-only SELECT (or WITH … SELECT) over the model's sources, referenced by name"`
+	QueryName  string         `json:"queryName,omitempty" description:"a named query of the model (or a cell of the notebook) to run instead of sql"`
+	Parameters map[string]any `json:"parameters,omitempty" description:"values of the named query's parameters, by name"`
+	RowLimit   int            `json:"rowLimit,omitempty" description:"rows to return at most (default 1000)" mcp:"minimum=1"`
+}
+
+// toolError is the structured content of an isError result.
+type toolError struct {
+	Error       string   `json:"error"`
+	Kind        string   `json:"kind"` // not_found, invalid, refused, sql_error, timeout, unavailable
+	Suggestions []string `json:"suggestions,omitempty"`
+	Position    int      `json:"position,omitempty"`
+	Hint        string   `json:"hint,omitempty"`
+}
+
+// okResult is a successful result: v as structuredContent and the same JSON as text.
+//
+// The tools declare no output schema on purpose: their error results carry
+// structured content too (what went wrong, the closest names), and clients such as
+// the TypeScript SDK validate any structuredContent against a declared output schema,
+// error or not.
+func okResult(v any) (*mcp.CallToolResult, any, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &mcp.CallToolResult{StructuredContent: json.RawMessage(raw), Content: []mcp.Content{&mcp.TextContent{Text: string(raw)}}}, nil, nil
+}
+
+func errorResult(te toolError) *mcp.CallToolResult {
+	raw, _ := json.Marshal(te)
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: te.Error}}, StructuredContent: json.RawMessage(raw)}
+}
+
+// classify turns an error into what a model can act on.
+func classify(err error) toolError {
+	var nf *catalog.NotFoundError
+	var ref *engine.RefusedError
+	var se *engine.SQLError
+	var to *engine.TimeoutError
+	switch {
+	case errors.As(err, &nf):
+		return toolError{Error: err.Error(), Kind: "not_found", Suggestions: nf.Closest}
+	case errors.As(err, &ref):
+		return toolError{Error: err.Error(), Kind: "refused"}
+	case errors.As(err, &se):
+		return toolError{Error: err.Error(), Kind: "sql_error", Position: se.Position, Hint: "Fix the SQL and call again; describe the model to see its sources and columns."}
+	case errors.As(err, &to):
+		return toolError{Error: err.Error(), Kind: "timeout", Hint: "Aggregate or filter to read less data."}
+	case errors.Is(err, context.Canceled):
+		return toolError{Error: "the request was cancelled", Kind: "cancelled"}
+	}
+	return toolError{Error: err.Error(), Kind: "invalid"}
+}
+
+func itemOf(e *catalog.Entry) Item {
+	return Item{Path: e.Path, Kind: string(e.Kind), Name: e.Name, Description: e.Description}
+}
+
+// newMCPServer builds the MCP server over svc: tools and resources from one model.
+func newMCPServer(svc *Service, version string) *mcp.Server {
+	s := mcp.NewServer(mcp.Implementation{Name: "wiremcp-catalog-server", Version: version}, &mcp.ServerOptions{
+		Instructions: instructions,
+		PageSize:     svc.cfg.PageSize,
+		CacheScope:   "public",
+	})
+	ro := &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), DestructiveHint: mcp.Bool(false), IdempotentHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)}
+
+	mcp.AddTool(s, &mcp.Tool{Name: "list_catalog", Description: "List one level of the catalog: projects (no path), a project's packages, a package's models and notebooks, a model's sources and named queries. Paginated: pass nextCursor back as cursor.", Annotations: ro},
+		func(ctx context.Context, req *mcp.CallToolRequest, in listIn) (*mcp.CallToolResult, any, error) {
+			page, err := svc.Catalog().List(in.Path, in.Cursor, svc.cfg.PageSize)
+			if err != nil {
+				return errorResult(classify(err)), nil, nil
+			}
+			out := listOut{Items: make([]Item, 0, len(page.Items)), NextCursor: page.NextCursor}
+			for _, e := range page.Items {
+				out.Items = append(out.Items, itemOf(e))
+			}
+			return okResult(out)
+		})
+
+	mcp.AddTool(s, &mcp.Tool{Name: "describe", Description: "Describe any catalog object by path: a project or package with its contents; a model with its sources (columns) and named queries; a source with columns, types, row count and sample rows; a named query with its SQL and typed parameters; a notebook with its Markdown and SQL cells.", Annotations: ro},
+		func(ctx context.Context, req *mcp.CallToolRequest, in describeIn) (*mcp.CallToolResult, any, error) {
+			d, err := svc.Describe(ctx, in.Path)
+			if err != nil {
+				return errorResult(classify(err)), nil, nil
+			}
+			return okResult(d)
+		})
+
+	mcp.AddTool(s, &mcp.Tool{Name: "search_catalog", Description: "Search names, column names and descriptions of every catalog object; results are ranked (exact name first, then name prefix, substring, column, description). Every word must match.", Annotations: ro},
+		func(ctx context.Context, req *mcp.CallToolRequest, in searchIn) (*mcp.CallToolResult, any, error) {
+			limit := in.Limit
+			if limit == 0 {
+				limit = 20
+			}
+			out := searchOut{Results: []SearchResult{}}
+			for _, h := range svc.Catalog().Search(in.Query, limit) {
+				out.Results = append(out.Results, SearchResult{Item: itemOf(h.Entry), Match: h.Match, Score: math.Round(h.Score*100) / 100})
+			}
+			return okResult(out)
+		})
+
+	execTool := &mcp.Tool{Name: "execute_query", Annotations: ro,
+		Description: fmt.Sprintf("Run one read-only query. Either sql (a single SELECT or WITH … SELECT over the model's sources, by name) against path = project/package/model, or a named query: queryName with path = the model, or path = the query itself; parameters by name. Returns columns with types, rows, rowCount, truncated (and by which limit), rowLimit and elapsedMs. rowLimit defaults to %d, at most %d; each query stops after %s.", svc.cfg.DefaultRowLimit, svc.cfg.MaxRowLimit, svc.cfg.QueryTimeout)}
+	mcp.AddTool(s, execTool, func(ctx context.Context, req *mcp.CallToolRequest, in executeIn) (*mcp.CallToolResult, any, error) {
+		res, err := svc.Execute(ctx, in)
+		if err != nil {
+			return errorResult(classify(err)), nil, nil
+		}
+		return okResult(res)
+	})
+
+	registerResources(s, svc)
+	return s
+}
+
+// Execute runs the query a call asks for. A query that meets a model closed by a
+// concurrent reload runs again on the new catalog.
+func (s *Service) Execute(ctx context.Context, in executeIn) (*engine.Result, error) {
+	res, err := s.execute(ctx, in)
+	if errors.Is(err, engine.ErrClosed) {
+		res, err = s.execute(ctx, in)
+	}
+	return res, err
+}
+
+func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, error) {
+	sn := s.snap()
+	e, err := sn.cat.Resolve(in.Path)
+	if err != nil {
+		return nil, err
+	}
+	rowLimit := in.RowLimit
+	if rowLimit == 0 {
+		rowLimit = s.cfg.DefaultRowLimit
+	}
+	if rowLimit > s.cfg.MaxRowLimit {
+		return nil, fmt.Errorf("rowLimit %d is above this server's maximum of %d; ask for fewer rows or aggregate", rowLimit, s.cfg.MaxRowLimit)
+	}
+	if in.SQL != "" && in.QueryName != "" {
+		return nil, errors.New("give either sql or queryName, not both")
+	}
+	var q *catalog.Query
+	sqlText := in.SQL
+	switch e.Kind {
+	case catalog.KindModel, catalog.KindNotebook:
+		if in.QueryName != "" {
+			qe, err := sn.cat.Resolve(e.Path + "/" + in.QueryName)
+			if err != nil {
+				return nil, err
+			}
+			q = qe.Query
+		} else if sqlText == "" {
+			return nil, fmt.Errorf("%s is a %s: give sql (a SELECT over its sources) or queryName (one of its named queries)", e.Path, e.Kind)
+		}
+		if e.Kind == catalog.KindNotebook && q == nil {
+			return nil, fmt.Errorf("%s is a notebook: give queryName (one of its cells, e.g. cell-1), or run sql against the model %s", e.Path, e.Notebook.ModelName)
+		}
+	case catalog.KindQuery:
+		if in.SQL != "" {
+			return nil, fmt.Errorf("%s is a named query: drop sql, or run sql against the model %s", e.Path, e.Parent)
+		}
+		q = e.Query
+	case catalog.KindSource:
+		if sqlText == "" {
+			sqlText = "SELECT * FROM " + quoteIdent(e.Name)
+		}
+	default:
+		return nil, fmt.Errorf("%s is a %s; queries run against a model (project/package/model), a named query or a source", e.Path, e.Kind)
+	}
+	params := in.Parameters
+	if q != nil {
+		sqlText = q.SQL
+		if params, err = checkParams(q, in.Parameters); err != nil {
+			return nil, err
+		}
+	} else if len(in.Parameters) > 0 {
+		return nil, errors.New("parameters go with a named query (queryName); ad-hoc sql takes none")
+	}
+	m := e.Model
+	if q != nil {
+		m = q.Model
+	}
+	if m == nil {
+		return nil, fmt.Errorf("%s has no model to run against", e.Path)
+	}
+	eng := sn.engines[m]
+	if eng == nil {
+		return nil, fmt.Errorf("the model of %s is unavailable: %s", e.Path, sn.broken[m])
+	}
+	return eng.Query(ctx, sqlText, params, engine.Limits{RowLimit: rowLimit, ByteBudget: s.cfg.ByteBudget, Timeout: s.cfg.QueryTimeout})
+}
+
+// checkParams checks values against a named query's typed parameters.
+func checkParams(q *catalog.Query, in map[string]any) (map[string]any, error) {
+	out := map[string]any{}
+	var names []string
+	for _, p := range q.Params {
+		names = append(names, p.Name+" ("+p.Type+")")
+		v, ok := in[p.Name]
+		if !ok {
+			return nil, fmt.Errorf("named query %s needs parameter %q of type %s; its parameters: %s", q.Name, p.Name, p.Type, strings.Join(names, ", "))
+		}
+		switch p.JSONType() {
+		case "integer":
+			f, ok := v.(float64)
+			if !ok || f != math.Trunc(f) {
+				return nil, fmt.Errorf("parameter %q must be an integer (%s), got %v", p.Name, p.Type, jsonText(v))
+			}
+			v = int64(f)
+		case "number":
+			if _, ok := v.(float64); !ok {
+				return nil, fmt.Errorf("parameter %q must be a number (%s), got %v", p.Name, p.Type, jsonText(v))
+			}
+		case "boolean":
+			if _, ok := v.(bool); !ok {
+				return nil, fmt.Errorf("parameter %q must be true or false, got %v", p.Name, jsonText(v))
+			}
+		default:
+			if _, ok := v.(string); !ok {
+				return nil, fmt.Errorf("parameter %q must be a string (%s), got %v", p.Name, p.Type, jsonText(v))
+			}
+		}
+		out[p.Name] = v
+	}
+	for k := range in {
+		if _, ok := out[k]; !ok {
+			var known []string
+			for _, p := range q.Params {
+				known = append(known, p.Name)
+			}
+			sort.Strings(known)
+			if len(known) == 0 {
+				return nil, fmt.Errorf("named query %s takes no parameters; drop %q", q.Name, k)
+			}
+			if c := catalog.Closest(k, known, 3); len(c) > 0 {
+				known = c
+			}
+			return nil, fmt.Errorf("named query %s has no parameter %q; its parameters include: %s", q.Name, k, strings.Join(known, ", "))
+		}
+	}
+	return out, nil
+}
+
+func jsonText(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }

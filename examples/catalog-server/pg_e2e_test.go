@@ -1,0 +1,84 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/wiremcp/wiremcp/examples/catalog-server/engine"
+)
+
+// TestPostgresOverMCP serves a package whose data live in PostgreSQL
+// (CATALOG_TEST_PG_DSN; see engine's tests for when this skips).
+func TestPostgresOverMCP(t *testing.T) {
+	dsn := os.Getenv("CATALOG_TEST_PG_DSN")
+	if dsn == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CATALOG_TEST_PG_DSN is unset under CI: .ci/catalog.sh should have started PostgreSQL")
+		}
+		t.Skip("CATALOG_TEST_PG_DSN is unset: no PostgreSQL to test against (see .ci/catalog.sh)")
+	}
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{
+		"DROP SCHEMA IF EXISTS hr CASCADE", "CREATE SCHEMA hr",
+		"CREATE TABLE hr.staff (id int PRIMARY KEY, name text, team text, salary int)",
+		"INSERT INTO hr.staff SELECT i, 'person ' || i, (ARRAY['ops','data','web'])[1 + i % 3], 40000 + i * 100 FROM generate_series(1, 300) i",
+	} {
+		if _, err := conn.Exec(ctx, s); err != nil {
+			t.Fatal(s, err)
+		}
+	}
+	conn.Close(ctx)
+	dir := t.TempDir()
+	files := map[string]string{
+		"company/hr/manifest.json": `{"description": "Staff records in PostgreSQL.", "engine": "postgres", "dsnEnv": "CATALOG_TEST_PG_DSN", "schema": "hr"}`,
+		"company/hr/people.sql": `-- People.
+-- Everyone on the payroll.
+-- @source staff
+SELECT id, name, team, salary FROM staff;
+-- Head count of one team.
+-- @query team_size
+-- @param team VARCHAR
+SELECT count(*) AS people FROM staff WHERE team = @team;
+`,
+	}
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(body), 0o644)
+	}
+	svc := newTestService(t, dir, Config{})
+	cs := connectHTTP(t, startHTTP(t, svc).URL, "")
+	var d Description
+	call(t, cs, "describe", map[string]any{"path": "company/hr/people/staff"}, &d)
+	if d.Engine != "postgres" || d.RowCount == nil || *d.RowCount != 300 || len(d.Columns) != 4 || d.Columns[3].Type != "int4" || len(d.SampleRows) != sampleRows {
+		t.Errorf("describe: %+v", d)
+	}
+	var found searchOut
+	call(t, cs, "search_catalog", map[string]any{"query": "salary"}, &found)
+	if len(found.Results) != 1 || found.Results[0].Path != "company/hr/people/staff" {
+		t.Errorf("search: %+v", found)
+	}
+	var res engine.Result
+	call(t, cs, "execute_query", map[string]any{"path": "company/hr/people", "sql": "SELECT team, count(*) AS n FROM staff GROUP BY team ORDER BY team"}, &res)
+	if len(res.Rows) != 3 || res.Rows[0][0] != "data" || res.Rows[0][1] != float64(100) {
+		t.Errorf("aggregate: %+v", res)
+	}
+	call(t, cs, "execute_query", map[string]any{"path": "company/hr/people/team_size", "parameters": map[string]any{"team": "web"}}, &res)
+	if len(res.Rows) != 1 || res.Rows[0][0] != float64(100) {
+		t.Errorf("named query: %+v", res)
+	}
+	var te toolError
+	r := call(t, cs, "execute_query", map[string]any{"path": "company/hr/people", "sql": "COMMIT; DROP TABLE staff"}, &te)
+	if !r.IsError || te.Kind != "refused" || !strings.Contains(te.Error, "more than one statement") {
+		t.Errorf("commit; drop: %+v", te)
+	}
+}

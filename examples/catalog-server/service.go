@@ -1,0 +1,181 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/wiremcp/wiremcp/examples/catalog-server/catalog"
+	"github.com/wiremcp/wiremcp/examples/catalog-server/engine"
+)
+
+// modelEngine is a model opened on its engine. Safe for concurrent use.
+type modelEngine interface {
+	Query(ctx context.Context, sql string, params map[string]any, lim engine.Limits) (*engine.Result, error)
+	Columns() map[string][]engine.Column
+	Broken() map[string]string
+	Close() error
+}
+
+// Config holds the server's limits.
+type Config struct {
+	DefaultRowLimit int           // rows when a call gives no rowLimit; zero means 1000
+	MaxRowLimit     int           // the largest rowLimit a call may ask for; zero means 10000
+	ByteBudget      int           // JSON bytes of rows per result; zero means 4 MiB
+	QueryTimeout    time.Duration // per query; zero means 30s
+	PageSize        int           // items per list page; zero means 100
+	Duck            engine.DuckConfig
+	// SkipEngines loads the catalog without opening engines (no columns, no queries):
+	// for listing benchmarks over synthetic catalogs.
+	SkipEngines bool
+}
+
+func (c *Config) fill() {
+	if c.DefaultRowLimit <= 0 {
+		c.DefaultRowLimit = 1000
+	}
+	if c.MaxRowLimit <= 0 {
+		c.MaxRowLimit = 10000
+	}
+	if c.DefaultRowLimit > c.MaxRowLimit {
+		c.DefaultRowLimit = c.MaxRowLimit
+	}
+	if c.ByteBudget <= 0 {
+		c.ByteBudget = 4 << 20
+	}
+	if c.QueryTimeout <= 0 {
+		c.QueryTimeout = 30 * time.Second
+	}
+	if c.PageSize <= 0 {
+		c.PageSize = 100
+	}
+}
+
+// snapshot is one loaded catalog with its engines. It is never changed once
+// published; a reload publishes a new one.
+type snapshot struct {
+	cat     *catalog.Catalog
+	engines map[*catalog.Model]modelEngine
+	broken  map[*catalog.Model]string // model → why its engine did not open
+}
+
+// Service is the catalog being served: the current snapshot, swapped on reload.
+type Service struct {
+	cfg  Config
+	log  *slog.Logger
+	dir  string
+	cur  atomic.Pointer[snapshot]
+	mu   sync.Mutex // serialises reloads
+	old  sync.WaitGroup
+	subs []func(old, new *catalog.Catalog)
+}
+
+// NewService loads dir and opens its engines.
+func NewService(ctx context.Context, dir string, cfg Config, log *slog.Logger) (*Service, error) {
+	cfg.fill()
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Service{cfg: cfg, log: log, dir: dir}
+	if err := s.Reload(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// OnReload registers fn to run after each successful reload (with the catalog
+// before and after). Register before serving.
+func (s *Service) OnReload(fn func(old, new *catalog.Catalog)) { s.subs = append(s.subs, fn) }
+
+// Catalog returns the current catalog.
+func (s *Service) Catalog() *catalog.Catalog { return s.cur.Load().cat }
+
+func (s *Service) snap() *snapshot { return s.cur.Load() }
+
+// Reload reads the directory again and publishes the result; the previous
+// snapshot's engines close once their running queries finish.
+func (s *Service) Reload(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cat, err := catalog.Load(s.dir)
+	if err != nil {
+		return err
+	}
+	sn := &snapshot{cat: cat, engines: map[*catalog.Model]modelEngine{}, broken: map[*catalog.Model]string{}}
+	if !s.cfg.SkipEngines {
+		for _, p := range cat.Projects {
+			for _, pkg := range p.Packages {
+				for _, m := range pkg.Models {
+					e, err := s.open(ctx, m)
+					if err != nil {
+						sn.broken[m] = err.Error()
+						s.log.Warn("model did not open", "model", pkg.Project.Name+"/"+pkg.Name+"/"+m.Name, "err", err)
+						continue
+					}
+					sn.engines[m] = e
+					// The column index for search: set before the catalog is published.
+					cols := e.Columns()
+					for _, src := range m.Sources {
+						if ent := cat.Lookup(p.Name + "/" + pkg.Name + "/" + m.Name + "/" + src.Name); ent != nil {
+							for _, c := range cols[src.Name] {
+								ent.Columns = append(ent.Columns, c.Name)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	for _, d := range cat.Diagnostics {
+		s.log.Warn("catalog", "diagnostic", d)
+	}
+	old := s.cur.Swap(sn)
+	if old != nil {
+		for _, e := range old.engines {
+			s.old.Go(func() { e.Close() }) // waits for the queries still running on it
+		}
+		for _, fn := range s.subs {
+			fn(old.cat, cat)
+		}
+	}
+	return nil
+}
+
+func (s *Service) open(ctx context.Context, m *catalog.Model) (modelEngine, error) {
+	switch m.Package.Engine {
+	case catalog.EnginePostgres:
+		dsn := os.Getenv(m.Package.DSNEnv)
+		if dsn == "" {
+			return nil, fmt.Errorf("the environment variable %s (dsnEnv in the manifest) is empty: set it to a PostgreSQL connection string", m.Package.DSNEnv)
+		}
+		return engine.OpenPostgres(ctx, m, dsn)
+	default:
+		return engine.OpenDuck(ctx, m, s.cfg.Duck)
+	}
+}
+
+// Close closes the engines of the current snapshot and waits for those of earlier
+// ones to close.
+func (s *Service) Close() {
+	defer s.old.Wait()
+	if sn := s.cur.Load(); sn != nil {
+		for _, e := range sn.engines {
+			e.Close()
+		}
+	}
+}
+
+// Watch reloads the catalog whenever its directory changes, until ctx ends.
+func (s *Service) Watch(ctx context.Context, every time.Duration) {
+	catalog.Watch(ctx, s.dir, every, func() {
+		if err := s.Reload(ctx); err != nil {
+			s.log.Warn("reload failed; still serving the previous catalog", "err", err)
+			return
+		}
+		s.log.Info("catalog reloaded", "dir", s.dir)
+	})
+}

@@ -1,0 +1,240 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/wiremcp/wiremcp/mcp"
+	"github.com/wiremcp/wiremcp/transport/stdio"
+)
+
+// TestStdioBinary runs the built server with -stdio -catalog and our client over
+// its stdin/stdout.
+func TestStdioBinary(t *testing.T) {
+	dir := sampleDir(t)
+	bin := buildServer(t)
+	tr, err := stdio.Command(exec.Command(bin, "-stdio", "-catalog", dir), &stdio.CommandOptions{Stderr: testWriter{t}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cs, err := mcp.NewClient(mcp.Implementation{Name: "catalog-test", Version: "1"}, nil).Connect(ctx, tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	scenario(t, cs, dir)
+}
+
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Logf("server: %s", strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+// TestHTTPBinaryDefault runs `catalog-server` with no catalog flag (the built-in
+// samples) on a free port and checks the printed URL serves MCP.
+func TestHTTPBinaryDefault(t *testing.T) {
+	bin := buildServer(t)
+	cmd := exec.Command(bin, "-http", "127.0.0.1:0")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = testWriter{t}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-done
+			t.Error("the server did not stop on SIGINT")
+		}
+	}()
+	lines := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		if sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	var line string
+	select {
+	case line = <-lines:
+	case <-time.After(60 * time.Second):
+		t.Fatal("no URL printed in 60s")
+	}
+	u, ok := strings.CutPrefix(line, "MCP endpoint: ")
+	if !ok {
+		t.Fatalf("first line %q", line)
+	}
+	cs := connectHTTP(t, u, "")
+	var lst listOut
+	call(t, cs, "list_catalog", map[string]any{"path": "climate/stations/weather"}, &lst)
+	if len(lst.Items) != 3 {
+		t.Errorf("weather model: %+v", lst)
+	}
+}
+
+// TestReplicasRoundRobin puts two replicas (each its own Service and MCP server
+// over the same catalog) behind a reverse proxy that alternates between them on
+// every request, and runs one client's whole session through it.
+func TestReplicasRoundRobin(t *testing.T) {
+	dir := sampleDir(t)
+	var hits [2]atomic.Int64
+	var backends [2]*url.URL
+	for i := range 2 {
+		ts := startHTTP(t, newTestService(t, dir, Config{}))
+		backends[i], _ = url.Parse(ts.URL)
+	}
+	var next atomic.Int64
+	proxy := &httputil.ReverseProxy{
+		Rewrite: func(r *httputil.ProxyRequest) {
+			i := next.Add(1) % 2
+			hits[i].Add(1)
+			r.SetURL(backends[i])
+			r.Out.Host = r.In.Host
+		},
+		FlushInterval: -1,
+	}
+	front := httptest.NewServer(proxy)
+	defer front.Close()
+	for _, v := range []string{"", "2025-06-18"} {
+		t.Run("version="+v, func(t *testing.T) {
+			before := [2]int64{hits[0].Load(), hits[1].Load()}
+			cs := connectHTTP(t, front.URL, v)
+			scenario(t, cs, dir)
+			// The listing is the same whichever replica answers.
+			var p1 listOut
+			call(t, cs, "list_catalog", map[string]any{}, &p1)
+			if len(p1.Items) != 3 || p1.NextCursor != "" {
+				t.Errorf("projects %+v", p1)
+			}
+			for i := range 2 {
+				if n := hits[i].Load() - before[i]; n < 10 {
+					t.Errorf("replica %d served %d requests", i, n)
+				}
+			}
+		})
+	}
+}
+
+// TestHotReload changes the catalog directory under a running server.
+func TestHotReload(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("p/k/manifest.json", `{"description": "first"}`)
+	write("p/k/data/a.csv", "x\n1\n2\n")
+	write("p/k/m.sql", "-- @source a\nSELECT * FROM 'data/a.csv'")
+	svc := newTestService(t, dir, Config{})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); svc.Watch(ctx, 10*time.Millisecond) }()
+	defer func() { cancel(); <-done }()
+	cs := connectHTTP(t, startHTTP(t, svc).URL, "")
+
+	write("p/k/n.sql", "-- The new model.\n\n-- @source b\nSELECT x * 10 AS y FROM 'data/a.csv'")
+	write("p/k/data/a.csv", "x\n1\n2\n3\n")
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		var lst listOut
+		call(t, cs, "list_catalog", map[string]any{"path": "p/k"}, &lst)
+		if len(lst.Items) == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the new model did not appear: %+v", lst)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	var res struct {
+		Rows [][]any `json:"rows"`
+	}
+	call(t, cs, "execute_query", map[string]any{"path": "p/k/n", "sql": "SELECT sum(y) FROM b"}, &res)
+	if len(res.Rows) != 1 || res.Rows[0][0] != float64(60) {
+		t.Errorf("new model query: %+v", res)
+	}
+	rr, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "catalog://model/p/k/n"})
+	if err != nil || !strings.Contains(rr.Contents[0].Text, "The new model.") {
+		t.Errorf("new model resource: %v", err)
+	}
+	os.Remove(filepath.Join(dir, "p/k/n.sql"))
+	for {
+		var te toolError
+		r := call(t, cs, "describe", map[string]any{"path": "p/k/n"}, &te)
+		if r.IsError && te.Kind == "not_found" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the removed model is still there")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if _, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "catalog://model/p/k/n"}); !mcp.IsResourceNotFound(err) {
+		t.Errorf("removed model resource: %v", err)
+	}
+}
+
+// TestConcurrentQueriesAndReloads runs clients' queries in parallel while the
+// catalog is reloaded again and again: every query must answer (a reload closes the
+// previous engines only after their running queries end). Bounded: 4 clients × 15
+// calls, 5 reloads.
+func TestConcurrentQueriesAndReloads(t *testing.T) {
+	dir := sampleDir(t)
+	svc := newTestService(t, dir, Config{})
+	ts := startHTTP(t, svc)
+	want := direct(t, dir, "SELECT count(*) FROM read_csv('DIR/climate/stations/data/readings.csv') WHERE rain_mm > 1")
+	errs := make(chan error, 64)
+	done := make(chan struct{})
+	for c := range 4 {
+		cs := connectHTTP(t, ts.URL, "")
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for i := range 15 {
+				var res struct{ Rows [][]any }
+				r := call(t, cs, "execute_query", map[string]any{"path": "climate/stations/weather", "sql": "SELECT count(*) FROM readings WHERE rain_mm > 1"}, &res)
+				if r.IsError || len(res.Rows) != 1 || res.Rows[0][0] != float64(want[0][0].(int64)) {
+					errs <- fmt.Errorf("client %d call %d: %s", c, i, text(r))
+				}
+			}
+		}()
+	}
+	for range 5 {
+		if err := svc.Reload(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 4 {
+		<-done
+	}
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
