@@ -3,6 +3,7 @@ package streamable
 import (
 	"context"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/wiremcp/wiremcp/jsonrpc"
@@ -117,6 +118,13 @@ type HandlerOptions struct {
 	// connection). Set this when middleware rewrites response bodies (compression)
 	// and still passes Hijack through.
 	DisableDirectCalls bool
+
+	// SessionOwner, when set, names the owner of a request, for example the
+	// principal that authorization middleware put in its context (auth.SessionOwner
+	// has this shape). A session belongs to the owner of the initialize request that
+	// opened it; a POST, GET or DELETE naming the session with another owner gets
+	// 404, as if the session did not exist. Nil means sessions have no owner.
+	SessionOwner func(*http.Request) string
 
 	// Logger receives diagnostics. Nil discards.
 	Logger *slog.Logger
