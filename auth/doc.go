@@ -33,4 +33,33 @@
 //		Scopes:              []string{"reports:read"},
 //		ToolScopes:          map[string][]string{"update_report": {"reports:write"}},
 //	}))
+//
+// # Client
+//
+// Transport is an http.RoundTripper for the *http.Client of a Streamable HTTP or SSE
+// client transport (streamable.ClientOptions.HTTPClient, sse.ClientOptions
+// .HTTPClient). On a 401 it discovers the protected resource metadata (from the
+// challenge, else the path-suffixed, else the root well-known URL) and the
+// authorization server's metadata (RFC 8414 or OpenID discovery, issuer compared
+// exactly), gets client credentials (pre-registered for that issuer, a Client ID
+// Metadata Document, or dynamic registration with application_type), runs the
+// authorization code flow with PKCE S256, the resource indicator (RFC 8707), state
+// and the RFC 9207 iss check, and sends the request again with the token. It
+// refreshes expired tokens, steps up on 403 insufficient_scope with the union of
+// scopes (a bounded number of times), and can be a machine client with the client
+// credentials grant. Registrations and tokens are kept per authorization server in a
+// TokenStore (MemoryStore, or FileStore for command-line tools); Loopback receives
+// the redirect on 127.0.0.1.
+//
+//	lb, _ := auth.NewLoopback("")
+//	defer lb.Close()
+//	tr, _ := auth.NewTransport(&auth.ClientOptions{
+//		RedirectURI: lb.RedirectURI(),
+//		Authorize: lb.Authorizer(func(u string) error {
+//			fmt.Fprintln(os.Stderr, "Open", u)
+//			return nil
+//		}),
+//	})
+//	t, _ := streamable.NewClient("https://mcp.example.com/mcp",
+//		&streamable.ClientOptions{HTTPClient: &http.Client{Transport: tr}})
 package auth
