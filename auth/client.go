@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -197,7 +196,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if ch == nil {
 			ch = map[string]string{}
 		}
-		if err := t.authorize(ctx, ep, ch, tok, resp.StatusCode == http.StatusForbidden); err != nil {
+		// A refresh is tried once: a refreshed token that is refused too calls for
+		// a new authorization.
+		if err := t.authorize(ctx, ep, ch, tok, resp.StatusCode == http.StatusForbidden, reauths == 0); err != nil {
 			return nil, err
 		}
 		tok = t.currentToken(ctx, ep)
@@ -248,8 +249,9 @@ func (t *Transport) alreadyRequested(ep *endpoint, challenged string) bool {
 
 // authorize obtains a new token for ep after a 401 (or, stepUp, a 403
 // insufficient_scope) whose Bearer challenge parameters are ch. rejected is the
-// token the refused request carried.
-func (t *Transport) authorize(ctx context.Context, ep *endpoint, ch map[string]string, rejected *Token, stepUp bool) error {
+// token the refused request carried; mayRefresh allows replacing it with its refresh
+// token instead of a new authorization.
+func (t *Transport) authorize(ctx context.Context, ep *endpoint, ch map[string]string, rejected *Token, stepUp, mayRefresh bool) error {
 	ep.mu.Lock()
 	defer ep.mu.Unlock()
 	if !stepUp && ep.token != nil && ep.token != rejected {
@@ -269,7 +271,7 @@ func (t *Transport) authorize(ctx context.Context, ep *endpoint, ch map[string]s
 		}
 	}
 	// A refresh can replace an expired or revoked token, not add scopes.
-	if !stepUp && ep.token != nil && ep.token.RefreshToken != "" {
+	if !stepUp && mayRefresh && ep.token != nil && ep.token.RefreshToken != "" {
 		if err := t.refreshLocked(ctx, ep, d.as); err == nil {
 			return nil
 		}
@@ -351,8 +353,6 @@ func (d *discovery) scopes(challenged string) []string {
 	}
 	return nil
 }
-
-func (t *Transport) String() string { return fmt.Sprintf("auth.Transport(%d endpoints)", len(t.eps)) }
 
 // canonicalResource returns the endpoint URL without query and fragment, the
 // resource identifier when no metadata names one.

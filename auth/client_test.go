@@ -23,24 +23,26 @@ import (
 // fakeAS is a small authorization server: it redirects at once, issues opaque
 // tokens "at-<n>" carrying the requested scopes, and records what it saw.
 type fakeAS struct {
-	t        *testing.T
-	srv      *httptest.Server
-	issuer   string
-	mu       sync.Mutex
-	meta     map[string]any
-	issParam string // "correct", "none", "wrong"
-	n        int
-	scopes   map[string]string // token → scope
-	authReqs []url.Values
-	tokReqs  []url.Values
-	regs     int
-	refresh  bool   // issue refresh tokens
-	withhold string // a scope Verify never reports
-	expires  int    // expires_in
+	t               *testing.T
+	srv             *httptest.Server
+	issuer          string
+	mu              sync.Mutex
+	meta            map[string]any
+	issParam        string // "correct", "none", "wrong"
+	n               int
+	scopes          map[string]string // token → scope
+	authReqs        []url.Values
+	tokReqs         []url.Values
+	regs            int
+	refresh         bool              // issue refresh tokens
+	withhold        string            // a scope Verify never reports
+	issued          map[string]string // every token issued → scope
+	refuseRefreshed bool              // tokens from refresh_token grants are never accepted
+	expires         int               // expires_in
 }
 
 func newFakeAS(t *testing.T) *fakeAS {
-	a := &fakeAS{t: t, issParam: "correct", scopes: map[string]string{}}
+	a := &fakeAS{t: t, issParam: "correct", scopes: map[string]string{}, issued: map[string]string{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
 		a.mu.Lock()
@@ -88,12 +90,16 @@ func newFakeAS(t *testing.T) *fakeAS {
 		defer a.mu.Unlock()
 		a.tokReqs = append(a.tokReqs, r.PostForm)
 		scope := strings.TrimPrefix(r.PostForm.Get("code"), "code-")
-		if r.PostForm.Get("grant_type") == "refresh_token" {
-			scope = a.scopes[strings.TrimPrefix(r.PostForm.Get("refresh_token"), "rt-")]
+		refreshed := r.PostForm.Get("grant_type") == "refresh_token"
+		if refreshed {
+			scope = a.issued[strings.TrimPrefix(r.PostForm.Get("refresh_token"), "rt-")]
 		}
 		a.n++
 		tok := fmt.Sprintf("at-%d", a.n)
-		a.scopes[tok] = scope
+		a.issued[tok] = scope
+		if !refreshed || !a.refuseRefreshed {
+			a.scopes[tok] = scope
+		}
 		resp := map[string]any{"access_token": tok, "token_type": "Bearer", "scope": scope}
 		if a.refresh {
 			resp["refresh_token"] = "rt-" + tok
@@ -410,5 +416,67 @@ func TestLoopback(t *testing.T) {
 	cancel()
 	if _, err := l.Authorizer(func(string) error { return nil })(ctx, "https://as/authorize"); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled: %v", err)
+	}
+}
+
+func TestClientReusesRegistrationOnlyForItsRedirectURI(t *testing.T) {
+	as := newFakeAS(t)
+	u, _ := protectedServer(t, as, ResourceServerOptions{}, "")
+	store := &MemoryStore{}
+	for i, redirect := range []string{"http://127.0.0.1:1/callback", "http://127.0.0.1:2/callback", "http://127.0.0.1:2/callback"} {
+		// Tokens of earlier runs are forgotten by the server: each run authorizes.
+		as.mu.Lock()
+		clear(as.scopes)
+		as.mu.Unlock()
+		c := newClient(t, func(o *ClientOptions) { o.Store, o.RedirectURI = store, redirect })
+		if st, err := post(t, c, u, `{}`); err != nil || st != 200 {
+			t.Fatalf("run %d: %d %v", i, st, err)
+		}
+	}
+	as.mu.Lock()
+	defer as.mu.Unlock()
+	if as.regs != 2 || len(as.authReqs) != 3 {
+		t.Fatalf("%d registrations and %d authorizations, want 2 and 3", as.regs, len(as.authReqs))
+	}
+	if got := as.authReqs[2].Get("client_id"); got != "client-2" {
+		t.Errorf("third run used %q, want the registration made for its redirect URI", got)
+	}
+}
+
+// TestClientRefreshOn401: a refused token is replaced through its refresh token;
+// when the refreshed token is refused too, the client authorizes anew.
+func TestClientRefreshOn401(t *testing.T) {
+	for _, tc := range []struct {
+		name            string
+		refuseRefreshed bool
+		want            []string
+	}{
+		{"refresh accepted", false, []string{"authorization_code", "refresh_token"}},
+		{"refresh refused", true, []string{"authorization_code", "refresh_token", "authorization_code"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			as := newFakeAS(t)
+			as.refresh, as.refuseRefreshed = true, tc.refuseRefreshed
+			u, _ := protectedServer(t, as, ResourceServerOptions{}, "")
+			c := newClient(t, nil)
+			if st, err := post(t, c, u, `{}`); err != nil || st != 200 {
+				t.Fatalf("%d %v", st, err)
+			}
+			as.mu.Lock()
+			delete(as.scopes, "at-1") // the server no longer accepts the first token
+			as.mu.Unlock()
+			if st, err := post(t, c, u, `{}`); err != nil || st != 200 {
+				t.Fatalf("after the server forgot the token: %d %v", st, err)
+			}
+			as.mu.Lock()
+			defer as.mu.Unlock()
+			var grants []string
+			for _, f := range as.tokReqs {
+				grants = append(grants, f.Get("grant_type"))
+			}
+			if diff := cmp.Diff(tc.want, grants); diff != "" {
+				t.Errorf("token requests (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -135,7 +135,10 @@ func (t *Transport) clientFor(ctx context.Context, d *discovery) (*ClientCredent
 			return &c, nil
 		}
 	}
-	if g, err := t.opts.Store.Load(ctx, clientKey(d.issuer)); err == nil && g != nil && g.Client != nil && g.Issuer == d.issuer {
+	// A kept registration serves only the redirect URI it was made for (a loopback
+	// port changes from run to run).
+	if g, err := t.opts.Store.Load(ctx, clientKey(d.issuer)); err == nil && g != nil && g.Client != nil && g.Issuer == d.issuer &&
+		(t.opts.ClientCredentialsGrant || g.RedirectURI == t.opts.RedirectURI) {
 		return g.Client, nil
 	}
 	if t.opts.ClientIDMetadataURL != "" && d.as.ClientIDMetadataDocumentSupported && !t.opts.ClientCredentialsGrant {
@@ -148,7 +151,7 @@ func (t *Transport) clientFor(ctx context.Context, d *discovery) (*ClientCredent
 	if err != nil {
 		return nil, err
 	}
-	if err := t.opts.Store.Save(ctx, clientKey(d.issuer), &Grant{Issuer: d.issuer, Client: c}); err != nil {
+	if err := t.opts.Store.Save(ctx, clientKey(d.issuer), &Grant{Issuer: d.issuer, Client: c, RedirectURI: t.opts.RedirectURI}); err != nil {
 		t.opts.Logger.Warn("auth: cannot save the registration", "err", err)
 	}
 	return c, nil

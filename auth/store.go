@@ -45,7 +45,9 @@ type Grant struct {
 	Issuer   string             `json:"issuer"`
 	Resource string             `json:"resource,omitempty"`
 	Client   *ClientCredentials `json:"client,omitempty"`
-	Token    *Token             `json:"token,omitempty"`
+	// RedirectURI is the redirect URI the client was registered with.
+	RedirectURI string `json:"redirect_uri,omitempty"`
+	Token       *Token `json:"token,omitempty"`
 }
 
 // TokenStore keeps grants between runs. Keys are opaque strings made by Transport
