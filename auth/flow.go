@@ -163,8 +163,14 @@ func (t *Transport) register(ctx context.Context, d *discovery) (*ClientCredenti
 	if len(supported) == 0 {
 		supported = []string{"client_secret_basic"} // RFC 8414 section 2
 	}
+	// A public client ("none") for the authorization code flow when the server allows
+	// it; a machine client needs a secret.
+	prefs := []string{"none", "client_secret_basic", "client_secret_post"}
+	if t.opts.ClientCredentialsGrant {
+		prefs = prefs[1:]
+	}
 	method := "client_secret_basic"
-	for _, m := range []string{"none", "client_secret_basic", "client_secret_post"} {
+	for _, m := range prefs {
 		if slices.Contains(supported, m) {
 			method = m
 			break
