@@ -153,10 +153,17 @@ func (t *Transport) currentToken(ctx context.Context, ep *endpoint) *Token {
 	ep.mu.Lock()
 	defer ep.mu.Unlock()
 	if ep.token != nil && ep.token.expired(t.opts.Now()) && ep.token.RefreshToken != "" {
-		if as, err := FetchAuthServerMetadata(ctx, t.opts.HTTPClient, ep.issuer); err == nil {
-			if err := t.refreshLocked(ctx, ep, as); err != nil {
-				t.opts.Logger.Info("auth: refresh failed", "issuer", ep.issuer, "err", err)
-			}
+		as, err := FetchAuthServerMetadata(ctx, t.opts.HTTPClient, ep.issuer)
+		if err == nil {
+			err = t.refreshLocked(ctx, ep, as)
+		}
+		if err != nil {
+			// Not tried again for this token: the next 401 leads to a new
+			// authorization.
+			t.opts.Logger.Info("auth: refresh failed", "issuer", ep.issuer, "err", err)
+			stale := *ep.token
+			stale.RefreshToken = ""
+			ep.token = &stale
 		}
 	}
 	return ep.token
