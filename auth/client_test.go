@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/wiremcp/wiremcp/internal/leaktest"
 )
 
 // fakeAS is a small authorization server: it redirects at once, issues opaque
@@ -188,6 +189,7 @@ func post(t *testing.T, c *http.Client, u, body string) (int, error) {
 }
 
 func TestClientAuthorizationCodeFlow(t *testing.T) {
+	leaktest.Check(t)
 	as := newFakeAS(t)
 	u, seen := protectedServer(t, as, ResourceServerOptions{Scopes: []string{"mcp:basic"}, ToolScopes: map[string][]string{"write": {"mcp:write"}}}, "")
 	c := newClient(t, nil)
@@ -295,6 +297,7 @@ func TestClientRefreshesExpiredToken(t *testing.T) {
 }
 
 func TestClientCredentialsPerIssuer(t *testing.T) {
+	leaktest.Check(t)
 	as1, as2 := newFakeAS(t), newFakeAS(t)
 	store := &MemoryStore{}
 	u1, _ := protectedServer(t, as1, ResourceServerOptions{}, "")
@@ -387,6 +390,7 @@ func TestFileStore(t *testing.T) {
 }
 
 func TestLoopback(t *testing.T) {
+	leaktest.Check(t)
 	l, err := NewLoopback("")
 	if err != nil {
 		t.Fatal(err)

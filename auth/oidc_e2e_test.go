@@ -23,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wiremcp/wiremcp/internal/leaktest"
 	"github.com/wiremcp/wiremcp/jsonrpc"
 	"github.com/wiremcp/wiremcp/mcp"
 	"github.com/wiremcp/wiremcp/transport/streamable"
@@ -186,6 +187,7 @@ func oidcBrowser(t *testing.T) func(string) error {
 }
 
 func TestOIDCProviderEndToEnd(t *testing.T) {
+	leaktest.Check(t)
 	node := oidcSetup(t)
 	issuer := startOIDC(t, node)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

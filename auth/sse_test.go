@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wiremcp/wiremcp/internal/leaktest"
 	"github.com/wiremcp/wiremcp/jsonrpc"
 	"github.com/wiremcp/wiremcp/mcp"
 	"github.com/wiremcp/wiremcp/transport/sse"
@@ -16,6 +17,7 @@ import (
 // TestClientOverSSE: the same Transport authorizes the legacy HTTP+SSE transport
 // (its GET stream and its POSTs) with one authorization.
 func TestClientOverSSE(t *testing.T) {
+	leaktest.Check(t)
 	as := newFakeAS(t)
 	srv := mcp.NewServer(mcp.Implementation{Name: "sse", Version: "1"}, nil)
 	srv.AddTool(&mcp.Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"object"}`)},
