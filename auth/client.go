@@ -189,7 +189,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 		case http.StatusForbidden:
 			ch = BearerChallenge(resp.Header.Values("WWW-Authenticate"))
-			if ch == nil || ch["error"] != "insufficient_scope" || stepUps >= t.opts.MaxStepUps || t.alreadyRequested(ep, ch["scope"]) {
+			if ch == nil || ch["error"] != "insufficient_scope" || stepUps >= t.opts.MaxStepUps || t.alreadyRequested(ep, ch["scope"], tok) {
 				return resp, nil
 			}
 			stepUps++
@@ -245,13 +245,15 @@ func (t *Transport) send(req *http.Request, tok *Token, again bool) (*http.Respo
 var ErrResourceMismatch = errors.New("auth: the protected resource metadata is for another resource")
 
 // alreadyRequested reports whether every scope of a 403 challenge was asked for in
-// the endpoint's last authorization: asking again would not help, so the 403 is
-// the answer.
-func (t *Transport) alreadyRequested(ep *endpoint, challenged string) bool {
+// the authorization that produced tok, the token the refused request carried:
+// asking again would not help, so the 403 is the answer. (When the endpoint's token
+// changed meanwhile, the request is worth sending again with the new one.)
+func (t *Transport) alreadyRequested(ep *endpoint, challenged string, tok *Token) bool {
 	ep.mu.Lock()
 	defer ep.mu.Unlock()
 	want := splitScopes(challenged)
-	return ep.token != nil && len(want) > 0 && !slices.ContainsFunc(want, func(s string) bool { return !slices.Contains(ep.requested, s) })
+	return ep.token != nil && ep.token == tok && len(want) > 0 &&
+		!slices.ContainsFunc(want, func(s string) bool { return !slices.Contains(ep.requested, s) })
 }
 
 // authorize obtains a new token for ep after a 401 (or, stepUp, a 403
@@ -261,8 +263,8 @@ func (t *Transport) alreadyRequested(ep *endpoint, challenged string) bool {
 func (t *Transport) authorize(ctx context.Context, ep *endpoint, ch map[string]string, rejected *Token, stepUp, mayRefresh bool) error {
 	ep.mu.Lock()
 	defer ep.mu.Unlock()
-	if !stepUp && ep.token != nil && ep.token != rejected {
-		return nil // another request got a new token meanwhile
+	if ep.token != nil && ep.token != rejected {
+		return nil // another request got a new token meanwhile: try that one
 	}
 	d, err := t.discover(ctx, ep.url, ch["resource_metadata"])
 	if err != nil {

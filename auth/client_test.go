@@ -484,3 +484,38 @@ func TestClientRefreshOn401(t *testing.T) {
 		})
 	}
 }
+
+// TestClientConcurrentRequestsAuthorizeOnce: requests refused at the same time share
+// one authorization, and one step-up.
+func TestClientConcurrentRequestsAuthorizeOnce(t *testing.T) {
+	as := newFakeAS(t)
+	u, _ := protectedServer(t, as, ResourceServerOptions{Scopes: []string{"mcp:basic"}, ToolScopes: map[string][]string{"w": {"mcp:write"}}}, "")
+	c := newClient(t, nil)
+	for _, body := range []string{`{}`, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"w"}}`} {
+		var wg sync.WaitGroup
+		errs := make(chan error, 8)
+		for range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				st, err := post(t, c, u, body)
+				if err == nil && st != 200 {
+					err = fmt.Errorf("status %d", st)
+				}
+				errs <- err
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Fatalf("%s: %v", body, err)
+			}
+		}
+	}
+	as.mu.Lock()
+	defer as.mu.Unlock()
+	if len(as.authReqs) != 2 {
+		t.Fatalf("%d authorizations, want 2 (one, then one step-up)", len(as.authReqs))
+	}
+}
