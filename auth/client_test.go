@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -34,6 +35,7 @@ type fakeAS struct {
 	scopes          map[string]string // token → scope
 	authReqs        []url.Values
 	tokReqs         []url.Values
+	tokAuth         []string // Authorization header of each token request
 	regs            int
 	refresh         bool              // issue refresh tokens
 	withhold        string            // a scope Verify never reports
@@ -90,6 +92,7 @@ func newFakeAS(t *testing.T) *fakeAS {
 		a.mu.Lock()
 		defer a.mu.Unlock()
 		a.tokReqs = append(a.tokReqs, r.PostForm)
+		a.tokAuth = append(a.tokAuth, r.Header.Get("Authorization"))
 		scope := strings.TrimPrefix(r.PostForm.Get("code"), "code-")
 		refreshed := r.PostForm.Get("grant_type") == "refresh_token"
 		if refreshed {
@@ -517,5 +520,51 @@ func TestClientConcurrentRequestsAuthorizeOnce(t *testing.T) {
 	defer as.mu.Unlock()
 	if len(as.authReqs) != 2 {
 		t.Fatalf("%d authorizations, want 2 (one, then one step-up)", len(as.authReqs))
+	}
+}
+
+// TestTokenEndpointAuth: the client authenticates as its credentials say, or as the
+// server allows when they do not say.
+func TestTokenEndpointAuth(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		cc        ClientCredentials
+		supported []string
+		basic     bool   // an Authorization: Basic header
+		secret    string // client_secret in the form
+	}{
+		{"basic said", ClientCredentials{ClientID: "a b", ClientSecret: "s:1", AuthMethod: "client_secret_basic"}, nil, true, ""},
+		{"post said", ClientCredentials{ClientID: "a", ClientSecret: "s1", AuthMethod: "client_secret_post"}, nil, false, "s1"},
+		{"unsaid, default", ClientCredentials{ClientID: "a", ClientSecret: "s1"}, nil, true, ""},
+		{"unsaid, only post listed", ClientCredentials{ClientID: "a", ClientSecret: "s1"}, []string{"client_secret_post"}, false, "s1"},
+		{"public", ClientCredentials{ClientID: "a"}, []string{"none"}, false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			as := newFakeAS(t)
+			if tc.supported != nil {
+				as.meta = map[string]any{"token_endpoint_auth_methods_supported": tc.supported}
+			}
+			u, _ := protectedServer(t, as, ResourceServerOptions{}, "")
+			c := newClient(t, func(o *ClientOptions) {
+				o.Credentials = func(string) (ClientCredentials, bool) { return tc.cc, true }
+			})
+			if st, err := post(t, c, u, `{}`); err != nil || st != 200 {
+				t.Fatalf("%d %v", st, err)
+			}
+			as.mu.Lock()
+			defer as.mu.Unlock()
+			hdr, form := as.tokAuth[0], as.tokReqs[0]
+			if tc.basic {
+				// RFC 6749 section 2.3.1: form-encoded, then Basic.
+				want := "Basic " + base64.StdEncoding.EncodeToString([]byte(url.QueryEscape(tc.cc.ClientID)+":"+url.QueryEscape(tc.cc.ClientSecret)))
+				if hdr != want || form.Get("client_secret") != "" {
+					t.Errorf("Authorization %q, form %v; want %q", hdr, form, want)
+				}
+			} else {
+				if hdr != "" || form.Get("client_id") != tc.cc.ClientID || form.Get("client_secret") != tc.secret {
+					t.Errorf("Authorization %q, form %v", hdr, form)
+				}
+			}
+		})
 	}
 }

@@ -364,9 +364,14 @@ func (t *Transport) tokenRequest(ctx context.Context, as *AuthServerMetadata, cc
 	}
 	method := cc.AuthMethod
 	if method == "" {
+		// Unsaid: none without a secret; with one, Basic unless the server lists
+		// only client_secret_post.
 		method = "none"
 		if cc.ClientSecret != "" {
 			method = "client_secret_basic"
+			if m := as.TokenEndpointAuthMethodsSupported; len(m) > 0 && !slices.Contains(m, method) && slices.Contains(m, "client_secret_post") {
+				method = "client_secret_post"
+			}
 		}
 	}
 	var basic [2]string

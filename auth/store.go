@@ -34,8 +34,9 @@ type ClientCredentials struct {
 	ClientID     string `json:"client_id"`
 	ClientSecret string `json:"client_secret,omitempty"`
 	// AuthMethod is the token endpoint authentication method: client_secret_basic,
-	// client_secret_post, private_key_jwt or none. Empty means client_secret_basic
-	// when there is a secret, else none.
+	// client_secret_post, private_key_jwt or none. Empty means none without a
+	// secret; with one, client_secret_basic, or client_secret_post when the server
+	// lists only that.
 	AuthMethod string `json:"token_endpoint_auth_method,omitempty"`
 }
 
