@@ -216,7 +216,7 @@ STATELESS_SCENARIOS=(
 
 # OAuth client scenarios (alpha.12), run against examples/everything-client, which
 # authorizes with package auth. AUTH_SCENARIOS are scored by both 2025-11-25 and
-# 2026-07-28 and run on both wires; AUTH_SCENARIOS_2026 only on the 2026-07-28 wire
+# 2026-07-28 and run on both wires (run_auth_suite); AUTH_SCENARIOS_2026 only on the 2026-07-28 wire
 # (step 6); AUTH_SCENARIOS_2025_03_26 are the two back-compat scenarios, on the
 # 2025-03-26 wire; AUTH_EXTENSIONS are the client-credentials extension scenarios
 # (not scored), run at the wire the suite picks for extensions. Left out: the other
@@ -238,6 +238,23 @@ AUTH_SCENARIOS_2026=(
 AUTH_SCENARIOS_2025_03_26=(auth/2025-03-26-oauth-metadata-backcompat auth/2025-03-26-oauth-endpoint-fallback)
 AUTH_EXTENSIONS=(auth/client-credentials-basic auth/client-credentials-jwt)
 
+# run_auth_suite SPEC-VERSION runs AUTH_SCENARIOS in one suite invocation ("--suite
+# auth", which at alpha.12 is exactly those scenarios at both wires; the scenarios run
+# in parallel, so this is much quicker than one invocation each), and fails when the
+# scenarios that ran are not exactly AUTH_SCENARIOS.
+run_auth_suite() {
+	local spec=$1 dir got want
+	run "$SUITE_NEW client --suite auth $spec" "$CONF_NEW" client --command "$WORK/everything-client" --suite auth --spec-version "$spec"
+	dir=$(ls -d "$OUT/$(printf '%02d' "$TOTAL_RUNS")"-*/ 2>/dev/null | head -n 1)
+	got=$(cd "$dir" 2>/dev/null && find . -name checks.json | sed -e 's|^\./||' -e 's|-[0-9]\{4\}-[0-9-]*T[0-9-]*Z/checks.json$||' | sort | tr '\n' ' ')
+	want=$(printf '%s\n' "${AUTH_SCENARIOS[@]}" | sort | tr '\n' ' ')
+	if [ "$got" != "$want" ]; then
+		echo "  --suite auth $spec ran: $got"
+		echo "  expected:            $want"
+		FAILED+=("$SUITE_NEW client --suite auth $spec: other scenarios than AUTH_SCENARIOS")
+	fi
+}
+
 # Client scenarios without OAuth. 0.1.16 has the first four; alpha.12 adds
 # json-schema-2020-12-preservation to the 2025-11-25 set (not scored there, run anyway).
 CLIENT_SCENARIOS_OLD=(initialize tools_call elicitation-sep1034-client-defaults sse-retry)
@@ -254,7 +271,7 @@ run_scenarios "$SUITE_OLD stateless server" "$CONF_OLD" server "$STATELESS_URL" 
 run_scenarios "$SUITE_NEW stateless server" "$CONF_NEW" server "$STATELESS_URL" 2025-11-25 "${STATELESS_SCENARIOS[@]}"
 run_scenarios "$SUITE_OLD client" "$CONF_OLD" client "$WORK/everything-client" 2025-11-25 "${CLIENT_SCENARIOS_OLD[@]}"
 run_scenarios "$SUITE_NEW client" "$CONF_NEW" client "$WORK/everything-client" 2025-11-25 "${CLIENT_SCENARIOS_NEW[@]}"
-run_scenarios "$SUITE_NEW client" "$CONF_NEW" client "$WORK/everything-client" 2025-11-25 "${AUTH_SCENARIOS[@]}"
+run_auth_suite 2025-11-25
 run_scenarios "$SUITE_NEW client 2025-03-26" "$CONF_NEW" client "$WORK/everything-client" 2025-03-26 "${AUTH_SCENARIOS_2025_03_26[@]}"
 for s in "${AUTH_EXTENSIONS[@]}"; do
 	run "$SUITE_NEW client $s" "$CONF_NEW" client --command "$WORK/everything-client" --scenario "$s"
@@ -275,7 +292,8 @@ CLIENT_SCENARIOS_2026=(
 run_2026_07_28_scenarios() {
 	run "$SUITE_NEW server --requirements 2026-07-28" "$CONF_NEW" server --url "$STATEFUL_URL" --requirements 2026-07-28
 	run_scenarios "$SUITE_NEW client 2026-07-28" "$CONF_NEW" client "$WORK/everything-client" 2026-07-28 "${CLIENT_SCENARIOS_2026[@]}"
-	run_scenarios "$SUITE_NEW client 2026-07-28" "$CONF_NEW" client "$WORK/everything-client" 2026-07-28 "${AUTH_SCENARIOS[@]}" "${AUTH_SCENARIOS_2026[@]}"
+	run_auth_suite 2026-07-28
+	run_scenarios "$SUITE_NEW client 2026-07-28" "$CONF_NEW" client "$WORK/everything-client" 2026-07-28 "${AUTH_SCENARIOS_2026[@]}"
 }
 if [ "${WIREMCP_SUITE_2026:-1}" != 0 ]; then
 	run_2026_07_28_scenarios

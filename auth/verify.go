@@ -67,7 +67,8 @@ type JWTVerifierOptions struct {
 
 // JWTVerifier verifies JWT access tokens (RFC 9068) signed with the issuer's keys.
 // It is safe for concurrent use. Keys are cached; a token naming an unknown "kid"
-// causes at most one fetch per MinRefreshInterval.
+// causes at most one fetch per MinRefreshInterval. Verifications wait while a fetch
+// is under way (at most 15 seconds, or the request's context).
 type JWTVerifier struct {
 	opts JWTVerifierOptions
 
