@@ -3,6 +3,7 @@ package jsonrpc_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/wiremcp/wiremcp/jsonrpc"
@@ -69,5 +70,33 @@ func BenchmarkRoundTripMemory(b *testing.B) {
 		if err := client.Call(ctx, "tools/call", params, &res); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// large64k is a tools/call request carrying a 64 KiB plain string, the payload of the
+// benchmark harness's stdio-64k case.
+var large64k = []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"message":"` +
+	strings.Repeat("abcdefgh", 8192) + `"}}}`)
+
+// BenchmarkDecode64K: decoding a request whose params hold a 64 KiB string (the
+// scanner validates every byte of it).
+func BenchmarkDecode64K(b *testing.B) {
+	b.ReportAllocs()
+	b.SetBytes(int64(len(large64k)))
+	for b.Loop() {
+		if _, err := jsonrpc.Decode(large64k, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkAppendString64K: encoding a 64 KiB string as a JSON string.
+func BenchmarkAppendString64K(b *testing.B) {
+	s := strings.Repeat("abcdefgh", 8192)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(s)))
+	buf := make([]byte, 0, len(s)+16)
+	for b.Loop() {
+		buf = jsonrpc.AppendString(buf[:0], s, true)
 	}
 }

@@ -8,8 +8,6 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"sync"
-	"sync/atomic"
-	"time"
 )
 
 // Handler answers requests and notifications. For a notification the result is
@@ -44,13 +42,6 @@ type ConnOptions struct {
 	// closed), on the goroutine that ended it: the reader, or the caller of Close.
 	// It must not block; it spares a goroutine waiting on Done.
 	OnDone func()
-	// InlineNotification, if set, reports whether the handler of the notification
-	// req returns promptly: it neither blocks nor waits for the peer (no Call) nor
-	// calls Async. Such a notification, arriving when no other notification is
-	// queued or being handled, runs on the goroutine that received it (the reader,
-	// or a transport's goroutine through a DirectFunc) instead of starting the
-	// notification worker; the order of notifications is the same either way.
-	InlineNotification func(req *Request) bool
 }
 
 // ErrClosed is the error of a Call or Notify on a connection that has ended, and
@@ -61,14 +52,12 @@ var ErrClosed = errors.New("jsonrpc: connection closed")
 // any time, from NewConn until Close or the end of the transport.
 //
 // Goroutines: the reader reads, matches responses to pending Calls and dispatches
-// requests. An incoming call runs on the reader itself when the transport reports
-// nothing else waiting (see Backlogger), otherwise on a worker goroutine; a call
-// that runs on the reader for 5 to 10 ms (two looks of a watchdog), or makes a
-// Call of its own, hands reading over to a new goroutine, so calls still run
-// concurrently. A call a transport passes directly (see Direct) runs on the
-// transport's goroutine instead. Notifications run in arrival order on one worker
-// goroutine, started when one is queued and ended when none is left (see Async).
-// All of them are owned by the Conn and have ended when Done is closed.
+// requests. Each incoming call runs on a goroutine of its own, so calls run
+// concurrently and no message waits for another's handler. A call a transport
+// passes directly (see Direct) runs on the transport's goroutine instead.
+// Notifications run in arrival order on one worker goroutine, started when one is
+// queued and ended when none is left (see Async). All of them are owned by the Conn
+// and have ended when Done is closed.
 //
 // When the transport ends (io.EOF or another error), the Conn stops reading, lets
 // the handlers that are running finish and send their replies, then closes the
@@ -83,16 +72,8 @@ type Conn struct {
 	acceptBatch func() bool
 	log         *slog.Logger
 
-	ctx    context.Context // parent of handler contexts; cancelled once everything ended
-	cancel context.CancelFunc
-	// callBase is what a call's context derives from: ctx, or, when nothing but
-	// the Conn itself can cancel ctx (ConnOptions.Context has no Done channel),
-	// ctx without its cancellation. ctx is then cancelled only once every call
-	// has returned, and a call's WithCancel need not register with it (a lock
-	// and a map insert and delete per call). (A callback on a cancellable ctx
-	// instead would cost a goroutine whenever ctx ends: for a Streamable HTTP
-	// session, at every DELETE.)
-	callBase context.Context
+	ctx      context.Context // parent of handler contexts; cancelled once everything ended
+	cancel   context.CancelFunc
 	readCtx  context.Context // cancelled by Close to stop the reader
 	stopRead context.CancelFunc
 
@@ -104,40 +85,13 @@ type Conn struct {
 	active     map[ID]*callCtx       // the peer's calls being handled
 	notes      []Message             // queued notifications (and responses held behind them), in arrival order
 	noteBusy   bool                  // a notification handler is running on the worker
-	noteWorker bool                  // a notification worker goroutine runs (noteLoop), or a notification runs inline
-	inlineNote func(*Request) bool   // ConnOptions.InlineNotification
+	noteWorker bool                  // a notification worker goroutine runs (noteLoop)
 	onDone     func()
 
-	handlers sync.WaitGroup // call goroutines and the notification worker
-
-	// Call workers are reused: a goroutine that finished a call waits for the next
-	// one (at most maxIdleWorkers wait), so that its grown stack is not thrown away
-	// and regrown for every request.
-	idle        chan *callCtx  // unbuffered hand-off to a waiting worker
-	idleWorkers atomic.Int32   // workers waiting on idle
-	workerStop  chan struct{}  // closed when the conn ends: waiting workers exit
-	workers     sync.WaitGroup // every worker goroutine
-	readerDone  chan struct{}
-	done        chan struct{}
-
-	// A call is first run on the reader goroutine itself, which spares the
-	// hand-off to a worker (most calls are short), unless the transport reports
-	// more input waiting (Backlogger). While it runs, readerState is
-	// readerInline; if it is still running when the watchdog looks twice in a
-	// row (see watch), or the handler makes a Call of its own (which needs the
-	// reader for its response), the reading role passes to a new goroutine
-	// (readerStolen) and the old one ends when the handler returns. Only one
-	// goroutine reads at any time.
-	readerState atomic.Int32
-	// The watchdog is one timer per Conn, armed while inline calls keep
-	// coming, rather than one timer start and stop per call: arming a timer
-	// wakes the runtime's network poller, which cost more than a short call.
-	watchdog   *time.Timer
-	watchArmed atomic.Bool
-	inlineSeq  atomic.Uint64 // inline calls started so far
-	watchSeen  atomic.Uint64 // inlineSeq when the watchdog last looked
-	backlog    Backlogger    // the transport, when it can tell that more input waits
-	closeErr   error         // from Transport.Close
+	handlers   sync.WaitGroup // call goroutines and the notification worker
+	readerDone chan struct{}
+	done       chan struct{}
+	closeErr   error // from Transport.Close
 }
 
 // NewConn starts serving t. The Conn takes ownership of t: it calls t.Read from its
@@ -160,94 +114,19 @@ func NewConn(t Transport, opts *ConnOptions) *Conn {
 		acceptBatch: o.AcceptBatch,
 		log:         o.Logger,
 		onDone:      o.OnDone,
-		inlineNote:  o.InlineNotification,
 		running:     true,
 		pending:     make(map[ID]chan *Response),
 		active:      make(map[ID]*callCtx),
-		idle:        make(chan *callCtx),
-		workerStop:  make(chan struct{}),
 		readerDone:  make(chan struct{}),
 		done:        make(chan struct{}),
 	}
 	c.ctx, c.cancel = context.WithCancel(parent)
 	c.readCtx, c.stopRead = context.WithCancel(c.ctx)
-	c.callBase = c.ctx
-	if parent.Done() == nil {
-		c.callBase = context.WithoutCancel(c.ctx)
-	}
-	c.backlog, _ = t.(Backlogger)
 	if d, ok := t.(Direct); ok {
 		d.SetDirect(c.serveDirect)
 	}
 	go c.readLoop()
 	return c
-}
-
-// States of the reading role (Conn.readerState).
-const (
-	readerReading int32 = iota // the reader goroutine reads (or dispatches)
-	readerInline               // the reader goroutine runs a call
-	readerStolen               // a new goroutine took over reading during that call
-)
-
-// inlineBudget is how often the watchdog looks at a call running on the reader
-// goroutine: a call still running at two looks in a row (so for between one and
-// two budgets) loses the reading role to a new goroutine.
-const inlineBudget = 5 * time.Millisecond
-
-// stealReader moves reading to a new goroutine when the reader is running a
-// call.
-func (c *Conn) stealReader() {
-	if c.readerState.CompareAndSwap(readerInline, readerStolen) {
-		go c.readLoop()
-	}
-}
-
-// runInline runs x on the reader goroutine. It reports whether this goroutine
-// is still the reader afterwards.
-func (c *Conn) runInline(x *callCtx) bool {
-	seq := c.inlineSeq.Add(1)
-	c.readerState.Store(readerInline)
-	if !c.watchArmed.Load() && c.watchArmed.CompareAndSwap(false, true) {
-		c.watchSeen.Store(seq)
-		if c.watchdog == nil {
-			// Made on the first inline call: a Conn whose calls all come through
-			// its DirectFunc never needs one. Only the reader gets here; the timer
-			// is assigned before it can fire (Reset), and finish reads it after
-			// the reader has ended.
-			t := time.AfterFunc(time.Hour, c.watch)
-			t.Stop()
-			c.watchdog = t
-		}
-		c.watchdog.Reset(inlineBudget)
-	}
-	c.runCall(x)
-	return c.readerState.CompareAndSwap(readerInline, readerReading)
-}
-
-// watch is the watchdog's timer function. A call that was already running at
-// the previous look is stolen from (see stealReader). The watchdog keeps
-// looking while inline calls run or start, and disarms when they stop; the next
-// inline call arms it again.
-func (c *Conn) watch() {
-	seq := c.inlineSeq.Load()
-	inline := c.readerState.Load() == readerInline
-	if inline && seq == c.watchSeen.Load() {
-		c.stealReader()
-		inline = false
-	}
-	if inline || seq != c.watchSeen.Load() {
-		c.watchSeen.Store(seq)
-		c.watchdog.Reset(inlineBudget)
-		return
-	}
-	c.watchArmed.Store(false)
-	// A call that started after the looks above may have seen the watchdog
-	// still armed: look once more, now that runInline would arm it itself.
-	if c.readerState.Load() == readerInline && c.watchArmed.CompareAndSwap(false, true) {
-		c.watchSeen.Store(c.inlineSeq.Load())
-		c.watchdog.Reset(inlineBudget)
-	}
 }
 
 // Call sends a request with a fresh id and waits for its response, decoding the
@@ -287,9 +166,6 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 		c.forget(id)
 		return fmt.Errorf("jsonrpc: call %q: %w", method, err)
 	}
-	// The response needs a reader: if the reader goroutine is busy running a
-	// call (perhaps this very one), reading moves on.
-	c.stealReader()
 	select {
 	case resp, ok := <-ch:
 		if !ok {
@@ -447,15 +323,10 @@ func (c *Conn) drain() {
 		close(ch)
 	}
 	c.handlers.Wait()
-	close(c.workerStop)
-	c.workers.Wait()
 	c.closeErr = c.t.Close()
 }
 
 func (c *Conn) finish() {
-	if c.watchdog != nil {
-		c.watchdog.Stop() // no inline call runs any more: it would only disarm
-	}
 	c.cancel()
 	close(c.done)
 	if c.onDone != nil {
@@ -478,9 +349,7 @@ func (c *Conn) readLoop() {
 			cause = err
 			break
 		}
-		if !c.dispatch(msg) {
-			return // reading moved to another goroutine while a call ran here
-		}
+		c.dispatch(msg)
 	}
 	c.mu.Lock()
 	first := c.running
@@ -517,14 +386,13 @@ func (c *Conn) replyInvalid(msg Message, err error) {
 	}
 }
 
-// dispatch handles one message read. It reports false when the goroutine is no
-// longer the reader (see runInline).
-func (c *Conn) dispatch(msg Message) bool {
+// dispatch handles one message read.
+func (c *Conn) dispatch(msg Message) {
 	switch m := msg.(type) {
 	case *Request:
 		if m.IsNotification() {
 			c.enqueue(m)
-			return true
+			return
 		}
 		c.mu.Lock()
 		x, err := c.startCall(m, nil)
@@ -532,11 +400,7 @@ func (c *Conn) dispatch(msg Message) bool {
 		if err != nil {
 			c.replyRefused(m, err)
 		} else if x != nil {
-			if c.backlog != nil && c.backlog.Backlog() {
-				c.startWorker(x) // more is waiting: keep reading
-				return true
-			}
-			return c.runInline(x)
+			go c.runCall(x)
 		}
 	case *Response:
 		c.deliverInOrder(m)
@@ -547,7 +411,6 @@ func (c *Conn) dispatch(msg Message) bool {
 			c.reply(c.ctx, m)
 		}
 	}
-	return true
 }
 
 // serveDirect is the Conn's DirectFunc (see Direct). It does what the reader
@@ -647,7 +510,7 @@ func (c *Conn) startCall(req *Request, b *batchReply) (*callCtx, *Error) {
 		return nil, errIDInUse
 	}
 	x := &callCtx{req: req, batch: b}
-	x.Context, x.cancel = context.WithCancel(c.callBase)
+	x.Context, x.cancel = context.WithCancel(c.ctx)
 	x.write = reqCtx{Context: c.ctx, req: req}
 	c.active[req.ID] = x
 	c.handlers.Add(1)
@@ -664,7 +527,6 @@ type callCtx struct {
 	batch     *batchReply
 	cancelled bool // by Cancel; guarded by Conn.mu
 	write     reqCtx
-	resp      Response // the reply (one allocation with the call's)
 }
 
 func (x *callCtx) Value(key any) any {
@@ -687,43 +549,10 @@ func (x *reqCtx) Value(key any) any {
 	return x.Context.Value(key)
 }
 
-// runCall runs one incoming call on its own goroutine and sends the reply.
-// maxIdleWorkers bounds the call goroutines kept waiting for work.
-const maxIdleWorkers = 16
-
-// startWorker runs x on a waiting worker, or on a new one.
-func (c *Conn) startWorker(x *callCtx) {
-	select {
-	case c.idle <- x:
-	default:
-		c.workers.Add(1)
-		go c.worker(x)
-	}
-}
-
-// worker runs calls until none comes while it waits, or the conn ends.
-func (c *Conn) worker(x *callCtx) {
-	defer c.workers.Done()
-	for {
-		c.runCall(x)
-		if c.idleWorkers.Add(1) > maxIdleWorkers {
-			c.idleWorkers.Add(-1)
-			return
-		}
-		select {
-		case x = <-c.idle:
-			c.idleWorkers.Add(-1)
-		case <-c.workerStop:
-			c.idleWorkers.Add(-1)
-			return
-		}
-	}
-}
-
+// runCall runs one incoming call and sends its reply.
 func (c *Conn) runCall(x *callCtx) {
 	defer c.handlers.Done()
-	resp := &x.resp
-	resp.ID = x.req.ID
+	resp := &Response{ID: x.req.ID}
 	result, err := c.handle(x, x.req)
 	if err == nil {
 		resp.Result, err = marshalResult(result)

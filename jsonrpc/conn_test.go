@@ -587,56 +587,10 @@ func TestConnCallBackFromHandler(t *testing.T) {
 	}
 }
 
-// backlogTransport reports a backlog on every call, and counts the questions.
-type backlogTransport struct {
-	jsonrpc.Transport
-	asked atomic.Int32
-}
-
-func (b *backlogTransport) Backlog() bool { b.asked.Add(1); return true }
-
-// A transport that reports waiting input gets its calls run on workers: the Conn
-// asks before each call, and the calls still run concurrently and are answered.
-func TestConnBacklogger(t *testing.T) {
-	checkLeaks(t)
-	a, b := memory.NewPair()
-	bt := &backlogTransport{Transport: a}
-	var barrier sync.WaitGroup
-	barrier.Add(2)
-	server := jsonrpc.NewConn(bt, &jsonrpc.ConnOptions{Handler: jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) (any, error) {
-		barrier.Done()
-		barrier.Wait()
-		return req.Method, nil
-	})})
-	client := jsonrpc.NewConn(b, nil)
-	defer server.Close()
-	defer client.Close()
-	errc := make(chan error, 2)
-	for _, m := range []string{"x", "y"} {
-		go func() {
-			var got string
-			err := client.Call(context.Background(), m, nil, &got)
-			if err == nil && got != m {
-				err = fmt.Errorf("call %s answered %q", m, got)
-			}
-			errc <- err
-		}()
-	}
-	for range 2 {
-		if err := <-errc; err != nil {
-			t.Fatal(err)
-		}
-	}
-	if n := bt.asked.Load(); n != 2 {
-		t.Errorf("Backlog asked %d times for 2 calls, want 2", n)
-	}
-}
-
-// TestConnWatchdogRearms checks that the watchdog which moves reading off a long
-// call on the reader goroutine keeps working after it has disarmed (idle) and
-// after many short calls: each round ends with two calls that can only finish
-// when both run at once, which needs the reader to move on from the first.
-func TestConnWatchdogRearms(t *testing.T) {
+// TestConnCallsNeverWaitForEachOther: after many short calls, and after the
+// connection sat idle, two calls can always run at once: each round ends with two
+// calls that can only finish when both run at the same time.
+func TestConnCallsNeverWaitForEachOther(t *testing.T) {
 	checkLeaks(t)
 	var mu sync.Mutex
 	// A round's barrier: the second call to arrive closes it. Waiting gives up
@@ -668,14 +622,14 @@ func TestConnWatchdogRearms(t *testing.T) {
 		}
 	})})
 	for round := range 3 {
-		for i := range 40 { // short calls keep the watchdog armed
+		for i := range 40 {
 			peer.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":"p%d","method":"ping"}`, i))
 			if got, want := summarize(t, peer.recvMsg()), fmt.Sprintf(`id="p%d" result="pong"`, i); got != want {
 				t.Fatalf("round %d: got %s, want %s", round, got, want)
 			}
 		}
 		if round == 1 {
-			time.Sleep(30 * time.Millisecond) // idle: the watchdog disarms
+			time.Sleep(30 * time.Millisecond) // idle for a while
 		}
 		r := strconv.Itoa(round)
 		b := &barrier{both: make(chan struct{})}

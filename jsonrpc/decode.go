@@ -3,7 +3,6 @@ package jsonrpc
 import (
 	"bytes"
 	"fmt"
-	"sync/atomic"
 )
 
 // Default limits of the decoder.
@@ -206,7 +205,7 @@ func (s *scanner) message(depth int) (Message, *Error) {
 					if esc {
 						method = string(unescape(nil, s.data[st:end]))
 					} else {
-						method = methodName(s.data[st:end])
+						method = string(s.data[st:end])
 					}
 					methodOK = true
 					break
@@ -491,30 +490,4 @@ func (s *scanner) batch() (Message, *Error) {
 		}
 	}
 	return b, nil
-}
-
-// methodNames caches recently decoded method names, so that decoding the same few
-// names over and over (every call of a session names one of a handful of methods)
-// does not allocate a string each time. A slot holds the last name that hashed to
-// it; names longer than maxCachedMethod are never kept.
-var methodNames [64]atomic.Pointer[string]
-
-const maxCachedMethod = 64
-
-// methodName returns b as a string, from methodNames when it is there.
-func methodName(b []byte) string {
-	if len(b) == 0 || len(b) > maxCachedMethod {
-		return string(b)
-	}
-	h := uint32(2166136261) // FNV-1a
-	for _, c := range b {
-		h = (h ^ uint32(c)) * 16777619
-	}
-	slot := &methodNames[h%uint32(len(methodNames))]
-	if p := slot.Load(); p != nil && *p == string(b) {
-		return *p
-	}
-	name := string(b)
-	slot.Store(&name)
-	return name
 }

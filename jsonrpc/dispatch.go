@@ -11,22 +11,12 @@ import (
 // them. A handler that calls Async hands the worker role to a new goroutine and
 // finishes on its own.
 
-// enqueue queues a notification for the worker, starting one if none runs, or
-// runs it on the calling goroutine (see ConnOptions.InlineNotification).
+// enqueue queues a notification for the worker, starting one if none runs.
 func (c *Conn) enqueue(req *Request) {
 	c.mu.Lock()
 	if !c.running {
 		c.mu.Unlock()
 		c.log.Debug("jsonrpc: dropped a notification after close", "method", req.Method)
-		return
-	}
-	if !c.noteWorker && c.inlineNote != nil && c.inlineNote(req) {
-		// Nothing is queued or running (no worker): take the worker role for
-		// this one notification, so that what arrives meanwhile queues behind it.
-		c.noteWorker, c.noteBusy = true, true
-		c.handlers.Add(1)
-		c.mu.Unlock()
-		c.runInlineNote(req)
 		return
 	}
 	c.notes = append(c.notes, req)
@@ -75,28 +65,6 @@ func (c *Conn) noteLoop() {
 		c.noteBusy = false
 		c.mu.Unlock()
 	}
-}
-
-// runInlineNote runs req's handler on this goroutine, holding the worker role, and
-// hands what queued up meanwhile to a worker goroutine.
-func (c *Conn) runInlineNote(req *Request) {
-	if c.runNote(req) {
-		// The handler called Async, which passed the worker role on.
-		c.handlers.Done()
-		return
-	}
-	c.mu.Lock()
-	c.noteBusy = false
-	start := len(c.notes) > 0
-	if !start {
-		c.noteWorker = false
-	}
-	c.mu.Unlock()
-	if start {
-		go c.noteLoop() // takes over the handlers count held for req
-		return
-	}
-	c.handlers.Done()
 }
 
 // noteCtx is the context of a notification handler.
@@ -232,7 +200,7 @@ func (c *Conn) dispatchBatch(batch Batch) {
 				b.mu.Lock()
 				b.left++
 				b.mu.Unlock()
-				c.startWorker(x)
+				go c.runCall(x)
 			}
 		case *Response:
 			c.deliver(m)

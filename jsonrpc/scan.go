@@ -537,3 +537,52 @@ func StringMember(obj []byte, name string) (string, bool) {
 	}
 	return found, ok
 }
+
+// Members calls fn with the name (unescaped) and the raw value of each member of the
+// JSON object obj, in order, until fn returns false. It reports whether obj is a
+// well-formed object by Decode's rules (nesting up to DefaultMaxDepth, no member
+// name repeated in any object, valid UTF-8); fn may have been called for the members
+// before a malformation that comes later in obj. The mcp package uses it to hold the
+// members of params to the same exact-case rule as the JSON-RPC members, with the
+// one scanner the decoder uses.
+func Members(obj []byte, fn func(name, value []byte) bool) bool {
+	s := newScanner(obj, DefaultMaxDepth)
+	defer s.free()
+	if s.expect('{') != nil {
+		return false
+	}
+	s.skipWS()
+	if s.pos < len(s.data) && s.data[s.pos] == '}' {
+		s.pos++
+		s.skipWS()
+		return s.pos == len(s.data)
+	}
+	var big map[string]struct{}
+	for {
+		key, err := s.key()
+		if err != nil {
+			return false
+		}
+		s.addKey(0, key, &big)
+		if s.expect(':') != nil {
+			return false
+		}
+		s.skipWS()
+		start := s.pos
+		if s.value(2) != nil {
+			return false
+		}
+		if !fn(key, s.data[start:s.pos]) {
+			return s.sem == nil
+		}
+		more, err := s.next('}')
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+	}
+	s.skipWS()
+	return s.pos == len(s.data) && s.sem == nil
+}

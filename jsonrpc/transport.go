@@ -41,16 +41,6 @@ func RequestFromContext(ctx context.Context) (*Request, bool) {
 	return r, ok
 }
 
-// Backlogger is an optional Transport method set. Backlog reports whether another
-// message is already waiting to be read (buffered, or queued by the transport). A
-// Conn runs an incoming call on its reader goroutine when nothing waits — the cheapest
-// path for one call at a time — and on a worker goroutine when something does, so
-// that the next messages are read and handled in parallel. Backlog is called from the
-// reader goroutine only, between Reads.
-type Backlogger interface {
-	Backlog() bool
-}
-
 // DirectFunc passes a message to the Conn on the calling goroutine, doing what the
 // Conn's reader does with a message it reads. A call runs there: its handler's reply
 // (or an error reply) has been handed to Transport.Write when DirectFunc returns. A

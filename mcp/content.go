@@ -106,31 +106,40 @@ type wireContent struct {
 	Meta              Meta              `json:"_meta,omitempty"`
 }
 
-// MarshalJSON encodes a text block.
-func (c *TextContent) MarshalJSON() ([]byte, error) {
-	return json.Marshal(&wireContent{Type: "text", Text: &c.Text, MIMEType: c.MIMEType, Annotations: c.Annotations, Meta: c.Meta})
+// wireOf returns the value encoding/json encodes for c: its wire form for the
+// simple block types (so that a result holding them is encoded in one pass), c
+// itself for the others.
+func wireOf(c Content) any {
+	switch c := c.(type) {
+	case *TextContent:
+		return &wireContent{Type: "text", Text: &c.Text, MIMEType: c.MIMEType, Annotations: c.Annotations, Meta: c.Meta}
+	case *ImageContent:
+		return &wireContent{Type: "image", Data: nonNilBytes(c.Data), MIMEType: c.MIMEType, Annotations: c.Annotations, Meta: c.Meta}
+	case *AudioContent:
+		return &wireContent{Type: "audio", Data: nonNilBytes(c.Data), MIMEType: c.MIMEType, Annotations: c.Annotations, Meta: c.Meta}
+	case *ResourceLink:
+		return &wireContent{Type: "resource_link", URI: c.URI, Name: c.Name, Title: c.Title,
+			Description: c.Description, MIMEType: c.MIMEType, Size: c.Size, Annotations: c.Annotations, Icons: c.Icons, Meta: c.Meta}
+	case *EmbeddedResource:
+		return &wireContent{Type: "resource", Resource: c.Resource, Annotations: c.Annotations, Meta: c.Meta}
+	}
+	return c
 }
+
+// MarshalJSON encodes a text block.
+func (c *TextContent) MarshalJSON() ([]byte, error) { return json.Marshal(wireOf(c)) }
 
 // MarshalJSON encodes an image block.
-func (c *ImageContent) MarshalJSON() ([]byte, error) {
-	return json.Marshal(&wireContent{Type: "image", Data: nonNilBytes(c.Data), MIMEType: c.MIMEType, Annotations: c.Annotations, Meta: c.Meta})
-}
+func (c *ImageContent) MarshalJSON() ([]byte, error) { return json.Marshal(wireOf(c)) }
 
 // MarshalJSON encodes an audio block.
-func (c *AudioContent) MarshalJSON() ([]byte, error) {
-	return json.Marshal(&wireContent{Type: "audio", Data: nonNilBytes(c.Data), MIMEType: c.MIMEType, Annotations: c.Annotations, Meta: c.Meta})
-}
+func (c *AudioContent) MarshalJSON() ([]byte, error) { return json.Marshal(wireOf(c)) }
 
 // MarshalJSON encodes a resource link.
-func (c *ResourceLink) MarshalJSON() ([]byte, error) {
-	return json.Marshal(&wireContent{Type: "resource_link", URI: c.URI, Name: c.Name, Title: c.Title,
-		Description: c.Description, MIMEType: c.MIMEType, Size: c.Size, Annotations: c.Annotations, Icons: c.Icons, Meta: c.Meta})
-}
+func (c *ResourceLink) MarshalJSON() ([]byte, error) { return json.Marshal(wireOf(c)) }
 
 // MarshalJSON encodes an embedded resource.
-func (c *EmbeddedResource) MarshalJSON() ([]byte, error) {
-	return json.Marshal(&wireContent{Type: "resource", Resource: c.Resource, Annotations: c.Annotations, Meta: c.Meta})
-}
+func (c *EmbeddedResource) MarshalJSON() ([]byte, error) { return json.Marshal(wireOf(c)) }
 
 // MarshalJSON encodes a tool-use block.
 func (c *ToolUseContent) MarshalJSON() ([]byte, error) {

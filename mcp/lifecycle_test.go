@@ -1,10 +1,7 @@
 package mcp
 
 import (
-	"context"
 	"testing"
-
-	"github.com/wiremcp/wiremcp/jsonrpc"
 )
 
 func TestInitializeNegotiation(t *testing.T) {
@@ -132,30 +129,4 @@ func normalizeBatchRefusal(s string) string {
 		return s
 	}
 	return `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}`
-}
-
-func TestInlineNotification(t *testing.T) {
-	plain := NewServer(Implementation{Name: "s", Version: "1"}, nil)
-	hooked := NewServer(Implementation{Name: "s", Version: "1"}, &ServerOptions{
-		InitializedHandler:      func(context.Context, *ServerSession) {},
-		RootsListChangedHandler: func(context.Context, *ServerSession) {},
-	})
-	for _, c := range []struct {
-		s      *Server
-		method string
-		inline bool
-	}{
-		{plain, "notifications/initialized", true},
-		{plain, "notifications/roots/list_changed", true},
-		{plain, "notifications/cancelled", true},
-		{plain, "notifications/unknown", true},
-		{hooked, "notifications/initialized", false},
-		{hooked, "notifications/roots/list_changed", false},
-		{hooked, "notifications/cancelled", true},
-	} {
-		ss := &ServerSession{server: c.s}
-		if got := ss.inlineNotification(&jsonrpc.Request{Method: c.method}); got != c.inline {
-			t.Errorf("%s (hooks: %v): inline = %v, want %v", c.method, c.s == hooked, got, c.inline)
-		}
-	}
 }

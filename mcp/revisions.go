@@ -1,14 +1,19 @@
 package mcp
 
-import "slices"
+import (
+	"slices"
 
-// Protocol revisions this package speaks.
+	revs "github.com/wiremcp/wiremcp/internal/revision"
+)
+
+// Protocol revisions this package speaks (the module's one list, shared with the
+// transports).
 const (
-	Revision20241105 = "2024-11-05"
-	Revision20250326 = "2025-03-26"
-	Revision20250618 = "2025-06-18"
-	Revision20251125 = "2025-11-25"
-	Revision20260728 = "2026-07-28"
+	Revision20241105 = revs.R20241105
+	Revision20250326 = revs.R20250326
+	Revision20250618 = revs.R20250618
+	Revision20251125 = revs.R20251125
+	Revision20260728 = revs.R20260728
 
 	// LatestInitializeRevision is the newest revision negotiated through initialize,
 	// and the server's counter-offer when a client asks for one it does not know.

@@ -1,23 +1,40 @@
 package mcp
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strings"
 
-	"github.com/wiremcp/wiremcp/mcp/internal/jschema"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// compiledSchema is a JSON Schema compiled once, at registration.
+// compiledSchema is a JSON Schema compiled once, at registration (a tool's input or
+// output schema, an elicitation's requested schema), by
+// github.com/santhosh-tekuri/jsonschema/v6.
 type compiledSchema struct {
-	schema *jschema.Schema
+	schema *jsonschema.Schema
+}
+
+// schemaURL names the one resource of every compiled schema; references resolve
+// within it.
+const schemaURL = "urn:wiremcp:schema"
+
+// noLoader refuses every reference outside the schema document: a schema, whoever
+// wrote it (a peer's outputSchema reaches the client), never makes the validator
+// read a file or the network.
+type noLoader struct{}
+
+func (noLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("reference to %s: only references within the schema are resolved", url)
 }
 
 // compileToolSchema compiles a tool's input or output schema. The root must be an
-// object schema ("type": "object"). Without "$schema" the dialect is 2020-12; a
-// "$schema" naming a dialect the validator does not know is an error.
+// object schema ("type": "object"). Without "$schema" the dialect is 2020-12, as MCP
+// specifies; "format" is asserted; "pattern" uses Go's regexp syntax (RE2), and a
+// pattern it cannot compile is an error here, never a silent pass.
 func compileToolSchema(raw []byte) (*compiledSchema, error) {
-	doc, err := decodeValue(raw)
+	doc, err := decodeJSON(raw)
 	if err != nil {
 		return nil, fmt.Errorf("not valid JSON: %w", err)
 	}
@@ -28,55 +45,78 @@ func compileToolSchema(raw []byte) (*compiledSchema, error) {
 	if obj["type"] != "object" {
 		return nil, errors.New(`a tool schema must have "type": "object" at its root`)
 	}
-	s, err := jschema.Compile(doc)
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.AssertFormat()
+	c.UseLoader(noLoader{})
+	if err := c.AddResource(schemaURL, doc); err != nil {
+		return nil, err
+	}
+	s, err := c.Compile(schemaURL)
 	if err != nil {
 		return nil, err
 	}
 	return &compiledSchema{schema: s}, nil
 }
 
+// decodeJSON decodes one JSON document in the form the validator takes
+// (numbers as json.Number, so that no digit is lost).
+func decodeJSON(data []byte) (any, error) {
+	return jsonschema.UnmarshalJSON(bytes.NewReader(data))
+}
+
 // validateJSON validates a JSON document. The error names the failing locations.
 func (c *compiledSchema) validateJSON(data []byte) error {
-	_, err := c.validateTree(data)
-	return err
-}
-
-// validateTree is validateJSON that also returns the decoded value (see
-// decodeValue), for a caller that decodes it further.
-func (c *compiledSchema) validateTree(data []byte) (any, error) {
-	v, err := decodeValue(data)
+	v, err := decodeJSON(data)
 	if err != nil {
-		return nil, fmt.Errorf("not valid JSON: %w", err)
+		return fmt.Errorf("not valid JSON: %w", err)
 	}
-	return v, c.validate(v)
-}
-
-// validate validates a value decoded by decodeValue.
-func (c *compiledSchema) validate(v any) error {
-	err := c.schema.Validate(v)
+	err = c.schema.Validate(v)
 	if err == nil {
 		return nil
 	}
-	var ve *jschema.ValidationError
+	var ve *jsonschema.ValidationError
 	if !errors.As(err, &ve) {
 		return err
 	}
 	return errors.New(describeValidation(ve))
 }
 
-// describeValidation renders the failures as "at /path: message; …": duplicates
-// dropped, at most five.
-func describeValidation(ve *jschema.ValidationError) string {
+// describeValidation renders the innermost failures as "at /path: message; …":
+// duplicates dropped, at most five.
+func describeValidation(ve *jsonschema.ValidationError) string {
 	seen := map[string]bool{}
 	var uniq []string
-	for _, d := range ve.Details {
-		if p := d.String(); !seen[p] {
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) > 0 {
+			for _, c := range e.Causes {
+				walk(c)
+			}
+			return
+		}
+		loc := "/" + strings.Join(escapePointer(e.InstanceLocation), "/")
+		msg := "invalid"
+		if out := e.BasicOutput(); out != nil && out.Error != nil {
+			msg = out.Error.String()
+		}
+		if p := "at " + loc + ": " + msg; !seen[p] {
 			seen[p] = true
 			uniq = append(uniq, p)
 		}
 	}
+	walk(ve)
 	if len(uniq) > 5 {
 		uniq = append(uniq[:5], fmt.Sprintf("and %d more", len(uniq)-5))
 	}
 	return strings.Join(uniq, "; ")
+}
+
+// escapePointer escapes the tokens of a JSON Pointer (RFC 6901).
+func escapePointer(tokens []string) []string {
+	out := make([]string, len(tokens))
+	for i, t := range tokens {
+		out[i] = strings.NewReplacer("~", "~0", "/", "~1").Replace(t)
+	}
+	return out
 }

@@ -98,10 +98,6 @@ type serverTool struct {
 	handler ToolHandler
 	in, out *compiledSchema // nil when not validated
 	headers []paramHeader   // x-mcp-header arguments (2026-07-28 HTTP)
-	// flat, when set (typed tools with a flat input schema, see argflat.go),
-	// validates and decodes the arguments into req.typed, or reports false and
-	// leaves them to the generic path.
-	flat func(req *CallToolRequest) bool
 }
 
 type serverResource struct {
@@ -176,14 +172,6 @@ type ToolHandler func(ctx context.Context, req *CallToolRequest) (*CallToolResul
 type CallToolRequest struct {
 	Session *ServerSession
 	Params  *CallToolParams
-
-	// The arguments as validated (decodeValue's form; nil when there was no
-	// input schema): typed tools decode them from here instead of from the text
-	// again.
-	args any
-	// typed holds a typed tool's decoded arguments (a *In) when its flat fast
-	// path validated and decoded them.
-	typed any
 }
 
 // AddTool registers (or replaces) a tool with a raw handler. t.InputSchema is

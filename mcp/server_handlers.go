@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"reflect"
 	"strings"
 
 	"github.com/wiremcp/wiremcp/jsonrpc"
@@ -32,14 +31,8 @@ func handleListTools(ctx context.Context, ss *ServerSession, ri *requestInfo) (a
 	return res, nil
 }
 
-var callToolParamsType = reflect.TypeFor[CallToolParams]()
-
 func handleCallTool(ctx context.Context, ss *ServerSession, ri *requestInfo) (any, error) {
-	call := new(struct { // one allocation for both
-		req CallToolRequest
-		p   CallToolParams
-	})
-	p := &call.p
+	p := new(CallToolParams)
 	if err := decodeCallToolParams(ri.req.Params, p); err != nil {
 		return nil, err
 	}
@@ -55,10 +48,15 @@ func handleCallTool(ctx context.Context, ss *ServerSession, ri *requestInfo) (an
 	if ts := ss.server.tasks; ts != nil {
 		return ts.callTool(ctx, ss, ri, st, p)
 	}
-	call.req = CallToolRequest{Session: ss, Params: p}
-	res, err := runToolRequest(ctx, &call.req, ri.rev, st)
+	res, err := runToolRequest(ctx, &CallToolRequest{Session: ss, Params: p}, ri.rev, st)
 	if r, ok := res.(*CallToolResult); ok && err == nil {
-		return encodeCallToolResult(r)
+		// Encoded here, once: handed back as a *CallToolResult, encoding/json would
+		// go over the encoded result again to compact what MarshalJSON returned.
+		raw, err := r.MarshalJSON()
+		if err != nil {
+			return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "tool %q: encoding the result: %v", p.Name, err)
+		}
+		return json.RawMessage(raw), nil
 	}
 	return res, err
 }
@@ -76,14 +74,12 @@ func runToolRequest(ctx context.Context, req *CallToolRequest, rev *revision, st
 	if len(p.Arguments) == 0 || string(p.Arguments) == "null" {
 		p.Arguments = json.RawMessage("{}")
 	}
-	if st.in != nil && (st.flat == nil || !st.flat(req)) {
-		tree, err := st.in.validateTree(p.Arguments)
-		if err != nil {
+	if st.in != nil {
+		if err := st.in.validateJSON(p.Arguments); err != nil {
 			// Argument validation failures are execution errors the model can
 			// correct: an isError result, not a protocol error.
 			return downgradeCallToolResult(ErrorResult("invalid arguments for tool %q: %v", p.Name, err), rev), nil
 		}
-		req.args = tree
 	}
 	res, err := st.handler(ctx, req)
 	if err != nil {

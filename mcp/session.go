@@ -60,11 +60,6 @@ func (w *watchedTransport) Read(ctx context.Context) (jsonrpc.Message, error) {
 // SetDirect passes jsonrpc.Direct through to the transport, so that Streamable
 // HTTP runs calls on their POST's goroutine (an embedded interface promotes only
 // the Transport methods themselves).
-//
-// jsonrpc.Backlogger is deliberately not passed through: MCP calls are mostly
-// short, and handing the current call to a worker whenever more input waits cost
-// more than it gained (stdio, 8 echo calls in flight: 48k instead of 59k calls/s,
-// medians of 5). A long call still gives up the reader to the Conn's watchdog.
 func (w *watchedTransport) SetDirect(serve jsonrpc.DirectFunc) {
 	if d, ok := w.Transport.(jsonrpc.Direct); ok {
 		d.SetDirect(serve)
@@ -103,23 +98,8 @@ func newServerSession(ctx context.Context, s *Server, t jsonrpc.Transport) *Serv
 		// handlers, and its end cancels them.
 		Context: ctx,
 		OnDone:  func() { s.sessionEnded(ss) },
-		// Most notifications are handled at once (see handleNotification); those
-		// that run a user handler go to the notification worker.
-		InlineNotification: ss.inlineNotification,
 	})
 	return ss
-}
-
-// inlineNotification reports whether handleNotification returns at once for req:
-// true unless it runs a handler of the user's.
-func (ss *ServerSession) inlineNotification(req *jsonrpc.Request) bool {
-	switch req.Method {
-	case "notifications/initialized":
-		return ss.server.opts.InitializedHandler == nil
-	case "notifications/roots/list_changed":
-		return ss.server.opts.RootsListChangedHandler == nil
-	}
-	return true // cancellations are handled at once; anything else is ignored
 }
 
 // sessionEnded forgets a session whose connection has ended.
@@ -352,11 +332,8 @@ func progressTokenOf(params json.RawMessage) json.RawMessage {
 
 func (ss *ServerSession) initialize(ctx context.Context, req *jsonrpc.Request) (any, error) {
 	var p InitializeParams
-	if !decodeInitializeParamsFast(req.Params, &p) {
-		p = InitializeParams{}
-		if err := unmarshalParams(req.Params, &p); err != nil {
-			return nil, err
-		}
+	if err := unmarshalParams(req.Params, &p); err != nil {
+		return nil, err
 	}
 	if p.ProtocolVersion == "" {
 		return nil, invalidParams("initialize: protocolVersion is required")
@@ -378,12 +355,12 @@ func (ss *ServerSession) initialize(ctx context.Context, req *jsonrpc.Request) (
 	ss.clientInfo = p.ClientInfo
 	ss.mu.Unlock()
 	info := downgradeImplementation(&ss.server.impl, rev)
-	return encodeInitializeResult(&InitializeResult{
+	return &InitializeResult{
 		ProtocolVersion: rev.name,
 		Capabilities:    caps,
 		ServerInfo:      info,
 		Instructions:    ss.server.opts.Instructions,
-	})
+	}, nil
 }
 
 func (ss *ServerSession) handleNotification(ctx context.Context, req *jsonrpc.Request) {

@@ -1,17 +1,19 @@
 package mcp
 
 import (
-	"bytes"
 	"fmt"
 	"reflect"
 	"strings"
 	"sync"
+
+	"github.com/wiremcp/wiremcp/jsonrpc"
 )
 
 // encoding/json matches member names case-insensitively, so {"NAME": …} would fill
 // the Name field of a params struct. The jsonrpc decoder already rejects wrong-case
 // JSON-RPC members and duplicates; checkMemberCase extends the exact-case rule to the
-// members of params, so that two parsers can never read one message differently.
+// members of params, so that two parsers can never read one message differently. It
+// reads the members with the jsonrpc decoder's own scanner (jsonrpc.Members).
 
 var fieldNames sync.Map // reflect.Type → map[string]string (lower-case → exact, and exact → exact)
 
@@ -68,7 +70,7 @@ func checkMemberCase(data []byte, v any) error {
 	}
 	names := jsonNames(t)
 	var bad error
-	eachTopLevelKey(data, func(key []byte) bool {
+	jsonrpc.Members(data, func(key, _ []byte) bool {
 		if _, ok := names[string(key)]; ok { // exact name: no allocation
 			return true
 		}
@@ -79,77 +81,4 @@ func checkMemberCase(data []byte, v any) error {
 		return true
 	})
 	return bad
-}
-
-// eachTopLevelKey calls fn with the member names of the JSON object in data, until fn
-// returns false.
-func eachTopLevelKey(data []byte, fn func([]byte) bool) {
-	eachMember(data, func(key, _ []byte) bool { return fn(key) })
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// scanString returns the index of the closing quote of the string starting at i, in
-// input the jsonrpc decoder has validated: the first quote not escaped by an odd run
-// of backslashes.
-func scanString(b []byte, i int) (end int, escaped bool) {
-	for j := i + 1; j <= len(b); {
-		k := bytes.IndexByte(b[j:], '"')
-		if k < 0 {
-			return -1, escaped
-		}
-		q := j + k
-		if bytes.IndexByte(b[j:q], '\\') >= 0 {
-			escaped = true
-		}
-		n := 0
-		for p := q - 1; p > i && b[p] == '\\'; p-- {
-			n++
-		}
-		if n%2 == 0 {
-			return q, escaped
-		}
-		j = q + 1
-	}
-	return -1, escaped
-}
-
-// skipValue returns the index just past the JSON value starting at i.
-func skipValue(b []byte, i int) int {
-	depth := 0
-	for i < len(b) {
-		switch c := b[i]; c {
-		case '"':
-			end, _ := scanString(b, i)
-			if end < 0 {
-				return -1
-			}
-			i = end + 1
-			if depth == 0 {
-				return i
-			}
-			continue
-		case '{', '[':
-			depth++
-		case '}', ']':
-			depth--
-			if depth == 0 {
-				return i + 1
-			}
-			if depth < 0 {
-				return i
-			}
-		case ',':
-			if depth == 0 {
-				return i
-			}
-		}
-		i++
-	}
-	return i
 }

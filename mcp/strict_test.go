@@ -25,12 +25,3 @@ func TestParamsMemberCaseIsExact(t *testing.T) {
 		t.Errorf("valid call refused: %v", r)
 	}
 }
-
-func TestEachTopLevelKey(t *testing.T) {
-	var keys []string
-	eachTopLevelKey([]byte(` { "a" : {"x":[1,2,{"y":"}"}]}, "b\"c":"v,}", "d": true , "e":null}`), func(k []byte) bool {
-		keys = append(keys, string(k))
-		return true
-	})
-	diff(t, []string{"a", `b"c`, "d", "e"}, keys)
-}

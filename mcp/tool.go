@@ -73,23 +73,19 @@ type CallToolResult struct {
 }
 
 type wireCallToolResult struct {
-	Content           []json.RawMessage `json:"content"`
-	StructuredContent any               `json:"structuredContent,omitempty"`
-	IsError           bool              `json:"isError,omitempty"`
-	Meta              Meta              `json:"_meta,omitempty"`
+	Content           []any `json:"content"` // see wireOf
+	StructuredContent any   `json:"structuredContent,omitempty"`
+	IsError           bool  `json:"isError,omitempty"`
+	Meta              Meta  `json:"_meta,omitempty"`
 	// 2026-07-28 result type, set by the server for that revision only.
 	ResultType string `json:"resultType,omitempty"`
 }
 
 // MarshalJSON encodes the result; content is always present (possibly empty).
 func (r *CallToolResult) MarshalJSON() ([]byte, error) {
-	w := wireCallToolResult{Content: make([]json.RawMessage, 0, len(r.Content)), IsError: r.IsError, Meta: r.Meta}
-	for _, c := range r.Content {
-		b, err := json.Marshal(c)
-		if err != nil {
-			return nil, err
-		}
-		w.Content = append(w.Content, b)
+	w := wireCallToolResult{Content: make([]any, len(r.Content)), IsError: r.IsError, Meta: r.Meta}
+	for i, c := range r.Content {
+		w.Content[i] = wireOf(c)
 	}
 	if r.StructuredContent != nil {
 		w.StructuredContent = r.StructuredContent

@@ -26,16 +26,8 @@ type TypedToolHandler[In, Out any] func(ctx context.Context, req *CallToolReques
 //     minLength, maxLength, pattern, format, minItems, maxItems, title, const, and the
 //     flags required, optional and nullable.
 //
-// Arguments are decoded into In exactly as encoding/json.Unmarshal would decode
-// them. For the common shapes (structs of plain fields, slices, maps with string
-// keys, pointers, any) they are set from the value already parsed for validation,
-// without reading the JSON text again; a type with its own UnmarshalJSON or
-// UnmarshalText, an embedded struct, the ",string" option, []byte, or a member
-// that matches a field only case-insensitively goes through encoding/json. When the
-// input schema is a flat object (properties that are each one scalar) and In a
-// struct with a field for each, a call's members are validated and set one by one,
-// without parsing the whole object into a generic value first; the results and
-// errors are the same.
+// Arguments are validated against the input schema, then decoded into In with
+// encoding/json.Unmarshal.
 //
 // When Out is the empty interface (any) the tool has no output schema and its result
 // is whatever the handler returns. Schemas are compiled once, here; a type or tag the
@@ -71,29 +63,12 @@ func AddTool[In, Out any](s *Server, t *Tool, h TypedToolHandler[In, Out]) {
 			panic(fmt.Sprintf("mcp: tool %q: output schema: %v", t.Name, err))
 		}
 	}
-	fast := newTreeDecoder(reflect.TypeFor[In]())
-	if flat := newFlatArgs(tt.InputSchema, reflect.TypeFor[In]()); flat != nil && fast != nil {
-		st.flat = func(req *CallToolRequest) bool {
-			in := new(In)
-			if !flat.decode(req.Params.Arguments, reflect.ValueOf(in).Elem()) {
-				return false
-			}
-			req.typed = in
-			return true
-		}
-	}
 	st.handler = func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
-		typed, ok := req.typed.(*In)
-		if !ok {
-			typed = new(In)
-			if fast == nil || req.args == nil || !fast(reflect.ValueOf(typed).Elem(), req.args) {
-				*typed = *new(In) // the tree decoder may have filled part of it
-				if err := json.Unmarshal(req.Params.Arguments, typed); err != nil {
-					return ErrorResult("invalid arguments for tool %q: %v", req.Params.Name, err), nil
-				}
-			}
+		var in In
+		if err := json.Unmarshal(req.Params.Arguments, &in); err != nil {
+			return ErrorResult("invalid arguments for tool %q: %v", req.Params.Name, err), nil
 		}
-		res, out, err := h(ctx, req, *typed)
+		res, out, err := h(ctx, req, in)
 		if err != nil {
 			return nil, err
 		}

@@ -78,7 +78,9 @@ func WithUnit(v Value, unit string) string {
 }
 
 // Delta describes how m changed from its previousValue: "+3 ms (+4.1%)" for numbers,
-// "was <old>" for strings that differ, "unchanged", or "" without a previous value.
+// "-0.7 pp (-0.9% relative)" for values in % (percentage points first, so the two
+// kinds of percentage cannot be confused), "was <old>" for strings that differ,
+// "unchanged", or "" without a previous value.
 func Delta(m MetricItem) string {
 	if m.PreviousValue.IsZero() {
 		return ""
@@ -91,11 +93,18 @@ func Delta(m MetricItem) string {
 			return "unchanged"
 		}
 		out := WithUnit(Num(d), m.Unit)
+		if m.Unit == "%" {
+			out = Num(d).String() + " pp"
+		}
 		if d > 0 {
 			out = "+" + out
 		}
 		if prev != 0 {
-			out += fmt.Sprintf(" (%+.1f%%)", d/abs(prev)*100)
+			rel := ""
+			if m.Unit == "%" {
+				rel = " relative"
+			}
+			out += fmt.Sprintf(" (%+.1f%%%s)", d/abs(prev)*100, rel)
 		}
 		return out
 	}

@@ -221,6 +221,7 @@ func TestDelta(t *testing.T) {
 		want string
 	}{
 		{MetricItem{Value: Num(0.3), PreviousValue: Num(0.1), Unit: "s"}, "+0.2 s (+200.0%)"},
+		{MetricItem{Value: Num(77.3), PreviousValue: Num(78), Unit: "%"}, "-0.7 pp (-0.9% relative)"},
 		{MetricItem{Value: Num(5), PreviousValue: Num(5)}, "unchanged"},
 		{MetricItem{Value: Num(5), PreviousValue: Num(0)}, "+5"},
 		{MetricItem{Value: Num(5)}, ""},

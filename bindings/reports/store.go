@@ -120,8 +120,33 @@ func IsReportFile(name string) bool {
 	return strings.HasSuffix(name, ".json") && !strings.HasPrefix(name, ".")
 }
 
+// SkipReason says why a directory entry with a report file name is not read, from its
+// type bits (fs.DirEntry.Type, or the Mode of an Lstat): "" for a regular file, else a
+// sentence for a Diagnostic. Symbolic links are not followed (a report directory
+// cannot pull in files from elsewhere), named pipes and devices are never opened (a
+// read could block forever), directories and sockets hold no report
+// (LoadDir and the reports-server skip directories without a Diagnostic).
+func SkipReason(mode fs.FileMode) string {
+	switch t := mode.Type(); {
+	case t == 0:
+		return ""
+	case t&fs.ModeSymlink != 0:
+		return "skipped: a symbolic link (links are not followed; copy or publish the report into the directory)"
+	case t&fs.ModeNamedPipe != 0:
+		return "skipped: a named pipe (FIFO), not a regular file"
+	case t&fs.ModeDir != 0:
+		return "skipped: a directory, not a report file"
+	case t&fs.ModeSocket != 0:
+		return "skipped: a socket, not a regular file"
+	case t&fs.ModeDevice != 0:
+		return "skipped: a device, not a regular file"
+	}
+	return "skipped: not a regular file"
+}
+
 // LoadDir reads every report file (see [IsReportFile]) directly inside dir. Invalid
-// files are skipped, each with a Diagnostic. When two files carry the same id, the one
+// files, and entries that are not regular files (see [SkipReason]), are skipped, each
+// with a Diagnostic. When two files carry the same id, the one
 // named "<id>.json" wins, otherwise the first by name; the other gets a Diagnostic.
 // Results are ordered by file name. The error is non-nil only when dir cannot be read.
 func LoadDir(dir string) ([]LoadedReport, []Diagnostic, error) {
@@ -138,6 +163,10 @@ func LoadDir(dir string) ([]LoadedReport, []Diagnostic, error) {
 			continue
 		}
 		path := filepath.Join(dir, e.Name())
+		if why := SkipReason(e.Type()); why != "" {
+			diags = append(diags, Diagnostic{File: path, Message: why})
+			continue
+		}
 		r, err := LoadFile(path)
 		if err != nil {
 			diags = append(diags, Diagnostic{File: path, Message: err.Error()})

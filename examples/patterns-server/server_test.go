@@ -88,7 +88,7 @@ func TestSearchOverWire(t *testing.T) {
 					}
 				}
 				var ids []string
-				for _, r := range sr.Results {
+				for _, r := range sr.Patterns {
 					ids = append(ids, r.ID)
 				}
 				if k := md.RenderedCards; k > len(ids) || !slices.Equal(md.RenderedCardIDs, ids[:k]) {
@@ -97,12 +97,16 @@ func TestSearchOverWire(t *testing.T) {
 				if lc, ok := args["limitCards"].(int); ok && md.RenderedCards != min(lc, len(ids)) {
 					t.Errorf("renderedCards %d for limitCards %d and %d results", md.RenderedCards, lc, len(ids))
 				}
-				// The echo repeats exactly the arguments sent.
+				// The echo repeats exactly the arguments sent, plus the
+				// resolved format.
 				var echo map[string]any
 				json.Unmarshal(mustField(t, p.structured, "query"), &echo)
 				sent, _ := json.Marshal(args)
 				var sentMap map[string]any
 				json.Unmarshal(sent, &sentMap)
+				if f == "" {
+					sentMap["format"] = "markdown"
+				}
 				if !jsonEqual(t, mustJSON(t, echo), mustJSON(t, sentMap)) {
 					t.Errorf("query echo %v, sent %v", echo, sentMap)
 				}
@@ -143,8 +147,8 @@ func TestGetOverWire(t *testing.T) {
 			if d.ID != "worker-pool" || len(d.Examples) != 1 || !strings.Contains(d.Examples[0].Code, "package main") {
 				t.Errorf("details %+v", d)
 			}
-			if got, err := time.Parse(time.RFC3339, d.Provenance.RetrievedAt); err != nil || !got.Equal(fixedNow) {
-				t.Errorf("retrievedAt %q: %v", d.Provenance.RetrievedAt, err)
+			if got, err := time.Parse(time.RFC3339, d.Provenance.Timestamp); err != nil || !got.Equal(fixedNow) {
+				t.Errorf("timestamp %q: %v", d.Provenance.Timestamp, err)
 			}
 			if len([]rune(d.Summary)) > present.MaxSummaryChars {
 				t.Errorf("summary of %d characters", len([]rune(d.Summary)))
@@ -292,8 +296,8 @@ func TestNativeElicitation(t *testing.T) {
 			wantKind: present.KindSearchResults,
 			check: func(t *testing.T, p *parsed) {
 				sr := decode[present.SearchResults](t, p.structured)
-				if sr.Query.Q == nil || *sr.Query.Q != "worker pool" || sr.Results[0].ID != "worker-pool" {
-					t.Errorf("query %+v first %v", sr.Query, sr.Results)
+				if sr.Query.Q == nil || *sr.Query.Q != "worker pool" || sr.Patterns[0].ID != "worker-pool" {
+					t.Errorf("query %+v first %v", sr.Query, sr.Patterns)
 				}
 			},
 		},

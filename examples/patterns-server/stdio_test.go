@@ -45,8 +45,8 @@ func TestStdioBinary(t *testing.T) {
 	p := parseResult(t, call(t, cs, "search_patterns", map[string]any{"format": "both"}))
 	checkFormat(t, p, "both")
 	sr := decode[present.SearchResults](t, p.structured)
-	if sr.Query.Q == nil || *sr.Query.Q != "fan out" || len(sr.Results) == 0 || sr.Results[0].ID != "fan-out-fan-in" {
-		t.Errorf("elicited search: query %+v results %v", sr.Query, sr.Results)
+	if sr.Query.Q == nil || *sr.Query.Q != "fan out" || len(sr.Patterns) == 0 || sr.Patterns[0].ID != "fan-out-fan-in" {
+		t.Errorf("elicited search: query %+v results %v", sr.Query, sr.Patterns)
 	}
 	if got := countMarker(p.markdown, present.CardMarker); got != sr.Metadata.ContractMarkers.Cards {
 		t.Errorf("%d card markers, JSON says %d", got, sr.Metadata.ContractMarkers.Cards)

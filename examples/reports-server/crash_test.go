@@ -228,8 +228,8 @@ func TestCrashSafety(t *testing.T) {
 		}
 	}
 	t.Logf("%d updates acknowledged before SIGKILL; data dir held %d entries", acks.Load(), len(entries))
-	if after, _ := os.ReadDir(data); len(after) != 1 {
-		t.Errorf("after the restart the data dir holds %d entries, want only the state file", len(after))
+	if after, _ := os.ReadDir(data); len(after) != 2 || !strings.HasPrefix(after[0].Name(), "history-") || !strings.HasPrefix(after[1].Name(), "state-") {
+		t.Errorf("after the restart the data dir holds %v, want only the history and state files", after)
 	}
 	// The restarted server accepts updates again.
 	if err := setStatusHTTP(http.DefaultClient, p2.base, "r0", reports.LifecycleDismissed); err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"os/exec"
 	"strings"
@@ -93,5 +94,29 @@ func TestEndToEndHTTP(t *testing.T) {
 	p2 := startServer(t, bin, "-data", data)
 	if got := listHTTP(t, p2.base); got["ci-main-nightly"] != reports.LifecycleDismissed {
 		t.Errorf("after restart ci-main-nightly is %s, want dismissed", got["ci-main-nightly"])
+	}
+}
+
+// TestBuiltinSamplesHaveTrends: a fresh start on the built-in samples shows trend
+// charts for the samples with earlier versions, and a restart adds no duplicates.
+func TestBuiltinSamplesHaveTrends(t *testing.T) {
+	bin := buildServer(t)
+	data := t.TempDir()
+	for range 2 {
+		p := startServer(t, bin, "-data", data)
+		res, err := http.Get(p.base + "/reports/ci-main-nightly")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := new(strings.Builder)
+		_, err = io.Copy(body, res.Body)
+		res.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(body.String(), `<svg class="spark"`); n != 5 || !strings.Contains(body.String(), "over the last 7 versions") {
+			t.Errorf("nightly sample: %d trend charts, want 5 over 7 versions", n)
+		}
+		p.kill()
 	}
 }

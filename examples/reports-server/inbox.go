@@ -36,8 +36,10 @@ func (c Change) empty() bool {
 // methods are safe for concurrent use. Listeners run synchronously, in the goroutine
 // that made the change, after the Inbox's lock is released.
 type Inbox struct {
-	state *StateStore
-	now   func() time.Time
+	state   *StateStore
+	history *HistoryStore // nil: no history kept
+	histErr func(error)   // told when recording history fails
+	now     func() time.Time
 
 	mu        sync.RWMutex
 	entries   map[string]entry
@@ -48,6 +50,27 @@ type Inbox struct {
 // NewInbox returns an empty inbox whose lifecycle state lives in state.
 func NewInbox(state *StateStore) *Inbox {
 	return &Inbox{state: state, now: time.Now, entries: map[string]entry{}}
+}
+
+// KeepHistory makes the inbox record every new report version in h (see
+// HistoryStore); onErr is told when that fails (the report is served regardless).
+// Call it before the first Replace.
+func (in *Inbox) KeepHistory(h *HistoryStore, onErr func(error)) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.history, in.histErr = h, onErr
+}
+
+// Versions returns the recorded versions of the report with the given id, oldest
+// first (nil without history).
+func (in *Inbox) Versions(id string) []historyPoint {
+	in.mu.RLock()
+	h := in.history
+	in.mu.RUnlock()
+	if h == nil {
+		return nil
+	}
+	return h.Versions(id)
 }
 
 // OnChange registers f to be called after every change.
@@ -95,7 +118,21 @@ func (in *Inbox) Replace(loaded []reports.LoadedReport, diags []reports.Diagnost
 	c.Diagnostics = !slices.Equal(in.diags, diags)
 	in.entries = next
 	in.diags = slices.Clone(diags)
+	h, onErr := in.history, in.histErr
 	in.mu.Unlock()
+	if h != nil && len(c.Added)+len(c.Updated) > 0 {
+		var versions []reports.LoadedReport
+		var hashes []string
+		for _, ids := range [][]string{c.Added, c.Updated} {
+			for _, id := range ids {
+				versions = append(versions, reports.LoadedReport{Report: next[id].report, File: next[id].file})
+				hashes = append(hashes, next[id].hash)
+			}
+		}
+		if err := h.Record(versions, hashes); err != nil && onErr != nil {
+			onErr(err)
+		}
+	}
 	sort.Strings(c.Added)
 	sort.Strings(c.Updated)
 	sort.Strings(c.Removed)
@@ -175,6 +212,25 @@ func (in *Inbox) SetStatus(id string, status reports.LifecycleStatus) error {
 		return err
 	}
 	in.notify(Change{Lifecycle: []string{id}})
+	return nil
+}
+
+// RefreshState picks up lifecycle changes other processes sharing the state file
+// made, and tells the listeners about those of served reports.
+func (in *Inbox) RefreshState() error {
+	ids, err := in.state.Refresh()
+	if err != nil || len(ids) == 0 {
+		return err
+	}
+	in.mu.RLock()
+	var served []string
+	for _, id := range ids {
+		if _, ok := in.entries[id]; ok {
+			served = append(served, id)
+		}
+	}
+	in.mu.RUnlock()
+	in.notify(Change{Lifecycle: served})
 	return nil
 }
 

@@ -15,6 +15,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 	"time"
 
@@ -149,11 +150,29 @@ func serve(ctx context.Context, cfg serveConfig, stdin io.Reader, stdout io.Writ
 		return err
 	}
 	inbox := NewInbox(state)
+	histPath := filepath.Join(filepath.Dir(statePath), "history-"+strings.TrimPrefix(filepath.Base(statePath), "state-"))
+	history, err := OpenHistory(histPath)
+	if err != nil {
+		return err
+	}
+	inbox.KeepHistory(history, func(err error) { log.Warn("cannot record report history", "err", err) })
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	watchDone := make(chan struct{})
 	if cfg.dir == "" {
 		loaded, diags := loadSamples()
+		// Earlier versions of some samples, so that their trend charts show at once.
+		if older, err := loadSampleHistory(); err != nil {
+			log.Warn("built-in sample history", "err", err)
+		} else {
+			hashes := make([]string, len(older))
+			for i, l := range older {
+				hashes[i] = reports.ContentHash(l.Report)
+			}
+			if err := history.Record(older, hashes); err != nil {
+				log.Warn("cannot record report history", "err", err)
+			}
+		}
 		inbox.Replace(loaded, diags)
 		close(watchDone)
 		log.Info("serving the built-in sample reports", "reports", len(loaded), "state", statePath)
@@ -173,7 +192,29 @@ func serve(ctx context.Context, cfg serveConfig, stdin io.Reader, stdout io.Writ
 		}()
 		log.Info("serving reports", "dir", cfg.dir, "reports", len(inbox.List(reports.ListInput{})), "invalid", len(inbox.Diagnostics()), "state", statePath)
 	}
-	defer func() { cancel(); <-watchDone }()
+	// Other processes may share the state file (an HTTP inbox beside a client-launched
+	// -stdio instance): pick up their lifecycle changes at the poll interval.
+	stateDone := make(chan struct{})
+	go func() {
+		defer close(stateDone)
+		t := time.NewTicker(max(minPoll, min(maxPoll, cfg.poll)))
+		defer t.Stop()
+		lastErr := ""
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			if err := inbox.RefreshState(); err != nil && err.Error() != lastErr {
+				log.Error("cannot read the lifecycle state; keeping the last view", "err", err)
+				lastErr = err.Error()
+			} else if err == nil {
+				lastErr = ""
+			}
+		}
+	}()
+	defer func() { cancel(); <-watchDone; <-stateDone }()
 
 	srv := newMCPServer(ctx, inbox, log, version)
 	if cfg.stdio {

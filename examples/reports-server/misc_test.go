@@ -22,12 +22,77 @@ func TestRenderMarkdown(t *testing.T) {
 		{"[ok](https://example.com/a?b=1&c=2)", `<p><a href="https://example.com/a?b=1&amp;c=2" rel="noopener noreferrer">ok</a></p>` + "\n"},
 		{"[bad](javascript:alert(1))", "<p>bad)</p>\n"}, // the link ends at the first ")"; no javascript: link
 		{`[q](https://x.example/"onmouseover=alert(1))`, `<p><a href="https://x.example/&#34;onmouseover=alert(1" rel="noopener noreferrer">q</a>)</p>` + "\n"},
-		{"2 * 3 * 4 and snake_case_name", "<p>2 * 3 * 4 and snake<em>case</em>name</p>\n"},
+		{"2 * 3 * 4 and snake_case_name", "<p>2 * 3 * 4 and snake_case_name</p>\n"},
 		{"#hashtag", "<p>#hashtag</p>\n"},
+		{"_em_ and __strong__", "<p><em>em</em> and <strong>strong</strong></p>\n"},
+		{"| Test | Result |\n|:---|---:|\n| `TestA` | **fail** |\n| B \\| C |\n\nafter",
+			"<div class=\"table-wrap\"><table class=\"md\">\n<thead><tr><th>Test</th><th class=\"al-r\">Result</th></tr></thead>\n<tbody>\n" +
+				"<tr><td><code>TestA</code></td><td class=\"al-r\"><strong>fail</strong></td></tr>\n<tr><td>B | C</td><td class=\"al-r\"></td></tr>\n</tbody></table></div>\n<p>after</p>\n"},
+		{"a | b\n--|--\n1 | 2", "<div class=\"table-wrap\"><table class=\"md\">\n<thead><tr><th>a</th><th>b</th></tr></thead>\n<tbody>\n<tr><td>1</td><td>2</td></tr>\n</tbody></table></div>\n"},
+		{"a | b\n---|---|---\n", "<p>a | b\n---|---|---</p>\n"}, // header and delimiter row differ in cells: not a table
+		{"> quoted **text**\n> second line\n>\n> - item\n\nout",
+			"<blockquote>\n<p>quoted <strong>text</strong>\nsecond line</p>\n<ul>\n<li>item</li>\n</ul>\n</blockquote>\n<p>out</p>\n"},
+		{"> > nested", "<blockquote>\n<blockquote>\n<p>nested</p>\n</blockquote>\n</blockquote>\n"},
+		{"~~~text\n--- FAIL: TestX (0.00s)\n    x_test.go:12: got 1\n~~~", "<pre><code>--- FAIL: TestX (0.00s)\n    x_test.go:12: got 1</code></pre>\n"},
+		{"line one\\\nline two", "<p>line one<br>\nline two</p>\n"},
+		{"line one  \nline two ", "<p>line one  <br>\nline two</p>\n"},
+		{"a\n\n---\n\nb", "<p>a</p>\n<hr>\n<p>b</p>\n"},
+		{"``a ` b``", "<p><code>a ` b</code></p>\n"},
+		{`\*not em\*`, "<p>*not em*</p>\n"},
+		{"- item\n  continued", "<ul>\n<li>item\ncontinued</li>\n</ul>\n"},
 	}
 	for _, tt := range tests {
 		if got := string(renderMarkdown(tt.in)); got != tt.want {
 			t.Errorf("renderMarkdown(%q)\n got %q\nwant %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestSampleHistory: the earlier versions of samples are valid, older than the sample,
+// and chained as the binding defines previousValue: each version's previousValue is
+// the value of the version before, and the sample's is the newest earlier version's.
+func TestSampleHistory(t *testing.T) {
+	older, err := loadSampleHistory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	samples, _ := loadSamples()
+	current := map[string]*reports.Report{}
+	for _, l := range samples {
+		current[l.Report.ID] = l.Report
+	}
+	byID := map[string][]*reports.Report{}
+	for _, l := range older {
+		byID[l.Report.ID] = append(byID[l.Report.ID], l.Report)
+	}
+	if len(byID) < 3 {
+		t.Fatalf("history for %d samples, want at least 3", len(byID))
+	}
+	values := func(r *reports.Report) (cur, prev map[string]reports.Value) {
+		cur, prev = map[string]reports.Value{}, map[string]reports.Value{}
+		for _, s := range r.Sections {
+			for _, m := range s.Items {
+				cur[s.Title+"/"+m.Label], prev[s.Title+"/"+m.Label] = m.Value, m.PreviousValue
+			}
+		}
+		return cur, prev
+	}
+	for id, versions := range byID {
+		chain := append(versions, current[id])
+		if current[id] == nil {
+			t.Fatalf("history for %s, which is not a sample", id)
+		}
+		for i := 1; i < len(chain); i++ {
+			if !chain[i-1].UpdatedAt.Before(chain[i].UpdatedAt) {
+				t.Errorf("%s: version %d is not older than the next", id, i-1)
+			}
+			before, _ := values(chain[i-1])
+			_, prev := values(chain[i])
+			for k, v := range prev {
+				if !v.Equal(before[k]) {
+					t.Errorf("%s version %d: previousValue of %s is %v, the version before has %v", id, i, k, v, before[k])
+				}
+			}
 		}
 	}
 }

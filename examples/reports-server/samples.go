@@ -2,6 +2,8 @@ package main
 
 import (
 	"embed"
+	"encoding/json"
+	"fmt"
 	"io/fs"
 	"path"
 
@@ -10,7 +12,7 @@ import (
 
 // sampleFS holds the built-in reports served when no -dir is given.
 //
-//go:embed samples/*.json
+//go:embed samples/*.json samples/history/*.json
 var sampleFS embed.FS
 
 // loadSamples parses the built-in reports. They are validated like any file; a broken
@@ -32,4 +34,30 @@ func loadSamples() ([]reports.LoadedReport, []reports.Diagnostic) {
 	}
 	loaded, dup := reports.Dedupe(loaded)
 	return loaded, append(diags, dup...)
+}
+
+// loadSampleHistory parses the earlier versions of some samples (samples/history/<id>.json,
+// a JSON array of reports, oldest first), so that the built-in inbox shows trend charts
+// from its first start. Each version is validated like a report file.
+func loadSampleHistory() ([]reports.LoadedReport, error) {
+	names, _ := fs.Glob(sampleFS, "samples/history/*.json")
+	var out []reports.LoadedReport
+	for _, n := range names {
+		data, err := sampleFS.ReadFile(n)
+		if err != nil {
+			return nil, err
+		}
+		var versions []json.RawMessage
+		if err := json.Unmarshal(data, &versions); err != nil {
+			return nil, fmt.Errorf("%s: %w", n, err)
+		}
+		for i, v := range versions {
+			r, err := reports.Parse(v)
+			if err != nil {
+				return nil, fmt.Errorf("%s, version %d: %w", n, i, err)
+			}
+			out = append(out, reports.LoadedReport{Report: r, File: "builtin:" + path.Base(n)})
+		}
+	}
+	return out, nil
 }

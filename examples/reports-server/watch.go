@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"time"
@@ -41,6 +42,7 @@ type Watcher struct {
 	log      *slog.Logger
 
 	cache   map[string]parsed // by file name
+	skipped map[string]string // entries with report names that are not regular files → why
 	lastErr string
 }
 
@@ -72,16 +74,22 @@ func (w *Watcher) Scan() Change {
 	w.lastErr = ""
 	changed := false
 	seen := map[string]bool{}
+	skipped := map[string]string{}
 	for _, e := range entries {
 		name := e.Name()
 		if !reports.IsReportFile(name) || e.IsDir() {
+			continue
+		}
+		if why := reports.SkipReason(e.Type()); why != "" {
+			skipped[name] = why
 			continue
 		}
 		info, err := e.Info()
 		if err != nil {
 			continue // removed between ReadDir and Info; the next poll settles it
 		}
-		if !info.Mode().IsRegular() {
+		if why := reports.SkipReason(info.Mode()); why != "" {
+			skipped[name] = why // replaced by something else since ReadDir
 			continue
 		}
 		seen[name] = true
@@ -102,11 +110,23 @@ func (w *Watcher) Scan() Change {
 			changed = true
 		}
 	}
+	if !maps.Equal(skipped, w.skipped) {
+		for name, why := range skipped {
+			if w.skipped[name] != why {
+				w.log.Warn("skipping a report directory entry", "file", filepath.Join(w.dir, name), "reason", why)
+			}
+		}
+		w.skipped = skipped
+		changed = true
+	}
 	if !changed {
 		return Change{}
 	}
 	var loaded []reports.LoadedReport
 	var diags []reports.Diagnostic
+	for name, why := range w.skipped {
+		diags = append(diags, reports.Diagnostic{File: filepath.Join(w.dir, name), Message: why})
+	}
 	for name, p := range w.cache {
 		path := filepath.Join(w.dir, name)
 		if p.err != nil {

@@ -6,9 +6,11 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"html/template"
 	"io"
 	"log/slog"
+	"math"
 	"mime"
 	"net"
 	"net/http"
@@ -26,6 +28,13 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 	"when":     func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
 	"iso":      func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 	"markdown": renderMarkdown,
+	"icon":     func(s reports.Status) string { return statusIcons[s] },
+	"column": func(cols []string, i int) string {
+		if i < len(cols) {
+			return cols[i]
+		}
+		return ""
+	},
 	"reportURL": func(id string) string {
 		return "/reports/" + url.PathEscape(id)
 	},
@@ -99,7 +108,9 @@ func nonce() string {
 	return base64.RawStdEncoding.EncodeToString(b[:])
 }
 
-func (h *webHandler) render(w http.ResponseWriter, name string, data map[string]any) {
+// render writes the page name with status code. Every header is set before the
+// status line is written, so error pages carry the same policy as the others.
+func (h *webHandler) render(w http.ResponseWriter, code int, name string, data map[string]any) {
 	n := nonce()
 	data["Nonce"] = n
 	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'nonce-"+n+"'; script-src 'nonce-"+n+
@@ -112,6 +123,7 @@ func (h *webHandler) render(w http.ResponseWriter, name string, data map[string]
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
 	}
+	w.WriteHeader(code)
 	io.WriteString(w, b.String())
 }
 
@@ -140,7 +152,7 @@ func (h *webHandler) list(w http.ResponseWriter, r *http.Request) {
 			shown = append(shown, s)
 		}
 	}
-	h.render(w, "list.html", map[string]any{
+	h.render(w, http.StatusOK, "list.html", map[string]any{
 		"Tab": tab, "Category": f.Category, "Status": string(f.Status),
 		"Categories": h.inbox.Categories(), "Statuses": reports.Statuses,
 		"Reports": shown, "InboxCount": inboxN, "DoneCount": doneN,
@@ -154,26 +166,75 @@ type sectionView struct {
 	Title   string
 	HTML    template.HTML
 	Metrics []metricView
+	Trends  []trendView
+	HasPP   bool // a change is given in percentage points
+	Cut     bool // the Markdown was over maxMarkdownSection and is shown cut
 	Columns []string
-	Rows    [][]string
+	Rows    [][]cellView
+}
+
+// cellView is one table cell; Pre is set for text of several lines (test output),
+// shown preformatted.
+type cellView struct {
+	Text string
+	Pre  bool
 }
 
 type metricView struct {
-	Label, Value, Previous, Delta, Trend string
-	Status                               reports.Status
+	Label, Value, Previous, Trend string
+	// Change is the difference from the previous value (percentage points for a
+	// value in %), Relative the change relative to the previous value.
+	Change, Relative string
+	Status           reports.Status
 }
 
-func viewSections(r *reports.Report) []sectionView {
+// statusIcons tell statuses apart by shape as well as colour (WCAG 1.4.1).
+var statusIcons = map[reports.Status]string{
+	reports.StatusPassing: "✓", reports.StatusWarning: "!", reports.StatusFailing: "✗", reports.StatusInfo: "i",
+}
+
+// changeParts splits the change of m from its previous value into the difference and
+// the relative change: "-0.7 pp" and "-0.9% relative" for a coverage in %, "+20 ms"
+// and "+20.0% relative" otherwise. Non-numeric values get reports.Delta's wording.
+func changeParts(m reports.MetricItem) (change, relative string) {
+	cur, ok1 := m.Value.Number()
+	prev, ok2 := m.PreviousValue.Number()
+	if !ok1 || !ok2 {
+		return reports.Delta(m), ""
+	}
+	d := math.Round((cur-prev)*1e6) / 1e6
+	if d == 0 {
+		return "unchanged", ""
+	}
+	sign := ""
+	if d > 0 {
+		sign = "+"
+	}
+	if m.Unit == "%" {
+		change = sign + reports.Num(d).String() + " pp"
+	} else {
+		change = sign + reports.WithUnit(reports.Num(d), m.Unit)
+	}
+	if prev != 0 {
+		relative = fmt.Sprintf("%+.1f%% relative", d/math.Abs(prev)*100)
+	}
+	return change, relative
+}
+
+func viewSections(r *reports.Report, versions []historyPoint) []sectionView {
 	out := make([]sectionView, 0, len(r.Sections))
 	for _, s := range r.Sections {
 		v := sectionView{Type: string(s.Type), Title: s.Title}
 		switch s.Type {
 		case reports.SectionMarkdown:
-			v.HTML = renderMarkdown(s.Content)
+			md := renderMarkdownSection(s.Content)
+			v.HTML, v.Cut = md.HTML, md.Truncated
 		case reports.SectionMetrics:
 			for _, m := range s.Items {
 				mv := metricView{Label: m.Label, Value: reports.WithUnit(m.Value, m.Unit),
-					Previous: reports.WithUnit(m.PreviousValue, m.Unit), Delta: reports.Delta(m), Status: m.Status}
+					Previous: reports.WithUnit(m.PreviousValue, m.Unit), Status: m.Status}
+				mv.Change, mv.Relative = changeParts(m)
+				v.HasPP = v.HasPP || strings.HasSuffix(mv.Change, " pp")
 				cur, ok1 := m.Value.Number()
 				prev, ok2 := m.PreviousValue.Number()
 				switch {
@@ -185,13 +246,24 @@ func viewSections(r *reports.Report) []sectionView {
 					mv.Trend = "same"
 				}
 				v.Metrics = append(v.Metrics, mv)
+				if tv, ok := trendOf(s.Title, m, versions); ok {
+					v.Trends = append(v.Trends, tv)
+				}
 			}
 		case reports.SectionTable:
 			v.Columns = s.Columns
+			// A column holding text of several lines anywhere (test output) is shown
+			// preformatted throughout.
+			pre := map[int]bool{}
 			for _, row := range s.Rows {
-				cells := make([]string, len(row))
 				for i, c := range row {
-					cells[i] = c.String()
+					pre[i] = pre[i] || strings.Contains(c.String(), "\n")
+				}
+			}
+			for _, row := range s.Rows {
+				cells := make([]cellView, len(row))
+				for i, c := range row {
+					cells[i] = cellView{Text: c.String(), Pre: pre[i]}
 				}
 				v.Rows = append(v.Rows, cells)
 			}
@@ -204,11 +276,16 @@ func viewSections(r *reports.Report) []sectionView {
 func (h *webHandler) detail(w http.ResponseWriter, r *http.Request) {
 	rep, err := h.inbox.Get(r.PathValue("id"))
 	if err != nil {
-		w.WriteHeader(http.StatusNotFound)
-		h.render(w, "notfound.html", map[string]any{"ID": r.PathValue("id")})
+		h.render(w, http.StatusNotFound, "notfound.html", map[string]any{"ID": r.PathValue("id")})
 		return
 	}
-	h.render(w, "detail.html", map[string]any{"Report": rep, "Sections": viewSections(rep)})
+	sections := viewSections(rep, h.inbox.Versions(rep.ID))
+	for i, s := range sections {
+		if s.Cut {
+			h.log.Warn("Markdown section over the size cap shown cut", "report", rep.ID, "section", i+1, "capBytes", maxMarkdownSection)
+		}
+	}
+	h.render(w, http.StatusOK, "detail.html", map[string]any{"Report": rep, "Sections": sections})
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -141,8 +142,8 @@ func TestWebDetail(t *testing.T) {
 	for _, want := range []string{
 		"<p>Some <strong>markdown</strong> for perf</p>", // markdown section
 		"<h3>Numbers</h3>",
-		"<td>Latency</td>", "120 ms", "100 ms", "trend-up", "&#43;20 ms (&#43;20.0%)", // metric with delta (html/template escapes +)
-		"<h3>Rows</h3>", "<th>Name</th>", "<td>a</td>", "<td>1</td>", // table
+		"<td>Latency</td>", "120 ms", "100 ms", "trend-up", "&#43;20 ms", "&#43;20.0% relative", // metric with delta (html/template escapes +)
+		"<h3>Rows</h3>", `<th scope="col">Name</th>`, `<td data-label="Name">a</td>`, `<td data-label="Count">1</td>`, // table
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("detail lacks %q", want)
@@ -151,6 +152,24 @@ func TestWebDetail(t *testing.T) {
 	res, body = get(t, h, "/reports/missing")
 	if res.StatusCode != 404 || !strings.Contains(body, "Report not found") {
 		t.Errorf("unknown report: %d", res.StatusCode)
+	}
+}
+
+// TestWebNotFoundHeaders: the 404 page carries the headers of every other page.
+func TestWebNotFoundHeaders(t *testing.T) {
+	_, h := newWebInbox(t)
+	ok, _ := get(t, h, "/reports/perf")
+	missing, body := get(t, h, "/reports/no-such-report")
+	if missing.StatusCode != 404 {
+		t.Fatalf("status %d", missing.StatusCode)
+	}
+	for _, name := range []string{"Content-Security-Policy", "Cache-Control", "Content-Type", "X-Content-Type-Options", "Referrer-Policy", "X-Frame-Options"} {
+		if missing.Header.Get(name) == "" || (name != "Content-Security-Policy" && missing.Header.Get(name) != ok.Header.Get(name)) {
+			t.Errorf("404 %s = %q, a 200 page has %q", name, missing.Header.Get(name), ok.Header.Get(name))
+		}
+	}
+	if csp := missing.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'none'") || !strings.Contains(body, `nonce="`) {
+		t.Errorf("404 CSP %q", csp)
 	}
 }
 
@@ -209,5 +228,23 @@ func TestWebHostCheck(t *testing.T) {
 		if rec.Code != want {
 			t.Errorf("Host %s: %d, want %d", host, rec.Code, want)
 		}
+	}
+}
+
+// TestWebMarkdownCap: a Markdown section over the cap is shown cut, with a note on the
+// page and a warning in the log.
+func TestWebMarkdownCap(t *testing.T) {
+	in, _ := newTestInbox(t)
+	var logBuf strings.Builder
+	log := slog.New(slog.NewTextHandler(&stderrWriter{b: &logBuf}, nil))
+	r := testReport("big", "Big", "ci", reports.StatusInfo, testTime)
+	r.Sections = []reports.Section{reports.Markdown(strings.Repeat("[", maxMarkdownSection+1000))}
+	in.Replace(loadedOf(r), nil)
+	res, body := get(t, newWebHandler(in, log, true), "/reports/big")
+	if res.StatusCode != 200 || !strings.Contains(body, `<p class="notice" role="note">Section cut: 256.0 KiB of 257.0 KiB shown.`) {
+		t.Errorf("status %d, no cut notice", res.StatusCode)
+	}
+	if !strings.Contains(logBuf.String(), "over the size cap") || !strings.Contains(logBuf.String(), "report=big") {
+		t.Errorf("log: %q", logBuf.String())
 	}
 }

@@ -43,12 +43,11 @@ func TestDependencyRules(t *testing.T) {
 		allowed []string
 	}{
 		{"jsonrpc and transports: standard library only", []string{"./jsonrpc/...", "./transport/..."},
-			[]string{mod + "/jsonrpc", mod + "/transport"}},
-		// DESIGN.md allows jsonschema/v6 here; mcp has its own validator
-		// (mcp/internal/jschema) instead, so programs built on mcp do not carry
-		// its start-up cost, and the test keeps it that way.
-		{"mcp: jsonrpc only", []string{"./mcp/..."},
-			[]string{mod + "/jsonrpc", mod + "/mcp"}},
+			[]string{mod + "/jsonrpc", mod + "/transport", mod + "/internal/revision"}},
+		// The one schema validator of the repository, and what it depends on
+		// (golang.org/x/text, for its messages).
+		{"mcp: jsonrpc and jsonschema/v6", []string{"./mcp/..."},
+			[]string{mod + "/jsonrpc", mod + "/mcp", mod + "/internal/revision", "github.com/santhosh-tekuri/jsonschema/v6", "golang.org/x/text"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

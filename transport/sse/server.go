@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/wiremcp/wiremcp/jsonrpc"
-	"github.com/wiremcp/wiremcp/transport/internal/guard"
+	"github.com/wiremcp/wiremcp/transport/internal/hostcheck"
 	"github.com/wiremcp/wiremcp/transport/internal/sse"
 )
 
@@ -63,7 +63,7 @@ type Handler struct {
 	opts    HandlerOptions
 	log     *slog.Logger
 	limits  jsonrpc.Limits
-	guard   *guard.Guard // Host and Origin checks
+	check   *hostcheck.Checker // Host and Origin checks
 
 	sessions  sync.Map // id → *ServerTransport
 	nsessions atomic.Int64
@@ -98,7 +98,7 @@ func NewHandler(connect ConnectFunc, opts *HandlerOptions) *Handler {
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
-	h.guard = guard.New(o.AllowedHosts, o.AllowedOrigins, o.DisableHostCheck, o.DisableOriginCheck)
+	h.check = hostcheck.New(o.AllowedHosts, o.AllowedOrigins, o.DisableHostCheck, o.DisableOriginCheck)
 	return h
 }
 
@@ -367,7 +367,7 @@ func rpcError(w http.ResponseWriter, status int, code int64, msg string) {
 
 // checkHostAndOrigin applies the DNS-rebinding defences and answers 403 on failure.
 func (h *Handler) checkHostAndOrigin(w http.ResponseWriter, r *http.Request) bool {
-	if msg := h.guard.Check(r); msg != "" {
+	if msg := h.check.Check(r); msg != "" {
 		httpError(w, http.StatusForbidden, msg)
 		return false
 	}

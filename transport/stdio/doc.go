@@ -12,12 +12,10 @@
 // are ignored and "\r\n" endings are accepted. Writes are serialised, one message
 // per underlying Write, and an encoded message never holds a raw newline.
 //
-// On linux, a Transport reading an *os.File that is a pipe or a socket reads on the
-// caller's goroutine and waits in a system call (a waiting Read holds an OS thread).
-// Between messages, a pipe in blocking mode (a child's stdin) is waited on by read
-// itself; to interrupt that wait, Close and a done context write a newline into the
-// pipe (reopened through /proc/self/fd), which is read as an empty line and ignored.
-// Another process reading the same pipe could see that newline.
+// Reading happens on a goroutine the Transport owns, through the reader as the Go
+// runtime gives it; Close and a done context end a waiting Read without losing
+// input. The Transport never writes into its input and never changes the flags of a
+// descriptor it did not open (os.Stdin's open file is shared with the parent).
 //
 // Serving one request from a byte stream:
 //

@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"os"
 	"sync"
-	"time"
 
 	"github.com/wiremcp/wiremcp/jsonrpc"
 )
@@ -43,10 +42,13 @@ type Options struct {
 // underlying writer). Empty and blank lines are ignored and a "\r\n" ending is accepted.
 //
 // Reading happens on a goroutine owned by the Transport, started by the first Read,
-// so that Close (and a done context) can make a blocked Read return. That goroutine
-// ends when the reader returns an error, which Close provokes by closing it; a
-// reader that cannot be closed, or that blocks in a way closing cannot interrupt
-// (a blocking terminal or pipe as os.Stdin), keeps it until its next line or EOF.
+// so that Close (and a done context) can make a blocked Read return without losing
+// input: a line that arrives while no Read waits is kept for the next one. That
+// goroutine ends when the reader returns an error, which Close provokes by closing
+// it; a reader that cannot be closed, or that blocks in a way closing cannot
+// interrupt (a blocking terminal or pipe as os.Stdin), keeps it until its next line
+// or EOF. The Transport never writes into its input and never changes the flags of
+// a descriptor it did not open.
 type Transport struct {
 	r       io.Reader
 	w       io.Writer
@@ -55,17 +57,10 @@ type Transport struct {
 	log     *slog.Logger
 
 	readOnce sync.Once
-	direct   *os.File // set when reads happen on the caller's goroutine (see Read)
-	// ownDirect: direct is a pollable duplicate of r, closed with it.
-	ownDirect bool
-	br        *bufio.Reader // direct reads only
-	sel       *selectReader // direct reads that wait in select(2) (linux pipes and sockets)
-	ctxStop   func() bool   // direct reads: stops the deadline hook of lastCtx
-	lastCtx   context.Context
-	frames    chan frame    // lines from the read goroutine
-	readErr   error         // why the read goroutine ended; set before frames is closed
-	drain     bool          // after Close, keep reading (and dropping) lines until EOF
-	closed    chan struct{} // closed by Close
+	frames   chan frame    // lines from the read goroutine
+	readErr  error         // why the read goroutine ended; set before frames is closed
+	drain    bool          // after Close, keep reading (and dropping) lines until EOF
+	closed   chan struct{} // closed by Close
 
 	wmu  sync.Mutex
 	wbuf []byte
@@ -117,24 +112,11 @@ func Stdio() *Transport { return New(os.Stdin, os.Stdout, nil) }
 // Read returns the next message. A line that is not a valid message, or is longer
 // than MaxLineBytes, is reported as an error wrapping a *jsonrpc.Error (with the
 // *jsonrpc.Invalid that Decode returns, if any), and the next Read carries on with
-// the next line. At the end of the input Read returns io.EOF; after Close, ErrClosed.
-//
-// When the reader is an *os.File for a pipe or a socket (as os.Stdin usually is for
-// a server launched by a client), lines are read on the caller's goroutine. On
-// linux the Transport reads its own duplicate of the descriptor and waits for input
-// in select(2), which also watches a wake-up pipe: Close and a done ctx interrupt
-// the wait through it (a blocking system call costs far less per message than a
-// goroutine parked in the runtime's poller; see selectReader). Elsewhere it reads a
-// pollable copy: Close interrupts a blocked read by closing it, and a done ctx by
-// setting a deadline. Otherwise a goroutine owned by the Transport reads.
+// the next line. At the end of the input Read returns io.EOF; after Close,
+// ErrClosed. A done ctx ends the Read with ctx's error and loses nothing: the line
+// being read is delivered to the next Read.
 func (t *Transport) Read(ctx context.Context) (jsonrpc.Message, error) {
-	t.readOnce.Do(t.startReading)
-	if t.sel != nil {
-		return t.readSelect(ctx)
-	}
-	if t.direct != nil {
-		return t.readDirect(ctx)
-	}
+	t.readOnce.Do(func() { go t.readLoop() })
 	select {
 	case f, ok := <-t.frames:
 		if !ok {
@@ -148,117 +130,6 @@ func (t *Transport) Read(ctx context.Context) (jsonrpc.Message, error) {
 		return nil, ErrClosed
 	case <-ctx.Done():
 		return nil, ctx.Err()
-	}
-}
-
-// noSelect turns the select(2) reads off (tests of the poller path on linux).
-var noSelect = false
-
-func (t *Transport) startReading() {
-	if f, ok := t.r.(*os.File); ok && !t.drain {
-		if !noSelect {
-			if t.sel = newSelectReader(f); t.sel != nil {
-				br := bufio.NewReaderSize(t.sel, 64<<10)
-				t.sel.partial = func() bool { return br.Buffered() > 0 }
-				t.br = br
-				return
-			}
-		}
-		if f.SetReadDeadline(time.Time{}) == nil {
-			t.direct = f
-		} else if dup := pollableCopy(f); dup != nil {
-			t.direct, t.ownDirect = dup, true
-		}
-		if t.direct != nil {
-			t.br = bufio.NewReaderSize(t.direct, 64<<10)
-			return
-		}
-	}
-	go t.readLoop()
-}
-
-// readDirect reads the next message on the caller's goroutine.
-func (t *Transport) readDirect(ctx context.Context) (jsonrpc.Message, error) {
-	if ctx != t.lastCtx {
-		// One hook per context (the Conn passes the same one to every Read): when
-		// ctx ends, a deadline in the past makes the blocked read return.
-		if t.ctxStop != nil {
-			t.ctxStop()
-		}
-		t.lastCtx = ctx
-		f := t.direct
-		f.SetReadDeadline(time.Time{}) // lift a deadline an earlier context set
-		t.ctxStop = context.AfterFunc(ctx, func() { f.SetReadDeadline(time.Unix(1, 0)) })
-	}
-	return t.readBuffered(ctx, os.ErrDeadlineExceeded)
-}
-
-// readBuffered reads the next message from t.br on the caller's goroutine. A read
-// error that is interrupted (the deadline of readDirect, the wake-up of readSelect)
-// while ctx is done ends the Read with ctx's error; the Transport reads on.
-func (t *Transport) readBuffered(ctx context.Context, interrupted error) (jsonrpc.Message, error) {
-	for {
-		select {
-		case <-t.closed:
-			return nil, ErrClosed
-		default:
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		if t.readErr != nil {
-			return nil, t.readErr
-		}
-		f, err := t.readLine(t.br)
-		if err != nil {
-			switch {
-			case ctx.Err() != nil && errors.Is(err, interrupted):
-				return nil, ctx.Err()
-			case isClosed(t.closed):
-				err = ErrClosed
-			case err != io.EOF:
-				err = fmt.Errorf("stdio: reading: %w", err)
-			}
-			t.readErr = err
-			if f.b == nil && f.err == nil {
-				return nil, err
-			}
-		}
-		if f.err != nil {
-			return nil, f.err
-		}
-		if f.b != nil {
-			return jsonrpc.Decode(f.b, &t.limits)
-		}
-	}
-}
-
-// readSelect reads the next message on the caller's goroutine through t.sel.
-func (t *Transport) readSelect(ctx context.Context) (jsonrpc.Message, error) {
-	if ctx != t.lastCtx {
-		// One hook per context (the Conn passes the same one to every Read).
-		if t.ctxStop != nil {
-			t.ctxStop()
-		}
-		t.lastCtx = ctx
-		t.ctxStop = context.AfterFunc(ctx, t.sel.wake)
-		t.sel.stop = func() bool { return ctx.Err() != nil || isClosed(t.closed) }
-	}
-	return t.readBuffered(ctx, errWoken)
-}
-
-// Backlog reports whether another line is already buffered (see
-// jsonrpc.Backlogger). Only direct reads can tell; it is called between Reads.
-func (t *Transport) Backlog() bool {
-	return t.br != nil && t.br.Buffered() > 0
-}
-
-func isClosed(c chan struct{}) bool {
-	select {
-	case <-c:
-		return true
-	default:
-		return false
 	}
 }
 
@@ -398,21 +269,12 @@ func (t *Transport) Close() error {
 }
 
 func (t *Transport) closeStreams() error {
-	// Settle how reading works (and wait if a Read is setting it up), so that
-	// direct is safe to look at; a Read that comes later sees the transport closed.
-	t.readOnce.Do(func() {})
 	var errs []error
 	if c, ok := t.w.(io.Closer); ok {
 		errs = append(errs, c.Close())
 	}
 	if c, ok := t.r.(io.Closer); ok {
 		errs = append(errs, c.Close())
-	}
-	if t.ownDirect {
-		errs = append(errs, t.direct.Close())
-	}
-	if t.sel != nil {
-		t.sel.shutdown()
 	}
 	return errors.Join(errs...)
 }

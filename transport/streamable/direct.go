@@ -1,8 +1,6 @@
 package streamable
 
 import (
-	"net/http"
-
 	"github.com/wiremcp/wiremcp/jsonrpc"
 )
 
@@ -26,10 +24,10 @@ import (
 //
 // Ending a stream early. CloseSSEStream ends the HTTP response of a pending SSE
 // stream, but net/http ends a response only when ServeHTTP returns, and a POST
-// running its own call cannot return before the call does. So a resumable stream is
-// served directly only over HTTP/1.x through a ResponseWriter that can be hijacked:
-// ending it early then takes the connection over, writes the last chunk and closes
-// it (the client resumes on a new connection, as it would anyway).
+// running its own call cannot return before the call does. So the call of a
+// resumable stream runs on a goroutine of its own, started by the POST's, which only
+// carries the stream and can end it at any time. It still skips the connection's
+// reader.
 
 // SetDirect implements jsonrpc.Direct. It is called by jsonrpc.NewConn.
 func (t *ServerTransport) SetDirect(serve jsonrpc.DirectFunc) {
@@ -71,7 +69,7 @@ func (t *ServerTransport) directNow() jsonrpc.DirectFunc {
 // runDirect runs the single call of st on this goroutine through the connection's
 // DirectFunc. It reports false, having done nothing, when the call has to be queued
 // for the reader instead.
-func (t *ServerTransport) runDirect(r *http.Request, st *stream, a *attachment) bool {
+func (t *ServerTransport) runDirect(st *stream) bool {
 	if st.batch || len(st.reqs) != 1 {
 		return false
 	}
@@ -80,34 +78,11 @@ func (t *ServerTransport) runDirect(r *http.Request, st *stream, a *attachment) 
 		return false
 	}
 	if st.resumable {
-		// CloseSSEStream may have to end this response before the call returns.
-		if _, ok := a.w.(http.Hijacker); !ok || r.ProtoMajor != 1 {
-			return false
-		}
-		st.mu.Lock()
-		a.direct, a.chunked = true, r.ProtoAtLeast(1, 1)
-		st.mu.Unlock()
-	}
-	if serve(st.reqs[0]) {
+		// The DirectFunc registers the call with the connection before it runs it, so
+		// the connection's Close waits for this goroutine; if the connection no
+		// longer takes work the stream ends with the transport.
+		go serve(st.reqs[0])
 		return true
 	}
-	st.mu.Lock()
-	a.direct = false
-	st.mu.Unlock()
-	return false
-}
-
-// endDirect ends the HTTP response of an attachment whose POST goroutine is still
-// running the call (see runDirect): it takes the connection over from net/http,
-// writes the terminating chunk of the chunked body and closes the connection.
-// Whatever the response has buffered must have been flushed. st.mu is held.
-func (a *attachment) endDirect() error {
-	conn, _, err := a.w.(http.Hijacker).Hijack()
-	if err != nil {
-		return err
-	}
-	if a.chunked {
-		_, _ = conn.Write([]byte("0\r\n\r\n"))
-	}
-	return conn.Close()
+	return serve(st.reqs[0])
 }

@@ -370,12 +370,12 @@ func lastEventID(t *testing.T, body string) string {
 	return evs[len(evs)-1].ID
 }
 
-// TestDirectCloseSSEStreamHTTP11: over HTTP/1.1, CloseSSEStream from a call that
-// runs on its POST's goroutine ends the POST's chunked response (terminating chunk,
-// connection hijacked and closed) while the call still runs; the client resumes with
-// GET and Last-Event-ID and gets the result. With DisableDirectCalls the call is
-// queued and the POST's goroutine ends the response; the client sees the same. A
-// middleware's ResponseWriter that passes Hijack through works as net/http's.
+// TestDirectCloseSSEStreamHTTP11: over HTTP/1.1, CloseSSEStream from a call ends
+// the POST's chunked response while the call still runs; the client resumes with
+// GET and Last-Event-ID and gets the result. A resumable stream's call never runs
+// on its POST's goroutine (directly, it runs on a goroutine of its own), so the
+// POST's goroutine can end the response itself: no connection is ever hijacked,
+// through net/http's ResponseWriter or a middleware's.
 func TestDirectCloseSSEStreamHTTP11(t *testing.T) {
 	for _, mode := range directModes {
 		for _, wr := range writers {
@@ -391,7 +391,7 @@ func TestDirectCloseSSEStreamHTTP11(t *testing.T) {
 				// The gate is closed until resumeAfter: the call is still running.
 				body := readToEnd(t, resp.Body, "the POST's response to end while its call still runs")
 				checkClosedEarly(t, s, body, mode.direct)
-				if n := s.hijacks(); n != map[bool]int{true: 1, false: 0}[mode.direct] {
+				if n := s.hijacks(); n != 0 {
 					t.Errorf("%d connections hijacked", n)
 				}
 				resumeAfter(t, s, sid, lastEventID(t, body))
@@ -405,7 +405,7 @@ func TestDirectCloseSSEStreamHTTP11(t *testing.T) {
 
 // TestDirectCloseSSEStreamHTTP10: the same over HTTP/1.0 (raw TCP): the body is not
 // chunked and ends when the connection closes, which happens while the call still
-// runs; nothing follows the retry field.
+// runs; nothing follows the retry field, and nothing is hijacked.
 func TestDirectCloseSSEStreamHTTP10(t *testing.T) {
 	for _, mode := range directModes {
 		t.Run(mode.name, func(t *testing.T) {
@@ -443,7 +443,7 @@ func TestDirectCloseSSEStreamHTTP10(t *testing.T) {
 					raw[:strings.Index(raw, "\r\n\r\n")], resp.TransferEncoding, resp.ContentLength)
 			}
 			checkClosedEarly(t, s, string(body), mode.direct)
-			if n := s.hijacks(); n != map[bool]int{true: 1, false: 0}[mode.direct] {
+			if n := s.hijacks(); n != 0 {
 				t.Errorf("%d connections hijacked", n)
 			}
 			resumeAfter(t, s, sid, lastEventID(t, string(body)))
@@ -451,10 +451,8 @@ func TestDirectCloseSSEStreamHTTP10(t *testing.T) {
 	}
 }
 
-// TestDirectCloseSSEStreamHTTP2: over HTTP/2 a resumable stream's call is queued
-// for the reader even when direct calls are on (an HTTP/2 stream cannot be
-// hijacked, even through a middleware's writer that has a Hijack method), and
-// CloseSSEStream still ends the POST's response early.
+// TestDirectCloseSSEStreamHTTP2: over HTTP/2 CloseSSEStream ends the POST's
+// response early as over HTTP/1.x, and nothing is hijacked.
 func TestDirectCloseSSEStreamHTTP2(t *testing.T) {
 	for _, mode := range directModes {
 		for _, wr := range writers {
@@ -466,7 +464,7 @@ func TestDirectCloseSSEStreamHTTP2(t *testing.T) {
 					t.Fatalf("POST: %s %d %q, want HTTP/2.0 200 text/event-stream", resp.Proto, resp.StatusCode, resp.Header.Get("Content-Type"))
 				}
 				body := readToEnd(t, resp.Body, "the POST's response to end while its call still runs")
-				checkClosedEarly(t, s, body, false)
+				checkClosedEarly(t, s, body, mode.direct)
 				resumeAfter(t, s, sid, lastEventID(t, body))
 				if n := s.hijacks(); n != 0 {
 					t.Errorf("%d connections hijacked over HTTP/2", n)
@@ -476,20 +474,19 @@ func TestDirectCloseSSEStreamHTTP2(t *testing.T) {
 	}
 }
 
-// TestDirectOverHTTP2: over HTTP/2 a call runs on its POST's goroutine only when
-// its stream cannot be ended early (a JSON reply, or resumability off): nothing would
-// have to be hijacked.
+// TestDirectOverHTTP2: over HTTP/2 calls run directly as over HTTP/1.x, on the
+// POST's goroutine when the stream cannot be ended early (a JSON reply, or
+// resumability off), else on a goroutine of their own.
 func TestDirectOverHTTP2(t *testing.T) {
 	for _, mode := range directModes {
 		for _, oc := range []struct {
-			name      string
-			opts      HandlerOptions
-			resumable bool
+			name string
+			opts HandlerOptions
 		}{
-			{"adaptive", HandlerOptions{}, true},
-			{"sse", HandlerOptions{AlwaysSSE: true}, true},
-			{"json", HandlerOptions{JSONResponse: true}, false},
-			{"no resumability", HandlerOptions{DisableResumability: true}, false},
+			{"adaptive", HandlerOptions{}},
+			{"sse", HandlerOptions{AlwaysSSE: true}},
+			{"json", HandlerOptions{JSONResponse: true}},
+			{"no resumability", HandlerOptions{DisableResumability: true}},
 		} {
 			t.Run(mode.name+"/"+oc.name, func(t *testing.T) {
 				opts := oc.opts
@@ -501,7 +498,7 @@ func TestDirectOverHTTP2(t *testing.T) {
 				if got := messages(t, ex); proto != 2 || ex.status != 200 || len(got) != 1 || got[0] != `{"jsonrpc":"2.0","id":5,"result":{"r":5}}` {
 					t.Fatalf("record: HTTP/%d %d %q", proto, ex.status, ex.body)
 				}
-				want := mode.direct && !oc.resumable
+				want := mode.direct
 				if d, ran := s.ranDirect("5"); !ran || d != want {
 					t.Errorf("call ran %v, on its POST's goroutine %v; want true, %v", ran, d, want)
 				}

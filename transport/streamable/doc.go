@@ -44,9 +44,8 @@
 //     net/http handler would, when nothing the client sent earlier is still waiting
 //     to be read (see jsonrpc.Direct); notifications and responses reach the
 //     connection the same way. Otherwise, and with DisableDirectCalls, messages are
-//     queued for the connection's reader. A resumable SSE reply is served that way
-//     only over HTTP/1.x (CloseSSEStream then ends the response by taking the
-//     connection over); over HTTP/2 its call is queued.
+//     queued for the connection's reader. The call of a resumable SSE reply runs on
+//     a goroutine of its own, so that CloseSSEStream can end the response early.
 //   - MCP-Protocol-Version is checked (absent means 2025-03-26).
 //   - Origin is checked on every request and Host on loopback listeners (403), the
 //     DNS-rebinding defence.

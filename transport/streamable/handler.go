@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/wiremcp/wiremcp/jsonrpc"
-	"github.com/wiremcp/wiremcp/transport/internal/guard"
+	"github.com/wiremcp/wiremcp/transport/internal/hostcheck"
 )
 
 // Handler serves the Streamable HTTP transport on one endpoint (POST, GET, DELETE).
@@ -26,7 +26,7 @@ type Handler struct {
 	retryMS int
 	limits  jsonrpc.Limits
 	epoch   time.Time
-	guard   *guard.Guard // Host and Origin checks
+	check   *hostcheck.Checker // Host and Origin checks
 
 	sessions  sync.Map // session id → *ServerTransport
 	nsessions atomic.Int64
@@ -86,7 +86,7 @@ func NewHandler(connect ConnectFunc, opts *HandlerOptions) *Handler {
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
-	h.guard = guard.New(o.AllowedHosts, o.AllowedOrigins, o.DisableHostCheck, o.DisableOriginCheck)
+	h.check = hostcheck.New(o.AllowedHosts, o.AllowedOrigins, o.DisableHostCheck, o.DisableOriginCheck)
 	return h
 }
 
@@ -480,7 +480,7 @@ func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request, t *Server
 	}
 	st.mu.Unlock()
 
-	direct := t.runDirect(r, st, a)
+	direct := t.runDirect(st)
 	if !direct && !t.deliver(ctx, msg) {
 		st.mu.Lock()
 		st.abandon()

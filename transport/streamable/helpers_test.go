@@ -112,8 +112,9 @@ func (s *testServer) recorded() []string {
 	return append([]string(nil), s.events...)
 }
 
-// ranDirect reports whether the call with id (its raw JSON) ran on the goroutine of
-// its POST, and whether it ran at all.
+// ranDirect reports whether the call with id (its raw JSON) was run directly (passed
+// to the connection's DirectFunc by its POST, not read by the connection's reader),
+// and whether it ran at all.
 func (s *testServer) ranDirect(id string) (direct, ran bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -121,12 +122,13 @@ func (s *testServer) ranDirect(id string) (direct, ran bool) {
 	return direct, ran
 }
 
-// noteDirect records whether the call req runs on the goroutine of its POST
-// (ServerTransport.runDirect is on the calling goroutine's stack).
+// noteDirect records whether the call req runs directly (the Conn's DirectFunc is
+// on the calling goroutine's stack: on the POST's goroutine, or on the one it
+// started for a resumable stream).
 func (s *testServer) noteDirect(req *jsonrpc.Request) {
 	buf := make([]byte, 64<<10)
 	buf = buf[:runtime.Stack(buf, false)]
-	d := bytes.Contains(buf, []byte("streamable.(*ServerTransport).runDirect("))
+	d := bytes.Contains(buf, []byte("jsonrpc.(*Conn).serveDirect("))
 	s.mu.Lock()
 	s.direct[string(req.ID.Raw())] = d
 	s.mu.Unlock()

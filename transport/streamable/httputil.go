@@ -100,7 +100,7 @@ func isJSONContentType(vals []string) bool {
 
 // checkHostAndOrigin applies the DNS-rebinding defences and answers 403 on failure.
 func (h *Handler) checkHostAndOrigin(w http.ResponseWriter, r *http.Request) bool {
-	if msg := h.guard.Check(r); msg != "" {
+	if msg := h.check.Check(r); msg != "" {
 		writeHTTPError(w, http.StatusForbidden, msg)
 		return false
 	}

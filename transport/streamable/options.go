@@ -2,6 +2,7 @@ package streamable
 
 import (
 	"context"
+	"github.com/wiremcp/wiremcp/internal/revision"
 	"log/slog"
 	"net/http"
 	"time"
@@ -65,9 +66,7 @@ type HandlerOptions struct {
 	// GET stream counts as traffic). Zero means 30 minutes; negative disables expiry.
 	// Sessions are looked at every quarter of it, so one ends between 1 and 1.25
 	// times this after its last request. The looking is done by one goroutine per
-	// Handler, running while sessions exist; on Linux it sleeps in a system call and
-	// so holds an OS thread (a pending runtime timer instead would cost a busy server
-	// extra scheduler wake-ups on its requests). Shutdown ends it.
+	// Handler on a ticker, running while sessions exist; Shutdown ends it.
 	SessionIdleTimeout time.Duration
 	// MaxSessions caps the live sessions; an initialize beyond it gets 503. Zero means
 	// 10000; negative means no cap.
@@ -111,12 +110,10 @@ type HandlerOptions struct {
 	// DisableDirectCalls queues every call for the connection's reader goroutine.
 	// By default a POST carrying one call runs it on the POST's own goroutine when
 	// nothing the client sent earlier is still waiting to be read, which spares two
-	// goroutine hand-offs per call (see jsonrpc.Direct). A resumable SSE stream is
-	// served that way only over HTTP/1.x through a ResponseWriter that implements
-	// http.Hijacker: CloseSSEStream then ends the response by taking the connection
-	// over, writing the last chunk and closing it (the client resumes on a new
-	// connection). Set this when middleware rewrites response bodies (compression)
-	// and still passes Hijack through.
+	// goroutine hand-offs per call (see jsonrpc.Direct). The call of a resumable SSE
+	// stream runs on a goroutine of its own instead (still without the reader's
+	// hand-off), so that CloseSSEStream can end the POST's response while it runs.
+	// The client sees the same exchange either way.
 	DisableDirectCalls bool
 
 	// SessionOwner, when set, names the owner of a request, for example the
@@ -130,20 +127,16 @@ type HandlerOptions struct {
 	Logger *slog.Logger
 }
 
-// DefaultProtocolVersions are the MCP revisions a Handler accepts by default.
-var DefaultProtocolVersions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}
+// DefaultProtocolVersions are the MCP revisions a Handler accepts by default: every
+// revision the module speaks.
+var DefaultProtocolVersions = revision.All()
 
-// legacyRevisions are the initialize-era revisions (sessions, handshake).
-func isLegacyRevision(v string) bool {
-	switch v {
-	case "2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25":
-		return true
-	}
-	return false
-}
+// isLegacyRevision reports whether v is an initialize-era revision (sessions,
+// handshake).
+func isLegacyRevision(v string) bool { return revision.Handshake(v) }
 
-// revisionOnOrAfter compares dated revisions (they sort as strings).
-func revisionOnOrAfter(v, ref string) bool { return v >= ref }
+// revisionOnOrAfter compares dated revisions.
+func revisionOnOrAfter(v, ref string) bool { return revision.OnOrAfter(v, ref) }
 
 const (
 	defaultIdle        = 30 * time.Minute

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/wiremcp/wiremcp/jsonrpc"
-	"github.com/wiremcp/wiremcp/transport/internal/nap"
 )
 
 // Errors returned by ServerTransport.Write.
@@ -130,11 +129,6 @@ func (t *ServerTransport) read(ctx context.Context) (jsonrpc.Message, error) {
 		return nil, ctx.Err()
 	}
 }
-
-// Backlog reports whether another client message is queued (see
-// jsonrpc.Backlogger): the Conn then hands the current call to a worker instead of
-// running it on its reader.
-func (t *ServerTransport) Backlog() bool { return len(t.in) > 0 }
 
 // Write sends msg to the client on the stream it belongs to (see the type comment).
 // A response whose stream is gone (the client disconnected and the stream cannot be
@@ -369,15 +363,13 @@ func (t *ServerTransport) untouch() {
 // quarter of SessionIdleTimeout while there are any, and closes those without HTTP
 // traffic for SessionIdleTimeout: a session expires between 1 and 1.25 times that
 // after its last request. (A timer per session cost an allocation and a timer
-// insertion and removal per session.) The janitor sleeps in a nap.Sleeper, not on a
-// runtime timer: while any timer is pending, idle scheduler threads interrupt the
-// network poller's wait, which cost a quarter of all requests an extra wake-up on
-// a busy server (see package nap). On Linux the sleeping janitor holds an OS thread.
+// insertion and removal per session.) The janitor ends when no session is left and
+// is started again by the next one.
 type janitor struct {
 	mu      sync.Mutex
 	on      bool          // the janitor goroutine runs
 	stopped bool          // Shutdown: never again
-	sleeper *nap.Sleeper  // the running janitor's
+	wake    chan struct{} // the running janitor's: closed by stopJanitor
 	done    chan struct{} // closed when the running janitor ends
 }
 
@@ -398,27 +390,31 @@ func (h *Handler) armJanitor() {
 		return
 	}
 	j.on = true
-	j.sleeper = nap.New()
+	j.wake = make(chan struct{})
 	j.done = make(chan struct{})
-	go h.runJanitor(j.sleeper, j.done)
+	go h.runJanitor(j.wake, j.done)
 }
 
 // runJanitor sweeps every sweepEvery while sessions remain.
-func (h *Handler) runJanitor(sl *nap.Sleeper, done chan struct{}) {
+func (h *Handler) runJanitor(wake, done chan struct{}) {
 	defer close(done)
 	j := &h.janitor
+	tick := time.NewTicker(h.sweepEvery())
+	defer tick.Stop()
 	for {
-		// Woken: stopJanitor, seen below. (Shutdown has closed every session by
-		// then, so the sweep finds nothing to do.)
-		sl.Sleep(h.sweepEvery())
+		select {
+		case <-tick.C:
+		case <-wake:
+			// stopJanitor, seen below. (Shutdown has closed every session by
+			// then, so the sweep finds nothing to do.)
+		}
 		h.sweep()
 		j.mu.Lock()
 		// nsessions counts a session from the start of its initialize, before
 		// armJanitor (which waits for j.mu) would find the janitor still on.
 		if j.stopped || h.nsessions.Load() == 0 || h.closing.Load() {
 			j.on = false
-			j.sleeper = nil
-			sl.Close()
+			j.wake = nil
 			j.mu.Unlock()
 			return
 		}
@@ -448,7 +444,8 @@ func (h *Handler) stopJanitor(ctx context.Context) {
 	j.stopped = true
 	var done chan struct{}
 	if j.on {
-		j.sleeper.Wake()
+		close(j.wake)
+		j.wake = nil
 		done = j.done
 	}
 	j.mu.Unlock()

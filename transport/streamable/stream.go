@@ -71,8 +71,6 @@ type attachment struct {
 	end     chan struct{} // closed when the stream lets go of this response
 	started bool          // the status line and headers were written
 	keep    *time.Timer
-	direct  bool // the POST's goroutine runs the call: end the response by hijacking
-	chunked bool // with direct: the body is chunked (HTTP/1.1)
 }
 
 func newAttachment(w http.ResponseWriter, ctx context.Context) *attachment {
@@ -467,12 +465,6 @@ func (st *stream) closeEarly(ctx context.Context) bool {
 		a.flush()
 	}
 	putBuf(bp)
-	if a.direct {
-		// The POST's goroutine is busy with this very call and cannot return.
-		if err := a.endDirect(); err != nil {
-			st.t.h.log.Warn("streamable: ending a stream early", "session", st.t.id, "err", err)
-		}
-	}
 	st.endAttachment()
 	return true
 }

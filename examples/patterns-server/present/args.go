@@ -56,6 +56,9 @@ type SearchArgs struct {
 	Limit      *int    `json:"limit,omitempty"`
 	Format     *string `json:"format,omitempty"`
 	LimitCards *int    `json:"limitCards,omitempty"`
+	// IncludeProvenancePanel adds provenance to the payload and a provenance
+	// panel to the Markdown.
+	IncludeProvenancePanel *bool `json:"includeProvenancePanel,omitempty"`
 }
 
 // GetArgs are the arguments of get_pattern. Nil means absent.
@@ -118,6 +121,7 @@ type searchPlan struct {
 	difficulty catalog.Difficulty
 	limit      int
 	limitCards int
+	provenance bool
 }
 
 func (a SearchArgs) validate() (searchPlan, *ToolError) {
@@ -161,11 +165,13 @@ func (a SearchArgs) validate() (searchPlan, *ToolError) {
 		}
 		p.limitCards = *a.LimitCards
 	}
+	p.provenance = a.IncludeProvenancePanel != nil && *a.IncludeProvenancePanel
 	return p, nil
 }
 
-func (a SearchArgs) echo() QueryEcho {
-	return QueryEcho{Q: a.Q, Category: a.Category, Difficulty: a.Difficulty, Limit: a.Limit, Format: a.Format, LimitCards: a.LimitCards}
+func (a SearchArgs) echo(f Format) QueryEcho {
+	return QueryEcho{Q: a.Q, Category: a.Category, Difficulty: a.Difficulty, Limit: a.Limit, Format: f,
+		LimitCards: a.LimitCards, IncludeProvenancePanel: a.IncludeProvenancePanel}
 }
 
 // WithAnswers returns a copy of a with the answered fields (q, category,

@@ -123,27 +123,27 @@ func (e *Engine) Search(a SearchArgs) *Reply {
 	byCat, byDiff := catalog.Counts(matches)
 	res := &SearchResults{
 		Kind:  KindSearchResults,
-		Query: a.echo(),
+		Query: a.echo(plan.format),
 		Metadata: SearchMetadata{
-			TotalCount:         len(matches),
-			Limit:              plan.limit,
-			CountsByCategory:   map[string]int{},
-			CountsByDifficulty: map[string]int{},
-			RenderedCardIDs:    []string{},
+			TotalCount:      len(matches),
+			EffectiveLimit:  plan.limit,
+			Categories:      map[string]int{},
+			Difficulties:    map[string]int{},
+			RenderedCardIDs: []string{},
 		},
-		Results: []PatternSummary{},
+		Patterns: []PatternSummary{},
 	}
 	for c, n := range byCat {
-		res.Metadata.CountsByCategory[string(c)] = n
+		res.Metadata.Categories[string(c)] = n
 	}
 	for d, n := range byDiff {
-		res.Metadata.CountsByDifficulty[string(d)] = n
+		res.Metadata.Difficulties[string(d)] = n
 	}
 	shown := matches[:min(plan.limit, len(matches))]
 	for _, m := range shown {
-		res.Results = append(res.Results, summarize(m))
+		res.Patterns = append(res.Patterns, summarize(m))
 	}
-	res.Metadata.ReturnedCount = len(res.Results)
+	res.Metadata.ReturnedCount = len(res.Patterns)
 	var cards []*catalog.Pattern
 	for _, m := range shown[:min(plan.limitCards, len(shown))] {
 		cards = append(cards, m.Pattern)
@@ -151,14 +151,23 @@ func (e *Engine) Search(a SearchArgs) *Reply {
 	}
 	res.Metadata.RenderedCards = len(cards)
 	res.Metadata.ContractMarkers = ContractMarkers{Index: 1, Cards: len(cards), Version: ContractVersion}
+	if plan.provenance {
+		res.Provenance = e.provenance()
+	}
 	return &Reply{Kind: KindSearchResults, Payload: res, Markdown: renderSearch(res, cards), Format: plan.format}
+}
+
+// provenance describes the catalog as of now.
+func (e *Engine) provenance() *Provenance {
+	return &Provenance{Source: Source, Timestamp: e.now().UTC().Format(TimestampLayout),
+		Version: e.cat.Version(), Marker: ContractVersion}
 }
 
 func summarize(m catalog.Match) PatternSummary {
 	p := m.Pattern
 	return PatternSummary{
 		ID: p.ID, Title: p.Title, Category: string(p.Category), Difficulty: string(p.Difficulty),
-		Tags: slices.Clone(p.Tags), Summary: Summarize(p.Description, MaxSummaryChars), Score: m.Score,
+		Description: p.Description, Tags: slices.Clone(p.Tags), Score: m.Score,
 	}
 }
 
@@ -180,11 +189,10 @@ func (e *Engine) needQuery(plan searchPlan, onlyCommonWords bool) *Reply {
 	n := &NeedsInput{
 		Kind: KindNeedsInput, Type: "elicitation",
 		Message: "What should I search for? Give a few words naming a technique or a problem, for example “worker pool” or “retry”.",
-		NeedsInput: InputRequest{
+		NeedsInput: &InputRequest{
 			Fields: []string{"q"}, Reason: reason,
 			Suggestions: map[string][]string{"q": tags},
 		},
-		Options: []Option{},
 	}
 	for _, t := range tags {
 		n.Options = append(n.Options, Option{Label: t, Value: t, Field: "q",
@@ -224,14 +232,13 @@ func (e *Engine) needNarrowing(plan searchPlan, matches []catalog.Match) *Reply 
 	n := &NeedsInput{
 		Kind: KindNeedsInput, Type: "elicitation",
 		Message: msg,
-		NeedsInput: InputRequest{
+		NeedsInput: &InputRequest{
 			Fields: []string{"category", "difficulty"},
 			Reason: fmt.Sprintf("more than %d patterns match and neither category nor difficulty was given", ManyMatches),
 			Suggestions: map[string][]string{
 				"category": cats, "difficulty": diffs,
 			},
 		},
-		Options: []Option{},
 	}
 	for _, c := range cats {
 		n.Options = append(n.Options, Option{Label: c, Value: c, Field: "category",
@@ -271,20 +278,33 @@ func (e *Engine) Get(a GetArgs) *Reply {
 	d := &Details{
 		Kind: KindDetails, ID: p.ID, Title: p.Title, Category: string(p.Category), Difficulty: string(p.Difficulty),
 		Summary: Summarize(p.Description, MaxSummaryChars), Description: p.Description, Tags: slices.Clone(p.Tags),
-		Guidance: Guidance{UseWhen: slices.Clone(p.UseWhen), AvoidWhen: slices.Clone(p.AvoidWhen)},
-		Sections: []SectionOut{}, Examples: []ExampleOut{}, Related: append([]string{}, p.Related...),
-		Provenance: Provenance{
-			Source: Source, CatalogVersion: e.cat.Version(), URI: "patterns://catalog/" + p.ID,
-			RetrievedAt: e.now().UTC().Format(time.RFC3339),
-		},
+		UseGuidance: UseGuidance{UseWhen: joinGuidance(p.UseWhen), AvoidWhen: joinGuidance(p.AvoidWhen)},
+		Sections:    []SectionOut{{Title: "Description", Content: p.Description, Type: SectionDescription}},
+		Examples:    []ExampleOut{}, RelatedPatterns: append([]string{}, p.Related...),
+		Provenance: *e.provenance(),
 	}
 	for _, s := range p.Sections {
-		d.Sections = append(d.Sections, SectionOut{Heading: s.Heading, Body: s.Body})
+		d.Sections = append(d.Sections, SectionOut{Title: s.Heading, Content: s.Body, Type: sectionType(s.Heading)})
 	}
 	for _, ex := range p.Examples {
-		d.Examples = append(d.Examples, ExampleOut{Title: ex.Title, Language: ex.Language, File: ex.File, Code: ex.Code})
+		d.Sections = append(d.Sections, SectionOut{Title: "Example: " + ex.Title, Content: ex.Code, Type: SectionExample})
+		d.Examples = append(d.Examples, ExampleOut{Code: ex.Code, Language: ex.Language, Description: ex.Title, File: ex.File})
 	}
-	return &Reply{Kind: KindDetails, Payload: d, Markdown: renderDetails(d), Format: format}
+	return &Reply{Kind: KindDetails, Payload: d, Markdown: renderDetails(d, p), Format: format}
+}
+
+// joinGuidance makes one string of guidance items: "a; b; c".
+func joinGuidance(items []string) string { return strings.Join(items, "; ") }
+
+// sectionType names what a catalog section holds, by its heading.
+func sectionType(heading string) string {
+	switch heading {
+	case "How it works":
+		return SectionImplementation
+	case "Pitfalls":
+		return SectionPitfalls
+	}
+	return SectionNotes
 }
 
 // starters are suggested when no id was given: one beginner pattern per category.
@@ -324,8 +344,7 @@ func (e *Engine) needID(id string, format Format) *Reply {
 	}
 	n := &NeedsInput{
 		Kind: KindNeedsInput, Type: "elicitation", Message: msg,
-		NeedsInput: InputRequest{Fields: []string{"id"}, Reason: reason, Suggestions: map[string][]string{"id": sugg}},
-		Options:    []Option{},
+		NeedsInput: &InputRequest{Fields: []string{"id"}, Reason: reason, Suggestions: map[string][]string{"id": sugg}},
 	}
 	for _, s := range sugg {
 		p, _ := e.cat.Get(s)

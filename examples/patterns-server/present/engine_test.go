@@ -108,7 +108,8 @@ func TestSearchResultsContract(t *testing.T) {
 		{"more cards than results", SearchArgs{Q: ptrs("worker pool"), LimitCards: ptri(20)}},
 		{"filters", SearchArgs{Q: ptrs("context"), Category: ptrs("concurrency"), Difficulty: ptrs("beginner")}},
 		{"no match", SearchArgs{Q: ptrs("qwertyuiop")}},
-		{"every field", SearchArgs{Q: ptrs("io"), Category: ptrs("io"), Difficulty: ptrs("advanced"), Limit: ptri(1), Format: ptrs("both"), LimitCards: ptri(1)}},
+		{"every field", SearchArgs{Q: ptrs("io"), Category: ptrs("io"), Difficulty: ptrs("advanced"), Limit: ptri(1), Format: ptrs("both"), LimitCards: ptri(1), IncludeProvenancePanel: Ptr(true)}},
+		{"provenance off", SearchArgs{Q: ptrs("retry"), IncludeProvenancePanel: Ptr(false)}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -119,17 +120,17 @@ func TestSearchResultsContract(t *testing.T) {
 			if md.TotalCount != len(want) {
 				t.Errorf("totalCount %d, want %d", md.TotalCount, len(want))
 			}
-			if md.ReturnedCount != min(plan.limit, len(want)) || len(res.Results) != md.ReturnedCount || md.Limit != plan.limit {
-				t.Errorf("returned %d/%d with limit %d of %d", md.ReturnedCount, len(res.Results), md.Limit, len(want))
+			if md.ReturnedCount != min(plan.limit, len(want)) || len(res.Patterns) != md.ReturnedCount || md.EffectiveLimit != plan.limit {
+				t.Errorf("returned %d/%d with limit %d of %d", md.ReturnedCount, len(res.Patterns), md.EffectiveLimit, len(want))
 			}
-			for i, s := range res.Results {
+			for i, s := range res.Patterns {
 				if s.ID != want[i].Pattern.ID || s.Score != want[i].Score {
 					t.Errorf("result %d = %s/%d, want %s/%d", i, s.ID, s.Score, want[i].Pattern.ID, want[i].Score)
 				}
 			}
-			k := min(plan.limitCards, len(res.Results))
+			k := min(plan.limitCards, len(res.Patterns))
 			var firstK []string
-			for _, s := range res.Results[:k] {
+			for _, s := range res.Patterns[:k] {
 				firstK = append(firstK, s.ID)
 			}
 			if diff := cmp.Diff(append([]string{}, firstK...), md.RenderedCardIDs); diff != "" || md.RenderedCards != k {
@@ -140,14 +141,28 @@ func TestSearchResultsContract(t *testing.T) {
 				byCat[string(m.Pattern.Category)]++
 				byDiff[string(m.Pattern.Difficulty)]++
 			}
-			if diff := cmp.Diff(byCat, md.CountsByCategory); diff != "" {
+			if diff := cmp.Diff(byCat, md.Categories); diff != "" {
 				t.Errorf("countsByCategory (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(byDiff, md.CountsByDifficulty); diff != "" {
+			if diff := cmp.Diff(byDiff, md.Difficulties); diff != "" {
 				t.Errorf("countsByDifficulty (-want +got):\n%s", diff)
 			}
 			checkMarkers(t, r.Markdown, res)
-			// Absent arguments are omitted from the echo; given ones repeat exactly.
+			// Provenance only when the panel was asked for, then in the Markdown too.
+			wantProv := tc.args.IncludeProvenancePanel != nil && *tc.args.IncludeProvenancePanel
+			if (res.Provenance != nil) != wantProv || strings.Contains(r.Markdown[0], "_Source: ") != wantProv {
+				t.Errorf("provenance %+v with includeProvenancePanel %v", res.Provenance, tc.args.IncludeProvenancePanel)
+			}
+			if wantProv && (res.Provenance.Timestamp != fixedNow.UTC().Format(TimestampLayout) || res.Provenance.Version != e.cat.Version()) {
+				t.Errorf("provenance %+v", res.Provenance)
+			}
+			for i, s := range res.Patterns {
+				if s.Description != want[i].Pattern.Description {
+					t.Errorf("pattern %s: description is not the full description", s.ID)
+				}
+			}
+			// Absent arguments are omitted from the echo; given ones repeat
+			// exactly; format is always there, resolved.
 			var echo map[string]any
 			var whole map[string]json.RawMessage
 			json.Unmarshal(replyJSON(t, r), &whole)
@@ -155,6 +170,7 @@ func TestSearchResultsContract(t *testing.T) {
 			var args map[string]any
 			b, _ := json.Marshal(tc.args)
 			json.Unmarshal(b, &args)
+			args["format"] = string(plan.format)
 			if diff := cmp.Diff(args, echo); diff != "" {
 				t.Errorf("query echo (-args +echo):\n%s", diff)
 			}
@@ -332,9 +348,27 @@ func TestGetDetails(t *testing.T) {
 		if d.Summary != Summarize(p.Description, MaxSummaryChars) {
 			t.Errorf("%s: summary %q", p.ID, d.Summary)
 		}
-		at, err := time.Parse(time.RFC3339, d.Provenance.RetrievedAt)
-		if err != nil || !at.Equal(fixedNow) || !strings.HasSuffix(d.Provenance.RetrievedAt, "Z") {
-			t.Errorf("%s: retrievedAt %q (%v)", p.ID, d.Provenance.RetrievedAt, err)
+		at, err := time.Parse(time.RFC3339, d.Provenance.Timestamp)
+		if err != nil || !at.Equal(fixedNow) || d.Provenance.Timestamp != fixedNow.UTC().Format("2006-01-02T15:04:05.000Z") {
+			t.Errorf("%s: timestamp %q (%v)", p.ID, d.Provenance.Timestamp, err)
+		}
+		if d.Provenance.Version != e.cat.Version() || d.Provenance.Marker != "v1" || d.Provenance.Source == "" {
+			t.Errorf("%s: provenance %+v", p.ID, d.Provenance)
+		}
+		if d.UseGuidance.UseWhen != strings.Join(p.UseWhen, "; ") || d.UseGuidance.AvoidWhen != strings.Join(p.AvoidWhen, "; ") {
+			t.Errorf("%s: useGuidance %+v", p.ID, d.UseGuidance)
+		}
+		if d.Examples[0].Description != p.Examples[0].Title || d.Examples[0].Language != "go" {
+			t.Errorf("%s: example %q %q", p.ID, d.Examples[0].Description, d.Examples[0].Language)
+		}
+		if s := d.Sections[0]; s.Type != SectionDescription || s.Content != p.Description {
+			t.Errorf("%s: first section %+v", p.ID, s)
+		}
+		if s := d.Sections[len(d.Sections)-1]; s.Type != SectionExample || s.Content != p.Examples[len(p.Examples)-1].Code {
+			t.Errorf("%s: last section %+v", p.ID, s.Title)
+		}
+		if !slices.Equal(d.RelatedPatterns, p.Related) {
+			t.Errorf("%s: relatedPatterns %v", p.ID, d.RelatedPatterns)
 		}
 		if n := countMarker(r.Markdown, DetailsMarker); n != 1 {
 			t.Errorf("%s: %d details markers", p.ID, n)

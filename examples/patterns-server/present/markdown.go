@@ -51,16 +51,19 @@ func renderSearch(r *SearchResults, cards []*catalog.Pattern) []string {
 	b.WriteString(IndexMarker + "\n")
 	b.WriteString("| # | Pattern | Id | Category | Difficulty | Tags |\n")
 	b.WriteString("|---|---|---|---|---|---|\n")
-	for i, s := range r.Results {
+	for i, s := range r.Patterns {
 		fmt.Fprintf(&b, "| %d | %s | `%s` | %s | %s | %s |\n",
 			i+1, esc(s.Title), s.ID, esc(s.Category), esc(s.Difficulty), esc(strings.Join(s.Tags, ", ")))
 	}
-	if len(r.Results) == 0 {
+	if len(r.Patterns) == 0 {
 		b.WriteString("\n_No pattern matched. Try fewer or more general words, or drop the filters._\n")
 	}
 	blocks := []string{b.String()}
 	for i, p := range cards {
-		blocks = append(blocks, renderCard(i+1, p, r.Results[i]))
+		blocks = append(blocks, renderCard(i+1, p, r.Patterns[i]))
+	}
+	if r.Provenance != nil {
+		blocks[0] += renderProvenance(r.Provenance)
 	}
 	return blocks
 }
@@ -74,7 +77,7 @@ func renderCard(n int, p *catalog.Pattern, s PatternSummary) string {
 		fmt.Fprintf(&b, " · relevance %d", s.Score)
 	}
 	b.WriteString("\n\n")
-	fmt.Fprintf(&b, "%s\n\n", esc(s.Summary))
+	fmt.Fprintf(&b, "%s\n\n", esc(Summarize(s.Description, MaxSummaryChars)))
 	fmt.Fprintf(&b, "- **Use when:** %s\n", esc(p.UseWhen[0]))
 	fmt.Fprintf(&b, "- **Avoid when:** %s\n", esc(p.AvoidWhen[0]))
 	fmt.Fprintf(&b, "- **Tags:** %s\n\n", esc(strings.Join(p.Tags, ", ")))
@@ -82,40 +85,49 @@ func renderCard(n int, p *catalog.Pattern, s PatternSummary) string {
 	return b.String()
 }
 
-func renderDetails(d *Details) []string {
+// renderProvenance is the provenance panel: a short line naming the source.
+func renderProvenance(p *Provenance) string {
+	return fmt.Sprintf("\n_Source: %s, catalog version %s, retrieved %s (contract %s)._\n",
+		esc(p.Source), esc(p.Version), p.Timestamp, esc(p.Marker))
+}
+
+func renderDetails(d *Details, p *catalog.Pattern) []string {
 	var b strings.Builder
 	b.WriteString(DetailsMarker + "\n")
 	fmt.Fprintf(&b, "# %s\n\n", esc(d.Title))
 	fmt.Fprintf(&b, "`%s` · %s · %s · tags: %s\n\n", d.ID, d.Category, d.Difficulty, esc(strings.Join(d.Tags, ", ")))
 	fmt.Fprintf(&b, "%s\n\n", esc(d.Description))
 	b.WriteString("## Use when\n\n")
-	for _, u := range d.Guidance.UseWhen {
+	for _, u := range p.UseWhen {
 		fmt.Fprintf(&b, "- %s\n", esc(u))
 	}
 	b.WriteString("\n## Avoid when\n\n")
-	for _, a := range d.Guidance.AvoidWhen {
+	for _, a := range p.AvoidWhen {
 		fmt.Fprintf(&b, "- %s\n", esc(a))
 	}
 	for _, s := range d.Sections {
-		fmt.Fprintf(&b, "\n## %s\n\n%s\n", esc(s.Heading), esc(s.Body))
+		if s.Type == SectionDescription || s.Type == SectionExample {
+			continue // the description opens the page; examples follow as code
+		}
+		fmt.Fprintf(&b, "\n## %s\n\n%s\n", esc(s.Title), esc(s.Content))
 	}
 	for _, ex := range d.Examples {
 		f := fence(ex.Code)
-		fmt.Fprintf(&b, "\n## Example: %s\n\n%s%s\n%s", esc(ex.Title), f, ex.Language, ex.Code)
+		fmt.Fprintf(&b, "\n## Example: %s\n\n%s%s\n%s", esc(ex.Description), f, ex.Language, ex.Code)
 		if !strings.HasSuffix(ex.Code, "\n") {
 			b.WriteString("\n")
 		}
 		b.WriteString(f + "\n")
 	}
-	if len(d.Related) > 0 {
+	if len(d.RelatedPatterns) > 0 {
 		var rel []string
-		for _, r := range d.Related {
+		for _, r := range d.RelatedPatterns {
 			rel = append(rel, "`"+r+"`")
 		}
 		fmt.Fprintf(&b, "\nRelated: %s\n", strings.Join(rel, ", "))
 	}
-	fmt.Fprintf(&b, "\n_Source: %s %s (%s), retrieved %s._\n",
-		esc(d.Provenance.Source), esc(d.Provenance.CatalogVersion), esc(d.Provenance.URI), d.Provenance.RetrievedAt)
+	pv := d.Provenance
+	b.WriteString(renderProvenance(&pv))
 	return []string{b.String()}
 }
 
@@ -123,7 +135,9 @@ func renderNeedsInput(n *NeedsInput) []string {
 	var b strings.Builder
 	b.WriteString("### More input needed\n\n")
 	fmt.Fprintf(&b, "%s\n\n", esc(n.Message))
-	fmt.Fprintf(&b, "_Why:_ %s\n", esc(n.NeedsInput.Reason))
+	if n.NeedsInput != nil {
+		fmt.Fprintf(&b, "_Why:_ %s\n", esc(n.NeedsInput.Reason))
+	}
 	if len(n.Options) > 0 {
 		b.WriteString("\n**Options**\n\n")
 		for _, o := range n.Options {

@@ -24,14 +24,18 @@ const (
 	ContractVersion = "v1"
 )
 
-// QueryEcho repeats the search arguments exactly as given; absent ones are omitted.
+// QueryEcho repeats the search arguments. Arguments that were not given are
+// omitted, except Format, which always holds the format the response used.
+// LimitCards and IncludeProvenancePanel are arguments of this server that the
+// contract does not name; they are echoed under their own argument names.
 type QueryEcho struct {
-	Q          *string `json:"q,omitempty"`
-	Category   *string `json:"category,omitempty"`
-	Difficulty *string `json:"difficulty,omitempty"`
-	Limit      *int    `json:"limit,omitempty"`
-	Format     *string `json:"format,omitempty"`
-	LimitCards *int    `json:"limitCards,omitempty"`
+	Q                      *string `json:"q,omitempty"`
+	Category               *string `json:"category,omitempty"`
+	Difficulty             *string `json:"difficulty,omitempty"`
+	Limit                  *int    `json:"limit,omitempty"`
+	Format                 Format  `json:"format"`
+	LimitCards             *int    `json:"limitCards,omitempty"`
+	IncludeProvenancePanel *bool   `json:"includeProvenancePanel,omitempty"`
 }
 
 // ContractMarkers counts the markers in the Markdown rendering of a search:
@@ -44,75 +48,99 @@ type ContractMarkers struct {
 	Version string `json:"version"`
 }
 
-// SearchMetadata describes a search beyond its result list.
+// SearchMetadata describes a search beyond its pattern list.
 type SearchMetadata struct {
 	// TotalCount is how many patterns matched, before the limit.
 	TotalCount int `json:"totalCount"`
-	// ReturnedCount is len(results): TotalCount capped by Limit.
-	ReturnedCount int `json:"returnedCount"`
-	// Limit is the effective limit (the default when none was given).
-	Limit int `json:"limit"`
-	// CountsByCategory and CountsByDifficulty tally all TotalCount matches;
-	// values with no match are omitted.
-	CountsByCategory   map[string]int `json:"countsByCategory"`
-	CountsByDifficulty map[string]int `json:"countsByDifficulty"`
-	// RenderedCards is how many results the Markdown shows as cards, and
-	// RenderedCardIDs their ids: the first RenderedCards ids of results, in order.
+	// Categories and Difficulties tally all TotalCount matches; values with no
+	// match are omitted.
+	Categories   map[string]int `json:"categories"`
+	Difficulties map[string]int `json:"difficulties"`
+	// RenderedCards is how many patterns the Markdown shows as cards, and
+	// RenderedCardIDs their ids: the first RenderedCards ids of patterns, in order.
 	RenderedCards   int             `json:"renderedCards"`
 	RenderedCardIDs []string        `json:"renderedCardIds"`
 	ContractMarkers ContractMarkers `json:"contractMarkers"`
+	// ReturnedCount (len(patterns): TotalCount capped by the limit) and
+	// EffectiveLimit (the limit applied, the default when none was given) are
+	// additions of this server.
+	ReturnedCount  int `json:"returnedCount"`
+	EffectiveLimit int `json:"effectiveLimit"`
 }
 
-// PatternSummary is one search hit.
+// PatternSummary is one search hit in the contract's card summary format:
+// id, title, category, difficulty, description and tags (never examples, use
+// cases or related patterns).
 type PatternSummary struct {
-	ID         string   `json:"id"`
-	Title      string   `json:"title"`
-	Category   string   `json:"category"`
-	Difficulty string   `json:"difficulty"`
-	Tags       []string `json:"tags"`
-	// Summary is at most MaxSummaryChars characters, cut at a word boundary.
-	Summary string `json:"summary"`
-	// Score is the search relevance; 0 when the query had no search words.
+	ID         string `json:"id"`
+	Title      string `json:"title"`
+	Category   string `json:"category"`
+	Difficulty string `json:"difficulty"`
+	// Description is the full description.
+	Description string   `json:"description"`
+	Tags        []string `json:"tags"`
+	// Score is the search relevance (an addition of this server); 0 when the
+	// query had no search words.
 	Score int `json:"score"`
 }
 
 // SearchResults is the patternSearchResults:v1 payload.
 type SearchResults struct {
-	Kind     string           `json:"kind"`
-	Query    QueryEcho        `json:"query"`
-	Metadata SearchMetadata   `json:"metadata"`
-	Results  []PatternSummary `json:"results"`
+	Kind     string         `json:"kind"`
+	Query    QueryEcho      `json:"query"`
+	Metadata SearchMetadata `json:"metadata"`
+	// Patterns lists every match up to the limit, not only the rendered cards.
+	Patterns []PatternSummary `json:"patterns"`
+	// Provenance is included only when includeProvenancePanel was true.
+	Provenance *Provenance `json:"provenance,omitempty"`
 }
 
-// Guidance says when a pattern fits.
-type Guidance struct {
-	UseWhen   []string `json:"useWhen"`
-	AvoidWhen []string `json:"avoidWhen"`
+// UseGuidance says when a pattern fits, each as one sentence-like string.
+type UseGuidance struct {
+	UseWhen   string `json:"useWhen"`
+	AvoidWhen string `json:"avoidWhen"`
 }
 
-// SectionOut is a titled block of prose.
+// Section types of patternDetails:v1 sections.
+const (
+	SectionDescription    = "description"
+	SectionImplementation = "implementation"
+	SectionPitfalls       = "pitfalls"
+	SectionNotes          = "notes"
+	SectionExample        = "example"
+)
+
+// SectionOut is a titled block of a pattern's details; Type says what it holds.
 type SectionOut struct {
-	Heading string `json:"heading"`
-	Body    string `json:"body"`
+	Title   string `json:"title"`
+	Content string `json:"content"`
+	Type    string `json:"type"`
 }
 
 // ExampleOut is a complete Go source file.
 type ExampleOut struct {
-	Title    string `json:"title"`
-	Language string `json:"language"`
-	File     string `json:"file"`
 	Code     string `json:"code"`
+	Language string `json:"language"`
+	// Description says what the example shows.
+	Description string `json:"description"`
+	// File is the example's file name in the catalog (an addition of this server).
+	File string `json:"file"`
 }
 
 // Provenance says where a payload's content came from and when it was produced.
+// It holds no secret and no local path.
 type Provenance struct {
-	Source         string `json:"source"`
-	CatalogVersion string `json:"catalogVersion"`
-	// URI names the pattern inside the catalog: patterns://catalog/<id>.
-	URI string `json:"uri"`
-	// RetrievedAt is an ISO 8601 (RFC 3339) UTC timestamp.
-	RetrievedAt string `json:"retrievedAt"`
+	Source string `json:"source"`
+	// Timestamp is ISO 8601 UTC with milliseconds, e.g. 2026-01-22T21:30:00.000Z.
+	Timestamp string `json:"timestamp"`
+	// Version is the catalog's content version.
+	Version string `json:"version"`
+	// Marker is the contract version, "v1".
+	Marker string `json:"marker"`
 }
+
+// TimestampLayout formats provenance timestamps.
+const TimestampLayout = "2006-01-02T15:04:05.000Z"
 
 // Details is the patternDetails:v1 payload.
 type Details struct {
@@ -124,11 +152,12 @@ type Details struct {
 	Summary     string       `json:"summary"`
 	Description string       `json:"description"`
 	Tags        []string     `json:"tags"`
-	Guidance    Guidance     `json:"guidance"`
+	UseGuidance UseGuidance  `json:"useGuidance"`
 	Sections    []SectionOut `json:"sections"`
 	Examples    []ExampleOut `json:"examples"`
-	Related     []string     `json:"related"`
-	Provenance  Provenance   `json:"provenance"`
+	// RelatedPatterns lists the ids of related patterns (possibly empty).
+	RelatedPatterns []string   `json:"relatedPatterns"`
+	Provenance      Provenance `json:"provenance"`
 }
 
 // InputRequest names the missing input.
@@ -138,7 +167,7 @@ type InputRequest struct {
 	// Reason says why the input is needed.
 	Reason string `json:"reason"`
 	// Suggestions maps each field to values worth offering (possibly empty).
-	Suggestions map[string][]string `json:"suggestions"`
+	Suggestions map[string][]string `json:"suggestions,omitempty"`
 }
 
 // Option is one ready-made answer: set Field to Value and call the tool again.
@@ -146,16 +175,17 @@ type Option struct {
 	Label       string `json:"label"`
 	Value       string `json:"value"`
 	Description string `json:"description,omitempty"`
-	Field       string `json:"field"`
+	Field       string `json:"field,omitempty"`
 }
 
-// NeedsInput is the needsInput:v1 payload: a normal result asking for more input.
+// NeedsInput is the needsInput:v1 payload: a normal result asking for more
+// input. Options is omitted when there are none.
 type NeedsInput struct {
-	Kind       string       `json:"kind"`
-	Type       string       `json:"type"` // always "elicitation"
-	Message    string       `json:"message"`
-	NeedsInput InputRequest `json:"needsInput"`
-	Options    []Option     `json:"options"`
+	Kind       string        `json:"kind"`
+	Type       string        `json:"type"` // always "elicitation"
+	Message    string        `json:"message"`
+	NeedsInput *InputRequest `json:"needsInput,omitempty"`
+	Options    []Option      `json:"options,omitempty"`
 }
 
 // Error codes of toolError:v1.
