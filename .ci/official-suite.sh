@@ -14,11 +14,13 @@
 #   4. runs the server scenarios: 0.1.16 "server --suite all", alpha.12
 #      "server --requirements 2025-11-25", and both again against -stateless for the
 #      scenarios that apply without a session (see STATELESS_SCENARIOS);
-#   5. runs the client scenarios that need no OAuth, with both versions;
+#   5. runs the client scenarios that need no OAuth, with both versions, and with
+#      alpha.12 the OAuth client scenarios (AUTH_SCENARIOS, the 2025-03-26 back-compat
+#      pair, the client-credentials extensions);
 #   6. runs the 2026-07-28 half with alpha.12: "server --requirements 2026-07-28"
 #      (every scenario of that set, scored or not, tasks extension included) against
 #      the same stateful server process and URL as the 2025-11-25 runs (the server is
-#      dual-era), and the 2026-07-28 client scenarios that need no OAuth;
+#      dual-era), and the 2026-07-28 client scenarios, OAuth ones included;
 #   7. prints each run's summary lines and fails when any check of any run is a
 #      FAILURE or a WARNING. There is no expected-failures file.
 # Every process it starts is stopped on exit (trap).
@@ -124,9 +126,18 @@ judge() {
 const fs = require('fs'), path = require('path');
 const [label, dir] = process.argv.slice(2);
 let bad = 0, scenarios = 0;
+// checks.json sits one folder down, or two for scenarios named with a slash (auth/...).
+const results = [];
 for (const e of fs.existsSync(dir) ? fs.readdirSync(dir) : []) {
+  if (fs.existsSync(path.join(dir, e, 'checks.json'))) { results.push(e); continue; }
+  const sub = path.join(dir, e);
+  if (!fs.statSync(sub).isDirectory()) continue;
+  for (const e2 of fs.readdirSync(sub)) {
+    if (fs.existsSync(path.join(sub, e2, 'checks.json'))) results.push(path.join(e, e2));
+  }
+}
+for (const e of results) {
   const f = path.join(dir, e, 'checks.json');
-  if (!fs.existsSync(f)) continue;
   scenarios++;
   const name = e.replace(/^(server|client)-/, '').replace(/-\d{4}-\d\d-\d\dT[\d-]+Z$/, '');
   for (const c of JSON.parse(fs.readFileSync(f, 'utf8'))) {
@@ -203,6 +214,47 @@ STATELESS_SCENARIOS=(
 	prompts-get-embedded-resource prompts-get-with-image dns-rebinding-protection
 )
 
+# OAuth client scenarios (alpha.12), run against examples/everything-client, which
+# authorizes with package auth. AUTH_SCENARIOS are scored by both 2025-11-25 and
+# 2026-07-28 and run on both wires (run_auth_suite); AUTH_SCENARIOS_2026 only on the 2026-07-28 wire
+# (step 6); AUTH_SCENARIOS_2025_03_26 are the two back-compat scenarios, on the
+# 2025-03-26 wire; AUTH_EXTENSIONS are the client-credentials extension scenarios
+# (not scored), run at the wire the suite picks for extensions. Left out: the other
+# extensions (enterprise-managed-authorization, dpop, dpop-nonce, wif-jwt-bearer),
+# which package auth does not implement.
+AUTH_SCENARIOS=(
+	auth/metadata-default auth/metadata-var1 auth/metadata-var2 auth/metadata-var3
+	auth/basic-cimd auth/scope-from-www-authenticate auth/scope-from-scopes-supported
+	auth/scope-omitted-when-undefined auth/scope-step-up auth/scope-retry-limit
+	auth/token-endpoint-auth-basic auth/token-endpoint-auth-post auth/token-endpoint-auth-none
+	auth/pre-registration
+)
+AUTH_SCENARIOS_2026=(
+	auth/resource-mismatch auth/offline-access-scope auth/offline-access-not-supported
+	auth/authorization-server-migration auth/iss-supported auth/iss-not-advertised
+	auth/iss-supported-missing auth/iss-wrong-issuer auth/iss-unexpected auth/iss-normalized
+	auth/metadata-issuer-mismatch
+)
+AUTH_SCENARIOS_2025_03_26=(auth/2025-03-26-oauth-metadata-backcompat auth/2025-03-26-oauth-endpoint-fallback)
+AUTH_EXTENSIONS=(auth/client-credentials-basic auth/client-credentials-jwt)
+
+# run_auth_suite SPEC-VERSION runs AUTH_SCENARIOS in one suite invocation ("--suite
+# auth", which at alpha.12 is exactly those scenarios at both wires; the scenarios run
+# in parallel, so this is much quicker than one invocation each), and fails when the
+# scenarios that ran are not exactly AUTH_SCENARIOS.
+run_auth_suite() {
+	local spec=$1 dir got want
+	run "$SUITE_NEW client --suite auth $spec" "$CONF_NEW" client --command "$WORK/everything-client" --suite auth --spec-version "$spec"
+	dir=$(ls -d "$OUT/$(printf '%02d' "$TOTAL_RUNS")"-*/ 2>/dev/null | head -n 1)
+	got=$(cd "$dir" 2>/dev/null && find . -name checks.json | sed -e 's|^\./||' -e 's|-[0-9]\{4\}-[0-9-]*T[0-9-]*Z/checks.json$||' | sort | tr '\n' ' ')
+	want=$(printf '%s\n' "${AUTH_SCENARIOS[@]}" | sort | tr '\n' ' ')
+	if [ "$got" != "$want" ]; then
+		echo "  --suite auth $spec ran: $got"
+		echo "  expected:            $want"
+		FAILED+=("$SUITE_NEW client --suite auth $spec: other scenarios than AUTH_SCENARIOS")
+	fi
+}
+
 # Client scenarios without OAuth. 0.1.16 has the first four; alpha.12 adds
 # json-schema-2020-12-preservation to the 2025-11-25 set (not scored there, run anyway).
 CLIENT_SCENARIOS_OLD=(initialize tools_call elicitation-sep1034-client-defaults sse-retry)
@@ -219,9 +271,14 @@ run_scenarios "$SUITE_OLD stateless server" "$CONF_OLD" server "$STATELESS_URL" 
 run_scenarios "$SUITE_NEW stateless server" "$CONF_NEW" server "$STATELESS_URL" 2025-11-25 "${STATELESS_SCENARIOS[@]}"
 run_scenarios "$SUITE_OLD client" "$CONF_OLD" client "$WORK/everything-client" 2025-11-25 "${CLIENT_SCENARIOS_OLD[@]}"
 run_scenarios "$SUITE_NEW client" "$CONF_NEW" client "$WORK/everything-client" 2025-11-25 "${CLIENT_SCENARIOS_NEW[@]}"
+run_auth_suite 2025-11-25
+run_scenarios "$SUITE_NEW client 2025-03-26" "$CONF_NEW" client "$WORK/everything-client" 2025-03-26 "${AUTH_SCENARIOS_2025_03_26[@]}"
+for s in "${AUTH_EXTENSIONS[@]}"; do
+	run "$SUITE_NEW client $s" "$CONF_NEW" client --command "$WORK/everything-client" --scenario "$s"
+done
 
-# Client scenarios of the 2026-07-28 set without OAuth (the library has no OAuth
-# client; the auth/* scenarios of both sets are left out alike), plus
+# Client scenarios of the 2026-07-28 set without OAuth (the OAuth ones are
+# AUTH_SCENARIOS and AUTH_SCENARIOS_2026 above), plus
 # json-schema-2020-12-preservation (run but not scored there).
 CLIENT_SCENARIOS_2026=(
 	tools_call request-metadata sep-2322-client-request-state http-standard-headers
@@ -235,6 +292,8 @@ CLIENT_SCENARIOS_2026=(
 run_2026_07_28_scenarios() {
 	run "$SUITE_NEW server --requirements 2026-07-28" "$CONF_NEW" server --url "$STATEFUL_URL" --requirements 2026-07-28
 	run_scenarios "$SUITE_NEW client 2026-07-28" "$CONF_NEW" client "$WORK/everything-client" 2026-07-28 "${CLIENT_SCENARIOS_2026[@]}"
+	run_auth_suite 2026-07-28
+	run_scenarios "$SUITE_NEW client 2026-07-28" "$CONF_NEW" client "$WORK/everything-client" 2026-07-28 "${AUTH_SCENARIOS_2026[@]}"
 }
 if [ "${WIREMCP_SUITE_2026:-1}" != 0 ]; then
 	run_2026_07_28_scenarios

@@ -12,7 +12,10 @@
 // 2026-07-28 wire request-metadata, sep-2322-client-request-state,
 // http-standard-headers, http-custom-headers (its tool calls come from
 // MCP_CONFORMANCE_CONTEXT), http-invalid-tool-headers and json-schema-ref-no-deref;
-// tools_call on both. An unknown scenario exits with status 2.
+// tools_call on both. The OAuth scenarios (auth/..., auth.go) authorize through
+// package auth's Transport, driving the mock authorization server headlessly; the
+// pre-registration and client-credentials scenarios take their credentials from
+// MCP_CONFORMANCE_CONTEXT. An unknown scenario exits with status 2.
 //
 // Run one by hand (Node 22):
 //

@@ -15,7 +15,7 @@ import (
 var clientInfo = mcp.Implementation{Name: "wiremcp-everything-client", Version: "1.0.0"}
 
 // scenarios maps each client scenario of the suite to its flow. The OAuth scenarios
-// (auth/...) have none: the library has no OAuth client.
+// (auth/...) are added by auth.go.
 var scenarios = map[string]func(ctx context.Context, url string) error{
 	"initialize":                          initialize,
 	"tools_call":                          toolsCall,

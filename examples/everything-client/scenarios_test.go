@@ -105,8 +105,15 @@ func TestScenarioNames(t *testing.T) {
 			t.Errorf("no flow for scenario %q", name)
 		}
 	}
-	if scenarios["auth/metadata-default"] != nil {
-		t.Error("OAuth scenarios are not implemented and must not pretend to be")
+	for _, name := range []string{"auth/metadata-default", "auth/iss-normalized", "auth/2025-03-26-oauth-endpoint-fallback", "auth/client-credentials-jwt"} {
+		if scenarios[name] == nil {
+			t.Errorf("no flow for scenario %q", name)
+		}
+	}
+	for _, name := range []string{"auth/dpop", "auth/wif-jwt-bearer", "no-such-scenario"} {
+		if scenarios[name] != nil {
+			t.Errorf("scenario %q has a flow, but this program does not implement it", name)
+		}
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wiremcp/wiremcp/auth"
 	"github.com/wiremcp/wiremcp/bindings/reports"
 	"github.com/wiremcp/wiremcp/jsonrpc"
 	"github.com/wiremcp/wiremcp/transport/streamable"
@@ -38,6 +39,7 @@ const usage = `reports-server serves reports to MCP clients (the Reports binding
 
 Usage:
   reports-server [-http ADDR] [-stdio] [-dir DIR] [-data DIR] [-poll DURATION]
+                 [-auth-issuer URL -auth-audience URL]
   reports-server check DIR
   reports-server publish -dir DIR FILE...
   reports-server import gotest -dir DIR [-id ID] [-title TITLE] [-category C] [-source S] < go-test.json
@@ -72,6 +74,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	dir := fs.String("dir", "", "serve the report files in `DIR` (default: built-in samples)")
 	data := fs.String("data", defaultDataDir(), "keep lifecycle state (unread/read/dismissed) in `DIR`")
 	poll := fs.Duration("poll", time.Second, "how often to look for new, changed and removed report files (10ms to 1m)")
+	var ac authConfig
+	fs.StringVar(&ac.issuer, "auth-issuer", "", "require OAuth access tokens (JWT) issued by the authorization server `URL` on /mcp (the inbox is then not served)")
+	fs.StringVar(&ac.audience, "auth-audience", "", "this server's resource `URL`, which tokens must name in aud (with -auth-issuer)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -82,8 +87,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "reports-server: unexpected argument %q (see -h)\n", fs.Arg(0))
 		return 2
 	}
+	if err := ac.check(); err != nil {
+		fmt.Fprintf(stderr, "reports-server: %v\n", err)
+		return 2
+	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	if err := serve(ctx, serveConfig{httpAddr: *httpAddr, stdio: *stdio, dir: *dir, data: *data, poll: *poll}, stdin, stdout, log); err != nil {
+	if err := serve(ctx, serveConfig{httpAddr: *httpAddr, stdio: *stdio, dir: *dir, data: *data, poll: *poll, auth: ac}, stdin, stdout, log); err != nil {
 		fmt.Fprintf(stderr, "reports-server: %v\n", err)
 		return 1
 	}
@@ -96,6 +105,7 @@ type serveConfig struct {
 	dir      string
 	data     string
 	poll     time.Duration
+	auth     authConfig
 }
 
 // defaultDataDir is the per-user place for lifecycle state: $XDG_STATE_HOME, else
@@ -217,13 +227,26 @@ func serve(ctx context.Context, cfg serveConfig, stdin io.Reader, stdout io.Writ
 	}
 	addr := ln.Addr().(*net.TCPAddr)
 	loopback := addr.IP.IsLoopback()
+	var hopts streamable.HandlerOptions
+	if cfg.auth.enabled() {
+		hopts.SessionOwner = auth.SessionOwner // a session is its principal's only
+	}
 	mcpHandler := streamable.NewHandler(func(_ context.Context, t jsonrpc.Transport) error {
 		_, err := srv.Connect(ctx, t)
 		return err
-	}, nil)
+	}, &hopts)
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcpHandler)
-	mux.Handle("/", newWebHandler(inbox, log, loopback))
+	if cfg.auth.enabled() {
+		// The inbox has no login of its own, so it is not served when MCP needs tokens.
+		h, err := protectMCP(mux, mcpHandler, cfg.auth, log)
+		if err != nil {
+			return err
+		}
+		mux.Handle("/mcp", h)
+	} else {
+		mux.Handle("/mcp", mcpHandler)
+		mux.Handle("/", newWebHandler(inbox, log, loopback))
+	}
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 
 	host := addr.IP.String()
@@ -231,7 +254,11 @@ func serve(ctx context.Context, cfg serveConfig, stdin io.Reader, stdout io.Writ
 		host = "127.0.0.1"
 	}
 	base := "http://" + net.JoinHostPort(host, fmt.Sprint(addr.Port))
-	fmt.Fprintf(stdout, "MCP endpoint: %s/mcp\nInbox:        %s/\n", base, base)
+	if cfg.auth.enabled() {
+		fmt.Fprintf(stdout, "MCP endpoint: %s/mcp\n", base)
+	} else {
+		fmt.Fprintf(stdout, "MCP endpoint: %s/mcp\nInbox:        %s/\n", base, base)
+	}
 
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()

@@ -46,6 +46,8 @@ func TestDependencyRules(t *testing.T) {
 			[]string{mod + "/jsonrpc", mod + "/transport", mod + "/internal/revision"}},
 		// The one schema validator of the repository, and what it depends on
 		// (golang.org/x/text, for its messages).
+		// Authorization stands beside mcp on the standard library alone.
+		{"auth: standard library only", []string{"./auth/..."}, []string{mod + "/auth"}},
 		{"mcp: jsonrpc and jsonschema/v6", []string{"./mcp/..."},
 			[]string{mod + "/jsonrpc", mod + "/mcp", mod + "/internal/revision", "github.com/santhosh-tekuri/jsonschema/v6", "golang.org/x/text"}},
 	}
@@ -62,6 +64,13 @@ func TestDependencyRules(t *testing.T) {
 		for _, d := range nonStandardDeps(t, "./...") {
 			if strings.HasPrefix(d, "github.com/google/go-cmp") {
 				t.Errorf("non-test code depends on %s", d)
+			}
+		}
+	})
+	t.Run("jsonrpc, transports and mcp never import auth", func(t *testing.T) {
+		for _, d := range nonStandardDeps(t, "./jsonrpc/...", "./transport/...", "./mcp/...") {
+			if allowed(d, []string{mod + "/auth"}) {
+				t.Errorf("a protocol package imports %s", d)
 			}
 		}
 	})

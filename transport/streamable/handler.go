@@ -169,13 +169,18 @@ func (h *Handler) forget(t *ServerTransport) {
 	}
 }
 
-func (h *Handler) lookup(id string) *ServerTransport {
+// lookup returns the live session id that r may use: with SessionOwner set, only
+// a request of the session's owner finds it.
+func (h *Handler) lookup(r *http.Request, id string) *ServerTransport {
 	v, ok := h.sessions.Load(id)
 	if !ok {
 		return nil
 	}
 	t := v.(*ServerTransport)
 	if t.closed() {
+		return nil
+	}
+	if h.opts.SessionOwner != nil && h.opts.SessionOwner(r) != t.owner {
 		return nil
 	}
 	return t
@@ -280,7 +285,7 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if hasSID {
-		t := h.lookup(sid)
+		t := h.lookup(r, sid)
 		if t == nil {
 			// The session ended (or never existed): the client must initialize again.
 			writeHTTPError(w, http.StatusNotFound, "Not Found: unknown or expired session")
@@ -329,6 +334,9 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, req *jsonrp
 	// 128 bits from crypto/rand, base32: visible ASCII only.
 	id := rand.Text()
 	t := newTransport(context.WithoutCancel(r.Context()), h, id, false)
+	if h.opts.SessionOwner != nil {
+		t.owner = h.opts.SessionOwner(r)
+	}
 	t.lastUse.Store(h.now())
 	h.sessions.Store(id, t)
 	h.armJanitor()
@@ -560,7 +568,7 @@ func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request) {
 		writeHTTPError(w, http.StatusBadRequest, "Bad Request: Mcp-Session-Id header is required")
 		return
 	}
-	t := h.lookup(sid)
+	t := h.lookup(r, sid)
 	if t == nil {
 		writeHTTPError(w, http.StatusNotFound, "Not Found: unknown or expired session")
 		return
@@ -688,7 +696,7 @@ func (h *Handler) serveDELETE(w http.ResponseWriter, r *http.Request) {
 		writeHTTPError(w, http.StatusBadRequest, "Bad Request: Mcp-Session-Id header is required")
 		return
 	}
-	t := h.lookup(sid)
+	t := h.lookup(r, sid)
 	if t == nil {
 		writeHTTPError(w, http.StatusNotFound, "Not Found: unknown or expired session")
 		return

@@ -4,6 +4,7 @@ import (
 	"context"
 	"github.com/wiremcp/wiremcp/internal/revision"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/wiremcp/wiremcp/jsonrpc"
@@ -114,6 +115,13 @@ type HandlerOptions struct {
 	// hand-off), so that CloseSSEStream can end the POST's response while it runs.
 	// The client sees the same exchange either way.
 	DisableDirectCalls bool
+
+	// SessionOwner, when set, names the owner of a request, for example the
+	// principal that authorization middleware put in its context (auth.SessionOwner
+	// has this shape). A session belongs to the owner of the initialize request that
+	// opened it; a POST, GET or DELETE naming the session with another owner gets
+	// 404, as if the session did not exist. Nil means sessions have no owner.
+	SessionOwner func(*http.Request) string
 
 	// Logger receives diagnostics. Nil discards.
 	Logger *slog.Logger

@@ -36,6 +36,7 @@ type ServerTransport struct {
 	h         *Handler
 	id        string // session id; "" without a session
 	stateless bool   // no session: one POST
+	owner     string // HandlerOptions.SessionOwner of the initialize request
 	in        chan jsonrpc.Message
 	done      chan struct{}
 	closeOnce sync.Once

@@ -1,0 +1,345 @@
+package auth
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+)
+
+// ResourceServerOptions configures RequireBearer. Verifier is required; the other
+// fields document their zero values. The struct is copied by RequireBearer.
+type ResourceServerOptions struct {
+	// Verifier checks the bearer tokens.
+	Verifier Verifier
+	// ResourceMetadataURL is the URL of this server's protected resource metadata,
+	// named in every challenge (resource_metadata). Empty leaves it out, and clients
+	// must find the metadata at the well-known URLs.
+	ResourceMetadataURL string
+	// Scopes are required of every request, and named in the 401 challenge so that
+	// clients ask for them.
+	Scopes []string
+	// MethodScopes maps a JSON-RPC method ("resources/read") to the scopes a request
+	// for it needs on top of Scopes.
+	MethodScopes map[string][]string
+	// ToolScopes maps a tool name to the scopes a tools/call of it needs on top of
+	// Scopes and MethodScopes["tools/call"]. This is how tools declare their scopes:
+	// the table sits next to the tool registrations, and package mcp never sees it.
+	ToolScopes map[string][]string
+	// MaxBodyBytes caps a POST body read to find the method and tool when
+	// MethodScopes or ToolScopes is set; a larger body gets 413. Zero means 4 MiB.
+	MaxBodyBytes int64
+	// Logger receives diagnostics (verifier failures other than a bad token). Nil
+	// discards.
+	Logger *slog.Logger
+}
+
+// RequireBearer returns a handler that lets through to next only requests carrying
+// a valid bearer token with the scopes they need, with the verified Principal in
+// the request's context (PrincipalFrom).
+//
+//   - No token, or a token that is not a well-formed bearer credential: 401 with
+//     WWW-Authenticate: Bearer resource_metadata="…", scope="…" (RFC 6750, RFC 9728
+//     section 5.1).
+//   - A token the Verifier refuses: 401 with error="invalid_token".
+//   - A token without a needed scope: 403 with error="insufficient_scope" and, in
+//     scope, every scope the request needs, so that the client can step up.
+//   - A Verifier that cannot check tokens now: 503.
+//
+// The token is removed from the request handed to next (the Authorization header is
+// deleted), so that nothing downstream can pass it through to another service.
+// It panics when opts.Verifier is nil (a programmer error).
+func RequireBearer(next http.Handler, opts *ResourceServerOptions) http.Handler {
+	o := *opts
+	if o.Verifier == nil {
+		panic("auth: ResourceServerOptions.Verifier is nil")
+	}
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = 4 << 20
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &bearerHandler{next: next, o: o}
+}
+
+type bearerHandler struct {
+	next http.Handler
+	o    ResourceServerOptions
+}
+
+func (h *bearerHandler) challenge(w http.ResponseWriter, status int, errCode, desc string, scopes []string) {
+	params := [][2]string{
+		{"error", errCode},
+		{"error_description", desc},
+		{"scope", strings.Join(scopes, " ")},
+		{"resource_metadata", h.o.ResourceMetadataURL},
+	}
+	w.Header().Set("WWW-Authenticate", FormatChallenge("Bearer", params...))
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	if errCode == "" {
+		errCode = "unauthorized"
+	}
+	body, _ := json.Marshal(map[string]string{"error": errCode, "error_description": desc})
+	w.Write(body)
+}
+
+// bearerToken extracts the token of an Authorization: Bearer header. ok is false
+// when there is no Authorization header at all.
+func bearerToken(r *http.Request) (token string, present, wellFormed bool) {
+	vals := r.Header.Values("Authorization")
+	if len(vals) == 0 {
+		return "", false, false
+	}
+	if len(vals) > 1 {
+		return "", true, false
+	}
+	scheme, tok, found := strings.Cut(vals[0], " ")
+	if !found || !strings.EqualFold(scheme, "Bearer") {
+		return "", true, false
+	}
+	tok = strings.Trim(tok, " ")
+	if tok == "" || len(tok) > MaxTokenBytes {
+		return "", true, false
+	}
+	// RFC 6750 section 2.1: b64token = 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="
+	i := 0
+	for i < len(tok) && isToken68Char(tok[i]) {
+		i++
+	}
+	for i < len(tok) && tok[i] == '=' {
+		i++
+	}
+	if i == 0 || i != len(tok) {
+		return "", true, false
+	}
+	return tok, true, true
+}
+
+func (h *bearerHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	tok, present, ok := bearerToken(r)
+	if !present {
+		h.challenge(w, http.StatusUnauthorized, "", "", h.o.Scopes)
+		return
+	}
+	if !ok {
+		h.challenge(w, http.StatusUnauthorized, "invalid_token", "malformed bearer token", h.o.Scopes)
+		return
+	}
+	p, err := h.o.Verifier.Verify(r.Context(), tok)
+	if err != nil {
+		if errors.Is(err, ErrInvalidToken) {
+			h.challenge(w, http.StatusUnauthorized, "invalid_token", "the access token is not valid", h.o.Scopes)
+			return
+		}
+		h.o.Logger.Warn("auth: cannot verify token", "err", err)
+		http.Error(w, "Service Unavailable: cannot verify the access token now", http.StatusServiceUnavailable)
+		return
+	}
+	need := h.o.Scopes
+	if r.Method == http.MethodPost && (len(h.o.MethodScopes) > 0 || len(h.o.ToolScopes) > 0) {
+		body, err := io.ReadAll(io.LimitReader(r.Body, h.o.MaxBodyBytes+1))
+		r.Body.Close()
+		if err != nil {
+			http.Error(w, "Bad Request: cannot read the body", http.StatusBadRequest)
+			return
+		}
+		if int64(len(body)) > h.o.MaxBodyBytes {
+			http.Error(w, "Request Entity Too Large", http.StatusRequestEntityTooLarge)
+			return
+		}
+		ops, err := operations(body)
+		if err != nil {
+			// Refused here rather than guessed at: what this parser cannot read
+			// exactly, no handler will run.
+			http.Error(w, "Bad Request: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		need = slices.Clone(need)
+		for _, op := range ops {
+			need = appendNew(need, h.o.MethodScopes[op.method]...)
+			if op.method == "tools/call" {
+				need = appendNew(need, h.o.ToolScopes[op.name]...)
+			}
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
+	}
+	if !p.HasScopes(need...) {
+		h.challenge(w, http.StatusForbidden, "insufficient_scope", "the access token lacks a scope this request needs", need)
+		return
+	}
+	r = r.WithContext(WithPrincipal(r.Context(), p))
+	r.Header = r.Header.Clone()
+	r.Header.Del("Authorization")
+	h.next.ServeHTTP(w, r)
+}
+
+// appendNew appends the strings of add that dst does not hold yet.
+func appendNew(dst []string, add ...string) []string {
+	for _, s := range add {
+		if !slices.Contains(dst, s) {
+			dst = append(dst, s)
+		}
+	}
+	return dst
+}
+
+// operation is what a JSON-RPC message asks for: its method, and for tools/call the
+// tool's name.
+type operation struct{ method, name string }
+
+var errBodyShape = errors.New("the body is not a JSON-RPC message this server can authorize")
+
+// operations reads the method (and params.name) of the JSON-RPC message or batch in
+// body. Member names are matched exactly, as the JSON-RPC decoder of this module
+// does, and a repeated "method", "params" or "name" is refused, so that this reading
+// and the one that dispatches the call cannot disagree.
+func operations(body []byte) ([]operation, error) {
+	if !jsonDepthOK(body, 64) {
+		return nil, errBodyShape
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, errBodyShape
+	}
+	var ops []operation
+	switch tok {
+	case json.Delim('['):
+		for dec.More() {
+			t, err := dec.Token()
+			if err != nil || t != json.Delim('{') {
+				return nil, errBodyShape
+			}
+			op, err := readMessage(dec)
+			if err != nil {
+				return nil, err
+			}
+			ops = append(ops, op)
+		}
+		if t, err := dec.Token(); err != nil || t != json.Delim(']') {
+			return nil, errBodyShape
+		}
+	case json.Delim('{'):
+		op, err := readMessage(dec)
+		if err != nil {
+			return nil, err
+		}
+		ops = append(ops, op)
+	default:
+		return nil, errBodyShape
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errBodyShape
+	}
+	return ops, nil
+}
+
+// readMessage reads the members of an object whose '{' was consumed.
+func readMessage(dec *json.Decoder) (operation, error) {
+	var op operation
+	var seenMethod, seenParams bool
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return op, errBodyShape
+		}
+		switch k {
+		case "method":
+			if seenMethod {
+				return op, errBodyShape
+			}
+			seenMethod = true
+			v, err := dec.Token()
+			if err != nil {
+				return op, errBodyShape
+			}
+			if s, ok := v.(string); ok {
+				op.method = s
+			} else if err := skipRest(dec, v); err != nil {
+				return op, err
+			}
+		case "params":
+			if seenParams {
+				return op, errBodyShape
+			}
+			seenParams = true
+			v, err := dec.Token()
+			if err != nil {
+				return op, errBodyShape
+			}
+			if v != json.Delim('{') {
+				if err := skipRest(dec, v); err != nil {
+					return op, err
+				}
+				continue
+			}
+			seenName := false
+			for dec.More() {
+				pk, err := dec.Token()
+				if err != nil {
+					return op, errBodyShape
+				}
+				pv, err := dec.Token()
+				if err != nil {
+					return op, errBodyShape
+				}
+				if pk == "name" {
+					if seenName {
+						return op, errBodyShape
+					}
+					seenName = true
+					if s, ok := pv.(string); ok {
+						op.name = s
+					}
+				}
+				if err := skipRest(dec, pv); err != nil {
+					return op, err
+				}
+			}
+			if _, err := dec.Token(); err != nil { // '}'
+				return op, errBodyShape
+			}
+		default:
+			v, err := dec.Token()
+			if err != nil {
+				return op, errBodyShape
+			}
+			if err := skipRest(dec, v); err != nil {
+				return op, err
+			}
+		}
+	}
+	if _, err := dec.Token(); err != nil { // '}'
+		return op, errBodyShape
+	}
+	return op, nil
+}
+
+// skipRest skips the rest of a value whose first token was v.
+func skipRest(dec *json.Decoder, v json.Token) error {
+	if v != json.Delim('{') && v != json.Delim('[') {
+		return nil
+	}
+	depth := 1
+	for depth > 0 {
+		t, err := dec.Token()
+		if err != nil {
+			return errBodyShape
+		}
+		switch t {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+	}
+	return nil
+}
