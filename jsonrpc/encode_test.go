@@ -212,10 +212,9 @@ func TestErrors(t *testing.T) {
 	}
 }
 
-// AppendString skips plain runs eight bytes at a time: every special byte must be
-// caught at every offset within and across the words, as encoding/json (without
-// HTML escaping) writes it.
-func TestAppendStringWordBoundaries(t *testing.T) {
+// AppendString skips plain runs of bytes: every special byte must be caught at
+// every offset, written as encoding/json writes it (with and without HTML escaping).
+func TestAppendStringSpecialBytes(t *testing.T) {
 	for _, special := range []string{`"`, `\`, "\x00", "\x1f", "\n", "\x7f", "é", "\xff", "\u2028", "<", ">", "&", "=", "?", "%", "'"} {
 		for n := 0; n < 24; n++ {
 			s := strings.Repeat("a", n) + special + strings.Repeat("b", 24-n)

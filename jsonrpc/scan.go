@@ -422,22 +422,9 @@ func hex4(b []byte) rune {
 }
 
 // plainRun returns the index of the first byte at or after i that needs a closer
-// look inside a JSON string: a quote, a backslash, a control character or a non-ASCII
-// byte. It checks eight bytes at a time, which makes long plain strings cheap.
+// look inside a JSON string: a quote, a backslash, a control character or a
+// non-ASCII byte.
 func plainRun[T []byte | string](b T, i int) int {
-	const lsb, msb = 0x0101010101010101, 0x8080808080808080
-	for i+8 <= len(b) {
-		w := uint64(b[i]) | uint64(b[i+1])<<8 | uint64(b[i+2])<<16 | uint64(b[i+3])<<24 |
-			uint64(b[i+4])<<32 | uint64(b[i+5])<<40 | uint64(b[i+6])<<48 | uint64(b[i+7])<<56
-		q := w ^ (lsb * '"')
-		e := w ^ (lsb * '\\')
-		// A byte below 0x20, a zero byte in q or e (a quote or a backslash), or a
-		// byte with its high bit set, anywhere in the word.
-		if ((w-lsb*0x20)&^w|(q-lsb)&^q|(e-lsb)&^e|w)&msb != 0 {
-			break
-		}
-		i += 8
-	}
 	for i < len(b) {
 		c := b[i]
 		if c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
@@ -449,23 +436,8 @@ func plainRun[T []byte | string](b T, i int) int {
 }
 
 // plainRunHTML is plainRun that also stops at '<', '>' and '&', which
-// encoding/json escapes by default (AppendString with escapeHTML). It is a
-// separate copy so that the decoder's scan does not pay for the extra tests.
+// encoding/json escapes by default (AppendString with escapeHTML).
 func plainRunHTML(s string, i int) int {
-	const lsb, msb = 0x0101010101010101, 0x8080808080808080
-	for i+8 <= len(s) {
-		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		q := w ^ (lsb * '"')
-		e := w ^ (lsb * '\\')
-		lt := w ^ (lsb * '<')
-		gt := w ^ (lsb * '>')
-		amp := w ^ (lsb * '&')
-		if ((w-lsb*0x20)&^w|(q-lsb)&^q|(e-lsb)&^e|(lt-lsb)&^lt|(gt-lsb)&^gt|(amp-lsb)&^amp|w)&msb != 0 {
-			break
-		}
-		i += 8
-	}
 	for i < len(s) {
 		switch c := s[i]; {
 		case c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf || c == '<' || c == '>' || c == '&':
@@ -475,12 +447,6 @@ func plainRunHTML(s string, i int) int {
 	}
 	return i
 }
-
-// PlainPrefix returns how many bytes at the start of b can be copied verbatim into
-// or out of a JSON string: none is a quote, a backslash, a control character or a
-// non-ASCII byte. It reads eight bytes at a time; the mcp package uses it for long
-// strings.
-func PlainPrefix(b []byte) int { return plainRun(b, 0) }
 
 // StringMember returns the value of the string member name of the JSON object obj
 // (a request's params, a response's result), its name matched exactly, as Decode
