@@ -24,6 +24,7 @@ type ServerSession struct {
 	// stateless: no initialize will come (Streamable HTTP stateless mode, or a single
 	// 2026-07-28 request); every request stands alone.
 	stateless bool
+	ended     bool // the connection has ended; guarded by server.mu
 
 	mu         sync.Mutex
 	state      sessionState
@@ -44,9 +45,17 @@ type ServerSession struct {
 type watchedTransport struct {
 	jsonrpc.Transport
 	ss *ServerSession
+	// ready is closed once the session is complete (its conn set): nothing the
+	// peer sends is handled before, whether it is read or passed directly.
+	ready chan struct{}
 }
 
 func (w *watchedTransport) Read(ctx context.Context) (jsonrpc.Message, error) {
+	select {
+	case <-w.ready:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 	m, err := w.Transport.Read(ctx)
 	if err != nil {
 		var je *jsonrpc.Error
@@ -62,7 +71,10 @@ func (w *watchedTransport) Read(ctx context.Context) (jsonrpc.Message, error) {
 // the Transport methods themselves).
 func (w *watchedTransport) SetDirect(serve jsonrpc.DirectFunc) {
 	if d, ok := w.Transport.(jsonrpc.Direct); ok {
-		d.SetDirect(serve)
+		d.SetDirect(func(m jsonrpc.Message) bool {
+			<-w.ready
+			return serve(m)
+		})
 	}
 }
 
@@ -87,10 +99,11 @@ func newServerSession(ctx context.Context, s *Server, t jsonrpc.Transport) *Serv
 	if si, ok := t.(interface{ SessionID() string }); ok {
 		ss.id = si.SessionID()
 	}
-	s.mu.Lock()
-	s.sessions[ss] = struct{}{}
-	s.mu.Unlock()
-	ss.conn = jsonrpc.NewConn(&watchedTransport{Transport: t, ss: ss}, &jsonrpc.ConnOptions{
+	// The session is listed, and the peer's messages handled, only once ss.conn is
+	// set: a broadcast (ResourceUpdated, Log) or a handler may use it at once.
+	wt := &watchedTransport{Transport: t, ss: ss, ready: make(chan struct{})}
+	defer close(wt.ready)
+	ss.conn = jsonrpc.NewConn(wt, &jsonrpc.ConnOptions{
 		Handler:     jsonrpc.HandlerFunc(ss.handle),
 		AcceptBatch: ss.acceptBatch,
 		Logger:      s.log,
@@ -99,6 +112,11 @@ func newServerSession(ctx context.Context, s *Server, t jsonrpc.Transport) *Serv
 		Context: ctx,
 		OnDone:  func() { s.sessionEnded(ss) },
 	})
+	s.mu.Lock()
+	if !ss.ended { // the connection may have ended already (its context was done)
+		s.sessions[ss] = struct{}{}
+	}
+	s.mu.Unlock()
 	return ss
 }
 
@@ -106,6 +124,7 @@ func newServerSession(ctx context.Context, s *Server, t jsonrpc.Transport) *Serv
 func (s *Server) sessionEnded(ss *ServerSession) {
 	s.mu.Lock()
 	delete(s.sessions, ss)
+	ss.ended = true
 	s.mu.Unlock()
 	if s.tasks != nil {
 		s.tasks.sessionEnded(ss)
