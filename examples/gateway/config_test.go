@@ -1,0 +1,164 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestConfigValidationReportsEveryErrorWithItsPath(t *testing.T) {
+	t.Setenv("GW_TEST_SECRET", "s3cr3t-value")
+	os.Unsetenv("GW_TEST_MISSING")
+	cfg := `{
+	  "titel": "typo",
+	  "cors": {"allowedOrigins": ["not an origin"]},
+	  "servers": {
+	    "meta": {"command": {"argv": ["true"]}},
+	    "bad name": {"command": {"argv": ["true"]}},
+	    "empty": {"description": "nothing"},
+	    "both": {"mcp": {"command": ["x"], "url": "http://h/mcp"}},
+	    "neither": {"mcp": {"sessions": "sometimes"}},
+	    "types": {"enabled": "yes", "timeout": "soon", "command": {"argv": []}},
+	    "tpl": {"tools": {"t": {"inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}},
+	                            "command": {"argv": ["cat", "{{.path}}", "{{.other}}", "{{"]}}}},
+	    "res": {"resources": {"r": {"uri": "no-scheme", "text": "a", "file": "b"}}},
+	    "env": {"mcp": {"url": "https://x/mcp", "headers": {"Authorization": "Bearer ${GW_TEST_MISSING}"}}},
+	    "prompt": {"prompts": {"p": {"messages": [{"role": "robot", "text": "{{.x}}"}]}}}
+	  }
+	}`
+	_, err := ParseConfig([]byte(cfg), t.TempDir())
+	errs, ok := err.(ConfigErrors)
+	if !ok {
+		t.Fatalf("err = %v, want ConfigErrors", err)
+	}
+	// The structural pass reports first; fix nothing and every structural error is
+	// there at once.
+	var got []string
+	for _, e := range errs {
+		got = append(got, e.Path)
+	}
+	want := []string{
+		"servers.neither.mcp.sessions",
+		`servers.prompt.prompts.p.messages[0].role`,
+		"servers.types.command.argv",
+		"servers.types.enabled",
+		"servers.types.timeout",
+		"titel",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("structural error paths (-want +got):\n%s\n%v", diff, err)
+	}
+
+	// Once the structure is right, the semantic errors all come at once.
+	cfg = strings.NewReplacer(`"titel": "typo",`, ``, `"sometimes"`, `"shared"`, `"robot"`, `"user"`,
+		`"enabled": "yes", "timeout": "soon", "command": {"argv": []}`, `"command": {"argv": ["true"]}`).Replace(cfg)
+	_, err = ParseConfig([]byte(cfg), t.TempDir())
+	errs, ok = err.(ConfigErrors)
+	if !ok {
+		t.Fatalf("err = %v, want ConfigErrors", err)
+	}
+	got = nil
+	for _, e := range errs {
+		got = append(got, e.Path)
+	}
+	want = []string{
+		"cors.allowedOrigins[0]",
+		`servers["bad name"]`,
+		"servers.both.mcp",
+		"servers.empty",
+		"servers.env.mcp.headers.Authorization",
+		"servers.meta",
+		"servers.neither.mcp",
+		"servers.prompt.prompts.p.messages[0].text",
+		"servers.res.resources.r.uri",
+		"servers.res.resources.r",
+		"servers.tpl.tools.t.command.argv[2]",
+		"servers.tpl.tools.t.command.argv[3]",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("semantic error paths (-want +got):\n%s\n%v", diff, err)
+	}
+	if !strings.Contains(err.Error(), "GW_TEST_MISSING is not set") {
+		t.Errorf("missing variable not named: %v", err)
+	}
+}
+
+func TestConfigEnvironmentNeverShown(t *testing.T) {
+	t.Setenv("GW_TEST_TOKEN", "tok-very-secret")
+	c, err := ParseConfig([]byte(`{"servers": {"docs": {"description": "d",
+	  "mcp": {"url": "http://127.0.0.1:1/mcp", "headers": {"Authorization": "Bearer ${GW_TEST_TOKEN}"}, "start": "lazy"},
+	  "env": {"TOKEN": "${GW_TEST_TOKEN}"}}}}`), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := expandEnv("Bearer ${GW_TEST_TOKEN} costs $5"); got != "Bearer tok-very-secret costs $5" {
+		t.Errorf("expandEnv = %q", got)
+	}
+	tg := &testGateway{}
+	_ = tg
+	g, err := NewGateway(c, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	for _, path := range []string{"/mcp", "/mcp/meta/docs", "/mcp/docs", "/healthz"} {
+		rec := record(g, path)
+		if strings.Contains(rec, "tok-very-secret") {
+			t.Errorf("%s shows the secret", path)
+		}
+	}
+	// The fingerprint follows the variable's value, so a reload restarts the server
+	// when the secret changes.
+	fp := c.Servers["docs"].fingerprint(c.dir)
+	t.Setenv("GW_TEST_TOKEN", "other")
+	if c.Servers["docs"].fingerprint(c.dir) == fp {
+		t.Error("fingerprint ignores the environment")
+	}
+}
+
+func TestCheckCommand(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.json")
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(good, []byte(`{"servers": {"date": {"command": {"argv": ["date"]}}, "x": {"enabled": false, "command": {"argv": ["true"]}}}}`), 0o644)
+	os.WriteFile(bad, []byte(`{"servers": {"date": {"command": {"argv": "date"}, "extra": 1}}}`), 0o644)
+	out, code := captureStd(t, func() int { return checkMain([]string{"-config", good}) })
+	if code != 0 || !strings.Contains(out, "ok, 2 server(s), 1 enabled") {
+		t.Errorf("check good: %d %q", code, out)
+	}
+	out, code = captureStd(t, func() int { return checkMain([]string{"-config", bad}) })
+	if code != 1 || !strings.Contains(out, "servers.date.command.argv: must be an array of strings") || !strings.Contains(out, "servers.date.extra: unknown member") {
+		t.Errorf("check bad: %d %q", code, out)
+	}
+}
+
+// captureStd runs fn with stdout and stderr sent to a pipe and returns what it wrote.
+func captureStd(t *testing.T, fn func() int) (string, int) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldOut, oldErr := os.Stdout, os.Stderr
+	os.Stdout, os.Stderr = w, w
+	code := fn()
+	os.Stdout, os.Stderr = oldOut, oldErr
+	w.Close()
+	var b bytes.Buffer
+	b.ReadFrom(r)
+	return b.String(), code
+}
+
+func TestDemoConfigIsValid(t *testing.T) {
+	c, err := demoConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Servers) < 3 || c.Servers["echo"].MCP == nil || c.Servers["date"].Command == nil {
+		t.Errorf("demo config: %+v", c.Servers)
+	}
+}

@@ -1,0 +1,702 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/wiremcp/wiremcp/jsonrpc"
+	"github.com/wiremcp/wiremcp/mcp"
+	"github.com/wiremcp/wiremcp/transport/stdio"
+	"github.com/wiremcp/wiremcp/transport/streamable"
+)
+
+// Limits of an upstream MCP part.
+const (
+	// maxClientUpstreams caps the per-client upstream sessions of one server (each may
+	// be a child process); a client beyond it gets an error result.
+	maxClientUpstreams = 256
+	// dialTimeout bounds starting an upstream and its handshake and discovery.
+	dialTimeout = 30 * time.Second
+	// backoffMin and backoffMax bound the delay before restarting a failed upstream;
+	// it doubles per consecutive failure and resets after stableAfter of uptime.
+	backoffMin  = 500 * time.Millisecond
+	backoffMax  = 30 * time.Second
+	stableAfter = 30 * time.Second
+	// childGrace is how long a child gets to exit after its stdin closes (and again
+	// after SIGTERM) before it is killed with its whole process group.
+	childGrace = 2 * time.Second
+	// stderrLines is how many lines of a child's stderr are kept.
+	stderrLines = 200
+)
+
+// gatewayImpl is how the gateway introduces itself to upstream servers.
+var gatewayImpl = mcp.Implementation{Name: "wiremcp-gateway", Version: "0.1.0"}
+
+// upstreamPart forwards a server to an upstream MCP server (a command over stdio or a
+// URL over Streamable HTTP, falling back to HTTP+SSE). One supervised "shared"
+// upstream session discovers what the upstream offers and, in shared mode, serves
+// every client; in per-client mode each initialize-era client session gets an
+// upstream session of its own, ended with it.
+//
+// Goroutines: the supervisor (started by start or, for a lazy part, by the first
+// client) and one watcher per per-client upstream session; close cancels ctx and
+// waits for all of them.
+type upstreamPart struct {
+	name      string
+	server    *ServerConfig
+	cfg       *MCPConfig
+	dir       string
+	perClient bool
+	stderr    *lineRing
+	errs      *lineRing
+	logger    *slog.Logger
+	reg       *registry
+	srv       *mcp.Server
+	updated   func(ctx context.Context, uri string) // resource updates, to every route
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	discoverMu sync.Mutex // one discovery at a time
+
+	mu       sync.Mutex
+	started  bool
+	state    string
+	detail   string
+	restarts int
+	shared   *upConn
+	changed  chan struct{} // closed and replaced on every state change
+	clients  map[*mcp.ServerSession]*clientSlot
+	closed   bool
+	tried    chan struct{} // closed after the first start attempt
+	triedSet bool
+}
+
+// clientSlot is a per-client upstream session, ready once ready is closed.
+type clientSlot struct {
+	ready chan struct{}
+	uc    *upConn
+	err   error
+}
+
+// upConn is one upstream session.
+type upConn struct {
+	p     *upstreamPart
+	cs    *mcp.ClientSession
+	pid   int
+	owner *mcp.ServerSession // per-client: the client session it serves
+
+	mu    sync.Mutex
+	calls []*call // in flight, oldest first
+}
+
+// call is one client request being forwarded, so that what the upstream sends
+// during it (elicitation, sampling, logs) reaches the right client request.
+type call struct {
+	ss       *mcp.ServerSession
+	ctx      context.Context
+	mu       sync.Mutex
+	inputErr error // an input_required answer for a 2026-07-28 client
+}
+
+type callKey struct{}
+
+func newUpstreamPart(name string, server *ServerConfig, dir string, logger *slog.Logger, srv *mcp.Server, errs *lineRing, updated func(context.Context, string)) *upstreamPart {
+	cfg := server.MCP
+	perClient := cfg.URL != ""
+	switch cfg.Sessions {
+	case "shared":
+		perClient = false
+	case "per-client":
+		perClient = true
+	}
+	return &upstreamPart{
+		name: name, server: server, cfg: cfg, dir: dir, perClient: perClient,
+		stderr: newLineRing(stderrLines), errs: errs, logger: logger, srv: srv, updated: updated,
+		state: "idle", changed: make(chan struct{}), clients: map[*mcp.ServerSession]*clientSlot{},
+		tried: make(chan struct{}),
+	}
+}
+
+func (p *upstreamPart) start(ctx context.Context, reg *registry) error {
+	p.reg = reg
+	p.ctx, p.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	if p.cfg.Start != "lazy" {
+		p.ensureStarted()
+	}
+	return nil
+}
+
+// ensureStarted starts the supervisor once.
+func (p *upstreamPart) ensureStarted() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.started || p.closed {
+		return
+	}
+	p.started = true
+	p.wg.Add(1)
+	go p.supervise()
+}
+
+func (p *upstreamPart) close() {
+	p.mu.Lock()
+	p.closed = true
+	p.mu.Unlock()
+	if p.cancel != nil {
+		p.cancel()
+	}
+	p.wg.Wait()
+}
+
+// waitFirstStart waits for the first start attempt of a part started at boot.
+func (p *upstreamPart) waitFirstStart() {
+	if p.cfg.Start == "lazy" {
+		return
+	}
+	select {
+	case <-p.tried:
+	case <-time.After(dialTimeout + time.Second):
+	}
+}
+
+func (p *upstreamPart) setState(state, detail string) {
+	p.mu.Lock()
+	if state != "starting" && !p.triedSet {
+		p.triedSet = true
+		close(p.tried)
+	}
+	p.state, p.detail = state, detail
+	close(p.changed)
+	p.changed = make(chan struct{})
+	p.mu.Unlock()
+}
+
+func (p *upstreamPart) status() partStatus {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	kind := "mcp command"
+	if p.cfg.URL != "" {
+		kind = "mcp url"
+	}
+	st := partStatus{Kind: kind, State: p.state, Detail: p.detail, Restarts: p.restarts,
+		Healthy: p.state == "ready" || (p.state == "idle" && p.cfg.Start == "lazy"), Sessions: len(p.clients)}
+	if p.shared != nil {
+		st.PID = p.shared.pid
+	}
+	if p.cfg.URL == "" {
+		st.Stderr = p.stderr.Lines()
+	}
+	return st
+}
+
+// supervise keeps the shared upstream session up: start, discover, wait for it to
+// end, back off, start again, until the part is closed.
+func (p *upstreamPart) supervise() {
+	defer p.wg.Done()
+	backoff := backoffMin
+	for p.ctx.Err() == nil {
+		p.setState("starting", "")
+		dctx, cancel := context.WithTimeout(p.ctx, dialTimeout)
+		uc, err := p.dial(dctx, nil)
+		if err == nil {
+			err = p.discover(dctx, uc)
+			if err != nil {
+				uc.close()
+			}
+		}
+		cancel()
+		if err == nil {
+			p.mu.Lock()
+			p.shared = uc
+			p.mu.Unlock()
+			p.setState("ready", "")
+			up := time.Now()
+			select {
+			case <-uc.cs.Done():
+			case <-p.ctx.Done():
+			}
+			p.mu.Lock()
+			p.shared = nil
+			p.mu.Unlock()
+			uc.close()
+			if p.ctx.Err() != nil {
+				break
+			}
+			err = errors.New("upstream session ended")
+			if uc.pid > 0 {
+				err = fmt.Errorf("child process %d exited", uc.pid)
+			}
+			if time.Since(up) > stableAfter {
+				backoff = backoffMin
+			}
+		}
+		if p.ctx.Err() != nil {
+			break
+		}
+		p.errs.Add(err.Error())
+		p.logger.Warn("upstream down", "server", p.name, "err", err, "retry", backoff)
+		p.mu.Lock()
+		p.restarts++
+		p.mu.Unlock()
+		p.setState("backoff", fmt.Sprintf("%v; retrying in %v", err, backoff))
+		select {
+		case <-time.After(backoff):
+		case <-p.ctx.Done():
+		}
+		backoff = min(backoff*2, backoffMax)
+	}
+	p.setState("stopped", "")
+}
+
+// dial starts one upstream session (owner nil: the shared one).
+func (p *upstreamPart) dial(ctx context.Context, owner *mcp.ServerSession) (*upConn, error) {
+	uc := &upConn{p: p, owner: owner}
+	opts := &mcp.ClientOptions{
+		Logger:                p.logger,
+		ProtocolVersion:       firstNonEmpty(p.cfg.ProtocolVersion, mcp.Revision20251125),
+		ElicitationHandler:    uc.elicit,
+		ElicitationURL:        true,
+		SamplingHandler:       uc.sample,
+		LoggingMessageHandler: uc.log,
+		ResourceUpdatedHandler: func(ctx context.Context, cs *mcp.ClientSession, prm *mcp.ResourceUpdatedParams) {
+			p.updated(p.ctx, prm.URI)
+		},
+	}
+	if owner == nil {
+		opts.ToolListChangedHandler = func(context.Context, *mcp.ClientSession) { p.rediscover("tools") }
+		opts.PromptListChangedHandler = func(context.Context, *mcp.ClientSession) { p.rediscover("prompts") }
+		opts.ResourceListChangedHandler = func(context.Context, *mcp.ClientSession) { p.rediscover("resources") }
+	} else if caps := owner.ClientCapabilities(); caps != nil {
+		// A client's own upstream session declares what the client declared.
+		if caps.Elicitation == nil {
+			opts.ElicitationHandler, opts.ElicitationURL = nil, false
+		}
+		if caps.Sampling == nil {
+			opts.SamplingHandler = nil
+		}
+	}
+	client := mcp.NewClient(gatewayImpl, opts)
+	var t jsonrpc.Transport
+	if len(p.cfg.Command) > 0 {
+		argv := make([]string, len(p.cfg.Command))
+		for i, a := range p.cfg.Command {
+			argv[i] = expandEnv(a)
+		}
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Env = processEnv(p.server.Env, p.cfg.Env)
+		cmd.Dir = p.dir
+		if p.cfg.Dir != "" {
+			cmd.Dir = p.cfg.Dir
+			if !filepath.IsAbs(cmd.Dir) {
+				cmd.Dir = filepath.Join(p.dir, p.cfg.Dir)
+			}
+		}
+		ownGroup(cmd)
+		st, err := stdio.Command(cmd, &stdio.CommandOptions{Stderr: p.stderr, GracePeriod: childGrace})
+		if err != nil {
+			return nil, fmt.Errorf("starting %s: %w", argv[0], err)
+		}
+		uc.pid = cmd.Process.Pid
+		t = st
+	} else {
+		h := http.Header{}
+		for k, v := range p.cfg.Headers {
+			h.Set(k, expandEnv(v))
+		}
+		at, err := streamable.NewAutoClient(expandEnv(p.cfg.URL), &streamable.ClientOptions{Header: h, Logger: p.logger})
+		if err != nil {
+			return nil, err
+		}
+		t = at
+	}
+	cs, err := client.Connect(ctx, t)
+	if err != nil {
+		t.Close()
+		killGroup(uc.pid)
+		return nil, fmt.Errorf("handshake: %w", err)
+	}
+	uc.cs = cs
+	if caps := cs.ServerCapabilities(); caps != nil && caps.Logging != nil {
+		// Ask for everything; each client's own level is applied by the gateway's
+		// server when it forwards a message.
+		_ = cs.SetLoggingLevel(ctx, mcp.LevelDebug)
+	}
+	return uc, nil
+}
+
+func (uc *upConn) close() {
+	if uc.cs != nil {
+		uc.cs.Close()
+	}
+	killGroup(uc.pid)
+}
+
+// discover lists what the upstream offers and registers it.
+func (p *upstreamPart) discover(ctx context.Context, uc *upConn) error {
+	p.discoverMu.Lock()
+	defer p.discoverMu.Unlock()
+	caps := uc.cs.ServerCapabilities()
+	e := &entries{}
+	if caps == nil {
+		caps = &mcp.ServerCapabilities{}
+	}
+	if caps.Tools != nil {
+		for t, err := range uc.cs.Tools(ctx) {
+			if err != nil {
+				return fmt.Errorf("tools/list: %w", err)
+			}
+			tool := *t
+			if t.Execution != nil && t.Execution.TaskSupport == "required" {
+				// Tasks are not forwarded: a tool that runs only as a task cannot be
+				// called through the gateway, so it is not offered.
+				p.errs.Add(fmt.Sprintf("tool %q hidden: it runs only as a task, which the gateway does not forward", t.Name))
+				continue
+			}
+			tool.Execution = nil
+			e.Tools = append(e.Tools, &toolEntry{Tool: &tool, Handler: p.toolHandler(t.Name)})
+		}
+	}
+	if caps.Resources != nil {
+		for r, err := range uc.cs.Resources(ctx) {
+			if err != nil {
+				return fmt.Errorf("resources/list: %w", err)
+			}
+			e.Resources = append(e.Resources, &resourceEntry{Resource: r, Handler: p.readHandler})
+		}
+		for rt, err := range uc.cs.ResourceTemplates(ctx) {
+			if err != nil {
+				return fmt.Errorf("resources/templates/list: %w", err)
+			}
+			e.Resources = append(e.Resources, &resourceEntry{Template: rt, Handler: p.readHandler})
+		}
+	}
+	if caps.Prompts != nil {
+		for pr, err := range uc.cs.Prompts(ctx) {
+			if err != nil {
+				return fmt.Errorf("prompts/list: %w", err)
+			}
+			e.Prompts = append(e.Prompts, &promptEntry{Prompt: pr, Handler: p.promptHandler(pr.Name)})
+		}
+	}
+	p.reg.set("mcp", e)
+	return nil
+}
+
+// rediscover runs discovery again after a list_changed, off the notification's
+// goroutine (the lists are requests on the same session).
+func (p *upstreamPart) rediscover(kind string) {
+	p.mu.Lock()
+	uc := p.shared
+	closed := p.closed
+	if !closed {
+		p.wg.Add(1)
+	}
+	p.mu.Unlock()
+	if closed {
+		return
+	}
+	go func() {
+		defer p.wg.Done()
+		if uc == nil {
+			// The notification came during the first discovery: wait for it.
+			select {
+			case <-time.After(50 * time.Millisecond):
+			case <-p.ctx.Done():
+				return
+			}
+			p.mu.Lock()
+			uc = p.shared
+			p.mu.Unlock()
+			if uc == nil {
+				return
+			}
+		}
+		ctx, cancel := context.WithTimeout(p.ctx, dialTimeout)
+		defer cancel()
+		if err := p.discover(ctx, uc); err != nil && p.ctx.Err() == nil {
+			p.errs.Add("rediscovery: " + err.Error())
+			return
+		}
+		// The upstream said the list changed: its clients hear so even when the
+		// new list looks the same (a tool registered again, say).
+		p.reg.touch(kind)
+	}()
+}
+
+// connFor returns the upstream session that serves ss.
+func (p *upstreamPart) connFor(ctx context.Context, ss *mcp.ServerSession) (*upConn, error) {
+	if !p.perClient || ss == nil || ss.ID() == "" && ss.ProtocolVersionFor(ctx) == "2026-07-28" {
+		return p.sharedConn(ctx)
+	}
+	p.mu.Lock()
+	slot := p.clients[ss]
+	if slot == nil {
+		if p.closed {
+			p.mu.Unlock()
+			return nil, errors.New("server is shutting down")
+		}
+		if len(p.clients) >= maxClientUpstreams {
+			p.mu.Unlock()
+			return nil, fmt.Errorf("too many client sessions (%d) for this server", maxClientUpstreams)
+		}
+		slot = &clientSlot{ready: make(chan struct{})}
+		p.clients[ss] = slot
+		p.wg.Add(1)
+		p.mu.Unlock()
+		go p.serveClient(ss, slot)
+	} else {
+		p.mu.Unlock()
+	}
+	select {
+	case <-slot.ready:
+		return slot.uc, slot.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// serveClient dials ss's own upstream session and closes it when either side ends.
+func (p *upstreamPart) serveClient(ss *mcp.ServerSession, slot *clientSlot) {
+	defer p.wg.Done()
+	dctx, cancel := context.WithTimeout(p.ctx, dialTimeout)
+	uc, err := p.dial(dctx, ss)
+	cancel()
+	slot.uc, slot.err = uc, err
+	close(slot.ready)
+	if err != nil {
+		p.errs.Add("client session upstream: " + err.Error())
+		p.mu.Lock()
+		delete(p.clients, ss)
+		p.mu.Unlock()
+		return
+	}
+	select {
+	case <-ss.Done():
+	case <-uc.cs.Done():
+	case <-p.ctx.Done():
+	}
+	p.mu.Lock()
+	delete(p.clients, ss)
+	p.mu.Unlock()
+	uc.close()
+}
+
+// sharedConn returns the shared upstream session, waiting while it starts; it fails
+// at once while the upstream is down and backing off.
+func (p *upstreamPart) sharedConn(ctx context.Context) (*upConn, error) {
+	p.ensureStarted()
+	for {
+		p.mu.Lock()
+		uc, state, detail, ch := p.shared, p.state, p.detail, p.changed
+		p.mu.Unlock()
+		if uc != nil {
+			return uc, nil
+		}
+		switch state {
+		case "backoff", "stopped":
+			return nil, fmt.Errorf("upstream is down (%s)", firstNonEmpty(detail, state))
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("upstream not ready: %w", ctx.Err())
+		}
+	}
+}
+
+func (uc *upConn) begin(ss *mcp.ServerSession, ctx context.Context) *call {
+	c := &call{ss: ss, ctx: ctx}
+	uc.mu.Lock()
+	uc.calls = append(uc.calls, c)
+	uc.mu.Unlock()
+	return c
+}
+
+func (uc *upConn) end(c *call) {
+	uc.mu.Lock()
+	for i, x := range uc.calls {
+		if x == c {
+			uc.calls = append(uc.calls[:i], uc.calls[i+1:]...)
+			break
+		}
+	}
+	uc.mu.Unlock()
+}
+
+// target finds the client request an upstream message belongs to: the call whose
+// context it carries, else the latest call in flight on this upstream session.
+func (uc *upConn) target(ctx context.Context) *call {
+	if c, ok := ctx.Value(callKey{}).(*call); ok {
+		return c
+	}
+	uc.mu.Lock()
+	defer uc.mu.Unlock()
+	if n := len(uc.calls); n > 0 {
+		return uc.calls[n-1]
+	}
+	return nil
+}
+
+var errNoRequest = errors.New("gateway: no client request in flight to carry this request")
+
+func (uc *upConn) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	c := uc.target(ctx)
+	if c == nil {
+		return nil, errNoRequest
+	}
+	res, err := c.ss.Elicit(c.ctx, req.Params)
+	c.noteInput(err)
+	if errors.Is(err, mcp.ErrCapabilityNotSupported) {
+		// The client cannot be asked (the upstream session is shared, or the client
+		// declared elicitation only for another mode): the gateway declines for it,
+		// which an upstream handles as it would the user's refusal.
+		return &mcp.ElicitResult{Action: "decline"}, nil
+	}
+	return res, err
+}
+
+func (uc *upConn) sample(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+	c := uc.target(ctx)
+	if c == nil {
+		return nil, errNoRequest
+	}
+	res, err := c.ss.CreateMessage(c.ctx, req.Params)
+	c.noteInput(err)
+	return res, err
+}
+
+// noteInput keeps the "input required" error of a 2026-07-28 client: the forwarded
+// call then answers with it, and the client's retry runs the upstream call again.
+func (c *call) noteInput(err error) {
+	if err != nil && mcp.IsInputRequired(err) {
+		c.mu.Lock()
+		if c.inputErr == nil {
+			c.inputErr = err
+		}
+		c.mu.Unlock()
+	}
+}
+
+func (c *call) inputRequired() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.inputErr
+}
+
+func (uc *upConn) log(ctx context.Context, cs *mcp.ClientSession, prm *mcp.LoggingMessageParams) {
+	logger := firstNonEmpty(prm.Logger, uc.p.name)
+	if c := uc.target(ctx); c != nil {
+		_ = c.ss.Log(c.ctx, prm.Level, logger, prm.Data)
+		return
+	}
+	if uc.owner != nil {
+		_ = uc.owner.Log(uc.p.ctx, prm.Level, logger, prm.Data)
+		return
+	}
+	for _, ss := range uc.p.srv.Sessions() {
+		_ = ss.Log(uc.p.ctx, prm.Level, logger, prm.Data)
+	}
+}
+
+// forward runs fn on the upstream session that serves ss, as a call that upstream
+// messages can be routed to, within the server's timeout.
+func (p *upstreamPart) forward(ctx context.Context, ss *mcp.ServerSession, fn func(ctx context.Context, uc *upConn) error) error {
+	uc, err := p.connFor(ctx, ss)
+	if err != nil {
+		return err
+	}
+	c := uc.begin(ss, ctx)
+	defer uc.end(c)
+	cctx, cancel := context.WithTimeout(context.WithValue(ctx, callKey{}, c), p.server.timeout())
+	defer cancel()
+	err = fn(cctx, uc)
+	if ie := c.inputRequired(); ie != nil {
+		return ie
+	}
+	if err != nil && ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("%s: no answer within %v: %w", p.name, p.server.timeout(), err)
+	}
+	return err
+}
+
+func (p *upstreamPart) toolHandler(name string) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var res *mcp.CallToolResult
+		err := p.forward(ctx, req.Session, func(cctx context.Context, uc *upConn) error {
+			if _, ok := req.Params.Meta["progressToken"]; ok {
+				cctx = mcp.WithProgress(cctx, func(pn *mcp.ProgressNotificationParams) {
+					_ = req.Session.NotifyProgress(ctx, pn.Progress, pn.Total, pn.Message)
+				})
+			}
+			var err error
+			res, err = uc.cs.CallTool(cctx, &mcp.CallToolParams{Name: name, Arguments: req.Params.Arguments})
+			if errors.Is(err, mcp.ErrInvalidStructuredContent) && res != nil {
+				err = nil // the gateway's own server checks the result against the schema
+			}
+			return err
+		})
+		if err == nil {
+			return res, nil
+		}
+		var je *jsonrpc.Error
+		if errors.As(err, &je) || mcp.IsInputRequired(err) || ctx.Err() != nil {
+			return nil, err
+		}
+		p.errs.Add(fmt.Sprintf("tools/call %s: %v", name, err))
+		return mcp.ErrorResult("%s: %v", p.name, err), nil
+	}
+}
+
+func (p *upstreamPart) readHandler(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	var res *mcp.ReadResourceResult
+	err := p.forward(ctx, req.Session, func(cctx context.Context, uc *upConn) error {
+		var err error
+		res, err = uc.cs.ReadResource(cctx, &mcp.ReadResourceParams{URI: req.Params.URI})
+		return err
+	})
+	if mcp.IsResourceNotFound(err) {
+		return nil, fmt.Errorf("%w: %s", mcp.ErrResourceNotFound, req.Params.URI)
+	}
+	return res, err
+}
+
+func (p *upstreamPart) promptHandler(name string) mcp.PromptHandler {
+	return func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		var res *mcp.GetPromptResult
+		err := p.forward(ctx, req.Session, func(cctx context.Context, uc *upConn) error {
+			var err error
+			res, err = uc.cs.GetPrompt(cctx, &mcp.GetPromptParams{Name: name, Arguments: req.Params.Arguments})
+			return err
+		})
+		return res, err
+	}
+}
+
+func (p *upstreamPart) subscribe(ctx context.Context, ss *mcp.ServerSession, uri string) error {
+	return p.forward(ctx, ss, func(cctx context.Context, uc *upConn) error {
+		return uc.cs.Subscribe(cctx, &mcp.SubscribeParams{URI: uri})
+	})
+}
+
+func (p *upstreamPart) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+	var res *mcp.CompleteResult
+	err := p.forward(ctx, req.Session, func(cctx context.Context, uc *upConn) error {
+		var err error
+		res, err = uc.cs.Complete(cctx, req.Params)
+		return err
+	})
+	return res, err
+}
+
+func (p *upstreamPart) initialized(ctx context.Context, ss *mcp.ServerSession) {
+	p.ensureStarted()
+}
