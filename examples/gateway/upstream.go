@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"sync"
@@ -89,10 +91,11 @@ type clientSlot struct {
 
 // upConn is one upstream session.
 type upConn struct {
-	p     *upstreamPart
-	cs    *mcp.ClientSession
-	pid   int
-	owner *mcp.ServerSession // per-client: the client session it serves
+	p          *upstreamPart
+	cs         *mcp.ClientSession
+	pid        int
+	stderrDone chan struct{}      // closed when the child's stderr reader ended
+	owner      *mcp.ServerSession // per-client: the client session it serves
 
 	mu    sync.Mutex
 	calls []*call // in flight, oldest first
@@ -301,11 +304,28 @@ func (p *upstreamPart) dial(ctx context.Context, owner *mcp.ServerSession) (*upC
 			}
 		}
 		ownGroup(cmd)
-		st, err := stdio.Command(cmd, &stdio.CommandOptions{Stderr: p.stderr, GracePeriod: childGrace})
+		// The child's stderr is a pipe of our own, read into the ring by a goroutine
+		// of this connection: os/exec then has nothing to copy, so the child's exit is
+		// seen at once even when a grandchild still holds the pipe (until the group is
+		// killed, which ends the reader).
+		rp, wp, err := os.Pipe()
 		if err != nil {
+			return nil, err
+		}
+		cmd.Stderr = wp
+		st, err := stdio.Command(cmd, &stdio.CommandOptions{GracePeriod: childGrace})
+		wp.Close()
+		if err != nil {
+			rp.Close()
 			return nil, fmt.Errorf("starting %s: %w", argv[0], err)
 		}
 		uc.pid = cmd.Process.Pid
+		uc.stderrDone = make(chan struct{})
+		go func() {
+			defer close(uc.stderrDone)
+			_, _ = io.Copy(p.stderr, rp)
+			rp.Close()
+		}()
 		t = st
 	} else {
 		h := http.Header{}
@@ -321,7 +341,7 @@ func (p *upstreamPart) dial(ctx context.Context, owner *mcp.ServerSession) (*upC
 	cs, err := client.Connect(ctx, t)
 	if err != nil {
 		t.Close()
-		killGroup(uc.pid)
+		uc.stop()
 		return nil, fmt.Errorf("handshake: %w", err)
 	}
 	uc.cs = cs
@@ -333,11 +353,29 @@ func (p *upstreamPart) dial(ctx context.Context, owner *mcp.ServerSession) (*upC
 	return uc, nil
 }
 
+// close ends the upstream session: for a child, its stdin closes (then SIGTERM, then
+// SIGKILL, see childGrace), and once it has exited whatever it left behind in its
+// process group is killed.
 func (uc *upConn) close() {
 	if uc.cs != nil {
 		uc.cs.Close()
 	}
+	uc.stop()
+}
+
+// stderrWait bounds the wait for a child's stderr reader after its group was killed.
+const stderrWait = time.Second
+
+func (uc *upConn) stop() {
 	killGroup(uc.pid)
+	if uc.stderrDone != nil {
+		select {
+		case <-uc.stderrDone:
+		case <-time.After(stderrWait):
+			// A process that left the group (setsid) still holds the pipe; the
+			// reader ends when it exits.
+		}
+	}
 }
 
 // discover lists what the upstream offers and registers it.
