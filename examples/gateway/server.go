@@ -23,6 +23,7 @@ type serverRT struct {
 	parts []part
 	hooks sessionHooks // the upstream part, if any
 	errs  *lineRing
+	guard sessionGuard
 	http  *streamable.Handler
 	sse   *sse.Handler
 }
@@ -55,6 +56,7 @@ func newServerRT(ctx context.Context, name string, cfg *ServerConfig, dir string
 	rt.reg = newRegistry(rt.srv, cfg, rt.errs, onChange)
 	if cfg.MCP != nil {
 		up = newUpstreamPart(name, cfg, dir, o.Logger.With("server", name), rt.srv, rt.errs, updated)
+		up.guard = &rt.guard
 		rt.hooks = up
 		rt.parts = append(rt.parts, up)
 	}
@@ -68,8 +70,7 @@ func newServerRT(ctx context.Context, name string, cfg *ServerConfig, dir string
 		}
 	}
 	connect := func(ctx context.Context, t jsonrpc.Transport) error {
-		_, err := rt.srv.Connect(ctx, t)
-		return err
+		return rt.guard.connect(ctx, rt.srv, t)
 	}
 	rt.http = streamable.NewHandler(connect, &streamable.HandlerOptions{
 		Logger:         o.Logger,

@@ -61,6 +61,7 @@ type upstreamPart struct {
 	logger    *slog.Logger
 	reg       *registry
 	srv       *mcp.Server
+	guard     *sessionGuard
 	updated   func(ctx context.Context, uri string) // resource updates, to every route
 
 	ctx    context.Context
@@ -640,9 +641,11 @@ func (uc *upConn) log(ctx context.Context, cs *mcp.ClientSession, prm *mcp.Loggi
 		_ = uc.owner.Log(uc.p.ctx, prm.Level, logger, prm.Data)
 		return
 	}
-	for _, ss := range uc.p.srv.Sessions() {
-		_ = ss.Log(uc.p.ctx, prm.Level, logger, prm.Data)
-	}
+	uc.p.guard.broadcast(func() {
+		for _, ss := range uc.p.srv.Sessions() {
+			_ = ss.Log(uc.p.ctx, prm.Level, logger, prm.Data)
+		}
+	})
 }
 
 // forward runs fn on the upstream session that serves ss, as a call that upstream
