@@ -31,6 +31,16 @@ func upstreamCommand(t testing.TB) []string {
 }
 
 func testUpstream() int {
+	s := newTestUpstream()
+	fmt.Fprintln(os.Stderr, "upstream: started")
+	if err := s.Run(context.Background(), stdio.Stdio()); err != nil {
+		return 1
+	}
+	return 0
+}
+
+// newTestUpstream is the test upstream's server.
+func newTestUpstream() *mcp.Server {
 	s := mcp.NewServer(mcp.Implementation{Name: "test-upstream", Version: "1"}, &mcp.ServerOptions{
 		SubscribeHandler: func(ctx context.Context, ss *mcp.ServerSession, uri string) error { return nil },
 		CompletionHandler: func(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
@@ -126,9 +136,5 @@ func testUpstream() int {
 		func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: mcp.RoleUser, Content: &mcp.TextContent{Text: "hello " + req.Params.Arguments["who"]}}}}, nil
 		})
-	fmt.Fprintln(os.Stderr, "upstream: started")
-	if err := s.Run(context.Background(), stdio.Stdio()); err != nil {
-		return 1
-	}
-	return 0
+	return s
 }
