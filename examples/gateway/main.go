@@ -74,6 +74,7 @@ func serveMain(args []string) int {
 	}
 	var cfg *Config
 	var err error
+	loadedStamp := stamp(*path)
 	if *path == "" {
 		cfg, err = demoConfig()
 	} else {
@@ -98,7 +99,7 @@ func serveMain(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *path != "" {
-		go watchConfig(ctx, g, *path, os.Stderr)
+		go watchConfig(ctx, g, *path, loadedStamp, os.Stderr)
 	}
 	go func() {
 		<-ctx.Done()

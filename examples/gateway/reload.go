@@ -14,16 +14,16 @@ import (
 const watchInterval = time.Second
 
 // watchConfig reloads the configuration when the file changes (its size or
-// modification time) or the process gets SIGHUP, until ctx ends. A configuration
+// modification time differ from last, the stamp taken before the running
+// configuration was read) or the process gets SIGHUP, until ctx ends. A configuration
 // that does not validate is refused with its errors written to out, and the running
 // one keeps serving.
-func watchConfig(ctx context.Context, g *Gateway, path string, out io.Writer) {
+func watchConfig(ctx context.Context, g *Gateway, path, last string, out io.Writer) {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
 	tick := time.NewTicker(watchInterval)
 	defer tick.Stop()
-	last := stamp(path)
 	for {
 		select {
 		case <-ctx.Done():

@@ -25,6 +25,7 @@ func TestWatchReloadsOnChangeAndSIGHUP(t *testing.T) {
 	}
 	t0 := time.Now().Add(-time.Hour)
 	write("aaaa", t0)
+	loaded := stamp(path)
 	cfg, err := LoadConfigFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -36,7 +37,7 @@ func TestWatchReloadsOnChangeAndSIGHUP(t *testing.T) {
 	defer g.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { defer close(done); watchConfig(ctx, g, path, io.Discard) }()
+	go func() { defer close(done); watchConfig(ctx, g, path, loaded, io.Discard) }()
 	defer func() { cancel(); <-done }()
 	has := func(name string) func() bool {
 		return func() bool { _, ok := g.health().Servers[name]; return ok }
