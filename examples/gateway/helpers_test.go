@@ -26,7 +26,7 @@ type testGateway struct {
 
 // startGateway serves cfg (JSON, with $EXE replaced by the test upstream's command
 // and $DIR by a fresh directory holding root/data.txt and outside.txt).
-func startGateway(t *testing.T, cfg string) *testGateway {
+func startGateway(t testing.TB, cfg string) *testGateway {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, "root"), 0o755); err != nil {
