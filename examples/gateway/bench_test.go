@@ -9,10 +9,11 @@ import (
 	"time"
 )
 
-// BenchmarkIdleSessionMemory reports the gateway's heap per idle client session
+// BenchmarkIdleSessionMemory reports the gateway's memory (heap and goroutine stacks
+// in use) and goroutines per idle client session
 // (Streamable HTTP, initialized, no GET stream) on a server backed by a shared stdio
 // upstream: b.N sessions are opened with raw HTTP (so no client state lives in this
-// process) and the heap in use after a GC is compared with before.
+// process) and what is in use after a GC is compared with before.
 //
 //	go test -run '^$' -bench IdleSessionMemory -benchtime 2000x ./examples/gateway
 func BenchmarkIdleSessionMemory(b *testing.B) {
@@ -50,19 +51,20 @@ func BenchmarkIdleSessionMemory(b *testing.B) {
 			time.Sleep(10 * time.Millisecond)
 		}
 		runtime.ReadMemStats(&m)
-		return m.HeapInuse
+		return m.HeapInuse + m.StackInuse
 	}
 	http.DefaultClient.CloseIdleConnections()
-	before := heap()
+	before, gBefore := heap(), runtime.NumGoroutine()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		open()
 	}
 	b.StopTimer()
 	http.DefaultClient.CloseIdleConnections()
-	after := heap()
+	after, gAfter := heap(), runtime.NumGoroutine()
 	if got := len(tg.g.servers["up"].srv.Sessions()); got < b.N {
 		b.Fatalf("%d sessions live, want %d", got, b.N)
 	}
-	b.ReportMetric(float64(after-before)/float64(b.N), "heapB/session")
+	b.ReportMetric(float64(after-before)/float64(b.N), "B/session")
+	b.ReportMetric(float64(gAfter-gBefore)/float64(b.N), "goroutines/session")
 }
