@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wiremcp/wiremcp/mcp"
+)
+
+// TestSSEKeepAlive: idle event streams carry ":" comment lines, on the legacy SSE route
+// and on a Streamable HTTP session's GET stream.
+func TestSSEKeepAlive(t *testing.T) {
+	c, err := ParseConfig([]byte(`{"servers": {"date": {"command": {"argv": ["date"]}}}}`), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := NewGateway(c, &Options{KeepAlive: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(g)
+	defer func() { srv.CloseClientConnections(); g.Close(); srv.Close() }()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	comments := func(t *testing.T, req *http.Request) {
+		t.Helper()
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+			t.Fatalf("%s %s: %s %s", req.Method, req.URL.Path, resp.Status, resp.Header.Get("Content-Type"))
+		}
+		sc := bufio.NewScanner(resp.Body)
+		n := 0
+		for sc.Scan() && n < 2 {
+			if strings.HasPrefix(sc.Text(), ":") {
+				n++
+			}
+		}
+		if n < 2 {
+			t.Errorf("%s: %d keep-alive comments before the stream ended", req.URL.Path, n)
+		}
+	}
+	t.Run("sse", func(t *testing.T) {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/mcp/date/sse", nil)
+		req.Header.Set("Accept", "text/event-stream")
+		comments(t, req)
+	})
+	t.Run("streamable GET", func(t *testing.T) {
+		body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/mcp/date", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		sid := resp.Header.Get("Mcp-Session-Id")
+		req, _ = http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/mcp/date", nil)
+		req.Header.Set("Accept", "text/event-stream")
+		req.Header.Set("Mcp-Session-Id", sid)
+		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+		comments(t, req)
+	})
+}
+
+// TestLazyStartAndTimeout: a lazy upstream starts with its first client; a call the
+// upstream does not answer within the server's timeout is an error result.
+func TestLazyStartAndTimeout(t *testing.T) {
+	tg := startGateway(t, `{"servers": {"up": {"timeout": "300ms",
+	  "mcp": {"command": ["$EXE"], "env": {"GATEWAY_TEST_UPSTREAM": "1"}, "start": "lazy"}}}}`)
+	if h := tg.g.health().Servers["up"]; !h.Healthy || h.Parts[0].PID != 0 || h.Parts[0].State != "idle" {
+		t.Fatalf("before any client: %+v", h)
+	}
+	changed := make(chan struct{}, 1)
+	cs := tg.connect(t, "/mcp/up", &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ClientSession) {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	}})
+	// The client initialized before the upstream was discovered: it is told.
+	select {
+	case <-changed:
+	case <-time.After(20 * time.Second):
+		t.Fatal("no notifications/tools/list_changed after the lazy start")
+	}
+	waitFor(t, "the tools of the lazily started upstream", func() bool { return slices.Contains(toolNames(t, cs), "block") })
+	if tg.g.health().Servers["up"].Parts[0].PID == 0 {
+		t.Error("no child after the first client")
+	}
+	start := time.Now()
+	text, isErr := callText(t, cs, "block", nil)
+	if !isErr || !strings.Contains(text, "no answer within 300ms") || time.Since(start) > 10*time.Second {
+		t.Errorf("block = %q, %v after %v", text, isErr, time.Since(start))
+	}
+	if text, _ := callText(t, cs, "echo", map[string]any{"message": "after"}); text != "after" {
+		t.Errorf("echo after a timeout = %q", text)
+	}
+}
