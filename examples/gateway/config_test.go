@@ -2,6 +2,11 @@ package main
 
 import (
 	"bytes"
+	"net/http/httptest"
+	"regexp"
+	"slices"
+
+	"github.com/wiremcp/wiremcp/mcp"
 	"os"
 	"path/filepath"
 	"strings"
@@ -153,12 +158,46 @@ func captureStd(t *testing.T, fn func() int) (string, int) {
 	return b.String(), code
 }
 
-func TestDemoConfigIsValid(t *testing.T) {
+// TestDemo serves the built-in demo configuration and uses every server of it.
+func TestDemo(t *testing.T) {
 	c, err := demoConfig()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.Servers) < 3 || c.Servers["echo"].MCP == nil || c.Servers["date"].Command == nil {
-		t.Errorf("demo config: %+v", c.Servers)
+	g, err := NewGateway(c, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(g)
+	tg := &testGateway{g: g, srv: srv}
+	t.Cleanup(func() { srv.CloseClientConnections(); g.Close(); srv.Close() })
+	echo := tg.connect(t, "/mcp/echo", nil)
+	if text, _ := callText(t, echo, "echo", map[string]any{"message": "demo"}); text != "demo" {
+		t.Errorf("echo = %q", text)
+	}
+	if text, _ := callText(t, echo, "add", map[string]any{"a": 2, "b": 3}); text != "5" {
+		t.Errorf("add = %q", text)
+	}
+	date := tg.connect(t, "/mcp/date", nil)
+	if text, isErr := callText(t, date, "date", nil); isErr || !regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$`).MatchString(strings.TrimSpace(text)) {
+		t.Errorf("date = %q, %v", text, isErr)
+	}
+	shell := tg.connect(t, "/mcp/shell", nil)
+	if text, _ := callText(t, shell, "greet", map[string]any{"name": "demo"}); strings.TrimSpace(text) != "Hello, demo!" {
+		t.Errorf("greet = %q", text)
+	}
+	if text, _ := callText(t, shell, "count_words", map[string]any{"text": "one two three"}); strings.TrimSpace(text) != "3" {
+		t.Errorf("count_words = %q", text)
+	}
+	ctx := testCtx(t)
+	if res, err := shell.ReadResource(ctx, &mcp.ReadResourceParams{URI: "demo://about"}); err != nil || !strings.Contains(res.Contents[0].Text, "wiremcp gateway") {
+		t.Errorf("about = %v, %v", res, err)
+	}
+	if pr, err := shell.GetPrompt(ctx, &mcp.GetPromptParams{Name: "summarize", Arguments: map[string]string{"topic": "MCP"}}); err != nil || !strings.Contains(pr.Messages[0].Content.(*mcp.TextContent).Text, "Summarize MCP") {
+		t.Errorf("summarize = %v, %v", pr, err)
+	}
+	all := tg.connect(t, "/mcp/all", nil)
+	if names := toolNames(t, all); !slices.Contains(names, "shell__greet") || !slices.Contains(names, "echo__echo") {
+		t.Errorf("/mcp/all tools = %v", names)
 	}
 }

@@ -103,6 +103,9 @@ func serveMain(args []string) int {
 	}
 	go func() {
 		<-ctx.Done()
+		// Close the gateway first: it ends the event streams (which http.Server's
+		// Shutdown would wait for) and stops every child process.
+		g.Close()
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		_ = srv.Shutdown(sctx)

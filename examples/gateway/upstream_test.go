@@ -18,6 +18,10 @@ func TestMain(m *testing.M) {
 	if os.Getenv("GATEWAY_TEST_UPSTREAM") == "1" {
 		os.Exit(testUpstream())
 	}
+	if len(os.Args) > 1 && os.Args[1] == "demo-upstream" {
+		// The demo configuration runs its own executable this way.
+		os.Exit(demoUpstream())
+	}
 	os.Exit(m.Run())
 }
 
