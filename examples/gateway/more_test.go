@@ -107,3 +107,42 @@ func TestLazyStartAndTimeout(t *testing.T) {
 		t.Errorf("echo after a timeout = %q", text)
 	}
 }
+
+// TestSharedUpstreamLogReachesEveryClient: a log message a shared upstream sends
+// outside any request goes to every client of the server (each at its own level).
+func TestSharedUpstreamLogReachesEveryClient(t *testing.T) {
+	tg := startGateway(t, `{"servers": {"up": {"mcp": {"command": ["$EXE"], "env": {"GATEWAY_TEST_UPSTREAM": "1"}}}}}`)
+	got := make(chan string, 4)
+	handler := func(name string) *mcp.ClientOptions {
+		return &mcp.ClientOptions{LoggingMessageHandler: func(ctx context.Context, cs *mcp.ClientSession, p *mcp.LoggingMessageParams) {
+			if p.Logger == "later" {
+				got <- name + ":" + p.Data.(string)
+			}
+		}}
+	}
+	a := tg.connect(t, "/mcp/up", handler("a"))
+	tg.connect(t, "/mcp/up", handler("b"))
+	quiet := tg.connect(t, "/mcp/up", handler("quiet"))
+	if err := quiet.SetLoggingLevel(testCtx(t), mcp.LevelError); err != nil {
+		t.Fatal(err)
+	}
+	callText(t, a, "log_later", map[string]any{"message": "hi"})
+	var seen []string
+	for len(seen) < 2 {
+		select {
+		case s := <-got:
+			seen = append(seen, s)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("got %v, want the message at a and b", seen)
+		}
+	}
+	slices.Sort(seen)
+	if !slices.Equal(seen, []string{"a:hi", "b:hi"}) {
+		t.Errorf("got %v", seen)
+	}
+	select {
+	case s := <-got:
+		t.Errorf("unexpected %q (the quiet client asked for errors only)", s)
+	case <-time.After(200 * time.Millisecond):
+	}
+}

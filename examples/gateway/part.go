@@ -31,12 +31,15 @@ type sessionHooks interface {
 
 // partStatus is a part's health, shown on the pages and /healthz.
 type partStatus struct {
-	Kind     string   `json:"kind"`
-	State    string   `json:"state"` // ready, starting, backoff, stopped, idle
-	Healthy  bool     `json:"healthy"`
-	Detail   string   `json:"detail,omitempty"`
-	Restarts int      `json:"restarts,omitempty"`
-	PID      int      `json:"pid,omitempty"`
-	Sessions int      `json:"upstreamSessions,omitempty"`
-	Stderr   []string `json:"-"`
+	Kind     string `json:"kind"`
+	State    string `json:"state"` // ready, starting, backoff, stopped, idle
+	Healthy  bool   `json:"healthy"`
+	Detail   string `json:"detail,omitempty"`
+	Restarts int    `json:"restarts,omitempty"`
+	PID      int    `json:"pid,omitempty"`
+	Sessions int    `json:"upstreamSessions,omitempty"`
+	// DroppedLogs counts upstream log messages not delivered because too many were
+	// already on their way to the clients.
+	DroppedLogs int      `json:"droppedLogs,omitempty"`
+	Stderr      []string `json:"-"`
 }

@@ -36,6 +36,10 @@ const (
 	childGrace = 2 * time.Second
 	// stderrLines is how many lines of a child's stderr are kept.
 	stderrLines = 200
+	// maxLogFanouts bounds the log messages of a shared upstream being delivered to
+	// every client at once; logWriteTimeout bounds one delivery to one client.
+	maxLogFanouts   = 32
+	logWriteTimeout = 5 * time.Second
 )
 
 // gatewayImpl is how the gateway introduces itself to upstream servers.
@@ -81,6 +85,9 @@ type upstreamPart struct {
 	closed   bool
 	tried    chan struct{} // closed after the first start attempt
 	triedSet bool
+
+	logSem      chan struct{} // log fan-outs in flight (capacity maxLogFanouts)
+	droppedLogs int
 }
 
 // clientSlot is a per-client upstream session, ready once ready is closed.
@@ -126,7 +133,7 @@ func newUpstreamPart(name string, server *ServerConfig, dir string, logger *slog
 		name: name, server: server, cfg: cfg, dir: dir, perClient: perClient,
 		stderr: newLineRing(stderrLines), errs: errs, logger: logger, srv: srv, updated: updated,
 		state: "idle", changed: make(chan struct{}), clients: map[*mcp.ServerSession]*clientSlot{},
-		tried: make(chan struct{}),
+		tried: make(chan struct{}), logSem: make(chan struct{}, maxLogFanouts),
 	}
 }
 
@@ -191,7 +198,7 @@ func (p *upstreamPart) status() partStatus {
 	if p.cfg.URL != "" {
 		kind = "mcp url"
 	}
-	st := partStatus{Kind: kind, State: p.state, Detail: p.detail, Restarts: p.restarts,
+	st := partStatus{Kind: kind, State: p.state, Detail: p.detail, Restarts: p.restarts, DroppedLogs: p.droppedLogs,
 		Healthy: p.state == "ready" || (p.state == "idle" && p.cfg.Start == "lazy"), Sessions: len(p.clients)}
 	if p.shared != nil {
 		st.PID = p.shared.pid
@@ -641,11 +648,41 @@ func (uc *upConn) log(ctx context.Context, cs *mcp.ClientSession, prm *mcp.Loggi
 		_ = uc.owner.Log(uc.p.ctx, prm.Level, logger, prm.Data)
 		return
 	}
-	uc.p.guard.broadcast(func() {
-		for _, ss := range uc.p.srv.Sessions() {
-			_ = ss.Log(uc.p.ctx, prm.Level, logger, prm.Data)
+	uc.p.broadcastLog(prm.Level, logger, prm.Data)
+}
+
+// broadcastLog sends a log message of the shared upstream, sent outside any request,
+// to every client of the server. It runs off the upstream's reader (so a slow client
+// never holds up the upstream session), at most maxLogFanouts at a time; beyond that
+// the message is dropped and counted. Each client gets it within logWriteTimeout.
+func (p *upstreamPart) broadcastLog(level mcp.LoggingLevel, logger string, data any) {
+	select {
+	case p.logSem <- struct{}{}:
+	default:
+		p.mu.Lock()
+		p.droppedLogs++
+		p.mu.Unlock()
+		return
+	}
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		<-p.logSem
+		return
+	}
+	p.wg.Add(1)
+	p.mu.Unlock()
+	go func() {
+		defer p.wg.Done()
+		defer func() { <-p.logSem }()
+		var sessions []*mcp.ServerSession
+		p.guard.broadcast(func() { sessions = p.srv.Sessions() })
+		for _, ss := range sessions {
+			ctx, cancel := context.WithTimeout(p.ctx, logWriteTimeout)
+			_ = ss.Log(ctx, level, logger, data)
+			cancel()
 		}
-	})
+	}()
 }
 
 // forward runs fn on the upstream session that serves ss, as a call that upstream

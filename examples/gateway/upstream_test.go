@@ -75,6 +75,15 @@ func newTestUpstream() *mcp.Server {
 			_ = req.Session.Log(ctx, mcp.LevelWarning, "test", in.Message)
 			return mcp.TextResult("logged"), nil, nil
 		})
+	mcp.AddTool(s, &mcp.Tool{Name: "log_later", Description: "Logs the message after answering, outside any request."},
+		func(ctx context.Context, req *mcp.CallToolRequest, in msg) (*mcp.CallToolResult, any, error) {
+			ss := req.Session
+			go func() {
+				time.Sleep(50 * time.Millisecond)
+				_ = ss.Log(context.Background(), mcp.LevelInfo, "later", in.Message)
+			}()
+			return mcp.TextResult("will log"), nil, nil
+		})
 	mcp.AddTool(s, &mcp.Tool{Name: "ask", Description: "Asks the user for a name."},
 		func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
 			res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "Your name?",
