@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wiremcp/wiremcp/mcp"
+	"github.com/wiremcp/wiremcp/transport/streamable"
 )
 
 // TestSSEKeepAlive: idle event streams carry ":" comment lines, on the legacy SSE route
@@ -144,5 +145,35 @@ func TestSharedUpstreamLogReachesEveryClient(t *testing.T) {
 	case s := <-got:
 		t.Errorf("unexpected %q (the quiet client asked for errors only)", s)
 	case <-time.After(200 * time.Millisecond):
+	}
+}
+
+// TestRootsPerClient: a client's own upstream session declares the client's roots,
+// and follows their changes.
+func TestRootsPerClient(t *testing.T) {
+	tg := startGateway(t, `{"servers": {"up": {"mcp": {"command": ["$EXE"], "env": {"GATEWAY_TEST_UPSTREAM": "1"}, "sessions": "per-client"}}}}`)
+	c := mcp.NewClient(mcp.Implementation{Name: "t", Version: "1"}, &mcp.ClientOptions{ProtocolVersion: mcp.Revision20251125,
+		Roots: []*mcp.Root{{URI: "file:///one"}}})
+	tr, err := streamable.NewClient(tg.srv.URL+"/mcp/up", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := c.Connect(testCtx(t), tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if text, isErr := callText(t, cs, "roots", nil); text != "file:///one" || isErr {
+		t.Errorf("roots = %q, %v", text, isErr)
+	}
+	c.SetRoots(testCtx(t), []*mcp.Root{{URI: "file:///one"}, {URI: "file:///two"}})
+	waitFor(t, "the new roots upstream", func() bool {
+		text, _ := callText(t, cs, "roots", nil)
+		return text == "file:///one file:///two"
+	})
+	// A client without roots: its upstream session declares none.
+	other := tg.connect(t, "/mcp/up", nil)
+	if text, isErr := callText(t, other, "roots", nil); !isErr {
+		t.Errorf("roots without the capability = %q", text)
 	}
 }

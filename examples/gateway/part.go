@@ -27,6 +27,7 @@ type sessionHooks interface {
 	subscribe(ctx context.Context, ss *mcp.ServerSession, uri string) error
 	complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error)
 	initialized(ctx context.Context, ss *mcp.ServerSession)
+	rootsChanged(ctx context.Context, ss *mcp.ServerSession)
 }
 
 // partStatus is a part's health, shown on the pages and /healthz.

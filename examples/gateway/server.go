@@ -51,6 +51,9 @@ func newServerRT(ctx context.Context, name string, cfg *ServerConfig, dir string
 		opts.InitializedHandler = func(ctx context.Context, ss *mcp.ServerSession) {
 			rt.hooks.initialized(ctx, ss)
 		}
+		opts.RootsListChangedHandler = func(ctx context.Context, ss *mcp.ServerSession) {
+			rt.hooks.rootsChanged(ctx, ss)
+		}
 	}
 	rt.srv = mcp.NewServer(mcp.Implementation{Name: name, Version: "gateway"}, opts)
 	rt.reg = newRegistry(rt.srv, cfg, rt.errs, onChange)

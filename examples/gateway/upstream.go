@@ -40,6 +40,8 @@ const (
 	// every client at once; logWriteTimeout bounds one delivery to one client.
 	maxLogFanouts   = 32
 	logWriteTimeout = 5 * time.Second
+	// rootsTimeout bounds asking a client for its roots.
+	rootsTimeout = 5 * time.Second
 )
 
 // gatewayImpl is how the gateway introduces itself to upstream servers.
@@ -101,6 +103,7 @@ type clientSlot struct {
 type upConn struct {
 	p          *upstreamPart
 	cs         *mcp.ClientSession
+	client     *mcp.Client
 	pid        int
 	stderrDone chan struct{}      // closed when the child's stderr reader ended
 	owner      *mcp.ServerSession // per-client: the client session it serves
@@ -217,7 +220,7 @@ func (p *upstreamPart) supervise() {
 	for p.ctx.Err() == nil {
 		p.setState("starting", "")
 		dctx, cancel := context.WithTimeout(p.ctx, dialTimeout)
-		uc, err := p.dial(dctx, nil)
+		uc, err := p.dial(dctx, nil, nil)
 		if err == nil {
 			err = p.discover(dctx, uc)
 			if err != nil {
@@ -269,7 +272,8 @@ func (p *upstreamPart) supervise() {
 }
 
 // dial starts one upstream session (owner nil: the shared one).
-func (p *upstreamPart) dial(ctx context.Context, owner *mcp.ServerSession) (*upConn, error) {
+// roots, when not nil, are the owner's roots, declared to the upstream.
+func (p *upstreamPart) dial(ctx context.Context, owner *mcp.ServerSession, roots []*mcp.Root) (*upConn, error) {
 	uc := &upConn{p: p, owner: owner}
 	opts := &mcp.ClientOptions{
 		Logger:                p.logger,
@@ -294,8 +298,10 @@ func (p *upstreamPart) dial(ctx context.Context, owner *mcp.ServerSession) (*upC
 		if caps.Sampling == nil {
 			opts.SamplingHandler = nil
 		}
+		opts.Roots = roots
 	}
 	client := mcp.NewClient(gatewayImpl, opts)
+	uc.client = client
 	var t jsonrpc.Transport
 	if len(p.cfg.Command) > 0 {
 		argv := make([]string, len(p.cfg.Command))
@@ -498,7 +504,7 @@ func (p *upstreamPart) connFor(ctx context.Context, ss *mcp.ServerSession) (*upC
 		p.clients[ss] = slot
 		p.wg.Add(1)
 		p.mu.Unlock()
-		go p.serveClient(ss, slot)
+		go p.serveClient(ctx, ss, slot)
 	} else {
 		p.mu.Unlock()
 	}
@@ -511,10 +517,26 @@ func (p *upstreamPart) connFor(ctx context.Context, ss *mcp.ServerSession) (*upC
 }
 
 // serveClient dials ss's own upstream session and closes it when either side ends.
-func (p *upstreamPart) serveClient(ss *mcp.ServerSession, slot *clientSlot) {
+//
+// reqCtx is the context of the client request that needs the session: the client's
+// roots are asked for on its stream.
+func (p *upstreamPart) serveClient(reqCtx context.Context, ss *mcp.ServerSession, slot *clientSlot) {
 	defer p.wg.Done()
+	var roots []*mcp.Root
+	if caps := ss.ClientCapabilities(); caps != nil && caps.Roots != nil {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(reqCtx), rootsTimeout)
+		if res, err := ss.ListRoots(rctx); err == nil {
+			roots = res.Roots
+		} else {
+			p.errs.Add("roots/list of a client: " + err.Error())
+		}
+		cancel()
+		if roots == nil {
+			roots = []*mcp.Root{}
+		}
+	}
 	dctx, cancel := context.WithTimeout(p.ctx, dialTimeout)
-	uc, err := p.dial(dctx, ss)
+	uc, err := p.dial(dctx, ss, roots)
 	cancel()
 	slot.uc, slot.err = uc, err
 	close(slot.ready)
@@ -777,4 +799,31 @@ func (p *upstreamPart) complete(ctx context.Context, req *mcp.CompleteRequest) (
 
 func (p *upstreamPart) initialized(ctx context.Context, ss *mcp.ServerSession) {
 	p.ensureStarted()
+}
+
+// rootsChanged passes a client's new roots to its own upstream session (per-client
+// mode; a shared upstream session declares no roots).
+func (p *upstreamPart) rootsChanged(ctx context.Context, ss *mcp.ServerSession) {
+	p.mu.Lock()
+	slot := p.clients[ss]
+	p.mu.Unlock()
+	if slot == nil {
+		return
+	}
+	select {
+	case <-slot.ready:
+	case <-ctx.Done():
+		return
+	}
+	if slot.uc == nil {
+		return
+	}
+	rctx, cancel := context.WithTimeout(ctx, rootsTimeout)
+	defer cancel()
+	res, err := ss.ListRoots(rctx)
+	if err != nil {
+		p.errs.Add("roots/list of a client: " + err.Error())
+		return
+	}
+	slot.uc.client.SetRoots(rctx, res.Roots)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -83,6 +84,18 @@ func newTestUpstream() *mcp.Server {
 				_ = ss.Log(context.Background(), mcp.LevelInfo, "later", in.Message)
 			}()
 			return mcp.TextResult("will log"), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "roots", Description: "Lists the client's roots."},
+		func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
+			res, err := req.Session.ListRoots(ctx)
+			if err != nil {
+				return mcp.ErrorResult("%v", err), nil, nil
+			}
+			var uris []string
+			for _, r := range res.Roots {
+				uris = append(uris, r.URI)
+			}
+			return mcp.TextResult(strings.Join(uris, " ")), nil, nil
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "ask", Description: "Asks the user for a name."},
 		func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
