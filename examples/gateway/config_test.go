@@ -201,3 +201,26 @@ func TestDemo(t *testing.T) {
 		t.Errorf("/mcp/all tools = %v", names)
 	}
 }
+
+// TestREADMEConfigExample keeps the README's example configuration valid.
+func TestREADMEConfigExample(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(readme), "## Writing a configuration\n\n```json\n")
+	example, _, ok2 := strings.Cut(rest, "```")
+	if !ok || !ok2 {
+		t.Fatal("README has no example configuration")
+	}
+	t.Setenv("DOCS_TOKEN", "x")
+	dir := t.TempDir()
+	os.Mkdir(filepath.Join(dir, "notes"), 0o755)
+	c, err := ParseConfig([]byte(example), dir)
+	if err != nil {
+		t.Fatalf("README example: %v", err)
+	}
+	if len(c.Servers) != 5 || c.Servers["old"].enabled() {
+		t.Errorf("README example parsed as %+v", c.Servers)
+	}
+}
