@@ -177,3 +177,35 @@ func TestRootsPerClient(t *testing.T) {
 		t.Errorf("roots without the capability = %q", text)
 	}
 }
+
+// TestURLResourceAndAllowList: a static resource fetched from a URL, and a server
+// whose allowTools keeps only the named upstream tools.
+func TestURLResourceAndAllowList(t *testing.T) {
+	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/doc.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Write([]byte("from the web"))
+	}))
+	defer web.Close()
+	tg := startGateway(t, `{"servers": {
+	  "web": {"resources": {"doc": {"uri": "web://doc", "url": "`+web.URL+`/doc.txt", "mimeType": "text/plain"},
+	                        "gone": {"uri": "web://gone", "url": "`+web.URL+`/missing"}}},
+	  "up": {"allowTools": ["echo", "pid"], "mcp": {"command": ["$EXE"], "env": {"GATEWAY_TEST_UPSTREAM": "1"}}}}}`)
+	cs := tg.connect(t, "/mcp/web", nil)
+	ctx := testCtx(t)
+	res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "web://doc"})
+	if err != nil || res.Contents[0].Text != "from the web" {
+		t.Errorf("url resource = %+v, %v", res, err)
+	}
+	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "web://gone"}); err == nil || !strings.Contains(err.Error(), "404") {
+		t.Errorf("missing url resource: %v, want an error naming the 404", err)
+	}
+	up := tg.connect(t, "/mcp/up", nil)
+	got := toolNames(t, up)
+	slices.Sort(got)
+	if !slices.Equal(got, []string{"echo", "pid"}) {
+		t.Errorf("allowTools: tools = %v", got)
+	}
+}
