@@ -28,7 +28,8 @@ const tsDir = "tsclient"
 var npmOnce sync.Mutex
 
 // nodeSetup returns the node binary, installing the pinned packages when missing.
-func nodeSetup(t *testing.T) string {
+// The node must be at least version minMajor.minMinor.
+func nodeSetup(t *testing.T, minMajor, minMinor int) string {
 	t.Helper()
 	unavailable := func(format string, args ...any) {
 		t.Helper()
@@ -46,9 +47,15 @@ func nodeSetup(t *testing.T) string {
 	if err != nil {
 		unavailable("%s --version: %v", node, err)
 	}
-	major, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimSpace(string(out)), "v"), ".")
-	if n, err := strconv.Atoi(major); err != nil || n < 20 {
-		unavailable("%s is Node %s; Node 20 or later is needed", node, out)
+	version := strings.TrimSpace(string(out))
+	parts := strings.SplitN(strings.TrimPrefix(version, "v"), ".", 3)
+	major, err1 := strconv.Atoi(parts[0])
+	minor := 0
+	if len(parts) > 1 {
+		minor, _ = strconv.Atoi(parts[1])
+	}
+	if err1 != nil || major < minMajor || major == minMajor && minor < minMinor {
+		unavailable("%s is Node %s; %d.%d or later is needed", node, version, minMajor, minMinor)
 	}
 	npmOnce.Lock()
 	defer npmOnce.Unlock()
@@ -117,7 +124,7 @@ func runNode(t *testing.T, node string, args ...string) []byte {
 }
 
 func TestTypeScriptSDKClient(t *testing.T) {
-	node := nodeSetup(t)
+	node := nodeSetup(t, 20, 0)
 	tg := startGateway(t, e2eConfig)
 	for _, transport := range []string{"http", "sse"} {
 		t.Run(transport, func(t *testing.T) {
@@ -164,7 +171,7 @@ func TestTypeScriptSDKClient(t *testing.T) {
 // TestInspectorCLI runs the MCP Inspector in CLI mode against the gateway: list the
 // tools, call one, read a resource and get a prompt, over Streamable HTTP and SSE.
 func TestInspectorCLI(t *testing.T) {
-	node := nodeSetup(t)
+	node := nodeSetup(t, 22, 19) // the Inspector's own requirement
 	tg := startGateway(t, e2eConfig)
 	// The package's mcp-inspector launcher; --cli selects the command-line client.
 	cli := filepath.Join("node_modules", "@modelcontextprotocol", "inspector", "clients", "launcher", "build", "index.js")
