@@ -14,7 +14,7 @@ import (
 // allRT serves every enabled server's tools, resources and prompts on one endpoint,
 // /mcp/all. Tools and prompts are named "server__name" (see allNames); resources
 // keep their URIs (when two servers offer the same URI, the first server by name
-// wins). Calls go to the owning server's handlers, so per-client upstream sessions
+// wins). It runs no tasks: tools that run only as tasks are left out. Calls go to the owning server's handlers, so per-client upstream sessions
 // work the same way here.
 type allRT struct {
 	srv   *mcp.Server
@@ -117,6 +117,10 @@ func (a *allRT) sync(servers []*serverRT) {
 	for _, it := range items {
 		for _, t := range it.snap.Tools {
 			tool := *t.Tool
+			if tool.Execution != nil && tool.Execution.TaskSupport == "required" {
+				continue // /mcp/all runs no tasks: a tool that needs one is left out
+			}
+			tool.Execution = nil
 			tool.Name = tn[qualified{it.rt.name, t.Tool.Name}]
 			e.Tools = append(e.Tools, &toolEntry{Tool: &tool, Handler: t.Handler})
 			mapping = append(mapping, allMapping{it.rt.name, "tool", t.Tool.Name, tool.Name})

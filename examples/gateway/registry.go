@@ -133,6 +133,7 @@ func mustJSON(v any) string {
 // apply brings the mcp.Server in step with the parts. r.mu is held.
 func (r *registry) apply() (changed bool) {
 	tools := map[string]*toolEntry{}
+	var toolOrder []string // in the parts' order, which is the order clients see
 	from := map[string]string{}
 	res := map[string]*resourceEntry{}
 	prompts := map[string]*promptEntry{}
@@ -156,6 +157,7 @@ func (r *registry) apply() (changed bool) {
 				continue
 			}
 			tools[tool.Name] = &toolEntry{Tool: &tool, Handler: t.Handler}
+			toolOrder = append(toolOrder, tool.Name)
 			from[tool.Name] = t.Tool.Name
 		}
 		for _, x := range e.Resources {
@@ -184,7 +186,7 @@ func (r *registry) apply() (changed bool) {
 		}
 		changed = true
 	}
-	for _, name := range sortedKeys(tools) {
+	for _, name := range toolOrder {
 		t := tools[name]
 		j := mustJSON(t.Tool)
 		if r.toolJSON[name] == j {

@@ -45,6 +45,7 @@ func newServerRT(ctx context.Context, name string, cfg *ServerConfig, dir string
 		opts.SubscribeHandler = func(ctx context.Context, ss *mcp.ServerSession, uri string) error {
 			return rt.hooks.subscribe(ctx, ss, uri)
 		}
+		opts.Tasks = &mcp.TaskOptions{}
 		opts.CompletionHandler = func(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
 			return rt.hooks.complete(ctx, req)
 		}

@@ -407,14 +407,12 @@ func (p *upstreamPart) discover(ctx context.Context, uc *upConn) error {
 				return fmt.Errorf("tools/list: %w", err)
 			}
 			tool := *t
-			if t.Execution != nil && t.Execution.TaskSupport == "required" {
-				// Tasks are not forwarded: a tool that runs only as a task cannot be
-				// called through the gateway, so it is not offered.
-				p.errs.Add(fmt.Sprintf("tool %q hidden: it runs only as a task, which the gateway does not forward", t.Name))
-				continue
-			}
-			tool.Execution = nil
-			e.Tools = append(e.Tools, &toolEntry{Tool: &tool, Handler: p.toolHandler(t.Name)})
+			// A tool's task support is offered as the upstream declares it: the
+			// gateway's server runs the task (its tasks/get, tasks/result, tasks/cancel)
+			// and its handler calls the upstream, as a task of the upstream's when the
+			// upstream requires one.
+			asTask := t.Execution != nil && t.Execution.TaskSupport == "required"
+			e.Tools = append(e.Tools, &toolEntry{Tool: &tool, Handler: p.toolHandler(t.Name, asTask)})
 		}
 	}
 	if caps.Resources != nil {
@@ -728,7 +726,7 @@ func (p *upstreamPart) forward(ctx context.Context, ss *mcp.ServerSession, fn fu
 	return err
 }
 
-func (p *upstreamPart) toolHandler(name string) mcp.ToolHandler {
+func (p *upstreamPart) toolHandler(name string, asTask bool) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var res *mcp.CallToolResult
 		err := p.forward(ctx, req.Session, func(cctx context.Context, uc *upConn) error {
@@ -738,7 +736,16 @@ func (p *upstreamPart) toolHandler(name string) mcp.ToolHandler {
 				})
 			}
 			var err error
-			res, err = uc.cs.CallTool(cctx, &mcp.CallToolParams{Name: name, Arguments: req.Params.Arguments})
+			params := &mcp.CallToolParams{Name: name, Arguments: req.Params.Arguments}
+			if asTask {
+				var task *mcp.Task
+				task, res, err = uc.cs.CallToolAsTask(cctx, params, 0)
+				if err == nil && task != nil {
+					res, err = uc.cs.TaskResult(cctx, task.ID)
+				}
+			} else {
+				res, err = uc.cs.CallTool(cctx, params)
+			}
 			if errors.Is(err, mcp.ErrInvalidStructuredContent) && res != nil {
 				err = nil // the gateway's own server checks the result against the schema
 			}
