@@ -146,22 +146,26 @@ func (c *commandTool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mc
 	return mcp.TextResult(out), nil
 }
 
-// capped is a buffer that keeps at most max bytes.
+// capped is a writer that keeps at most max bytes. The buffer is a field, not
+// embedded: an embedded bytes.Buffer would lend it ReadFrom, which io.Copy (and so
+// os/exec) would use instead of Write, and the cap with it.
 type capped struct {
-	bytes.Buffer
+	buf bytes.Buffer
 	max int
 	cut bool
 }
 
 func (c *capped) Write(p []byte) (int, error) {
 	n := len(p)
-	if room := c.max - c.Len(); room < len(p) {
+	if room := c.max - c.buf.Len(); room < len(p) {
 		c.cut = true
 		p = p[:max(room, 0)]
 	}
-	c.Buffer.Write(p)
+	c.buf.Write(p)
 	return n, nil
 }
+
+func (c *capped) String() string { return c.buf.String() }
 
 // splitWords splits s into words the way a POSIX shell does for quoting (single and
 // double quotes, backslash), without expanding anything.

@@ -209,3 +209,15 @@ func TestURLResourceAndAllowList(t *testing.T) {
 		t.Errorf("allowTools: tools = %v", got)
 	}
 }
+
+// TestCommandOutputIsCapped: a command's stdout beyond maxCommandOutput is cut, and
+// the result says so.
+func TestCommandOutputIsCapped(t *testing.T) {
+	tg := startGateway(t, `{"servers": {"big": {"tools": {"flood": {"command": {"argv": ["sh", "-c", "head -c 5000000 /dev/zero | tr '\\000' a"]}}}}}}`)
+	cs := tg.connect(t, "/mcp/big", nil)
+	text, isErr := callText(t, cs, "flood", nil)
+	out, note, _ := strings.Cut(text, "\n[output cut")
+	if isErr || note != " at 4194304 bytes]" || len(out) != maxCommandOutput || strings.Count(out, "a") != maxCommandOutput {
+		t.Errorf("flood: isError %v, %d bytes, ends %q", isErr, len(text), text[max(0, len(text)-40):])
+	}
+}
