@@ -20,6 +20,10 @@ import (
 // kept in a ring of its last lines.
 const maxCommandOutput = 4 << 20
 
+// maxConcurrentCommands caps the programs one server runs at once for tool calls; a
+// call beyond it waits for a slot within its timeout.
+const maxConcurrentCommands = 32
+
 // commandArgsSchema is the input of the tool a command server without declared tools
 // gets: words appended to the configured argv.
 const commandArgsSchema = `{"type":"object","properties":{"command_args":{"type":"string","description":"Arguments appended to the command, split into words as a POSIX shell would (quotes group words; nothing is expanded)."}}}`
@@ -33,10 +37,11 @@ type commandTool struct {
 	timeout  time.Duration
 	freeArgs bool // takes command_args
 	errs     *lineRing
+	slots    chan struct{} // shared by the server's command tools (maxConcurrentCommands)
 }
 
-func newCommandTool(cfg *CommandConfig, server *ServerConfig, dir string, freeArgs bool, errs *lineRing) (*commandTool, error) {
-	c := &commandTool{cfg: cfg, server: server, dir: dir, freeArgs: freeArgs, errs: errs, timeout: 30 * time.Second}
+func newCommandTool(cfg *CommandConfig, server *ServerConfig, dir string, freeArgs bool, errs *lineRing, slots chan struct{}) (*commandTool, error) {
+	c := &commandTool{cfg: cfg, server: server, dir: dir, freeArgs: freeArgs, errs: errs, slots: slots, timeout: 30 * time.Second}
 	if d, err := time.ParseDuration(cfg.Timeout); err == nil && d > 0 {
 		c.timeout = d
 	}
@@ -86,6 +91,15 @@ func (c *commandTool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mc
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
+	select {
+	case c.slots <- struct{}{}:
+		defer func() { <-c.slots }()
+	case <-ctx.Done():
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return mcp.ErrorResult("%s: no free slot within %v (%d commands of this server are running)", argv[0], c.timeout, maxConcurrentCommands), nil
+		}
+		return nil, ctx.Err()
+	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = processEnv(c.server.Env, c.cfg.Env)
 	cmd.Dir = c.dir

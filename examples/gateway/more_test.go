@@ -221,3 +221,32 @@ func TestCommandOutputIsCapped(t *testing.T) {
 		t.Errorf("flood: isError %v, %d bytes, ends %q", isErr, len(text), text[max(0, len(text)-40):])
 	}
 }
+
+// TestCommandSlots: a call that finds every command slot of its server taken waits
+// within its timeout, then says so.
+func TestCommandSlots(t *testing.T) {
+	slots := make(chan struct{}, 1)
+	ct, err := newCommandTool(&CommandConfig{Argv: []string{"true"}, Timeout: "200ms"}, &ServerConfig{}, t.TempDir(), false, newLineRing(5), slots)
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := func() *mcp.CallToolResult {
+		res, err := ct.handle(testCtx(t), &mcp.CallToolRequest{Params: &mcp.CallToolParams{Name: "x"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	if res := call(); res.IsError {
+		t.Fatalf("with a free slot: %+v", res.Content[0])
+	}
+	slots <- struct{}{} // every slot taken
+	res := call()
+	if text := res.Content[0].(*mcp.TextContent).Text; !res.IsError || !strings.Contains(text, "no free slot within 200ms") {
+		t.Errorf("without a free slot: %v %q", res.IsError, text)
+	}
+	<-slots
+	if res := call(); res.IsError {
+		t.Errorf("after the slot was freed: %+v", res.Content[0])
+	}
+}

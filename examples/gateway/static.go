@@ -34,8 +34,9 @@ func (p *staticPart) status() partStatus {
 
 func (p *staticPart) start(ctx context.Context, reg *registry) error {
 	e := &entries{}
+	slots := make(chan struct{}, maxConcurrentCommands)
 	if p.cfg.Command != nil {
-		ct, err := newCommandTool(p.cfg.Command, p.cfg, p.dir, true, p.errs)
+		ct, err := newCommandTool(p.cfg.Command, p.cfg, p.dir, true, p.errs, slots)
 		if err != nil {
 			return err
 		}
@@ -50,7 +51,7 @@ func (p *staticPart) start(ctx context.Context, reg *registry) error {
 	}
 	for _, name := range sortedKeys(p.cfg.Tools) {
 		t := p.cfg.Tools[name]
-		ct, err := newCommandTool(t.Command, p.cfg, p.dir, false, p.errs)
+		ct, err := newCommandTool(t.Command, p.cfg, p.dir, false, p.errs, slots)
 		if err != nil {
 			return err
 		}
