@@ -224,3 +224,30 @@ func TestREADMEConfigExample(t *testing.T) {
 		t.Errorf("README example parsed as %+v", c.Servers)
 	}
 }
+
+// TestSecretsNeverShownInErrors: an upstream URL holding a secret from the
+// environment fails; its errors are shown with the reference, not the value.
+func TestSecretsNeverShownInErrors(t *testing.T) {
+	t.Setenv("GW_TEST_URL_KEY", "k3y-very-secret")
+	t.Setenv("GW_TEST_CHILD_SECRET", "ch1ld-secret")
+	tg := startGateway(t, `{"servers": {
+	  "web": {"mcp": {"url": "http://127.0.0.1:1/mcp?key=${GW_TEST_URL_KEY}"}},
+	  "child": {"env": {"S": "${GW_TEST_CHILD_SECRET}"}, "mcp": {"command": ["sh", "-c", "echo \"my secret is $S\" >&2; exit 1"]}}}}`)
+	waitFor(t, "both failures to show", func() bool {
+		h := tg.g.health()
+		return !h.Servers["web"].Healthy && len(h.Servers["web"].Errors) > 0 &&
+			strings.Contains(record(tg.g, "/mcp/meta/child"), "my secret is")
+	})
+	for _, path := range []string{"/mcp", "/mcp/meta/web", "/mcp/meta/child", "/healthz"} {
+		_, _, body := tg.get(t, path, "text/html")
+		if strings.Contains(body, "k3y-very-secret") || strings.Contains(body, "ch1ld-secret") {
+			t.Errorf("%s shows a secret", path)
+		}
+	}
+	if body := record(tg.g, "/mcp/meta/child"); !strings.Contains(body, "my secret is ${GW_TEST_CHILD_SECRET}") {
+		t.Error("the child's stderr is not shown with the reference")
+	}
+	if _, _, body := tg.get(t, "/healthz", ""); !strings.Contains(body, "${GW_TEST_URL_KEY}") {
+		t.Errorf("healthz does not show the failing URL with its reference: %s", body)
+	}
+}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -13,6 +15,7 @@ import (
 type lineRing struct {
 	mu      sync.Mutex
 	max     int
+	redact  func(string) string // applied to every line kept (nil: none)
 	lines   []string
 	partial []byte
 }
@@ -56,6 +59,9 @@ func (r *lineRing) Add(line string) {
 }
 
 func (r *lineRing) push(line string) {
+	if r.redact != nil {
+		line = r.redact(line)
+	}
 	if len(r.lines) == r.max {
 		copy(r.lines, r.lines[1:])
 		r.lines = r.lines[:r.max-1]
@@ -69,7 +75,11 @@ func (r *lineRing) Lines() []string {
 	defer r.mu.Unlock()
 	out := append([]string(nil), r.lines...)
 	if len(r.partial) > 0 {
-		out = append(out, string(r.partial))
+		p := string(r.partial)
+		if r.redact != nil {
+			p = r.redact(p)
+		}
+		out = append(out, p)
 	}
 	return out
 }
@@ -81,4 +91,24 @@ func (r *lineRing) Tail(n int) string {
 		l = l[len(l)-n:]
 	}
 	return strings.Join(l, "\n")
+}
+
+// redactor returns a function that replaces the values of the environment variables
+// cfg refers to (${NAME}) with their references, so that what the gateway keeps and
+// shows (errors, a child's stderr, states) never holds them. Values shorter than 4
+// characters are left alone (they would mangle ordinary text and hide little).
+func redactor(cfg *ServerConfig) func(string) string {
+	b, _ := json.Marshal(cfg)
+	names := envRefs(string(b))
+	if len(names) == 0 {
+		return nil
+	}
+	return func(s string) string {
+		for _, n := range names {
+			if v := os.Getenv(n); len(v) >= 4 {
+				s = strings.ReplaceAll(s, v, "${"+n+"}")
+			}
+		}
+		return s
+	}
 }

@@ -32,6 +32,7 @@ type serverRT struct {
 // server offers changes; updated when an upstream resource changed.
 func newServerRT(ctx context.Context, name string, cfg *ServerConfig, dir string, o *Options, onChange func(), updated func(context.Context, string)) (*serverRT, error) {
 	rt := &serverRT{name: name, cfg: cfg, fp: cfg.fingerprint(dir), errs: newLineRing(50)}
+	rt.errs.redact = redactor(cfg)
 	opts := &mcp.ServerOptions{Logger: o.Logger, Instructions: cfg.Description}
 	var up *upstreamPart
 	if cfg.MCP != nil {

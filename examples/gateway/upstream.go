@@ -88,7 +88,8 @@ type upstreamPart struct {
 	tried    chan struct{} // closed after the first start attempt
 	triedSet bool
 
-	logSem      chan struct{} // log fan-outs in flight (capacity maxLogFanouts)
+	redact      func(string) string // hides environment values in what is shown (nil: none)
+	logSem      chan struct{}       // log fan-outs in flight (capacity maxLogFanouts)
 	droppedLogs int
 }
 
@@ -132,12 +133,15 @@ func newUpstreamPart(name string, server *ServerConfig, dir string, logger *slog
 	case "per-client":
 		perClient = true
 	}
-	return &upstreamPart{
+	up := &upstreamPart{
 		name: name, server: server, cfg: cfg, dir: dir, perClient: perClient,
 		stderr: newLineRing(stderrLines), errs: errs, logger: logger, srv: srv, updated: updated,
 		state: "idle", changed: make(chan struct{}), clients: map[*mcp.ServerSession]*clientSlot{},
 		tried: make(chan struct{}), logSem: make(chan struct{}, maxLogFanouts),
 	}
+	up.stderr.redact = errs.redact
+	up.redact = errs.redact
+	return up
 }
 
 func (p *upstreamPart) start(ctx context.Context, reg *registry) error {
@@ -183,6 +187,9 @@ func (p *upstreamPart) waitFirstStart() {
 }
 
 func (p *upstreamPart) setState(state, detail string) {
+	if p.redact != nil {
+		detail = p.redact(detail)
+	}
 	p.mu.Lock()
 	if state != "starting" && !p.triedSet {
 		p.triedSet = true
@@ -256,8 +263,12 @@ func (p *upstreamPart) supervise() {
 		if p.ctx.Err() != nil {
 			break
 		}
-		p.errs.Add(err.Error())
-		p.logger.Warn("upstream down", "server", p.name, "err", err, "retry", backoff)
+		msg := err.Error()
+		if p.redact != nil {
+			msg = p.redact(msg)
+		}
+		p.errs.Add(msg)
+		p.logger.Warn("upstream down", "server", p.name, "err", msg, "retry", backoff)
 		p.mu.Lock()
 		p.restarts++
 		p.mu.Unlock()
