@@ -467,22 +467,28 @@ func (p *upstreamPart) rediscover(kind string) {
 	}
 	go func() {
 		defer p.wg.Done()
-		if uc == nil {
-			// The notification came during the first discovery: wait for it.
-			select {
-			case <-time.After(50 * time.Millisecond):
-			case <-p.ctx.Done():
+		ctx, cancel := context.WithTimeout(p.ctx, dialTimeout)
+		defer cancel()
+		// The notification may come while the session is being discovered: wait
+		// until it is in use (that discovery may have missed the change), or give up
+		// when it does not get there.
+		for uc == nil {
+			p.mu.Lock()
+			shared, state, ch := p.shared, p.state, p.changed
+			p.mu.Unlock()
+			if shared != nil {
+				uc = shared
+				break
+			}
+			if state != "starting" {
 				return
 			}
-			p.mu.Lock()
-			uc = p.shared
-			p.mu.Unlock()
-			if uc == nil {
+			select {
+			case <-ch:
+			case <-ctx.Done():
 				return
 			}
 		}
-		ctx, cancel := context.WithTimeout(p.ctx, dialTimeout)
-		defer cancel()
 		if err := p.discover(ctx, uc); err != nil && p.ctx.Err() == nil {
 			p.errs.Add("rediscovery: " + err.Error())
 			return
