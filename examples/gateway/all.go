@@ -17,11 +17,10 @@ import (
 // wins). It runs no tasks: tools that run only as tasks are left out. Calls go to the owning server's handlers, so per-client upstream sessions
 // work the same way here.
 type allRT struct {
-	srv   *mcp.Server
-	reg   *registry
-	guard sessionGuard
-	http  *streamable.Handler
-	sse   *sse.Handler
+	srv  *mcp.Server
+	reg  *registry
+	http *streamable.Handler
+	sse  *sse.Handler
 
 	mu      sync.Mutex
 	mapping []allMapping
@@ -75,7 +74,8 @@ func newAllRT(o *Options) *allRT {
 	})
 	a.reg = newRegistry(a.srv, &ServerConfig{}, newLineRing(50), nil)
 	connect := func(ctx context.Context, t jsonrpc.Transport) error {
-		return a.guard.connect(ctx, a.srv, t)
+		_, err := a.srv.Connect(ctx, t)
+		return err
 	}
 	a.http = streamable.NewHandler(connect, &streamable.HandlerOptions{Logger: o.Logger, AllowedOrigins: o.allowedOrigins, AllowedHosts: o.AllowedHosts, KeepAlive: o.KeepAlive})
 	a.sse = sse.NewHandler(connect, &sse.HandlerOptions{Logger: o.Logger, AllowedOrigins: o.allowedOrigins, AllowedHosts: o.AllowedHosts, KeepAlive: o.KeepAlive, MessagePath: o.Prefix + "/mcp/all/sse"})

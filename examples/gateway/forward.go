@@ -128,9 +128,7 @@ func (p *upstreamPart) broadcastLog(level mcp.LoggingLevel, logger string, data 
 	go func() {
 		defer p.wg.Done()
 		defer func() { <-p.logSem }()
-		var sessions []*mcp.ServerSession
-		p.guard.broadcast(func() { sessions = p.srv.Sessions() })
-		for _, ss := range sessions {
+		for _, ss := range p.srv.Sessions() {
 			ctx, cancel := context.WithTimeout(p.ctx, logWriteTimeout)
 			_ = ss.Log(ctx, level, logger, data)
 			cancel()

@@ -246,11 +246,11 @@ func (g *Gateway) resourceUpdated(ctx context.Context, uri string) {
 	g.mu.RUnlock()
 	for _, rt := range servers {
 		if rt.hooks != nil {
-			rt.guard.broadcast(func() { rt.srv.ResourceUpdated(ctx, uri) })
+			rt.srv.ResourceUpdated(ctx, uri)
 		}
 	}
 	if all != nil {
-		all.guard.broadcast(func() { all.srv.ResourceUpdated(ctx, uri) })
+		all.srv.ResourceUpdated(ctx, uri)
 	}
 }
 

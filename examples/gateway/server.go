@@ -23,7 +23,6 @@ type serverRT struct {
 	parts []part
 	hooks sessionHooks // the upstream part, if any
 	errs  *lineRing
-	guard sessionGuard
 	http  *streamable.Handler
 	sse   *sse.Handler
 }
@@ -61,7 +60,6 @@ func newServerRT(ctx context.Context, name string, cfg *ServerConfig, dir string
 	rt.reg = newRegistry(rt.srv, cfg, rt.errs, onChange)
 	if cfg.MCP != nil {
 		up = newUpstreamPart(name, cfg, dir, o.Logger.With("server", name), rt.srv, rt.errs, updated)
-		up.guard = &rt.guard
 		rt.hooks = up
 		rt.parts = append(rt.parts, up)
 	}
@@ -75,7 +73,8 @@ func newServerRT(ctx context.Context, name string, cfg *ServerConfig, dir string
 		}
 	}
 	connect := func(ctx context.Context, t jsonrpc.Transport) error {
-		return rt.guard.connect(ctx, rt.srv, t)
+		_, err := rt.srv.Connect(ctx, t)
+		return err
 	}
 	rt.http = streamable.NewHandler(connect, &streamable.HandlerOptions{
 		Logger:         o.Logger,

@@ -67,7 +67,6 @@ type upstreamPart struct {
 	logger    *slog.Logger
 	reg       *registry
 	srv       *mcp.Server
-	guard     *sessionGuard
 	updated   func(ctx context.Context, uri string) // resource updates, to every route
 
 	ctx    context.Context

@@ -20,9 +20,9 @@ import (
 func TestURLUpstreams(t *testing.T) {
 	t.Setenv("GW_TEST_UPSTREAM_TOKEN", "from-config")
 	up := newTestUpstream()
-	var guard sessionGuard // the library race sessionGuard documents bites here too
 	connect := func(ctx context.Context, tr jsonrpc.Transport) error {
-		return guard.connect(ctx, up, tr)
+		_, err := up.Connect(ctx, tr)
+		return err
 	}
 	var seen []string
 	auth := func(h http.Handler) http.Handler {
