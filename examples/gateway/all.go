@@ -77,7 +77,7 @@ func newAllRT(o *Options) *allRT {
 		_, err := a.srv.Connect(ctx, t)
 		return err
 	}
-	a.http = streamable.NewHandler(connect, &streamable.HandlerOptions{Logger: o.Logger, AllowedOrigins: o.allowedOrigins, AllowedHosts: o.AllowedHosts, KeepAlive: o.KeepAlive})
+	a.http = streamable.NewHandler(connect, &streamable.HandlerOptions{Logger: o.Logger, AllowedOrigins: o.allowedOrigins, AllowedHosts: o.AllowedHosts, KeepAlive: o.KeepAlive, SessionOwner: o.SessionOwner})
 	a.sse = sse.NewHandler(connect, &sse.HandlerOptions{Logger: o.Logger, AllowedOrigins: o.allowedOrigins, AllowedHosts: o.AllowedHosts, KeepAlive: o.KeepAlive, MessagePath: o.Prefix + "/mcp/all/sse"})
 	return a
 }

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/wiremcp/wiremcp/auth"
 	"log/slog"
 	"net"
 	"net/http"
@@ -65,7 +66,15 @@ func serveMain(args []string) int {
 	addr := fs.String("http", "127.0.0.1:8080", "listen on `ADDR` (port 0 picks a free port)")
 	path := fs.String("config", "", "configuration `FILE` (JSON); without it, the built-in demo")
 	verbose := fs.Bool("v", false, "log diagnostics to stderr")
+	var ac authConfig
+	fs.StringVar(&ac.issuer, "auth-issuer", "", "require OAuth access tokens (JWT) issued by the authorization server `URL` on every route (the HTML pages are then not served)")
+	fs.StringVar(&ac.audience, "auth-audience", "", "the gateway's resource `URL`, which tokens must name in aud (with -auth-issuer)")
+	fs.StringVar(&ac.scope, "auth-scope", "", "space-separated `SCOPES` every request needs (with -auth-issuer)")
 	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if err := ac.check(); err != nil {
+		fmt.Fprintf(os.Stderr, "gateway: %v\n", err)
 		return 2
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
@@ -84,7 +93,11 @@ func serveMain(args []string) int {
 		fmt.Fprintf(os.Stderr, "gateway: %v\n", err)
 		return 1
 	}
-	g, err := NewGateway(cfg, &Options{Logger: logger})
+	opts := &Options{Logger: logger}
+	if ac.enabled() {
+		opts.SessionOwner = auth.SessionOwner // a session is its principal's only
+	}
+	g, err := NewGateway(cfg, opts)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "gateway: %v\n", err)
 		return 1
@@ -95,7 +108,14 @@ func serveMain(args []string) int {
 		fmt.Fprintf(os.Stderr, "gateway: %v\n", err)
 		return 1
 	}
-	srv := &http.Server{Handler: g, ReadHeaderTimeout: 10 * time.Second}
+	var handler http.Handler = g
+	if ac.enabled() {
+		if handler, err = protect(g, ac, logger); err != nil {
+			fmt.Fprintf(os.Stderr, "gateway: %v\n", err)
+			return 1
+		}
+	}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *path != "" {

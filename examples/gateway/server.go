@@ -81,6 +81,7 @@ func newServerRT(ctx context.Context, name string, cfg *ServerConfig, dir string
 		AllowedOrigins: o.allowedOrigins,
 		AllowedHosts:   o.AllowedHosts,
 		KeepAlive:      o.KeepAlive,
+		SessionOwner:   o.SessionOwner,
 	})
 	rt.sse = sse.NewHandler(connect, &sse.HandlerOptions{
 		Logger:         o.Logger,
