@@ -72,6 +72,11 @@ type Check struct {
 	// Standalone checks make their own connection and run even when the
 	// suite could not start a session with the server.
 	Standalone bool
+	// Serial checks change state that other checks could see (list
+	// changes, subscriptions, log levels, stored data) or watch for
+	// notifications any other check could provoke; they run one at a time
+	// after the others, with nothing else running.
+	Serial bool
 	// Run performs the check.
 	Run func(c *C)
 }

@@ -188,8 +188,11 @@ func init() {
 				}
 				id := s.newID()
 				reply, _ := sendRawHTTP(c, s, s.request(id, "ping", nil), "ping", nil)
-				if reply.Status != 404 {
-					c.Fatalf("after DELETE the session id still works (HTTP %d, want 404)", reply.Status)
+				switch {
+				case reply.Status >= 200 && reply.Status <= 299:
+					c.Fatalf("after DELETE (HTTP %d) the session id still works: a request with it got HTTP %d, want 404", r.Status, reply.Status)
+				case reply.Status != 404:
+					c.Fatalf("after DELETE (HTTP %d) a request with the ended session's id got HTTP %d, want 404", r.Status, reply.Status)
 				}
 			}}),
 		h(&Check{ID: "http/protocol-version-invalid", Severity: MUST, Since: Rev20250618, Until: Rev20251125,
@@ -301,7 +304,9 @@ func sendRawHTTP(c *C, s *Session, body []byte, method string, hdr http.Header) 
 	ctx, cancel := c.Ctx()
 	defer cancel()
 	mark := s.Mark()
+	c.trace.sentHTTP(s, http.MethodPost, body, h, mark)
 	reply, err := s.conn.send(ctx, body, h)
+	c.trace.replied(s, reply)
 	if err != nil {
 		c.Fatalf("POST: %v", err)
 	}
@@ -328,7 +333,7 @@ func needSession(c *C) string {
 // tools/call with a progress token first, then the ping method.
 func sseExchange(c *C) (*Session, *Exchange) {
 	s := c.Session()
-	if !c.run.opts.NoToolCalls && c.HasCap("tools") {
+	if c.run.opts.toolPolicy() != CallNone && c.HasCap("tools") {
 		// A server may answer with JSON when it has nothing to send before
 		// the response, so tools that report progress come first: with the
 		// progress token they are the likeliest to open a stream.

@@ -210,6 +210,12 @@ func idRoundTrip(c *C, id string) {
 		c.Fatalf("no response to a request with id %s%s", id, statusNote(reply))
 	}
 	if got := m.IDRaw(); got != id {
+		if e := m.Error(); e != nil {
+			if got == "" {
+				got = "absent"
+			}
+			c.Fatalf("the request with id %s was refused: error %s %q with id %s, want its result with the same id", id, e.Code, e.Message, got)
+		}
 		c.Fatalf("request id %s came back as %s", id, got)
 	}
 	if e := m.Error(); e != nil {

@@ -21,6 +21,9 @@ type httpState struct {
 	seq        int
 	streamable map[string]*session
 	legacy     map[string]*sseSession
+	// ended holds the ids of sessions ended by DELETE, kept only under the
+	// delete-then-400 quirk (a test server: one entry per DELETE).
+	ended map[string]bool
 }
 
 // sseSession is a legacy HTTP+SSE connection: its session and the channel
@@ -32,7 +35,7 @@ type sseSession struct {
 }
 
 func newHTTPState() *httpState {
-	return &httpState{streamable: map[string]*session{}, legacy: map[string]*sseSession{}}
+	return &httpState{streamable: map[string]*session{}, legacy: map[string]*sseSession{}, ended: map[string]bool{}}
 }
 
 // Handler serves Streamable HTTP at /mcp and the legacy transport at /sse
@@ -170,6 +173,9 @@ func (s *Server) serveStreamable(w http.ResponseWriter, r *http.Request) {
 		if !s.has("http/session-delete") {
 			s.http.mu.Lock()
 			delete(s.http.streamable, id)
+			if s.quirk("delete-then-400") {
+				s.http.ended[id] = true
+			}
 			s.http.mu.Unlock()
 		}
 		w.WriteHeader(http.StatusOK)
@@ -196,7 +202,10 @@ func (s *Server) lookup(w http.ResponseWriter, r *http.Request) (*session, bool)
 	s.http.mu.Unlock()
 	if !ok {
 		status := http.StatusNotFound
-		if s.has("http/session-unknown") {
+		s.http.mu.Lock()
+		ended := s.http.ended[id]
+		s.http.mu.Unlock()
+		if s.has("http/session-unknown") || (ended && s.quirk("delete-then-400")) {
 			status = http.StatusBadRequest
 		}
 		http.Error(w, "unknown session", status)
