@@ -23,7 +23,11 @@ func TestMain(m *testing.M) {
 		if f := os.Getenv("FAULTSERVER_FAULTS"); f != "" {
 			faults = strings.Split(f, ",")
 		}
-		srv := faultserver.New(faultserver.Options{Faults: faults, Reports: os.Getenv("FAULTSERVER_REPORTS") == "1"})
+		var quirks []string
+		if q := os.Getenv("FAULTSERVER_QUIRKS"); q != "" {
+			quirks = strings.Split(q, ",")
+		}
+		srv := faultserver.New(faultserver.Options{Faults: faults, Quirks: quirks, Reports: os.Getenv("FAULTSERVER_REPORTS") == "1"})
 		switch err := srv.ServeStdio(os.Stdin, os.Stdout); err {
 		case nil:
 			os.Exit(0)

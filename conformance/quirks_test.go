@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"net/http/httptest"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -158,6 +159,30 @@ func TestUnreachableTarget(t *testing.T) {
 		_, err := conformance.CheckServer(context.Background(), target, &conformance.Options{Timeout: 2 * time.Second})
 		if !errors.Is(err, conformance.ErrUnreachable) {
 			t.Errorf("%s: error %v, want ErrUnreachable", target, err)
+		}
+	}
+}
+
+// TestSilentServerCostsARoundTrip: over stdio a server that answers nothing
+// to malformed messages is judged after a probe's round trip and a grace
+// period, not after the whole exchange limit.
+func TestSilentServerCostsARoundTrip(t *testing.T) {
+	t.Parallel()
+	const limit = 10 * time.Second
+	env := append(os.Environ(), "FAULTSERVER_STDIO=1", "FAULTSERVER_QUIRKS=silent-on-invalid")
+	target := conformance.Target{Command: []string{os.Args[0], "-test.run=^$"}, Env: env}
+	res, err := conformance.CheckServer(context.Background(), target, &conformance.Options{Revision: conformance.Rev20251125,
+		Run: regexp.MustCompile(`^jsonrpc/(invalid-request-no-version|parse-error)$`), Timeout: limit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"jsonrpc/invalid-request-no-version", "jsonrpc/parse-error"} {
+		cr := outcomeOf(t, res, id)
+		if cr.Outcome != conformance.Fail || !strings.Contains(cr.Detail, "no ") {
+			t.Errorf("%s: %s (%s), want a failure for the missing answer", id, cr.Outcome, cr.Detail)
+		}
+		if time.Duration(cr.DurationMs)*time.Millisecond >= limit/2 {
+			t.Errorf("%s took %d ms: the suite waited out the exchange limit", id, cr.DurationMs)
 		}
 	}
 }

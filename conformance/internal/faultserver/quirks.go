@@ -1,6 +1,7 @@
 package faultserver
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -17,6 +18,22 @@ var Quirks = map[string]string{
 	"stall-prompts-get":     "answers prompts/get only after stallFor, longer than the exchange limit the tests give the suite",
 	"strict-prompt-args":    "refuses prompt arguments it cannot use with error -32603, the way a prompt that validates its input in code does",
 	"delete-then-400":       "after DELETE, answers requests naming the ended session with HTTP 400 instead of 404",
+	"silent-on-invalid":     "over stdio, answers nothing to a message it cannot take as a request (its -32700 or -32600 error is dropped), as server-everything does",
+}
+
+// silenced drops the -32700 and -32600 errors from msgs under
+// silent-on-invalid.
+func (s *Server) silenced(msgs [][]byte) [][]byte {
+	if !s.quirk("silent-on-invalid") {
+		return msgs
+	}
+	var out [][]byte
+	for _, m := range msgs {
+		if !bytes.Contains(m, []byte(`"code":-32700`)) && !bytes.Contains(m, []byte(`"code":-32600`)) {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // stallFor is how long stall-prompts-get holds prompts/get.
