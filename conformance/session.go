@@ -215,7 +215,11 @@ func (s *Session) CallRaw(ctx context.Context, id, method string, body []byte, h
 	}
 	ex := &Exchange{ID: id, HTTP: reply}
 	wctx := ctx
-	if reply != nil && reply.Stream != nil {
+	if s.kind == HTTP && reply != nil && reply.Stream == nil {
+		// A plain reply is complete: its JSON body, if any, is in the
+		// inbox already.
+		wctx = doneCtx
+	} else if reply != nil && reply.Stream != nil {
 		// The response to a POST comes on the POST's own stream: once that
 		// stream has ended without it, it will not come.
 		var stop context.CancelFunc
@@ -239,8 +243,11 @@ func (s *Session) CallRaw(ctx context.Context, id, method string, body []byte, h
 		}
 	}
 	if err != nil {
-		if reply != nil && reply.Stream == nil && reply.MediaType() != "application/json" {
+		if reply != nil && reply.Stream == nil && reply.MediaType() != "application/json" && (s.kind == HTTP || reply.Status >= 400) {
 			return ex, fmt.Errorf("%s: no JSON-RPC response (HTTP %d, Content-Type %q, body %s)", method, reply.Status, reply.Header.Get("Content-Type"), short(reply.Body))
+		}
+		if wctx == doneCtx {
+			return ex, fmt.Errorf("%s: the reply (HTTP %d) carried no response with id %s (body %s)", method, reply.Status, id, short(reply.Body))
 		}
 		return ex, fmt.Errorf("%s: waiting for response id %s: %w", method, id, err)
 	}
