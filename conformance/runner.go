@@ -60,9 +60,9 @@ func (r *revRun) noteCall(name string) {
 	r.called[name] = true
 }
 
-// toolsCalled returns the tools the run called, sorted: those the server
-// listed and the fixtures (names that exist on no server, such as the
-// unknown-tool probes, are left out).
+// toolsCalled returns the server's tools the run called, sorted: names
+// the server did not list (the unknown-tool probes, fixture triggers the
+// server lacks) are left out.
 func (r *revRun) toolsCalled() []string {
 	listed := map[string]bool{}
 	r.lmu.Lock()
@@ -75,7 +75,7 @@ func (r *revRun) toolsCalled() []string {
 	defer r.cmu.Unlock()
 	out := make([]string, 0, len(r.called))
 	for n := range r.called {
-		if listed[n] || isFixtureTool(n) {
+		if listed[n] {
 			out = append(out, n)
 		}
 	}

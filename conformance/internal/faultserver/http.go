@@ -194,7 +194,11 @@ func (s *Server) lookup(w http.ResponseWriter, r *http.Request) (*session, bool)
 			http.Error(w, "GET without a session", http.StatusMethodNotAllowed)
 			return nil, false
 		}
-		http.Error(w, "Mcp-Session-Id required", http.StatusBadRequest)
+		status := http.StatusBadRequest
+		if s.has("http/session-required") {
+			status = http.StatusNotFound
+		}
+		http.Error(w, "Mcp-Session-Id required", status)
 		return nil, false
 	}
 	s.http.mu.Lock()
@@ -263,8 +267,8 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 		s.http.mu.Unlock()
 		w.Header().Set("Mcp-Session-Id", sess.id)
 	default:
-		if r.Header.Get("Mcp-Session-Id") == "" && (s.has("http/session-required") || s.has("lifecycle/request-before-initialize")) {
-			sess = &session{revision: latestLegacy, initialized: s.has("http/session-required"), ready: true}
+		if r.Header.Get("Mcp-Session-Id") == "" && s.has("lifecycle/request-before-initialize") {
+			sess = &session{revision: latestLegacy, ready: true}
 			break
 		}
 		var ok bool
