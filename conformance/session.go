@@ -503,6 +503,10 @@ func (t *exchangeTrace) sentHTTP(s *Session, method string, body []byte, hdr htt
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
+		if len(hdr[k]) == 0 {
+			parts = append(parts, "(no "+k+")") // a header the check removed
+			continue
+		}
 		parts = append(parts, k+": "+strings.Join(hdr[k], ", "))
 	}
 	if len(body) > 0 {

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/wiremcp/wiremcp/bindings/reports"
+	"github.com/wiremcp/wiremcp/conformance"
 	"github.com/wiremcp/wiremcp/conformance/internal/faultserver"
 )
 
@@ -151,5 +152,20 @@ func TestCLINoOrUnreachableTargetIsOneLine(t *testing.T) {
 		if code != 2 || len(lines) != 1 || !strings.Contains(lines[0], tc.want) || out.Len() != 0 {
 			t.Errorf("%q: exit %d, stderr %q, stdout %q; want exit 2 and one line with %q", tc.args, code, errb.String(), out.String(), tc.want)
 		}
+	}
+}
+
+func TestProgressShowsTheRunningCheck(t *testing.T) {
+	var b bytes.Buffer
+	p := newProgress(&b, true)
+	p.started("2025-11-25", "http/resume")
+	p.started("2025-11-25", "tools/call-result")
+	p.finished(1, 10, conformance.CheckResult{ID: "http/resume", Revision: "2025-11-25", Outcome: conformance.Pass})
+	lines := strings.Split(b.String(), "\r\033[K")
+	if last := lines[len(lines)-1]; last != "[1/10] running 2025-11-25 tools/call-result" {
+		t.Errorf("terminal line %q, want the check still running", last)
+	}
+	if !strings.Contains(b.String(), "running 2025-11-25 http/resume (+1 more)") {
+		t.Errorf("no line named the first check while it ran: %q", b.String())
 	}
 }
