@@ -9,10 +9,14 @@ import (
 // Severity is the requirement level of a check.
 type Severity string
 
-// Requirement levels.
+// Requirement levels. MUST and SHOULD are the specification's (or
+// JSON-RPC's); ADVICE is hardening the suite recommends where no rule
+// requires it (duplicate members, body limits, Host checks, …): its
+// failures are reported apart and do not fail a run unless it is strict.
 const (
 	MUST   Severity = "MUST"
 	SHOULD Severity = "SHOULD"
+	ADVICE Severity = "ADVICE"
 )
 
 // Area groups checks in summaries.

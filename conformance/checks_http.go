@@ -67,7 +67,7 @@ func init() {
 					c.Failf("HTTP status %d for a successful request", ex.HTTP.Status)
 				}
 			}}),
-		h(&Check{ID: "http/accept-required", Severity: SHOULD,
+		h(&Check{ID: "http/accept-required", Severity: ADVICE,
 			Requirement: "A POST whose Accept offers neither application/json nor text/event-stream is refused with a 4xx (406)",
 			Run: func(c *C) {
 				s := c.Session()
@@ -95,7 +95,7 @@ func init() {
 					c.Logf("refused with %d rather than 415", reply.Status)
 				}
 			}}),
-		h(&Check{ID: "http/body-limit", Severity: SHOULD,
+		h(&Check{ID: "http/body-limit", Severity: ADVICE,
 			Requirement: "A 16 MiB request body is refused with 413 and the session keeps working",
 			Run: func(c *C) {
 				s := c.Session()
@@ -231,7 +231,7 @@ func init() {
 					c.Fatalf("HTTP %d for Origin http://evil.example.com, want 403", reply.Status)
 				}
 			}}),
-		h(&Check{ID: "http/host", Area: AreaSecurity, Severity: SHOULD,
+		h(&Check{ID: "http/host", Area: AreaSecurity, Severity: ADVICE,
 			Requirement: "A loopback server refuses a request whose Host names another machine (DNS rebinding)",
 			Run: func(c *C) {
 				u, err := url.Parse(c.Target().URL)

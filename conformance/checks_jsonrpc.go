@@ -42,7 +42,7 @@ func init() {
 				s := c.Session()
 				invalidRequest(c, s, `{"jsonrpc":"2.0","id":"mc-1","Method":"`+pingMethod(s)+`"`+paramsJSON(s, nil)+`}`, `"mc-1"`)
 			}},
-		&Check{ID: "jsonrpc/duplicate-member", Area: AreaJSONRPC, Severity: SHOULD,
+		&Check{ID: "jsonrpc/duplicate-member", Area: AreaJSONRPC, Severity: ADVICE,
 			Requirement: "A request with a duplicated member name is refused with error -32600 rather than executed with one of the values",
 			Run: func(c *C) {
 				s := c.Session()
@@ -125,7 +125,7 @@ func init() {
 					c.Fatalf("batch of two pings not fully answered (answered: %v)%s", keys(seen), statusNote(reply))
 				}
 			}},
-		&Check{ID: "jsonrpc/batch-rejected", Area: AreaJSONRPC, Severity: SHOULD, Since: Rev20250618,
+		&Check{ID: "jsonrpc/batch-rejected", Area: AreaJSONRPC, Severity: ADVICE, Since: Rev20250618,
 			Requirement: "From 2025-06-18 on a JSON-RPC batch is refused (error -32600 or HTTP 4xx) and none of its requests is executed",
 			Run: func(c *C) {
 				s := c.Session()

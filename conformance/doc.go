@@ -8,7 +8,10 @@
 //
 // Every check has an id ("area/name"), a one-line requirement, the revision
 // range it applies to (2024-11-05 … 2026-07-28), the transports it applies
-// to and a severity (MUST or SHOULD). Outcomes are pass, fail, not
+// to and a severity: MUST or SHOULD for rules of MCP or JSON-RPC, ADVICE
+// for hardening the suite recommends without a rule behind it (its
+// failures are reported apart; Result.Failed ignores them, FailedStrict
+// and Run do not). Outcomes are pass, fail, not
 // applicable (the server lacks the declared prerequisite), not testable
 // (the suite could not judge: an exchange outlasted Options.Timeout, or the
 // server refused every input the suite made up; it counts as a failure, so

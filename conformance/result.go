@@ -84,8 +84,19 @@ func (r *Result) Counts() Counts {
 	return c
 }
 
-// Failed reports whether any check failed or was not testable.
+// Failed reports whether any check failed or was not testable, ADVICE
+// failures aside.
 func (r *Result) Failed() bool {
+	for _, cr := range r.Checks {
+		if cr.Outcome.Failed() && cr.Severity != string(ADVICE) {
+			return true
+		}
+	}
+	return false
+}
+
+// FailedStrict is Failed counting ADVICE failures too.
+func (r *Result) FailedStrict() bool {
 	for _, cr := range r.Checks {
 		if cr.Outcome.Failed() {
 			return true
@@ -178,9 +189,12 @@ func failureGroups(crs []CheckResult) []failureGroup {
 		{title: "MUST failures: the server breaks a requirement of the specification"},
 		{title: "SHOULD failures: the server departs from a recommendation"},
 		{title: "Not testable: the suite could not judge these (a time limit, a refused precondition); not a verdict on the server"},
+		{title: "ADVICE: hardening the suite recommends, no specification rule (does not fail the run without -strict)"},
 	}
 	for _, cr := range crs {
 		switch {
+		case cr.Outcome == Fail && cr.Severity == string(ADVICE):
+			gs[3].checks = append(gs[3].checks, cr)
 		case cr.Outcome == NotTestable:
 			gs[2].checks = append(gs[2].checks, cr)
 		case cr.Outcome == Fail && cr.Severity == string(MUST):
@@ -246,6 +260,10 @@ func (r *Result) WriteJUnit(w io.Writer) error {
 		}
 		jc := junitCase{Name: cr.ID, Classname: cr.Area, Time: fmt.Sprintf("%.3f", float64(cr.DurationMs)/1000)}
 		switch {
+		case cr.Outcome == Fail && cr.Severity == string(ADVICE):
+			// Not a protocol failure: shown, not counted against the build.
+			jc.Skipped = &junitMessage{Message: "advice (no specification rule): " + cr.Detail}
+			s.Skipped++
 		case cr.Outcome.Failed():
 			body := cr.Severity + ": " + cr.Requirement + "\n" + strings.Join(cr.Evidence, "\n")
 			if cr.Exchange != "" {

@@ -550,6 +550,8 @@ func Run(t *testing.T, target Target, opts *Options) {
 					cr := r.exec(context.Background(), ch)
 					switch cr.Outcome {
 					case Fail, NotTestable:
+						// Run is for servers under the caller's control: ADVICE
+						// failures fail the subtest too (strict).
 						t.Errorf("[%s %s] %s\n%s: %s", ch.Severity, ch.ID, ch.Requirement, cr.Outcome, strings.Join(cr.Evidence, "\n"))
 						if len(cr.Evidence) == 0 {
 							t.Errorf("%s", cr.Detail)

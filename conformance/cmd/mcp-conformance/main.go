@@ -54,6 +54,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		timeout   = fs.Duration("timeout", 10*time.Second, "time limit for each exchange with the server")
 		callTools = fs.String("call-tools", string(conformance.CallReadOnly), "which server tools the suite may call with generated arguments: readonly (readOnlyHint: true and official fixture tools), all (all but destructiveHint: true) or none")
 		noCalls   = fs.Bool("no-tool-calls", false, "same as -call-tools none")
+		strict    = fs.Bool("strict", false, "ADVICE failures (hardening without a specification rule) also make the exit status 1")
 		parallel  = fs.Int("parallel", 4, "checks run at once (those that change or watch shared state always run alone)")
 		list      = fs.Bool("list", false, "list the checks and exit")
 		headers   multi
@@ -142,7 +143,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "mcp-conformance:", err)
 	}
 	code := 0
-	if res.Failed() || err != nil {
+	if res.Failed() || (*strict && res.FailedStrict()) || err != nil {
 		code = 1
 	}
 	if err := writeOutputs(res, *jsonOut, *junitOut, *reportDir, stderr); err != nil {
@@ -199,7 +200,7 @@ func reportRun(res *conformance.Result) reports.ConformanceRun {
 		switch {
 		case cr.Outcome == conformance.Pass:
 			out = reports.OutcomePass
-		case cr.Outcome.Failed() && cr.Severity == string(conformance.SHOULD):
+		case cr.Outcome.Failed() && cr.Severity != string(conformance.MUST):
 			out = reports.OutcomeWarn
 		case cr.Outcome.Failed():
 			out = reports.OutcomeFail
@@ -315,6 +316,10 @@ Examples:
   mcp-conformance -stdio 'npx -y @modelcontextprotocol/server-everything' -revision all
   mcp-conformance -url http://127.0.0.1:8080/mcp -run '^http/' -json out.json -junit out.xml
   mcp-conformance -stdio './server -stdio' -call-tools all -binding reports -report ./reports
+
+Checks are MUST or SHOULD (rules of MCP or JSON-RPC) or ADVICE (hardening with no
+rule behind it, such as refusing duplicate JSON members or 16 MiB bodies): ADVICE
+failures are listed apart and count only with -strict.
 
 Exit status: 0 when every check passed or was not applicable, 1 when one failed
 or could not be tested, 2 on bad usage or an unreachable server.

@@ -169,3 +169,22 @@ func TestProgressShowsTheRunningCheck(t *testing.T) {
 		t.Errorf("no line named the first check while it ran: %q", b.String())
 	}
 }
+
+func TestCLIAdviceFailsOnlyWhenStrict(t *testing.T) {
+	ts := httptest.NewServer(faultserver.New(faultserver.Options{Faults: []string{"jsonrpc/duplicate-member"}}).Handler())
+	defer ts.Close()
+	for _, strict := range []bool{false, true} {
+		args := []string{"-url", ts.URL + "/mcp", "-run", "^jsonrpc/duplicate-member$", "-timeout", "3s"}
+		want := 0
+		if strict {
+			args, want = append(args, "-strict"), 1
+		}
+		var out, errb bytes.Buffer
+		if code := run(args, &out, &errb); code != want {
+			t.Errorf("strict=%v: exit %d, want %d\n%s", strict, code, want, out.String())
+		}
+		if !strings.Contains(out.String(), "== ADVICE") || !strings.Contains(out.String(), "FAIL jsonrpc/duplicate-member [ADVICE") {
+			t.Errorf("strict=%v: the advice failure is not listed under ADVICE:\n%s", strict, out.String())
+		}
+	}
+}
