@@ -6,8 +6,9 @@
 #                      (/sse of the stateful server) and stdio
 #   reports-server     Streamable HTTP and stdio, with -binding reports
 #
-# each with -revision all. Every check of every run must pass (or be not
-# applicable); the script exits 1 otherwise. It needs only the Go toolchain:
+# each with -revision all, -call-tools all (our own servers: every tool not
+# annotated destructive may be called) and -strict (ADVICE checks count). Every check of every run must
+# pass (or be not applicable); the script exits 1 otherwise. It needs only the Go toolchain:
 # go build (the module proxy for dependencies), servers on free 127.0.0.1
 # ports, no other network.
 #
@@ -107,7 +108,7 @@ FAILED=()
 run() {
 	local name=$1 t0=$SECONDS rc
 	shift
-	"$BIN/mcp-conformance" "$@" -revision all -timeout "$TIMEOUT" "${SCHEMA_ARGS[@]}" \
+	"$BIN/mcp-conformance" "$@" -revision all -call-tools all -strict -timeout "$TIMEOUT" "${SCHEMA_ARGS[@]}" \
 		-json "$OUT/$name.json" -junit "$OUT/$name.xml" >"$OUT/$name.txt" 2>"$OUT/$name.log"
 	rc=$?
 	local total

@@ -26,35 +26,38 @@ func TestAsyncChecksEverywhere(t *testing.T) {
 	}
 	before := runtime.NumGoroutine()
 	defer checkGoroutines(t, before)
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			for _, faulty := range []bool{false, true} {
-				var faults []string
-				want := conformance.Pass
-				if faulty {
-					faults, want = []string{tc.id}, conformance.Fail
-				}
-				f := startFixture(t, tc.tr, faults, false)
-				res, err := conformance.CheckServer(context.Background(), f.target, &conformance.Options{
-					Revision: tc.rev, Run: regexp.MustCompile("^" + regexp.QuoteMeta(tc.id) + "$"), Timeout: 3 * time.Second})
-				f.close()
-				if err != nil {
-					t.Fatal(err)
-				}
-				found := false
-				for _, cr := range res.Checks {
-					if cr.ID != tc.id {
-						continue
+	t.Run("cases", func(t *testing.T) {
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				t.Parallel()
+				for _, faulty := range []bool{false, true} {
+					var faults []string
+					want := conformance.Pass
+					if faulty {
+						faults, want = []string{tc.id}, conformance.Fail
 					}
-					found = true
-					if cr.Outcome != want {
-						t.Errorf("faults %v: %s (%s), want %s; evidence %v", faults, cr.Outcome, cr.Detail, want, cr.Evidence)
+					f := startFixture(t, tc.tr, faults, false)
+					res, err := conformance.CheckServer(context.Background(), f.target, &conformance.Options{
+						Revision: tc.rev, Run: regexp.MustCompile("^" + regexp.QuoteMeta(tc.id) + "$"), Timeout: 3 * time.Second, CallTools: conformance.CallAll})
+					f.close()
+					if err != nil {
+						t.Fatal(err)
+					}
+					found := false
+					for _, cr := range res.Checks {
+						if cr.ID != tc.id {
+							continue
+						}
+						found = true
+						if cr.Outcome != want {
+							t.Errorf("faults %v: %s (%s), want %s; evidence %v", faults, cr.Outcome, cr.Detail, want, cr.Evidence)
+						}
+					}
+					if !found {
+						t.Fatalf("check %s did not run", tc.id)
 					}
 				}
-				if !found {
-					t.Fatalf("check %s did not run", tc.id)
-				}
-			}
-		})
-	}
+			})
+		}
+	})
 }

@@ -137,6 +137,7 @@ func (reportsBinding) Checks() []*Check {
 			Requirement: "REPORTS_GET of an unknown id is a tool result with isError: true",
 			Run: func(c *C) {
 				s := c.Session()
+				c.mayCallNamed(toolGet)
 				ex := c.Call(s, "tools/call", map[string]any{"name": toolGet, "arguments": map[string]any{"id": "conformance-no-such-report"}})
 				if e := ex.Response.Error(); e != nil {
 					c.Fatalf("JSON-RPC error %s %q instead of an isError result", e.Code, e.Message)
@@ -145,7 +146,7 @@ func (reportsBinding) Checks() []*Check {
 					c.Fatalf("result without isError: true: %s", short(ex.Response.Raw))
 				}
 			}}),
-		b(&Check{ID: "reports/update-status", Severity: MUST,
+		b(&Check{ID: "reports/update-status", Serial: true, Severity: MUST,
 			Requirement: "REPORTS_UPDATE_STATUS returns {success: true} and the new lifecycleStatus shows in REPORTS_LIST",
 			Run: func(c *C) {
 				s := c.Session()
@@ -197,6 +198,7 @@ func hasStructured(rev string) bool { return rev >= Rev20250618 }
 // structured output does not exist and the output is the JSON object in a
 // text block.
 func reportsCall(c *C, s *Session, tool string, args map[string]any) json.RawMessage {
+	c.mayCallNamed(tool)
 	r := c.Result(s, "tools/call", map[string]any{"name": tool, "arguments": args})
 	if string(r["isError"]) == "true" {
 		c.Fatalf("%s %s: isError result: %s", tool, mustJSON(args), short(mustJSON(r)))

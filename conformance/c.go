@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"runtime"
@@ -21,6 +22,8 @@ type C struct {
 	stop     Outcome // NotApplicable / NotTestable when stopped early
 	reason   string
 	sessions []*Session
+	trace    exchangeTrace
+	exchange string // the exchange at the first failure or not-testable verdict
 }
 
 // Revision returns the revision the check runs under.
@@ -35,15 +38,58 @@ func (c *C) Transport() Transport { return c.run.target.Kind() }
 // Target returns the target under test.
 func (c *C) Target() Target { return c.run.target }
 
-// Failf records a failure with evidence and continues.
+// Failf records a failure with evidence and continues. The first failure
+// keeps the exchange that led to it (the last request sent and what came
+// back).
 func (c *C) Failf(format string, args ...any) {
+	if len(c.failures) == 0 {
+		c.exchange = c.trace.render()
+	}
 	c.failures = append(c.failures, fmt.Sprintf(format, args...))
 }
 
-// Fatalf records a failure and stops the check.
+// Fatalf records a failure and stops the check. When one of args is an
+// error saying that an exchange ran out of time, the server is not to blame
+// for what the check could not see: the check stops as not testable instead
+// ("timed out after N s (try -timeout)").
 func (c *C) Fatalf(format string, args ...any) {
+	for _, a := range args {
+		if err, ok := a.(error); ok && isTimeout(err) {
+			msg := fmt.Sprintf(format, args...)
+			msg = strings.TrimSuffix(strings.TrimSuffix(msg, context.DeadlineExceeded.Error()), ": ")
+			c.timedOut(msg)
+		}
+		if err, ok := a.(error); ok && errors.Is(err, errClosedForResumption) {
+			c.NotTestablef(format, args...)
+		}
+	}
 	c.Failf(format, args...)
 	runtime.Goexit()
+}
+
+// timedOut stops the check as not testable because an exchange described
+// by what did not finish within the time limit.
+func (c *C) timedOut(what string) {
+	c.NotTestablef("%s: timed out after %s (try -timeout)", what, fmtDuration(c.timeout()))
+}
+
+// isTimeout reports whether err is a deadline running out (the suite's
+// per-exchange limit or the check's own bound), as opposed to an answer or
+// a broken connection.
+func isTimeout(err error) bool {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	var ne interface{ Timeout() bool }
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// fmtDuration prints d the way -timeout takes it ("10s", "1.5s", "200ms").
+func fmtDuration(d time.Duration) string {
+	if d >= time.Second && d%time.Second == 0 {
+		return fmt.Sprintf("%d s", int64(d/time.Second))
+	}
+	return d.String()
 }
 
 // Logf records a note shown with the result.
@@ -59,6 +105,9 @@ func (c *C) NA(format string, args ...any) {
 
 // NotTestablef stops the check as not testable (counts as a failure).
 func (c *C) NotTestablef(format string, args ...any) {
+	if len(c.failures) == 0 {
+		c.exchange = c.trace.render()
+	}
 	c.stop, c.reason = NotTestable, fmt.Sprintf(format, args...)
 	runtime.Goexit()
 }
@@ -79,6 +128,8 @@ func (c *C) Dial() *Session {
 		c.NotTestablef("connecting: %v", err)
 	}
 	s.onMsg = c.validate
+	s.onCall = c.run.noteCall
+	s.trace = &c.trace
 	s.toolSchema = c.run.listedToolSchema
 	c.sessions = append(c.sessions, s)
 	return s
@@ -92,6 +143,9 @@ func (c *C) Session() *Session {
 		ctx, cancel := c.Ctx()
 		defer cancel()
 		if err := s.initialize(ctx, true); err != nil {
+			if isTimeout(err) {
+				c.timedOut("handshake")
+			}
 			c.NotTestablef("handshake: %v", err)
 		}
 	}
@@ -105,7 +159,7 @@ func (c *C) Call(s *Session, method string, params map[string]any) *Exchange {
 	defer cancel()
 	ex, err := s.Call(ctx, method, params)
 	if err != nil {
-		c.Fatalf("%s: %v", method, err)
+		c.Fatalf("%v", err) // the error names the method
 	}
 	return ex
 }
@@ -164,7 +218,10 @@ func codeList(codes []int64) string {
 func (c *C) Ping(s *Session, after string) {
 	ctx, cancel := c.Ctx()
 	defer cancel()
-	if err := s.Ping(ctx); err != nil {
+	s.quiet = true
+	err := s.Ping(ctx)
+	s.quiet = false
+	if err != nil {
 		c.Fatalf("session no longer works after %s: %v", after, err)
 	}
 }
@@ -203,7 +260,9 @@ func (c *C) HTTPDo(s *Session, method string, body []byte, hdr http.Header) *HTT
 	}
 	ctx, cancel := c.Ctx()
 	defer cancel()
+	c.trace.sentHTTP(s, method, body, hdr, s.Mark())
 	r, err := hc.do(ctx, method, hc.url, body, hdr, method)
+	c.trace.replied(s, r)
 	if err != nil {
 		c.Fatalf("%s %s: %v", method, hc.url, err)
 	}
@@ -221,9 +280,10 @@ func (c *C) validate(method string, m Msg) {
 	}
 }
 
-// closeAll ends the sessions the check opened.
+// closeAll ends the sessions the check opened, in the background: the run
+// waits for them before it returns.
 func (c *C) closeAll() {
 	for _, s := range c.sessions {
-		_ = s.Close()
+		c.run.closeLater(s)
 	}
 }

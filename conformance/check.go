@@ -9,10 +9,14 @@ import (
 // Severity is the requirement level of a check.
 type Severity string
 
-// Requirement levels.
+// Requirement levels. MUST and SHOULD are the specification's (or
+// JSON-RPC's); ADVICE is hardening the suite recommends where no rule
+// requires it (duplicate members, body limits, Host checks, …): its
+// failures are reported apart and do not fail a run unless it is strict.
 const (
 	MUST   Severity = "MUST"
 	SHOULD Severity = "SHOULD"
+	ADVICE Severity = "ADVICE"
 )
 
 // Area groups checks in summaries.
@@ -72,6 +76,11 @@ type Check struct {
 	// Standalone checks make their own connection and run even when the
 	// suite could not start a session with the server.
 	Standalone bool
+	// Serial checks change state that other checks could see (list
+	// changes, subscriptions, log levels, stored data) or watch for
+	// notifications any other check could provoke; they run one at a time
+	// after the others, with nothing else running.
+	Serial bool
 	// Run performs the check.
 	Run func(c *C)
 }

@@ -296,7 +296,7 @@ func runResume(c *C) {
 	}
 	var r resumable
 	why := ""
-	if hasTool(c, "test_reconnection") && !c.run.opts.NoToolCalls {
+	if hasTool(c, "test_reconnection") && c.run.opts.toolPolicy() != CallNone {
 		r, why = serverClosedStream(c, s, hc)
 	}
 	if r.id == "" {
@@ -440,7 +440,7 @@ func clientDroppedStream(c *C, s *Session, hc *httpConn) resumable {
 func runEventIDUnique(c *C) {
 	s := c.Session()
 	var tcs []toolCall
-	if !c.run.opts.NoToolCalls && c.HasCap("tools") {
+	if c.run.opts.toolPolicy() != CallNone && c.HasCap("tools") {
 		for _, tc := range preferTools(c.callableTools(), "progress", "long", "slow") {
 			if tc.name != "test_reconnection" { // its stream ends without the response
 				tcs = append(tcs, tc)

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 )
 
@@ -133,7 +134,11 @@ func init() {
 				}
 				s := c.Session()
 				fetched := 0
-				for _, p := range ps[:min(4, len(ps))] {
+				var refused []string
+				for _, p := range ps {
+					if fetched == 4 {
+						break
+					}
 					name, _ := p.Str("name")
 					args := map[string]string{}
 					for _, a := range promptArgs(p) {
@@ -143,16 +148,15 @@ func init() {
 					}
 					ex := c.Call(s, "prompts/get", map[string]any{"name": name, "arguments": args})
 					if e := ex.Response.Error(); e != nil && len(args) > 0 {
-						if code, _ := e.CodeInt(); code == -32602 {
-							// Prompt arguments are untyped: values the suite had to
-							// make up may fairly be refused as invalid params.
-							c.Logf("prompt %q refused the arguments %s: %s", name, mustJSON(args), e.Message)
-							continue
-						}
+						// Prompt arguments are untyped strings and the suite made
+						// these up: a server may rightly refuse them (whatever the
+						// code), so the suite tries another prompt.
+						refused = append(refused, fmt.Sprintf("%q with %s: error %s %q", name, mustJSON(args), e.Code, e.Message))
+						continue
 					}
 					r, err := resultOrErr(ex)
 					if err != nil {
-						c.Fatalf("prompts/get %q with arguments %s: %v", name, mustJSON(args), err)
+						c.Fatalf("prompts/get %q: %v", name, err)
 					}
 					fetched++
 					msgs, ok := r.Arr("messages")
@@ -170,8 +174,11 @@ func init() {
 						}
 					}
 				}
+				for _, r := range refused {
+					c.Logf("refused arguments the suite made up (not a failure): %s", r)
+				}
 				if fetched == 0 {
-					c.NA("every prompt tried needs arguments and refused (-32602) the values the suite chose")
+					c.NotTestablef("every prompt needs arguments and the server refused the values the suite made up for them (a refusal of invalid input is not a failure): %s", strings.Join(refused, "; "))
 				}
 			}},
 		&Check{ID: "prompts/get-unknown", Area: AreaPrompts, Severity: SHOULD,
@@ -237,21 +244,21 @@ func init() {
 					"ref":      map[string]any{"type": "ref/prompt", "name": "conformance-no-such-prompt"},
 					"argument": map[string]any{"name": "x", "value": ""}}, -32602)
 			}},
-		&Check{ID: "logging/set-level", Area: AreaLogging, Severity: MUST, Until: Rev20251125,
+		&Check{ID: "logging/set-level", Serial: true, Area: AreaLogging, Severity: MUST, Until: Rev20251125,
 			Requirement: "logging/setLevel with a valid level returns an empty result",
 			Run: func(c *C) {
 				c.NeedCap("logging")
 				s := c.Session()
 				c.checkEmptyResult("logging/setLevel", c.Result(s, "logging/setLevel", map[string]any{"level": "info"}))
 			}},
-		&Check{ID: "logging/invalid-level", Area: AreaLogging, Severity: SHOULD, Until: Rev20251125,
+		&Check{ID: "logging/invalid-level", Serial: true, Area: AreaLogging, Severity: SHOULD, Until: Rev20251125,
 			Requirement: "logging/setLevel with an unknown level is error -32602",
 			Run: func(c *C) {
 				c.NeedCap("logging")
 				s := c.Session()
 				c.RequireError(s, "logging/setLevel", map[string]any{"level": "verbose"}, -32602)
 			}},
-		&Check{ID: "logging/level-filter", Area: AreaLogging, Severity: SHOULD, Until: Rev20251125,
+		&Check{ID: "logging/level-filter", Serial: true, Area: AreaLogging, Severity: SHOULD, Until: Rev20251125,
 			Requirement: "After logging/setLevel(\"emergency\") no less severe notifications/message is sent",
 			Run: func(c *C) {
 				c.NeedCap("logging")

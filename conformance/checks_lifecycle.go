@@ -79,7 +79,7 @@ func init() {
 				}
 				c.checkEmptyResult("ping", c.Result(s, "ping", nil))
 			}},
-		&Check{ID: "lifecycle/request-before-initialize", Area: AreaLifecycle, Severity: SHOULD, Until: Rev20251125,
+		&Check{ID: "lifecycle/request-before-initialize", Area: AreaLifecycle, Severity: ADVICE, Until: Rev20251125,
 			Requirement: "A feature request sent before initialize is refused (an error, or HTTP 400 without a session), not served",
 			Run: func(c *C) {
 				method := firstDeclaredList(c)
@@ -115,7 +115,7 @@ func init() {
 					}
 				}
 			}},
-		&Check{ID: "lifecycle/undeclared-capability", Area: AreaLifecycle, Severity: SHOULD,
+		&Check{ID: "lifecycle/undeclared-capability", Area: AreaLifecycle, Severity: ADVICE,
 			Requirement: "A request for a feature the server did not declare (tools, prompts, resources) is answered with -32601",
 			Run: func(c *C) {
 				tested := 0

@@ -42,7 +42,7 @@ func init() {
 	legacy := func(ch *Check) *Check { ch.Until = Rev20251125; return ch }
 	modern := func(ch *Check) *Check { ch.Area, ch.Since = AreaModern, Rev20260728; return ch }
 	register(
-		legacy(&Check{ID: "utilities/list-changed", Area: AreaUtilities, Severity: SHOULD,
+		legacy(&Check{ID: "utilities/list-changed", Serial: true, Area: AreaUtilities, Severity: SHOULD,
 			Requirement: "When a list whose listChanged is declared changes (a test_trigger_*_change tool), the session gets the matching notifications/*/list_changed",
 			Run: func(c *C) {
 				s := c.Session()
@@ -69,7 +69,7 @@ func init() {
 					c.NA("no declared listChanged has a trigger tool (test_trigger_tool_change, test_trigger_prompt_change, test_trigger_resource_list_change)")
 				}
 			}}),
-		legacy(&Check{ID: "resources/updated", Area: AreaResources, Severity: MUST,
+		legacy(&Check{ID: "resources/updated", Serial: true, Area: AreaResources, Severity: MUST,
 			Requirement: "After resources/subscribe, an update of the resource (test_trigger_resource_update) sends notifications/resources/updated with that uri (or one under it)",
 			Run: func(c *C) {
 				s, uri := c.subscribedSession()
@@ -83,7 +83,7 @@ func init() {
 				}
 				checkNotificationShape(c, m)
 			}}),
-		legacy(&Check{ID: "resources/unsubscribe-stops", Area: AreaResources, Severity: MUST,
+		legacy(&Check{ID: "resources/unsubscribe-stops", Serial: true, Area: AreaResources, Severity: MUST,
 			Requirement: "After resources/unsubscribe, updates of the resource are no longer sent",
 			Run: func(c *C) {
 				s, uri := c.subscribedSession()
@@ -104,7 +104,7 @@ func init() {
 					c.Failf("an update arrived after resources/unsubscribe: %s", short(m.Raw))
 				}
 			}}),
-		modern(&Check{ID: "stateless/listen-ack", Severity: MUST,
+		modern(&Check{ID: "stateless/listen-ack", Serial: true, Severity: MUST,
 			Requirement: "subscriptions/listen opens a stream that stays open, whose first message is notifications/subscriptions/acknowledged with the honoured subset of the filter, and every notification on it carries _meta subscriptionId equal to the listen id (same JSON type)",
 			Run: func(c *C) {
 				filter, _ := c.listenFilter()
@@ -137,7 +137,7 @@ func init() {
 					}
 				}
 			}}),
-		modern(&Check{ID: "stateless/listen-filter", Severity: MUST,
+		modern(&Check{ID: "stateless/listen-filter", Serial: true, Severity: MUST,
 			Requirement: "A listen stream gets no notification type it did not ask for: a prompts-only listen sees no tools/list_changed after test_trigger_tool_change",
 			Run: func(c *C) {
 				if !c.listChangedDeclared("tools") {
@@ -160,7 +160,7 @@ func init() {
 					c.Failf("a listen for promptsListChanged only got %s", short(m.Raw))
 				}
 			}}),
-		modern(&Check{ID: "stateless/listen-delivery", Severity: SHOULD,
+		modern(&Check{ID: "stateless/listen-delivery", Serial: true, Severity: SHOULD,
 			Requirement: "After a trigger, tools/prompts/resources list_changed and resources/updated (for resourceSubscriptions) arrive on a listen stream that asked for them",
 			Run: func(c *C) {
 				filter, uri := c.listenFilter()
@@ -239,8 +239,8 @@ func (c *C) openNotifyStream(s *Session) {
 
 // trigger calls a trigger tool and returns "" when it ran, else why not.
 func (c *C) trigger(s *Session, name string, args map[string]any) string {
-	if c.run.opts.NoToolCalls {
-		c.NA("tool calls are disabled (-no-tool-calls)")
+	if c.run.opts.toolPolicy() == CallNone {
+		c.NA("tool calls are off (-call-tools none)")
 	}
 	ex := c.Call(s, "tools/call", map[string]any{"name": name, "arguments": args})
 	if e := ex.Response.Error(); e != nil {

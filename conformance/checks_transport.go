@@ -179,7 +179,7 @@ func securityChecks() []*Check {
 						add("resources/read", map[string]any{"uri": u})
 					}
 				}
-				if c.HasCap("tools") && !c.run.opts.NoToolCalls {
+				if c.HasCap("tools") && c.run.opts.toolPolicy() != CallNone {
 					for _, tc := range c.callableTools()[:min(2, len(c.callableTools()))] {
 						for _, h := range hostile[:2] {
 							args := map[string]any{}

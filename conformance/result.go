@@ -17,7 +17,11 @@ type Result struct {
 	Started   time.Time     `json:"started"`
 	Finished  time.Time     `json:"finished"`
 	Runs      []RevisionRun `json:"runs"`
-	Checks    []CheckResult `json:"checks"`
+	// ToolPolicy is the tool-calling policy in effect (readonly, all, none).
+	ToolPolicy string `json:"toolPolicy"`
+	// ToolsCalled names every server tool the suite called, sorted.
+	ToolsCalled []string      `json:"toolsCalled"`
+	Checks      []CheckResult `json:"checks"`
 }
 
 // RevisionRun describes one pass under one revision.
@@ -41,7 +45,11 @@ type CheckResult struct {
 	Outcome     Outcome  `json:"outcome"`
 	Detail      string   `json:"detail,omitempty"`
 	Evidence    []string `json:"evidence,omitempty"`
-	DurationMs  int64    `json:"durationMs"`
+	// Exchange is the exchange behind a failure or a not-testable verdict:
+	// "> " the last request the check sent, "< " the HTTP status and the
+	// messages that came back after it (each shortened).
+	Exchange   string `json:"exchange,omitempty"`
+	DurationMs int64  `json:"durationMs"`
 }
 
 // Counts tallies outcomes.
@@ -76,8 +84,19 @@ func (r *Result) Counts() Counts {
 	return c
 }
 
-// Failed reports whether any check failed or was not testable.
+// Failed reports whether any check failed or was not testable, ADVICE
+// failures aside.
 func (r *Result) Failed() bool {
+	for _, cr := range r.Checks {
+		if cr.Outcome.Failed() && cr.Severity != string(ADVICE) {
+			return true
+		}
+	}
+	return false
+}
+
+// FailedStrict is Failed counting ADVICE failures too.
+func (r *Result) FailedStrict() bool {
 	for _, cr := range r.Checks {
 		if cr.Outcome.Failed() {
 			return true
@@ -116,17 +135,32 @@ func (r *Result) WriteSummary(w io.Writer) error {
 		}
 		b.WriteString("\n")
 	}
-	for _, cr := range r.Checks {
-		if !cr.Outcome.Failed() {
-			continue
-		}
-		fmt.Fprintf(&b, "\n%s %s [%s %s] %s\n", strings.ToUpper(string(cr.Outcome)), cr.ID, cr.Severity, cr.Revision, cr.Requirement)
-		ev := cr.Evidence
-		if len(ev) == 0 && cr.Detail != "" {
-			ev = []string{cr.Detail}
-		}
-		for _, e := range ev {
-			fmt.Fprintf(&b, "    %s\n", e)
+	called := "none"
+	if len(r.ToolsCalled) > 0 {
+		called = strings.Join(r.ToolsCalled, ", ")
+	}
+	policy := r.ToolPolicy
+	if policy == "" {
+		policy = string(CallReadOnly)
+	}
+	fmt.Fprintf(&b, "tools called (policy %s): %s\n", policy, called)
+	for _, g := range failureGroups(r.Checks) {
+		fmt.Fprintf(&b, "\n== %s (%d)\n", g.title, len(g.checks))
+		for _, cr := range g.checks {
+			fmt.Fprintf(&b, "\n%s %s [%s %s] %s\n", strings.ToUpper(string(cr.Outcome)), cr.ID, cr.Severity, cr.Revision, cr.Requirement)
+			ev := cr.Evidence
+			if len(ev) == 0 && cr.Detail != "" {
+				ev = []string{cr.Detail}
+			}
+			for _, e := range ev {
+				fmt.Fprintf(&b, "    %s\n", e)
+			}
+			if cr.Exchange != "" {
+				b.WriteString("    exchange:\n")
+				for _, l := range strings.Split(cr.Exchange, "\n") {
+					fmt.Fprintf(&b, "      %s\n", l)
+				}
+			}
 		}
 	}
 	areas, m := r.ByArea()
@@ -139,6 +173,43 @@ func (r *Result) WriteSummary(w io.Writer) error {
 	fmt.Fprintf(&b, "%-12s %5d %5d %5d %5d %5d\n", "total", c.Pass, c.Fail, c.NotApplicable, c.NotTestable, c.Skipped)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// failureGroup is a heading of the summary and its checks.
+type failureGroup struct {
+	title  string
+	checks []CheckResult
+}
+
+// failureGroups sorts the failed and not-testable results by severity:
+// MUST failures, SHOULD failures, then the checks the suite could not
+// judge. Empty groups are left out.
+func failureGroups(crs []CheckResult) []failureGroup {
+	gs := []failureGroup{
+		{title: "MUST failures: the server breaks a requirement of the specification"},
+		{title: "SHOULD failures: the server departs from a recommendation"},
+		{title: "Not testable: the suite could not judge these (a time limit, a refused precondition); not a verdict on the server"},
+		{title: "ADVICE: hardening the suite recommends, no specification rule (does not fail the run without -strict)"},
+	}
+	for _, cr := range crs {
+		switch {
+		case cr.Outcome == Fail && cr.Severity == string(ADVICE):
+			gs[3].checks = append(gs[3].checks, cr)
+		case cr.Outcome == NotTestable:
+			gs[2].checks = append(gs[2].checks, cr)
+		case cr.Outcome == Fail && cr.Severity == string(MUST):
+			gs[0].checks = append(gs[0].checks, cr)
+		case cr.Outcome == Fail:
+			gs[1].checks = append(gs[1].checks, cr)
+		}
+	}
+	var out []failureGroup
+	for _, g := range gs {
+		if len(g.checks) > 0 {
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 // WriteJSON writes the result as indented JSON.
@@ -189,8 +260,16 @@ func (r *Result) WriteJUnit(w io.Writer) error {
 		}
 		jc := junitCase{Name: cr.ID, Classname: cr.Area, Time: fmt.Sprintf("%.3f", float64(cr.DurationMs)/1000)}
 		switch {
+		case cr.Outcome == Fail && cr.Severity == string(ADVICE):
+			// Not a protocol failure: shown, not counted against the build.
+			jc.Skipped = &junitMessage{Message: "advice (no specification rule): " + cr.Detail}
+			s.Skipped++
 		case cr.Outcome.Failed():
-			jc.Failure = &junitMessage{Message: string(cr.Outcome) + ": " + cr.Detail, Body: cr.Requirement + "\n" + strings.Join(cr.Evidence, "\n")}
+			body := cr.Severity + ": " + cr.Requirement + "\n" + strings.Join(cr.Evidence, "\n")
+			if cr.Exchange != "" {
+				body += "\nexchange:\n" + cr.Exchange
+			}
+			jc.Failure = &junitMessage{Message: string(cr.Outcome) + " [" + cr.Severity + "]: " + cr.Detail, Body: body}
 			s.Failures++
 		case cr.Outcome != Pass:
 			jc.Skipped = &junitMessage{Message: string(cr.Outcome) + ": " + cr.Detail}

@@ -5,6 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"net"
+	"os/exec"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -36,7 +40,60 @@ type revRun struct {
 	lmu   sync.Mutex
 	lists map[string][]Obj
 	lerr  map[string]string
+	// called collects the names of the tools the run called.
+	cmu    sync.Mutex
+	called map[string]bool
+	// closing counts sessions being closed in the background (a stdio
+	// server may take a moment to exit); wait ends with them.
+	closing sync.WaitGroup
+	// startErr is the error that made the run broken, when there was one.
+	startErr error
 }
+
+// noteCall records that the suite called tool name.
+func (r *revRun) noteCall(name string) {
+	r.cmu.Lock()
+	defer r.cmu.Unlock()
+	if r.called == nil {
+		r.called = map[string]bool{}
+	}
+	r.called[name] = true
+}
+
+// toolsCalled returns the server's tools the run called, sorted: names
+// the server did not list (the unknown-tool probes, fixture triggers the
+// server lacks) are left out.
+func (r *revRun) toolsCalled() []string {
+	listed := map[string]bool{}
+	r.lmu.Lock()
+	for _, t := range r.lists["tools/list"] {
+		n, _ := t.Str("name")
+		listed[n] = true
+	}
+	r.lmu.Unlock()
+	r.cmu.Lock()
+	defer r.cmu.Unlock()
+	out := make([]string, 0, len(r.called))
+	for n := range r.called {
+		if listed[n] {
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// closeLater closes s in the background; wait waits for it.
+func (r *revRun) closeLater(s *Session) {
+	r.closing.Add(1)
+	go func() {
+		defer r.closing.Done()
+		_ = s.Close()
+	}()
+}
+
+// wait waits for the sessions still being closed.
+func (r *revRun) wait() { r.closing.Wait() }
 
 // dial opens a raw connection for the run's revision.
 func (r *revRun) dial(ctx context.Context) (*Session, error) {
@@ -95,15 +152,18 @@ func (r *revRun) start(ctx context.Context) {
 	}
 	s, err := r.dial(ctx)
 	if err != nil {
-		r.broken = fmt.Sprintf("connecting: %v", err)
+		r.broken, r.startErr = fmt.Sprintf("connecting: %v", err), err
 		return
 	}
-	defer s.Close()
+	defer r.closeLater(s)
 	cctx, cancel := context.WithTimeout(ctx, r.opts.timeout())
 	defer cancel()
 	asked := s.revision
 	if err := s.initialize(cctx, true); err != nil {
-		r.broken = fmt.Sprintf("initialize: %v", err)
+		r.broken, r.startErr = fmt.Sprintf("initialize: %v", err), err
+		if isTimeout(err) {
+			r.broken = fmt.Sprintf("initialize: timed out after %s (try -timeout)", fmtDuration(r.opts.timeout()))
+		}
 		return
 	}
 	caps, _ := s.initRes.Obj("capabilities")
@@ -126,7 +186,7 @@ func (r *revRun) discover(ctx context.Context) (Obj, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer s.Close()
+	defer r.closeLater(s)
 	cctx, cancel := context.WithTimeout(ctx, r.opts.timeout())
 	defer cancel()
 	ex, err := s.Call(cctx, "server/discover", map[string]any{})
@@ -194,7 +254,8 @@ func (r *revRun) fetchAll(ctx context.Context, method, key string) ([]Obj, error
 	if err != nil {
 		return nil, err
 	}
-	defer s.Close()
+	s.onCall = r.noteCall
+	defer r.closeLater(s)
 	cctx, cancel := context.WithTimeout(ctx, r.opts.timeout()*4)
 	defer cancel()
 	if !s.modern {
@@ -256,6 +317,9 @@ func (r *revRun) exec(ctx context.Context, ch *Check) CheckResult {
 		res.Detail = fmt.Sprintf("applies to %s over %s", revRange(ch.Since, ch.Until), transportsOf(ch))
 		return res
 	}
+	if r.opts.Started != nil {
+		r.opts.Started(r.revision, ch.ID)
+	}
 	start := time.Now()
 	cctx, cancel := context.WithTimeout(ctx, 6*r.opts.timeout()+30*time.Second)
 	defer cancel()
@@ -269,6 +333,7 @@ func (r *revRun) exec(ctx context.Context, ch *Check) CheckResult {
 	<-done
 	res.DurationMs = time.Since(start).Milliseconds()
 	res.Evidence = append(c.failures, c.notes...)
+	res.Exchange = c.exchange
 	switch {
 	case len(c.failures) > 0:
 		res.Outcome, res.Detail = Fail, c.failures[0]
@@ -339,9 +404,65 @@ func plan(target Target, opts *Options) ([]*revRun, []*Check, error) {
 	return runs, checks, nil
 }
 
-// Check runs the suite against target and returns a structured result. The
-// error is non-nil only when the run could not be set up (bad target or
-// options); failing checks are reported in the Result.
+// execAll runs checks under r, up to opts.Parallel at a time and the Serial
+// ones alone afterwards, and hands each result to done (from the goroutine
+// that ran the check) with the check's index. It returns when all have
+// finished, or as soon as ctx ends (checks not started are left out).
+func (r *revRun) execAll(ctx context.Context, checks []*Check, done func(i int, cr CheckResult)) {
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, r.opts.parallel())
+	for i, ch := range checks {
+		if ch.Serial {
+			continue
+		}
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			wg.Wait()
+			return
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			done(i, r.exec(ctx, ch))
+		}()
+	}
+	wg.Wait()
+	for i, ch := range checks {
+		if !ch.Serial {
+			continue
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		done(i, r.exec(ctx, ch))
+	}
+}
+
+// ErrUnreachable is returned (wrapped, with a Result) by CheckServer when
+// the suite could not reach the target at all: a refused connection, a
+// command that does not start, a process that exits before it answers.
+var ErrUnreachable = errors.New("conformance: target unreachable")
+
+// unreachable reports whether a run failed to start because the target
+// could not be reached at all (rather than answering wrongly).
+func (r *revRun) unreachable() bool {
+	if r.startErr == nil {
+		return false
+	}
+	var ne *net.OpError
+	var ee *exec.Error
+	var pe *fs.PathError
+	var ended errEnded
+	return errors.As(r.startErr, &ne) || errors.As(r.startErr, &ee) || errors.As(r.startErr, &pe) || errors.As(r.startErr, &ended)
+}
+
+// CheckServer runs the suite against target and returns a structured result. The
+// error is non-nil when the run could not be set up (bad target or
+// options: no Result), when the target could not be reached (an error
+// wrapping ErrUnreachable, with the Result) or when ctx ended (ctx.Err(),
+// with the Result so far); failing checks are reported in the Result.
 func CheckServer(ctx context.Context, target Target, opts *Options) (*Result, error) {
 	if opts == nil {
 		opts = &Options{}
@@ -350,26 +471,57 @@ func CheckServer(ctx context.Context, target Target, opts *Options) (*Result, er
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Target: target.String(), Transport: target.Kind().String(), Started: time.Now().UTC()}
-	total, done := len(runs)*len(checks), 0
-	for _, r := range runs {
+	res := &Result{Target: target.String(), Transport: target.Kind().String(), Started: time.Now().UTC(),
+		ToolPolicy: string(opts.toolPolicy())}
+	total := len(runs) * len(checks)
+	var pmu sync.Mutex
+	done := 0
+	called := map[string]bool{}
+	for n, r := range runs {
 		r.start(ctx)
+		if n == 0 && r.unreachable() {
+			r.wait()
+			res.Finished = time.Now().UTC()
+			return res, fmt.Errorf("%w: %s: %s", ErrUnreachable, target, r.broken)
+		}
 		rr := RevisionRun{Requested: r.asked, Revision: r.revision, Note: r.unsupported + r.broken}
 		res.Runs = append(res.Runs, rr)
-		for _, ch := range checks {
-			if ctx.Err() != nil {
-				return res, ctx.Err()
-			}
-			cr := r.exec(ctx, ch)
-			res.Checks = append(res.Checks, cr)
+		out := make([]CheckResult, len(checks))
+		ran := make([]bool, len(checks))
+		r.execAll(ctx, checks, func(i int, cr CheckResult) {
+			pmu.Lock()
+			defer pmu.Unlock()
+			out[i], ran[i] = cr, true
 			done++
 			if opts.Progress != nil {
 				opts.Progress(done, total, cr)
 			}
+		})
+		r.wait()
+		for i := range out {
+			if ran[i] {
+				res.Checks = append(res.Checks, out[i])
+			}
+		}
+		for _, t := range r.toolsCalled() {
+			called[t] = true
+		}
+		res.ToolsCalled = sortedKeys(called)
+		if ctx.Err() != nil {
+			return res, ctx.Err()
 		}
 	}
 	res.Finished = time.Now().UTC()
 	return res, nil
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // Run runs the suite against target as subtests of t: one subtest per
@@ -392,11 +544,14 @@ func Run(t *testing.T, target Target, opts *Options) {
 		}
 		t.Run(name, func(t *testing.T) {
 			r.start(context.Background())
+			defer r.wait()
 			for _, ch := range checks {
 				t.Run(ch.ID, func(t *testing.T) {
 					cr := r.exec(context.Background(), ch)
 					switch cr.Outcome {
 					case Fail, NotTestable:
+						// Run is for servers under the caller's control: ADVICE
+						// failures fail the subtest too (strict).
 						t.Errorf("[%s %s] %s\n%s: %s", ch.Severity, ch.ID, ch.Requirement, cr.Outcome, strings.Join(cr.Evidence, "\n"))
 						if len(cr.Evidence) == 0 {
 							t.Errorf("%s", cr.Detail)

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sort"
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -24,6 +26,12 @@ type Session struct {
 	mu        sync.Mutex
 	next      int64
 	onMsg     func(method string, m Msg)
+	// onCall, when set, learns the name of every tool the session calls.
+	onCall func(name string)
+	// trace, when set, records requests for failure reports; quiet turns
+	// it off for liveness probes.
+	trace *exchangeTrace
+	quiet bool
 	// toolSchema returns the input schema of a listed tool (nil when the
 	// tools are not listed yet or the tool is unknown), for Mcp-Param-*.
 	toolSchema func(name string) json.RawMessage
@@ -80,6 +88,7 @@ func (s *Session) withMeta(params map[string]any) map[string]any {
 
 // request builds a request body with the given raw id.
 func (s *Session) request(id, method string, params map[string]any) []byte {
+	s.noteCall(method, params)
 	p := s.withMeta(params)
 	body := `{"jsonrpc":"2.0","id":` + id + `,"method":` + string(mustJSON(method))
 	if p != nil {
@@ -198,15 +207,47 @@ func (s *Session) Call(ctx context.Context, method string, params map[string]any
 // id equals id.
 func (s *Session) CallRaw(ctx context.Context, id, method string, body []byte, hdr http.Header) (*Exchange, error) {
 	start := s.conn.box().len()
+	s.trace.sent(s, body, start)
 	reply, err := s.conn.send(ctx, body, hdr)
+	s.trace.replied(s, reply)
 	if err != nil {
 		return nil, fmt.Errorf("sending %s: %w", method, err)
 	}
 	ex := &Exchange{ID: id, HTTP: reply}
-	resp, idx, err := s.conn.box().wait(ctx, start, func(m Msg) bool { return m.IsResponse() && m.IDRaw() == id })
+	wctx := ctx
+	if s.kind == HTTP && reply != nil && reply.Stream == nil {
+		// A plain reply is complete: its JSON body, if any, is in the
+		// inbox already.
+		wctx = doneCtx
+	} else if reply != nil && reply.Stream != nil {
+		// The response to a POST comes on the POST's own stream: once that
+		// stream has ended without it, it will not come.
+		var stop context.CancelFunc
+		wctx, stop = context.WithCancel(ctx)
+		defer stop()
+		go func() {
+			select {
+			case <-reply.Stream.Done():
+				stop()
+			case <-wctx.Done():
+			}
+		}()
+	}
+	resp, idx, err := s.conn.box().wait(wctx, start, func(m Msg) bool { return m.IsResponse() && m.IDRaw() == id })
+	if err != nil && ctx.Err() == nil && reply != nil && reply.Stream != nil {
+		// The stream ended (the inbox may still have got the response in
+		// the meantime).
+		resp, idx, err = s.conn.box().wait(doneCtx, start, func(m Msg) bool { return m.IsResponse() && m.IDRaw() == id })
+		if err != nil {
+			return ex, streamEndedError(method, id, reply.Stream)
+		}
+	}
 	if err != nil {
-		if reply != nil && reply.Stream == nil && reply.MediaType() != "application/json" {
+		if reply != nil && reply.Stream == nil && reply.MediaType() != "application/json" && (s.kind == HTTP || reply.Status >= 400) {
 			return ex, fmt.Errorf("%s: no JSON-RPC response (HTTP %d, Content-Type %q, body %s)", method, reply.Status, reply.Header.Get("Content-Type"), short(reply.Body))
+		}
+		if wctx == doneCtx {
+			return ex, fmt.Errorf("%s: the reply (HTTP %d) carried no response with id %s (body %s)", method, reply.Status, id, short(reply.Body))
 		}
 		return ex, fmt.Errorf("%s: waiting for response id %s: %w", method, id, err)
 	}
@@ -224,6 +265,37 @@ func (s *Session) CallRaw(ctx context.Context, id, method string, body []byte, h
 	return ex, nil
 }
 
+// doneCtx is an ended context: waiting on it only looks at what is there.
+var doneCtx = func() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
+}()
+
+// streamEndedError explains a POST's event stream that ended without the
+// response to request id.
+func streamEndedError(method, id string, st *SSEStream) error {
+	withIDs := false
+	for _, ev := range st.Events() {
+		withIDs = withIDs || ev.HasID
+	}
+	why := "its event stream ended without the response"
+	switch {
+	case st.Trailing():
+		why += " (the stream ended inside an unterminated event)"
+	case withIDs:
+		// SPEC NOTE: from 2025-11-25 a server may close a stream that has
+		// event ids before the response, for the client to resume it with
+		// GET and Last-Event-ID; only http/resume does that.
+		return fmt.Errorf("%s: %w", method, errClosedForResumption)
+	}
+	return fmt.Errorf("%s (request id %s): %s", method, id, why)
+}
+
+// errClosedForResumption is a stream the server closed before the response,
+// leaving the client to resume it.
+var errClosedForResumption = errors.New("the server closed the event stream before the response, for the client to resume it (only http/resume resumes streams)")
+
 // Notify sends a notification.
 func (s *Session) Notify(ctx context.Context, method string, params map[string]any) (*HTTPReply, error) {
 	body := `{"jsonrpc":"2.0","method":` + string(mustJSON(method))
@@ -233,15 +305,29 @@ func (s *Session) Notify(ctx context.Context, method string, params map[string]a
 	return s.conn.send(ctx, []byte(body+"}"), s.headers("", nil))
 }
 
+// noteCall tells onCall about a tools/call.
+func (s *Session) noteCall(method string, params map[string]any) {
+	if method != "tools/call" || s.onCall == nil {
+		return
+	}
+	if name, ok := params["name"].(string); ok {
+		s.onCall(name)
+	}
+}
+
 // Send writes raw bytes (which may be anything) with the session's headers
 // plus hdr.
 func (s *Session) Send(ctx context.Context, body []byte, hdr http.Header) (*HTTPReply, error) {
 	method, params := peekRequest(body)
+	s.noteCall(method, params)
 	h := s.headers(method, params)
 	for k, v := range hdr {
 		h[http.CanonicalHeaderKey(k)] = v
 	}
-	return s.conn.send(ctx, body, h)
+	s.trace.sent(s, body, s.conn.box().len())
+	reply, err := s.conn.send(ctx, body, h)
+	s.trace.replied(s, reply)
+	return reply, err
 }
 
 // Mark returns the current inbox position; WaitFrom searches from there.
@@ -250,6 +336,39 @@ func (s *Session) Mark() int { return s.conn.box().len() }
 // WaitFrom waits for a message at or after mark satisfying pred.
 func (s *Session) WaitFrom(ctx context.Context, mark int, pred func(Msg) bool) (Msg, error) {
 	m, _, err := s.conn.box().wait(ctx, mark, pred)
+	return m, err
+}
+
+// waitReply waits for a message at or after mark satisfying pred, where the
+// message answers a POST that got reply. On Streamable HTTP the answer to
+// a POST comes in its reply: once a plain reply is in (its JSON body is
+// already in the inbox) or the reply's event stream has ended, nothing
+// more will come, and the wait ends without waiting out ctx. On the legacy
+// transport a POST refused with an HTTP error has no answer to come on the
+// event stream either.
+func (s *Session) waitReply(ctx context.Context, mark int, reply *HTTPReply, pred func(Msg) bool) (Msg, error) {
+	if s.kind == SSE && reply != nil && reply.Status >= 400 {
+		return s.WaitFrom(doneCtx, mark, pred)
+	}
+	if s.kind != HTTP || reply == nil {
+		return s.WaitFrom(ctx, mark, pred)
+	}
+	if reply.Stream == nil {
+		return s.WaitFrom(doneCtx, mark, pred)
+	}
+	wctx, stop := context.WithCancel(ctx)
+	defer stop()
+	go func() {
+		select {
+		case <-reply.Stream.Done():
+			stop()
+		case <-wctx.Done():
+		}
+	}()
+	m, err := s.WaitFrom(wctx, mark, pred)
+	if err != nil && ctx.Err() == nil {
+		return s.WaitFrom(doneCtx, mark, pred)
+	}
 	return m, err
 }
 
@@ -350,4 +469,95 @@ func peekRequest(body []byte) (string, map[string]any) {
 	}
 	method, _ := m.Method.(string)
 	return method, m.Params
+}
+
+// exchangeTrace remembers the last request a check sent (liveness probes
+// aside) and where the inbox stood, so that a failure can show the
+// exchange behind it.
+type exchangeTrace struct {
+	mu      sync.Mutex
+	sess    *Session
+	request []byte
+	mark    int
+	reply   string // HTTP status line of the reply, when there was one
+}
+
+// sent records body as the last request of s.
+func (t *exchangeTrace) sent(s *Session, body []byte, mark int) {
+	t.sentHTTP(s, "", body, nil, mark)
+}
+
+// sentHTTP records a raw HTTP request of s: its method (when not a plain
+// POST), the headers the check chose (hdr) and the body.
+func (t *exchangeTrace) sentHTTP(s *Session, method string, body []byte, hdr http.Header, mark int) {
+	if t == nil || s.quiet {
+		return
+	}
+	var parts []string
+	if method != "" && method != http.MethodPost {
+		parts = append(parts, method)
+	}
+	keys := make([]string, 0, len(hdr))
+	for k := range hdr {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if len(hdr[k]) == 0 {
+			parts = append(parts, "(no "+k+")") // a header the check removed
+			continue
+		}
+		parts = append(parts, k+": "+strings.Join(hdr[k], ", "))
+	}
+	if len(body) > 0 {
+		parts = append(parts, short(body))
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.sess, t.request, t.mark, t.reply = s, []byte(strings.Join(parts, " | ")), mark, ""
+}
+
+// replied records the HTTP reply to the last request of s.
+func (t *exchangeTrace) replied(s *Session, r *HTTPReply) {
+	if t == nil || s.quiet || r == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.sess == s {
+		t.reply = fmt.Sprintf("HTTP %d %s", r.Status, r.Header.Get("Content-Type"))
+		if r.MediaType() != "application/json" && len(r.Body) > 0 {
+			t.reply += " " + short(r.Body)
+		}
+	}
+}
+
+// maxExchangeMsgs bounds how many server messages an exchange shows.
+const maxExchangeMsgs = 4
+
+// render returns the last exchange: "> request", "< HTTP status" and
+// "< message" lines, each shortened; "" when nothing was sent.
+func (t *exchangeTrace) render() string {
+	if t == nil {
+		return ""
+	}
+	t.mu.Lock()
+	sess, req, mark, reply := t.sess, t.request, t.mark, t.reply
+	t.mu.Unlock()
+	if sess == nil {
+		return ""
+	}
+	var b []string
+	b = append(b, "> "+string(req))
+	if reply != "" {
+		b = append(b, "< "+reply)
+	}
+	for i, m := range sess.Since(mark) {
+		if i == maxExchangeMsgs {
+			b = append(b, "< …")
+			break
+		}
+		b = append(b, "< "+short(m.Raw))
+	}
+	return strings.Join(b, "\n")
 }

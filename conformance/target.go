@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"regexp"
 	"strings"
@@ -114,11 +115,63 @@ type Options struct {
 	Timeout time.Duration
 	// Bindings selects binding check sets by name (see RegisterBinding).
 	Bindings []string
-	// NoToolCalls stops the suite from calling the server's tools with
-	// generated arguments (checks that need a call become not applicable).
+	// CallTools says which of the server's tools the suite may call with
+	// arguments it generates: CallReadOnly (the zero value) calls only tools
+	// annotated readOnlyHint: true and the official conformance suite's
+	// fixture tools (see FixtureTools); CallAll calls every tool not
+	// annotated destructiveHint: true; CallNone calls none. Checks that need
+	// a call the policy forbids are not applicable. MCP says a tool without
+	// annotations may be destructive, so only the first is safe against a
+	// server you do not own.
+	CallTools ToolPolicy
+	// NoToolCalls is the old spelling of CallTools: CallNone; when set it
+	// wins.
 	NoToolCalls bool
-	// Progress, when set, is called after each check finishes.
+	// Parallel is how many checks run at once (0 means 4; 1 runs them one
+	// by one). Checks marked Serial always run alone.
+	Parallel int
+	// Started, when set, is called as each check starts (from the
+	// goroutine that runs it; calls may be concurrent).
+	Started func(revision, id string)
+	// Progress, when set, is called after each check finishes (calls may
+	// be concurrent when Parallel > 1).
 	Progress func(done, total int, r CheckResult)
+}
+
+// ToolPolicy selects the tools the suite may call (Options.CallTools).
+type ToolPolicy string
+
+// Tool policies.
+const (
+	CallReadOnly ToolPolicy = "readonly"
+	CallAll      ToolPolicy = "all"
+	CallNone     ToolPolicy = "none"
+)
+
+// ParseToolPolicy parses "readonly", "all" or "none".
+func ParseToolPolicy(s string) (ToolPolicy, error) {
+	switch p := ToolPolicy(s); p {
+	case CallReadOnly, CallAll, CallNone:
+		return p, nil
+	}
+	return "", fmt.Errorf("unknown tool policy %q (want readonly, all or none)", s)
+}
+
+func (o *Options) toolPolicy() ToolPolicy {
+	switch {
+	case o.NoToolCalls:
+		return CallNone
+	case o.CallTools == "":
+		return CallReadOnly
+	}
+	return o.CallTools
+}
+
+func (o *Options) parallel() int {
+	if o.Parallel <= 0 {
+		return 4
+	}
+	return o.Parallel
 }
 
 func (o *Options) timeout() time.Duration {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"net"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/wiremcp/wiremcp/bindings/reports"
+	"github.com/wiremcp/wiremcp/conformance"
 	"github.com/wiremcp/wiremcp/conformance/internal/faultserver"
 )
 
@@ -32,12 +34,19 @@ func TestCLIWritesEveryOutput(t *testing.T) {
 	if !strings.Contains(out.String(), "total") || !strings.Contains(out.String(), "jsonrpc") {
 		t.Errorf("summary lacks the per-area table:\n%s", out.String())
 	}
+	if !strings.Contains(out.String(), "tools called (policy readonly): ") || !strings.Contains(out.String(), "REPORTS_LIST") {
+		t.Errorf("summary does not list the tools called:\n%s", out.String())
+	}
 	var res struct {
-		Checks []struct{ ID, Outcome string }
+		Checks      []struct{ ID, Outcome string }
+		ToolsCalled []string
 	}
 	data, err := os.ReadFile(filepath.Join(dir, "r.json"))
 	if err != nil || json.Unmarshal(data, &res) != nil || len(res.Checks) == 0 {
 		t.Fatalf("JSON output unreadable: %v", err)
+	}
+	if len(res.ToolsCalled) == 0 {
+		t.Errorf("JSON output lists no tools called")
 	}
 	var junit struct {
 		Suites []struct {
@@ -65,8 +74,10 @@ func TestCLIExitsNonZeroOnFailure(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("exit %d, want 1\n%s", code, out.String())
 	}
-	if !strings.Contains(out.String(), "FAIL jsonrpc/id-string") {
-		t.Errorf("summary does not name the failure:\n%s", out.String())
+	for _, want := range []string{"== MUST failures", "FAIL jsonrpc/id-string", "exchange:", "> {\"jsonrpc\":\"2.0\",\"id\":\"42\""} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, out.String())
+		}
 	}
 	if !strings.Contains(errb.String(), "fail") {
 		t.Errorf("no plain progress lines on a non-terminal stderr:\n%s", errb.String())
@@ -104,6 +115,76 @@ func TestSplitCommand(t *testing.T) {
 	for _, bad := range []string{`"open`, `trailing\`, `   `} {
 		if _, err := splitCommand(bad); err == nil {
 			t.Errorf("splitCommand(%q) accepted", bad)
+		}
+	}
+}
+
+func TestCLIHelp(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"-h"}, &out, &errb); code != 0 {
+		t.Fatalf("-h: exit %d, want 0", code)
+	}
+	for _, want := range []string{"-url URL", "-stdio 'CMD'", "-sse URL", "What it does to the server", "readonly (default)", "Examples:", "-call-tools", "Exit status"} {
+		if !strings.Contains(errb.String(), want) {
+			t.Errorf("-h does not mention %q:\n%s", want, errb.String())
+		}
+	}
+}
+
+func TestCLINoOrUnreachableTargetIsOneLine(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + l.Addr().String() + "/mcp"
+	l.Close()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "-url"},
+		{[]string{"-url", closed, "-timeout", "2s"}, "cannot reach the server (-url)"},
+		{[]string{"-stdio", "/nonexistent/mcp-server"}, "cannot reach the server (-stdio)"},
+	} {
+		var out, errb bytes.Buffer
+		code := run(tc.args, &out, &errb)
+		lines := strings.Split(strings.TrimSpace(errb.String()), "\n")
+		if code != 2 || len(lines) != 1 || !strings.Contains(lines[0], tc.want) || out.Len() != 0 {
+			t.Errorf("%q: exit %d, stderr %q, stdout %q; want exit 2 and one line with %q", tc.args, code, errb.String(), out.String(), tc.want)
+		}
+	}
+}
+
+func TestProgressShowsTheRunningCheck(t *testing.T) {
+	var b bytes.Buffer
+	p := newProgress(&b, true)
+	p.started("2025-11-25", "http/resume")
+	p.started("2025-11-25", "tools/call-result")
+	p.finished(1, 10, conformance.CheckResult{ID: "http/resume", Revision: "2025-11-25", Outcome: conformance.Pass})
+	lines := strings.Split(b.String(), "\r\033[K")
+	if last := lines[len(lines)-1]; last != "[1/10] running 2025-11-25 tools/call-result" {
+		t.Errorf("terminal line %q, want the check still running", last)
+	}
+	if !strings.Contains(b.String(), "running 2025-11-25 http/resume (+1 more)") {
+		t.Errorf("no line named the first check while it ran: %q", b.String())
+	}
+}
+
+func TestCLIAdviceFailsOnlyWhenStrict(t *testing.T) {
+	ts := httptest.NewServer(faultserver.New(faultserver.Options{Faults: []string{"jsonrpc/duplicate-member"}}).Handler())
+	defer ts.Close()
+	for _, strict := range []bool{false, true} {
+		args := []string{"-url", ts.URL + "/mcp", "-run", "^jsonrpc/duplicate-member$", "-timeout", "3s"}
+		want := 0
+		if strict {
+			args, want = append(args, "-strict"), 1
+		}
+		var out, errb bytes.Buffer
+		if code := run(args, &out, &errb); code != want {
+			t.Errorf("strict=%v: exit %d, want %d\n%s", strict, code, want, out.String())
+		}
+		if !strings.Contains(out.String(), "== ADVICE") || !strings.Contains(out.String(), "FAIL jsonrpc/duplicate-member [ADVICE") {
+			t.Errorf("strict=%v: the advice failure is not listed under ADVICE:\n%s", strict, out.String())
 		}
 	}
 }

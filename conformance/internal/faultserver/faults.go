@@ -77,7 +77,7 @@ var Faults = map[string]string{
 	"http/get-stream":                       "answers GET with JSON",
 	"http/session-id-charset":               "puts a space in session ids",
 	"http/session-id-unpredictable":         "numbers sessions sequentially",
-	"http/session-required":                 "serves requests without a session id",
+	"http/session-required":                 "answers requests without a session id with 404 instead of 400",
 	"http/session-unknown":                  "answers unknown session ids with 400",
 	"http/session-delete":                   "keeps sessions alive after DELETE",
 	"http/protocol-version-invalid":         "ignores bad MCP-Protocol-Version headers",

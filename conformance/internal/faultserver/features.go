@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // result wraps a feature result for the era of c.
@@ -341,6 +342,13 @@ func (s *Server) getPrompt(c *call) reply {
 	}
 	msg := func(text string) reply {
 		return s.result(c, map[string]any{"messages": []map[string]any{{"role": role, "content": map[string]any{"type": "text", "text": text}}}})
+	}
+	if s.quirk("stall-prompts-get") {
+		t := time.NewTimer(stallFor)
+		<-t.C
+	}
+	if s.quirk("strict-prompt-args") && name == "greet" {
+		return c.errorf(-32603, "Invalid name: %q is not someone this server knows", args["name"])
 	}
 	switch name {
 	case "greet":

@@ -21,6 +21,9 @@ type httpState struct {
 	seq        int
 	streamable map[string]*session
 	legacy     map[string]*sseSession
+	// ended holds the ids of sessions ended by DELETE, kept only under the
+	// delete-then-400 quirk (a test server: one entry per DELETE).
+	ended map[string]bool
 }
 
 // sseSession is a legacy HTTP+SSE connection: its session and the channel
@@ -32,7 +35,7 @@ type sseSession struct {
 }
 
 func newHTTPState() *httpState {
-	return &httpState{streamable: map[string]*session{}, legacy: map[string]*sseSession{}}
+	return &httpState{streamable: map[string]*session{}, legacy: map[string]*sseSession{}, ended: map[string]bool{}}
 }
 
 // Handler serves Streamable HTTP at /mcp and the legacy transport at /sse
@@ -170,6 +173,9 @@ func (s *Server) serveStreamable(w http.ResponseWriter, r *http.Request) {
 		if !s.has("http/session-delete") {
 			s.http.mu.Lock()
 			delete(s.http.streamable, id)
+			if s.quirk("delete-then-400") {
+				s.http.ended[id] = true
+			}
 			s.http.mu.Unlock()
 		}
 		w.WriteHeader(http.StatusOK)
@@ -188,7 +194,11 @@ func (s *Server) lookup(w http.ResponseWriter, r *http.Request) (*session, bool)
 			http.Error(w, "GET without a session", http.StatusMethodNotAllowed)
 			return nil, false
 		}
-		http.Error(w, "Mcp-Session-Id required", http.StatusBadRequest)
+		status := http.StatusBadRequest
+		if s.has("http/session-required") {
+			status = http.StatusNotFound
+		}
+		http.Error(w, "Mcp-Session-Id required", status)
 		return nil, false
 	}
 	s.http.mu.Lock()
@@ -196,7 +206,10 @@ func (s *Server) lookup(w http.ResponseWriter, r *http.Request) (*session, bool)
 	s.http.mu.Unlock()
 	if !ok {
 		status := http.StatusNotFound
-		if s.has("http/session-unknown") {
+		s.http.mu.Lock()
+		ended := s.http.ended[id]
+		s.http.mu.Unlock()
+		if s.has("http/session-unknown") || (ended && s.quirk("delete-then-400")) {
 			status = http.StatusBadRequest
 		}
 		http.Error(w, "unknown session", status)
@@ -254,8 +267,8 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 		s.http.mu.Unlock()
 		w.Header().Set("Mcp-Session-Id", sess.id)
 	default:
-		if r.Header.Get("Mcp-Session-Id") == "" && (s.has("http/session-required") || s.has("lifecycle/request-before-initialize")) {
-			sess = &session{revision: latestLegacy, initialized: s.has("http/session-required"), ready: true}
+		if r.Header.Get("Mcp-Session-Id") == "" && s.has("lifecycle/request-before-initialize") {
+			sess = &session{revision: latestLegacy, ready: true}
 			break
 		}
 		var ok bool

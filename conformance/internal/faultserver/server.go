@@ -28,12 +28,15 @@ type Options struct {
 	Faults []string
 	// Reports adds the Reports binding tools.
 	Reports bool
+	// Quirks switches on behaviours of correct servers by name (see Quirks).
+	Quirks []string
 }
 
 // Server is a small MCP server written on raw JSON. Faults change one
 // behaviour each.
 type Server struct {
 	faults  map[string]bool
+	quirks  map[string]bool
 	reports bool
 	mu      sync.Mutex
 	nextSeq int
@@ -45,12 +48,18 @@ type Server struct {
 // New returns a server with the given faults. Unknown fault names panic
 // (a programming error in a test).
 func New(opts Options) *Server {
-	s := &Server{faults: map[string]bool{}, reports: opts.Reports, store: newReportStore()}
+	s := &Server{faults: map[string]bool{}, quirks: map[string]bool{}, reports: opts.Reports, store: newReportStore()}
 	for _, f := range opts.Faults {
 		if _, ok := Faults[f]; !ok {
 			panic("faultserver: unknown fault " + f)
 		}
 		s.faults[f] = true
+	}
+	for _, q := range opts.Quirks {
+		if _, ok := Quirks[q]; !ok {
+			panic("faultserver: unknown quirk " + q)
+		}
+		s.quirks[q] = true
 	}
 	s.http = newHTTPState()
 	return s

@@ -54,7 +54,7 @@ func (s *Server) ServeStdio(r io.Reader, w io.Writer) error {
 			if rep.crash {
 				return ErrCrashed
 			}
-			if err := write(rep.msgs); err != nil {
+			if err := write(s.silenced(rep.msgs)); err != nil {
 				return err
 			}
 			if rep.listen != nil {
