@@ -299,12 +299,12 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t := v.(*ServerTransport)
-	if ct := r.Header.Get("Content-Type"); ct != "" {
-		mt, _, _ := strings.Cut(ct, ";")
-		if !strings.EqualFold(strings.TrimSpace(mt), "application/json") {
-			httpError(w, http.StatusUnsupportedMediaType, "Unsupported Media Type: Content-Type must be application/json")
-			return
-		}
+	// The body is JSON and must say so: a missing Content-Type is refused like a
+	// wrong one (a form or a text/plain POST a browser may send without preflight).
+	mt, _, _ := strings.Cut(r.Header.Get("Content-Type"), ";")
+	if !strings.EqualFold(strings.TrimSpace(mt), "application/json") {
+		httpError(w, http.StatusUnsupportedMediaType, "Unsupported Media Type: Content-Type must be application/json")
+		return
 	}
 	max := h.opts.MaxBodyBytes
 	if r.ContentLength > max {

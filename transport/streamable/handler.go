@@ -212,7 +212,7 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 		writeHTTPError(w, http.StatusUnsupportedMediaType, "Unsupported Media Type: Content-Type must be application/json")
 		return
 	}
-	pv, _ := first(r.Header, hdrProtocol)
+	pv, hasPV := first(r.Header, hdrProtocol)
 	// A header naming no initialize-era revision marks a 2026-07-28-style request;
 	// the MCP layer decides whether it supports that revision (-32022).
 	modern := pv != "" && !isLegacyRevision(pv)
@@ -241,6 +241,13 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 		if req, ok := msg.(*jsonrpc.Request); ok && hasModernMeta(req.Params) {
 			modern = true
 		}
+	}
+	if hasPV && pv == "" && !modern {
+		// An empty header names no revision: for the initialize era that is an
+		// invalid MCP-Protocol-Version, which gets 400 (not the absent header's
+		// 2025-03-26, and not a 2026-07-28 answer).
+		writeHTTPError(w, http.StatusBadRequest, "Bad Request: empty MCP-Protocol-Version header")
+		return
 	}
 	if modern {
 		if pv != "" && !h.supports(pv) && !hasMetaVersion(msg) {
@@ -541,10 +548,14 @@ func (t *ServerTransport) cancelRequest(req *jsonrpc.Request, pv string, hdr htt
 }
 
 func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request) {
-	pv, _ := first(r.Header, hdrProtocol)
+	pv, hasPV := first(r.Header, hdrProtocol)
 	if h.opts.Stateless || h.opts.DisableGET || (pv != "" && !isLegacyRevision(pv)) {
 		w.Header().Set("Allow", h.allowed())
 		writeHTTPError(w, http.StatusMethodNotAllowed, "Method Not Allowed: no standalone SSE stream")
+		return
+	}
+	if hasPV && pv == "" {
+		writeHTTPError(w, http.StatusBadRequest, "Bad Request: empty MCP-Protocol-Version header")
 		return
 	}
 	if pv != "" && !h.supports(pv) {

@@ -60,14 +60,18 @@ func appendStoredEvent(dst []byte, id string, data []byte) []byte {
 }
 
 // acceptTypes reports whether an Accept header admits application/json and
-// text/event-stream (wildcards count).
+// text/event-stream (wildcards count). A media range with q=0 is one the client
+// refuses (RFC 9110, section 12.4.2), so it admits nothing.
 func acceptTypes(vals []string) (json, stream bool) {
 	for _, v := range vals {
 		for v != "" {
 			var part string
 			part, v, _ = strings.Cut(v, ",")
-			mt, _, _ := strings.Cut(part, ";")
+			mt, params, _ := strings.Cut(part, ";")
 			mt = strings.Trim(mt, " \t")
+			if refused(params) {
+				continue
+			}
 			switch {
 			case strings.EqualFold(mt, "application/json"):
 				json = true
@@ -83,6 +87,21 @@ func acceptTypes(vals []string) (json, stream bool) {
 		}
 	}
 	return json, stream
+}
+
+// refused reports whether the parameters of a media range carry a weight of 0.
+func refused(params string) bool {
+	for params != "" {
+		var p string
+		p, params, _ = strings.Cut(params, ";")
+		name, val, ok := strings.Cut(strings.Trim(p, " \t"), "=")
+		if !ok || !strings.EqualFold(strings.Trim(name, " \t"), "q") {
+			continue
+		}
+		q, err := strconv.ParseFloat(strings.Trim(val, " \t"), 64)
+		return err == nil && q == 0
+	}
+	return false
 }
 
 func acceptsBoth(vals []string) bool {
