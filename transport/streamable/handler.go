@@ -68,6 +68,9 @@ func NewHandler(connect ConnectFunc, opts *HandlerOptions) *Handler {
 	if o.KeepAlive == 0 {
 		o.KeepAlive = defaultKeepAlive
 	}
+	if o.WriteTimeout == 0 {
+		o.WriteTimeout = defaultWrite
+	}
 	h.retryMS = int(o.RetryInterval / time.Millisecond)
 	if h.retryMS < 1 {
 		h.retryMS = 1
@@ -466,7 +469,7 @@ func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request, t *Server
 		return
 	}
 	a := &st.first
-	a.init(w, r.Context())
+	a.init(w, r.Context(), h.opts.WriteTimeout)
 	st.mu.Lock()
 	st.att = a
 	if st.priming && kind == kindSSE {
@@ -608,7 +611,7 @@ func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request) {
 		after, resume = seq, true
 	}
 
-	a := newAttachment(w, r.Context())
+	a := newAttachment(w, r.Context(), h.opts.WriteTimeout)
 	st.mu.Lock()
 	if st.complete {
 		st.mu.Unlock()
@@ -644,8 +647,8 @@ func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request) {
 	if st.att == a {
 		if replayed == 0 && st.resumable && revisionOnOrAfter(t.revision(pv), "2025-11-25") {
 			st.writePriming()
-		} else {
-			a.flush()
+		} else if err := a.write(nil); err != nil {
+			st.lost()
 		}
 	}
 	st.mu.Unlock()
@@ -668,13 +671,13 @@ func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request) {
 // replayEnded answers a resumption of a stream that already ended: the events after
 // seq, then the end of the response.
 func (h *Handler) replayEnded(w http.ResponseWriter, r *http.Request, t *ServerTransport, num, seq int64) {
-	a := newAttachment(w, r.Context())
+	a := newAttachment(w, r.Context(), h.opts.WriteTimeout)
 	st := &stream{t: t, num: num}
 	st.startSSE(a)
 	_ = h.store.Replay(r.Context(), t.id, num, seq, func(seq int64, data []byte) error {
 		return writeStored(a, num, seq, data)
 	})
-	a.flush()
+	_ = a.write(nil)
 }
 
 func writeStored(a *attachment, num, seq int64, data []byte) error {
@@ -683,8 +686,7 @@ func writeStored(a *attachment, num, seq int64, data []byte) error {
 	id := appendEventID(nil, num, seq)
 	b := appendStoredEvent((*bp)[:0], string(id[4:len(id)-1]), data)
 	*bp = b
-	_, err := a.w.Write(b)
-	return err
+	return a.write(b)
 }
 
 func (h *Handler) serveDELETE(w http.ResponseWriter, r *http.Request) {

@@ -86,6 +86,16 @@ type HandlerOptions struct {
 	// RetryInterval is the reconnection delay sent in "retry:" fields (priming
 	// events, and before the server ends a stream early). Zero means 1 second.
 	RetryInterval time.Duration
+	// WriteTimeout bounds every write (and flush) to a client's HTTP response: an
+	// event, a keep-alive, a JSON body. A response that cannot take a write within
+	// it is broken off: the stream lets go of it (a resumable stream keeps its events
+	// in the EventStore, so the client resumes with Last-Event-ID; otherwise the
+	// stream ends). The deadline is set with http.ResponseController for each write
+	// and cleared after it. There is no queue in front of a stream: a writer waits
+	// for the stream's previous write, so at most this long. Zero means 10 seconds;
+	// negative disables (a client that stops reading then holds its writers until
+	// its connection ends).
+	WriteTimeout time.Duration
 	// KeepAlive is the period of ":" comment lines on long-lived SSE streams (GET
 	// streams and 2026-07-28 streams). Zero means 25 seconds; negative disables.
 	KeepAlive time.Duration
@@ -136,4 +146,5 @@ const (
 	defaultMaxBody     = 4 << 20
 	defaultRetry       = time.Second
 	defaultKeepAlive   = 25 * time.Second
+	defaultWrite       = 10 * time.Second
 )
