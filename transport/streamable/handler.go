@@ -440,6 +440,10 @@ func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request, t *Server
 				h.connectionGone(w, t)
 				return
 			}
+			if !t.stateless {
+				// A cancelled request's response will not come: its POST ends.
+				t.noteCancelled(msg)
+			}
 		}
 		if len(invalid) > 0 {
 			writeMessageJSON(w, jsonrpc.Batch(invalid))
@@ -493,6 +497,9 @@ func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request, t *Server
 			h.connectionGone(w, t)
 		}
 		return
+	}
+	if isBatch && !t.stateless {
+		t.noteCancelled(msg)
 	}
 
 	gone := false

@@ -2,6 +2,7 @@ package streamable
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"sync"
@@ -297,6 +298,46 @@ func (t *ServerTransport) register(st *stream) bool {
 		t.batches = append(t.batches, st)
 	}
 	return true
+}
+
+// unregisterID forgets that st carries the request with id (it was cancelled).
+func (t *ServerTransport) unregisterID(st *stream, id jsonrpc.ID) {
+	t.mu.Lock()
+	if t.byID[id] == st {
+		delete(t.byID, id)
+	}
+	t.mu.Unlock()
+}
+
+// noteCancelled looks at a message the connection has been given: for each
+// notifications/cancelled naming a request that a POST stream of this connection
+// still owes a response, that stream stops owing it (see stream.cancelled).
+func (t *ServerTransport) noteCancelled(msg jsonrpc.Message) {
+	switch m := msg.(type) {
+	case *jsonrpc.Request:
+		t.cancelOwed(m)
+	case jsonrpc.Batch:
+		for _, el := range m {
+			if r, ok := el.(*jsonrpc.Request); ok {
+				t.cancelOwed(r)
+			}
+		}
+	}
+}
+
+func (t *ServerTransport) cancelOwed(r *jsonrpc.Request) {
+	if !r.IsNotification() || r.Method != "notifications/cancelled" {
+		return
+	}
+	var p struct {
+		RequestID jsonrpc.ID `json:"requestId"`
+	}
+	if json.Unmarshal(r.Params, &p) != nil || p.RequestID.IsAbsent() || p.RequestID.IsNull() {
+		return // the connection ignores it too
+	}
+	if st := t.streamFor(p.RequestID); st != nil {
+		st.cancelled(p.RequestID)
+	}
 }
 
 // unregister forgets a stream that will carry nothing more.

@@ -449,6 +449,38 @@ func (st *stream) endAttachment() {
 	st.att = nil
 }
 
+// cancelled records that the client cancelled the request with id, which this
+// stream carries: its response will never come (the connection drops the reply of a
+// cancelled request). The id is freed at once; once the stream owes nothing more it
+// ends: an SSE response closes, and a response that has sent nothing yet is answered
+// 202 Accepted with no body (there is no JSON-RPC message to send, and 202 is what
+// clients already expect of a POST that gets none). A batch's responses collected so
+// far are still sent.
+func (st *stream) cancelled(id jsonrpc.ID) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.complete || st.dead || st.kind == kindGET {
+		return
+	}
+	st.t.unregisterID(st, id)
+	st.owed--
+	if st.owed > 0 {
+		return
+	}
+	if a := st.att; a != nil && !a.started && !a.gone() {
+		if st.batch && len(st.collected) > 0 {
+			_ = st.writeJSON(jsonrpc.Batch(st.collected))
+		} else {
+			a.w.WriteHeader(http.StatusAccepted)
+			a.started = true
+			if err := a.write(nil); err != nil {
+				st.lost()
+			}
+		}
+	}
+	st.finish()
+}
+
 // closeEarly ends the attached response of a pending SSE stream after a retry field;
 // the client resumes with GET and Last-Event-ID.
 func (st *stream) closeEarly(ctx context.Context) bool {
