@@ -1,11 +1,13 @@
 package streamable
 
 import (
+	"container/list"
 	"context"
 	"crypto/rand"
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -30,10 +32,15 @@ type Handler struct {
 
 	sessions  sync.Map // session id → *ServerTransport
 	nsessions atomic.Int64
-	closing   atomic.Bool
-	inflight  atomic.Int64 // POSTs in progress
-	idle      chan struct{}
-	janitor   janitor // idle expiry (session.go)
+	// Sessions that have not completed initialization, oldest first, and the live
+	// sessions per client address (MaxSessionsPerClient); under admitMu.
+	admitMu  sync.Mutex
+	uninit   list.List // of *ServerTransport
+	byClient map[string]int
+	closing  atomic.Bool
+	inflight atomic.Int64 // POSTs in progress
+	idle     chan struct{}
+	janitor  janitor // idle expiry (session.go)
 
 	attachHook func(sessionID string, stream int64) // tests: a GET attached to a stream
 	postHook   func()                               // tests: a POST was served
@@ -55,6 +62,9 @@ func NewHandler(connect ConnectFunc, opts *HandlerOptions) *Handler {
 	}
 	if o.SessionIdleTimeout == 0 {
 		o.SessionIdleTimeout = defaultIdle
+	}
+	if o.SessionInitTimeout == 0 {
+		o.SessionInitTimeout = defaultInit
 	}
 	if o.MaxSessions == 0 {
 		o.MaxSessions = defaultMaxSessions
@@ -169,7 +179,94 @@ func (h *Handler) endInflight() {
 func (h *Handler) forget(t *ServerTransport) {
 	if _, ok := h.sessions.LoadAndDelete(t.id); ok {
 		h.nsessions.Add(-1)
+		h.admitMu.Lock()
+		if t.uninit != nil {
+			h.uninit.Remove(t.uninit)
+			t.uninit = nil
+		}
+		if t.client != "" {
+			if h.byClient[t.client]--; h.byClient[t.client] <= 0 {
+				delete(h.byClient, t.client)
+			}
+		}
+		h.admitMu.Unlock()
 	}
+}
+
+// admit decides whether a new session may open for the client at addr, and counts
+// it when it may: 0, or the HTTP status of the refusal. When the table is full it
+// ends the oldest session that has not completed initialization and is not busy.
+func (h *Handler) admit(t *ServerTransport, addr string) int {
+	h.admitMu.Lock()
+	defer h.admitMu.Unlock()
+	if per := h.opts.MaxSessionsPerClient; per > 0 && addr != "" && h.byClient[addr] >= per {
+		return http.StatusTooManyRequests
+	}
+	if max := int64(h.opts.MaxSessions); max > 0 && h.nsessions.Load() >= max {
+		var victim *ServerTransport
+		for e := h.uninit.Front(); e != nil; e = e.Next() {
+			if v := e.Value.(*ServerTransport); v.busy.Load() == 0 {
+				victim = v
+				break
+			}
+		}
+		if victim == nil {
+			return http.StatusServiceUnavailable
+		}
+		h.uninit.Remove(victim.uninit)
+		victim.uninit = nil
+		h.log.Debug("streamable: session evicted before completing initialization", "session", victim.id)
+		// Close calls forget, which takes admitMu: not from here.
+		go victim.Close()
+	}
+	h.nsessions.Add(1)
+	t.uninit = h.uninit.PushBack(t)
+	if addr != "" && h.opts.MaxSessionsPerClient > 0 {
+		if h.byClient == nil {
+			h.byClient = make(map[string]int)
+		}
+		h.byClient[addr]++
+		t.client = addr
+	}
+	return 0
+}
+
+// initialized records that the client of t completed initialization.
+func (h *Handler) initialized(t *ServerTransport) {
+	if t.inited.Load() || t.negotiated.Load() == nil {
+		return
+	}
+	t.inited.Store(true)
+	h.admitMu.Lock()
+	if t.uninit != nil {
+		h.uninit.Remove(t.uninit)
+		t.uninit = nil
+	}
+	h.admitMu.Unlock()
+}
+
+// clientAddr is the host of the request's remote address.
+func clientAddr(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// completesInit reports whether msg carries notifications/initialized.
+func completesInit(msg jsonrpc.Message) bool {
+	switch m := msg.(type) {
+	case *jsonrpc.Request:
+		return m.Method == "notifications/initialized" && m.IsNotification()
+	case jsonrpc.Batch:
+		for _, el := range m {
+			if completesInit(el) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (h *Handler) lookup(id string) *ServerTransport {
@@ -302,6 +399,9 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 		}
 		t.touch()
 		defer t.untouch()
+		if completesInit(msg) {
+			h.initialized(t)
+		}
 		h.serveMessage(w, r, t, msg, h.legacyKind(), pv)
 		return
 	}
@@ -329,16 +429,19 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, req *jsonrp
 		writeHTTPError(w, http.StatusServiceUnavailable, "Service Unavailable: shutting down")
 		return
 	}
-	if max := int64(h.opts.MaxSessions); max > 0 && h.nsessions.Add(1) > max {
-		h.nsessions.Add(-1)
-		writeHTTPError(w, http.StatusServiceUnavailable, "Service Unavailable: too many sessions")
-		return
-	} else if max <= 0 {
-		h.nsessions.Add(1)
-	}
 	// 128 bits from crypto/rand, base32: visible ASCII only.
 	id := rand.Text()
 	t := newTransport(context.WithoutCancel(r.Context()), h, id, false)
+	switch h.admit(t, clientAddr(r)) {
+	case http.StatusTooManyRequests:
+		t.cancel()
+		writeHTTPError(w, http.StatusTooManyRequests, "Too Many Requests: too many sessions from this address")
+		return
+	case http.StatusServiceUnavailable:
+		t.cancel()
+		writeHTTPError(w, http.StatusServiceUnavailable, "Service Unavailable: too many sessions")
+		return
+	}
 	t.lastUse.Store(h.now())
 	h.sessions.Store(id, t)
 	h.armJanitor()

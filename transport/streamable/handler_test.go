@@ -377,10 +377,19 @@ func TestDuplicateInFlightID(t *testing.T) {
 	<-first
 }
 
+// initialized sends notifications/initialized on session sid.
+func (s *testServer) initialized(tb testing.TB, sid string) {
+	tb.Helper()
+	if ex := do(tb, "POST", s.url, postHeaders("Mcp-Session-Id", sid), `{"jsonrpc":"2.0","method":"notifications/initialized"}`); ex.status != 202 {
+		tb.Fatalf("notifications/initialized: %d %s", ex.status, ex.body)
+	}
+}
+
 func TestMaxSessions(t *testing.T) {
 	s := newTestServer(t, &HandlerOptions{MaxSessions: 2})
-	s.initSession(t)
+	s.initialized(t, s.initSession(t))
 	sid := s.initSession(t)
+	s.initialized(t, sid)
 	if ex := do(t, "POST", s.url, postHeaders(), initBody); ex.status != 503 {
 		t.Fatalf("third session: %d, want 503", ex.status)
 	}

@@ -321,6 +321,12 @@ type exchange struct {
 // do sends one raw request and reads the whole response.
 func do(tb testing.TB, method, url string, hdr map[string]string, body string) exchange {
 	tb.Helper()
+	return doWith(tb, http.DefaultClient, method, url, hdr, body)
+}
+
+// doWith is do with a client of the caller's.
+func doWith(tb testing.TB, client *http.Client, method, url string, hdr map[string]string, body string) exchange {
+	tb.Helper()
 	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	if err != nil {
 		tb.Fatal(err)
@@ -332,7 +338,7 @@ func do(tb testing.TB, method, url string, hdr map[string]string, body string) e
 		}
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		tb.Fatalf("%s %s: %v", method, url, err)
 	}

@@ -67,9 +67,23 @@ type HandlerOptions struct {
 	// times this after its last request. The looking is done by one goroutine per
 	// Handler on a ticker, running while sessions exist; Shutdown ends it.
 	SessionIdleTimeout time.Duration
-	// MaxSessions caps the live sessions; an initialize beyond it gets 503. Zero means
-	// 10000; negative means no cap.
+	// SessionInitTimeout ends a session whose client has not completed
+	// initialization (sent notifications/initialized) this long after its
+	// initialize: sessions opened and abandoned, or opened only to fill the table,
+	// do not wait for SessionIdleTimeout. Zero means 10 seconds; negative leaves
+	// such sessions to SessionIdleTimeout.
+	SessionInitTimeout time.Duration
+	// MaxSessions caps the live sessions. When the table is full, an initialize
+	// first ends the oldest session that has not completed initialization and has
+	// no request in progress; when there is none it gets 503. Zero means 10000;
+	// negative means no cap.
 	MaxSessions int
+	// MaxSessionsPerClient caps the live sessions opened from one client address
+	// (the host of http.Request.RemoteAddr); an initialize beyond it gets 429.
+	// Zero or negative means no per-address cap, which is the setting behind a
+	// reverse proxy, where every client has the proxy's address (put the limit in
+	// the proxy, or in middleware that knows the client).
+	MaxSessionsPerClient int
 	// MaxBodyBytes caps a POST body; a larger one gets 413. Zero means 4 MiB.
 	MaxBodyBytes int64
 	// Limits bounds decoding (jsonrpc.Decode). Zero fields mean the decoder's
@@ -143,6 +157,7 @@ func revisionOnOrAfter(v, ref string) bool { return revision.OnOrAfter(v, ref) }
 const (
 	defaultIdle        = 30 * time.Minute
 	defaultMaxSessions = 10000
+	defaultInit        = 10 * time.Second
 	defaultMaxBody     = 4 << 20
 	defaultRetry       = time.Second
 	defaultKeepAlive   = 25 * time.Second
