@@ -81,6 +81,9 @@ func NewHandler(connect ConnectFunc, opts *HandlerOptions) *Handler {
 	if o.WriteTimeout == 0 {
 		o.WriteTimeout = defaultWrite
 	}
+	if o.BodyReadTimeout == 0 {
+		o.BodyReadTimeout = defaultWrite
+	}
 	h.retryMS = int(o.RetryInterval / time.Millisecond)
 	if h.retryMS < 1 {
 		h.retryMS = 1
@@ -320,7 +323,7 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 		writeHTTPError(w, http.StatusBadRequest, "Bad Request: unsupported MCP-Protocol-Version "+pv)
 		return
 	}
-	body, status, text := h.readBody(r)
+	body, status, text := h.readBody(w, r)
 	if status != 0 {
 		writeRPCError(w, status, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, text)
 		return
@@ -834,23 +837,35 @@ func (h *Handler) allowed() string {
 	return "GET, POST, DELETE"
 }
 
-// readBody reads the POST body within MaxBodyBytes. On failure it returns the HTTP
-// status and a message.
-func (h *Handler) readBody(r *http.Request) ([]byte, int, string) {
+// readBody reads the POST body within MaxBodyBytes, each read within
+// BodyReadTimeout. On failure it returns the HTTP status and a message.
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, int, string) {
 	max := h.opts.MaxBodyBytes
 	if r.ContentLength > max {
 		return nil, http.StatusRequestEntityTooLarge, "Request body too large"
 	}
-	if r.ContentLength >= 0 {
-		buf := make([]byte, r.ContentLength)
-		if _, err := io.ReadFull(r.Body, buf); err != nil {
-			return nil, http.StatusBadRequest, "Cannot read the request body"
-		}
-		return buf, 0, ""
+	var body io.Reader = r.Body
+	var rc *http.ResponseController
+	if d := h.opts.BodyReadTimeout; d > 0 && r.ContentLength != 0 {
+		rc = http.NewResponseController(w)
+		body = &deadlineReader{r: r.Body, rc: rc, d: d}
 	}
-	buf, err := io.ReadAll(io.LimitReader(r.Body, max+1))
+	var buf []byte
+	var err error
+	if r.ContentLength >= 0 {
+		buf = make([]byte, r.ContentLength)
+		_, err = io.ReadFull(body, buf)
+	} else {
+		buf, err = io.ReadAll(io.LimitReader(body, max+1))
+	}
 	if err != nil {
+		// Closing the body unread tells net/http not to read the rest before
+		// answering (the client may never send it); the connection is not reused.
+		r.Body.Close()
 		return nil, http.StatusBadRequest, "Cannot read the request body"
+	}
+	if rc != nil {
+		_ = rc.SetReadDeadline(time.Time{}) // the body is read: no deadline for what follows
 	}
 	if int64(len(buf)) > max {
 		return nil, http.StatusRequestEntityTooLarge, "Request body too large"

@@ -2,9 +2,11 @@ package streamable
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/wiremcp/wiremcp/jsonrpc"
 	"github.com/wiremcp/wiremcp/transport/internal/sse"
@@ -124,4 +126,18 @@ func (h *Handler) checkHostAndOrigin(w http.ResponseWriter, r *http.Request) boo
 		return false
 	}
 	return true
+}
+
+// deadlineReader reads a request body with a deadline set before each read: the
+// client must keep sending, however long the whole body takes.
+type deadlineReader struct {
+	r  io.Reader
+	rc *http.ResponseController
+	d  time.Duration
+}
+
+func (x *deadlineReader) Read(p []byte) (int, error) {
+	// ErrNotSupported (a ResponseWriter without deadlines): read without.
+	_ = x.rc.SetReadDeadline(time.Now().Add(x.d))
+	return x.r.Read(p)
 }

@@ -100,6 +100,14 @@ type HandlerOptions struct {
 	// RetryInterval is the reconnection delay sent in "retry:" fields (priming
 	// events, and before the server ends a stream early). Zero means 1 second.
 	RetryInterval time.Duration
+	// BodyReadTimeout bounds each read of a POST body: a client that stops sending
+	// its body for this long gets 400 and its connection is dropped, instead of
+	// holding a goroutine and a buffer. It is set per read with
+	// http.ResponseController and cleared once the body is read, so it neither
+	// limits a slow but steady upload nor outlives the body (http.Server.ReadTimeout
+	// would also cut the long-lived SSE responses). Zero means 10 seconds; negative
+	// disables.
+	BodyReadTimeout time.Duration
 	// WriteTimeout bounds every write (and flush) to a client's HTTP response: an
 	// event, a keep-alive, a JSON body. A response that cannot take a write within
 	// it is broken off: the stream lets go of it (a resumable stream keeps its events

@@ -1,7 +1,9 @@
 package streamable
 
 import (
+	"bufio"
 	"context"
+	"fmt"
 	"net"
 	"net/http"
 	"strings"
@@ -90,5 +92,27 @@ func TestStalledGETStreamWriteDeadline(t *testing.T) {
 	ex := do(t, "POST", s.url, postHeaders("Mcp-Session-Id", sid), echoBody)
 	if ex.status != 200 || !strings.Contains(ex.body, `"result":{"x":1}`) {
 		t.Fatalf("POST after the stall: %d %s", ex.status, ex.body)
+	}
+}
+
+// A client that stops sending its POST body is answered (400) once a read of the
+// body has waited BodyReadTimeout, instead of holding the request forever.
+func TestStalledBodyReadDeadline(t *testing.T) {
+	s := newTestServer(t, &HandlerOptions{BodyReadTimeout: 200 * time.Millisecond})
+	c, err := net.Dial("tcp", strings.TrimPrefix(s.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json, text/event-stream\r\n"+
+		"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(initBody), initBody[:10])
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatalf("no answer to a stalled body: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 400 {
+		t.Fatalf("status %d, want 400", resp.StatusCode)
 	}
 }
