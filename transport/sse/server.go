@@ -43,6 +43,10 @@ type HandlerOptions struct {
 	// KeepAlive is the period of ":" comment lines on idle streams. Zero means 25
 	// seconds; negative disables.
 	KeepAlive time.Duration
+	// BodyReadTimeout bounds each read of a POST body, set per read with
+	// http.ResponseController: a client that stops sending its body for this long
+	// gets 400. Zero means 10 seconds; negative disables.
+	BodyReadTimeout time.Duration
 	// WriteTimeout bounds every write (and flush) to an event stream. A stream that
 	// cannot take a message within it is closed: Write returns the error, the
 	// connection ends (its Read returns io.EOF) and the client must connect again.
@@ -99,6 +103,9 @@ func NewHandler(connect ConnectFunc, opts *HandlerOptions) *Handler {
 	}
 	if o.WriteTimeout == 0 {
 		o.WriteTimeout = 10 * time.Second
+	}
+	if o.BodyReadTimeout == 0 {
+		o.BodyReadTimeout = 10 * time.Second
 	}
 	h.limits = o.Limits
 	if h.limits.MaxSize == 0 || int64(h.limits.MaxSize) < o.MaxBodyBytes {
@@ -332,10 +339,20 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusRequestEntityTooLarge, "Request body too large")
 		return
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, max+1))
+	var src io.Reader = r.Body
+	rc := http.NewResponseController(w)
+	if d := h.opts.BodyReadTimeout; d > 0 {
+		src = &deadlineReader{r: r.Body, rc: rc, d: d}
+	}
+	body, err := io.ReadAll(io.LimitReader(src, max+1))
 	if err != nil {
+		// Closed unread: net/http then does not wait for the rest before answering.
+		r.Body.Close()
 		httpError(w, http.StatusBadRequest, "Cannot read the request body")
 		return
+	}
+	if h.opts.BodyReadTimeout > 0 {
+		_ = rc.SetReadDeadline(time.Time{})
 	}
 	if int64(len(body)) > max {
 		httpError(w, http.StatusRequestEntityTooLarge, "Request body too large")
@@ -393,4 +410,18 @@ func (h *Handler) checkHostAndOrigin(w http.ResponseWriter, r *http.Request) boo
 		return false
 	}
 	return true
+}
+
+// deadlineReader reads a request body with a deadline set before each read: the
+// client must keep sending, however long the whole body takes.
+type deadlineReader struct {
+	r  io.Reader
+	rc *http.ResponseController
+	d  time.Duration
+}
+
+func (x *deadlineReader) Read(p []byte) (int, error) {
+	// ErrNotSupported (a ResponseWriter without deadlines): read without.
+	_ = x.rc.SetReadDeadline(time.Now().Add(x.d))
+	return x.r.Read(p)
 }

@@ -3,6 +3,7 @@ package sse
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"net"
 	"net/http"
 	"net/url"
@@ -78,5 +79,28 @@ func TestStalledStreamWriteDeadline(t *testing.T) {
 	}
 	if err := tr.Write(t.Context(), big); err == nil {
 		t.Error("Write after the stream was broken off succeeded")
+	}
+}
+
+// A client that stops sending its POST body gets 400 once a read of the body has
+// waited BodyReadTimeout.
+func TestStalledBodyReadDeadline(t *testing.T) {
+	s := newServer(t, &HandlerOptions{BodyReadTimeout: 200 * time.Millisecond})
+	resp, _, ep := openStream(t, s, nil)
+	defer resp.Body.Close()
+	c, err := net.Dial("tcp", strings.TrimPrefix(s.srv.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"jsonrpc\"", ep)
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	r, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatalf("no answer to a stalled body: %v", err)
+	}
+	r.Body.Close()
+	if r.StatusCode != 400 {
+		t.Fatalf("status %d, want 400", r.StatusCode)
 	}
 }
