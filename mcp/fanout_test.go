@@ -180,3 +180,43 @@ func TestFanOutStalledSubscriber(t *testing.T) {
 		}
 	}
 }
+
+// A session whose queue is full loses further notifications (counted), and the
+// caller still does not wait.
+func TestOutboxOverflowDropsForSlowSessionOnly(t *testing.T) {
+	leaktest.Check(t)
+	s := NewServer(Implementation{Name: "o", Version: "1"}, &ServerOptions{MaxQueuedNotifications: 8})
+	s.AddResource(&Resource{URI: "test://r", Name: "r"}, func(ctx context.Context, req *ReadResourceRequest) (*ReadResourceResult, error) {
+		return &ReadResourceResult{}, nil
+	})
+	url := serveHTTPWith(t, s, &streamable.HandlerOptions{WriteTimeout: 5 * time.Second})
+	ctx := testCtx(t)
+	stalledSubscriber(t, url, "test://r")
+	var stalled *ServerSession
+	for _, ss := range s.Sessions() {
+		if ci := ss.ClientInfo(); ci != nil && ci.Name == "stalled" {
+			stalled = ss
+		}
+	}
+	if stalled == nil {
+		t.Fatal("no stalled session")
+	}
+	start := time.Now()
+	pad := strings.Repeat("p", 1<<20)
+	for n := range 16 { // more than the connection holds: the worker is stuck writing
+		s.ResourceUpdated(ctx, fmt.Sprintf("test://r/%d/%s", n, pad))
+	}
+	for n := range 100 {
+		s.ResourceUpdated(ctx, fmt.Sprintf("test://r/%d", n))
+	}
+	if d := time.Since(start); d >= 5*time.Second {
+		t.Errorf("the caller waited %v", d)
+	}
+	// 116 were sent: at most 8 wait, one is being written and the 16 big ones may
+	// have been written (into the socket buffers) before the worker got stuck.
+	if got := stalled.DroppedNotifications(); got < 116-8-1-16 {
+		t.Errorf("the stalled session dropped %d notifications, want at least %d", got, 116-8-1-16)
+	} else {
+		t.Logf("the stalled session dropped %d of 116", got)
+	}
+}
