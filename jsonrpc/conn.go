@@ -38,11 +38,20 @@ type ConnOptions struct {
 	// are cancelled individually by Cancel, and all at once only after the
 	// connection has ended.
 	Context context.Context
+	// MaxResponseSize bounds what the peer's calls make this side hold and send: a
+	// call's result larger than it is replaced by an Internal error (-32603) saying
+	// so, and once the results of one batch add up to more than it, each further
+	// result of that batch is replaced the same way. Zero means
+	// DefaultMaxResponseSize; negative means no limit.
+	MaxResponseSize int
 	// OnDone, if set, is called once when the connection has ended (after Done is
 	// closed), on the goroutine that ended it: the reader, or the caller of Close.
 	// It must not block; it spares a goroutine waiting on Done.
 	OnDone func()
 }
+
+// DefaultMaxResponseSize is the default ConnOptions.MaxResponseSize (16 MiB).
+const DefaultMaxResponseSize = 16 << 20
 
 // ErrClosed is the error of a Call or Notify on a connection that has ended, and
 // what pending Calls fail with when it ends. Err returns it after Close.
@@ -71,6 +80,7 @@ type Conn struct {
 	handler     Handler
 	acceptBatch func() bool
 	log         *slog.Logger
+	maxResp     int // MaxResponseSize; <= 0: none
 
 	ctx      context.Context // parent of handler contexts; cancelled once everything ended
 	cancel   context.CancelFunc
@@ -104,6 +114,9 @@ func NewConn(t Transport, opts *ConnOptions) *Conn {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	if o.MaxResponseSize == 0 {
+		o.MaxResponseSize = DefaultMaxResponseSize
+	}
 	parent := o.Context
 	if parent == nil {
 		parent = context.Background()
@@ -114,6 +127,7 @@ func NewConn(t Transport, opts *ConnOptions) *Conn {
 		acceptBatch: o.AcceptBatch,
 		log:         o.Logger,
 		onDone:      o.OnDone,
+		maxResp:     o.MaxResponseSize,
 		running:     true,
 		pending:     make(map[ID]chan *Response),
 		active:      make(map[ID]*callCtx),
@@ -557,6 +571,9 @@ func (c *Conn) runCall(x *callCtx) {
 	if err == nil {
 		resp.Result, err = marshalResult(result)
 	}
+	if err == nil && c.maxResp > 0 && len(resp.Result) > c.maxResp {
+		err = tooLarge(len(resp.Result), c.maxResp)
+	}
 	if err != nil {
 		resp.Result = nil
 		resp.Error = AsError(err)
@@ -596,6 +613,12 @@ func (c *Conn) handle(ctx context.Context, req *Request) (result any, err error)
 		}
 	}()
 	return c.handler.Handle(ctx, req)
+}
+
+// tooLarge is the error that replaces a result over MaxResponseSize.
+func tooLarge(n, limit int) *Error {
+	return &Error{Code: CodeInternalError,
+		Message: fmt.Sprintf("Internal error: a response of %d bytes exceeds the limit of %d bytes", n, limit)}
 }
 
 var nullResult = json.RawMessage("null")

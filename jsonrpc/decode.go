@@ -11,16 +11,23 @@ const (
 	DefaultMaxSize = 4 << 20
 	// DefaultMaxDepth is the default deepest nesting of arrays and objects (64).
 	DefaultMaxDepth = 64
+	// DefaultMaxBatch is the default largest number of messages in a batch (1000).
+	DefaultMaxBatch = 1000
 )
 
 // Limits bounds what Decode accepts. A zero field means its default.
 type Limits struct {
 	MaxSize  int // bytes; default DefaultMaxSize
 	MaxDepth int // nesting of objects and arrays; default DefaultMaxDepth
+	// MaxBatch is the largest number of messages in a batch; a longer batch is
+	// refused whole with one Invalid Request error (each of its calls would
+	// otherwise run and hold a response). Zero means DefaultMaxBatch; negative
+	// means no limit.
+	MaxBatch int
 }
 
-func (l *Limits) values() (size, depth int) {
-	size, depth = DefaultMaxSize, DefaultMaxDepth
+func (l *Limits) values() (size, depth, batch int) {
+	size, depth, batch = DefaultMaxSize, DefaultMaxDepth, DefaultMaxBatch
 	if l != nil {
 		if l.MaxSize > 0 {
 			size = l.MaxSize
@@ -28,8 +35,11 @@ func (l *Limits) values() (size, depth int) {
 		if l.MaxDepth > 0 {
 			depth = l.MaxDepth
 		}
+		if l.MaxBatch != 0 {
+			batch = l.MaxBatch
+		}
 	}
-	return size, depth
+	return size, depth, batch
 }
 
 // Decode parses one frame: a single message or a batch.
@@ -68,7 +78,7 @@ func (l *Limits) values() (size, depth int) {
 // of it): the caller must not modify data afterwards. Decode is safe for concurrent
 // use.
 func Decode(data []byte, lim *Limits) (Message, error) {
-	maxSize, maxDepth := lim.values()
+	maxSize, maxDepth, maxBatch := lim.values()
 	if len(data) > maxSize {
 		return nil, &Error{Code: CodeInvalidRequest,
 			Message: fmt.Sprintf("Invalid Request: message of %d bytes exceeds the limit of %d bytes", len(data), maxSize)}
@@ -85,7 +95,7 @@ func Decode(data []byte, lim *Limits) (Message, error) {
 	case '{':
 		msg, err = s.message(1)
 	case '[':
-		msg, err = s.batch()
+		msg, err = s.batch(maxBatch)
 	default:
 		if err = s.value(1); err == nil {
 			msg = &Invalid{ID: NullID, Err: &Error{Code: CodeInvalidRequest, Message: "Invalid Request: not an object or an array"}}
@@ -452,8 +462,9 @@ func parseInt64(b []byte) (int64, bool) {
 	return int64(n), true
 }
 
-// batch parses an array of messages at s.pos (JSON-RPC 2.0 section 6).
-func (s *scanner) batch() (Message, *Error) {
+// batch parses an array of messages at s.pos (JSON-RPC 2.0 section 6), of at most
+// max elements when max > 0.
+func (s *scanner) batch(max int) (Message, *Error) {
 	if s.maxDepth < 1 {
 		return nil, s.tooDeep()
 	}
@@ -466,6 +477,10 @@ func (s *scanner) batch() (Message, *Error) {
 	}
 	b := make(Batch, 0, 4)
 	for more := true; more; {
+		if max > 0 && len(b) == max {
+			return nil, &Error{Code: CodeInvalidRequest,
+				Message: fmt.Sprintf("Invalid Request: a batch holds at most %d messages", max)}
+		}
 		s.skipWS()
 		if s.pos < len(s.data) && s.data[s.pos] == '{' {
 			m, err := s.message(2)

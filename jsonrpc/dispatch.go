@@ -147,13 +147,22 @@ type batchReply struct {
 	ctx     context.Context // write context: the batch's first call, not cancellable
 	mu      sync.Mutex
 	replies Batch
+	size    int // bytes of the results in replies
 	left    int // calls still running, plus one held by dispatchBatch
 }
 
 // add records a reply (nil for none) of a finished call and sends the batch's
-// replies once nothing is left.
+// replies once nothing is left. A result that would take the batch's results over
+// MaxResponseSize is replaced by an error.
 func (b *batchReply) add(c *Conn, r Message) {
 	b.mu.Lock()
+	if resp, ok := r.(*Response); ok && resp.Error == nil && c.maxResp > 0 {
+		if b.size+len(resp.Result) > c.maxResp {
+			r = &Response{ID: resp.ID, Error: tooLarge(b.size+len(resp.Result), c.maxResp)}
+		} else {
+			b.size += len(resp.Result)
+		}
+	}
 	if r != nil {
 		b.replies = append(b.replies, r)
 	}

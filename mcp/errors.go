@@ -34,6 +34,9 @@ var (
 
 	// ErrNotInitialized is returned when a session is used before its handshake ends.
 	ErrNotInitialized = errors.New("session not initialized")
+	// ErrQueueFull is returned when a notification for a session was dropped because
+	// the session's queue (ServerOptions.MaxQueuedNotifications) was full.
+	ErrQueueFull = errors.New("session notification queue full")
 
 	// ErrSessionClosed is returned by calls on a session whose connection has ended.
 	ErrSessionClosed = errors.New("session closed")

@@ -25,11 +25,17 @@ type listener struct {
 	mu     sync.Mutex // one notification at a time, in order
 }
 
+// send queues a notification for the listener's session outbox (outbox.go).
 func (l *listener) send(method string, params map[string]any) {
 	if params == nil {
 		params = map[string]any{}
 	}
 	params["_meta"] = map[string]json.RawMessage{MetaSubscriptionID: l.id}
+	l.ss.enqueue(outNote{method: method, params: params, l: l})
+}
+
+// deliver writes one notification of the listener, after its acknowledgement.
+func (l *listener) deliver(method string, params map[string]any) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if err := l.ss.conn.Notify(l.ctx, method, params); err != nil {

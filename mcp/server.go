@@ -57,6 +57,14 @@ type ServerOptions struct {
 	// Execution.TaskSupport) and declares it: capabilities.tasks under 2025-11-25,
 	// the io.modelcontextprotocol/tasks extension under 2026-07-28. Nil: no tasks.
 	Tasks *TaskOptions
+	// MaxQueuedNotifications bounds, per session, the notifications related to no
+	// request (list changes, resource updates, subscriptions/listen deliveries) that
+	// wait to be written. They are written by a goroutine of the session, so the
+	// code that causes them (a registration, ResourceUpdated) never waits for a
+	// client; when a session that does not keep up has this many waiting, further
+	// ones for it are dropped, logged and counted (ServerSession.DroppedNotifications).
+	// Zero means 1024.
+	MaxQueuedNotifications int
 }
 
 // Server is an MCP server: a set of tools, resources and prompts, served to any number
@@ -88,6 +96,7 @@ type Server struct {
 	infoOnce  sync.Once
 	infoJSON  json.RawMessage // impl as JSON, for 2026-07-28 result _meta
 	tasks     *taskStore      // nil without ServerOptions.Tasks
+	maxQueued int             // MaxQueuedNotifications, defaulted
 }
 
 type changeSet struct{ tools, resources, prompts bool }
@@ -135,6 +144,10 @@ func NewServer(impl Implementation, opts *ServerOptions) *Server {
 	}
 	if opts != nil {
 		s.opts = *opts
+	}
+	s.maxQueued = s.opts.MaxQueuedNotifications
+	if s.maxQueued <= 0 {
+		s.maxQueued = defaultMaxQueued
 	}
 	if s.opts.PageSize <= 0 {
 		s.opts.PageSize = 100
@@ -512,10 +525,23 @@ func (s *Server) Sessions() []*ServerSession {
 }
 
 // ResourceUpdated tells every session subscribed to uri (or to a URI that uri is a
-// sub-resource of, by path prefix) that it changed.
+// sub-resource of, by path prefix) that it changed. It does not wait for clients:
+// the notifications are queued per session (see MaxQueuedNotifications), except the
+// one for the session whose handler ctx belongs to, which is sent with that request.
 func (s *Server) ResourceUpdated(ctx context.Context, uri string) {
+	own := requestInfoFrom(ctx)
 	for _, ss := range s.Sessions() {
 		if ss.subscribed(uri) {
+			if own != nil && own.ss == ss {
+				// Called from a handler of this session: its own client is told
+				// with that request (on its stream, before its response), as any
+				// message the handler sends.
+				if err := ss.conn.Notify(ctx, "notifications/resources/updated", &ResourceUpdatedParams{URI: uri}); err != nil {
+					s.log.Debug("resource updated notification failed", "uri", uri, "err", err)
+				}
+				continue
+			}
+			// Anyone else's through the session's queue: never waits for a client.
 			if err := ss.notify(ctx, "notifications/resources/updated", &ResourceUpdatedParams{URI: uri}); err != nil {
 				s.log.Debug("resource updated notification failed", "uri", uri, "err", err)
 			}

@@ -37,6 +37,13 @@ type ServerSession struct {
 	urlElicits map[string]struct{} // made on the first URL-mode elicitation
 	stopOnce   sync.Once
 	stopping   chan struct{} // closed when the transport ends or Close starts
+
+	// The outbox (outbox.go): notifications related to no request, written by a
+	// goroutine of the session in order.
+	outMu     sync.Mutex
+	out       []outNote
+	outWorker bool  // drainOutbox runs
+	dropped   int64 // notifications dropped because out was full
 }
 
 // watchedTransport tells the session when its transport stops delivering messages,
@@ -422,7 +429,9 @@ func unmarshalParams(params json.RawMessage, v any) error {
 	return nil
 }
 
-// notify sends a notification outside any request (list changes, updates).
+// notify queues a notification outside any request (list changes, updates) for the
+// session's outbox; it never waits for the client. ctx's values travel with it, not
+// its cancellation.
 func (ss *ServerSession) notify(ctx context.Context, method string, params any) error {
 	ss.mu.Lock()
 	state := ss.state
@@ -432,8 +441,13 @@ func (ss *ServerSession) notify(ctx context.Context, method string, params any) 
 	}
 	if ctx == nil {
 		ctx = ss.ctx
+	} else {
+		ctx = context.WithoutCancel(ctx)
 	}
-	return ss.conn.Notify(ctx, method, params)
+	if !ss.enqueue(outNote{ctx: ctx, method: method, params: params}) {
+		return ErrQueueFull
+	}
+	return nil
 }
 
 func (ss *ServerSession) notifyListChanged(c changeSet) {

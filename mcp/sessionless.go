@@ -103,7 +103,9 @@ func classify(req *jsonrpc.Request) (modernMeta, bool) {
 			return m, true
 		}
 	}
-	if v, ok := headerValue(req, "Mcp-Protocol-Version"); ok {
+	// An empty header names no revision: it does not make a request modern (an
+	// initialize-era session's request keeps its session's answers).
+	if v, ok := headerValue(req, "Mcp-Protocol-Version"); ok && v != "" {
 		r := lookupRevision(v)
 		if r == nil || r.stateless {
 			if !m.present {

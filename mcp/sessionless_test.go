@@ -294,3 +294,25 @@ func TestHeaderValue(t *testing.T) {
 		}
 	}
 }
+
+// An empty MCP-Protocol-Version header names no revision: a request of an
+// initialize-era session that carries one is not served as a 2026-07-28 request.
+func TestClassifyEmptyHeader(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		hdr    map[string][]string
+		modern bool
+	}{
+		{"empty", map[string][]string{"Mcp-Protocol-Version": {""}}, false},
+		{"blank", map[string][]string{"Mcp-Protocol-Version": {"  "}}, false},
+		{"initialize era", map[string][]string{"Mcp-Protocol-Version": {"2025-06-18"}}, false},
+		{"modern", map[string][]string{"Mcp-Protocol-Version": {"2026-07-28"}}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req := &jsonrpc.Request{ID: jsonrpc.Int64ID(1), Method: "tools/list", Params: []byte(`{}`), Header: tc.hdr}
+			if _, got := classify(req); got != tc.modern {
+				t.Errorf("classify = %v, want %v", got, tc.modern)
+			}
+		})
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/wiremcp/wiremcp/jsonrpc"
 	"github.com/wiremcp/wiremcp/mcp"
@@ -56,7 +57,10 @@ func main() {
 		}, nil)
 		mux := http.NewServeMux()
 		mux.Handle("/mcp", h)
-		srv := &http.Server{Addr: *addr, Handler: mux}
+		// No ReadTimeout or WriteTimeout: they would cut the long-lived SSE
+		// streams. The handler bounds each body read and each write itself
+		// (streamable.HandlerOptions.BodyReadTimeout and WriteTimeout).
+		srv := &http.Server{Addr: *addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 		go func() {
 			<-ctx.Done()
 			h.Shutdown(context.WithoutCancel(ctx))

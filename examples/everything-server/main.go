@@ -108,7 +108,9 @@ func serveHTTP(ctx context.Context, srv *mcp.Server, addr string, stateless bool
 		return err
 	}
 	e := newEndpoints(srv, stateless, logger)
-	hs := &http.Server{Handler: e.mux, ReadHeaderTimeout: 10 * time.Second}
+	// Body reads and writes are bounded by the streamable handler (BodyReadTimeout,
+	// WriteTimeout); ReadTimeout and WriteTimeout here would cut SSE streams.
+	hs := &http.Server{Handler: e.mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	mode := "stateful"
 	if stateless {
 		mode = "stateless"

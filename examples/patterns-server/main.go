@@ -69,7 +69,9 @@ func serveHTTP(ctx context.Context, srv *mcp.Server, ln net.Listener) error {
 	}, nil)
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	// Body reads and writes are bounded by the streamable handler (BodyReadTimeout,
+	// WriteTimeout); ReadTimeout and WriteTimeout here would cut SSE streams.
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {

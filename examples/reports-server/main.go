@@ -247,7 +247,7 @@ func serve(ctx context.Context, cfg serveConfig, stdin io.Reader, stdout io.Writ
 		mux.Handle("/mcp", mcpHandler)
 		mux.Handle("/", newWebHandler(inbox, log, loopback))
 	}
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 
 	host := addr.IP.String()
 	if addr.IP.IsUnspecified() {

@@ -43,6 +43,17 @@ type HandlerOptions struct {
 	// KeepAlive is the period of ":" comment lines on idle streams. Zero means 25
 	// seconds; negative disables.
 	KeepAlive time.Duration
+	// BodyReadTimeout bounds each read of a POST body, set per read with
+	// http.ResponseController: a client that stops sending its body for this long
+	// gets 400. Zero means 10 seconds; negative disables.
+	BodyReadTimeout time.Duration
+	// WriteTimeout bounds every write (and flush) to an event stream. A stream that
+	// cannot take a message within it is closed: Write returns the error, the
+	// connection ends (its Read returns io.EOF) and the client must connect again.
+	// The deadline is set with http.ResponseController for each write and cleared
+	// after it. There is no queue in front of the stream: a writer waits for the
+	// previous write, so at most this long. Zero means 10 seconds; negative disables.
+	WriteTimeout time.Duration
 	// DisableOriginCheck, AllowedOrigins, DisableHostCheck and AllowedHosts work as
 	// in streamable.HandlerOptions: a present Origin must match the Host, be a
 	// loopback origin on a loopback listener or be listed; on a loopback listener the
@@ -89,6 +100,12 @@ func NewHandler(connect ConnectFunc, opts *HandlerOptions) *Handler {
 	}
 	if o.KeepAlive == 0 {
 		o.KeepAlive = 25 * time.Second
+	}
+	if o.WriteTimeout == 0 {
+		o.WriteTimeout = 10 * time.Second
+	}
+	if o.BodyReadTimeout == 0 {
+		o.BodyReadTimeout = 10 * time.Second
 	}
 	h.limits = o.Limits
 	if h.limits.MaxSize == 0 || int64(h.limits.MaxSize) < o.MaxBodyBytes {
@@ -140,10 +157,11 @@ type ServerTransport struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
-	mu   sync.Mutex // serialises writes to w
-	w    http.ResponseWriter
-	f    http.Flusher
-	dead bool
+	mu      sync.Mutex // serialises writes to w
+	w       http.ResponseWriter
+	rc      *http.ResponseController
+	timeout time.Duration // WriteTimeout; <= 0: none
+	dead    bool
 }
 
 // SessionID returns the sessionId of the connection's POST endpoint.
@@ -197,12 +215,22 @@ func (t *ServerTransport) writeFrame(b []byte) error {
 	if t.dead {
 		return ErrClosed
 	}
-	if _, err := t.w.Write(b); err != nil {
+	if t.timeout > 0 {
+		// Set for this write only: net/http keeps a connection's deadline across
+		// requests unless its server has a WriteTimeout.
+		_ = t.rc.SetWriteDeadline(time.Now().Add(t.timeout))
+		defer t.rc.SetWriteDeadline(time.Time{})
+	}
+	_, err := t.w.Write(b)
+	if err == nil {
+		err = t.rc.Flush()
+	}
+	if err != nil {
+		// Too slow or gone: the stream is over, and so is the connection.
 		t.dead = true
 		go t.Close()
 		return err
 	}
-	t.f.Flush()
 	return nil
 }
 
@@ -223,8 +251,7 @@ func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusServiceUnavailable, "Service Unavailable: shutting down")
 		return
 	}
-	f, ok := w.(http.Flusher)
-	if !ok {
+	if _, ok := w.(http.Flusher); !ok {
 		httpError(w, http.StatusInternalServerError, "streaming unsupported")
 		return
 	}
@@ -237,7 +264,8 @@ func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request) {
 	}
 	defer h.nsessions.Add(-1)
 	id := rand.Text()
-	t := &ServerTransport{id: id, in: make(chan jsonrpc.Message, 8), done: make(chan struct{}), w: w, f: f}
+	t := &ServerTransport{id: id, in: make(chan jsonrpc.Message, 8), done: make(chan struct{}), w: w,
+		rc: http.NewResponseController(w), timeout: h.opts.WriteTimeout}
 	t.ctx, t.cancel = context.WithCancel(context.WithoutCancel(r.Context()))
 	h.sessions.Store(id, t)
 	defer h.sessions.Delete(id)
@@ -299,22 +327,32 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t := v.(*ServerTransport)
-	if ct := r.Header.Get("Content-Type"); ct != "" {
-		mt, _, _ := strings.Cut(ct, ";")
-		if !strings.EqualFold(strings.TrimSpace(mt), "application/json") {
-			httpError(w, http.StatusUnsupportedMediaType, "Unsupported Media Type: Content-Type must be application/json")
-			return
-		}
+	// The body is JSON and must say so: a missing Content-Type is refused like a
+	// wrong one (a form or a text/plain POST a browser may send without preflight).
+	mt, _, _ := strings.Cut(r.Header.Get("Content-Type"), ";")
+	if !strings.EqualFold(strings.TrimSpace(mt), "application/json") {
+		httpError(w, http.StatusUnsupportedMediaType, "Unsupported Media Type: Content-Type must be application/json")
+		return
 	}
 	max := h.opts.MaxBodyBytes
 	if r.ContentLength > max {
 		httpError(w, http.StatusRequestEntityTooLarge, "Request body too large")
 		return
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, max+1))
+	var src io.Reader = r.Body
+	rc := http.NewResponseController(w)
+	if d := h.opts.BodyReadTimeout; d > 0 {
+		src = &deadlineReader{r: r.Body, rc: rc, d: d}
+	}
+	body, err := io.ReadAll(io.LimitReader(src, max+1))
 	if err != nil {
+		// Closed unread: net/http then does not wait for the rest before answering.
+		r.Body.Close()
 		httpError(w, http.StatusBadRequest, "Cannot read the request body")
 		return
+	}
+	if h.opts.BodyReadTimeout > 0 {
+		_ = rc.SetReadDeadline(time.Time{})
 	}
 	if int64(len(body)) > max {
 		httpError(w, http.StatusRequestEntityTooLarge, "Request body too large")
@@ -372,4 +410,18 @@ func (h *Handler) checkHostAndOrigin(w http.ResponseWriter, r *http.Request) boo
 		return false
 	}
 	return true
+}
+
+// deadlineReader reads a request body with a deadline set before each read: the
+// client must keep sending, however long the whole body takes.
+type deadlineReader struct {
+	r  io.Reader
+	rc *http.ResponseController
+	d  time.Duration
+}
+
+func (x *deadlineReader) Read(p []byte) (int, error) {
+	// ErrNotSupported (a ResponseWriter without deadlines): read without.
+	_ = x.rc.SetReadDeadline(time.Now().Add(x.d))
+	return x.r.Read(p)
 }

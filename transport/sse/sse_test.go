@@ -149,6 +149,7 @@ func TestRawExchanges(t *testing.T) {
 		{"no session", s.srv.URL + "/sse", "application/json", `{"jsonrpc":"2.0","id":1,"method":"initialize"}`, 400},
 		{"unknown session", s.srv.URL + "/sse?sessionId=zz", "application/json", `{}`, 404},
 		{"wrong content type", target, "text/plain", `{}`, 415},
+		{"missing content type", target, "", `{"jsonrpc":"2.0","method":"notifications/x"}`, 415},
 		{"malformed", target, "application/json", `{"jsonrpc"`, 400},
 		{"too large", target, "application/json", `{"jsonrpc":"2.0","method":"x","params":{"p":"` + strings.Repeat("x", 300) + `"}}`, 413},
 	} {

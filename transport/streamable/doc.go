@@ -31,8 +31,14 @@
 //     go to the GET stream), AlwaysSSE always with SSE. Batches are accepted when the
 //     revision allows them.
 //   - Sessions: Mcp-Session-Id (128 random bits) on the initialize response; 400
-//     without it, 404 once it is gone; DELETE ends it; idle sessions expire; the
-//     number of sessions is capped (503).
+//     without it, 404 once it is gone; DELETE ends it; idle sessions expire, and
+//     those that never complete initialization expire sooner; the number of
+//     sessions is capped (a full table first ends the oldest idle session that never
+//     completed initialization, then answers 503), optionally per client address
+//     (429).
+//   - A notifications/cancelled for a request whose POST is still open ends that
+//     POST (the cancelled request gets no response): 202 when nothing was sent yet,
+//     otherwise its SSE stream closes.
 //   - GET opens the session's stream for messages related to no request (one at a
 //     time: 409); Last-Event-ID resumes any stream of the session from an
 //     EventStore. SSE streams of 2025-11-25 clients (by the revision the session
@@ -53,6 +59,34 @@
 //     mode, after the Mcp-Method / Mcp-Name / version header checks (400, -32020);
 //     their error responses map to HTTP status (-32601 → 404, -32602/-32020/-32021/
 //     -32022 → 400); a client that disconnects cancels its request.
+//
+// # Limits, and the http.Server around the handler
+//
+// What one client can make the handler hold is bounded: a POST body
+// (MaxBodyBytes, each read within BodyReadTimeout), a batch (Limits.MaxBatch, 1000
+// messages), a write to the client (WriteTimeout: a response that cannot take its
+// events in time is let go, its events kept for Last-Event-ID), the sessions
+// (MaxSessions; MaxSessionsPerClient per address; SessionInitTimeout for sessions
+// that never complete initialization, SessionIdleTimeout for the rest). There is no
+// queue in front of a stream: a writer waits for the stream's previous write, so at
+// most WriteTimeout. The MCP layer keeps its own bounded queue per session for
+// notifications that belong to no request (mcp.ServerOptions.MaxQueuedNotifications).
+//
+// The http.Server is the caller's. In production set:
+//   - ReadHeaderTimeout (e.g. 10 s): a client that never finishes its headers
+//     otherwise holds a connection forever.
+//   - IdleTimeout (e.g. 2 min): bounds idle keep-alive connections.
+//   - MaxHeaderBytes if the default 1 MiB is more than the deployment needs.
+//   - Not ReadTimeout or WriteTimeout: they apply to the whole exchange and would
+//     cut the long-lived SSE responses (GET streams, subscriptions). The handler
+//     bounds each body read and each write itself, per read and per write.
+//
+// Behind a reverse proxy every client has the proxy's address: leave
+// MaxSessionsPerClient off and limit per client in the proxy, and let the proxy
+// pass SSE responses unbuffered (the handler sends X-Accel-Buffering: no).
+//
+//	srv := &http.Server{Addr: ":8080", Handler: mux,
+//		ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 //
 // # Client
 //

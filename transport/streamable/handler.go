@@ -1,11 +1,13 @@
 package streamable
 
 import (
+	"container/list"
 	"context"
 	"crypto/rand"
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -30,10 +32,15 @@ type Handler struct {
 
 	sessions  sync.Map // session id → *ServerTransport
 	nsessions atomic.Int64
-	closing   atomic.Bool
-	inflight  atomic.Int64 // POSTs in progress
-	idle      chan struct{}
-	janitor   janitor // idle expiry (session.go)
+	// Sessions that have not completed initialization, oldest first, and the live
+	// sessions per client address (MaxSessionsPerClient); under admitMu.
+	admitMu  sync.Mutex
+	uninit   list.List // of *ServerTransport
+	byClient map[string]int
+	closing  atomic.Bool
+	inflight atomic.Int64 // POSTs in progress
+	idle     chan struct{}
+	janitor  janitor // idle expiry (session.go)
 
 	attachHook func(sessionID string, stream int64) // tests: a GET attached to a stream
 	postHook   func()                               // tests: a POST was served
@@ -56,6 +63,9 @@ func NewHandler(connect ConnectFunc, opts *HandlerOptions) *Handler {
 	if o.SessionIdleTimeout == 0 {
 		o.SessionIdleTimeout = defaultIdle
 	}
+	if o.SessionInitTimeout == 0 {
+		o.SessionInitTimeout = defaultInit
+	}
 	if o.MaxSessions == 0 {
 		o.MaxSessions = defaultMaxSessions
 	}
@@ -67,6 +77,12 @@ func NewHandler(connect ConnectFunc, opts *HandlerOptions) *Handler {
 	}
 	if o.KeepAlive == 0 {
 		o.KeepAlive = defaultKeepAlive
+	}
+	if o.WriteTimeout == 0 {
+		o.WriteTimeout = defaultWrite
+	}
+	if o.BodyReadTimeout == 0 {
+		o.BodyReadTimeout = defaultWrite
 	}
 	h.retryMS = int(o.RetryInterval / time.Millisecond)
 	if h.retryMS < 1 {
@@ -166,7 +182,94 @@ func (h *Handler) endInflight() {
 func (h *Handler) forget(t *ServerTransport) {
 	if _, ok := h.sessions.LoadAndDelete(t.id); ok {
 		h.nsessions.Add(-1)
+		h.admitMu.Lock()
+		if t.uninit != nil {
+			h.uninit.Remove(t.uninit)
+			t.uninit = nil
+		}
+		if t.client != "" {
+			if h.byClient[t.client]--; h.byClient[t.client] <= 0 {
+				delete(h.byClient, t.client)
+			}
+		}
+		h.admitMu.Unlock()
 	}
+}
+
+// admit decides whether a new session may open for the client at addr, and counts
+// it when it may: 0, or the HTTP status of the refusal. When the table is full it
+// ends the oldest session that has not completed initialization and is not busy.
+func (h *Handler) admit(t *ServerTransport, addr string) int {
+	h.admitMu.Lock()
+	defer h.admitMu.Unlock()
+	if per := h.opts.MaxSessionsPerClient; per > 0 && addr != "" && h.byClient[addr] >= per {
+		return http.StatusTooManyRequests
+	}
+	if max := int64(h.opts.MaxSessions); max > 0 && h.nsessions.Load() >= max {
+		var victim *ServerTransport
+		for e := h.uninit.Front(); e != nil; e = e.Next() {
+			if v := e.Value.(*ServerTransport); v.busy.Load() == 0 {
+				victim = v
+				break
+			}
+		}
+		if victim == nil {
+			return http.StatusServiceUnavailable
+		}
+		h.uninit.Remove(victim.uninit)
+		victim.uninit = nil
+		h.log.Debug("streamable: session evicted before completing initialization", "session", victim.id)
+		// Close calls forget, which takes admitMu: not from here.
+		go victim.Close()
+	}
+	h.nsessions.Add(1)
+	t.uninit = h.uninit.PushBack(t)
+	if addr != "" && h.opts.MaxSessionsPerClient > 0 {
+		if h.byClient == nil {
+			h.byClient = make(map[string]int)
+		}
+		h.byClient[addr]++
+		t.client = addr
+	}
+	return 0
+}
+
+// initialized records that the client of t completed initialization.
+func (h *Handler) initialized(t *ServerTransport) {
+	if t.inited.Load() || t.negotiated.Load() == nil {
+		return
+	}
+	t.inited.Store(true)
+	h.admitMu.Lock()
+	if t.uninit != nil {
+		h.uninit.Remove(t.uninit)
+		t.uninit = nil
+	}
+	h.admitMu.Unlock()
+}
+
+// clientAddr is the host of the request's remote address.
+func clientAddr(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// completesInit reports whether msg carries notifications/initialized.
+func completesInit(msg jsonrpc.Message) bool {
+	switch m := msg.(type) {
+	case *jsonrpc.Request:
+		return m.Method == "notifications/initialized" && m.IsNotification()
+	case jsonrpc.Batch:
+		for _, el := range m {
+			if completesInit(el) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // lookup returns the live session id that r may use: with SessionOwner set, only
@@ -217,7 +320,7 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 		writeHTTPError(w, http.StatusUnsupportedMediaType, "Unsupported Media Type: Content-Type must be application/json")
 		return
 	}
-	pv, _ := first(r.Header, hdrProtocol)
+	pv, hasPV := first(r.Header, hdrProtocol)
 	// A header naming no initialize-era revision marks a 2026-07-28-style request;
 	// the MCP layer decides whether it supports that revision (-32022).
 	modern := pv != "" && !isLegacyRevision(pv)
@@ -225,7 +328,7 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 		writeHTTPError(w, http.StatusBadRequest, "Bad Request: unsupported MCP-Protocol-Version "+pv)
 		return
 	}
-	body, status, text := h.readBody(r)
+	body, status, text := h.readBody(w, r)
 	if status != 0 {
 		writeRPCError(w, status, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, text)
 		return
@@ -246,6 +349,13 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 		if req, ok := msg.(*jsonrpc.Request); ok && hasModernMeta(req.Params) {
 			modern = true
 		}
+	}
+	if hasPV && pv == "" && !modern {
+		// An empty header names no revision: for the initialize era that is an
+		// invalid MCP-Protocol-Version, which gets 400 (not the absent header's
+		// 2025-03-26, and not a 2026-07-28 answer).
+		writeHTTPError(w, http.StatusBadRequest, "Bad Request: empty MCP-Protocol-Version header")
+		return
 	}
 	if modern {
 		if pv != "" && !h.supports(pv) && !hasMetaVersion(msg) {
@@ -297,6 +407,9 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 		}
 		t.touch()
 		defer t.untouch()
+		if completesInit(msg) {
+			h.initialized(t)
+		}
 		h.serveMessage(w, r, t, msg, h.legacyKind(), pv)
 		return
 	}
@@ -324,16 +437,19 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, req *jsonrp
 		writeHTTPError(w, http.StatusServiceUnavailable, "Service Unavailable: shutting down")
 		return
 	}
-	if max := int64(h.opts.MaxSessions); max > 0 && h.nsessions.Add(1) > max {
-		h.nsessions.Add(-1)
-		writeHTTPError(w, http.StatusServiceUnavailable, "Service Unavailable: too many sessions")
-		return
-	} else if max <= 0 {
-		h.nsessions.Add(1)
-	}
 	// 128 bits from crypto/rand, base32: visible ASCII only.
 	id := rand.Text()
 	t := newTransport(context.WithoutCancel(r.Context()), h, id, false)
+	switch h.admit(t, clientAddr(r)) {
+	case http.StatusTooManyRequests:
+		t.cancel()
+		writeHTTPError(w, http.StatusTooManyRequests, "Too Many Requests: too many sessions from this address")
+		return
+	case http.StatusServiceUnavailable:
+		t.cancel()
+		writeHTTPError(w, http.StatusServiceUnavailable, "Service Unavailable: too many sessions")
+		return
+	}
 	if h.opts.SessionOwner != nil {
 		t.owner = h.opts.SessionOwner(r)
 	}
@@ -438,6 +554,10 @@ func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request, t *Server
 				h.connectionGone(w, t)
 				return
 			}
+			if !t.stateless {
+				// A cancelled request's response will not come: its POST ends.
+				t.noteCancelled(msg)
+			}
 		}
 		if len(invalid) > 0 {
 			writeMessageJSON(w, jsonrpc.Batch(invalid))
@@ -467,7 +587,7 @@ func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request, t *Server
 		return
 	}
 	a := &st.first
-	a.init(w, r.Context())
+	a.init(w, r.Context(), h.opts.WriteTimeout)
 	st.mu.Lock()
 	st.att = a
 	if st.priming && kind == kindSSE {
@@ -491,6 +611,9 @@ func (h *Handler) serveMessage(w http.ResponseWriter, r *http.Request, t *Server
 			h.connectionGone(w, t)
 		}
 		return
+	}
+	if isBatch && !t.stateless {
+		t.noteCancelled(msg)
 	}
 
 	gone := false
@@ -549,10 +672,14 @@ func (t *ServerTransport) cancelRequest(req *jsonrpc.Request, pv string, hdr htt
 }
 
 func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request) {
-	pv, _ := first(r.Header, hdrProtocol)
+	pv, hasPV := first(r.Header, hdrProtocol)
 	if h.opts.Stateless || h.opts.DisableGET || (pv != "" && !isLegacyRevision(pv)) {
 		w.Header().Set("Allow", h.allowed())
 		writeHTTPError(w, http.StatusMethodNotAllowed, "Method Not Allowed: no standalone SSE stream")
+		return
+	}
+	if hasPV && pv == "" {
+		writeHTTPError(w, http.StatusBadRequest, "Bad Request: empty MCP-Protocol-Version header")
 		return
 	}
 	if pv != "" && !h.supports(pv) {
@@ -605,7 +732,7 @@ func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request) {
 		after, resume = seq, true
 	}
 
-	a := newAttachment(w, r.Context())
+	a := newAttachment(w, r.Context(), h.opts.WriteTimeout)
 	st.mu.Lock()
 	if st.complete {
 		st.mu.Unlock()
@@ -641,8 +768,8 @@ func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request) {
 	if st.att == a {
 		if replayed == 0 && st.resumable && revisionOnOrAfter(t.revision(pv), "2025-11-25") {
 			st.writePriming()
-		} else {
-			a.flush()
+		} else if err := a.write(nil); err != nil {
+			st.lost()
 		}
 	}
 	st.mu.Unlock()
@@ -665,13 +792,13 @@ func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request) {
 // replayEnded answers a resumption of a stream that already ended: the events after
 // seq, then the end of the response.
 func (h *Handler) replayEnded(w http.ResponseWriter, r *http.Request, t *ServerTransport, num, seq int64) {
-	a := newAttachment(w, r.Context())
+	a := newAttachment(w, r.Context(), h.opts.WriteTimeout)
 	st := &stream{t: t, num: num}
 	st.startSSE(a)
 	_ = h.store.Replay(r.Context(), t.id, num, seq, func(seq int64, data []byte) error {
 		return writeStored(a, num, seq, data)
 	})
-	a.flush()
+	_ = a.write(nil)
 }
 
 func writeStored(a *attachment, num, seq int64, data []byte) error {
@@ -680,8 +807,7 @@ func writeStored(a *attachment, num, seq int64, data []byte) error {
 	id := appendEventID(nil, num, seq)
 	b := appendStoredEvent((*bp)[:0], string(id[4:len(id)-1]), data)
 	*bp = b
-	_, err := a.w.Write(b)
-	return err
+	return a.write(b)
 }
 
 func (h *Handler) serveDELETE(w http.ResponseWriter, r *http.Request) {
@@ -719,23 +845,35 @@ func (h *Handler) allowed() string {
 	return "GET, POST, DELETE"
 }
 
-// readBody reads the POST body within MaxBodyBytes. On failure it returns the HTTP
-// status and a message.
-func (h *Handler) readBody(r *http.Request) ([]byte, int, string) {
+// readBody reads the POST body within MaxBodyBytes, each read within
+// BodyReadTimeout. On failure it returns the HTTP status and a message.
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, int, string) {
 	max := h.opts.MaxBodyBytes
 	if r.ContentLength > max {
 		return nil, http.StatusRequestEntityTooLarge, "Request body too large"
 	}
-	if r.ContentLength >= 0 {
-		buf := make([]byte, r.ContentLength)
-		if _, err := io.ReadFull(r.Body, buf); err != nil {
-			return nil, http.StatusBadRequest, "Cannot read the request body"
-		}
-		return buf, 0, ""
+	var body io.Reader = r.Body
+	var rc *http.ResponseController
+	if d := h.opts.BodyReadTimeout; d > 0 && r.ContentLength != 0 {
+		rc = http.NewResponseController(w)
+		body = &deadlineReader{r: r.Body, rc: rc, d: d}
 	}
-	buf, err := io.ReadAll(io.LimitReader(r.Body, max+1))
+	var buf []byte
+	var err error
+	if r.ContentLength >= 0 {
+		buf = make([]byte, r.ContentLength)
+		_, err = io.ReadFull(body, buf)
+	} else {
+		buf, err = io.ReadAll(io.LimitReader(body, max+1))
+	}
 	if err != nil {
+		// Closing the body unread tells net/http not to read the rest before
+		// answering (the client may never send it); the connection is not reused.
+		r.Body.Close()
 		return nil, http.StatusBadRequest, "Cannot read the request body"
+	}
+	if rc != nil {
+		_ = rc.SetReadDeadline(time.Time{}) // the body is read: no deadline for what follows
 	}
 	if int64(len(buf)) > max {
 		return nil, http.StatusRequestEntityTooLarge, "Request body too large"

@@ -53,6 +53,19 @@ func TestRawExchanges(t *testing.T) {
 		{name: "accept lacks json", method: "POST", hdr: postHeaders("Accept", "text/event-stream"), body: initBody, status: 406},
 		{name: "accept wildcard", method: "POST", hdr: postHeaders("Accept", "*/*"), body: initBody, status: 200,
 			wantHdr: map[string]string{"Mcp-Session-Id": "*"}},
+		{name: "accept refuses json with q=0", method: "POST", hdr: postHeaders("Accept", "application/json;q=0, text/event-stream"),
+			body: initBody, status: 406},
+		{name: "accept refuses event-stream with q=0.0", method: "POST", hdr: postHeaders("Accept", "application/json, text/event-stream; q=0.0"),
+			body: initBody, status: 406},
+		{name: "accept with weights", method: "POST", hdr: postHeaders("Accept", "application/json;q=0.5, text/event-stream;q=1"),
+			body: initBody, status: 200},
+		{name: "empty protocol version on a session", session: true, method: "POST",
+			hdr:  map[string]string{"Accept": "application/json, text/event-stream", "Content-Type": "application/json", "Mcp-Session-Id": "{sid}", "Mcp-Protocol-Version": ""},
+			body: echoBody, status: 400, wantBody: []string{"MCP-Protocol-Version"}},
+		{name: "empty protocol version on initialize", method: "POST", hdr: map[string]string{"Accept": "application/json, text/event-stream",
+			"Content-Type": "application/json", "Mcp-Protocol-Version": ""}, body: initBody, status: 400},
+		{name: "empty protocol version on GET", session: true, method: "GET",
+			hdr: map[string]string{"Accept": "text/event-stream", "Mcp-Session-Id": "{sid}", "Mcp-Protocol-Version": ""}, status: 400},
 		{name: "content type text", method: "POST", hdr: postHeaders("Content-Type", "text/plain"), body: initBody, status: 415},
 		{name: "content type missing", method: "POST", hdr: postHeaders("Content-Type", ""), body: initBody, status: 415},
 		{name: "content type with charset", method: "POST", hdr: postHeaders("Content-Type", "application/json; charset=utf-8"), body: initBody, status: 200},
@@ -364,10 +377,19 @@ func TestDuplicateInFlightID(t *testing.T) {
 	<-first
 }
 
+// initialized sends notifications/initialized on session sid.
+func (s *testServer) initialized(tb testing.TB, sid string) {
+	tb.Helper()
+	if ex := do(tb, "POST", s.url, postHeaders("Mcp-Session-Id", sid), `{"jsonrpc":"2.0","method":"notifications/initialized"}`); ex.status != 202 {
+		tb.Fatalf("notifications/initialized: %d %s", ex.status, ex.body)
+	}
+}
+
 func TestMaxSessions(t *testing.T) {
 	s := newTestServer(t, &HandlerOptions{MaxSessions: 2})
-	s.initSession(t)
+	s.initialized(t, s.initSession(t))
 	sid := s.initSession(t)
+	s.initialized(t, sid)
 	if ex := do(t, "POST", s.url, postHeaders(), initBody); ex.status != 503 {
 		t.Fatalf("third session: %d, want 503", ex.status)
 	}

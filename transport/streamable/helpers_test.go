@@ -40,6 +40,8 @@ type testServer struct {
 	closed    chan bool   // results of CloseSSEStream in "close-stream"
 	connected chan *ServerTransport
 	inited    chan struct{} // a notifications/initialized was handled
+	waiting   chan string   // ids of "wait" calls that started
+	waited    chan string   // ids of "wait" calls that ended
 
 	// For "notifications/hold", "record" and "close-gate" (direct_test.go).
 	events      []string        // "note-start", "note-end", "call-start <id>", in order; under mu
@@ -74,6 +76,8 @@ func newUnstartedTestServer(tb testing.TB, opts *HandlerOptions) *testServer {
 		closed:    make(chan bool, 16),
 		connected: make(chan *ServerTransport, 1024),
 		inited:    make(chan struct{}, 1024),
+		waiting:   make(chan string, 4096),
+		waited:    make(chan string, 4096),
 
 		direct:      make(map[string]bool),
 		noteStarted: make(chan struct{}, 16),
@@ -245,6 +249,12 @@ func (e *echoHandler) Handle(ctx context.Context, req *jsonrpc.Request) (any, er
 			return nil, err
 		}
 		return json.RawMessage(`{"gate":"open"}`), nil
+	case "wait":
+		// Like block, for many calls at once: runs until cancelled.
+		e.s.waiting <- req.ID.Raw()
+		<-ctx.Done()
+		e.s.waited <- req.ID.Raw()
+		return nil, ctx.Err()
 	case "block":
 		e.s.started <- req.ID.Raw()
 		<-ctx.Done()
@@ -311,6 +321,12 @@ type exchange struct {
 // do sends one raw request and reads the whole response.
 func do(tb testing.TB, method, url string, hdr map[string]string, body string) exchange {
 	tb.Helper()
+	return doWith(tb, http.DefaultClient, method, url, hdr, body)
+}
+
+// doWith is do with a client of the caller's.
+func doWith(tb testing.TB, client *http.Client, method, url string, hdr map[string]string, body string) exchange {
+	tb.Helper()
 	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	if err != nil {
 		tb.Fatal(err)
@@ -322,7 +338,7 @@ func do(tb testing.TB, method, url string, hdr map[string]string, body string) e
 		}
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		tb.Fatalf("%s %s: %v", method, url, err)
 	}

@@ -2,9 +2,11 @@ package streamable
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/wiremcp/wiremcp/jsonrpc"
 	"github.com/wiremcp/wiremcp/transport/internal/sse"
@@ -60,14 +62,18 @@ func appendStoredEvent(dst []byte, id string, data []byte) []byte {
 }
 
 // acceptTypes reports whether an Accept header admits application/json and
-// text/event-stream (wildcards count).
+// text/event-stream (wildcards count). A media range with q=0 is one the client
+// refuses (RFC 9110, section 12.4.2), so it admits nothing.
 func acceptTypes(vals []string) (json, stream bool) {
 	for _, v := range vals {
 		for v != "" {
 			var part string
 			part, v, _ = strings.Cut(v, ",")
-			mt, _, _ := strings.Cut(part, ";")
+			mt, params, _ := strings.Cut(part, ";")
 			mt = strings.Trim(mt, " \t")
+			if refused(params) {
+				continue
+			}
 			switch {
 			case strings.EqualFold(mt, "application/json"):
 				json = true
@@ -83,6 +89,21 @@ func acceptTypes(vals []string) (json, stream bool) {
 		}
 	}
 	return json, stream
+}
+
+// refused reports whether the parameters of a media range carry a weight of 0.
+func refused(params string) bool {
+	for params != "" {
+		var p string
+		p, params, _ = strings.Cut(params, ";")
+		name, val, ok := strings.Cut(strings.Trim(p, " \t"), "=")
+		if !ok || !strings.EqualFold(strings.Trim(name, " \t"), "q") {
+			continue
+		}
+		q, err := strconv.ParseFloat(strings.Trim(val, " \t"), 64)
+		return err == nil && q == 0
+	}
+	return false
 }
 
 func acceptsBoth(vals []string) bool {
@@ -105,4 +126,18 @@ func (h *Handler) checkHostAndOrigin(w http.ResponseWriter, r *http.Request) boo
 		return false
 	}
 	return true
+}
+
+// deadlineReader reads a request body with a deadline set before each read: the
+// client must keep sending, however long the whole body takes.
+type deadlineReader struct {
+	r  io.Reader
+	rc *http.ResponseController
+	d  time.Duration
+}
+
+func (x *deadlineReader) Read(p []byte) (int, error) {
+	// ErrNotSupported (a ResponseWriter without deadlines): read without.
+	_ = x.rc.SetReadDeadline(time.Now().Add(x.d))
+	return x.r.Read(p)
 }

@@ -68,9 +68,23 @@ type HandlerOptions struct {
 	// times this after its last request. The looking is done by one goroutine per
 	// Handler on a ticker, running while sessions exist; Shutdown ends it.
 	SessionIdleTimeout time.Duration
-	// MaxSessions caps the live sessions; an initialize beyond it gets 503. Zero means
-	// 10000; negative means no cap.
+	// SessionInitTimeout ends a session whose client has not completed
+	// initialization (sent notifications/initialized) this long after its
+	// initialize: sessions opened and abandoned, or opened only to fill the table,
+	// do not wait for SessionIdleTimeout. Zero means 10 seconds; negative leaves
+	// such sessions to SessionIdleTimeout.
+	SessionInitTimeout time.Duration
+	// MaxSessions caps the live sessions. When the table is full, an initialize
+	// first ends the oldest session that has not completed initialization and has
+	// no request in progress; when there is none it gets 503. Zero means 10000;
+	// negative means no cap.
 	MaxSessions int
+	// MaxSessionsPerClient caps the live sessions opened from one client address
+	// (the host of http.Request.RemoteAddr); an initialize beyond it gets 429.
+	// Zero or negative means no per-address cap, which is the setting behind a
+	// reverse proxy, where every client has the proxy's address (put the limit in
+	// the proxy, or in middleware that knows the client).
+	MaxSessionsPerClient int
 	// MaxBodyBytes caps a POST body; a larger one gets 413. Zero means 4 MiB.
 	MaxBodyBytes int64
 	// Limits bounds decoding (jsonrpc.Decode). Zero fields mean the decoder's
@@ -87,6 +101,24 @@ type HandlerOptions struct {
 	// RetryInterval is the reconnection delay sent in "retry:" fields (priming
 	// events, and before the server ends a stream early). Zero means 1 second.
 	RetryInterval time.Duration
+	// BodyReadTimeout bounds each read of a POST body: a client that stops sending
+	// its body for this long gets 400 and its connection is dropped, instead of
+	// holding a goroutine and a buffer. It is set per read with
+	// http.ResponseController and cleared once the body is read, so it neither
+	// limits a slow but steady upload nor outlives the body (http.Server.ReadTimeout
+	// would also cut the long-lived SSE responses). Zero means 10 seconds; negative
+	// disables.
+	BodyReadTimeout time.Duration
+	// WriteTimeout bounds every write (and flush) to a client's HTTP response: an
+	// event, a keep-alive, a JSON body. A response that cannot take a write within
+	// it is broken off: the stream lets go of it (a resumable stream keeps its events
+	// in the EventStore, so the client resumes with Last-Event-ID; otherwise the
+	// stream ends). The deadline is set with http.ResponseController for each write
+	// and cleared after it. There is no queue in front of a stream: a writer waits
+	// for the stream's previous write, so at most this long. Zero means 10 seconds;
+	// negative disables (a client that stops reading then holds its writers until
+	// its connection ends).
+	WriteTimeout time.Duration
 	// KeepAlive is the period of ":" comment lines on long-lived SSE streams (GET
 	// streams and 2026-07-28 streams). Zero means 25 seconds; negative disables.
 	KeepAlive time.Duration
@@ -141,7 +173,9 @@ func revisionOnOrAfter(v, ref string) bool { return revision.OnOrAfter(v, ref) }
 const (
 	defaultIdle        = 30 * time.Minute
 	defaultMaxSessions = 10000
+	defaultInit        = 10 * time.Second
 	defaultMaxBody     = 4 << 20
 	defaultRetry       = time.Second
 	defaultKeepAlive   = 25 * time.Second
+	defaultWrite       = 10 * time.Second
 )

@@ -1,7 +1,9 @@
 package streamable
 
 import (
+	"container/list"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"sync"
@@ -63,6 +65,13 @@ type ServerTransport struct {
 
 	lastUse atomic.Int64 // h.now() at the last HTTP activity
 	busy    atomic.Int32 // HTTP requests in progress on this session
+	created int64        // h.now() when the session opened
+	inited  atomic.Bool  // the client sent notifications/initialized
+
+	// Admission (guarded by h.admitMu): the session's place among those that have
+	// not completed initialization, and the client address it counts against.
+	uninit *list.Element
+	client string
 }
 
 func newTransport(parent context.Context, h *Handler, id string, stateless bool) *ServerTransport {
@@ -72,6 +81,7 @@ func newTransport(parent context.Context, h *Handler, id string, stateless bool)
 		stateless: stateless,
 		in:        make(chan jsonrpc.Message, 8),
 		done:      make(chan struct{}),
+		created:   h.now(),
 	}
 	t.ctx, t.cancel = context.WithCancel(parent)
 	// Handler contexts descend from t.ctx: the package-level CloseSSEStream finds
@@ -300,6 +310,46 @@ func (t *ServerTransport) register(st *stream) bool {
 	return true
 }
 
+// unregisterID forgets that st carries the request with id (it was cancelled).
+func (t *ServerTransport) unregisterID(st *stream, id jsonrpc.ID) {
+	t.mu.Lock()
+	if t.byID[id] == st {
+		delete(t.byID, id)
+	}
+	t.mu.Unlock()
+}
+
+// noteCancelled looks at a message the connection has been given: for each
+// notifications/cancelled naming a request that a POST stream of this connection
+// still owes a response, that stream stops owing it (see stream.cancelled).
+func (t *ServerTransport) noteCancelled(msg jsonrpc.Message) {
+	switch m := msg.(type) {
+	case *jsonrpc.Request:
+		t.cancelOwed(m)
+	case jsonrpc.Batch:
+		for _, el := range m {
+			if r, ok := el.(*jsonrpc.Request); ok {
+				t.cancelOwed(r)
+			}
+		}
+	}
+}
+
+func (t *ServerTransport) cancelOwed(r *jsonrpc.Request) {
+	if !r.IsNotification() || r.Method != "notifications/cancelled" {
+		return
+	}
+	var p struct {
+		RequestID jsonrpc.ID `json:"requestId"`
+	}
+	if json.Unmarshal(r.Params, &p) != nil || p.RequestID.IsAbsent() || p.RequestID.IsNull() {
+		return // the connection ignores it too
+	}
+	if st := t.streamFor(p.RequestID); st != nil {
+		st.cancelled(p.RequestID)
+	}
+}
+
 // unregister forgets a stream that will carry nothing more.
 func (t *ServerTransport) unregister(st *stream) {
 	t.mu.Lock()
@@ -375,12 +425,16 @@ type janitor struct {
 
 // sweepEvery is the janitor's period.
 func (h *Handler) sweepEvery() time.Duration {
-	return max(h.opts.SessionIdleTimeout/4, time.Millisecond)
+	d := h.opts.SessionIdleTimeout
+	if i := h.opts.SessionInitTimeout; i > 0 && (d <= 0 || i < d) {
+		d = i
+	}
+	return max(d/4, time.Millisecond)
 }
 
 // armJanitor makes sure the janitor runs, after a session started.
 func (h *Handler) armJanitor() {
-	if h.opts.SessionIdleTimeout <= 0 {
+	if h.opts.SessionIdleTimeout <= 0 && h.opts.SessionInitTimeout <= 0 {
 		return
 	}
 	j := &h.janitor
@@ -422,14 +476,23 @@ func (h *Handler) runJanitor(wake, done chan struct{}) {
 	}
 }
 
-// sweep closes the sessions idle for SessionIdleTimeout.
+// sweep closes the sessions idle for SessionIdleTimeout, and those that have not
+// completed initialization within SessionInitTimeout.
 func (h *Handler) sweep() {
 	idle := int64(h.opts.SessionIdleTimeout)
+	init := int64(h.opts.SessionInitTimeout)
 	now := h.now()
 	h.sessions.Range(func(_, v any) bool {
 		t := v.(*ServerTransport)
-		if t.busy.Load() == 0 && now-t.lastUse.Load() >= idle && !t.closed() {
+		if t.busy.Load() != 0 || t.closed() {
+			return true
+		}
+		switch {
+		case idle > 0 && now-t.lastUse.Load() >= idle:
 			h.log.Debug("streamable: session expired", "session", t.id)
+			t.Close()
+		case init > 0 && !t.inited.Load() && now-t.created >= init:
+			h.log.Debug("streamable: session did not complete initialization", "session", t.id)
 			t.Close()
 		}
 		return true

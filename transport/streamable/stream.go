@@ -2,6 +2,7 @@ package streamable
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -66,22 +67,22 @@ type stream struct {
 // is detached only the goroutine serving the HTTP request touches it.
 type attachment struct {
 	w       http.ResponseWriter
-	ctx     context.Context // the HTTP request's
-	flusher http.Flusher
-	end     chan struct{} // closed when the stream lets go of this response
-	started bool          // the status line and headers were written
+	rc      *http.ResponseController // write deadlines and flushes of w
+	ctx     context.Context          // the HTTP request's
+	timeout time.Duration            // WriteTimeout; <= 0: none
+	end     chan struct{}            // closed when the stream lets go of this response
+	started bool                     // the status line and headers were written
 	keep    *time.Timer
 }
 
-func newAttachment(w http.ResponseWriter, ctx context.Context) *attachment {
+func newAttachment(w http.ResponseWriter, ctx context.Context, timeout time.Duration) *attachment {
 	a := new(attachment)
-	a.init(w, ctx)
+	a.init(w, ctx, timeout)
 	return a
 }
 
-func (a *attachment) init(w http.ResponseWriter, ctx context.Context) {
-	f, _ := w.(http.Flusher)
-	*a = attachment{w: w, ctx: ctx, flusher: f, end: make(chan struct{})}
+func (a *attachment) init(w http.ResponseWriter, ctx context.Context, timeout time.Duration) {
+	*a = attachment{w: w, rc: http.NewResponseController(w), ctx: ctx, timeout: timeout, end: make(chan struct{})}
 }
 
 // gone reports whether the client has left: net/http ended the request's context
@@ -92,11 +93,30 @@ func (a *attachment) init(w http.ResponseWriter, ctx context.Context) {
 // call (see runDirect).
 func (a *attachment) gone() bool { return a.ctx.Err() != nil }
 
-func (a *attachment) flush() {
-	if a.flusher != nil {
-		a.flusher.Flush()
+// write writes b (which may be empty) and flushes it to the client within the
+// handler's WriteTimeout. The deadline is set on the connection for this write only
+// and cleared after it: net/http keeps a connection's deadline across keep-alive
+// requests unless the server has a WriteTimeout of its own, so a stale one would cut
+// a later request on the same connection short. An error (the deadline passed, the
+// client went away) means the response is broken: the caller lets go of it.
+func (a *attachment) write(b []byte) error {
+	if a.timeout > 0 {
+		// ErrNotSupported (a ResponseWriter that cannot set deadlines): write without.
+		_ = a.rc.SetWriteDeadline(time.Now().Add(a.timeout))
+		defer a.rc.SetWriteDeadline(time.Time{})
 	}
+	if len(b) > 0 {
+		if _, err := a.w.Write(b); err != nil {
+			return err
+		}
+	}
+	if err := a.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		return err
+	}
+	return nil
 }
+
+var keepAliveFrame = []byte(":\n\n")
 
 var (
 	hdrJSON        = []string{"application/json"}
@@ -259,11 +279,9 @@ func (st *stream) writeFrame(b []byte) {
 	if !a.started {
 		st.startSSE(a)
 	}
-	if _, err := a.w.Write(b); err != nil {
+	if err := a.write(b); err != nil {
 		st.lost()
-		return
 	}
-	a.flush()
 }
 
 func (st *stream) startSSE(a *attachment) {
@@ -293,11 +311,10 @@ func (st *stream) startKeepAlive(a *attachment) {
 			st.lost()
 			return
 		}
-		if _, err := a.w.Write([]byte(":\n\n")); err != nil {
+		if err := a.write(keepAliveFrame); err != nil {
 			st.lost()
 			return
 		}
-		a.flush()
 		a.keep.Reset(d)
 	})
 }
@@ -318,13 +335,11 @@ func (st *stream) writePriming() {
 	b = sse.AppendRetryField(b, st.t.h.retryMS)
 	b = append(b, "data: \n\n"...)
 	*bp = b
-	if _, err := a.w.Write(b); err != nil {
-		putBuf(bp)
-		st.lost()
-		return
-	}
+	err := a.write(b)
 	putBuf(bp)
-	a.flush()
+	if err != nil {
+		st.lost()
+	}
 }
 
 // writeJSON writes msg as the whole application/json body. st.mu is held.
@@ -346,16 +361,15 @@ func (st *stream) writeJSON(msg jsonrpc.Message) error {
 	}
 	h := a.w.Header()
 	h["Content-Type"] = hdrJSON
-	if len(b) > 2048 {
-		h["Content-Length"] = []string{strconv.Itoa(len(b))}
-	}
+	// Flushed within the write deadline below, so net/http cannot add the length.
+	h["Content-Length"] = []string{strconv.Itoa(len(b))}
 	status := http.StatusOK
 	if st.kind == kindLazy {
 		status = modernStatus(msg)
 	}
 	a.w.WriteHeader(status)
 	a.started = true
-	if _, err := a.w.Write(b); err != nil {
+	if err := a.write(b); err != nil {
 		st.lost()
 	}
 	return nil
@@ -435,6 +449,38 @@ func (st *stream) endAttachment() {
 	st.att = nil
 }
 
+// cancelled records that the client cancelled the request with id, which this
+// stream carries: its response will never come (the connection drops the reply of a
+// cancelled request). The id is freed at once; once the stream owes nothing more it
+// ends: an SSE response closes, and a response that has sent nothing yet is answered
+// 202 Accepted with no body (there is no JSON-RPC message to send, and 202 is what
+// clients already expect of a POST that gets none). A batch's responses collected so
+// far are still sent.
+func (st *stream) cancelled(id jsonrpc.ID) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.complete || st.dead || st.kind == kindGET {
+		return
+	}
+	st.t.unregisterID(st, id)
+	st.owed--
+	if st.owed > 0 {
+		return
+	}
+	if a := st.att; a != nil && !a.started && !a.gone() {
+		if st.batch && len(st.collected) > 0 {
+			_ = st.writeJSON(jsonrpc.Batch(st.collected))
+		} else {
+			a.w.WriteHeader(http.StatusAccepted)
+			a.started = true
+			if err := a.write(nil); err != nil {
+				st.lost()
+			}
+		}
+	}
+	st.finish()
+}
+
 // closeEarly ends the attached response of a pending SSE stream after a retry field;
 // the client resumes with GET and Last-Event-ID.
 func (st *stream) closeEarly(ctx context.Context) bool {
@@ -461,9 +507,7 @@ func (st *stream) closeEarly(ctx context.Context) bool {
 	}
 	bp := getBuf()
 	*bp = sse.AppendRetry((*bp)[:0], st.t.h.retryMS)
-	if _, err := a.w.Write(*bp); err == nil {
-		a.flush()
-	}
+	_ = a.write(*bp) // the response ends here either way
 	putBuf(bp)
 	st.endAttachment()
 	return true

@@ -245,6 +245,11 @@ func (r *Reader) readLine() ([]byte, error) {
 			r.br.Discard(len(buf))
 			continue
 		}
+		if len(r.acc)+i > r.max+64 {
+			// Checked here too, not only while accumulating: a line is refused
+			// whether it arrived in one read or in pieces.
+			return nil, ErrTooLarge
+		}
 		line := buf[:i]
 		if buf[i] == '\r' {
 			if i+1 < len(buf) {

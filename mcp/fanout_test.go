@@ -1,0 +1,222 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/wiremcp/wiremcp/internal/leaktest"
+	"github.com/wiremcp/wiremcp/transport/streamable"
+)
+
+// stalledSubscriber opens a session over raw HTTP, subscribes to uri and opens its
+// GET stream on a connection with a 4 KiB receive buffer, which it never reads.
+func stalledSubscriber(t *testing.T, url string, uris ...string) {
+	t.Helper()
+	d := &net.Dialer{}
+	tr := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := d.DialContext(ctx, network, addr)
+		if err == nil {
+			err = c.(*net.TCPConn).SetReadBuffer(4 << 10)
+		}
+		return c, err
+	}}
+	t.Cleanup(tr.CloseIdleConnections)
+	hc := &http.Client{Transport: tr}
+	post := func(sid, body string) string {
+		req, _ := http.NewRequestWithContext(t.Context(), "POST", url, strings.NewReader(body))
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		if sid != "" {
+			req.Header.Set("Mcp-Session-Id", sid)
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		io.Copy(io.Discard, resp.Body)
+		if resp.StatusCode/100 != 2 {
+			t.Fatalf("%s: status %d", body, resp.StatusCode)
+		}
+		return resp.Header.Get("Mcp-Session-Id")
+	}
+	sid := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"stalled","version":"1"}}}`)
+	post(sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	for i, uri := range uris {
+		post(sid, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"resources/subscribe","params":{"uri":%q}}`, i+2, uri))
+	}
+	req, _ := http.NewRequestWithContext(t.Context(), "GET", url, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", sid)
+	resp, err := hc.Do(req) // returns once the stream is attached (headers sent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+}
+
+// One subscriber that stops reading and 50 that read: 1,000 resource updates reach
+// every reading subscriber, each once, and the code announcing them never waits for
+// the stalled one (whose connection is first filled with 16 MiB of updates of its
+// own).
+func TestFanOutStalledSubscriber(t *testing.T) {
+	leaktest.Check(t)
+	const healthy, changes = 50, 1000
+	const writeTimeout = 5 * time.Second
+	s := resourceServer()
+	url := serveHTTPWith(t, s, &streamable.HandlerOptions{WriteTimeout: writeTimeout})
+	ctx := testCtx(t)
+	stalledSubscriber(t, url, "test://r", "test://big")
+
+	type counter struct {
+		mu   sync.Mutex
+		seen map[string]bool
+		next int // distinct changes received
+		bad  string
+		warm bool
+		all  chan struct{}
+		saw  chan struct{}
+	}
+	counters := make([]*counter, healthy)
+	for i := range counters {
+		c := &counter{seen: map[string]bool{}, all: make(chan struct{}), saw: make(chan struct{}, 1)}
+		counters[i] = c
+		tr, err := streamable.NewClient(url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := NewClient(Implementation{Name: fmt.Sprint("healthy", i), Version: "1"}, &ClientOptions{ProtocolVersion: Revision20251125,
+			ResourceUpdatedHandler: func(ctx context.Context, cs *ClientSession, p *ResourceUpdatedParams) {
+				c.mu.Lock()
+				defer c.mu.Unlock()
+				if p.URI == "test://r/warm" {
+					if !c.warm {
+						c.warm = true
+						c.saw <- struct{}{}
+					}
+					return
+				}
+				// (The client runs these handlers concurrently: no order to check.)
+				if c.seen[p.URI] && c.bad == "" {
+					c.bad = "got " + p.URI + " twice"
+				}
+				c.seen[p.URI] = true
+				c.next++
+				if c.next == changes {
+					close(c.all)
+				}
+			}}).Connect(ctx, tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		if err := cs.Subscribe(ctx, &SubscribeParams{URI: "test://r"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Until every healthy client's GET stream carries updates.
+	for i, c := range counters {
+		for round := 0; ; round++ {
+			s.ResourceUpdated(ctx, "test://r/warm")
+			select {
+			case <-c.saw:
+			case <-time.After(50 * time.Millisecond):
+				if round < 200 {
+					continue
+				}
+				t.Fatalf("healthy client %d never got an update", i)
+			}
+			break
+		}
+	}
+
+	done := make(chan time.Duration, 1)
+	go func() {
+		start := time.Now()
+		// First 16 updates of 1 MiB for the stalled subscriber alone: more than its
+		// connection's buffers hold, so its stream is stuck from here on.
+		pad := strings.Repeat("p", 1<<20)
+		for n := range 16 {
+			s.ResourceUpdated(ctx, fmt.Sprintf("test://big/%d/%s", n, pad))
+		}
+		for n := range changes {
+			s.ResourceUpdated(ctx, fmt.Sprintf("test://r/%d", n))
+		}
+		done <- time.Since(start)
+	}()
+	select {
+	case d := <-done:
+		t.Logf("%d changes announced to %d sessions in %v", changes, healthy+1, d)
+		if d >= writeTimeout {
+			t.Errorf("announcing %d changes took %v: the caller waited on the stalled subscriber (write timeout %v)", changes, d, writeTimeout)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("announcing the changes blocked for 20 s")
+	}
+	for i, c := range counters {
+		select {
+		case <-c.all:
+		case <-time.After(20 * time.Second):
+			c.mu.Lock()
+			t.Fatalf("healthy client %d got %d of %d updates", i, c.next, changes)
+		}
+		c.mu.Lock()
+		if c.bad != "" {
+			t.Errorf("healthy client %d: %s", i, c.bad)
+		}
+		c.mu.Unlock()
+	}
+	for _, ss := range s.Sessions() {
+		if n := ss.DroppedNotifications(); n > 0 {
+			t.Logf("session %s dropped %d", ss.ID(), n)
+		}
+	}
+}
+
+// A session whose queue is full loses further notifications (counted), and the
+// caller still does not wait.
+func TestOutboxOverflowDropsForSlowSessionOnly(t *testing.T) {
+	leaktest.Check(t)
+	s := NewServer(Implementation{Name: "o", Version: "1"}, &ServerOptions{MaxQueuedNotifications: 8})
+	s.AddResource(&Resource{URI: "test://r", Name: "r"}, func(ctx context.Context, req *ReadResourceRequest) (*ReadResourceResult, error) {
+		return &ReadResourceResult{}, nil
+	})
+	url := serveHTTPWith(t, s, &streamable.HandlerOptions{WriteTimeout: 5 * time.Second})
+	ctx := testCtx(t)
+	stalledSubscriber(t, url, "test://r")
+	var stalled *ServerSession
+	for _, ss := range s.Sessions() {
+		if ci := ss.ClientInfo(); ci != nil && ci.Name == "stalled" {
+			stalled = ss
+		}
+	}
+	if stalled == nil {
+		t.Fatal("no stalled session")
+	}
+	start := time.Now()
+	pad := strings.Repeat("p", 1<<20)
+	for n := range 16 { // more than the connection holds: the worker is stuck writing
+		s.ResourceUpdated(ctx, fmt.Sprintf("test://r/%d/%s", n, pad))
+	}
+	for n := range 100 {
+		s.ResourceUpdated(ctx, fmt.Sprintf("test://r/%d", n))
+	}
+	if d := time.Since(start); d >= 5*time.Second {
+		t.Errorf("the caller waited %v", d)
+	}
+	// 116 were sent: at most 8 wait, one is being written and the 16 big ones may
+	// have been written (into the socket buffers) before the worker got stuck.
+	if got := stalled.DroppedNotifications(); got < 116-8-1-16 {
+		t.Errorf("the stalled session dropped %d notifications, want at least %d", got, 116-8-1-16)
+	} else {
+		t.Logf("the stalled session dropped %d of 116", got)
+	}
+}

@@ -1,0 +1,108 @@
+package streamable
+
+import (
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// A full table makes room by ending the oldest session that has not completed
+// initialization and has no request in progress; sessions that completed it, or
+// are busy, are never ended for room.
+func TestFullTableEvictsOldestUninitialized(t *testing.T) {
+	s := newTestServer(t, &HandlerOptions{MaxSessions: 3})
+	done := s.initSession(t)
+	s.initialized(t, done)
+	busy := s.initSession(t) // uninitialised, but a call in progress
+	gate := make(chan exchange, 1)
+	go func() {
+		gate <- do(t, "POST", s.url, postHeaders("Mcp-Session-Id", busy), `{"jsonrpc":"2.0","id":"g","method":"gate"}`)
+	}()
+	waitFor(t, s.started, "the gate call")
+	idle := s.initSession(t) // uninitialised and idle: the one to go
+
+	fourth := s.initSession(t)
+	if ex := do(t, "POST", s.url, postHeaders("Mcp-Session-Id", idle), echoBody); ex.status != 404 {
+		t.Fatalf("the evicted session answered %d, want 404", ex.status)
+	}
+	for _, sid := range []string{done, fourth} {
+		if ex := do(t, "POST", s.url, postHeaders("Mcp-Session-Id", sid), echoBody); ex.status != 200 {
+			t.Fatalf("session %s answered %d", sid, ex.status)
+		}
+	}
+	s.initialized(t, fourth)
+	// Now only the busy one is uninitialised, and it is busy: nothing to evict.
+	if ex := do(t, "POST", s.url, postHeaders(), initBody); ex.status != 503 {
+		t.Fatalf("full table without an evictable session: %d, want 503", ex.status)
+	}
+	s.open()
+	if ex := waitFor(t, gate, "the gate call"); ex.status != 200 {
+		t.Fatalf("the busy session's call: %d", ex.status)
+	}
+}
+
+// A session whose client never sends notifications/initialized ends after
+// SessionInitTimeout, long before SessionIdleTimeout; one that did stays.
+func TestSessionInitTimeout(t *testing.T) {
+	s := newTestServer(t, &HandlerOptions{SessionInitTimeout: 100 * time.Millisecond})
+	ok := s.initSession(t)
+	s.initialized(t, ok)
+	s.initSession(t)
+	s.mu.Lock()
+	abandoned := s.trans[1]
+	s.mu.Unlock()
+	waitFor(t, abandoned.done, "the uninitialised session to end")
+	if ex := do(t, "POST", s.url, postHeaders("Mcp-Session-Id", ok), echoBody); ex.status != 200 {
+		t.Fatalf("the initialized session answered %d", ex.status)
+	}
+}
+
+func TestMaxSessionsPerClient(t *testing.T) {
+	s := newTestServer(t, &HandlerOptions{MaxSessionsPerClient: 2})
+	s.initSession(t)
+	sid := s.initSession(t)
+	if ex := do(t, "POST", s.url, postHeaders(), initBody); ex.status != http.StatusTooManyRequests {
+		t.Fatalf("third session from one address: %d, want 429", ex.status)
+	}
+	do(t, "DELETE", s.url, map[string]string{"Mcp-Session-Id": sid}, "")
+	s.initSession(t)
+}
+
+// Issue 20: 10,000 initialize calls that never complete initialization filled the
+// table and locked every other client out for the idle timeout. Now a legitimate
+// client still gets a session, at once, and uses it.
+func TestInitializeFloodDoesNotLockOut(t *testing.T) {
+	const flood, parallel = 10000, 8
+	// The default table of 10,000 sessions; no quick expiry, so that the flood is
+	// still there when the legitimate client comes, however slow the machine.
+	s := newTestServer(t, &HandlerOptions{SessionInitTimeout: -1})
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: parallel}}
+	defer client.CloseIdleConnections()
+	var refused atomic.Int64
+	var wg sync.WaitGroup
+	start := time.Now()
+	for w := range parallel {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < flood; i += parallel {
+				ex := doWith(t, client, "POST", s.url, postHeaders(), initBody)
+				if ex.status != 200 {
+					refused.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	t.Logf("%d initialize calls in %v, %d refused; sessions: %d", flood, time.Since(start), refused.Load(), s.h.nsessions.Load())
+	if s.h.nsessions.Load() != flood {
+		t.Fatalf("%d sessions after the flood, want a full table of %d", s.h.nsessions.Load(), flood)
+	}
+	sid := s.initSession(t)
+	s.initialized(t, sid)
+	if ex := do(t, "POST", s.url, postHeaders("Mcp-Session-Id", sid), echoBody); ex.status != 200 {
+		t.Fatalf("the legitimate client's call: %d %s", ex.status, ex.body)
+	}
+}
