@@ -44,6 +44,12 @@ type ConnOptions struct {
 	// result of that batch is replaced the same way. Zero means
 	// DefaultMaxResponseSize; negative means no limit.
 	MaxResponseSize int
+	// MaxQueuedNotifications bounds the peer's notifications waiting for the
+	// notification worker (the one being handled is not counted). A notification
+	// that arrives when that many are queued is dropped and logged: a peer that sends
+	// notifications faster than their handlers run loses the excess, never a call or
+	// a response. Zero means DefaultMaxQueuedNotifications; negative means no limit.
+	MaxQueuedNotifications int
 	// OnDone, if set, is called once when the connection has ended (after Done is
 	// closed), on the goroutine that ended it: the reader, or the caller of Close.
 	// It must not block; it spares a goroutine waiting on Done.
@@ -52,6 +58,9 @@ type ConnOptions struct {
 
 // DefaultMaxResponseSize is the default ConnOptions.MaxResponseSize (16 MiB).
 const DefaultMaxResponseSize = 16 << 20
+
+// DefaultMaxQueuedNotifications is the default ConnOptions.MaxQueuedNotifications.
+const DefaultMaxQueuedNotifications = 1024
 
 // ErrClosed is the error of a Call or Notify on a connection that has ended, and
 // what pending Calls fail with when it ends. Err returns it after Close.
@@ -95,6 +104,9 @@ type Conn struct {
 	active     map[ID]*callCtx       // the peer's calls being handled
 	notes      []Message             // queued notifications (and responses held behind them), in arrival order
 	noteBusy   bool                  // a notification handler is running on the worker
+	queued     int                   // notifications in notes
+	maxQueued  int                   // ConnOptions.MaxQueuedNotifications (≤ 0: no limit)
+	dropped    int64                 // notifications dropped because maxQueued were queued
 	noteWorker bool                  // a notification worker goroutine runs (noteLoop)
 	onDone     func()
 
@@ -114,6 +126,9 @@ func NewConn(t Transport, opts *ConnOptions) *Conn {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	if o.MaxQueuedNotifications == 0 {
+		o.MaxQueuedNotifications = DefaultMaxQueuedNotifications
+	}
 	if o.MaxResponseSize == 0 {
 		o.MaxResponseSize = DefaultMaxResponseSize
 	}
@@ -128,6 +143,7 @@ func NewConn(t Transport, opts *ConnOptions) *Conn {
 		log:         o.Logger,
 		onDone:      o.OnDone,
 		maxResp:     o.MaxResponseSize,
+		maxQueued:   o.MaxQueuedNotifications,
 		running:     true,
 		pending:     make(map[ID]chan *Response),
 		active:      make(map[ID]*callCtx),
@@ -308,6 +324,14 @@ func (c *Conn) Close() error {
 	}
 	<-c.done
 	return c.closeErr
+}
+
+// DroppedNotifications reports how many of the peer's notifications were dropped
+// because ConnOptions.MaxQueuedNotifications were already waiting.
+func (c *Conn) DroppedNotifications() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.dropped
 }
 
 // Done is closed when the connection has ended.

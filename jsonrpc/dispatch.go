@@ -19,6 +19,13 @@ func (c *Conn) enqueue(req *Request) {
 		c.log.Debug("jsonrpc: dropped a notification after close", "method", req.Method)
 		return
 	}
+	if c.maxQueued > 0 && c.queued >= c.maxQueued {
+		c.dropped++
+		c.mu.Unlock()
+		c.log.Warn("jsonrpc: dropped a notification: too many are waiting for their handlers", "method", req.Method, "limit", c.maxQueued)
+		return
+	}
+	c.queued++
 	c.notes = append(c.notes, req)
 	start := !c.noteWorker
 	if start {
@@ -51,6 +58,7 @@ func (c *Conn) noteLoop() {
 		resp, isResp := item.(*Response)
 		if !isResp {
 			c.noteBusy = true
+			c.queued--
 		}
 		c.mu.Unlock()
 		if isResp {
