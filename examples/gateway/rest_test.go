@@ -1,0 +1,1088 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/wiremcp/wiremcp/examples/gateway/kbapi"
+	"github.com/wiremcp/wiremcp/mcp"
+	"github.com/wiremcp/wiremcp/transport/streamable"
+)
+
+// kbBackend is the demo API on 127.0.0.1, counting the requests that reach /api/ and
+// letting a test put a fault in front of it.
+type kbBackend struct {
+	srv   *httptest.Server
+	calls atomic.Int64
+
+	mu      sync.Mutex
+	fault   func(w http.ResponseWriter, r *http.Request) bool // true: answered
+	headers []http.Header
+}
+
+func startKB(t *testing.T, o *kbapi.Options) *kbBackend {
+	t.Helper()
+	b := &kbBackend{}
+	api := kbapi.New(o)
+	b.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/api/") {
+			b.calls.Add(1)
+			b.mu.Lock()
+			b.headers = append(b.headers, r.Header.Clone())
+			f := b.fault
+			b.mu.Unlock()
+			if f != nil && f(w, r) {
+				return
+			}
+		}
+		api.ServeHTTP(w, r)
+	}))
+	t.Cleanup(b.srv.Close)
+	return b
+}
+
+func (b *kbBackend) setFault(f func(w http.ResponseWriter, r *http.Request) bool) {
+	b.mu.Lock()
+	b.fault = f
+	b.mu.Unlock()
+}
+
+func (b *kbBackend) lastHeader(t *testing.T) http.Header {
+	t.Helper()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.headers) == 0 {
+		t.Fatal("the backend saw no request")
+	}
+	return b.headers[len(b.headers)-1]
+}
+
+// kbGateway serves a gateway whose server "kb" bridges b; extra is merged into the
+// "rest" member (JSON members without braces, e.g. `"timeout": "1s"`).
+func kbGateway(t *testing.T, b *kbBackend, extra string) *testGateway {
+	t.Helper()
+	if extra != "" {
+		extra = ", " + extra
+	}
+	return startGateway(t, fmt.Sprintf(`{"servers": {"kb": {"description": "knowledge base",
+		"rest": {"baseUrl": %q, "openapi": %q %s}}}}`, b.srv.URL, b.srv.URL+"/openapi.json", extra))
+}
+
+// call calls a tool and returns the result with its structured content decoded.
+func restCall(t *testing.T, cs *mcp.ClientSession, name string, args any) (*mcp.CallToolResult, map[string]any) {
+	t.Helper()
+	raw, _ := json.Marshal(args)
+	if args == nil {
+		raw = []byte(`{}`)
+	}
+	res, err := cs.CallTool(testCtx(t), &mcp.CallToolParams{Name: name, Arguments: raw})
+	if err != nil {
+		t.Fatalf("call %s: %v", name, err)
+	}
+	var sc map[string]any
+	if res.StructuredContent != nil {
+		b, _ := json.Marshal(res.StructuredContent)
+		if err := json.Unmarshal(b, &sc); err != nil {
+			t.Fatalf("structuredContent of %s: %v", name, err)
+		}
+	}
+	return res, sc
+}
+
+func resultText(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+// items returns data[] of a list result.
+func items(t *testing.T, sc map[string]any) []map[string]any {
+	t.Helper()
+	a, ok := sc["data"].([]any)
+	if !ok {
+		t.Fatalf("no data array in %v", sc)
+	}
+	out := make([]map[string]any, len(a))
+	for i, e := range a {
+		out[i] = e.(map[string]any)
+	}
+	return out
+}
+
+func pluck(ms []map[string]any, key string) []string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i], _ = m[key].(string)
+	}
+	return out
+}
+
+const (
+	p1 = kbapi.DefaultProjectID
+	p2 = kbapi.AtlasProjectID
+)
+
+func TestRESTTools(t *testing.T) {
+	b := startKB(t, nil)
+	tg := kbGateway(t, b, "")
+	cs := tg.connect(t, "/mcp/kb", nil)
+	var tools []*mcp.Tool
+	for tool, err := range cs.Tools(testCtx(t)) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		tools = append(tools, tool)
+	}
+	var names []string
+	byName := map[string]*mcp.Tool{}
+	for _, tool := range tools {
+		names = append(names, tool.Name)
+		byName[tool.Name] = tool
+		if a := tool.Annotations; a == nil || a.ReadOnlyHint == nil || !*a.ReadOnlyHint {
+			t.Errorf("%s: readOnlyHint not true: %+v", tool.Name, a)
+		}
+		if len(tool.OutputSchema) == 0 {
+			t.Errorf("%s: no output schema", tool.Name)
+		}
+	}
+	want := []string{"list_projects", "search_entities", "get_entity", "get_entity_graph", "list_quotable_blocks", "list_search_performance"}
+	if diff := cmp.Diff(want, names, cmp.Transformer("sort", func(s []string) []string { s = slices.Clone(s); slices.Sort(s); return s })); diff != "" {
+		t.Errorf("tools (-want +got):\n%s", diff)
+	}
+	var in struct {
+		Properties map[string]map[string]any `json:"properties"`
+		Required   []string                  `json:"required"`
+	}
+	if err := json.Unmarshal(byName["search_entities"].InputSchema, &in); err != nil {
+		t.Fatal(err)
+	}
+	var props []string
+	for k := range in.Properties {
+		props = append(props, k)
+	}
+	slices.Sort(props)
+	if diff := cmp.Diff([]string{"conceptKind", "entityType", "limit", "page", "projectId", "search", "status"}, props); diff != "" {
+		t.Errorf("search_entities properties (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"projectId"}, in.Required); diff != "" {
+		t.Errorf("search_entities required (-want +got):\n%s", diff)
+	}
+	if in.Properties["projectId"]["format"] != "uuid" || in.Properties["limit"]["maximum"] != 100.0 {
+		t.Errorf("projectId/limit schemas: %v %v", in.Properties["projectId"], in.Properties["limit"])
+	}
+	if b.calls.Load() != 0 {
+		t.Errorf("listing tools called the API %d times", b.calls.Load())
+	}
+	// The index page shows the server and its tool count.
+	if _, _, body := tg.get(t, "/mcp", "text/html"); !strings.Contains(body, "kb") {
+		t.Errorf("index does not show the server")
+	}
+}
+
+func TestRESTHappyPaths(t *testing.T) {
+	b := startKB(t, nil)
+	tg := kbGateway(t, b, "")
+	cs := tg.connect(t, "/mcp/kb", nil)
+	data := kbapi.Sample()
+	someConcept := ""
+	for _, e := range data.Entities {
+		if e.ProjectID == p1 && e.EntityType == "concept" {
+			someConcept = e.ID
+			break
+		}
+	}
+	tests := []struct {
+		name  string
+		tool  string
+		args  map[string]any
+		check func(t *testing.T, sc map[string]any)
+	}{
+		{"projects by slug", "list_projects", nil, func(t *testing.T, sc map[string]any) {
+			if diff := cmp.Diff([]string{"atlas-notes", "psymetric", "vault"}, pluck(items(t, sc), "slug")); diff != "" {
+				t.Errorf("slugs (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(map[string]any{"page": 1.0, "limit": 20.0, "total": 3.0, "hasMore": false}, sc["pagination"]); diff != "" {
+				t.Errorf("pagination (-want +got):\n%s", diff)
+			}
+		}},
+		{"concepts only", "search_entities", map[string]any{"projectId": p1, "entityType": "concept", "limit": 100}, func(t *testing.T, sc map[string]any) {
+			es := items(t, sc)
+			if len(es) != 12 {
+				t.Errorf("got %d concepts, want 12", len(es))
+			}
+			for _, e := range es {
+				if e["entityType"] != "concept" || e["projectId"] != p1 {
+					t.Errorf("entity %v", e)
+				}
+			}
+		}},
+		{"search title and slug", "search_entities", map[string]any{"projectId": p1, "search": "TOOLKIT"}, func(t *testing.T, sc map[string]any) {
+			es := items(t, sc)
+			if len(es) == 0 {
+				t.Fatal("no match")
+			}
+			for _, e := range es {
+				if !strings.Contains(strings.ToLower(e["title"].(string)), "toolkit") {
+					t.Errorf("unexpected match %v", e["title"])
+				}
+			}
+		}},
+		{"get entity", "get_entity", map[string]any{"projectId": p1, "entityId": someConcept}, func(t *testing.T, sc map[string]any) {
+			e := sc["data"].(map[string]any)
+			if e["id"] != someConcept || e["entityType"] != "concept" {
+				t.Errorf("entity %v", e)
+			}
+			if _, has := sc["pagination"]; has {
+				t.Error("a single entity has no pagination")
+			}
+		}},
+		{"graph depth 1", "get_entity_graph", map[string]any{"projectId": p1, "entityId": someConcept}, func(t *testing.T, sc map[string]any) {
+			g := sc["data"].(map[string]any)
+			rels := g["relationships"].([]any)
+			if g["depth"] != 1.0 || len(rels) == 0 {
+				t.Fatalf("graph %v", g)
+			}
+			for _, r := range rels {
+				r := r.(map[string]any)
+				if r["fromEntityId"] != someConcept && r["toEntityId"] != someConcept {
+					t.Errorf("depth-1 edge not touching the root: %v", r)
+				}
+				if re, ok := r["relatedEntity"].(map[string]any); ok && len(re) != 5 {
+					t.Errorf("related entity has %d fields, want 5: %v", len(re), re)
+				}
+			}
+		}},
+		{"search performance", "list_search_performance", map[string]any{"projectId": p1, "dateStart": "2025-03-10", "dateEnd": "2025-03-30T00:00:00.000Z", "limit": 100}, func(t *testing.T, sc map[string]any) {
+			rs := items(t, sc)
+			if len(rs) != 18 { // the weeks starting 03-10, 03-17 and 03-24 end by 03-30
+				t.Errorf("got %d records, want 18", len(rs))
+			}
+		}},
+		{"quotable blocks", "list_quotable_blocks", map[string]any{"projectId": p1, "claimType": "definition"}, func(t *testing.T, sc map[string]any) {
+			bs := items(t, sc)
+			if len(bs) == 0 {
+				t.Fatal("none")
+			}
+			for _, x := range bs {
+				if x["claimType"] != "definition" {
+					t.Errorf("block %v", x)
+				}
+			}
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res, sc := restCall(t, cs, tc.tool, tc.args)
+			if res.IsError {
+				t.Fatalf("isError: %s", resultText(res))
+			}
+			// The text is the same JSON as structuredContent.
+			var fromText map[string]any
+			if err := json.Unmarshal([]byte(resultText(res)), &fromText); err != nil {
+				t.Fatalf("text is not JSON: %v", err)
+			}
+			if diff := cmp.Diff(sc, fromText); diff != "" {
+				t.Errorf("text and structuredContent differ:\n%s", diff)
+			}
+			tc.check(t, sc)
+		})
+	}
+}
+
+func TestRESTValidationBeforeBackend(t *testing.T) {
+	b := startKB(t, nil)
+	tg := kbGateway(t, b, "")
+	cs := tg.connect(t, "/mcp/kb", nil)
+	ent := "e0000001-0000-4000-8000-000000000002"
+	tests := []struct {
+		name string
+		tool string
+		args map[string]any
+		want []string // in the isError text: the field and what it accepts
+	}{
+		{"projectId missing", "search_entities", map[string]any{}, []string{"projectId"}},
+		{"projectId not a UUID", "search_entities", map[string]any{"projectId": "psymetric"}, []string{"/projectId", "uuid"}},
+		{"projectId wrong version digit", "get_entity", map[string]any{"projectId": "00000000-0000-0000-a000-000000000001", "entityId": ent}, []string{"/projectId", "pattern"}},
+		{"entityId not a UUID", "get_entity", map[string]any{"projectId": p1, "entityId": "42"}, []string{"/entityId", "uuid"}},
+		{"entityType enum", "search_entities", map[string]any{"projectId": p1, "entityType": "blog"}, []string{"/entityType", "guide", "concept", "project", "news"}},
+		{"status enum", "search_entities", map[string]any{"projectId": p1, "status": "live"}, []string{"/status", "publish_requested", "archived"}},
+		{"conceptKind enum", "search_entities", map[string]any{"projectId": p1, "conceptKind": "theory"}, []string{"/conceptKind", "standard", "model", "comparison"}},
+		{"limit above 100", "search_entities", map[string]any{"projectId": p1, "limit": 101}, []string{"/limit", "<= 100"}},
+		{"limit 0", "list_projects", map[string]any{"limit": 0}, []string{"/limit", ">= 1"}},
+		{"page 0", "list_projects", map[string]any{"page": 0}, []string{"/page", ">= 1"}},
+		{"page not an integer", "list_projects", map[string]any{"page": 1.5}, []string{"/page", "integer"}},
+		{"page as a string", "list_projects", map[string]any{"page": "2"}, []string{"/page", "integer"}},
+		{"depth 3", "get_entity_graph", map[string]any{"projectId": p1, "entityId": ent, "depth": 3}, []string{"/depth", "1", "2"}},
+		{"relationship type", "get_entity_graph", map[string]any{"projectId": p1, "entityId": ent, "relationshipTypes": "GUIDE_USES_CONCEPT,FRIEND_OF"}, []string{"/relationshipTypes", "VIDEO_EXPLAINS_NEWS"}},
+		{"locale date", "list_search_performance", map[string]any{"projectId": p1, "dateStart": "02/20/2025"}, []string{"/dateStart", "pattern"}},
+		{"date with offset", "list_search_performance", map[string]any{"projectId": p1, "dateEnd": "2025-02-20T14:30:00+01:00"}, []string{"/dateEnd", "pattern"}},
+		{"date without Z", "list_quotable_blocks", map[string]any{"projectId": p1, "verifiedUntilBefore": "2025-02-20T14:30:00"}, []string{"/verifiedUntilBefore"}},
+		{"impossible date", "list_quotable_blocks", map[string]any{"projectId": p1, "verifiedUntilAfter": "2025-02-30"}, []string{"/verifiedUntilAfter", "not a valid date"}},
+		{"claimType enum", "list_quotable_blocks", map[string]any{"projectId": p1, "claimType": "opinion"}, []string{"/claimType", "statistic", "howto_step"}},
+		{"entityId filter", "list_search_performance", map[string]any{"projectId": p1, "entityId": "nope"}, []string{"/entityId"}},
+		{"unknown argument", "list_projects", map[string]any{"sort": "name"}, []string{"sort"}},
+		{"scope header as argument", "list_projects", map[string]any{"x-project-id": p1}, []string{"x-project-id"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			before := b.calls.Load()
+			res, _ := restCall(t, cs, tc.tool, tc.args)
+			text := resultText(res)
+			if !res.IsError {
+				t.Fatalf("accepted: %s", text)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(text, w) {
+					t.Errorf("error %q does not mention %q", text, w)
+				}
+			}
+			if n := b.calls.Load() - before; n != 0 {
+				t.Errorf("the backend was called %d times", n)
+			}
+		})
+	}
+}
+
+// restErr decodes the structured error of an isError result.
+func restErr(t *testing.T, res *mcp.CallToolResult, sc map[string]any) map[string]any {
+	t.Helper()
+	if !res.IsError {
+		t.Fatalf("not an error: %s", resultText(res))
+	}
+	e, ok := sc["error"].(map[string]any)
+	if !ok {
+		t.Fatalf("no structured error: %v", sc)
+	}
+	for _, k := range []string{"code", "message", "retryable", "hint"} {
+		if _, ok := e[k]; !ok {
+			t.Errorf("structured error lacks %q: %v", k, e)
+		}
+	}
+	return e
+}
+
+func TestRESTErrorCodes(t *testing.T) {
+	b := startKB(t, nil)
+	tg := kbGateway(t, b, `"retries": 0`)
+	cs := tg.connect(t, "/mcp/kb", nil)
+	envelope := func(status int, code string) func(w http.ResponseWriter, r *http.Request) bool {
+		return func(w http.ResponseWriter, r *http.Request) bool {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(status)
+			fmt.Fprintf(w, `{"error":{"code":%q,"message":"injected %s"}}`, code, code)
+			return true
+		}
+	}
+	tests := []struct {
+		name      string
+		fault     func(w http.ResponseWriter, r *http.Request) bool
+		tool      string
+		args      map[string]any
+		code      string
+		status    float64
+		retryable bool
+		msg       string
+	}{
+		{"dateStart after dateEnd", nil, "list_search_performance", map[string]any{"projectId": p1, "dateStart": "2025-03-10", "dateEnd": "2025-03-01"},
+			"BAD_REQUEST", 400, false, "dateStart (2025-03-10) is after dateEnd (2025-03-01)"},
+		{"unknown project", nil, "search_entities", map[string]any{"projectId": "00000000-0000-4000-a000-0000000000ff"}, "NOT_FOUND", 404, false, "project not found"},
+		{"missing entity", nil, "get_entity", map[string]any{"projectId": p1, "entityId": "e0000001-0000-4000-8000-0000000fffff"}, "NOT_FOUND", 404, false, "entity not found"},
+		{"locked project", nil, "search_entities", map[string]any{"projectId": kbapi.VaultProjectID}, "FORBIDDEN", 403, false, "not permitted"},
+		{"unauthorized", envelope(401, "UNAUTHORIZED"), "list_projects", nil, "UNAUTHORIZED", 401, false, "injected"},
+		{"conflict", envelope(409, "CONFLICT"), "list_projects", nil, "CONFLICT", 409, false, "injected"},
+		{"server error", envelope(500, "SERVER_ERROR"), "list_projects", nil, "SERVER_ERROR", 500, true, "injected"},
+		{"HTML error page", func(w http.ResponseWriter, r *http.Request) bool {
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(502)
+			fmt.Fprint(w, "<html><body><h1>502 Bad Gateway</h1></body></html>")
+			return true
+		}, "list_projects", nil, "BAD_GATEWAY", 502, true, "502 Bad Gateway"},
+		{"HTML with 200", func(w http.ResponseWriter, r *http.Request) bool {
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, "<html>login page</html>")
+			return true
+		}, "list_projects", nil, "BAD_RESPONSE", 200, false, "not JSON"},
+		{"garbage JSON", func(w http.ResponseWriter, r *http.Request) bool {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, `{"data": [1, 2`)
+			return true
+		}, "list_projects", nil, "BAD_RESPONSE", 200, false, "not JSON"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b.setFault(tc.fault)
+			defer b.setFault(nil)
+			before := b.calls.Load()
+			res, sc := restCall(t, cs, tc.tool, tc.args)
+			e := restErr(t, res, sc)
+			if e["code"] != tc.code || e["status"] != tc.status || e["retryable"] != tc.retryable {
+				t.Errorf("error = %v; want code %s status %v retryable %v", e, tc.code, tc.status, tc.retryable)
+			}
+			if !strings.Contains(e["message"].(string), tc.msg) {
+				t.Errorf("message %q does not contain %q", e["message"], tc.msg)
+			}
+			if n := b.calls.Load() - before; n != 1 {
+				t.Errorf("backend called %d times, want 1", n)
+			}
+		})
+	}
+	// The session survives all of that.
+	if res, _ := restCall(t, cs, "list_projects", nil); res.IsError {
+		t.Errorf("after the errors: %s", resultText(res))
+	}
+}
+
+func TestRESTCrossProject(t *testing.T) {
+	b := startKB(t, nil)
+	tg := kbGateway(t, b, "")
+	cs := tg.connect(t, "/mcp/kb", nil)
+	data := kbapi.Sample()
+	var atlasEntity, concept1 string
+	for _, e := range data.Entities {
+		if e.ProjectID == p2 && atlasEntity == "" {
+			atlasEntity = e.ID
+		}
+	}
+	concept1 = "e0000001-0000-4000-8000-000000000002" // carries the planted cross-project edge
+	res, sc := restCall(t, cs, "get_entity", map[string]any{"projectId": p1, "entityId": atlasEntity})
+	foreign := restErr(t, res, sc)
+	res, sc = restCall(t, cs, "get_entity", map[string]any{"projectId": p1, "entityId": "e0000009-0000-4000-8000-000000000001"})
+	missing := restErr(t, res, sc)
+	if diff := cmp.Diff(missing, foreign); diff != "" {
+		t.Errorf("another project's entity is told apart from a missing one:\n%s", diff)
+	}
+	if res, sc := restCall(t, cs, "get_entity", map[string]any{"projectId": p2, "entityId": atlasEntity}); res.IsError || sc["data"].(map[string]any)["projectId"] != p2 {
+		t.Errorf("in its own project: %s", resultText(res))
+	}
+	// A search in one project never returns another's entities.
+	res, sc = restCall(t, cs, "search_entities", map[string]any{"projectId": p2, "limit": 100})
+	for _, e := range items(t, sc) {
+		if e["projectId"] != p2 {
+			t.Errorf("entity of %v in project %s", e["projectId"], p2)
+		}
+	}
+	// The graph never follows the planted edge into the other project.
+	for _, depth := range []int{1, 2} {
+		res, sc = restCall(t, cs, "get_entity_graph", map[string]any{"projectId": p1, "entityId": concept1, "depth": depth})
+		if res.IsError {
+			t.Fatal(resultText(res))
+		}
+		if strings.Contains(resultText(res), "cross-project") || strings.Contains(resultText(res), "e0000002-") {
+			t.Errorf("depth %d graph crosses projects", depth)
+		}
+	}
+}
+
+func TestRESTGraphDepthAndOrder(t *testing.T) {
+	b := startKB(t, nil)
+	tg := kbGateway(t, b, "")
+	cs := tg.connect(t, "/mcp/kb", nil)
+	root := "e0000001-0000-4000-8000-000000000002"
+	rels := func(args map[string]any) []map[string]any {
+		res, sc := restCall(t, cs, "get_entity_graph", args)
+		if res.IsError {
+			t.Fatal(resultText(res))
+		}
+		var out []map[string]any
+		for _, r := range sc["data"].(map[string]any)["relationships"].([]any) {
+			out = append(out, r.(map[string]any))
+		}
+		return out
+	}
+	d1 := rels(map[string]any{"projectId": p1, "entityId": root, "depth": 1})
+	d2 := rels(map[string]any{"projectId": p1, "entityId": root, "depth": 2})
+	if len(d2) <= len(d1) {
+		t.Errorf("depth 2 (%d edges) adds nothing to depth 1 (%d)", len(d2), len(d1))
+	}
+	for _, rs := range [][]map[string]any{d1, d2} {
+		if !slices.IsSortedFunc(rs, func(x, y map[string]any) int {
+			if c := strings.Compare(y["createdAt"].(string), x["createdAt"].(string)); c != 0 {
+				return c
+			}
+			return strings.Compare(y["id"].(string), x["id"].(string))
+		}) {
+			t.Errorf("relationships not in createdAt desc, id desc order")
+		}
+	}
+	only := rels(map[string]any{"projectId": p1, "entityId": root, "depth": 2, "relationshipTypes": "CONCEPT_RELATES_TO_CONCEPT,GUIDE_USES_CONCEPT"})
+	if len(only) == 0 {
+		t.Fatal("filter kept nothing")
+	}
+	for _, r := range only {
+		if r["relationType"] != "CONCEPT_RELATES_TO_CONCEPT" && r["relationType"] != "GUIDE_USES_CONCEPT" {
+			t.Errorf("filtered graph holds %v", r["relationType"])
+		}
+	}
+}
+
+func TestRESTPagination(t *testing.T) {
+	b := startKB(t, nil)
+	tg := kbGateway(t, b, "")
+	cs := tg.connect(t, "/mcp/kb", nil)
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"search_entities", map[string]any{"projectId": p1}},
+		{"list_search_performance", map[string]any{"projectId": p1}},
+		{"list_quotable_blocks", map[string]any{"projectId": p1}},
+		{"list_projects", map[string]any{}},
+	} {
+		t.Run(tc.tool, func(t *testing.T) {
+			all := func(extra map[string]any) []string {
+				args := map[string]any{"limit": 100}
+				for k, v := range tc.args {
+					args[k] = v
+				}
+				for k, v := range extra {
+					args[k] = v
+				}
+				_, sc := restCall(t, cs, tc.tool, args)
+				return pluck(items(t, sc), "id")
+			}
+			whole := all(nil)
+			var paged []string
+			for page := 1; ; page++ {
+				args := map[string]any{"limit": 7, "page": page}
+				for k, v := range tc.args {
+					args[k] = v
+				}
+				_, sc := restCall(t, cs, tc.tool, args)
+				pg := sc["pagination"].(map[string]any)
+				got := items(t, sc)
+				paged = append(paged, pluck(got, "id")...)
+				total := int(pg["total"].(float64))
+				if total != len(whole) || pg["page"] != float64(page) || pg["limit"] != 7.0 || pg["hasMore"] != (page*7 < total) {
+					t.Fatalf("page %d: pagination %v (total items %d)", page, pg, len(whole))
+				}
+				if !pg["hasMore"].(bool) {
+					break
+				}
+				if page > 50 {
+					t.Fatal("no end")
+				}
+			}
+			if diff := cmp.Diff(whole, paged); diff != "" {
+				t.Errorf("pages differ from the whole list:\n%s", diff)
+			}
+			if again := all(nil); !slices.Equal(again, whole) {
+				t.Error("order changed between calls")
+			}
+			// Past the end: an empty page.
+			args := map[string]any{"limit": 100, "page": 9}
+			for k, v := range tc.args {
+				args[k] = v
+			}
+			if _, sc := restCall(t, cs, tc.tool, args); len(items(t, sc)) != 0 || sc["pagination"].(map[string]any)["hasMore"] != false {
+				t.Errorf("page 9: %v", sc["pagination"])
+			}
+		})
+	}
+	// Filters never change the order: a filtered list is a subsequence of the whole.
+	_, sc := restCall(t, cs, "search_entities", map[string]any{"projectId": p1, "limit": 100})
+	whole := pluck(items(t, sc), "id")
+	_, sc = restCall(t, cs, "search_entities", map[string]any{"projectId": p1, "limit": 100, "status": "published"})
+	filtered := pluck(items(t, sc), "id")
+	j := 0
+	for _, id := range whole {
+		if j < len(filtered) && filtered[j] == id {
+			j++
+		}
+	}
+	if j != len(filtered) || len(filtered) == 0 {
+		t.Errorf("filtered order is not the unfiltered order (%d of %d matched)", j, len(filtered))
+	}
+}
+
+func TestRESTOversized(t *testing.T) {
+	b := startKB(t, nil)
+	tg := kbGateway(t, b, `"maxResponseBytes": 4000`)
+	cs := tg.connect(t, "/mcp/kb", nil)
+	res, sc := restCall(t, cs, "search_entities", map[string]any{"projectId": p1, "limit": 100})
+	if res.IsError {
+		t.Fatal(resultText(res))
+	}
+	text := resultText(res)
+	if len(text) > 4000 {
+		t.Errorf("text is %d bytes, budget 4000", len(text))
+	}
+	tr, ok := sc["_truncated"].(map[string]any)
+	if !ok || tr["marker"] != "TRUNCATED" || tr["path"] != "/data" || tr["totalItems"] != 48.0 {
+		t.Fatalf("no truncation marker in structuredContent: %v", sc["_truncated"])
+	}
+	kept := int(tr["keptItems"].(float64))
+	if kept == 0 || kept >= 48 || len(items(t, sc)) != kept {
+		t.Errorf("kept %d items, data has %d", kept, len(items(t, sc)))
+	}
+	if !strings.Contains(text, `"_truncated"`) || !strings.Contains(text, "TRUNCATED") {
+		t.Error("no marker in the text")
+	}
+	// The pagination still tells the truth about the whole list.
+	if sc["pagination"].(map[string]any)["total"] != 48.0 {
+		t.Errorf("pagination %v", sc["pagination"])
+	}
+	// A small answer is untouched.
+	if _, sc := restCall(t, cs, "list_projects", nil); sc["_truncated"] != nil {
+		t.Error("a small answer was marked truncated")
+	}
+	// One value too large to shorten by items: an error that says so.
+	b.setFault(func(w http.ResponseWriter, r *http.Request) bool {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"data": {"blob": %q}}`, strings.Repeat("x", 10000))
+		return true
+	})
+	res, sc = restCall(t, cs, "list_projects", nil)
+	if e := restErr(t, res, sc); e["code"] != "RESPONSE_TOO_LARGE" || !strings.Contains(e["message"].(string), "[TRUNCATED]") {
+		t.Errorf("error %v", e)
+	}
+}
+
+func TestRESTTimeoutsAndRetries(t *testing.T) {
+	b := startKB(t, nil)
+	tg := kbGateway(t, b, `"timeout": "300ms", "retries": 2`)
+	cs := tg.connect(t, "/mcp/kb", nil)
+
+	t.Run("503 twice then served", func(t *testing.T) {
+		var n atomic.Int64
+		b.setFault(func(w http.ResponseWriter, r *http.Request) bool {
+			if n.Add(1) <= 2 {
+				w.WriteHeader(503)
+				return true
+			}
+			return false
+		})
+		defer b.setFault(nil)
+		before := b.calls.Load()
+		res, sc := restCall(t, cs, "list_projects", nil)
+		if res.IsError || len(items(t, sc)) != 3 {
+			t.Errorf("result %s", resultText(res))
+		}
+		if got := b.calls.Load() - before; got != 3 {
+			t.Errorf("backend called %d times, want 3", got)
+		}
+	})
+	t.Run("503 always: bounded", func(t *testing.T) {
+		b.setFault(func(w http.ResponseWriter, r *http.Request) bool {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(503)
+			fmt.Fprint(w, `{"error":{"code":"SERVER_ERROR","message":"maintenance"}}`)
+			return true
+		})
+		defer b.setFault(nil)
+		before := b.calls.Load()
+		res, sc := restCall(t, cs, "list_projects", nil)
+		e := restErr(t, res, sc)
+		if e["status"] != 503.0 || e["retryable"] != true || !strings.Contains(e["message"].(string), "after 3 attempts") {
+			t.Errorf("error %v", e)
+		}
+		if got := b.calls.Load() - before; got != 3 {
+			t.Errorf("backend called %d times, want 1 + 2 retries", got)
+		}
+	})
+	t.Run("timeout", func(t *testing.T) {
+		release := make(chan struct{})
+		defer close(release)
+		b.setFault(func(w http.ResponseWriter, r *http.Request) bool {
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+			return true
+		})
+		defer b.setFault(nil)
+		before := b.calls.Load()
+		start := time.Now()
+		res, sc := restCall(t, cs, "list_projects", nil)
+		e := restErr(t, res, sc)
+		if e["code"] != "TIMEOUT" || !strings.Contains(e["message"].(string), "300ms") {
+			t.Errorf("error %v", e)
+		}
+		if el := time.Since(start); el > 5*time.Second {
+			t.Errorf("took %v", el)
+		}
+		if got := b.calls.Load() - before; got != 1 {
+			t.Errorf("a timed-out request was sent %d times, want 1 (not retried)", got)
+		}
+	})
+	t.Run("connection refused", func(t *testing.T) {
+		dead := httptest.NewServer(http.NotFoundHandler())
+		url := dead.URL
+		dead.Close()
+		tg2 := startGateway(t, fmt.Sprintf(`{"servers": {"kb": {"rest": {"baseUrl": %q, "retries": 1,
+			"tools": {"ping": {"path": "/api/projects"}}}}}}`, url))
+		cs2 := tg2.connect(t, "/mcp/kb", nil)
+		res, sc := restCall(t, cs2, "ping", nil)
+		e := restErr(t, res, sc)
+		if e["code"] != "UNAVAILABLE" || !strings.Contains(e["message"].(string), "after 2 attempts") {
+			t.Errorf("error %v", e)
+		}
+	})
+}
+
+func TestRESTHeaders(t *testing.T) {
+	t.Setenv("KB_TOKEN", "s3cret")
+	b := startKB(t, &kbapi.Options{Token: "s3cret"})
+	tg := kbGateway(t, b, `"headers": {"Authorization": "Bearer ${KB_TOKEN}"}, "forwardHeaders": ["x-project-slug", "x-request-id"]`)
+	tr, err := streamable.NewClient(tg.srv.URL+"/mcp/kb", &streamable.ClientOptions{Header: http.Header{
+		"Authorization":  {"Bearer client-token"},
+		"X-Project-Slug": {"atlas-notes"},
+		"X-Request-Id":   {"req-7"},
+		"X-Other":        {"not allowed"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(testCtx(t), tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, sc := restCall(t, cs, "list_projects", nil)
+	if res.IsError {
+		t.Fatalf("with the configured credentials: %s", resultText(res))
+	}
+	_ = sc
+	h := b.lastHeader(t)
+	if got := h.Get("Authorization"); got != "Bearer s3cret" {
+		t.Errorf("Authorization at the backend = %q, want the configured one", got)
+	}
+	if h.Get("X-Project-Slug") != "atlas-notes" || h.Get("X-Request-Id") != "req-7" {
+		t.Errorf("allowed headers not forwarded: %v", h)
+	}
+	if h.Get("X-Other") != "" {
+		t.Errorf("a header not allowed by name was forwarded")
+	}
+	// projectId is the model's choice (the document declares it), the slug the
+	// client's: the id wins at the API, as the API's rule says.
+	res, sc = restCall(t, cs, "search_entities", map[string]any{"projectId": p1, "limit": 1})
+	if res.IsError || items(t, sc)[0]["projectId"] != p1 {
+		t.Errorf("search: %s", resultText(res))
+	}
+	if got := b.lastHeader(t).Get("X-Project-Id"); got != p1 {
+		t.Errorf("x-project-id = %q", got)
+	}
+}
+
+func TestRESTFixedScope(t *testing.T) {
+	// A scope fixed by the configuration: the header is not an argument any more.
+	b := startKB(t, nil)
+	tg := kbGateway(t, b, fmt.Sprintf(`"headers": {"x-project-id": %q}`, p2))
+	cs := tg.connect(t, "/mcp/kb", nil)
+	for tool, err := range cs.Tools(testCtx(t)) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(tool.InputSchema), "projectId") {
+			t.Errorf("%s still takes projectId: %s", tool.Name, tool.InputSchema)
+		}
+	}
+	res, sc := restCall(t, cs, "search_entities", map[string]any{"limit": 100})
+	if res.IsError {
+		t.Fatal(resultText(res))
+	}
+	for _, e := range items(t, sc) {
+		if e["projectId"] != p2 {
+			t.Errorf("entity of %v with the scope fixed to %s", e["projectId"], p2)
+		}
+	}
+	res, _ = restCall(t, cs, "search_entities", map[string]any{"projectId": p1})
+	if !res.IsError {
+		t.Error("the model could choose the project")
+	}
+}
+
+func TestRESTConcurrencyCap(t *testing.T) {
+	b := startKB(t, nil)
+	var inFlight, peak atomic.Int64
+	release := make(chan struct{})
+	arrived := make(chan struct{}, 16)
+	b.setFault(func(w http.ResponseWriter, r *http.Request) bool {
+		n := inFlight.Add(1)
+		for {
+			p := peak.Load()
+			if n <= p || peak.CompareAndSwap(p, n) {
+				break
+			}
+		}
+		arrived <- struct{}{}
+		<-release
+		inFlight.Add(-1)
+		return false
+	})
+	tg := kbGateway(t, b, `"maxConcurrent": 2, "timeout": "20s"`)
+	cs := tg.connect(t, "/mcp/kb", nil)
+	var wg sync.WaitGroup
+	errs := make(chan string, 5)
+	for i := 0; i < 5; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := cs.CallTool(testCtx(t), &mcp.CallToolParams{Name: "list_projects", Arguments: json.RawMessage(`{}`)})
+			if err != nil {
+				errs <- err.Error()
+			} else if res.IsError {
+				errs <- resultText(res)
+			}
+		}()
+	}
+	// Two arrive; a third must not while they are held.
+	<-arrived
+	<-arrived
+	select {
+	case <-arrived:
+		t.Error("a third request reached the backend while two were in flight")
+	case <-time.After(300 * time.Millisecond):
+	}
+	close(release)
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	if peak.Load() != 2 {
+		t.Errorf("peak in flight %d, want 2", peak.Load())
+	}
+}
+
+func TestRESTConfigErrors(t *testing.T) {
+	dir := t.TempDir()
+	doc := filepath.Join(dir, "kb.json")
+	os.WriteFile(doc, kbapi.OpenAPI(), 0o644)
+	tests := []struct {
+		name string
+		rest string
+		want string
+	}{
+		{"authorization forwarded", `{"baseUrl": "http://127.0.0.1:1", "openapi": "kb.json", "forwardHeaders": ["Authorization"]}`, "forwardHeaders[0]: Authorization is a client credential"},
+		{"both sources", `{"baseUrl": "http://127.0.0.1:1", "openapi": "kb.json", "tools": {"x": {"path": "/x"}}}`, "needs exactly one of openapi or tools"},
+		{"no source", `{"baseUrl": "http://127.0.0.1:1"}`, "needs exactly one of openapi or tools"},
+		{"bad url", `{"baseUrl": "ftp://x", "openapi": "kb.json"}`, "baseUrl: must be an http or https URL"},
+		{"missing file", `{"baseUrl": "http://127.0.0.1:1", "openapi": "nope.json"}`, "cannot read the document"},
+		{"unknown operation", `{"baseUrl": "http://127.0.0.1:1", "openapi": "kb.json", "operations": ["delete_everything"]}`, `operation "delete_everything" is not in the document`},
+		{"POST not writable", `{"baseUrl": "http://127.0.0.1:1", "tools": {"make": {"method": "POST", "path": "/api/x"}}}`, "only when marked writable"},
+		{"undeclared path var", `{"baseUrl": "http://127.0.0.1:1", "tools": {"get": {"path": "/api/x/{id}"}}}`, "path uses {id}"},
+		{"retries too many", `{"baseUrl": "http://127.0.0.1:1", "openapi": "kb.json", "retries": 50}`, "retries: must be between 0 and 5"},
+		{"unset env", `{"baseUrl": "http://127.0.0.1:1", "openapi": "kb.json", "headers": {"Authorization": "Bearer ${NO_SUCH_VAR_KB}"}}`, "NO_SUCH_VAR_KB is not set"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseConfig([]byte(`{"servers": {"kb": {"rest": `+tc.rest+`}}}`), dir)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v; want one containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestRESTDeclaredTools(t *testing.T) {
+	b := startKB(t, nil)
+	var lastMethod atomic.Value
+	b.setFault(func(w http.ResponseWriter, r *http.Request) bool {
+		lastMethod.Store(r.Method)
+		if r.Method == http.MethodPost {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, `[{"ok": true}]`)
+			return true
+		}
+		return false
+	})
+	tg := startGateway(t, fmt.Sprintf(`{"servers": {"kb": {"rest": {"baseUrl": %q, "writable": true, "tools": {
+		"entity": {"description": "One entity", "path": "/api/entities/{id}",
+		           "parameters": [{"name": "id", "in": "path", "argument": "entityId", "schema": {"type": "string", "format": "uuid"}},
+		                          {"name": "x-project-slug", "in": "header", "argument": "project", "required": true, "schema": {"type": "string", "enum": ["psymetric", "atlas-notes"]}}]},
+		"touch": {"method": "POST", "path": "/api/touch", "body": {"type": "object", "properties": {"note": {"type": "string"}}, "required": ["note"]}}}}}}}`, b.srv.URL))
+	cs := tg.connect(t, "/mcp/kb", nil)
+	res, sc := restCall(t, cs, "entity", map[string]any{"entityId": "e0000002-0000-4000-8000-000000000001", "project": "atlas-notes"})
+	if res.IsError || sc["data"].(map[string]any)["projectId"] != p2 {
+		t.Errorf("entity: %s", resultText(res))
+	}
+	res, _ = restCall(t, cs, "entity", map[string]any{"entityId": "e0000002-0000-4000-8000-000000000001", "project": "vault"})
+	if !res.IsError || !strings.Contains(resultText(res), "psymetric") {
+		t.Errorf("enum not enforced: %s", resultText(res))
+	}
+	// A declared POST on a writable server: not read-only, its array wrapped.
+	for tool, err := range cs.Tools(testCtx(t)) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		ro := tool.Annotations != nil && tool.Annotations.ReadOnlyHint != nil && *tool.Annotations.ReadOnlyHint
+		if ro != (tool.Name == "entity") {
+			t.Errorf("%s: readOnlyHint %v", tool.Name, ro)
+		}
+	}
+	res, sc = restCall(t, cs, "touch", map[string]any{"body": map[string]any{"note": "hi"}})
+	if res.IsError || lastMethod.Load() != "POST" {
+		t.Fatalf("touch: %s", resultText(res))
+	}
+	if diff := cmp.Diff(map[string]any{"items": []any{map[string]any{"ok": true}}}, sc); diff != "" {
+		t.Errorf("array not wrapped (-want +got):\n%s", diff)
+	}
+}
+
+func TestRESTPetstoreImport(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "petstore-3.0.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := parseOpenAPI(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops, err := d.operations(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, op := range ops {
+		names = append(names, op.Name)
+	}
+	want := []string{"findPetsByStatus", "findPetsByTags", "getPetById", "getInventory", "getOrderById", "loginUser", "logoutUser", "getUserByName"}
+	if diff := cmp.Diff(want, names); diff != "" {
+		t.Errorf("GET operations (-want +got):\n%s", diff)
+	}
+	// Served through a gateway, every tool's schemas compile and a call goes through.
+	pet := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case r.URL.Path == "/api/v3/pet/findByStatus":
+			fmt.Fprintf(w, `[{"id": 1, "name": "Rex", "photoUrls": [], "status": %q, "nickname": null}]`, r.URL.Query().Get("status"))
+		case strings.HasPrefix(r.URL.Path, "/api/v3/pet/"):
+			fmt.Fprintf(w, `{"id": %s, "name": "Rex", "photoUrls": ["a"], "status": "available", "category": {"id": 2, "name": "Dogs"}}`, strings.TrimPrefix(r.URL.Path, "/api/v3/pet/"))
+		default:
+			w.WriteHeader(404)
+			fmt.Fprint(w, `{"code": 404, "message": "no such thing"}`)
+		}
+	}))
+	defer pet.Close()
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "petstore.json"), data, 0o644)
+	tg := startGateway(t, fmt.Sprintf(`{"servers": {"pets": {"rest": {"baseUrl": %q, "openapi": %q,
+		"operations": ["findPetsByStatus", "getPetById", "addPet"], "writable": true}}}}`, pet.URL+"/api/v3", filepath.Join(dir, "petstore.json")))
+	cs := tg.connect(t, "/mcp/pets", nil)
+	got := map[string]*mcp.Tool{}
+	for tool, err := range cs.Tools(testCtx(t)) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[tool.Name] = tool
+	}
+	if len(got) != 3 || got["addPet"] == nil || got["getPetById"] == nil || got["findPetsByStatus"] == nil {
+		t.Fatalf("tools %v", got)
+	}
+	if !strings.Contains(string(got["addPet"].InputSchema), `"body"`) || *got["addPet"].Annotations.ReadOnlyHint {
+		t.Errorf("addPet: %s", got["addPet"].InputSchema)
+	}
+	if !strings.Contains(string(got["findPetsByStatus"].InputSchema), `"sold"`) {
+		t.Errorf("status enum missing: %s", got["findPetsByStatus"].InputSchema)
+	}
+	res, sc := restCall(t, cs, "getPetById", map[string]any{"petId": 7})
+	if res.IsError || sc["id"] != 7.0 {
+		t.Errorf("getPetById: %s", resultText(res))
+	}
+	res, sc = restCall(t, cs, "findPetsByStatus", map[string]any{"status": "sold"})
+	if res.IsError || sc["items"].([]any)[0].(map[string]any)["status"] != "sold" {
+		t.Errorf("findPetsByStatus: %s", resultText(res))
+	}
+	res, _ = restCall(t, cs, "findPetsByStatus", map[string]any{"status": "lost"})
+	if !res.IsError || !strings.Contains(resultText(res), "available") {
+		t.Errorf("bad enum: %s", resultText(res))
+	}
+	res, _ = restCall(t, cs, "getPetById", map[string]any{"petId": "seven"})
+	if !res.IsError || !strings.Contains(resultText(res), "/petId") {
+		t.Errorf("bad id: %s", resultText(res))
+	}
+}
+
+func TestMCPToolName(t *testing.T) {
+	long := strings.Repeat("operation", 10)
+	tests := map[string]string{
+		"getPetById":       "getPetById",
+		"pets.list v2":     "pets_list_v2",
+		"":                 "_",
+		long:               long[:55] + "_",
+		"get/api/{id}/ünï": "get_api__id___n_",
+	}
+	for in, want := range tests {
+		got := mcpToolName(in)
+		if len(got) > 64 || !toolNameMCP.MatchString(got) {
+			t.Errorf("mcpToolName(%q) = %q: not a valid name", in, got)
+		}
+		if in == long {
+			if !strings.HasPrefix(got, want) || len(got) != 64 || got == mcpToolName(long+"x") {
+				t.Errorf("mcpToolName(long) = %q", got)
+			}
+			continue
+		}
+		if got != want {
+			t.Errorf("mcpToolName(%q) = %q, want %q", in, got, want)
+		}
+	}
+	_ = context.Background
+}
+
+func TestDemoServesKB(t *testing.T) {
+	c, err := demoConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := NewGateway(c, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(g)
+	tg := &testGateway{g: g, srv: srv}
+	t.Cleanup(func() { srv.CloseClientConnections(); g.Close(); srv.Close() })
+	if _, _, body := tg.get(t, "/mcp", "text/html"); !strings.Contains(body, "/mcp/kb") || !strings.Contains(body, "knowledge-base API") {
+		t.Errorf("the index does not show the kb server")
+	}
+	cs := tg.connect(t, "/mcp/kb", nil)
+	if names := toolNames(t, cs); len(names) != 6 {
+		t.Errorf("kb tools %v", names)
+	}
+	res, sc := restCall(t, cs, "search_entities", map[string]any{"projectId": p1, "entityType": "guide", "limit": 2})
+	if res.IsError || len(items(t, sc)) != 2 {
+		t.Errorf("search_entities: %s", resultText(res))
+	}
+	all := tg.connect(t, "/mcp/all", nil)
+	if names := toolNames(t, all); !slices.Contains(names, "kb__get_entity_graph") {
+		t.Errorf("/mcp/all lacks kb__get_entity_graph: %v", names)
+	}
+}
+
+// TestREADMERESTExample keeps the README's rest example valid.
+func TestREADMERESTExample(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(readme), "## HTTP APIs as tools (`rest`)")
+	_, rest, ok2 := strings.Cut(rest, "```json\n")
+	example, _, ok3 := strings.Cut(rest, "```")
+	if !ok || !ok2 || !ok3 {
+		t.Fatal("README has no rest example")
+	}
+	t.Setenv("KB_TOKEN", "x")
+	c, err := ParseConfig([]byte(example), t.TempDir())
+	if err != nil {
+		t.Fatalf("README rest example: %v", err)
+	}
+	if c.Servers["kb"].REST == nil || len(c.Servers["status"].REST.Tools) != 1 {
+		t.Errorf("parsed as %+v", c.Servers)
+	}
+}
