@@ -199,7 +199,19 @@ func (p *restPart) tool(op *restOp, controlled map[string]bool) (*mcp.Tool, erro
 			np[k] = v
 		}
 		np["_truncated"] = map[string]any{"type": "object", "description": "Present only when the response was cut to the byte budget."}
+		// An isError result carries {"error": {...}} as its structured content, and
+		// clients check structured content against the output schema whatever
+		// isError says (the TypeScript SDK does): the schema admits that shape too,
+		// the original required members becoming one of two alternatives.
+		np["error"] = restErrorSchema
 		out["properties"] = np
+		if req, ok := out["required"]; ok {
+			delete(out, "required")
+			out["anyOf"] = []any{
+				map[string]any{"required": req},
+				map[string]any{"required": []any{"error"}},
+			}
+		}
 		if t.OutputSchema, err = json.Marshal(out); err != nil {
 			return nil, err
 		}
@@ -221,6 +233,21 @@ func (p *restPart) status() partStatus {
 		st.Detail = fmt.Sprintf("%d operation(s) of %s", p.tools, p.cfg.BaseURL)
 	}
 	return st
+}
+
+// restErrorSchema is the schema of the "error" member of an isError result's
+// structured content.
+var restErrorSchema = map[string]any{
+	"type":        "object",
+	"description": "Present only on an error result.",
+	"properties": map[string]any{
+		"code":      map[string]any{"type": "string"},
+		"message":   map[string]any{"type": "string"},
+		"status":    map[string]any{"type": "integer"},
+		"retryable": map[string]any{"type": "boolean"},
+		"hint":      map[string]any{"type": "string"},
+	},
+	"required": []any{"code", "message", "retryable"},
 }
 
 // handler is the tool handler of one operation.

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/wiremcp/wiremcp/examples/gateway/kbapi"
 	"github.com/wiremcp/wiremcp/mcp"
 	"github.com/wiremcp/wiremcp/transport/streamable"
@@ -359,6 +360,36 @@ func TestRESTValidationBeforeBackend(t *testing.T) {
 	}
 }
 
+// compileSchema compiles a JSON Schema with the reference validator.
+func compileSchema(t *testing.T, raw []byte) *jsonschema.Schema {
+	t.Helper()
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(raw)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	if err := c.AddResource("mem:///out.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Compile("mem:///out.json")
+	if err != nil {
+		t.Fatalf("schema does not compile: %v", err)
+	}
+	return s
+}
+
+// jsonValue re-decodes v the way the reference validator wants it.
+func jsonValue(t *testing.T, v any) any {
+	t.Helper()
+	b, _ := json.Marshal(v)
+	out, err := jsonschema.UnmarshalJSON(strings.NewReader(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 // restErr decodes the structured error of an isError result.
 func restErr(t *testing.T, res *mcp.CallToolResult, sc map[string]any) map[string]any {
 	t.Helper()
@@ -424,6 +455,13 @@ func TestRESTErrorCodes(t *testing.T) {
 			return true
 		}, "list_projects", nil, "BAD_RESPONSE", 200, false, "not JSON"},
 	}
+	outSchemas := map[string]*jsonschema.Schema{}
+	for tool, err := range cs.Tools(testCtx(t)) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		outSchemas[tool.Name] = compileSchema(t, tool.OutputSchema)
+	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			b.setFault(tc.fault)
@@ -431,6 +469,11 @@ func TestRESTErrorCodes(t *testing.T) {
 			before := b.calls.Load()
 			res, sc := restCall(t, cs, tc.tool, tc.args)
 			e := restErr(t, res, sc)
+			// Clients check structured content against the output schema even on
+			// an error result: the error shape must conform.
+			if err := outSchemas[tc.tool].Validate(jsonValue(t, sc)); err != nil {
+				t.Errorf("error result does not match %s's output schema: %v", tc.tool, err)
+			}
 			if e["code"] != tc.code || e["status"] != tc.status || e["retryable"] != tc.retryable {
 				t.Errorf("error = %v; want code %s status %v retryable %v", e, tc.code, tc.status, tc.retryable)
 			}
@@ -625,6 +668,16 @@ func TestRESTOversized(t *testing.T) {
 	tr, ok := sc["_truncated"].(map[string]any)
 	if !ok || tr["marker"] != "TRUNCATED" || tr["path"] != "/data" || tr["totalItems"] != 48.0 {
 		t.Fatalf("no truncation marker in structuredContent: %v", sc["_truncated"])
+	}
+	for tool, err := range cs.Tools(testCtx(t)) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tool.Name == "search_entities" {
+			if err := compileSchema(t, tool.OutputSchema).Validate(jsonValue(t, sc)); err != nil {
+				t.Errorf("truncated result does not match the output schema: %v", err)
+			}
+		}
 	}
 	kept := int(tr["keptItems"].(float64))
 	if kept == 0 || kept >= 48 || len(items(t, sc)) != kept {
