@@ -145,7 +145,12 @@ func (p *restPart) load(reg *registry, doc []byte) error {
 		p.setState("error", err.Error(), 0)
 		return fmt.Errorf("server %s: %w", p.name, err)
 	}
-	controlled := map[string]bool{"authorization": true}
+	// Credentials are never the model's: the header parameters named in
+	// neverForwarded, in headers or in forwardHeaders are no tool arguments.
+	controlled := map[string]bool{}
+	for k := range neverForwarded {
+		controlled[k] = true
+	}
 	for k := range p.cfg.Headers {
 		controlled[strings.ToLower(k)] = true
 	}
@@ -315,8 +320,9 @@ func (p *restPart) buildRequest(op *restOp, args map[string]any, incoming http.H
 		switch prm.In {
 		case "path":
 			s := argString(v)
-			if s == "" {
-				return nil, fmt.Errorf("argument %q must not be empty", prm.Arg)
+			if s == "" || s == "." || s == ".." {
+				// "." and ".." would move the request to another path of the API.
+				return nil, fmt.Errorf("argument %q must not be empty, \".\" or \"..\"", prm.Arg)
 			}
 			path = strings.ReplaceAll(path, "{"+prm.Name+"}", url.PathEscape(s))
 		case "query":

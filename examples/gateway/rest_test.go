@@ -33,7 +33,7 @@ type kbBackend struct {
 	headers []http.Header
 }
 
-func startKB(t *testing.T, o *kbapi.Options) *kbBackend {
+func startKB(t testing.TB, o *kbapi.Options) *kbBackend {
 	t.Helper()
 	b := &kbBackend{}
 	api := kbapi.New(o)
@@ -1137,5 +1137,64 @@ func TestREADMERESTExample(t *testing.T) {
 	}
 	if c.Servers["kb"].REST == nil || len(c.Servers["status"].REST.Tools) != 1 {
 		t.Errorf("parsed as %+v", c.Servers)
+	}
+}
+
+func TestRESTNamesAndPaths(t *testing.T) {
+	long := "list" + strings.Repeat("_everything", 8)
+	doc := fmt.Sprintf(`{"openapi": "3.1.0", "info": {"title": "t", "version": "1"}, "paths": {
+	  "/a": {"get": {"operationId": "a.b", "responses": {}}},
+	  "/b": {"get": {"operationId": "a_b", "responses": {}}},
+	  "/c": {"get": {"operationId": %q, "responses": {}}},
+	  "/d/{name}": {"get": {"responses": {"200": {"description": "ok", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Node"}}}}},
+	                        "parameters": [{"name": "name", "in": "path", "required": true, "schema": {"type": "string"}},
+	                                       {"name": "session", "in": "cookie", "schema": {"type": "string"}},
+	                                       {"name": "Authorization", "in": "header", "schema": {"type": "string"}}]}},
+	  "/e": {"post": {"operationId": "make", "responses": {}}}},
+	  "components": {"schemas": {"Node": {"type": "object", "properties": {"name": {"type": "string", "nullable": true}, "children": {"type": "array", "items": {"$ref": "#/components/schemas/Node"}}}}}}}`, long)
+	d, err := parseOpenAPI([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops, err := d.operations(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, op := range ops {
+		if !toolNameMCP.MatchString(op.Name) || names[op.Name] {
+			t.Errorf("name %q invalid or repeated", op.Name)
+		}
+		names[op.Name] = true
+	}
+	if len(ops) != 4 || !strings.HasPrefix(ops[0].Name, "a_b_") || !strings.HasPrefix(ops[1].Name, "a_b_") || len(ops[2].Name) != 64 || ops[3].Name != "get_d_name" {
+		t.Errorf("names: %s, %s, %s, %s", ops[0].Name, ops[1].Name, ops[2].Name, ops[3].Name)
+	}
+	// Cookie and Authorization parameters are never arguments; a recursive schema is cut.
+	in, _ := json.Marshal(ops[3].inputSchema(neverForwarded))
+	if strings.Contains(string(in), "session") || strings.Contains(string(in), "Authorization") {
+		t.Errorf("input schema %s", in)
+	}
+	out, _ := json.Marshal(ops[3].Output)
+	if !strings.Contains(string(out), `recursive: #/components/schemas/Node`) || !strings.Contains(string(out), `["string","null"]`) {
+		t.Errorf("output schema %s", out)
+	}
+	// A path argument cannot climb out of its segment.
+	b := startKB(t, nil)
+	tg := startGateway(t, fmt.Sprintf(`{"servers": {"kb": {"rest": {"baseUrl": %q, "tools": {
+		"entity": {"path": "/api/entities/{id}", "parameters": [{"name": "id", "in": "path"}]}}}}}}`, b.srv.URL))
+	cs := tg.connect(t, "/mcp/kb", nil)
+	for _, id := range []string{"..", "."} {
+		before := b.calls.Load()
+		if res, _ := restCall(t, cs, "entity", map[string]any{"id": id}); !res.IsError {
+			t.Errorf("id %q accepted: %s", id, resultText(res))
+		}
+		if b.calls.Load() != before {
+			t.Errorf("id %q reached the API", id)
+		}
+	}
+	res, sc := restCall(t, cs, "entity", map[string]any{"id": "../projects"})
+	if e := restErr(t, res, sc); e["code"] != "BAD_REQUEST" || !strings.Contains(b.lastHeader(t).Get("User-Agent"), "wiremcp") {
+		t.Errorf("escaped slash: %v", e)
 	}
 }
