@@ -42,11 +42,10 @@ func demoRESTServer() (map[string]any, error) {
 		return nil, err
 	}
 	return map[string]any{
-		"description": "An HTTP API bridged as read-only tools: the demo knowledge-base API (examples/gateway/kbapi), its tools imported from its OpenAPI document. The project is the projectId argument, or the client's x-project-slug header, else the default project.",
+		"description": "An HTTP API bridged as read-only tools: the demo knowledge-base API (examples/gateway/kbapi), its tools imported from its OpenAPI document. Project-scoped tools take the project as projectId (sent as the x-project-id header); try list_projects first.",
 		"rest": map[string]any{
 			"baseUrl":          base,
 			"openapi":          base + "/openapi.json",
-			"forwardHeaders":   []string{"x-project-slug"},
 			"maxResponseBytes": 65536,
 		},
 	}, nil

@@ -1198,3 +1198,18 @@ func TestRESTNamesAndPaths(t *testing.T) {
 		t.Errorf("escaped slash: %v", e)
 	}
 }
+
+func TestRESTDocumentUnavailable(t *testing.T) {
+	dead := httptest.NewServer(http.NotFoundHandler())
+	url := dead.URL
+	dead.Close()
+	tg := startGateway(t, fmt.Sprintf(`{"servers": {"kb": {"rest": {"baseUrl": %q, "openapi": %q, "timeout": "2s"}}}}`, url, url+"/openapi.json"))
+	status, _, body := tg.get(t, "/healthz", "")
+	if status != http.StatusServiceUnavailable || !strings.Contains(body, `"kind": "rest"`) || !strings.Contains(body, "openapi:") {
+		t.Errorf("/healthz %d: %s", status, body)
+	}
+	cs := tg.connect(t, "/mcp/kb", nil)
+	if names := toolNames(t, cs); len(names) != 0 {
+		t.Errorf("tools without a document: %v", names)
+	}
+}

@@ -56,6 +56,10 @@ func newServerRT(ctx context.Context, name string, cfg *ServerConfig, dir string
 			rt.hooks.rootsChanged(ctx, ss)
 		}
 	}
+	if cfg.REST != nil && opts.Capabilities == nil {
+		// Tools from a document at a URL arrive after clients may have connected.
+		opts.Capabilities = &mcp.ServerCapabilities{Tools: &mcp.ListChangedCapability{ListChanged: true}}
+	}
 	rt.srv = mcp.NewServer(mcp.Implementation{Name: name, Version: "gateway"}, opts)
 	rt.reg = newRegistry(rt.srv, cfg, rt.errs, onChange)
 	if cfg.MCP != nil {
