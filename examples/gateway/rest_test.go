@@ -917,6 +917,8 @@ func TestRESTConfigErrors(t *testing.T) {
 	dir := t.TempDir()
 	doc := filepath.Join(dir, "kb.json")
 	os.WriteFile(doc, kbapi.OpenAPI(), 0o644)
+	os.WriteFile(filepath.Join(dir, "swagger.json"), []byte(`{"swagger": "2.0", "paths": {}}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "junk.json"), []byte(`<html>`), 0o644)
 	tests := []struct {
 		name string
 		rest string
@@ -931,6 +933,8 @@ func TestRESTConfigErrors(t *testing.T) {
 		{"POST not writable", `{"baseUrl": "http://127.0.0.1:1", "tools": {"make": {"method": "POST", "path": "/api/x"}}}`, "only when marked writable"},
 		{"undeclared path var", `{"baseUrl": "http://127.0.0.1:1", "tools": {"get": {"path": "/api/x/{id}"}}}`, "path uses {id}"},
 		{"retries too many", `{"baseUrl": "http://127.0.0.1:1", "openapi": "kb.json", "retries": 50}`, "retries: must be between 0 and 5"},
+		{"swagger 2", `{"baseUrl": "http://127.0.0.1:1", "openapi": "swagger.json"}`, "Swagger 2.0 documents are not supported"},
+		{"not JSON", `{"baseUrl": "http://127.0.0.1:1", "openapi": "junk.json"}`, "openapi: not a JSON document"},
 		{"unset env", `{"baseUrl": "http://127.0.0.1:1", "openapi": "kb.json", "headers": {"Authorization": "Bearer ${NO_SUCH_VAR_KB}"}}`, "NO_SUCH_VAR_KB is not set"},
 	}
 	for _, tc := range tests {
@@ -1008,6 +1012,37 @@ func TestRESTPetstoreImport(t *testing.T) {
 	want := []string{"findPetsByStatus", "findPetsByTags", "getPetById", "getInventory", "getOrderById", "loginUser", "logoutUser", "getUserByName"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("GET operations (-want +got):\n%s", diff)
+	}
+	// Every operation (GET or not) converts to schemas the reference validator
+	// compiles, and the gateway's own registration accepts.
+	var allIDs []string
+	for _, path := range sortedKeys(d.root["paths"].(map[string]any)) {
+		for _, op := range d.root["paths"].(map[string]any)[path].(map[string]any) {
+			if m, ok := op.(map[string]any); ok && m["operationId"] != nil {
+				allIDs = append(allIDs, m["operationId"].(string))
+			}
+		}
+	}
+	everything, err := restOps(&RESTConfig{OpenAPI: "x", Operations: allIDs, Writable: true}, data)
+	if err != nil || len(everything) != 19 {
+		t.Fatalf("all operations: %d, %v", len(everything), err)
+	}
+	p := newRESTPart("pets", &RESTConfig{BaseURL: "http://127.0.0.1:1"}, "", newLineRing(5))
+	defer p.close()
+	close(p.done)
+	srv := mcp.NewServer(mcp.Implementation{Name: "t", Version: "1"}, nil)
+	for _, op := range everything {
+		tool, err := p.tool(op, neverForwarded)
+		if err != nil {
+			t.Fatal(err)
+		}
+		compileSchema(t, tool.InputSchema)
+		if len(tool.OutputSchema) > 0 {
+			compileSchema(t, tool.OutputSchema)
+		}
+		if err := addTool(srv, &toolEntry{Tool: tool, Handler: p.handler(op, neverForwarded)}); err != nil {
+			t.Errorf("%s: %v", op.Name, err)
+		}
 	}
 	// Served through a gateway, every tool's schemas compile and a call goes through.
 	pet := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
