@@ -129,7 +129,7 @@ func (p *restPart) fetchDoc() ([]byte, error) {
 	req.Header.Set("Accept", "application/json")
 	resp, err := p.client.Do(req)
 	if err != nil {
-		return nil, err
+		return nil, errors.New(scrubErr(err, req.URL.String(), p.cfg.OpenAPI))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
@@ -282,6 +282,7 @@ func (p *restPart) handler(op *restOp, controlled map[string]bool) mcp.ToolHandl
 type builtRequest struct {
 	method string
 	url    string
+	shown  string // the URL as messages show it: ${NAME}s of baseUrl unexpanded, no query
 	header http.Header
 	body   []byte
 }
@@ -345,6 +346,7 @@ func (p *restPart) buildRequest(op *restOp, args map[string]any, incoming http.H
 		}
 	}
 	u := strings.TrimRight(expandEnv(p.cfg.BaseURL), "/") + path
+	shown := strings.TrimRight(p.cfg.BaseURL, "/") + path
 	if len(q) > 0 {
 		u += "?" + q.Encode()
 	}
@@ -358,7 +360,7 @@ func (p *restPart) buildRequest(op *restOp, args map[string]any, incoming http.H
 	}
 	h.Set("Accept", "application/json")
 	h.Set("User-Agent", "wiremcp-gateway")
-	br := &builtRequest{method: op.Method, url: u, header: h}
+	br := &builtRequest{method: op.Method, url: u, shown: shown, header: h}
 	if op.Body != nil {
 		if b, ok := args["body"]; ok {
 			data, err := json.Marshal(b)
@@ -447,7 +449,7 @@ func (p *restPart) once(ctx context.Context, br *builtRequest) (status int, ctyp
 }
 
 func (p *restPart) networkError(ctx context.Context, br *builtRequest, err error, attempt int) *mcp.CallToolResult {
-	what := br.method + " " + redactURL(br.url)
+	what := br.method + " " + br.shown
 	tries := ""
 	if attempt > 0 {
 		tries = fmt.Sprintf(" (after %d attempts)", attempt+1)
@@ -458,7 +460,7 @@ func (p *restPart) networkError(ctx context.Context, br *builtRequest, err error
 				"The backend is slow or overloaded; try again later, perhaps with a smaller limit.")
 		}
 	}
-	return restError("UNAVAILABLE", fmt.Sprintf("%s failed%s: %v", what, tries, scrubErr(err, br.url)), 0, true,
+	return restError("UNAVAILABLE", fmt.Sprintf("%s failed%s: %v", what, tries, scrubErr(err, br.url, br.shown)), 0, true,
 		"The backend could not be reached; try again later.")
 }
 
@@ -467,16 +469,10 @@ func isTimeout(err error) bool {
 	return errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
 }
 
-// redactURL drops the query (it may carry tokens) from a URL shown to the model.
-func redactURL(u string) string {
-	if i := strings.IndexByte(u, '?'); i >= 0 {
-		return u[:i]
-	}
-	return u
-}
-
-func scrubErr(err error, u string) string {
-	return strings.ReplaceAll(err.Error(), u, redactURL(u))
+// scrubErr is err's text with the URL requested (expanded, with its query) replaced
+// by the URL as shown.
+func scrubErr(err error, u, shown string) string {
+	return strings.ReplaceAll(err.Error(), u, shown)
 }
 
 // hints says what the model can do about a backend's status.

@@ -777,13 +777,18 @@ func TestRESTTimeoutsAndRetries(t *testing.T) {
 		dead := httptest.NewServer(http.NotFoundHandler())
 		url := dead.URL
 		dead.Close()
+		// The base URL's variable part stays a reference in what the model sees.
+		t.Setenv("KB_SECRET_PATH", "hush-9f3a")
 		tg2 := startGateway(t, fmt.Sprintf(`{"servers": {"kb": {"rest": {"baseUrl": %q, "retries": 1,
-			"tools": {"ping": {"path": "/api/projects"}}}}}}`, url))
+			"tools": {"ping": {"path": "/api/projects", "parameters": [{"name": "q", "in": "query"}]}}}}}}`, url+"/${KB_SECRET_PATH}"))
 		cs2 := tg2.connect(t, "/mcp/kb", nil)
-		res, sc := restCall(t, cs2, "ping", nil)
+		res, sc := restCall(t, cs2, "ping", map[string]any{"q": "term"})
 		e := restErr(t, res, sc)
 		if e["code"] != "UNAVAILABLE" || !strings.Contains(e["message"].(string), "after 2 attempts") {
 			t.Errorf("error %v", e)
+		}
+		if text := resultText(res); strings.Contains(text, "hush-9f3a") || strings.Contains(text, "q=term") || !strings.Contains(text, "${KB_SECRET_PATH}/api/projects") {
+			t.Errorf("message shows the expanded URL or its query: %s", text)
 		}
 	})
 }
