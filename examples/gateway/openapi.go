@@ -73,8 +73,16 @@ var methodsInOrder = []string{"get", "head", "options", "post", "put", "patch", 
 
 // openAPIDoc is a decoded document (json.Number for numbers).
 type openAPIDoc struct {
-	root map[string]any
+	root  map[string]any
+	nodes int // schema objects produced for the current operation
 }
+
+// maxInlinedNodes bounds the schema objects one operation's schemas may expand to
+// when their $refs are inlined: a document whose schemas refer to one another many
+// times over would otherwise grow exponentially.
+const maxInlinedNodes = 100000
+
+var errTooLarge = fmt.Errorf("schemas expand to more than %d objects once their $refs are inlined", maxInlinedNodes)
 
 // parseOpenAPI decodes and checks the outline of an OpenAPI 3.0/3.1 JSON document.
 func parseOpenAPI(data []byte) (*openAPIDoc, error) {
@@ -168,6 +176,9 @@ func (d *openAPIDoc) schema(v any, stack []string) (any, error) {
 	case bool:
 		return s, nil
 	case map[string]any:
+		if d.nodes++; d.nodes > maxInlinedNodes {
+			return nil, errTooLarge
+		}
 		if ref, ok := s["$ref"].(string); ok {
 			for _, r := range stack {
 				if r == ref {
@@ -358,6 +369,7 @@ func nameOps(ops []*restOp) {
 
 // operation converts one operation.
 func (d *openAPIDoc) operation(path, method, id string, item, opm map[string]any) (*restOp, error) {
+	d.nodes = 0
 	op := &restOp{ID: id, Method: strings.ToUpper(method), Path: path}
 	if op.ID == "" {
 		op.ID = method + strings.NewReplacer("/", "_", "{", "", "}", "").Replace(path)
