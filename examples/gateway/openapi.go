@@ -376,8 +376,10 @@ func (d *openAPIDoc) operation(path, method, id string, item, opm map[string]any
 	}
 	summary, _ := opm["summary"].(string)
 	desc, _ := opm["description"].(string)
-	op.Title = summary
-	op.Description = strings.TrimSpace(strings.Join(nonEmpty(summary, desc), "\n\n"))
+	// The summary is the title; the description says the rest (the summary when
+	// there is nothing else).
+	op.Title = strings.TrimSpace(summary)
+	op.Description = firstNonEmpty(strings.TrimSpace(desc), op.Title)
 	if op.Description == "" {
 		op.Description = op.Method + " " + path
 	}
@@ -483,16 +485,6 @@ func (d *openAPIDoc) operation(path, method, id string, item, opm map[string]any
 		}
 	}
 	return op, nil
-}
-
-func nonEmpty(s ...string) []string {
-	var out []string
-	for _, x := range s {
-		if strings.TrimSpace(x) != "" {
-			out = append(out, strings.TrimSpace(x))
-		}
-	}
-	return out
 }
 
 // outputSchema turns a response schema into a tool's output schema: an object schema
