@@ -1253,3 +1253,40 @@ func TestRESTDocumentUnavailable(t *testing.T) {
 		t.Errorf("tools without a document: %v", names)
 	}
 }
+
+// TestRESTEveryTransport calls a bridged tool over the legacy SSE route and as a
+// 2026-07-28 (stateless) client, with a scoping header forwarded in both.
+func TestRESTEveryTransport(t *testing.T) {
+	b := startKB(t, nil)
+	tg := kbGateway(t, b, `"forwardHeaders": ["x-request-id"]`)
+	sse := tg.connectSSE(t, "/mcp/kb/sse")
+	// A 2024-11-05 client has no structuredContent: the JSON text carries it all.
+	res, sc := restCall(t, sse, "search_entities", map[string]any{"projectId": p2, "limit": 3})
+	var fromText map[string]any
+	if err := json.Unmarshal([]byte(resultText(res)), &fromText); err != nil || res.IsError || sc != nil {
+		t.Fatalf("over SSE: %s (structured %v)", resultText(res), sc)
+	}
+	if es := items(t, fromText); len(es) != 3 || es[0]["projectId"] != p2 {
+		t.Errorf("over SSE: %s", resultText(res))
+	}
+	tr, err := streamable.NewClient(tg.srv.URL+"/mcp/kb", &streamable.ClientOptions{Header: http.Header{"X-Request-Id": {"modern-1"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	modern, err := mcp.NewClient(mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{ProtocolVersion: mcp.Revision20260728}).Connect(testCtx(t), tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer modern.Close()
+	res, sc = restCall(t, modern, "get_entity_graph", map[string]any{"projectId": p1, "entityId": "e0000001-0000-4000-8000-000000000002", "depth": 2})
+	if res.IsError || sc["data"].(map[string]any)["depth"] != 2.0 {
+		t.Errorf("2026-07-28 client: %s", resultText(res))
+	}
+	if got := b.lastHeader(t).Get("X-Request-Id"); got != "modern-1" {
+		t.Errorf("x-request-id from a 2026-07-28 client = %q", got)
+	}
+	res, _ = restCall(t, modern, "get_entity_graph", map[string]any{"projectId": p1, "entityId": "e0000001-0000-4000-8000-000000000002", "depth": 5})
+	if !res.IsError {
+		t.Error("2026-07-28 client: depth 5 accepted")
+	}
+}
