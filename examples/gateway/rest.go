@@ -32,6 +32,7 @@ import (
 type restPart struct {
 	name   string
 	cfg    *RESTConfig
+	limit  time.Duration // the server's timeout: bounds a whole call, retries included
 	dir    string
 	errs   *lineRing
 	client *http.Client
@@ -53,12 +54,12 @@ const maxRESTBody = 32 << 20
 // maxOpenAPIBytes caps an OpenAPI document fetched from a URL.
 const maxOpenAPIBytes = 16 << 20
 
-func newRESTPart(name string, cfg *RESTConfig, dir string, errs *lineRing) *restPart {
+func newRESTPart(name string, cfg *RESTConfig, limit time.Duration, dir string, errs *lineRing) *restPart {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = cfg.maxConcurrent()
 	tr.ResponseHeaderTimeout = cfg.timeout()
 	p := &restPart{
-		name: name, cfg: cfg, dir: dir, errs: errs,
+		name: name, cfg: cfg, limit: limit, dir: dir, errs: errs,
 		client: &http.Client{
 			Transport: tr,
 			// Redirects may not leave the API's host: the configured credentials go
@@ -273,6 +274,11 @@ func (p *restPart) handler(op *restOp, controlled map[string]bool) mcp.ToolHandl
 		if err != nil {
 			return restError("BAD_REQUEST", err.Error(), 0, false, "Fix the argument named in the message."), nil
 		}
+		if p.limit > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, p.limit)
+			defer cancel()
+		}
 		return p.do(ctx, op, hreq), nil
 	}
 }
@@ -390,7 +396,7 @@ func (p *restPart) do(ctx context.Context, op *restOp, br *builtRequest) *mcp.Ca
 	case p.sem <- struct{}{}:
 		defer func() { <-p.sem }()
 	case <-ctx.Done():
-		return restError("TIMEOUT", fmt.Sprintf("no request slot to %s became free before the call's deadline (%d requests in flight)", p.name, cap(p.sem)),
+		return restError("TIMEOUT", fmt.Sprintf("no request slot to %s became free within the call's time (%d requests in flight)", p.name, cap(p.sem)),
 			0, true, "The backend is busy; try again shortly.")
 	case <-p.ctx.Done():
 		return restError("UNAVAILABLE", "the server is shutting down", 0, true, "Try again shortly.")
@@ -454,11 +460,13 @@ func (p *restPart) networkError(ctx context.Context, br *builtRequest, err error
 	if attempt > 0 {
 		tries = fmt.Sprintf(" (after %d attempts)", attempt+1)
 	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return restError("TIMEOUT", fmt.Sprintf("%s: the call's time (%s) ran out%s", what, p.limit, tries), 0, true,
+			"The backend is slow or overloaded; try again later, perhaps with a smaller limit.")
+	}
 	if isTimeout(err) {
-		{
-			return restError("TIMEOUT", fmt.Sprintf("%s did not answer within %s%s", what, p.cfg.timeout(), tries), 0, true,
-				"The backend is slow or overloaded; try again later, perhaps with a smaller limit.")
-		}
+		return restError("TIMEOUT", fmt.Sprintf("%s did not answer within %s%s", what, p.cfg.timeout(), tries), 0, true,
+			"The backend is slow or overloaded; try again later, perhaps with a smaller limit.")
 	}
 	return restError("UNAVAILABLE", fmt.Sprintf("%s failed%s: %v", what, tries, scrubErr(err, br.url, br.shown)), 0, true,
 		"The backend could not be reached; try again later.")

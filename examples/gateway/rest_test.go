@@ -1032,7 +1032,7 @@ func TestRESTPetstoreImport(t *testing.T) {
 	if err != nil || len(everything) != 19 {
 		t.Fatalf("all operations: %d, %v", len(everything), err)
 	}
-	p := newRESTPart("pets", &RESTConfig{BaseURL: "http://127.0.0.1:1"}, "", newLineRing(5))
+	p := newRESTPart("pets", &RESTConfig{BaseURL: "http://127.0.0.1:1"}, time.Minute, "", newLineRing(5))
 	defer p.close()
 	close(p.done)
 	srv := mcp.NewServer(mcp.Implementation{Name: "t", Version: "1"}, nil)
@@ -1288,5 +1288,32 @@ func TestRESTEveryTransport(t *testing.T) {
 	res, _ = restCall(t, modern, "get_entity_graph", map[string]any{"projectId": p1, "entityId": "e0000001-0000-4000-8000-000000000002", "depth": 5})
 	if !res.IsError {
 		t.Error("2026-07-28 client: depth 5 accepted")
+	}
+}
+
+func TestRESTCallTimeout(t *testing.T) {
+	// The server's timeout bounds the whole call (the wait for a slot and the
+	// retries included), below the per-request timeout.
+	b := startKB(t, nil)
+	release := make(chan struct{})
+	defer close(release)
+	b.setFault(func(w http.ResponseWriter, r *http.Request) bool {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+		return true
+	})
+	tg := startGateway(t, fmt.Sprintf(`{"servers": {"kb": {"timeout": "400ms", "rest": {"baseUrl": %q, "openapi": %q, "timeout": "10s"}}}}`,
+		b.srv.URL, b.srv.URL+"/openapi.json"))
+	cs := tg.connect(t, "/mcp/kb", nil)
+	start := time.Now()
+	res, sc := restCall(t, cs, "list_projects", nil)
+	e := restErr(t, res, sc)
+	if e["code"] != "TIMEOUT" || !strings.Contains(e["message"].(string), "the call's time (400ms) ran out") {
+		t.Errorf("error %v", e)
+	}
+	if el := time.Since(start); el > 5*time.Second {
+		t.Errorf("took %v", el)
 	}
 }

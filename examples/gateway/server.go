@@ -69,7 +69,7 @@ func newServerRT(ctx context.Context, name string, cfg *ServerConfig, dir string
 		rt.parts = append(rt.parts, up)
 	}
 	if cfg.REST != nil {
-		rt.parts = append(rt.parts, newRESTPart(name, cfg.REST, dir, rt.errs))
+		rt.parts = append(rt.parts, newRESTPart(name, cfg.REST, cfg.timeout(), dir, rt.errs))
 	}
 	if cfg.Command != nil || len(cfg.Tools) > 0 || len(cfg.Resources) > 0 || len(cfg.Prompts) > 0 {
 		rt.parts = append(rt.parts, &staticPart{name: name, cfg: cfg, dir: dir, errs: rt.errs})
