@@ -193,7 +193,7 @@ func (p *restPart) tool(op *restOp, controlled map[string]bool) (*mcp.Tool, erro
 		ann.DestructiveHint = &destructive
 	}
 	t := &mcp.Tool{Name: op.Name, Title: op.Title, Description: op.Description, InputSchema: in, Annotations: ann}
-	if op.Output != nil {
+	if op.Output != nil && (p.cfg.OutputSchemas == nil || *p.cfg.OutputSchemas) {
 		out := make(map[string]any, len(op.Output))
 		for k, v := range op.Output {
 			out[k] = v

@@ -42,6 +42,7 @@ func TestRESTConfigErrors(t *testing.T) {
 		{"retries too many", `{"baseUrl": "http://127.0.0.1:1", "openapi": "kb.json", "retries": 50}`, "retries: must be between 0 and 5"},
 		{"swagger 2", `{"baseUrl": "http://127.0.0.1:1", "openapi": "swagger.json"}`, "Swagger 2.0 documents are not supported"},
 		{"not JSON", `{"baseUrl": "http://127.0.0.1:1", "openapi": "junk.json"}`, "openapi: not a JSON document"},
+		{"hop header forwarded", `{"baseUrl": "http://127.0.0.1:1", "openapi": "kb.json", "forwardHeaders": ["Transfer-Encoding"]}`, "cannot be forwarded"},
 		{"unset env", `{"baseUrl": "http://127.0.0.1:1", "openapi": "kb.json", "headers": {"Authorization": "Bearer ${NO_SUCH_VAR_KB}"}}`, "NO_SUCH_VAR_KB is not set"},
 	}
 	for _, tc := range tests {
@@ -337,5 +338,41 @@ func TestREADMERESTExample(t *testing.T) {
 	}
 	if c.Servers["kb"].REST == nil || len(c.Servers["status"].REST.Tools) != 1 {
 		t.Errorf("parsed as %+v", c.Servers)
+	}
+}
+
+func TestRESTOutputSchemaEnforced(t *testing.T) {
+	// An answer that breaks the document's schema fails the call with a protocol
+	// error naming the mismatch; with outputSchemas false it passes through.
+	b := startKB(t, nil)
+	b.setFault(func(w http.ResponseWriter, r *http.Request) bool {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"data": [{"id": 7}], "pagination": {"page": 1, "limit": 20, "total": 1, "hasMore": false}}`)
+		return true
+	})
+	for _, tc := range []struct {
+		extra   string
+		enforce bool
+	}{{"", true}, {`"outputSchemas": false`, false}} {
+		tg := kbGateway(t, b, tc.extra)
+		cs := tg.connect(t, "/mcp/kb", nil)
+		res, err := cs.CallTool(testCtx(t), &mcp.CallToolParams{Name: "list_projects", Arguments: json.RawMessage(`{}`)})
+		if tc.enforce {
+			if err == nil || !strings.Contains(err.Error(), "outputSchema") || !strings.Contains(err.Error(), "/data/0") {
+				t.Errorf("enforced: result %v, error %v", res, err)
+			}
+			continue
+		}
+		if err != nil || res.IsError || !strings.Contains(resultText(res), `"id":7`) {
+			t.Errorf("not enforced: result %v, error %v", res, err)
+		}
+		for tool, err := range cs.Tools(testCtx(t)) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(tool.OutputSchema) != 0 {
+				t.Errorf("%s declares an output schema", tool.Name)
+			}
+		}
 	}
 }

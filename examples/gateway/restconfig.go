@@ -45,6 +45,10 @@ type RESTConfig struct {
 	// MaxResponseBytes is the byte budget of a tool result (65536 when zero): a
 	// larger response is cut, with a marker saying so.
 	MaxResponseBytes int `json:"maxResponseBytes,omitempty"`
+	// OutputSchemas, when false, declares no output schemas (for an API whose
+	// answers do not follow its document: a declared schema is enforced, and an
+	// answer that breaks it fails the call). Default true.
+	OutputSchemas *bool `json:"outputSchemas,omitempty"`
 }
 
 // RESTToolConfig declares one tool over an HTTP API.
@@ -113,6 +117,11 @@ func (c *RESTConfig) budget() int {
 // neverForwarded are the client's credentials: no configuration may copy them.
 var neverForwarded = map[string]bool{"authorization": true, "cookie": true, "proxy-authorization": true}
 
+// hopHeaders belong to one HTTP connection or to a message's framing, not to the
+// request: they cannot be forwarded.
+var hopHeaders = map[string]bool{"connection": true, "keep-alive": true, "proxy-connection": true, "te": true, "trailer": true,
+	"transfer-encoding": true, "upgrade": true, "host": true, "content-length": true, "content-type": true, "accept": true}
+
 func (v *validator) intRange(lo, hi int) field {
 	return func(path string, val any) {
 		n, ok := val.(json.Number)
@@ -161,6 +170,7 @@ func (v *validator) rest(path string, val any) {
 		"retries":          v.intRange(0, maxRESTRetries),
 		"maxConcurrent":    v.intRange(1, 1024),
 		"maxResponseBytes": v.intRange(256, 64<<20),
+		"outputSchemas":    v.boolean,
 	}, "baseUrl")
 }
 
@@ -186,6 +196,8 @@ func (v *validator) restSem(p string, c *RESTConfig, dir string) {
 			v.add(hp, "is not a valid header name")
 		case neverForwarded[strings.ToLower(h)]:
 			v.add(hp, "%s is a client credential and is never forwarded; set the backend's credentials under headers", h)
+		case hopHeaders[strings.ToLower(h)]:
+			v.add(hp, "%s belongs to the client's own connection or message and cannot be forwarded", h)
 		}
 	}
 	if (c.OpenAPI == "") == (len(c.Tools) == 0) {
