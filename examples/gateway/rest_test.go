@@ -327,6 +327,7 @@ func TestRESTValidationBeforeBackend(t *testing.T) {
 		{"limit above 100", "search_entities", map[string]any{"projectId": p1, "limit": 101}, []string{"/limit", "<= 100"}},
 		{"limit 0", "list_projects", map[string]any{"limit": 0}, []string{"/limit", ">= 1"}},
 		{"page 0", "list_projects", map[string]any{"page": 0}, []string{"/page", ">= 1"}},
+		{"page too far", "list_projects", map[string]any{"page": 1e12}, []string{"/page", "<= 1000000"}},
 		{"page not an integer", "list_projects", map[string]any{"page": 1.5}, []string{"/page", "integer"}},
 		{"page as a string", "list_projects", map[string]any{"page": "2"}, []string{"/page", "integer"}},
 		{"depth 3", "get_entity_graph", map[string]any{"projectId": p1, "entityId": ent, "depth": 3}, []string{"/depth", "1", "2"}},

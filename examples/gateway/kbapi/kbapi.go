@@ -209,19 +209,19 @@ func intParam(r *http.Request, name string, def, lo, hi int) (int, *apiError) {
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < lo || n > hi {
-		if hi == 0 {
-			return 0, badRequest("%s must be an integer >= %d (got %q)", name, lo, s)
-		}
 		return 0, badRequest("%s must be an integer from %d to %d (got %q)", name, lo, hi, s)
 	}
 	return n, nil
 }
 
+// maxPage is the highest page number asked for (far beyond any list here).
+const maxPage = 1000000
+
 // page cuts one page of items.
 func page[T any](r *http.Request, items []T) (any, *apiError) {
-	pg, e := intParam(r, "page", 1, 1, 1<<30)
+	pg, e := intParam(r, "page", 1, 1, maxPage)
 	if e != nil {
-		return nil, badRequest("page must be an integer >= 1 (got %q)", r.URL.Query().Get("page"))
+		return nil, e
 	}
 	limit, e := intParam(r, "limit", 20, 1, 100)
 	if e != nil {
