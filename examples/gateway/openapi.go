@@ -190,7 +190,34 @@ func (d *openAPIDoc) schema(v any, stack []string) (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			return d.schema(target, append(stack, ref))
+			res, err := d.schema(target, append(stack, ref))
+			if err != nil || len(s) == 1 {
+				return res, err
+			}
+			// OpenAPI 3.1 allows keywords beside $ref (a description, examples):
+			// they apply on top of the referenced schema.
+			rm, ok := res.(map[string]any)
+			if !ok {
+				return res, nil
+			}
+			rest := make(map[string]any, len(s)-1)
+			for k, v := range s {
+				if k != "$ref" {
+					rest[k] = v
+				}
+			}
+			over, err := d.schema(rest, stack)
+			if err != nil {
+				return nil, err
+			}
+			merged := make(map[string]any, len(rm)+len(rest))
+			for k, v := range rm {
+				merged[k] = v
+			}
+			for k, v := range over.(map[string]any) {
+				merged[k] = v
+			}
+			return merged, nil
 		}
 		out := make(map[string]any, len(s))
 		for k, val := range s {

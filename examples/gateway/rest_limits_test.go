@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wiremcp/wiremcp/conformance"
 	"github.com/wiremcp/wiremcp/examples/gateway/kbapi"
 	"github.com/wiremcp/wiremcp/mcp"
 	"github.com/wiremcp/wiremcp/transport/streamable"
@@ -307,4 +308,18 @@ func TestRESTEveryTransport(t *testing.T) {
 	if !res.IsError {
 		t.Error("2026-07-28 client: depth 5 accepted")
 	}
+}
+
+// TestConformanceRESTServer runs our conformance suite, every revision, against a
+// rest server bridging the demo API (its structured-output checks call the tools
+// with arguments built from the schemas' examples), and over the SSE route.
+func TestConformanceRESTServer(t *testing.T) {
+	b := startKB(t, nil)
+	tg := kbGateway(t, b, "")
+	t.Run("streamable", func(t *testing.T) {
+		conformance.Run(t, conformance.Target{URL: tg.srv.URL + "/mcp/kb"}, &conformance.Options{Revision: conformance.RevisionAll})
+	})
+	t.Run("sse", func(t *testing.T) {
+		conformance.Run(t, conformance.Target{SSEURL: tg.srv.URL + "/mcp/kb/sse"}, nil)
+	})
 }

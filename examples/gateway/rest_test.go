@@ -184,6 +184,10 @@ func TestRESTTools(t *testing.T) {
 	if diff := cmp.Diff([]string{"projectId"}, in.Required); diff != "" {
 		t.Errorf("search_entities required (-want +got):\n%s", diff)
 	}
+	// Keywords beside a $ref (OpenAPI 3.1) apply on top of the referenced schema.
+	if ex, _ := in.Properties["projectId"]["examples"].([]any); len(ex) != 1 || in.Properties["projectId"]["pattern"] == nil {
+		t.Errorf("projectId schema %v: the $ref and its sibling examples were not merged", in.Properties["projectId"])
+	}
 	if in.Properties["projectId"]["format"] != "uuid" || in.Properties["limit"]["maximum"] != 100.0 {
 		t.Errorf("projectId/limit schemas: %v %v", in.Properties["projectId"], in.Properties["limit"])
 	}
