@@ -74,7 +74,8 @@ var methodsInOrder = []string{"get", "head", "options", "post", "put", "patch", 
 // openAPIDoc is a decoded document (json.Number for numbers).
 type openAPIDoc struct {
 	root  map[string]any
-	nodes int // schema objects produced for the current operation
+	order []string // the keys of "paths" in the document's order
+	nodes int      // schema objects produced for the current operation
 }
 
 // maxInlinedNodes bounds the schema objects one operation's schemas may expand to
@@ -106,7 +107,69 @@ func parseOpenAPI(data []byte) (*openAPIDoc, error) {
 	if _, ok := root["paths"].(map[string]any); !ok {
 		return nil, errors.New(`"paths" must be an object`)
 	}
-	return &openAPIDoc{root: root}, nil
+	return &openAPIDoc{root: root, order: pathsOrder(data)}, nil
+}
+
+// pathsOrder returns the members of the document's "paths" object in the order they
+// are written (a decoded map has none), or nil if the document cannot be read so.
+func pathsOrder(data []byte) []string {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	// skip reads one value whose first token is t.
+	skip := func(t json.Token) error {
+		depth := 0
+		for {
+			if d, ok := t.(json.Delim); ok {
+				if d == '{' || d == '[' {
+					depth++
+				} else {
+					depth--
+				}
+			}
+			if depth == 0 {
+				return nil
+			}
+			var err error
+			if t, err = dec.Token(); err != nil {
+				return err
+			}
+		}
+	}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		t, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		if k != "paths" {
+			if skip(t) != nil {
+				return nil
+			}
+			continue
+		}
+		if t != json.Delim('{') {
+			return nil
+		}
+		var keys []string
+		for dec.More() {
+			pk, err := dec.Token()
+			if err != nil {
+				return nil
+			}
+			keys = append(keys, pk.(string))
+			v, err := dec.Token()
+			if err != nil || skip(v) != nil {
+				return nil
+			}
+		}
+		return keys
+	}
+	return nil
 }
 
 // pointer resolves a local reference ("#/components/schemas/Pet").
@@ -314,7 +377,8 @@ func jsonMediaSchema(content any) (any, bool) {
 
 // operations lists the operations to offer: every GET operation when include is
 // empty, otherwise exactly the operationIds (or "METHOD /path") in include, which
-// may name any method. Returned in path order, then method order.
+// may name any method. Returned in the document's order of paths, then in method
+// order.
 func (d *openAPIDoc) operations(include []string) ([]*restOp, error) {
 	paths := d.root["paths"].(map[string]any)
 	want := map[string]bool{}
@@ -324,7 +388,16 @@ func (d *openAPIDoc) operations(include []string) ([]*restOp, error) {
 	found := map[string]bool{}
 	var ops []*restOp
 	var errs []string
-	for _, path := range sortedKeys(paths) {
+	// The document's order, then (if it could not be read) the rest sorted.
+	var order []string
+	seen := map[string]bool{}
+	for _, p := range append(append([]string(nil), d.order...), sortedKeys(paths)...) {
+		if _, ok := paths[p]; ok && !seen[p] {
+			seen[p] = true
+			order = append(order, p)
+		}
+	}
+	for _, path := range order {
 		item, err := d.deref(paths[path])
 		if err != nil {
 			errs = append(errs, fmt.Sprintf("paths[%q]: %v", path, err))

@@ -234,9 +234,9 @@ func TestMCPToolName(t *testing.T) {
 func TestRESTNamesAndPaths(t *testing.T) {
 	long := "list" + strings.Repeat("_everything", 8)
 	doc := fmt.Sprintf(`{"openapi": "3.1.0", "info": {"title": "t", "version": "1"}, "paths": {
+	  "/c": {"get": {"operationId": %q, "responses": {}}},
 	  "/a": {"get": {"operationId": "a.b", "responses": {}}},
 	  "/b": {"get": {"operationId": "a_b", "responses": {}}},
-	  "/c": {"get": {"operationId": %q, "responses": {}}},
 	  "/d/{name}": {"get": {"responses": {"200": {"description": "ok", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Node"}}}}},
 	                        "parameters": [{"name": "name", "in": "path", "required": true, "schema": {"type": "string"}},
 	                                       {"name": "session", "in": "cookie", "schema": {"type": "string"}},
@@ -258,8 +258,11 @@ func TestRESTNamesAndPaths(t *testing.T) {
 		}
 		names[op.Name] = true
 	}
-	if len(ops) != 4 || !strings.HasPrefix(ops[0].Name, "a_b_") || !strings.HasPrefix(ops[1].Name, "a_b_") || len(ops[2].Name) != 64 || ops[3].Name != "get_d_name" {
+	if len(ops) != 4 || len(ops[0].Name) != 64 || !strings.HasPrefix(ops[1].Name, "a_b_") || !strings.HasPrefix(ops[2].Name, "a_b_") || ops[3].Name != "get_d_name" {
 		t.Errorf("names: %s, %s, %s, %s", ops[0].Name, ops[1].Name, ops[2].Name, ops[3].Name)
+	}
+	if order := pathsOrder([]byte(doc)); !slices.Equal(order, []string{"/c", "/a", "/b", "/d/{name}", "/e"}) {
+		t.Errorf("paths order %v", order)
 	}
 	// Cookie and Authorization parameters are never arguments; a recursive schema is cut.
 	in, _ := json.Marshal(ops[3].inputSchema(neverForwarded))
