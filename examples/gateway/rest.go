@@ -42,10 +42,11 @@ type restPart struct {
 	cancel context.CancelFunc
 	done   chan struct{} // closed when the start goroutine (a URL document) ended
 
-	mu     sync.Mutex
-	state  string
-	detail string
-	tools  int
+	mu      sync.Mutex
+	started bool // start ran (so done will be closed)
+	state   string
+	detail  string
+	tools   int
 }
 
 // maxRESTBody caps what is read of any response (the budget cuts results further).
@@ -83,6 +84,9 @@ func newRESTPart(name string, cfg *RESTConfig, limit time.Duration, dir string, 
 }
 
 func (p *restPart) start(ctx context.Context, reg *registry) error {
+	p.mu.Lock()
+	p.started = true
+	p.mu.Unlock()
 	if p.cfg.OpenAPI == "" || !isURL(p.cfg.OpenAPI) {
 		var doc []byte
 		if p.cfg.OpenAPI != "" {
@@ -118,7 +122,14 @@ func (p *restPart) start(ctx context.Context, reg *registry) error {
 }
 
 // waitFirstStart waits for a document fetched from a URL (bounded by the timeout).
-func (p *restPart) waitFirstStart() { <-p.done }
+func (p *restPart) waitFirstStart() {
+	p.mu.Lock()
+	started := p.started
+	p.mu.Unlock()
+	if started {
+		<-p.done
+	}
+}
 
 func (p *restPart) fetchDoc() ([]byte, error) {
 	ctx, cancel := context.WithTimeout(p.ctx, p.cfg.timeout())
@@ -225,9 +236,16 @@ func (p *restPart) tool(op *restOp, controlled map[string]bool) (*mcp.Tool, erro
 	return t, nil
 }
 
+// close may be called without start (when another part of the server failed to
+// start first).
 func (p *restPart) close() {
 	p.cancel()
-	<-p.done
+	p.mu.Lock()
+	started := p.started
+	p.mu.Unlock()
+	if started {
+		<-p.done
+	}
 	p.client.CloseIdleConnections()
 }
 

@@ -136,8 +136,7 @@ func TestRESTPetstoreImport(t *testing.T) {
 		t.Fatalf("all operations: %d, %v", len(everything), err)
 	}
 	p := newRESTPart("pets", &RESTConfig{BaseURL: "http://127.0.0.1:1"}, time.Minute, "", newLineRing(5))
-	defer p.close()
-	close(p.done)
+	defer p.close() // never started: must not wait
 	srv := mcp.NewServer(mcp.Implementation{Name: "t", Version: "1"}, nil)
 	for _, op := range everything {
 		tool, err := p.tool(op, neverForwarded)

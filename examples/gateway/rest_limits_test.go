@@ -323,3 +323,16 @@ func TestConformanceRESTServer(t *testing.T) {
 		conformance.Run(t, conformance.Target{SSEURL: tg.srv.URL + "/mcp/kb/sse"}, nil)
 	})
 }
+
+// TestRESTCloseUnstarted: a part that never started (another part of its server
+// failed first) closes at once.
+func TestRESTCloseUnstarted(t *testing.T) {
+	p := newRESTPart("kb", &RESTConfig{BaseURL: "http://127.0.0.1:1", OpenAPI: "http://127.0.0.1:1/openapi.json"}, time.Minute, "", newLineRing(5))
+	done := make(chan struct{})
+	go func() { p.waitFirstStart(); p.close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("close of a part that never started blocks")
+	}
+}
