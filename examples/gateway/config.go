@@ -46,6 +46,8 @@ type ServerConfig struct {
 	Tools       map[string]*ToolConfig     `json:"tools,omitempty"`
 	Resources   map[string]*ResourceConfig `json:"resources,omitempty"`
 	Prompts     map[string]*PromptConfig   `json:"prompts,omitempty"`
+	// REST is an HTTP API whose operations are offered as tools (restconfig.go).
+	REST *RESTConfig `json:"rest,omitempty"`
 	// AllowTools, when set, keeps only these tools (by their upstream name).
 	AllowTools []string `json:"allowTools,omitempty"`
 	// DenyTools hides these tools (by their upstream name).
@@ -419,6 +421,7 @@ func (v *validator) server(path string, val any) {
 		"enabled":     v.boolean,
 		"mcp":         v.mcp,
 		"command":     v.command,
+		"rest":        v.rest,
 		"tools": v.mapOf(func(p string, val any) {
 			v.object(p, val, map[string]field{
 				"title":       v.str,
@@ -520,8 +523,11 @@ func (v *validator) semantic(c *Config) {
 		} else if reservedNames[name] {
 			v.add(p, "%q is reserved (it is a route of its own)", name)
 		}
-		if s.MCP == nil && s.Command == nil && len(s.Tools) == 0 && len(s.Resources) == 0 && len(s.Prompts) == 0 {
-			v.add(p, "defines nothing: give it mcp, command, tools, resources or prompts")
+		if s.MCP == nil && s.Command == nil && s.REST == nil && len(s.Tools) == 0 && len(s.Resources) == 0 && len(s.Prompts) == 0 {
+			v.add(p, "defines nothing: give it mcp, command, rest, tools, resources or prompts")
+		}
+		if s.REST != nil {
+			v.restSem(p+".rest", s.REST, c.dir)
 		}
 		if s.MCP != nil {
 			mp := p + ".mcp"

@@ -22,10 +22,15 @@ func demoConfig() (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
+	kb, err := demoRESTServer()
+	if err != nil {
+		return nil, err
+	}
 	cfg := map[string]any{
 		"title": "wiremcp gateway (demo)",
 		"all":   true,
 		"servers": map[string]any{
+			"kb": kb,
 			"echo": map[string]any{
 				"description": "A stdio MCP server run as a supervised child process: echo and add.",
 				"mcp":         map[string]any{"command": []string{self, "demo-upstream"}},

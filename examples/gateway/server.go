@@ -56,12 +56,19 @@ func newServerRT(ctx context.Context, name string, cfg *ServerConfig, dir string
 			rt.hooks.rootsChanged(ctx, ss)
 		}
 	}
+	if cfg.REST != nil && opts.Capabilities == nil {
+		// Tools from a document at a URL arrive after clients may have connected.
+		opts.Capabilities = &mcp.ServerCapabilities{Tools: &mcp.ListChangedCapability{ListChanged: true}}
+	}
 	rt.srv = mcp.NewServer(mcp.Implementation{Name: name, Version: "gateway"}, opts)
 	rt.reg = newRegistry(rt.srv, cfg, rt.errs, onChange)
 	if cfg.MCP != nil {
 		up = newUpstreamPart(name, cfg, dir, o.Logger.With("server", name), rt.srv, rt.errs, updated)
 		rt.hooks = up
 		rt.parts = append(rt.parts, up)
+	}
+	if cfg.REST != nil {
+		rt.parts = append(rt.parts, newRESTPart(name, cfg.REST, cfg.timeout(), dir, rt.errs))
 	}
 	if cfg.Command != nil || len(cfg.Tools) > 0 || len(cfg.Resources) > 0 || len(cfg.Prompts) > 0 {
 		rt.parts = append(rt.parts, &staticPart{name: name, cfg: cfg, dir: dir, errs: rt.errs})
