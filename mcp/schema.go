@@ -2,11 +2,15 @@ package mcp
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
+	"strconv"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 )
 
 // compiledSchema is a JSON Schema compiled once, at registration (a tool's input or
@@ -96,10 +100,7 @@ func describeValidation(ve *jsonschema.ValidationError) string {
 			return
 		}
 		loc := "/" + strings.Join(escapePointer(e.InstanceLocation), "/")
-		msg := "invalid"
-		if out := e.BasicOutput(); out != nil && out.Error != nil {
-			msg = out.Error.String()
-		}
+		msg := leafMessage(e)
 		if p := "at " + loc + ": " + msg; !seen[p] {
 			seen[p] = true
 			uniq = append(uniq, p)
@@ -110,6 +111,51 @@ func describeValidation(ve *jsonschema.ValidationError) string {
 		uniq = append(uniq[:5], fmt.Sprintf("and %d more", len(uniq)-5))
 	}
 	return strings.Join(uniq, "; ")
+}
+
+// leafMessage says what failed: in plain words and plain numbers for the bounds and
+// formats a model most often gets wrong (what is accepted, then what was sent), in
+// the validator's own words for the rest.
+func leafMessage(e *jsonschema.ValidationError) string {
+	switch k := e.ErrorKind.(type) {
+	case *kind.Minimum:
+		return fmt.Sprintf("must be >= %s (got %s)", ratString(k.Want), ratString(k.Got))
+	case *kind.Maximum:
+		return fmt.Sprintf("must be <= %s (got %s)", ratString(k.Want), ratString(k.Got))
+	case *kind.ExclusiveMinimum:
+		return fmt.Sprintf("must be > %s (got %s)", ratString(k.Want), ratString(k.Got))
+	case *kind.ExclusiveMaximum:
+		return fmt.Sprintf("must be < %s (got %s)", ratString(k.Want), ratString(k.Got))
+	case *kind.MultipleOf:
+		return fmt.Sprintf("must be a multiple of %s (got %s)", ratString(k.Want), ratString(k.Got))
+	case *kind.Format:
+		return fmt.Sprintf("%s is not a valid %s", jsonText(k.Got), k.Want)
+	}
+	if out := e.BasicOutput(); out != nil && out.Error != nil {
+		return out.Error.String()
+	}
+	return "invalid"
+}
+
+// ratString writes r as a plain decimal number.
+func ratString(r *big.Rat) string {
+	if r == nil {
+		return "?"
+	}
+	if r.IsInt() {
+		return r.Num().String()
+	}
+	f, _ := r.Float64()
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+// jsonText writes v, a value of the instance, as JSON.
+func jsonText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
 }
 
 // escapePointer escapes the tokens of a JSON Pointer (RFC 6901).

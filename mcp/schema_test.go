@@ -86,9 +86,35 @@ func TestValidationErrorNamesLocations(t *testing.T) {
 	if err == nil {
 		t.Fatal("invalid document accepted")
 	}
-	for _, want := range []string{"at /: missing property 'm'", "at /n: minimum", "at /a~1b:"} {
+	for _, want := range []string{"at /: missing property 'm'", "at /n: must be >= 3 (got 1)", "at /a~1b:"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not contain %q", err, want)
+		}
+	}
+}
+
+// Bounds and formats are said in plain words and plain numbers: what is accepted, then
+// what was sent.
+func TestValidationMessages(t *testing.T) {
+	cs, err := compileToolSchema([]byte(`{"type":"object","properties":{
+		"a":{"type":"integer","maximum":1000000},
+		"b":{"type":"number","exclusiveMinimum":0.5},
+		"c":{"type":"integer","multipleOf":5},
+		"d":{"type":"string","format":"date"},
+		"e":{"type":"integer","minimum":1}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for doc, want := range map[string]string{
+		`{"a":1000000000000}`: "at /a: must be <= 1000000 (got 1000000000000)",
+		`{"b":0.25}`:          "at /b: must be > 0.5 (got 0.25)",
+		`{"c":7}`:             "at /c: must be a multiple of 5 (got 7)",
+		`{"d":"2025-02-30"}`:  `at /d: "2025-02-30" is not a valid date`,
+		`{"e":0}`:             "at /e: must be >= 1 (got 0)",
+	} {
+		err := cs.validateJSON([]byte(doc))
+		if err == nil || err.Error() != want {
+			t.Errorf("%s: %v, want %q", doc, err, want)
 		}
 	}
 }
