@@ -3,7 +3,7 @@ package mcp
 import (
 	"slices"
 
-	revs "github.com/wiremcp/wiremcp/internal/revision"
+	revs "github.com/wiremcp/wiremcp/transport/revision"
 )
 
 // Protocol revisions this package speaks (the module's one list, shared with the

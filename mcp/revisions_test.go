@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	revs "github.com/wiremcp/wiremcp/internal/revision"
+	revs "github.com/wiremcp/wiremcp/transport/revision"
 )
 
 // The table has one row for each revision of the module's list, in its order, and
@@ -15,7 +15,7 @@ func TestRevisionTableMatchesModuleList(t *testing.T) {
 	}
 	for _, r := range revisionTable {
 		if r.stateless == revs.Handshake(r.name) {
-			t.Errorf("%s: stateless %v, but internal/revision says handshake %v", r.name, r.stateless, revs.Handshake(r.name))
+			t.Errorf("%s: stateless %v, but transport/revision says handshake %v", r.name, r.stateless, revs.Handshake(r.name))
 		}
 	}
 }

@@ -43,13 +43,13 @@ func TestDependencyRules(t *testing.T) {
 		allowed []string
 	}{
 		{"jsonrpc and transports: standard library only", []string{"./jsonrpc/...", "./transport/..."},
-			[]string{mod + "/jsonrpc", mod + "/transport", mod + "/internal/revision"}},
+			[]string{mod + "/jsonrpc", mod + "/transport"}},
 		// The one schema validator of the repository, and what it depends on
 		// (golang.org/x/text, for its messages).
 		// Authorization stands beside mcp on the standard library alone.
 		{"auth: standard library only", []string{"./auth/..."}, []string{mod + "/auth"}},
 		{"mcp: jsonrpc and jsonschema/v6", []string{"./mcp/..."},
-			[]string{mod + "/jsonrpc", mod + "/mcp", mod + "/internal/revision", "github.com/santhosh-tekuri/jsonschema/v6", "golang.org/x/text"}},
+			[]string{mod + "/jsonrpc", mod + "/mcp", mod + "/transport/revision", "github.com/santhosh-tekuri/jsonschema/v6", "golang.org/x/text"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

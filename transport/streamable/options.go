@@ -2,7 +2,7 @@ package streamable
 
 import (
 	"context"
-	"github.com/wiremcp/wiremcp/internal/revision"
+	"github.com/wiremcp/wiremcp/transport/revision"
 	"log/slog"
 	"net/http"
 	"time"

@@ -1,8 +1,8 @@
-// Package revision is the one list of MCP protocol revisions, shared by package mcp
-// (which keeps what differs between them in its own table, keyed by these names)
-// and the transports (which only need to know the names, which of them negotiate
-// through initialize, and their order). It imports nothing outside the standard
-// library.
+// Package revision is the one list of MCP protocol revisions, shared by the
+// transports (which only need the names, which of them negotiate through initialize,
+// and their order) and package mcp (which keeps what differs between them in its own
+// table, keyed by these names). It lives under transport/ so that the transports
+// keep to their own tree, and imports nothing.
 package revision
 
 // The dated revisions, oldest first.
