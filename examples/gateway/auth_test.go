@@ -2,9 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
-	"encoding/base64"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -15,54 +12,17 @@ import (
 	"time"
 
 	"github.com/wiremcp/wiremcp/auth"
+	"github.com/wiremcp/wiremcp/auth/authtest"
 	"github.com/wiremcp/wiremcp/mcp"
 	"github.com/wiremcp/wiremcp/transport/streamable"
 )
-
-// issuer publishes RFC 8414 metadata and an Ed25519 JWKS, and signs RFC 9068 access
-// tokens.
-type issuer struct {
-	url string
-	key ed25519.PrivateKey
-}
-
-func newIssuer(t *testing.T) *issuer {
-	_, key, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	is := &issuer{key: key}
-	mux := http.NewServeMux()
-	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]any{"issuer": is.url, "jwks_uri": is.url + "/jwks"})
-	})
-	mux.HandleFunc("/jwks", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		x := base64.RawURLEncoding.EncodeToString(key.Public().(ed25519.PublicKey))
-		json.NewEncoder(w).Encode(map[string]any{"keys": []any{map[string]string{"kty": "OKP", "crv": "Ed25519", "kid": "k1", "x": x}}})
-	})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	is.url = srv.URL
-	return is
-}
-
-func (is *issuer) token(sub, aud, scope string) string {
-	enc := base64.RawURLEncoding
-	h, _ := json.Marshal(map[string]string{"alg": "EdDSA", "kid": "k1", "typ": "at+jwt"})
-	now := time.Now().Unix()
-	c, _ := json.Marshal(map[string]any{"iss": is.url, "sub": sub, "aud": aud, "scope": scope, "exp": now + 300, "iat": now, "client_id": "c", "jti": sub})
-	in := enc.EncodeToString(h) + "." + enc.EncodeToString(c)
-	return in + "." + enc.EncodeToString(ed25519.Sign(is.key, []byte(in)))
-}
 
 // TestAuthRequired: with -auth-issuer, every route needs a token of that issuer for
 // the gateway's audience with the configured scope; the metadata names the issuer;
 // a session is its principal's only; the client's token never reaches a backend.
 func TestAuthRequired(t *testing.T) {
 	const aud = "https://gateway.example/mcp"
-	is := newIssuer(t)
+	is := authtest.NewIssuer(t)
 	cfg, err := ParseConfig([]byte(`{"servers": {"notes": {"description": "Notes.",
 	  "resources": {"readme": {"uri": "note://readme", "name": "readme", "text": "hello"}}}}}`), t.TempDir())
 	if err != nil {
@@ -72,7 +32,7 @@ func TestAuthRequired(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ac := authConfig{issuer: is.url, audience: aud, scope: "mcp:use"}
+	ac := authConfig{issuer: is.URL, audience: aud, scope: "mcp:use"}
 	if err := ac.check(); err != nil {
 		t.Fatal(err)
 	}
@@ -102,9 +62,9 @@ func TestAuthRequired(t *testing.T) {
 		status      int
 	}{
 		{"none", "", 401},
-		{"other audience", is.token("alice", "https://other.example/mcp", "mcp:use"), 401},
-		{"tampered", is.token("alice", aud, "mcp:use") + "x", 401},
-		{"missing scope", is.token("alice", aud, "other"), 403},
+		{"other audience", is.Token("alice", "https://other.example/mcp", "mcp:use"), 401},
+		{"tampered", is.Token("alice", aud, "mcp:use") + "x", 401},
+		{"missing scope", is.Token("alice", aud, "other"), 403},
 	} {
 		resp := get("/mcp", tc.token)
 		if resp.StatusCode != tc.status {
@@ -114,7 +74,7 @@ func TestAuthRequired(t *testing.T) {
 			t.Errorf("%s: WWW-Authenticate %q names no resource_metadata", tc.name, challenge)
 		}
 	}
-	if resp := get("/mcp", is.token("alice", aud, "mcp:use")); resp.StatusCode != 200 {
+	if resp := get("/mcp", is.Token("alice", aud, "mcp:use")); resp.StatusCode != 200 {
 		t.Errorf("GET /mcp with a good token: %d", resp.StatusCode)
 	}
 	// The protected resource metadata is public and names the issuer.
@@ -128,14 +88,14 @@ func TestAuthRequired(t *testing.T) {
 	}
 	json.NewDecoder(resp.Body).Decode(&prm)
 	resp.Body.Close()
-	if resp.StatusCode != 200 || prm.Resource != aud || len(prm.AuthorizationServers) != 1 || prm.AuthorizationServers[0] != is.url {
+	if resp.StatusCode != 200 || prm.Resource != aud || len(prm.AuthorizationServers) != 1 || prm.AuthorizationServers[0] != is.URL {
 		t.Fatalf("metadata: %d %+v", resp.StatusCode, prm)
 	}
 
 	// An MCP client with Alice's token lists and reads; Bob cannot use her session.
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	alice := is.token("alice", aud, "mcp:use")
+	alice := is.Token("alice", aud, "mcp:use")
 	tr, err := streamable.NewClient(srv.URL+"/mcp/notes", &streamable.ClientOptions{Header: http.Header{"Authorization": {"Bearer " + alice}}})
 	if err != nil {
 		t.Fatal(err)
@@ -154,7 +114,7 @@ func TestAuthRequired(t *testing.T) {
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
 	req.Header.Set("Mcp-Session-Id", tr.SessionID())
-	req.Header.Set("Authorization", "Bearer "+is.token("bob", aud, "mcp:use"))
+	req.Header.Set("Authorization", "Bearer "+is.Token("bob", aud, "mcp:use"))
 	bob, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

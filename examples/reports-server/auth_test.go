@@ -2,60 +2,19 @@ package main
 
 import (
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/wiremcp/wiremcp/auth"
+	"github.com/wiremcp/wiremcp/auth/authtest"
 	"github.com/wiremcp/wiremcp/bindings/reports"
 	"github.com/wiremcp/wiremcp/mcp"
 	"github.com/wiremcp/wiremcp/transport/streamable"
 )
-
-// testIssuer publishes RFC 8414 metadata and an Ed25519 JWKS, and signs RFC 9068
-// access tokens.
-type testIssuer struct {
-	url string
-	key ed25519.PrivateKey
-}
-
-func newTestIssuer(t *testing.T) *testIssuer {
-	_, key, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ti := &testIssuer{key: key}
-	mux := http.NewServeMux()
-	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]any{"issuer": ti.url, "jwks_uri": ti.url + "/jwks"})
-	})
-	mux.HandleFunc("/jwks", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		x := base64.RawURLEncoding.EncodeToString(key.Public().(ed25519.PublicKey))
-		json.NewEncoder(w).Encode(map[string]any{"keys": []any{map[string]string{"kty": "OKP", "crv": "Ed25519", "kid": "k1", "x": x}}})
-	})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	ti.url = srv.URL
-	return ti
-}
-
-func (ti *testIssuer) token(sub, aud, scope string) string {
-	enc := base64.RawURLEncoding
-	h, _ := json.Marshal(map[string]string{"alg": "EdDSA", "kid": "k1", "typ": "at+jwt"})
-	now := time.Now().Unix()
-	c, _ := json.Marshal(map[string]any{"iss": ti.url, "sub": sub, "aud": aud, "scope": scope, "exp": now + 300, "iat": now, "client_id": "c", "jti": sub})
-	in := enc.EncodeToString(h) + "." + enc.EncodeToString(c)
-	return in + "." + enc.EncodeToString(ed25519.Sign(ti.key, []byte(in)))
-}
 
 const testAudience = "https://reports.example/mcp"
 
@@ -76,8 +35,8 @@ func connectWithToken(ctx context.Context, base, token string) (*mcp.ClientSessi
 
 func TestAuthRequired(t *testing.T) {
 	bin := buildServer(t)
-	ti := newTestIssuer(t)
-	p := startServer(t, bin, "-data", t.TempDir(), "-auth-issuer", ti.url, "-auth-audience", testAudience)
+	ti := authtest.NewIssuer(t)
+	p := startServer(t, bin, "-data", t.TempDir(), "-auth-issuer", ti.URL, "-auth-audience", testAudience)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 
@@ -98,7 +57,7 @@ func TestAuthRequired(t *testing.T) {
 	}
 	json.NewDecoder(resp.Body).Decode(&prm)
 	resp.Body.Close()
-	if prm.Resource != testAudience || len(prm.AuthorizationServers) != 1 || prm.AuthorizationServers[0] != ti.url {
+	if prm.Resource != testAudience || len(prm.AuthorizationServers) != 1 || prm.AuthorizationServers[0] != ti.URL {
 		t.Fatalf("metadata %+v", prm)
 	}
 	// The inbox, which has no login, is not served.
@@ -110,8 +69,8 @@ func TestAuthRequired(t *testing.T) {
 
 	// Tokens for another audience or of the wrong kind are refused.
 	for name, tok := range map[string]string{
-		"other audience": ti.token("alice", "https://other.example/mcp", scopeRead),
-		"tampered":       ti.token("alice", testAudience, scopeRead)[:20] + "x" + ti.token("alice", testAudience, scopeRead)[21:],
+		"other audience": ti.Token("alice", "https://other.example/mcp", scopeRead),
+		"tampered":       ti.Token("alice", testAudience, scopeRead)[:20] + "x" + ti.Token("alice", testAudience, scopeRead)[21:],
 	} {
 		if _, _, err := connectWithToken(ctx, p.base, tok); err == nil || !strings.Contains(err.Error(), "401") {
 			t.Errorf("%s: connect error %v, want HTTP 401", name, err)
@@ -119,7 +78,7 @@ func TestAuthRequired(t *testing.T) {
 	}
 
 	// A read token lists reports but cannot change a lifecycle status (403, step-up).
-	cs, _, err := connectWithToken(ctx, p.base, ti.token("alice", testAudience, scopeRead))
+	cs, _, err := connectWithToken(ctx, p.base, ti.Token("alice", testAudience, scopeRead))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +93,7 @@ func TestAuthRequired(t *testing.T) {
 	}
 
 	// A write token can; and a session of alice's is not bob's.
-	w, wt, err := connectWithToken(ctx, p.base, ti.token("alice", testAudience, scopeRead+" "+scopeWrite))
+	w, wt, err := connectWithToken(ctx, p.base, ti.Token("alice", testAudience, scopeRead+" "+scopeWrite))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +111,7 @@ func TestAuthRequired(t *testing.T) {
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Mcp-Session-Id", sid)
 	req.Header.Set("Mcp-Protocol-Version", w.ProtocolVersion())
-	req.Header.Set("Authorization", "Bearer "+ti.token("bob", testAudience, scopeRead+" "+scopeWrite))
+	req.Header.Set("Authorization", "Bearer "+ti.Token("bob", testAudience, scopeRead+" "+scopeWrite))
 	resp, err = http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
