@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"strings"
 
 	"github.com/wiremcp/wiremcp/jsonrpc"
 )
@@ -45,7 +46,7 @@ func decodeCallToolParams(params json.RawMessage, p *CallToolParams) error {
 		case "_meta":
 			err = json.Unmarshal(value, &p.Meta)
 		default:
-			if exact, found := names[lowerASCII(key)]; found && exact != string(key) {
+			if exact, found := names[strings.ToLower(string(key))]; found && exact != string(key) {
 				variant = true // a case variant: unmarshalParams reports it
 				return false
 			}
@@ -62,13 +63,3 @@ func decodeCallToolParams(params json.RawMessage, p *CallToolParams) error {
 	return nil
 }
 
-func lowerASCII(b []byte) string {
-	out := make([]byte, len(b))
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		out[i] = c
-	}
-	return string(out)
-}
