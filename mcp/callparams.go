@@ -62,4 +62,3 @@ func decodeCallToolParams(params json.RawMessage, p *CallToolParams) error {
 	}
 	return nil
 }
-
