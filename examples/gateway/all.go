@@ -22,6 +22,8 @@ type allRT struct {
 	http *streamable.Handler
 	sse  *sse.Handler
 
+	syncMu sync.Mutex // one rebuild at a time, so that an older view never replaces a newer one
+
 	mu      sync.Mutex
 	mapping []allMapping
 	owners  map[string]*serverRT // resource URI and prompt name on /mcp/all -> server
@@ -84,6 +86,8 @@ func newAllRT(o *Options) *allRT {
 
 // sync rebuilds /mcp/all from the servers (sorted by name).
 func (a *allRT) sync(servers []*serverRT) {
+	a.syncMu.Lock()
+	defer a.syncMu.Unlock()
 	type item struct {
 		rt   *serverRT
 		snap *snapshot

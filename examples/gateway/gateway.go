@@ -175,7 +175,15 @@ func (g *Gateway) Apply(cfg *Config) error {
 		staleAll.close(ctx)
 	}
 	wg.Wait()
-	g.scheduleSync()
+	// /mcp/all is complete before the new configuration is reported applied (a
+	// client connecting right after NewGateway or a reload sees every server);
+	// later changes of a part reach it through syncLoop.
+	g.mu.RLock()
+	all, servers := g.all, g.sortedServers()
+	g.mu.RUnlock()
+	if all != nil {
+		all.sync(servers)
+	}
 	return nil
 }
 
