@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"runtime/debug"
 	"sync"
 )
@@ -208,6 +209,13 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 		case nil:
 		case *json.RawMessage:
 			*r = resp.Result
+		case json.Unmarshaler:
+			// Straight to the type's decoder: the reader has checked the result
+			// already, and json.Unmarshal would check it and skip over it again
+			// before calling the same method.
+			if err := r.UnmarshalJSON(resp.Result); err != nil {
+				return fmt.Errorf("jsonrpc: call %q: decoding the result: %w", method, err)
+			}
 		default:
 			if err := json.Unmarshal(resp.Result, result); err != nil {
 				return fmt.Errorf("jsonrpc: call %q: decoding the result: %w", method, err)
@@ -659,6 +667,24 @@ func marshalResult(v any) (json.RawMessage, error) {
 			return nil, &Error{Code: CodeInternalError, Message: "Internal error: handler returned invalid JSON: " + err.Message}
 		}
 		return r, nil
+	case json.Marshaler:
+		// The type's own encoder, checked by this package's scanner: json.Marshal
+		// would run the same MarshalJSON and then re-read its whole output with
+		// encoding/json's slower compactor.
+		if p := reflect.ValueOf(v); p.Kind() == reflect.Pointer && p.IsNil() {
+			return nullResult, nil
+		}
+		b, err := r.MarshalJSON()
+		if err != nil {
+			return nil, &Error{Code: CodeInternalError, Message: "Internal error: " + err.Error()}
+		}
+		if len(b) == 0 {
+			return nil, &Error{Code: CodeInternalError, Message: "Internal error: the result's MarshalJSON returned nothing"}
+		}
+		if err := checkRaw(b, encodeMaxDepth); err != nil {
+			return nil, &Error{Code: CodeInternalError, Message: "Internal error: handler returned invalid JSON: " + err.Message}
+		}
+		return b, nil
 	}
 	b, err := json.Marshal(v)
 	if err != nil {

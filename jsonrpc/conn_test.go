@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -77,6 +78,16 @@ func TestConnCall(t *testing.T) {
 	}
 	if err := client.Call(ctx, "echo", []int{1}, &struct{ X chan int }{}); err == nil {
 		t.Errorf("Call decoding an array into a struct succeeded, want an error")
+	}
+	// A result type with its own decoder gets the result's bytes; its error is the
+	// call's.
+	var su selfUnmarshal
+	if err := client.Call(ctx, "echo", json.RawMessage(`{"b": "x"}`), &su); err != nil || string(su.got) != `{"b":"x"}` {
+		t.Errorf("Call into an Unmarshaler = %q, %v", su.got, err)
+	}
+	su.err = errors.New("not for me")
+	if err := client.Call(ctx, "echo", []int{1}, &su); err == nil || !strings.Contains(err.Error(), `call "echo": decoding the result: not for me`) {
+		t.Errorf("Call into a refusing Unmarshaler: %v", err)
 	}
 }
 
@@ -215,8 +226,13 @@ func TestConnResults(t *testing.T) {
 		"data": func() (any, error) {
 			return nil, jsonrpc.NewError(-32001, "custom", map[string]int{"n": 1})
 		},
-		"plain":   func() (any, error) { return nil, errors.New("disk full") },
-		"partial": func() (any, error) { return 5, errors.New("result dropped") },
+		"plain":        func() (any, error) { return nil, errors.New("disk full") },
+		"partial":      func() (any, error) { return 5, errors.New("result dropped") },
+		"marshaler":    func() (any, error) { return &selfMarshal{out: `{ "spaced" : [1, 2] }`}, nil },
+		"badmarshaler": func() (any, error) { return &selfMarshal{out: `{"a":`}, nil },
+		"errmarshaler": func() (any, error) { return &selfMarshal{err: errors.New("cannot encode")}, nil },
+		"emptymarshal": func() (any, error) { return &selfMarshal{}, nil },
+		"nilmarshaler": func() (any, error) { return (*selfMarshal)(nil), nil },
 	}
 	_, peer := serve(t, &jsonrpc.ConnOptions{Handler: jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) (any, error) {
 		return results[req.Method]()
@@ -232,6 +248,11 @@ func TestConnResults(t *testing.T) {
 		{"data", `{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"custom","data":{"n":1}}}`},
 		{"plain", `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"disk full"}}`},
 		{"partial", `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"result dropped"}}`},
+		{"marshaler", `{"jsonrpc":"2.0","id":1,"result":{"spaced":[1,2]}}`},
+		{"badmarshaler", `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Internal error: handler returned invalid JSON: Parse error: unexpected end of input"}}`},
+		{"errmarshaler", `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Internal error: cannot encode"}}`},
+		{"emptymarshal", `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Internal error: the result's MarshalJSON returned nothing"}}`},
+		{"nilmarshaler", `{"jsonrpc":"2.0","id":1,"result":null}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.method, func(t *testing.T) {
@@ -242,6 +263,25 @@ func TestConnResults(t *testing.T) {
 			}
 		})
 	}
+}
+
+// selfMarshal is a result type with its own encoder.
+type selfMarshal struct {
+	out string
+	err error
+}
+
+func (m *selfMarshal) MarshalJSON() ([]byte, error) { return []byte(m.out), m.err }
+
+// selfUnmarshal is a result type with its own decoder.
+type selfUnmarshal struct {
+	got []byte
+	err error
+}
+
+func (u *selfUnmarshal) UnmarshalJSON(b []byte) error {
+	u.got = append([]byte(nil), b...)
+	return u.err
 }
 
 // TestConnIDs checks that string and number ids that look alike are answered

@@ -203,6 +203,13 @@ func decodeResult(method string, raw json.RawMessage, result any) error {
 	case nil:
 	case *json.RawMessage:
 		*r = raw
+	case json.Unmarshaler:
+		// Straight to the type's own decoder: json.Unmarshal would first check and
+		// then skip over the whole result before handing it over, two more passes
+		// over bytes the decoder checks anyway.
+		if err := r.UnmarshalJSON(raw); err != nil {
+			return fmt.Errorf("mcp: %s: decoding the result: %w", method, err)
+		}
 	default:
 		if err := json.Unmarshal(raw, result); err != nil {
 			return fmt.Errorf("mcp: %s: decoding the result: %w", method, err)

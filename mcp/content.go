@@ -183,6 +183,11 @@ func UnmarshalContent(data []byte) (Content, error) {
 	if err := json.Unmarshal(data, &w); err != nil {
 		return nil, fmt.Errorf("mcp: content block: %w", err)
 	}
+	return contentOf(&w)
+}
+
+// contentOf returns the block w holds.
+func contentOf(w *wireContent) (Content, error) {
 	switch w.Type {
 	case "text":
 		if w.Text == nil {
@@ -212,6 +217,19 @@ func UnmarshalContent(data []byte) (Content, error) {
 			IsError: w.IsError, Meta: w.Meta}, nil
 	}
 	return nil, fmt.Errorf("mcp: unknown content type %q", w.Type)
+}
+
+// contentList returns the blocks ws hold.
+func contentList(ws []wireContent) ([]Content, error) {
+	out := make([]Content, 0, len(ws))
+	for i := range ws {
+		c, err := contentOf(&ws[i])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
 }
 
 func unmarshalContentList(raws []json.RawMessage) ([]Content, error) {

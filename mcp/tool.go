@@ -95,16 +95,18 @@ func (r *CallToolResult) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a result; StructuredContent becomes a json.RawMessage.
 func (r *CallToolResult) UnmarshalJSON(b []byte) error {
+	// The blocks are decoded in the same pass as the rest (not kept raw and decoded
+	// again): a result is read once.
 	var w struct {
-		Content           []json.RawMessage `json:"content"`
-		StructuredContent json.RawMessage   `json:"structuredContent"`
-		IsError           bool              `json:"isError"`
-		Meta              Meta              `json:"_meta"`
+		Content           []wireContent   `json:"content"`
+		StructuredContent json.RawMessage `json:"structuredContent"`
+		IsError           bool            `json:"isError"`
+		Meta              Meta            `json:"_meta"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	blocks, err := unmarshalContentList(w.Content)
+	blocks, err := contentList(w.Content)
 	if err != nil {
 		return err
 	}

@@ -19,10 +19,17 @@ import (
 const benchRows = 1_000_000
 
 // benchQueries are the aggregates of BenchmarkExecuteQuery; %s is the source (a
-// view for the server, the file for duckdb-go). Each returns 100 rows.
-var benchQueries = []struct{ name, sql string }{
-	{"sum-by-key", "SELECT k, count(*) AS n, sum(v) AS total, avg(v) AS mean FROM %s GROUP BY k ORDER BY k"},
-	{"p90-by-key", "SELECT k, quantile_cont(v, 0.9) AS p90, stddev_pop(v) AS sd FROM %s GROUP BY k ORDER BY k"},
+// view for the server, the file for duckdb-go), rows the number of rows each returns.
+// sum-by-key is about the cheapest aggregate over every row (integer columns, 100
+// groups); monthly-by-category is what a dashboard asks (a time bucket and a text
+// dimension, a filter, sums and distinct counts); p90-by-key is a heavy statistic.
+var benchQueries = []struct {
+	name, sql string
+	rows      int
+}{
+	{"sum-by-key", "SELECT k, count(*) AS n, sum(v) AS total, avg(v) AS mean FROM %s GROUP BY k ORDER BY k", 100},
+	{"monthly-by-category", "SELECT date_trunc('month', ts) AS month, category, count(*) AS orders, sum(amount) AS revenue, avg(amount) AS avg_order FROM %s WHERE status <> 'cancelled' GROUP BY ALL ORDER BY month, category", 144},
+	{"p90-by-key", "SELECT k, quantile_cont(v, 0.9) AS p90, stddev_pop(v) AS sd FROM %s GROUP BY k ORDER BY k", 100},
 }
 
 // writeBenchParquet writes a deterministic Parquet file of benchRows rows.
@@ -32,7 +39,15 @@ func writeBenchParquet(b *testing.B, path string) {
 		b.Fatal(err)
 	}
 	defer db.Close()
-	q := fmt.Sprintf("COPY (SELECT range AS id, range %% 100 AS k, (range * 7919) %% 1000 AS v, 'row ' || range AS label FROM range(%d)) TO %s (FORMAT parquet)", benchRows, quoteLit(path))
+	// Orders over 2025: a timestamp, 12 categories, 50,000 customers, an amount and a
+	// status (one in 20 cancelled), all derived from the row number.
+	q := fmt.Sprintf(`COPY (SELECT range AS id, range %% 100 AS k, (range * 7919) %% 1000 AS v, 'row ' || range AS label,
+		TIMESTAMP '2025-01-01' + to_seconds((range * 31) %% 31536000) AS ts,
+		'category ' || ((range * 13) %% 12) AS category,
+		(range * 104729) %% 50000 AS customer,
+		((range * 7919) %% 100000) / 100.0 AS amount,
+		CASE WHEN range %% 20 = 0 THEN 'cancelled' ELSE 'complete' END AS status
+		FROM range(%d)) TO %s (FORMAT parquet)`, benchRows, quoteLit(path))
 	if _, err := db.Exec(q); err != nil {
 		b.Fatal(err)
 	}
@@ -60,11 +75,11 @@ func BenchmarkExecuteQuery(b *testing.B) {
 	}
 	defer direct.Close()
 	for _, bq := range benchQueries {
-		b.Run(bq.name, func(b *testing.B) { benchOne(b, cs, svc, direct, bq.sql, file) })
+		b.Run(bq.name, func(b *testing.B) { benchOne(b, cs, svc, direct, bq.sql, bq.rows, file) })
 	}
 }
 
-func benchOne(b *testing.B, cs *mcp.ClientSession, svc *Service, direct *sql.DB, query, file string) {
+func benchOne(b *testing.B, cs *mcp.ClientSession, svc *Service, direct *sql.DB, query string, want int, file string) {
 	args, _ := json.Marshal(map[string]any{"path": "bench/big/events", "sql": fmt.Sprintf(query, "events")})
 	directSQL := fmt.Sprintf(query, quoteLit(file))
 	runMCP := func() int {
@@ -107,7 +122,7 @@ func benchOne(b *testing.B, cs *mcp.ClientSession, svc *Service, direct *sql.DB,
 		}
 		return res.RowCount
 	}
-	if a, d, e := runMCP(), runDirect(), runEngine(); a != 100 || d != 100 || e != 100 {
+	if a, d, e := runMCP(), runDirect(), runEngine(); a != want || d != want || e != want {
 		b.Fatalf("rows: mcp %d direct %d engine %d", a, d, e)
 	}
 	runs := []func() int{runDirect, runMCP, runEngine}
