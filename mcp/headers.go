@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -50,23 +51,33 @@ func collectParamHeaders(schema json.RawMessage) []paramHeader {
 // HTTP against the arguments in the body: every annotated argument that is present
 // and not null needs its header, with an equal value (-32020 otherwise).
 func (s *Server) checkParamHeaders(req *jsonrpc.Request) error {
-	var p struct {
-		Name      string         `json:"name"`
-		Arguments map[string]any `json:"arguments"`
-	}
-	dec := json.NewDecoder(strings.NewReader(string(req.Params)))
-	dec.UseNumber()
-	if dec.Decode(&p) != nil {
-		return nil // the handler reports malformed params
-	}
+	// The tool's name first (member names exactly, as the handler reads them): the
+	// arguments are decoded only for a tool that declares header parameters.
+	var name string
+	var args []byte
+	jsonrpc.Members(req.Params, func(n, v []byte) bool {
+		switch string(n) {
+		case "name":
+			_ = json.Unmarshal(v, &name)
+		case "arguments":
+			args = v
+		}
+		return true
+	})
 	s.mu.Lock()
-	st := s.tools[p.Name]
+	st := s.tools[name]
 	s.mu.Unlock()
-	if st == nil {
+	if st == nil || len(st.headers) == 0 {
 		return nil
 	}
+	var arguments map[string]any
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.UseNumber()
+	if dec.Decode(&arguments) != nil {
+		return nil // the handler reports malformed params
+	}
 	for _, h := range st.headers {
-		v, ok := lookupPath(p.Arguments, h.path)
+		v, ok := lookupPath(arguments, h.path)
 		if !ok || v == nil {
 			continue
 		}

@@ -167,7 +167,7 @@ type paramInfo struct {
 	pvSeen, capsSeen              bool
 }
 
-var errDuplicate = errors.New("duplicate member in params")
+var errMalformedParams = errors.New("params are not a well-formed object (a member name repeated, or bad JSON)")
 
 // hasModernMeta reports whether params._meta names a protocol version, which marks a
 // 2026-07-28 request.
@@ -185,136 +185,58 @@ func hasMetaVersion(msg jsonrpc.Message) bool {
 }
 
 // scanParams reads the members the transport checks, matching member names exactly
-// (encoding/json's case-insensitive matching would let a body disagree with itself).
+// (encoding/json's case-insensitive matching would let a body disagree with itself),
+// in one pass of the jsonrpc scanner, which also refuses a member name repeated in
+// any object.
 func scanParams(p json.RawMessage) (paramInfo, error) {
 	var info paramInfo
 	p = bytes.TrimSpace(p)
 	if len(p) == 0 || p[0] != '{' {
 		return info, nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(p))
-	if _, err := dec.Token(); err != nil {
-		return info, err
-	}
-	for dec.More() {
-		kt, err := dec.Token()
-		if err != nil {
-			return info, err
-		}
-		key, _ := kt.(string)
-		switch key {
+	ok := jsonrpc.Members(p, func(name, value []byte) bool {
+		switch string(name) {
 		case "_meta":
-			if info.hasMeta {
-				return info, errDuplicate
-			}
 			info.hasMeta = true
-			if err := scanMeta(dec, &info); err != nil {
-				return info, err
+			if len(value) > 0 && value[0] == '{' {
+				jsonrpc.Members(value, func(name, value []byte) bool {
+					switch string(name) {
+					case metaProtocolVersion:
+						info.pvSeen = true
+						info.pv, info.hasPV = jsonString(value)
+					case metaClientCaps:
+						info.capsSeen = true
+						info.hasCaps = string(value) != "null"
+					}
+					return true
+				})
 			}
 		case "name":
-			if err := stringMember(dec, &info.nameSeen, &info.hasName, &info.name); err != nil {
-				return info, err
-			}
+			info.nameSeen = true
+			info.name, info.hasName = jsonString(value)
 		case "uri":
-			if err := stringMember(dec, &info.uriSeen, &info.hasURI, &info.uri); err != nil {
-				return info, err
-			}
+			info.uriSeen = true
+			info.uri, info.hasURI = jsonString(value)
 		case "taskId":
-			if err := stringMember(dec, &info.taskIDSeen, &info.hasTaskID, &info.taskID); err != nil {
-				return info, err
-			}
-		default:
-			if err := skipValue(dec); err != nil {
-				return info, err
-			}
+			info.taskIDSeen = true
+			info.taskID, info.hasTaskID = jsonString(value)
 		}
+		return true
+	})
+	if !ok {
+		return info, errMalformedParams
 	}
 	return info, nil
 }
 
-func scanMeta(dec *json.Decoder, info *paramInfo) error {
-	t, err := dec.Token()
-	if err != nil {
-		return err
+// jsonString returns the string a JSON value holds, and false when it is not a string.
+func jsonString(raw []byte) (string, bool) {
+	if len(raw) == 0 || raw[0] != '"' {
+		return "", false
 	}
-	if d, ok := t.(json.Delim); !ok || d != '{' {
-		return skipRest(dec, t)
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return "", false
 	}
-	for dec.More() {
-		kt, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		switch kt {
-		case metaProtocolVersion:
-			if err := stringMember(dec, &info.pvSeen, &info.hasPV, &info.pv); err != nil {
-				return err
-			}
-		case metaClientCaps:
-			if info.capsSeen {
-				return errDuplicate
-			}
-			info.capsSeen = true
-			vt, err := dec.Token()
-			if err != nil {
-				return err
-			}
-			info.hasCaps = vt != nil
-			if err := skipRest(dec, vt); err != nil {
-				return err
-			}
-		default:
-			if err := skipValue(dec); err != nil {
-				return err
-			}
-		}
-	}
-	_, err = dec.Token() // '}'
-	return err
-}
-
-func stringMember(dec *json.Decoder, seen, has *bool, dst *string) error {
-	if *seen {
-		return errDuplicate
-	}
-	*seen = true
-	t, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	if s, ok := t.(string); ok {
-		*dst, *has = s, true
-		return nil
-	}
-	return skipRest(dec, t)
-}
-
-func skipValue(dec *json.Decoder) error {
-	t, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	return skipRest(dec, t)
-}
-
-// skipRest skips the remainder of a value whose first token was t.
-func skipRest(dec *json.Decoder, t json.Token) error {
-	d, ok := t.(json.Delim)
-	if !ok || d == '}' || d == ']' {
-		return nil
-	}
-	for depth := 1; depth > 0; {
-		t, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		if d, ok := t.(json.Delim); ok {
-			if d == '{' || d == '[' {
-				depth++
-			} else {
-				depth--
-			}
-		}
-	}
-	return nil
+	return s, true
 }
