@@ -29,6 +29,9 @@ type Postgres struct {
 // pgMaxConns caps the connections one model holds.
 const pgMaxConns = 4
 
+// pgReleaseTimeout bounds the clean-up of a connection going back to the pool.
+const pgReleaseTimeout = 5 * time.Second
+
 // OpenPostgres connects to dsn and reads the columns of m's sources.
 func OpenPostgres(ctx context.Context, m *catalog.Model, dsn string) (*Postgres, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
@@ -38,6 +41,16 @@ func OpenPostgres(ctx context.Context, m *catalog.Model, dsn string) (*Postgres,
 	cfg.MaxConns = pgMaxConns
 	cfg.ConnConfig.RuntimeParams["application_name"] = "wiremcp-catalog-server"
 	cfg.ConnConfig.RuntimeParams["default_transaction_read_only"] = "on"
+	// A query's transaction is rolled back, which ends everything it did except
+	// session-level advisory locks (pg_advisory_lock): they are released before
+	// the connection goes back to the pool (pgxpool runs this off the query's
+	// path), or the connection is dropped.
+	cfg.AfterRelease = func(c *pgx.Conn) bool {
+		ctx, cancel := context.WithTimeout(context.Background(), pgReleaseTimeout)
+		defer cancel()
+		_, err := c.Exec(ctx, "SELECT pg_advisory_unlock_all()")
+		return err == nil
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -285,5 +286,37 @@ func TestPostgresRowLocks(t *testing.T) {
 	res, err := q("SELECT (SELECT count(*) FROM pg_locks WHERE pid = pg_backend_pid() AND mode = 'RowShareLock') AS row_share FROM stock LIMIT 1 FOR UPDATE")
 	if err != nil || res.RowCount != 1 || res.Rows[0][0] != int64(0) {
 		t.Errorf("FOR UPDATE on a source: %v %+v", err, res)
+	}
+}
+
+// TestPostgresSessionLocks: a session-level advisory lock taken by a query
+// (pg_advisory_lock survives the rollback) is released when the connection goes
+// back to the pool, so a query cannot hold a lock after it ends.
+func TestPostgresSessionLocks(t *testing.T) {
+	p := openTestPG(t)
+	ctx := context.Background()
+	for _, s := range []string{"SELECT pg_advisory_lock(4242)", "SELECT pg_advisory_lock_shared(4243)"} {
+		if _, err := p.Query(ctx, s, nil, testLimits); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+	conn, err := pgx.Connect(ctx, pgDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		var free bool
+		if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_xact_lock(4242) AND pg_try_advisory_xact_lock(4243)").Scan(&free); err != nil {
+			t.Fatal(err)
+		}
+		if free {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the advisory locks a query took are still held 5 s after it ended")
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
