@@ -255,3 +255,57 @@ func TestWatch(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadSymlinks: a package's files (manifest, models, notebooks) are read only
+// when they resolve inside the package folder; links that stay inside work.
+func TestLoadSymlinks(t *testing.T) {
+	root := t.TempDir()
+	outside := t.TempDir()
+	write(t, outside, map[string]string{
+		"stolen.sql":    "-- @source stolen\nSELECT * FROM 'x.csv';\n",
+		"stolen.md":     "# Stolen\n```sql\nSELECT 1\n```\n",
+		"manifest.json": `{"description": "from outside"}`,
+		"project.json":  `{"description": "from outside"}`,
+	})
+	write(t, root, map[string]string{
+		"pr/k/manifest.json":  `{}`,
+		"pr/k/real/inner.sql": "-- @source inner\nSELECT * FROM 'data/a.csv';\n",
+		"pr/away/m.sql":       "-- @source a\nSELECT 1;\n",
+		"pr2/k/manifest.json": `{}`,
+	})
+	for link, target := range map[string]string{
+		"pr/k/out.sql":          filepath.Join(outside, "stolen.sql"),
+		"pr/k/outnb.md":         filepath.Join(outside, "stolen.md"),
+		"pr/k/in.sql":           "real/inner.sql",
+		"pr/away/manifest.json": filepath.Join(outside, "manifest.json"),
+		"pr2/project.json":      filepath.Join(outside, "project.json"),
+	} {
+		if err := os.Symlink(target, filepath.Join(root, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Model("pr/k/in") == nil {
+		t.Errorf("a model linked inside the package did not load; diagnostics %v", c.Diagnostics)
+	}
+	for _, p := range []string{"pr/k/out", "pr/k/outnb", "pr/away"} {
+		if _, err := c.Resolve(p); err == nil {
+			t.Errorf("%s, read through a link out of its folder, loaded", p)
+		}
+	}
+	if e := c.Lookup("pr2"); e == nil || e.Description == "from outside" {
+		t.Errorf("project pr2: %+v", e)
+	}
+	diags := strings.Join(c.Diagnostics, "\n")
+	for _, want := range []string{"pr/k/out.sql", "pr/k/outnb.md", "pr/away/manifest.json", "pr2/project.json"} {
+		if !strings.Contains(diags, want) {
+			t.Errorf("no diagnostic for %s in %q", want, diags)
+		}
+	}
+	if !strings.Contains(diags, "outside") {
+		t.Errorf("diagnostics do not say why: %q", diags)
+	}
+}

@@ -2,7 +2,10 @@ package catalog
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -66,8 +69,8 @@ func (c *Catalog) diag(format string, args ...any) {
 	c.Diagnostics = append(c.Diagnostics, fmt.Sprintf(format, args...))
 }
 
-func readJSON(path string, limit int64, v any) error {
-	b, err := readLimited(path, limit)
+func readJSON(dir, name string, limit int64, v any) error {
+	b, err := readLimited(dir, name, limit)
 	if err != nil {
 		return err
 	}
@@ -76,23 +79,45 @@ func readJSON(path string, limit int64, v any) error {
 	return dec.Decode(v)
 }
 
-func readLimited(path string, limit int64) ([]byte, error) {
-	st, err := os.Stat(path)
+// readLimited reads the file name of folder dir, which must resolve inside dir
+// (os.Root: a symbolic link may point anywhere in dir, not out of it), and be at
+// most limit bytes.
+func readLimited(dir, name string, limit int64) ([]byte, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	f, err := root.Open(name)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			if st, lerr := root.Lstat(name); lerr == nil && st.Mode()&fs.ModeSymlink != 0 {
+				return nil, fmt.Errorf("%s is a symbolic link that leads outside its folder; a catalog's files must stay inside it", name)
+			}
+		}
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
 	if err != nil {
 		return nil, err
 	}
 	if st.Size() > limit {
 		return nil, fmt.Errorf("larger than %d bytes", limit)
 	}
-	return os.ReadFile(path)
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err == nil && int64(len(b)) > limit {
+		err = fmt.Errorf("larger than %d bytes", limit)
+	}
+	return b, err
 }
 
 func (c *Catalog) loadProject(dir, name string) *Project {
 	p := &Project{Name: name, Dir: dir}
 	var pm projectManifest
-	if err := readJSON(filepath.Join(dir, "project.json"), maxManifestBytes, &pm); err == nil {
+	if err := readJSON(dir, "project.json", maxManifestBytes, &pm); err == nil {
 		p.Description = pm.Description
-	} else if !os.IsNotExist(err) {
+	} else if !errors.Is(err, fs.ErrNotExist) {
 		c.diag("%s/project.json: %v", name, err)
 	}
 	ents, err := os.ReadDir(dir)
@@ -122,7 +147,7 @@ func (c *Catalog) loadProject(dir, name string) *Project {
 func (c *Catalog) loadPackage(p *Project, dir, name string) *Package {
 	where := p.Name + "/" + name
 	var m packageManifest
-	if err := readJSON(filepath.Join(dir, "manifest.json"), maxManifestBytes, &m); err != nil {
+	if err := readJSON(dir, "manifest.json", maxManifestBytes, &m); err != nil {
 		c.diag("%s/manifest.json: skipped: %v", where, err)
 		return nil
 	}
@@ -170,7 +195,7 @@ func (c *Catalog) loadPackage(p *Project, dir, name string) *Package {
 		path := filepath.Join(dir, fn)
 		switch ext {
 		case ".sql":
-			b, err := readLimited(path, maxModelBytes)
+			b, err := readLimited(dir, fn, maxModelBytes)
 			if err != nil {
 				c.diag("%s/%s: skipped: %v", where, fn, err)
 				continue
@@ -189,7 +214,7 @@ func (c *Catalog) loadPackage(p *Project, dir, name string) *Package {
 			}
 			pkg.Models = append(pkg.Models, mod)
 		case ".md":
-			b, err := readLimited(path, maxNotebookBytes)
+			b, err := readLimited(dir, fn, maxNotebookBytes)
 			if err != nil {
 				c.diag("%s/%s: skipped: %v", where, fn, err)
 				continue

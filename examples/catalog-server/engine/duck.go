@@ -51,7 +51,12 @@ func OpenDuck(ctx context.Context, m *catalog.Model, cfg DuckConfig) (*Duck, err
 	if cfg.MemoryLimit == "" {
 		cfg.MemoryLimit = "512MB"
 	}
+	// The package folder with its symbolic links resolved: file paths are judged
+	// against it, as DuckDB judges them against allowed_directories.
 	pkgDir, err := filepath.Abs(m.Package.Dir)
+	if err == nil {
+		pkgDir, err = filepath.EvalSymlinks(pkgDir)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -75,19 +80,10 @@ func OpenDuck(ctx context.Context, m *catalog.Model, cfg DuckConfig) (*Duck, err
 		os.RemoveAll(tmp)
 		return nil, err
 	}
-	// These settings are global: set once, then locked for every connection.
-	for _, s := range []string{
-		"SET GLOBAL allowed_directories = [" + quoteLit(pkgDir+string(filepath.Separator)) + "]",
-		"SET GLOBAL enable_external_access = false",
-		"SET GLOBAL autoinstall_known_extensions = false",
-		"SET GLOBAL autoload_known_extensions = false",
-		"SET GLOBAL lock_configuration = true",
-	} {
-		if _, err := db.ExecContext(ctx, s); err != nil {
-			db.Close()
-			os.RemoveAll(tmp)
-			return nil, fmt.Errorf("duckdb: %s: %w", s, err)
-		}
+	if err := lockDown(ctx, db, pkgDir); err != nil {
+		db.Close()
+		os.RemoveAll(tmp)
+		return nil, err
 	}
 	d.gateSQL, err = db.PrepareContext(ctx, "SELECT json_serialize_sql($1::VARCHAR)::VARCHAR")
 	if err != nil {
@@ -99,13 +95,39 @@ func OpenDuck(ctx context.Context, m *catalog.Model, cfg DuckConfig) (*Duck, err
 	return d, nil
 }
 
-// build writes the views of m into a new database file at path.
+// lockDown limits file access to the package folder pkgDir (DuckDB resolves
+// symbolic links before it compares a path with allowed_directories, so a link out
+// of the folder is refused), turns extension loading off and locks the
+// configuration. The settings are global: set once, then locked for every
+// connection.
+func lockDown(ctx context.Context, db *sql.DB, pkgDir string) error {
+	for _, s := range []string{
+		"SET GLOBAL allowed_directories = [" + quoteLit(pkgDir+string(filepath.Separator)) + "]",
+		"SET GLOBAL enable_external_access = false",
+		"SET GLOBAL autoinstall_known_extensions = false",
+		"SET GLOBAL autoload_known_extensions = false",
+		"SET GLOBAL lock_configuration = true",
+	} {
+		if _, err := db.ExecContext(ctx, s); err != nil {
+			return fmt.Errorf("duckdb: %s: %w", s, err)
+		}
+	}
+	return nil
+}
+
+// build writes the views of m into a new database file at path. It runs under the
+// same file-access limits as queries: making a view reads its files (to learn the
+// columns), and a source must not read, or show the columns of, a file outside
+// the package.
 func (d *Duck) build(ctx context.Context, m *catalog.Model, pkgDir, path string) error {
 	db, err := sql.Open("duckdb", path)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
+	if err := lockDown(ctx, db, pkgDir); err != nil {
+		return err
+	}
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return err
@@ -115,6 +137,7 @@ func (d *Duck) build(ctx context.Context, m *catalog.Model, pkgDir, path string)
 		body, err := rewritePaths(ctx, conn, s.SQL, pkgDir)
 		if err == nil {
 			_, err = conn.ExecContext(ctx, "CREATE VIEW "+quoteIdent(s.Name)+" AS "+body)
+			err = duckErr(err)
 		}
 		if err != nil {
 			d.broken[s.Name] = err.Error()
@@ -194,6 +217,10 @@ func (d *Duck) gate(ctx context.Context, sqlText string) error {
 		return fmt.Errorf("duckdb: reading the parser's answer: %w", err)
 	}
 	if s.Error {
+		if s.ErrorType == "parser" && strings.Contains(s.ErrorMessage, "locking clause") {
+			// DuckDB's grammar reads FOR UPDATE / FOR SHARE … and refuses it.
+			return &RefusedError{Reason: rowLocksReason + " (DuckDB's parser: " + s.ErrorMessage + ")", Rule: ruleNoLocks}
+		}
 		if s.ErrorType == "parser" {
 			pos, _ := strconv.Atoi(s.Position)
 			return &SQLError{Engine: "duckdb", Message: "Parser Error: " + s.ErrorMessage, Position: pos + 1}
@@ -338,6 +365,12 @@ func duckErr(err error) error {
 		return err
 	}
 	msg := de.Msg
+	if de.Type == duckdb.ErrorTypePermission {
+		// The file-access check: a path outside the package folder, a link out
+		// of it, a URL.
+		first, _, _ := strings.Cut(strings.TrimSpace(msg), "\n")
+		return &RefusedError{Reason: "DuckDB did not open a file: " + first, Rule: ruleFiles}
+	}
 	pos := 0
 	if m := duckPos.FindStringSubmatchIndex(msg); m != nil {
 		// The caret line follows the LINE line. On the first line of a statement

@@ -4,11 +4,14 @@
 //
 // Every query goes through the same gate, layer after layer:
 //   - the engine's own parser must see exactly one statement, and a query (SELECT,
-//     or WITH … SELECT);
+//     or WITH … SELECT) taking no row locks;
 //   - DuckDB: the database holding the model's views is opened read-only, file access
-//     is limited to the package folder, extensions cannot be installed or loaded, and
-//     the configuration is locked; memory and threads are capped;
-//   - PostgreSQL: the query runs in a READ ONLY transaction, wrapped as a subquery;
+//     is limited to the package folder (a symbolic link judged by where it points,
+//     when the views are built and when a query runs), extensions cannot be
+//     installed or loaded, and the configuration is locked; memory and threads are
+//     capped;
+//   - PostgreSQL: the query runs in a READ ONLY transaction, wrapped as a subquery,
+//     where PostgreSQL refuses row locks before running anything;
 //   - every query has a deadline that interrupts the engine (DuckDB's interrupt,
 //     PostgreSQL's statement_timeout and cancellation).
 package engine
@@ -56,10 +59,27 @@ var ErrClosed = errors.New("the model was reloaded while the query was starting;
 // query.
 type RefusedError struct {
 	Reason string
+	// Rule is the rule the statement broke, told to the caller after Reason; empty
+	// means the one-read-only-query rule.
+	Rule string
 }
 
+// rowLocksReason is the reason given for a query with a row-locking clause.
+const rowLocksReason = "row locks are not allowed: drop FOR UPDATE (or FOR NO KEY UPDATE, FOR SHARE, FOR KEY SHARE)"
+
+// Rules a RefusedError may name.
+const (
+	ruleOneQuery = "Only one read-only query is allowed: a single SELECT (or WITH … SELECT) statement over the model's sources."
+	ruleNoLocks  = "Queries only read and take no row locks: remove the locking clause and call again."
+	ruleFiles    = "A query may read only files inside its package folder (a symbolic link counts as the file it points to, and URLs are never read): query the model's sources by name instead."
+)
+
 func (e *RefusedError) Error() string {
-	return "refused: " + e.Reason + ". Only one read-only query is allowed: a single SELECT (or WITH … SELECT) statement over the model's sources."
+	rule := e.Rule
+	if rule == "" {
+		rule = ruleOneQuery
+	}
+	return "refused: " + e.Reason + ". " + rule
 }
 
 // SQLError is an error the engine reported for a statement, with its position.

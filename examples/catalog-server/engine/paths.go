@@ -4,7 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 )
@@ -28,8 +31,12 @@ func rewritePaths(ctx context.Context, conn *sql.Conn, sqlText, pkgDir string) (
 	if err := conn.QueryRowContext(ctx, "SELECT json_serialize_sql($1::VARCHAR)::VARCHAR", sqlText).Scan(&raw); err != nil {
 		return "", duckErr(err)
 	}
+	// Numbers stay as written: query_location is an unsigned 64-bit integer that
+	// a float64 would round, and json_deserialize_sql then refuses the tree.
+	dec := json.NewDecoder(strings.NewReader(raw))
+	dec.UseNumber()
 	var tree map[string]any
-	if err := json.Unmarshal([]byte(raw), &tree); err != nil {
+	if err := dec.Decode(&tree); err != nil {
 		return "", err
 	}
 	if tree["error"] == true {
@@ -108,7 +115,13 @@ func looksLikeFile(name string) bool {
 	return strings.ContainsAny(name, "/\\") || strings.Contains(filepath.Ext(name), ".")
 }
 
-// inside resolves p against dir and checks that the result stays in dir.
+// inside resolves p against dir (the package folder, symbolic links resolved) and
+// checks that the result stays in dir, first as written and then with every
+// symbolic link on the way resolved: a link inside the package that points out of
+// it is refused. For a glob pattern the folder before the first wildcard is
+// resolved here; the files it matches are checked by DuckDB's own file-access
+// check, which also resolves links (the views are built under the same limits as
+// queries run).
 func inside(dir, p string) (string, error) {
 	if strings.Contains(p, "://") {
 		return "", fmt.Errorf("%q: a source reads files of its package folder only, not URLs", p)
@@ -118,8 +131,48 @@ func inside(dir, p string) (string, error) {
 		abs = filepath.Join(dir, p)
 	}
 	abs = filepath.Clean(abs)
-	if abs != dir && !strings.HasPrefix(abs, dir+string(filepath.Separator)) {
+	if !within(dir, abs) {
 		return "", fmt.Errorf("%q is outside the package folder", p)
 	}
+	fixed := abs
+	if i := strings.IndexAny(abs, "*?["); i >= 0 {
+		fixed = filepath.Dir(abs[:i+1])
+	}
+	real, err := resolve(fixed)
+	if err != nil {
+		return "", fmt.Errorf("%q: %w", p, err)
+	}
+	if !within(dir, real) {
+		return "", fmt.Errorf("%q goes through a symbolic link to %q, outside the package folder", p, real)
+	}
 	return abs, nil
+}
+
+// within reports whether the clean absolute path p is dir or below it.
+func within(dir, p string) bool {
+	return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator))
+}
+
+// resolve returns p with every symbolic link resolved. A part of p that does not
+// exist (yet) is kept as written after its longest existing parent is resolved.
+func resolve(p string) (string, error) {
+	rest := ""
+	for {
+		real, err := filepath.EvalSymlinks(p)
+		if err == nil {
+			return filepath.Join(real, rest), nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return "", err
+		}
+		if target, lerr := os.Readlink(p); lerr == nil {
+			return "", fmt.Errorf("%s is a symbolic link to %q, which does not exist", p, target)
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return "", err
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+		p = parent
+	}
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -28,6 +29,9 @@ type Postgres struct {
 // pgMaxConns caps the connections one model holds.
 const pgMaxConns = 4
 
+// pgReleaseTimeout bounds the clean-up of a connection going back to the pool.
+const pgReleaseTimeout = 5 * time.Second
+
 // OpenPostgres connects to dsn and reads the columns of m's sources.
 func OpenPostgres(ctx context.Context, m *catalog.Model, dsn string) (*Postgres, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
@@ -37,6 +41,16 @@ func OpenPostgres(ctx context.Context, m *catalog.Model, dsn string) (*Postgres,
 	cfg.MaxConns = pgMaxConns
 	cfg.ConnConfig.RuntimeParams["application_name"] = "wiremcp-catalog-server"
 	cfg.ConnConfig.RuntimeParams["default_transaction_read_only"] = "on"
+	// A query's transaction is rolled back, which ends everything it did except
+	// session-level advisory locks (pg_advisory_lock): they are released before
+	// the connection goes back to the pool (pgxpool runs this off the query's
+	// path), or the connection is dropped.
+	cfg.AfterRelease = func(c *pgx.Conn) bool {
+		ctx, cancel := context.WithTimeout(context.Background(), pgReleaseTimeout)
+		defer cancel()
+		_, err := c.Exec(ctx, "SELECT pg_advisory_unlock_all()")
+		return err == nil
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
@@ -144,9 +158,11 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 		}
 		// Other errors (an unknown relation that is one of the sources) are
 		// judged on the full statement below.
-		if _, err := tx.Exec(ctx, "ROLLBACK TO SAVEPOINT gate"); err != nil {
-			return nil, fmt.Errorf("postgres: %w", err)
-		}
+	}
+	// The gate leaves nothing behind: not the failed state, nor the locks its
+	// parse analysis took (RowShareLock for a locking clause on a table).
+	if _, err := tx.Exec(ctx, "ROLLBACK TO SAVEPOINT gate"); err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
 	}
 	// Layer 2: the statement must be a query: inside a subquery PostgreSQL's
 	// grammar accepts nothing else, and data-modifying WITH is refused there.
@@ -158,7 +174,7 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 	}
 	rows, err := tx.Query(ctx, full, args...)
 	if err != nil {
-		return nil, p.pgErr(err, offset)
+		return nil, p.fail(ctx, tx, err, offset, full, args)
 	}
 	defer rows.Close()
 	res := newResult(lim)
@@ -176,7 +192,8 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 	for rows.Next() {
 		vals, err := rows.Values()
 		if err != nil {
-			return nil, p.pgErr(err, offset)
+			rows.Close()
+			return nil, p.fail(ctx, tx, err, offset, full, args)
 		}
 		row := make([]any, len(vals))
 		for i, v := range vals {
@@ -191,9 +208,64 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, p.pgErr(err, offset)
+		rows.Close()
+		return nil, p.fail(ctx, tx, err, offset, full, args)
 	}
 	return res, nil
+}
+
+// fail explains why the full statement failed. PostgreSQL refuses a row-locking
+// clause that would lock rows of a table (FOR UPDATE, FOR NO KEY UPDATE, FOR
+// SHARE, FOR KEY SHARE) in a read-only transaction before the executor runs,
+// with the same SQLSTATE as a write; the plan tells the two apart: a LockRows
+// step is a row lock. (A locking clause PostgreSQL ignores, on a WITH query such
+// as a model's source, has no such step and locks nothing.)
+func (p *Postgres) fail(ctx context.Context, tx pgx.Tx, err error, offset int, full string, args []any) error {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && pe.Code == "25006" {
+		if locks, lerr := planLocksRows(ctx, tx, full, args); lerr == nil && locks {
+			return &RefusedError{Reason: rowLocksReason + " (PostgreSQL: " + pe.Message + ")", Rule: ruleNoLocks}
+		}
+	}
+	return p.pgErr(err, offset)
+}
+
+// planLocksRows reports whether PostgreSQL's plan for full has a LockRows step.
+// EXPLAIN without ANALYZE plans the statement and runs nothing.
+func planLocksRows(ctx context.Context, tx pgx.Tx, full string, args []any) (bool, error) {
+	if _, err := tx.Exec(ctx, "ROLLBACK TO SAVEPOINT gate"); err != nil {
+		return false, err
+	}
+	var plan []byte
+	if err := tx.QueryRow(ctx, "EXPLAIN (FORMAT JSON) "+full, args...).Scan(&plan); err != nil {
+		return false, err
+	}
+	var tree any
+	if err := json.Unmarshal(plan, &tree); err != nil {
+		return false, err
+	}
+	var walk func(v any) bool
+	walk = func(v any) bool {
+		switch n := v.(type) {
+		case map[string]any:
+			if n["Node Type"] == "LockRows" {
+				return true
+			}
+			for _, c := range n {
+				if walk(c) {
+					return true
+				}
+			}
+		case []any:
+			for _, c := range n {
+				if walk(c) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return walk(tree), nil
 }
 
 // pgErr keeps PostgreSQL's message, moves its position into the caller's SQL, and

@@ -1,0 +1,322 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/wiremcp/wiremcp/examples/catalog-server/catalog"
+)
+
+// refused runs sqlText and checks that it was refused with a message holding want.
+func refused(t *testing.T, q func(string) (*Result, error), sqlText, want string) {
+	t.Helper()
+	res, err := q(sqlText)
+	var re *RefusedError
+	if !errors.As(err, &re) {
+		t.Errorf("%q: want a refusal, got %v (result %v)", sqlText, err, res)
+		return
+	}
+	if !strings.Contains(err.Error(), want) {
+		t.Errorf("%q: %q lacks %q", sqlText, err, want)
+	}
+}
+
+// TestDuckRowLocks: DuckDB's parser has no row-locking clauses; the refusal says
+// what to drop, and the words in a string or a comment do not count.
+func TestDuckRowLocks(t *testing.T) {
+	d := openTestDuck(t)
+	q := func(s string) (*Result, error) { return d.Query(context.Background(), s, nil, testLimits) }
+	for _, s := range []string{
+		"SELECT * FROM items FOR UPDATE",
+		"SELECT * FROM items FOR NO KEY UPDATE",
+		"SELECT * FROM items FOR SHARE",
+		"SELECT * FROM items FOR KEY SHARE",
+		"SELECT * FROM (SELECT * FROM items FOR UPDATE SKIP LOCKED) s",
+	} {
+		refused(t, q, s, "row locks are not allowed")
+	}
+	for _, s := range []string{
+		"SELECT 'for update' AS x",
+		"SELECT 1 AS \"for update\"",
+		"-- FOR UPDATE\nSELECT count(*) FROM items /* FOR SHARE */",
+	} {
+		if res, err := q(s); err != nil || res.RowCount != 1 {
+			t.Errorf("%q: %v %+v", s, err, res)
+		}
+	}
+}
+
+// linkedPackage is a package whose data folder holds links into and out of it.
+// It returns the package folder and the outside folder.
+func linkedPackage(t *testing.T) (root, pkg, outside string) {
+	t.Helper()
+	root = t.TempDir()
+	pkg = filepath.Join(root, "p", "k")
+	outside = t.TempDir()
+	files := map[string]string{
+		filepath.Join(pkg, "manifest.json"):     `{}`,
+		filepath.Join(pkg, "data", "items.csv"): "id,name\n1,apple\n2,pear\n",
+		filepath.Join(outside, "secret.csv"):    "secret_header\nTOPSECRET\n",
+		filepath.Join(outside, "rows.json"):     `[{"secret_key": 1}]`,
+		filepath.Join(pkg, "m.sql"): `-- @source items
+SELECT * FROM 'data/items.csv';
+-- @source named
+SELECT * FROM read_csv('data/items.csv', header = true, delim = ',');
+-- @source inlink
+SELECT * FROM 'data/in.csv';
+-- @source insub
+SELECT * FROM read_csv('sub/items.csv');
+-- @source viafile
+SELECT * FROM 'data/x.csv';
+-- @source viadir
+SELECT * FROM read_csv('out/secret.csv');
+-- @source viajson
+SELECT * FROM read_json('out/rows.json');
+-- @source globout
+SELECT * FROM read_csv('out/*.csv');
+-- @source globdata
+SELECT * FROM read_csv('data/*.csv');
+-- @source text
+SELECT * FROM read_text('data/x.csv');
+-- @source missingout
+SELECT * FROM read_csv('out/nothing.csv');
+-- @source dangling
+SELECT * FROM 'data/gone.csv';
+`,
+	}
+	for p, body := range files {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for link, target := range map[string]string{
+		filepath.Join(pkg, "data", "in.csv"):   "items.csv",                          // inside, relative
+		filepath.Join(pkg, "sub"):              filepath.Join(pkg, "data"),           // inside, a folder
+		filepath.Join(pkg, "data", "x.csv"):    filepath.Join(outside, "secret.csv"), // outside, a file
+		filepath.Join(pkg, "out"):              outside,                              // outside, a folder
+		filepath.Join(pkg, "data", "gone.csv"): filepath.Join(outside, "gone.csv"),   // to nothing
+	} {
+		if err := os.Symlink(target, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root, pkg, outside
+}
+
+// TestDuckSymlinks: a file DuckDB reads must resolve inside the package folder,
+// both when the model's views are built and when a query runs.
+func TestDuckSymlinks(t *testing.T) {
+	root, pkg, outside := linkedPackage(t)
+	c, err := catalog.Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := OpenDuck(context.Background(), c.Model("p/k/m"), DuckConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	for _, src := range []string{"items", "named", "inlink", "insub"} {
+		if d.Columns()[src] == nil {
+			t.Errorf("source %s (inside the package) did not open: %q", src, d.Broken()[src])
+		}
+	}
+	for src, want := range map[string]string{
+		"viafile":    "symbolic link",
+		"viadir":     "symbolic link",
+		"viajson":    "symbolic link",
+		"globout":    "symbolic link",
+		"globdata":   "package folder",
+		"text":       "symbolic link",
+		"missingout": "symbolic link",
+		"dangling":   "which does not exist",
+	} {
+		if d.Columns()[src] != nil {
+			t.Errorf("source %s reads outside the package and opened: columns %v", src, d.Columns()[src])
+		}
+		if msg := d.Broken()[src]; !strings.Contains(msg, want) || want == "symbolic link" && !strings.Contains(msg, "outside the package folder") {
+			t.Errorf("source %s: broken %q, want %q", src, msg, want)
+		}
+	}
+	for src, cols := range d.Columns() {
+		for _, c := range cols {
+			if strings.Contains(c.Name, "secret") {
+				t.Errorf("source %s shows a column of a file outside the package: %v", src, cols)
+			}
+		}
+	}
+	q := func(s string) (*Result, error) { return d.Query(context.Background(), s, nil, testLimits) }
+	for _, s := range []string{
+		"SELECT * FROM read_csv('" + pkg + "/data/x.csv')",
+		"SELECT * FROM '" + pkg + "/data/x.csv'",
+		"SELECT * FROM read_text('" + pkg + "/out/secret.csv')",
+		"SELECT * FROM read_blob('" + pkg + "/data/x.csv')",
+		"SELECT * FROM read_json('" + pkg + "/out/rows.json')",
+		"SELECT * FROM read_csv('" + pkg + "/*/*.csv')",
+		"SELECT * FROM glob('" + pkg + "/out/*')",
+		"SELECT * FROM read_csv(['" + pkg + "/data/items.csv', '" + pkg + "/out/secret.csv'])",
+		"SELECT * FROM read_text('" + outside + "/secret.csv')",
+	} {
+		refused(t, q, s, "inside its package folder")
+	}
+	for s, n := range map[string]int{
+		"SELECT * FROM inlink":                                  2,
+		"SELECT * FROM insub":                                   2,
+		"SELECT * FROM read_csv('" + pkg + "/data/in.csv')":     2,
+		"SELECT * FROM read_csv('" + pkg + "/sub/items.csv')":   2,
+		"SELECT * FROM read_text('" + pkg + "/data/items.csv')": 1,
+		"SELECT * FROM named":                                   2,
+	} {
+		if res, err := q(s); err != nil || res.RowCount != n {
+			t.Errorf("%q: %v %+v", s, err, res)
+		}
+	}
+}
+
+// TestDuckLinkedCatalog: a catalog folder reached through a symbolic link works.
+func TestDuckLinkedCatalog(t *testing.T) {
+	root, _, _ := linkedPackage(t)
+	link := filepath.Join(t.TempDir(), "cat")
+	if err := os.Symlink(root, link); err != nil {
+		t.Fatal(err)
+	}
+	c, err := catalog.Load(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := OpenDuck(context.Background(), c.Model("p/k/m"), DuckConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if d.Columns()["items"] == nil || d.Columns()["inlink"] == nil || d.Columns()["viafile"] != nil {
+		t.Errorf("columns %v broken %v", d.Columns(), d.Broken())
+	}
+	if res, err := d.Query(context.Background(), "SELECT * FROM inlink", nil, testLimits); err != nil || res.RowCount != 2 {
+		t.Errorf("inlink: %v %+v", err, res)
+	}
+}
+
+// TestDuckOutsideReads tries the other ways a query might read outside the
+// package: each is refused by DuckDB's file-access check, and said so.
+func TestDuckOutsideReads(t *testing.T) {
+	d := openTestDuck(t)
+	q := func(s string) (*Result, error) { return d.Query(context.Background(), s, nil, testLimits) }
+	home, _ := os.UserHomeDir()
+	for _, s := range []string{
+		"SELECT * FROM read_csv('/etc/passwd')",
+		"SELECT * FROM read_text('/etc/passwd')",
+		"SELECT * FROM read_blob('/etc/hostname')",
+		"SELECT * FROM read_text('/proc/self/environ')",
+		"SELECT * FROM read_text('~/.bashrc')",
+		"SELECT * FROM read_text('" + home + "/*')",
+		"SELECT * FROM glob('/etc/*')",
+		"SELECT * FROM glob('/**')",
+		"SELECT * FROM read_csv('data/../../../../etc/passwd')",
+		"SELECT * FROM read_text('file:///etc/passwd')",
+		"SELECT * FROM read_csv('http://127.0.0.1:1/x.csv')",
+		"SELECT * FROM read_csv('https://127.0.0.1:1/x.csv')",
+		"SELECT * FROM read_parquet('s3://bucket/x.parquet')",
+		"SELECT * FROM sniff_csv('/etc/passwd')",
+		"SELECT * FROM parquet_metadata('/etc/passwd')",
+		"SELECT * FROM read_text('/etc/' || 'passwd')",
+	} {
+		refused(t, q, s, "inside its package folder")
+	}
+}
+
+// TestPostgresRowLocks: PostgreSQL refuses row locks in the read-only transaction
+// before running anything; the refusal says what to drop. A locking clause on a
+// source (a WITH query, which PostgreSQL does not lock) takes no lock and runs.
+func TestPostgresRowLocks(t *testing.T) {
+	p := openTestPG(t)
+	conn, err := pgx.Connect(context.Background(), pgDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = conn.Exec(context.Background(), "CREATE SEQUENCE shop.seq")
+	conn.Close(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := func(s string) (*Result, error) { return p.Query(context.Background(), s, nil, testLimits) }
+	for _, s := range []string{
+		"SELECT * FROM shop.stock FOR UPDATE",
+		"SELECT * FROM shop.stock FOR NO KEY UPDATE",
+		"SELECT * FROM shop.stock FOR SHARE",
+		"SELECT * FROM shop.stock FOR KEY SHARE",
+		"SELECT * FROM shop.stock FOR UPDATE NOWAIT",
+		"SELECT * FROM (SELECT * FROM shop.stock FOR UPDATE SKIP LOCKED) s",
+		"WITH c AS (SELECT * FROM shop.stock FOR SHARE) SELECT * FROM c",
+		"SELECT * FROM stock s JOIN shop.stock t USING (sku) FOR UPDATE OF t",
+		"SELECT * FROM shop.stock WHERE qty > @min FOR UPDATE",
+	} {
+		_, err := p.Query(context.Background(), s, map[string]any{"min": 3}, testLimits)
+		if strings.Contains(s, "@min") {
+			var re *RefusedError
+			if !errors.As(err, &re) || !strings.Contains(err.Error(), "row locks are not allowed") {
+				t.Errorf("%q: %v", s, err)
+			}
+			continue
+		}
+		refused(t, q, s, "row locks are not allowed")
+	}
+	// A write that is not a lock keeps its own message.
+	refused(t, q, "SELECT nextval('shop.seq')", "PostgreSQL refused to write in the read-only transaction")
+	for _, s := range []string{
+		"SELECT 'for update' AS x",
+		"SELECT 1 AS \"for update\"",
+		"-- FOR UPDATE\nSELECT count(*) FROM stock /* FOR SHARE */",
+		"SELECT count(*) FROM stock WHERE sku <> 'FOR UPDATE'",
+	} {
+		if res, err := q(s); err != nil || res.RowCount != 1 {
+			t.Errorf("%q: %v %+v", s, err, res)
+		}
+	}
+	res, err := q("SELECT (SELECT count(*) FROM pg_locks WHERE pid = pg_backend_pid() AND mode = 'RowShareLock') AS row_share FROM stock LIMIT 1 FOR UPDATE")
+	if err != nil || res.RowCount != 1 || res.Rows[0][0] != int64(0) {
+		t.Errorf("FOR UPDATE on a source: %v %+v", err, res)
+	}
+}
+
+// TestPostgresSessionLocks: a session-level advisory lock taken by a query
+// (pg_advisory_lock survives the rollback) is released when the connection goes
+// back to the pool, so a query cannot hold a lock after it ends.
+func TestPostgresSessionLocks(t *testing.T) {
+	p := openTestPG(t)
+	ctx := context.Background()
+	for _, s := range []string{"SELECT pg_advisory_lock(4242)", "SELECT pg_advisory_lock_shared(4243)"} {
+		if _, err := p.Query(ctx, s, nil, testLimits); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+	conn, err := pgx.Connect(ctx, pgDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		var free bool
+		if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_xact_lock(4242) AND pg_try_advisory_xact_lock(4243)").Scan(&free); err != nil {
+			t.Fatal(err)
+		}
+		if free {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the advisory locks a query took are still held 5 s after it ended")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
