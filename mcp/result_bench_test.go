@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 
+	"net/http/httptest"
 	"testing"
 
+	"github.com/wiremcp/wiremcp/jsonrpc"
 	"github.com/wiremcp/wiremcp/transport/memory"
+	"github.com/wiremcp/wiremcp/transport/streamable"
 )
 
 // tableResult is a query-shaped result: 100 rows of 4 columns as structured content
@@ -53,9 +56,10 @@ func BenchmarkCallToolResultJSON(b *testing.B) {
 }
 
 // BenchmarkTableRoundTrip measures one tools/call whose result is table-shaped,
-// client to server to client over the memory transport, for each revision family.
+// client to server to client over the memory transport for each revision family,
+// and over stateless Streamable HTTP on loopback (2026-07-28).
 func BenchmarkTableRoundTrip(b *testing.B) {
-	for _, rev := range []string{LatestInitializeRevision, Revision20260728} {
+	for _, rev := range []string{LatestInitializeRevision, Revision20260728, "http-stateless"} {
 		b.Run(rev, func(b *testing.B) {
 			s := NewServer(Implementation{Name: "bench", Version: "1"}, nil)
 			res := tableResult()
@@ -63,10 +67,26 @@ func BenchmarkTableRoundTrip(b *testing.B) {
 				return res, nil, nil
 			})
 			ctx := context.Background()
-			a, c := memory.NewPair()
-			ss, _ := s.Connect(ctx, a)
-			defer ss.Close()
-			cs, err := NewClient(Implementation{Name: "bench", Version: "1"}, &ClientOptions{ProtocolVersion: rev}).Connect(ctx, c)
+			var t jsonrpc.Transport
+			if rev == "http-stateless" {
+				h := streamable.NewHandler(func(ctx context.Context, tr jsonrpc.Transport) error {
+					_, err := s.Connect(ctx, tr)
+					return err
+				}, &streamable.HandlerOptions{Stateless: true})
+				srv := httptest.NewServer(h)
+				defer srv.Close()
+				ct, err := streamable.NewClient(srv.URL, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				t, rev = ct, Revision20260728
+			} else {
+				a, c := memory.NewPair()
+				ss, _ := s.Connect(ctx, a)
+				defer ss.Close()
+				t = c
+			}
+			cs, err := NewClient(Implementation{Name: "bench", Version: "1"}, &ClientOptions{ProtocolVersion: rev}).Connect(ctx, t)
 			if err != nil {
 				b.Fatal(err)
 			}
