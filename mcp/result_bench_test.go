@@ -4,8 +4,12 @@ import (
 	"context"
 	"encoding/json"
 
+	"fmt"
 	"net/http/httptest"
+	"slices"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/wiremcp/wiremcp/jsonrpc"
 	"github.com/wiremcp/wiremcp/transport/memory"
@@ -100,5 +104,68 @@ func BenchmarkTableRoundTrip(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkCallAfterIdle measures what a call costs on top of its handler's own
+// time, back to back ("hot") and when the handler leaves the process idle for 6 ms
+// first, as a tool waiting on a database does ("idle"): the goroutines and threads
+// that carry the response have to be woken again. The metric is the median of
+// (call time − handler time), over the memory transport and stateless HTTP.
+func BenchmarkCallAfterIdle(b *testing.B) {
+	s := NewServer(Implementation{Name: "bench", Version: "1"}, nil)
+	var inner atomic.Int64
+	AddTool(s, &Tool{Name: "wait"}, func(ctx context.Context, req *CallToolRequest, in struct {
+		Ms int `json:"ms"`
+	}) (*CallToolResult, any, error) {
+		start := time.Now()
+		if in.Ms > 0 {
+			time.Sleep(time.Duration(in.Ms) * time.Millisecond)
+		}
+		inner.Store(int64(time.Since(start)))
+		return TextResult("done"), nil, nil
+	})
+	ctx := context.Background()
+	h := streamable.NewHandler(func(ctx context.Context, tr jsonrpc.Transport) error {
+		_, err := s.Connect(ctx, tr)
+		return err
+	}, &streamable.HandlerOptions{Stateless: true})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	ht, err := streamable.NewClient(srv.URL, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	a, c := memory.NewPair()
+	ss, _ := s.Connect(ctx, a)
+	defer ss.Close()
+	for _, tr := range []struct {
+		name string
+		t    jsonrpc.Transport
+	}{{"memory", c}, {"http-stateless", ht}} {
+		cs, err := NewClient(Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, tr.t)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer cs.Close()
+		for _, ms := range []int{0, 6} {
+			name := tr.name + "/hot"
+			if ms > 0 {
+				name = tr.name + "/idle-6ms"
+			}
+			p := &CallToolParams{Name: "wait", Arguments: json.RawMessage(fmt.Sprintf(`{"ms":%d}`, ms))}
+			b.Run(name, func(b *testing.B) {
+				var over []time.Duration
+				for b.Loop() {
+					start := time.Now()
+					if res, err := cs.CallTool(ctx, p); err != nil || res.IsError {
+						b.Fatal(err, res)
+					}
+					over = append(over, time.Since(start)-time.Duration(inner.Load()))
+				}
+				slices.Sort(over)
+				b.ReportMetric(float64(over[len(over)/2].Microseconds()), "µs-over-handler")
+			})
+		}
 	}
 }
