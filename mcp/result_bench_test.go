@@ -72,6 +72,7 @@ func BenchmarkTableRoundTrip(b *testing.B) {
 			})
 			ctx := context.Background()
 			var t jsonrpc.Transport
+			version := rev
 			if rev == "http-stateless" {
 				h := streamable.NewHandler(func(ctx context.Context, tr jsonrpc.Transport) error {
 					_, err := s.Connect(ctx, tr)
@@ -83,14 +84,14 @@ func BenchmarkTableRoundTrip(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				t, rev = ct, Revision20260728
+				t, version = ct, Revision20260728
 			} else {
 				a, c := memory.NewPair()
 				ss, _ := s.Connect(ctx, a)
 				defer ss.Close()
 				t = c
 			}
-			cs, err := NewClient(Implementation{Name: "bench", Version: "1"}, &ClientOptions{ProtocolVersion: rev}).Connect(ctx, t)
+			cs, err := NewClient(Implementation{Name: "bench", Version: "1"}, &ClientOptions{ProtocolVersion: version}).Connect(ctx, t)
 			if err != nil {
 				b.Fatal(err)
 			}
