@@ -77,7 +77,8 @@ func TestSSEKeepAlive(t *testing.T) {
 // TestLazyStartAndTimeout: a lazy upstream starts with its first client; a call the
 // upstream does not answer within the server's timeout is an error result.
 func TestLazyStartAndTimeout(t *testing.T) {
-	tg := startGateway(t, `{"servers": {"up": {"timeout": "300ms",
+	// The timeout is long enough for the echo call after it on a loaded machine.
+	tg := startGateway(t, `{"servers": {"up": {"timeout": "2s",
 	  "mcp": {"command": ["$EXE"], "env": {"GATEWAY_TEST_UPSTREAM": "1"}, "start": "lazy"}}}}`)
 	if h := tg.g.health().Servers["up"]; !h.Healthy || h.Parts[0].PID != 0 || h.Parts[0].State != "idle" {
 		t.Fatalf("before any client: %+v", h)
@@ -101,7 +102,7 @@ func TestLazyStartAndTimeout(t *testing.T) {
 	}
 	start := time.Now()
 	text, isErr := callText(t, cs, "block", nil)
-	if !isErr || !strings.Contains(text, "no answer within 300ms") || time.Since(start) > 10*time.Second {
+	if !isErr || !strings.Contains(text, "no answer within 2s") || time.Since(start) > 10*time.Second {
 		t.Errorf("block = %q, %v after %v", text, isErr, time.Since(start))
 	}
 	if text, _ := callText(t, cs, "echo", map[string]any{"message": "after"}); text != "after" {
@@ -226,7 +227,8 @@ func TestCommandOutputIsCapped(t *testing.T) {
 // within its timeout, then says so.
 func TestCommandSlots(t *testing.T) {
 	slots := make(chan struct{}, 1)
-	ct, err := newCommandTool(&CommandConfig{Argv: []string{"true"}, Timeout: "200ms"}, &ServerConfig{}, t.TempDir(), false, newLineRing(5), slots)
+	// The timeout bounds running `true` too: long enough for a loaded machine.
+	ct, err := newCommandTool(&CommandConfig{Argv: []string{"true"}, Timeout: "2s"}, &ServerConfig{}, t.TempDir(), false, newLineRing(5), slots)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +244,7 @@ func TestCommandSlots(t *testing.T) {
 	}
 	slots <- struct{}{} // every slot taken
 	res := call()
-	if text := res.Content[0].(*mcp.TextContent).Text; !res.IsError || !strings.Contains(text, "no free slot within 200ms") {
+	if text := res.Content[0].(*mcp.TextContent).Text; !res.IsError || !strings.Contains(text, "no free slot within 2s") {
 		t.Errorf("without a free slot: %v %q", res.IsError, text)
 	}
 	<-slots

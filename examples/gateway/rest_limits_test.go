@@ -21,7 +21,9 @@ import (
 
 func TestRESTTimeoutsAndRetries(t *testing.T) {
 	b := startKB(t, nil)
-	tg := kbGateway(t, b, `"timeout": "300ms", "retries": 2`)
+	// Calls that must be served get a timeout no loaded machine reaches; the
+	// timeout case has a server of its own with a short one.
+	tg := kbGateway(t, b, `"timeout": "30s", "retries": 2`)
 	cs := tg.connect(t, "/mcp/kb", nil)
 
 	t.Run("503 twice then served", func(t *testing.T) {
@@ -62,6 +64,7 @@ func TestRESTTimeoutsAndRetries(t *testing.T) {
 		}
 	})
 	t.Run("timeout", func(t *testing.T) {
+		short := kbGateway(t, b, `"timeout": "300ms", "retries": 2`).connect(t, "/mcp/kb", nil)
 		release := make(chan struct{})
 		defer close(release)
 		b.setFault(func(w http.ResponseWriter, r *http.Request) bool {
@@ -74,7 +77,7 @@ func TestRESTTimeoutsAndRetries(t *testing.T) {
 		defer b.setFault(nil)
 		before := b.calls.Load()
 		start := time.Now()
-		res, sc := restCall(t, cs, "list_projects", nil)
+		res, sc := restCall(t, short, "list_projects", nil)
 		e := restErr(t, res, sc)
 		if e["code"] != "TIMEOUT" || !strings.Contains(e["message"].(string), "300ms") {
 			t.Errorf("error %v", e)
