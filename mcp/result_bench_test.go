@@ -31,6 +31,22 @@ func tableResult() *CallToolResult {
 	return &CallToolResult{StructuredContent: json.RawMessage(raw), Content: []Content{&TextContent{Text: string(raw)}}}
 }
 
+// statelessHTTP serves s over stateless Streamable HTTP on 127.0.0.1 until the
+// benchmark ends and returns a client transport to it.
+func statelessHTTP(b *testing.B, s *Server) jsonrpc.Transport {
+	h := streamable.NewHandler(func(ctx context.Context, tr jsonrpc.Transport) error {
+		_, err := s.Connect(ctx, tr)
+		return err
+	}, &streamable.HandlerOptions{Stateless: true})
+	srv := httptest.NewServer(h)
+	b.Cleanup(srv.Close)
+	t, err := streamable.NewClient(srv.URL, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return t
+}
+
 // BenchmarkCallToolResultJSON measures encoding and decoding a table-shaped result.
 func BenchmarkCallToolResultJSON(b *testing.B) {
 	r := tableResult()
@@ -74,17 +90,7 @@ func BenchmarkTableRoundTrip(b *testing.B) {
 			var t jsonrpc.Transport
 			version := rev
 			if rev == "http-stateless" {
-				h := streamable.NewHandler(func(ctx context.Context, tr jsonrpc.Transport) error {
-					_, err := s.Connect(ctx, tr)
-					return err
-				}, &streamable.HandlerOptions{Stateless: true})
-				srv := httptest.NewServer(h)
-				defer srv.Close()
-				ct, err := streamable.NewClient(srv.URL, nil)
-				if err != nil {
-					b.Fatal(err)
-				}
-				t, version = ct, Revision20260728
+				t, version = statelessHTTP(b, s), Revision20260728
 			} else {
 				a, c := memory.NewPair()
 				ss, _ := s.Connect(ctx, a)
@@ -127,16 +133,7 @@ func BenchmarkCallAfterIdle(b *testing.B) {
 		return TextResult("done"), nil, nil
 	})
 	ctx := context.Background()
-	h := streamable.NewHandler(func(ctx context.Context, tr jsonrpc.Transport) error {
-		_, err := s.Connect(ctx, tr)
-		return err
-	}, &streamable.HandlerOptions{Stateless: true})
-	srv := httptest.NewServer(h)
-	defer srv.Close()
-	ht, err := streamable.NewClient(srv.URL, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
+	ht := statelessHTTP(b, s)
 	a, c := memory.NewPair()
 	ss, _ := s.Connect(ctx, a)
 	defer ss.Close()

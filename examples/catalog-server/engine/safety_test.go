@@ -113,10 +113,9 @@ SELECT * FROM 'data/gone.csv';
 	return root, pkg, outside
 }
 
-// TestDuckSymlinks: a file DuckDB reads must resolve inside the package folder,
-// both when the model's views are built and when a query runs.
-func TestDuckSymlinks(t *testing.T) {
-	root, pkg, outside := linkedPackage(t)
+// openLinked loads the catalog at root and opens its model p/k/m.
+func openLinked(t *testing.T, root string) *Duck {
+	t.Helper()
 	c, err := catalog.Load(root)
 	if err != nil {
 		t.Fatal(err)
@@ -125,7 +124,15 @@ func TestDuckSymlinks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer d.Close()
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
+// TestDuckSymlinks: a file DuckDB reads must resolve inside the package folder,
+// both when the model's views are built and when a query runs.
+func TestDuckSymlinks(t *testing.T) {
+	root, pkg, outside := linkedPackage(t)
+	d := openLinked(t, root)
 	for _, src := range []string{"items", "named", "inlink", "insub"} {
 		if d.Columns()[src] == nil {
 			t.Errorf("source %s (inside the package) did not open: %q", src, d.Broken()[src])
@@ -190,15 +197,7 @@ func TestDuckLinkedCatalog(t *testing.T) {
 	if err := os.Symlink(root, link); err != nil {
 		t.Fatal(err)
 	}
-	c, err := catalog.Load(link)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := OpenDuck(context.Background(), c.Model("p/k/m"), DuckConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
+	d := openLinked(t, link)
 	if d.Columns()["items"] == nil || d.Columns()["inlink"] == nil || d.Columns()["viafile"] != nil {
 		t.Errorf("columns %v broken %v", d.Columns(), d.Broken())
 	}
