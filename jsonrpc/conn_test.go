@@ -228,7 +228,7 @@ func TestConnResults(t *testing.T) {
 		},
 		"plain":        func() (any, error) { return nil, errors.New("disk full") },
 		"partial":      func() (any, error) { return 5, errors.New("result dropped") },
-		"marshaler":    func() (any, error) { return &selfMarshal{out: `{ "spaced" : [1, 2] }`}, nil },
+		"marshaler":    func() (any, error) { return &selfMarshal{out: " \n{ \"spaced\" : [1, 2] }\t "}, nil },
 		"badmarshaler": func() (any, error) { return &selfMarshal{out: `{"a":`}, nil },
 		"errmarshaler": func() (any, error) { return &selfMarshal{err: errors.New("cannot encode")}, nil },
 		"emptymarshal": func() (any, error) { return &selfMarshal{}, nil },
