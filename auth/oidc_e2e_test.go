@@ -8,16 +8,13 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
+	"github.com/wiremcp/wiremcp/internal/nodetest"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"os/exec"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -43,59 +40,7 @@ func oidcSetup(t *testing.T) (node string) {
 	if testing.Short() {
 		t.Skip("starts a Node.js authorization server; skipped with -short")
 	}
-	ci := os.Getenv("CI") == "true"
-	unavailable := func(format string, args ...any) {
-		t.Helper()
-		msg := fmt.Sprintf(format, args...)
-		if ci {
-			t.Fatalf("%s (CI=true: the oidc-provider test must run)", msg)
-		}
-		t.Skipf("skipping the oidc-provider test: %s; install Node.js and npm or set WIREMCP_NODE and WIREMCP_NPM", msg)
-	}
-	node, err := lookTool("WIREMCP_NODE", "node")
-	if err != nil {
-		unavailable("%v", err)
-	}
-	out, err := exec.Command(node, "--version").Output()
-	if err != nil {
-		unavailable("%s --version: %v", node, err)
-	}
-	v := strings.TrimSpace(string(out))
-	major, _, _ := strings.Cut(strings.TrimPrefix(v, "v"), ".")
-	if n, err := strconv.Atoi(major); err != nil || n < 20 {
-		unavailable("%s is Node %s; oidc-provider needs Node 20.19 or later", node, v)
-	}
-	if _, err := os.Stat(filepath.Join(oidcDir, "node_modules", "oidc-provider", "package.json")); err != nil {
-		npm, err := lookTool("WIREMCP_NPM", "npm")
-		if err != nil {
-			unavailable("%s/node_modules lacks oidc-provider and %v", oidcDir, err)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, npm, "ci", "--no-audit", "--no-fund", "--loglevel=error")
-		cmd.Dir = oidcDir
-		cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(node)+string(os.PathListSeparator)+os.Getenv("PATH"))
-		cmd.WaitDelay = 10 * time.Second
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("npm ci in %s: %v\n%s", oidcDir, err, out)
-		}
-	}
-	return node
-}
-
-// lookTool returns the program named by the environment variable env, else name on PATH.
-func lookTool(env, name string) (string, error) {
-	if p := os.Getenv(env); p != "" {
-		if _, err := exec.LookPath(p); err != nil {
-			return "", fmt.Errorf("%s=%s is not an executable: %v", env, p, err)
-		}
-		return p, nil
-	}
-	p, err := exec.LookPath(name)
-	if err != nil {
-		return "", fmt.Errorf("%s is not on PATH and %s is unset", name, env)
-	}
-	return p, nil
+	return nodetest.Setup(t, oidcDir, 20, 19, "the oidc-provider test")
 }
 
 // startOIDC runs the authorization server and returns its issuer.

@@ -7,11 +7,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"os"
+	"github.com/wiremcp/wiremcp/internal/nodetest"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -33,71 +31,7 @@ const tsDir = "tsclient"
 // tsSetup returns the node binary, installing the pinned packages if needed.
 func tsSetup(t *testing.T) string {
 	t.Helper()
-	unavailable := func(format string, args ...any) {
-		t.Helper()
-		msg := fmt.Sprintf(format, args...)
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s (CI=true: the TypeScript tests must run)", msg)
-		}
-		t.Skipf("skipping: %s; install Node.js 20+ and npm or set WIREMCP_NODE and WIREMCP_NPM", msg)
-	}
-	node, err := lookTool("WIREMCP_NODE", "node")
-	if err != nil {
-		unavailable("%v", err)
-	}
-	out, err := exec.Command(node, "--version").Output()
-	if err != nil {
-		unavailable("%s --version: %v", node, err)
-	}
-	v := strings.TrimSpace(string(out))
-	major, _, _ := strings.Cut(strings.TrimPrefix(v, "v"), ".")
-	if n, err := strconv.Atoi(major); err != nil || n < 20 {
-		unavailable("%s is Node %s; 20 or later is needed", node, v)
-	}
-	var pkg struct{ Dependencies map[string]string }
-	raw, err := os.ReadFile(filepath.Join(tsDir, "package.json"))
-	if err != nil || json.Unmarshal(raw, &pkg) != nil {
-		t.Fatalf("tsclient/package.json: %v", err)
-	}
-	installed := true
-	for name, want := range pkg.Dependencies {
-		var got struct{ Version string }
-		b, _ := os.ReadFile(filepath.Join(tsDir, "node_modules", name, "package.json"))
-		if json.Unmarshal(b, &got) != nil || got.Version != want {
-			installed = false
-		}
-	}
-	if !installed {
-		npm, err := lookTool("WIREMCP_NPM", "npm")
-		if err != nil {
-			unavailable("tsclient/node_modules lacks the pinned packages and %v", err)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, npm, "ci", "--no-audit", "--no-fund", "--loglevel=error")
-		cmd.Dir = tsDir
-		cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(node)+string(os.PathListSeparator)+os.Getenv("PATH"))
-		cmd.WaitDelay = 10 * time.Second
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("npm ci in %s: %v\n%s", tsDir, err, out)
-		}
-	}
-	return node
-}
-
-// lookTool returns the program named by the environment variable env, else name on PATH.
-func lookTool(env, name string) (string, error) {
-	if p := os.Getenv(env); p != "" {
-		if _, err := exec.LookPath(p); err != nil {
-			return "", fmt.Errorf("%s=%s is not an executable: %v", env, p, err)
-		}
-		return p, nil
-	}
-	p, err := exec.LookPath(name)
-	if err != nil {
-		return "", fmt.Errorf("%s not found on PATH", name)
-	}
-	return p, nil
+	return nodetest.Setup(t, tsDir, 20, 0, "the TypeScript tests")
 }
 
 // runNode runs node with args in dir, in a process group of its own that is gone

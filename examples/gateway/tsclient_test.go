@@ -3,14 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
+	"github.com/wiremcp/wiremcp/internal/nodetest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -25,85 +23,11 @@ import (
 
 const tsDir = "tsclient"
 
-var npmOnce sync.Mutex
-
 // nodeSetup returns the node binary, installing the pinned packages when missing.
 // The node must be at least version minMajor.minMinor.
 func nodeSetup(t *testing.T, minMajor, minMinor int) string {
 	t.Helper()
-	unavailable := func(format string, args ...any) {
-		t.Helper()
-		msg := fmt.Sprintf(format, args...)
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s (CI=true: the Node tests must run)", msg)
-		}
-		t.Skipf("skipping: %s; install Node.js 20+ and npm or set WIREMCP_NODE and WIREMCP_NPM", msg)
-	}
-	node, err := lookTool("WIREMCP_NODE", "node")
-	if err != nil {
-		unavailable("%v", err)
-	}
-	out, err := exec.Command(node, "--version").Output()
-	if err != nil {
-		unavailable("%s --version: %v", node, err)
-	}
-	version := strings.TrimSpace(string(out))
-	parts := strings.SplitN(strings.TrimPrefix(version, "v"), ".", 3)
-	major, err1 := strconv.Atoi(parts[0])
-	minor := 0
-	if len(parts) > 1 {
-		minor, _ = strconv.Atoi(parts[1])
-	}
-	if err1 != nil || major < minMajor || major == minMajor && minor < minMinor {
-		unavailable("%s is Node %s; %d.%d or later is needed", node, version, minMajor, minMinor)
-	}
-	npmOnce.Lock()
-	defer npmOnce.Unlock()
-	var pkg struct{ Dependencies map[string]string }
-	b, err := os.ReadFile(filepath.Join(tsDir, "package.json"))
-	if err != nil || json.Unmarshal(b, &pkg) != nil {
-		t.Fatalf("reading %s/package.json: %v", tsDir, err)
-	}
-	installed := true
-	for name, version := range pkg.Dependencies {
-		var got struct{ Version string }
-		b, _ := os.ReadFile(filepath.Join(tsDir, "node_modules", name, "package.json"))
-		if json.Unmarshal(b, &got) != nil || got.Version != version {
-			installed = false
-		}
-	}
-	if !installed {
-		npm, err := lookTool("WIREMCP_NPM", "npm")
-		if err != nil {
-			unavailable("tsclient/node_modules lacks the pinned packages and %v", err)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, npm, "ci", "--no-audit", "--no-fund", "--loglevel=error")
-		cmd.Dir = tsDir
-		cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(node)+string(os.PathListSeparator)+os.Getenv("PATH"))
-		cmd.WaitDelay = 10 * time.Second
-		start := time.Now()
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("npm ci in %s: %v\n%s", tsDir, err, out)
-		}
-		t.Logf("npm ci in %s took %v", tsDir, time.Since(start).Round(time.Millisecond))
-	}
-	return node
-}
-
-func lookTool(env, name string) (string, error) {
-	if p := os.Getenv(env); p != "" {
-		if _, err := exec.LookPath(p); err != nil {
-			return "", fmt.Errorf("%s=%s is not an executable: %v", env, p, err)
-		}
-		return p, nil
-	}
-	p, err := exec.LookPath(name)
-	if err != nil {
-		return "", fmt.Errorf("%s is not on PATH and %s is unset", name, env)
-	}
-	return p, nil
+	return nodetest.Setup(t, tsDir, minMajor, minMinor, "the Node tests")
 }
 
 // runNode runs a Node program of tsclient and returns its stdout.

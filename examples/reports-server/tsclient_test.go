@@ -8,13 +8,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/wiremcp/wiremcp/internal/nodetest"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -265,69 +265,8 @@ func copySamples(t *testing.T) string {
 // not there, and returns the node binary and the pinned SDK version.
 func tsClientSetup(t *testing.T) (node, sdkVersion string) {
 	t.Helper()
-	ci := os.Getenv("CI") == "true"
-	unavailable := func(format string, args ...any) {
-		t.Helper()
-		msg := fmt.Sprintf(format, args...)
-		if ci {
-			t.Fatalf("%s (CI=true: the TypeScript SDK test must run)", msg)
-		}
-		t.Skipf("skipping the TypeScript SDK client test: %s; install Node.js and npm or set WIREMCP_NODE and WIREMCP_NPM", msg)
-	}
-	node, err := lookTool("WIREMCP_NODE", "node")
-	if err != nil {
-		unavailable("%v", err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, node, "--version").Output()
-	if err != nil {
-		unavailable("%s --version: %v", node, err)
-	}
-	nodeVersion := strings.TrimSpace(string(out))
-	major, _, _ := strings.Cut(strings.TrimPrefix(nodeVersion, "v"), ".")
-	if n, err := strconv.Atoi(major); err != nil || n < 20 {
-		unavailable("%s is Node %s; the client needs Node 20 or later", node, nodeVersion)
-	}
-
 	sdkVersion = pinnedSDKVersion(t)
-	installed, _ := os.ReadFile(filepath.Join(tsClientDir, "node_modules", "@modelcontextprotocol", "sdk", "package.json"))
-	var pkg struct{ Version string }
-	if json.Unmarshal(installed, &pkg) != nil || pkg.Version != sdkVersion {
-		npm, err := lookTool("WIREMCP_NPM", "npm")
-		if err != nil {
-			unavailable("tsclient/node_modules lacks @modelcontextprotocol/sdk %s and %v", sdkVersion, err)
-		}
-		ictx, icancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer icancel()
-		cmd := exec.CommandContext(ictx, npm, "ci", "--no-audit", "--no-fund", "--loglevel=error")
-		cmd.Dir = tsClientDir
-		// npm is a Node script: let it run on the chosen node.
-		cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(node)+string(os.PathListSeparator)+os.Getenv("PATH"))
-		cmd.WaitDelay = 10 * time.Second
-		start := time.Now()
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("npm ci in %s: %v\n%s", tsClientDir, err, out)
-		}
-		t.Logf("npm ci installed @modelcontextprotocol/sdk %s in %v", sdkVersion, time.Since(start).Round(time.Millisecond))
-	}
-	t.Logf("using %s (%s)", node, nodeVersion)
-	return node, sdkVersion
-}
-
-// lookTool returns the program named by the environment variable env, else name on PATH.
-func lookTool(env, name string) (string, error) {
-	if p := os.Getenv(env); p != "" {
-		if _, err := exec.LookPath(p); err != nil {
-			return "", fmt.Errorf("%s=%s is not an executable: %v", env, p, err)
-		}
-		return p, nil
-	}
-	p, err := exec.LookPath(name)
-	if err != nil {
-		return "", fmt.Errorf("%s is not on PATH and %s is unset", name, env)
-	}
-	return p, nil
+	return nodetest.Setup(t, tsClientDir, 20, 0, "the TypeScript SDK client test"), sdkVersion
 }
 
 // pinnedSDKVersion reads the exact SDK version from tsclient/package.json and checks that
