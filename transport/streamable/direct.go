@@ -24,10 +24,12 @@ import (
 //
 // Ending a stream early. CloseSSEStream ends the HTTP response of a pending SSE
 // stream, but net/http ends a response only when ServeHTTP returns, and a POST
-// running its own call cannot return before the call does. So the call of a
-// resumable stream runs on a goroutine of its own, started by the POST's, which only
-// carries the stream and can end it at any time. It still skips the connection's
-// reader.
+// running its own call cannot return before the call does. So the call of a stream
+// that CloseSSEStream may end (a resumable stream of a 2025-11-25 or later client,
+// which starts with a priming event) runs on a goroutine of its own, started by the
+// POST's, which only carries the stream and can end it at any time. It still skips
+// the connection's reader. Older revisions have no early end (their clients are
+// owed the response on the stream), so their calls run on the POST's goroutine.
 
 // SetDirect implements jsonrpc.Direct. It is called by jsonrpc.NewConn.
 func (t *ServerTransport) SetDirect(serve jsonrpc.DirectFunc) {
@@ -77,7 +79,7 @@ func (t *ServerTransport) runDirect(st *stream) bool {
 	if serve == nil {
 		return false
 	}
-	if st.resumable {
+	if st.priming {
 		// The DirectFunc registers the call with the connection before it runs it, so
 		// the connection's Close waits for this goroutine; if the connection no
 		// longer takes work the stream ends with the transport.

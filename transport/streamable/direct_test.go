@@ -665,3 +665,70 @@ func TestDirectClientGoneKeepsEvents(t *testing.T) {
 		})
 	}
 }
+
+// TestDirectGoroutineByRevision: a call runs on its POST's own goroutine unless
+// CloseSSEStream may end its stream, which it may only for a resumable stream of a
+// 2025-11-25 or later client: then the call runs on a goroutine of its own (still
+// directly). Before 2025-11-25, CloseSSEStream reports false even once an event with
+// an id was sent (the client is owed the response on the stream).
+func TestDirectGoroutineByRevision(t *testing.T) {
+	for _, tc := range []struct {
+		rev        string
+		resumable  bool
+		wantOnPOST bool
+	}{
+		{"2025-11-25", true, false},
+		{"2025-06-18", true, true},
+		{"2025-03-26", true, true},
+		{"2024-11-05", true, true},
+		{"2025-11-25", false, true},
+	} {
+		t.Run(fmt.Sprintf("%s/resumable=%v", tc.rev, tc.resumable), func(t *testing.T) {
+			s := newTestServer(t, &HandlerOptions{DisableResumability: !tc.resumable})
+			ex := do(t, "POST", s.url, postHeaders(), strings.Replace(initBody, "2025-11-25", tc.rev, 1))
+			sid := ex.header.Get("Mcp-Session-Id")
+			if ex.status != 200 || sid == "" {
+				t.Fatalf("initialize: %d %q", ex.status, ex.body)
+			}
+			hdr := postHeaders("Mcp-Session-Id", sid, "Mcp-Protocol-Version", tc.rev)
+			ex = do(t, "POST", s.url, hdr, `{"jsonrpc":"2.0","id":7,"method":"record","params":{"n":7}}`)
+			if want := `{"jsonrpc":"2.0","id":7,"result":{"n":7}}`; ex.status != 200 || ex.body != want {
+				t.Fatalf("record: %d %q, want 200 %s", ex.status, ex.body, want)
+			}
+			if d, ran := s.ranDirect("7"); !ran || !d {
+				t.Fatalf("call ran %v, directly %v; want true, true", ran, d)
+			}
+			if p, _ := s.ranOnPOST("7"); p != tc.wantOnPOST {
+				t.Errorf("call ran on its POST's goroutine: %v, want %v", p, tc.wantOnPOST)
+			}
+			if tc.rev == "2025-11-25" {
+				return // the early end of a 2025-11-25 stream: TestDirectCloseSSEStream*
+			}
+			// A progress event (with an id when resumable), then CloseSSEStream: refused;
+			// the response still arrives on the POST's stream.
+			type answer struct {
+				ex  exchange
+				err error
+			}
+			done := make(chan answer, 1)
+			go func() {
+				ex, err := postAsync(s.url, hdr, closeGateBody)
+				done <- answer{ex, err}
+			}()
+			if waitFor(t, s.closed, "CloseSSEStream") {
+				t.Error("CloseSSEStream ended the stream of a client before 2025-11-25")
+			}
+			if id := waitFor(t, s.started, "the handler to wait for the gate"); id != "4" {
+				t.Fatalf("the gate waits for call %s, want 4", id)
+			}
+			s.open()
+			a := <-done
+			if a.err != nil {
+				t.Fatal(a.err)
+			}
+			if got := messages(t, a.ex); a.ex.status != 200 || len(got) != 2 || got[1] != gateResult {
+				t.Errorf("close-gate POST: %d %q, want the progress notification and %s", a.ex.status, a.ex.body, gateResult)
+			}
+		})
+	}
+}

@@ -50,8 +50,9 @@
 //     net/http handler would, when nothing the client sent earlier is still waiting
 //     to be read (see jsonrpc.Direct); notifications and responses reach the
 //     connection the same way. Otherwise, and with DisableDirectCalls, messages are
-//     queued for the connection's reader. The call of a resumable SSE reply runs on
-//     a goroutine of its own, so that CloseSSEStream can end the response early.
+//     queued for the connection's reader. The call of a reply CloseSSEStream may end
+//     (a resumable stream of a 2025-11-25 or later client) runs on a goroutine of
+//     its own, so that the response can end while the call goes on.
 //   - MCP-Protocol-Version is checked (absent means 2025-03-26).
 //   - Origin is checked on every request and Host on loopback listeners (403), the
 //     DNS-rebinding defence.

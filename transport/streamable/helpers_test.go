@@ -45,7 +45,8 @@ type testServer struct {
 
 	// For "notifications/hold", "record" and "close-gate" (direct_test.go).
 	events      []string        // "note-start", "note-end", "call-start <id>", in order; under mu
-	direct      map[string]bool // id → whether the call ran on its POST's goroutine; under mu
+	direct      map[string]bool // id → whether the call ran directly (not queued for the reader); under mu
+	onPOST      map[string]bool // id → whether the call ran on its POST's own goroutine; under mu
 	noteStarted chan struct{}   // a "notifications/hold" handler started
 	noteEnded   chan struct{}   // a "notifications/hold" handler recorded "note-end"
 	noteRelease chan struct{}   // closed to let "notifications/hold" handlers return
@@ -80,6 +81,7 @@ func newUnstartedTestServer(tb testing.TB, opts *HandlerOptions) *testServer {
 		waited:    make(chan string, 4096),
 
 		direct:      make(map[string]bool),
+		onPOST:      make(map[string]bool),
 		noteStarted: make(chan struct{}, 16),
 		noteEnded:   make(chan struct{}, 16),
 		noteRelease: make(chan struct{}),
@@ -133,9 +135,20 @@ func (s *testServer) noteDirect(req *jsonrpc.Request) {
 	buf := make([]byte, 64<<10)
 	buf = buf[:runtime.Stack(buf, false)]
 	d := bytes.Contains(buf, []byte("jsonrpc.(*Conn).serveDirect("))
+	p := bytes.Contains(buf, []byte("streamable.(*Handler).servePOST("))
 	s.mu.Lock()
 	s.direct[string(req.ID.Raw())] = d
+	s.onPOST[string(req.ID.Raw())] = p
 	s.mu.Unlock()
+}
+
+// ranOnPOST reports whether the call with id (its raw JSON) ran on its POST's own
+// goroutine, and whether it ran at all.
+func (s *testServer) ranOnPOST(id string) (onPOST, ran bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	onPOST, ran = s.onPOST[id]
+	return onPOST, ran
 }
 
 func (s *testServer) close() {

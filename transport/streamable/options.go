@@ -142,9 +142,10 @@ type HandlerOptions struct {
 	// DisableDirectCalls queues every call for the connection's reader goroutine.
 	// By default a POST carrying one call runs it on the POST's own goroutine when
 	// nothing the client sent earlier is still waiting to be read, which spares two
-	// goroutine hand-offs per call (see jsonrpc.Direct). The call of a resumable SSE
-	// stream runs on a goroutine of its own instead (still without the reader's
-	// hand-off), so that CloseSSEStream can end the POST's response while it runs.
+	// goroutine hand-offs per call (see jsonrpc.Direct). The call of a stream that
+	// CloseSSEStream may end (resumable, of a 2025-11-25 or later client) runs on a
+	// goroutine of its own instead (still without the reader's hand-off), so that
+	// the POST's response can end while it runs.
 	// The client sees the same exchange either way.
 	DisableDirectCalls bool
 

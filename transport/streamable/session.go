@@ -525,8 +525,9 @@ func (h *Handler) stopJanitor(ctx context.Context) {
 // request (its response included) are kept and delivered when the client resumes with
 // GET and Last-Event-ID. A "retry:" field is sent first. It reports false when there
 // is no such stream or it cannot be resumed (JSON responses, stateless connections,
-// resumability disabled, or a client of a revision before 2025-11-25, which has no
-// priming event to resume from).
+// resumability disabled, or a client of a revision before 2025-11-25: those revisions
+// owe the client the response on its stream, which has no priming event to resume
+// from).
 func (t *ServerTransport) CloseSSEStream(ctx context.Context) bool {
 	req, ok := jsonrpc.RequestFromContext(ctx)
 	if !ok || req.ID.IsAbsent() {

@@ -486,7 +486,7 @@ func (st *stream) cancelled(id jsonrpc.ID) {
 func (st *stream) closeEarly(ctx context.Context) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if st.complete || st.dead || !st.resumable || (!st.priming && st.seq == 0) {
+	if st.complete || st.dead || !st.priming {
 		return false
 	}
 	switch {
