@@ -5,6 +5,9 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -74,12 +77,55 @@ func BenchmarkExecuteQuery(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer direct.Close()
+	floor := startFloor(b, direct)
 	for _, bq := range benchQueries {
-		b.Run(bq.name, func(b *testing.B) { benchOne(b, cs, svc, direct, bq.sql, bq.rows, file) })
+		b.Run(bq.name, func(b *testing.B) { benchOne(b, cs, svc, direct, floor, bq.sql, bq.rows, file) })
 	}
 }
 
-func benchOne(b *testing.B, cs *mcp.ClientSession, svc *Service, direct *sql.DB, query string, want int, file string) {
+// startFloor serves the floor of any HTTP endpoint for BenchmarkExecuteQuery: a
+// bare net/http handler on loopback that runs the SQL it is POSTed through
+// duckdb-go, reads every row and answers with the row count — no MCP, no JSON-RPC,
+// no result encoding. What it adds to duckdb-go alone is what the HTTP round trip
+// costs on this machine when the process has waited for the query.
+func startFloor(b *testing.B, db *sql.DB) string {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		q, _ := io.ReadAll(r.Body)
+		n, err := scanAll(db, string(q))
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		fmt.Fprintf(w, `{"rows":%d}`, n)
+	}))
+	b.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// scanAll runs query on db and reads every row into Go values.
+func scanAll(db *sql.DB, query string) (int, error) {
+	rows, err := db.Query(query)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	vals := make([]any, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	n := 0
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, rows.Err()
+}
+
+func benchOne(b *testing.B, cs *mcp.ClientSession, svc *Service, direct *sql.DB, floor, query string, want int, file string) {
 	args, _ := json.Marshal(map[string]any{"path": "bench/big/events", "sql": fmt.Sprintf(query, "events")})
 	directSQL := fmt.Sprintf(query, quoteLit(file))
 	runMCP := func() int {
@@ -92,25 +138,23 @@ func benchOne(b *testing.B, cs *mcp.ClientSession, svc *Service, direct *sql.DB,
 		return out.RowCount
 	}
 	runDirect := func() int {
-		rows, err := direct.Query(directSQL)
+		n, err := scanAll(direct, directSQL)
 		if err != nil {
 			b.Fatal(err)
 		}
-		defer rows.Close()
-		cols, _ := rows.Columns()
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		n := 0
-		for rows.Next() {
-			if err := rows.Scan(ptrs...); err != nil {
-				b.Fatal(err)
-			}
-			n++
-		}
 		return n
+	}
+	runFloor := func() int {
+		resp, err := http.Post(floor, "text/plain", strings.NewReader(directSQL))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out struct{ Rows int }
+		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != http.StatusOK {
+			b.Fatalf("floor: %d %v", resp.StatusCode, err)
+		}
+		return out.Rows
 	}
 	// The engine layer alone (gate, prepare, run, convert), without MCP: it splits
 	// the overhead between the query path and the protocol.
@@ -122,10 +166,10 @@ func benchOne(b *testing.B, cs *mcp.ClientSession, svc *Service, direct *sql.DB,
 		}
 		return res.RowCount
 	}
-	if a, d, e := runMCP(), runDirect(), runEngine(); a != want || d != want || e != want {
-		b.Fatalf("rows: mcp %d direct %d engine %d", a, d, e)
+	if a, d, e, f := runMCP(), runDirect(), runEngine(), runFloor(); a != want || d != want || e != want || f != want {
+		b.Fatalf("rows: mcp %d direct %d engine %d http floor %d", a, d, e, f)
 	}
-	runs := []func() int{runDirect, runMCP, runEngine}
+	runs := []func() int{runDirect, runMCP, runEngine, runFloor}
 	times := make([][]time.Duration, len(runs))
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
@@ -138,11 +182,13 @@ func benchOne(b *testing.B, cs *mcp.ClientSession, svc *Service, direct *sql.DB,
 		}
 	}
 	b.StopTimer()
-	pd, pm, pe := median(times[0]), median(times[1]), median(times[2])
+	pd, pm, pe, pf := median(times[0]), median(times[1]), median(times[2]), median(times[3])
 	b.ReportMetric(float64(pm.Microseconds())/1000, "p50-mcp-ms")
 	b.ReportMetric(float64(pe.Microseconds())/1000, "p50-engine-ms")
 	b.ReportMetric(float64(pd.Microseconds())/1000, "p50-direct-ms")
+	b.ReportMetric(float64(pf.Microseconds())/1000, "p50-http-floor-ms")
 	b.ReportMetric(100*(float64(pm)-float64(pd))/float64(pd), "overhead-%")
+	b.ReportMetric(100*(float64(pf)-float64(pd))/float64(pd), "http-floor-%")
 }
 
 func median(ds []time.Duration) time.Duration {
