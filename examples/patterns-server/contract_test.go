@@ -375,6 +375,14 @@ func checkContractSearch(wantProvenance bool) func(*testing.T, []byte) {
 				t.Errorf("pattern %+v lacks card summary members", p)
 			}
 		}
+		// patterns holds every match, not only the cards; a limit given caps it.
+		if want := *md.TotalCount; s.Query.Limit != nil && *s.Query.Limit < want {
+			if len(ids) != *s.Query.Limit {
+				t.Errorf("%d patterns for limit %d and %d matches", len(ids), *s.Query.Limit, want)
+			}
+		} else if len(ids) != want {
+			t.Errorf("%d patterns, totalCount %d: patterns must hold every match", len(ids), want)
+		}
 		if *md.RenderedCards > len(ids) || !slices.Equal(ids[:*md.RenderedCards], md.RenderedCardIDs) {
 			t.Errorf("renderedCardIds %v are not patterns[:%d] of %v", md.RenderedCardIDs, *md.RenderedCards, ids)
 		}
