@@ -74,8 +74,12 @@ func layoutInbox(t *testing.T) *Inbox {
 		t.Fatal(err)
 	}
 	others = append(others, loadedOf(showcase(), imported)...)
+	// An invalid file with a long name, as a watched directory may hold: the list
+	// shows it among the skipped files, which must wrap at 420 px too.
+	skipped := []reports.Diagnostic{{File: "nightly_build_main_linux_amd64_race_detector_enabled_20251124T031200Z.json",
+		Message: "at /sections/1/items/3/previousValue: got object, want number, string or null"}}
 	for n := 6; n >= 0; n-- {
-		in.Replace(append(loadedOf(nightlyAgo(t, nightly, n)), others...), nil)
+		in.Replace(append(loadedOf(nightlyAgo(t, nightly, n)), others...), skipped)
 	}
 	return in
 }
@@ -113,6 +117,7 @@ func TestBrowserLayout(t *testing.T) {
 				Offenders                []string
 			}
 			if err := page.eval(`(() => {
+				document.querySelectorAll("details").forEach(d => { d.open = true; }); // what a click shows must fit too
 				const cw = document.documentElement.clientWidth;
 				const off = [];
 				for (const e of document.querySelectorAll("body *")) {
