@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -107,14 +108,98 @@ type contractNeedsInput struct {
 var retiredNames = []string{`"results"`, `"countsByCategory"`, `"countsByDifficulty"`, `"guidance"`,
 	`"heading"`, `"body"`, `"retrievedAt"`, `"catalogVersion"`, `"related"`}
 
+// contractSchema compiles testdata/contract-v1.schema.json: the three v1
+// payloads as the contract's own types describe them (its discriminated union),
+// written from the contract and independent of present/schemas.
+func contractSchema(t *testing.T) *jsonschema.Schema {
+	t.Helper()
+	raw, err := os.ReadFile("testdata/contract-v1.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return compileRaw(t, "contract-v1", raw)
+}
+
+// TestContractSchemaRejects proves the contract schema can fail: payloads of
+// this server, each with one member changed the way the old payloads differed
+// from the contract (or with a null), are rejected.
+func TestContractSchemaRejects(t *testing.T) {
+	leaktest.Check(t)
+	cs := connectMemory(t, nil)
+	s := contractSchema(t)
+	payload := func(tool string, args map[string]any) map[string]any {
+		res := call(t, cs, tool, withFormat(args, "json"))
+		var m map[string]any
+		if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &m); err != nil {
+			t.Fatal(err)
+		}
+		v, _ := jsonschema.UnmarshalJSON(bytes.NewReader(mustJSON(t, m)))
+		if err := s.Validate(v); err != nil {
+			t.Fatalf("%s %v: the unchanged payload is rejected: %v", tool, args, err)
+		}
+		return m
+	}
+	rename := func(m map[string]any, from, to string) { m[to] = m[from]; delete(m, from) }
+	obj := func(m map[string]any, k string) map[string]any { return m[k].(map[string]any) }
+	first := func(m map[string]any, k string) map[string]any { return m[k].([]any)[0].(map[string]any) }
+	search := func() map[string]any {
+		return payload("search_patterns", map[string]any{"q": "context", "includeProvenancePanel": true})
+	}
+	details := func() map[string]any { return payload("get_pattern", map[string]any{"id": "worker-pool"}) }
+	needs := func() map[string]any { return payload("get_pattern", map[string]any{"id": "worker-pol"}) }
+	mutations := []struct {
+		name   string
+		mutate func() map[string]any
+	}{
+		{"results instead of patterns", func() map[string]any { m := search(); rename(m, "patterns", "results"); return m }},
+		{"countsByCategory", func() map[string]any {
+			m := search()
+			rename(obj(m, "metadata"), "categories", "countsByCategory")
+			return m
+		}},
+		{"renderedCardIds missing", func() map[string]any { m := search(); delete(obj(m, "metadata"), "renderedCardIds"); return m }},
+		{"query.format missing", func() map[string]any { m := search(); delete(obj(m, "query"), "format"); return m }},
+		{"query.category null", func() map[string]any { m := search(); obj(m, "query")["category"] = nil; return m }},
+		{"limit as a string", func() map[string]any { m := search(); obj(m, "query")["limit"] = "5"; return m }},
+		{"examples in search patterns", func() map[string]any { m := search(); first(m, "patterns")["examples"] = []any{}; return m }},
+		{"provenance.retrievedAt", func() map[string]any {
+			m := search()
+			rename(obj(m, "provenance"), "timestamp", "retrievedAt")
+			return m
+		}},
+		{"timestamp without milliseconds", func() map[string]any {
+			m := details()
+			obj(m, "provenance")["timestamp"] = "2025-06-01T12:30:00Z"
+			return m
+		}},
+		{"guidance instead of useGuidance", func() map[string]any { m := details(); rename(m, "useGuidance", "guidance"); return m }},
+		{"useWhen as an array", func() map[string]any { m := details(); obj(m, "useGuidance")["useWhen"] = []any{"x"}; return m }},
+		{"section heading", func() map[string]any { m := details(); rename(first(m, "sections"), "title", "heading"); return m }},
+		{"example without description", func() map[string]any { m := details(); delete(first(m, "examples"), "description"); return m }},
+		{"UseGuidance capitalised", func() map[string]any { m := details(); rename(m, "useGuidance", "UseGuidance"); return m }},
+		{"fields as a string", func() map[string]any { m := needs(); obj(m, "needsInput")["fields"] = "id"; return m }},
+		{"option without value", func() map[string]any { m := needs(); delete(first(m, "options"), "value"); return m }},
+		{"type not elicitation", func() map[string]any { m := needs(); m["type"] = "error"; return m }},
+	}
+	for _, mu := range mutations {
+		v, _ := jsonschema.UnmarshalJSON(bytes.NewReader(mustJSON(t, mu.mutate())))
+		if s.Validate(v) == nil {
+			t.Errorf("%s: the contract schema accepts it", mu.name)
+		}
+	}
+}
+
 // TestCarefulClient reads results the way the contract tells a client to: ask
 // for format json or both, take the text blocks from the last one back, keep
-// the first that parses as JSON and validates against the tool's published
-// outputSchema — with the blocks' mimeType removed, as some transports do —
-// and then decode it by the contract's types.
+// the first that parses as JSON and validates against the contract's
+// discriminated union (testdata/contract-v1.schema.json) — with the blocks'
+// mimeType removed, as some transports do — and then decode it by the
+// contract's types. The payload must also validate against the tool's
+// published outputSchema and equal structuredContent.
 func TestCarefulClient(t *testing.T) {
 	leaktest.Check(t)
 	cs := connectMemory(t, nil)
+	contract := contractSchema(t)
 	schemas := map[string]*jsonschema.Schema{}
 	for tool, err := range cs.Tools(t.Context()) {
 		if err != nil {
@@ -152,7 +237,13 @@ func TestCarefulClient(t *testing.T) {
 						tc.MIMEType = "" // a client must not need it
 					}
 				}
-				data := extractPayload(t, res, schemas[tc.tool])
+				data := extractPayload(t, res, contract)
+				if err := validateBytes(schemas[tc.tool], data); err != nil {
+					t.Errorf("the payload does not match the published outputSchema of %s: %v", tc.tool, err)
+				}
+				if sc, _ := res.StructuredContent.(json.RawMessage); !jsonEqual(t, sc, data) {
+					t.Errorf("structuredContent differs from the JSON block:\n%s\n%s", sc, data)
+				}
 				var head struct{ Kind string }
 				json.Unmarshal(data, &head)
 				if head.Kind != tc.wantKind {
@@ -173,6 +264,14 @@ func TestCarefulClient(t *testing.T) {
 			})
 		}
 	}
+}
+
+func validateBytes(s *jsonschema.Schema, data []byte) error {
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		return err
+	}
+	return s.Validate(v)
 }
 
 // extractPayload is the contract's client-side extraction, without looking at
@@ -196,7 +295,7 @@ func extractPayload(t *testing.T, res *mcp.CallToolResult, s *jsonschema.Schema)
 		}
 		return []byte(tc.Text)
 	}
-	t.Fatalf("no text block parses and validates against the outputSchema: %v", problems)
+	t.Fatalf("no text block parses and validates against the contract: %v", problems)
 	return nil
 }
 
@@ -275,6 +374,14 @@ func checkContractSearch(wantProvenance bool) func(*testing.T, []byte) {
 			if p.Description == "" || p.Title == "" || len(p.Tags) == 0 {
 				t.Errorf("pattern %+v lacks card summary members", p)
 			}
+		}
+		// patterns holds every match, not only the cards; a limit given caps it.
+		if want := *md.TotalCount; s.Query.Limit != nil && *s.Query.Limit < want {
+			if len(ids) != *s.Query.Limit {
+				t.Errorf("%d patterns for limit %d and %d matches", len(ids), *s.Query.Limit, want)
+			}
+		} else if len(ids) != want {
+			t.Errorf("%d patterns, totalCount %d: patterns must hold every match", len(ids), want)
 		}
 		if *md.RenderedCards > len(ids) || !slices.Equal(ids[:*md.RenderedCards], md.RenderedCardIDs) {
 			t.Errorf("renderedCardIds %v are not patterns[:%d] of %v", md.RenderedCardIDs, *md.RenderedCards, ids)

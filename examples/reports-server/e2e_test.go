@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"os/exec"
@@ -104,18 +105,23 @@ func TestBuiltinSamplesHaveTrends(t *testing.T) {
 	data := t.TempDir()
 	for range 2 {
 		p := startServer(t, bin, "-data", data)
-		res, err := http.Get(p.base + "/reports/ci-main-nightly")
-		if err != nil {
-			t.Fatal(err)
-		}
-		body := new(strings.Builder)
-		_, err = io.Copy(body, res.Body)
-		res.Body.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n := strings.Count(body.String(), `<svg class="spark"`); n != 5 || !strings.Contains(body.String(), "over the last 7 versions") {
-			t.Errorf("nightly sample: %d trend charts, want 5 over 7 versions", n)
+		for _, want := range []struct {
+			id               string
+			charts, versions int
+		}{{"ci-main-nightly", 5, 7}, {"sec-dependency-audit", 5, 6}, {"perf-api-latency", 5, 6}} {
+			res, err := http.Get(p.base + "/reports/" + want.id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body := new(strings.Builder)
+			_, err = io.Copy(body, res.Body)
+			res.Body.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := strings.Count(body.String(), `<svg class="spark"`); n != want.charts || !strings.Contains(body.String(), fmt.Sprintf("over the last %d versions", want.versions)) {
+				t.Errorf("%s sample: %d trend charts, want %d over %d versions", want.id, n, want.charts, want.versions)
+			}
 		}
 		p.kill()
 	}

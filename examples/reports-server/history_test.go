@@ -109,6 +109,13 @@ func TestWebTrendChart(t *testing.T) {
 		`aria-label="Coverage over the last 4 versions: from 78% to 76.5%, lowest 76.5%, highest 78%"`,
 		"<title>2025-06-04 00:00 UTC: 76.5%</title>", // hover value of the newest point
 		"<title>2025-06-01 00:00 UTC: 600 s</title>",
+		// The value shown on hover, kept inside the chart: the newest point (bottom
+		// right) labelled above and to its left, the oldest (top left) below and
+		// to its right.
+		`<text class="tip" x="236.0" y="49.0" text-anchor="end">76.5%</text>`,
+		`<text class="tip" x="4.0" y="24.0" text-anchor="start">78%</text>`,
+		// The scale the line spans.
+		`<span class="hi" aria-hidden="true">78%</span><span class="lo" aria-hidden="true">76.5%</span>`,
 		`<table class="vh"><caption>Duration, version by version</caption>`,
 		"<td>2025-06-02 00:00 UTC</td><td>601 s</td>",
 		// previousValue is the producer's, as the binding defines it.
@@ -148,5 +155,55 @@ func TestChangeParts(t *testing.T) {
 		if c != tt.change || r != tt.relTxt {
 			t.Errorf("%v → %q, %q; want %q, %q", fmt.Sprint(tt.m.Value, tt.m.PreviousValue), c, r, tt.change, tt.relTxt)
 		}
+	}
+}
+
+// TestHistoryBoundedReports: at most maxHistoryReports reports are kept; those whose
+// newest version is oldest go first, and a report recorded again stays.
+func TestHistoryBoundedReports(t *testing.T) {
+	hp := filepath.Join(t.TempDir(), "history.json")
+	h, err := OpenHistory(hp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const extra = 3
+	var versions []reports.LoadedReport
+	var hashes []string
+	for i := range maxHistoryReports + extra {
+		// Report i is i hours newer than report 0.
+		r := testReport(fmt.Sprintf("r%04d", i), "R", "ci", reports.StatusPassing, testTime.Add(time.Duration(i)*time.Hour))
+		versions = append(versions, loadedOf(r)...)
+		hashes = append(hashes, reports.ContentHash(r))
+	}
+	if err := h.Record(versions, hashes); err != nil {
+		t.Fatal(err)
+	}
+	h2, err := OpenHistory(hp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := 0
+	for i := range maxHistoryReports + extra {
+		if n := len(h2.Versions(fmt.Sprintf("r%04d", i))); n > 0 {
+			kept++
+		} else if i >= extra {
+			t.Errorf("r%04d (not among the %d oldest) was dropped", i, extra)
+		}
+	}
+	if kept != maxHistoryReports {
+		t.Fatalf("%d reports kept on disk, want %d", kept, maxHistoryReports)
+	}
+	// A new version of the oldest kept report makes it the newest: the next report
+	// to arrive pushes out r0004, not it.
+	renewed := testReport(fmt.Sprintf("r%04d", extra), "R", "ci", reports.StatusFailing, testTime.Add(time.Duration(maxHistoryReports+extra)*time.Hour))
+	late := testReport("late", "R", "ci", reports.StatusPassing, testTime.Add(time.Duration(maxHistoryReports+extra+1)*time.Hour))
+	if err := h.Record(loadedOf(renewed, late), []string{reports.ContentHash(renewed), reports.ContentHash(late)}); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(h.Versions(fmt.Sprintf("r%04d", extra))); n != 2 {
+		t.Errorf("renewed report has %d versions, want 2", n)
+	}
+	if len(h.Versions("late")) != 1 || len(h.Versions(fmt.Sprintf("r%04d", extra+1))) != 0 {
+		t.Errorf("late report kept: %d versions; r%04d: %d versions, want dropped", len(h.Versions("late")), extra+1, len(h.Versions(fmt.Sprintf("r%04d", extra+1))))
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -230,5 +231,52 @@ func TestServeFlags(t *testing.T) {
 	code, _, errs := runCmd(t, "", "-dir", filepath.Join(t.TempDir(), "missing"), "-data", t.TempDir())
 	if code != 1 || !strings.Contains(errs, "reports directory") {
 		t.Errorf("missing -dir: %d %s", code, errs)
+	}
+}
+
+// TestProducersMarkdownRenders: the Markdown that report producers in this repository
+// write — the built-in samples, `import gotest` and the showcase of the layout test —
+// renders without leftover syntax (a literal **, a fence, a table row, a quote marker
+// or a bullet outside preformatted text), so the documented subset covers it.
+func TestProducersMarkdownRenders(t *testing.T) {
+	var sources []string
+	samples, _ := loadSamples()
+	f, err := os.Open("../../bindings/reports/testdata/gotest.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	imported, err := reports.ImportGoTest(f, reports.GoTestOptions{ID: "unit-tests"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range append([]*reports.Report{imported, showcase()}, func() (rs []*reports.Report) {
+		for _, l := range samples {
+			rs = append(rs, l.Report)
+		}
+		return rs
+	}()...) {
+		for _, s := range r.Sections {
+			if s.Type == reports.SectionMarkdown {
+				sources = append(sources, s.Content)
+			}
+		}
+	}
+	if len(sources) < 8 {
+		t.Fatalf("only %d Markdown sections found", len(sources))
+	}
+	pre := regexp.MustCompile(`(?s)<pre>.*?</pre>`)
+	tag := regexp.MustCompile(`<[^>]+>`)
+	leftover := regexp.MustCompile("(?m)\\*\\*|```|~~~|^\\s*\\|.*\\|\\s*$|^\\s*&gt;|^\\s*[-*+] |^#{1,6} ")
+	for _, src := range sources {
+		html := string(renderMarkdown(src))
+		text := tag.ReplaceAllString(pre.ReplaceAllString(html, ""), "")
+		if m := leftover.FindString(text); m != "" {
+			t.Errorf("rendered Markdown keeps %q as text:\n%s\nfrom\n%s", m, html, src)
+		}
+	}
+	// The check can fail: rows without a delimiter row are no table and stay as text.
+	if text := tag.ReplaceAllString(string(renderMarkdown("| a | b |\n| c | d |")), ""); !leftover.MatchString(text) {
+		t.Errorf("the leftover check does not see literal table rows in %q", text)
 	}
 }

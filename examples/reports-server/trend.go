@@ -17,18 +17,24 @@ const (
 // inline SVG line (no external assets) whose points name their values on hover, and
 // the same values for a table that screen readers read.
 type trendView struct {
-	Label    string
-	Summary  string // the chart's text alternative
-	First    string // oldest value shown, with unit
-	Last     string // newest value shown, with unit
-	Polyline string // SVG points
-	Points   []trendPoint
+	Label   string
+	Summary string // the chart's text alternative
+	First   string // oldest value shown, with unit
+	Last    string // newest value shown, with unit
+	// High and Low label the top and bottom of the chart's scale: the line spans
+	// Low to High, so a small wobble is not mistaken for a large swing.
+	High, Low string
+	Polyline  string // SVG points
+	Points    []trendPoint
 }
 
 type trendPoint struct {
 	When  string // the version's updatedAt
 	Value string // with unit
 	X, Y  string // SVG coordinates
+	// TipX, TipY and Anchor place the value shown while the pointer is over the
+	// point: above it (below it near the top), kept inside the chart's width.
+	TipX, TipY, Anchor string
 }
 
 // trendOf returns the trend of metric m (in the metrics section titled section) over
@@ -70,7 +76,22 @@ func trendOf(section string, m reports.MetricItem, versions []historyPoint) (tre
 		}
 		xs, ys := fmt.Sprintf("%.1f", x), fmt.Sprintf("%.1f", y)
 		line = append(line, xs+","+ys)
-		tv.Points = append(tv.Points, trendPoint{When: p.when, Value: withUnit(p.value), X: xs, Y: ys})
+		tp := trendPoint{When: p.when, Value: withUnit(p.value), X: xs, Y: ys, TipX: xs, Anchor: "middle"}
+		tipY := y - 7
+		if tipY < 12 {
+			tipY = y + 16
+		}
+		tp.TipY = fmt.Sprintf("%.1f", tipY)
+		switch {
+		case x < trendW/4:
+			tp.Anchor, tp.TipX = "start", fmt.Sprintf("%.1f", x-trendPad/2)
+		case x > trendW*3/4:
+			tp.Anchor, tp.TipX = "end", fmt.Sprintf("%.1f", x+trendPad/2)
+		}
+		tv.Points = append(tv.Points, tp)
+	}
+	if hi > lo { // a flat line has no scale to label
+		tv.High, tv.Low = withUnit(hi), withUnit(lo)
 	}
 	tv.Polyline = strings.Join(line, " ")
 	tv.Summary = fmt.Sprintf("%s over the last %d versions: from %s to %s, lowest %s, highest %s",

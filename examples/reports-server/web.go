@@ -168,9 +168,12 @@ type sectionView struct {
 	Metrics []metricView
 	Trends  []trendView
 	HasPP   bool // a change is given in percentage points
-	Cut     bool // the Markdown was over maxMarkdownSection and is shown cut
-	Columns []string
-	Rows    [][]cellView
+	// HasPrevious is set when a metric of the section has a previousValue; without
+	// one the Previous and Change columns are left out.
+	HasPrevious bool
+	Cut         bool // the Markdown was over maxMarkdownSection and is shown cut
+	Columns     []string
+	Rows        [][]cellView
 }
 
 // cellView is one table cell; Pre is set for text of several lines (test output),
@@ -235,6 +238,7 @@ func viewSections(r *reports.Report, versions []historyPoint) []sectionView {
 					Previous: reports.WithUnit(m.PreviousValue, m.Unit), Status: m.Status}
 				mv.Change, mv.Relative = changeParts(m)
 				v.HasPP = v.HasPP || strings.HasSuffix(mv.Change, " pp")
+				v.HasPrevious = v.HasPrevious || !m.PreviousValue.IsZero()
 				cur, ok1 := m.Value.Number()
 				prev, ok2 := m.PreviousValue.Number()
 				switch {

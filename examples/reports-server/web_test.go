@@ -134,10 +134,22 @@ func TestWebListTabsAndFilters(t *testing.T) {
 }
 
 func TestWebDetail(t *testing.T) {
-	_, h := newWebInbox(t)
+	in, h := newWebInbox(t)
 	res, body := get(t, h, "/reports/perf")
 	if res.StatusCode != 200 {
 		t.Fatalf("status %d", res.StatusCode)
+	}
+	if !strings.Contains(body, `<th scope="col">Previous</th><th scope="col">Change</th>`) {
+		t.Error("a metric with a previousValue, but no Previous and Change columns")
+	}
+	// Metrics without any previousValue (a first run, an import) get no empty
+	// Previous and Change columns.
+	first := testReport("first", "First run", "ci", reports.StatusPassing, testTime)
+	first.Sections = []reports.Section{reports.Metrics("Tests",
+		reports.MetricItem{Label: "Passed", Value: reports.Num(4)}, reports.MetricItem{Label: "Failed", Value: reports.Num(0)})}
+	in.Replace(loadedOf(first), nil)
+	if _, b := get(t, h, "/reports/first"); !strings.Contains(b, "<td>Passed</td>") || strings.Contains(b, ">Previous<") || strings.Contains(b, ">Change<") {
+		t.Errorf("metrics without previous values: Previous/Change columns shown or metrics missing")
 	}
 	for _, want := range []string{
 		"<p>Some <strong>markdown</strong> for perf</p>", // markdown section
