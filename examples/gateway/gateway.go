@@ -30,8 +30,9 @@ type Options struct {
 	// CloseTimeout bounds how long a removed or changed server's sessions get to
 	// finish in-flight requests on reload. Zero means 5 seconds.
 	CloseTimeout time.Duration
-	// SessionOwner, when set, binds each client session to the principal that opened
-	// it (see streamable.HandlerOptions.SessionOwner): with bearer tokens required,
+	// SessionOwner, when set, binds each client session, Streamable HTTP and HTTP+SSE,
+	// to the principal that opened it (see streamable.HandlerOptions.SessionOwner and
+	// sse.HandlerOptions.SessionOwner): with bearer tokens required,
 	// auth.SessionOwner, so a session id presented with another principal's token
 	// is refused.
 	SessionOwner func(*http.Request) string
