@@ -82,7 +82,8 @@ func (c authConfig) scopesSupported() []string {
 // resource metadata (RFC 9728) beside it. The HTML pages have no login of their
 // own, so with tokens required they answer only requests that carry one, as every
 // route does; the client's token is never forwarded to an upstream (the gateway
-// sends only the credentials its configuration names). A tools/call of a tool named
+// sends only the credentials its configuration names). The configuration's CORS
+// allow-list applies before the token check. A tools/call of a tool named
 // in -auth-tool-scope needs its scopes too, on /mcp/SERVER (and its SSE route) and
 // on /mcp/all under the tool's name there.
 func protect(g *Gateway, c authConfig, log *slog.Logger) (http.Handler, error) {
@@ -104,20 +105,21 @@ func protect(g *Gateway, c authConfig, log *slog.Logger) (http.Handler, error) {
 		Logger:              log,
 	}
 	plain := auth.RequireBearer(g, &opts)
-	if len(c.toolScopes) == 0 {
-		mux.Handle("/", plain)
-	} else {
-		mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			ts := c.toolScopesOf(g, r.URL.Path)
-			if len(ts) == 0 {
-				plain.ServeHTTP(w, r)
-				return
-			}
-			o := opts
-			o.ToolScopes = ts
-			auth.RequireBearer(g, &o).ServeHTTP(w, r)
-		}))
-	}
+	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// CORS comes first: a preflight carries no token (the allow-list answers
+		// it), and a browser client can read a 401 or 403 only with CORS headers.
+		if g.cors(w, r) {
+			return
+		}
+		ts := c.toolScopesOf(g, r.URL.Path)
+		if len(ts) == 0 {
+			plain.ServeHTTP(w, r)
+			return
+		}
+		o := opts
+		o.ToolScopes = ts
+		auth.RequireBearer(g, &o).ServeHTTP(w, r)
+	}))
 	log.Info("the gateway requires bearer tokens", "issuer", c.issuer, "audience", c.audience, "metadata", prm)
 	return mux, nil
 }

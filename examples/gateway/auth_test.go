@@ -198,7 +198,7 @@ func TestAuthFlags(t *testing.T) {
 func TestAuthToolScopes(t *testing.T) {
 	const aud = "https://gateway.example/mcp"
 	is := authtest.NewIssuer(t)
-	cfg, err := ParseConfig([]byte(`{"all": true, "servers": {"ops": {"tools": {
+	cfg, err := ParseConfig([]byte(`{"all": true, "cors": {"allowedOrigins": ["https://app.example.com"]}, "servers": {"ops": {"tools": {
 	  "status":  {"command": {"argv": ["echo", "fine"]}},
 	  "restart": {"command": {"argv": ["echo", "restarted"]}}}}}}`), t.TempDir())
 	if err != nil {
@@ -283,6 +283,35 @@ func TestAuthToolScopes(t *testing.T) {
 			t.Errorf("%s %s with scopes of the token: %q, want %q", tc.path, tc.tool, got, tc.want)
 		}
 	}
+	// A browser client of an allowed origin: its preflight (no token) is answered,
+	// and it can read the 401 challenge; another origin's preflight is refused.
+	for origin, want := range map[string]int{"https://app.example.com": 204, "https://evil.example.com": 401} {
+		req, _ := http.NewRequest("OPTIONS", srv.URL+"/mcp/ops", nil)
+		req.Header.Set("Origin", origin)
+		req.Header.Set("Access-Control-Request-Method", "POST")
+		req.Header.Set("Access-Control-Request-Headers", "authorization, content-type")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want || (want == 204) != (resp.Header.Get("Access-Control-Allow-Origin") == origin) {
+			t.Errorf("preflight from %s: %d, Allow-Origin %q; want %d", origin, resp.StatusCode, resp.Header.Get("Access-Control-Allow-Origin"), want)
+		}
+	}
+	req, _ := http.NewRequest("POST", srv.URL+"/mcp/ops", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Origin", "https://app.example.com")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 401 || resp.Header.Get("Access-Control-Allow-Origin") != "https://app.example.com" ||
+		!strings.Contains(resp.Header.Get("Access-Control-Expose-Headers"), "WWW-Authenticate") || resp.Header.Get("WWW-Authenticate") == "" {
+		t.Errorf("401 to a browser client: %d %v", resp.StatusCode, resp.Header)
+	}
+
 	// The challenge names every scope the call needs, so that a client can step up.
 	for path, tool := range map[string]string{"/mcp/ops": "restart", "/mcp/ops/sse?sessionId=x": "restart", "/mcp/all": "ops__restart"} {
 		req, _ := http.NewRequest("POST", srv.URL+path, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"`+tool+`"}}`))

@@ -346,9 +346,12 @@ func (g *Gateway) cors(w http.ResponseWriter, r *http.Request) bool {
 		return false // the endpoint's own Origin check decides
 	}
 	h := w.Header()
-	h.Add("Vary", "Origin")
+	if !slices.Contains(h.Values("Vary"), "Origin") {
+		h.Add("Vary", "Origin") // once, also when protect applied it already
+	}
 	h.Set("Access-Control-Allow-Origin", origin)
-	h.Set("Access-Control-Expose-Headers", "Mcp-Session-Id, MCP-Protocol-Version")
+	// WWW-Authenticate: with tokens required, a browser client reads the challenge.
+	h.Set("Access-Control-Expose-Headers", "Mcp-Session-Id, MCP-Protocol-Version, WWW-Authenticate")
 	if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
 		h.Set("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS")
 		h.Set("Access-Control-Allow-Headers", "Content-Type, Accept, Authorization, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID, Mcp-Method, Mcp-Name")
