@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -25,8 +26,10 @@ type ClientOptions struct {
 	// Store keeps registrations and tokens. Nil means a new MemoryStore.
 	Store TokenStore
 
-	// RedirectURI is the redirect_uri of the authorization code flow (a loopback or
-	// https URL; see Loopback). Required unless ClientCredentialsGrant is set.
+	// RedirectURI is the redirect_uri of the authorization code flow: an https URL,
+	// or an http URL of localhost, 127.0.0.1 or [::1] (see Loopback), without a
+	// fragment, as the MCP specification requires; NewTransport refuses others.
+	// Required unless ClientCredentialsGrant is set.
 	RedirectURI string
 	// Authorize shows the authorization URL to the user and returns the redirect.
 	// Required unless ClientCredentialsGrant is set.
@@ -101,6 +104,13 @@ func NewTransport(opts *ClientOptions) (*Transport, error) {
 	o := *opts
 	if !o.ClientCredentialsGrant && (o.RedirectURI == "" || o.Authorize == nil) {
 		return nil, errors.New("auth: ClientOptions needs RedirectURI and Authorize (or ClientCredentialsGrant)")
+	}
+	if o.RedirectURI != "" {
+		u, err := url.Parse(o.RedirectURI)
+		if err != nil || u.Host == "" || u.Fragment != "" || u.User != nil ||
+			!(u.Scheme == "https" || (u.Scheme == "http" && isLoopbackHost(u.Hostname()))) {
+			return nil, fmt.Errorf("auth: RedirectURI %q is neither an https URL nor an http URL of a loopback host (or has a fragment)", o.RedirectURI)
+		}
 	}
 	if o.Base == nil {
 		o.Base = http.DefaultTransport.(*http.Transport).Clone()

@@ -402,17 +402,36 @@ func TestLoopback(t *testing.T) {
 	if !strings.HasPrefix(l.RedirectURI(), "http://127.0.0.1:") || !strings.HasSuffix(l.RedirectURI(), "/callback") {
 		t.Fatalf("redirect URI %q", l.RedirectURI())
 	}
+	get := func(u string) int {
+		resp, err := http.Get(u)
+		if err != nil {
+			t.Error(err)
+			return 0
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	// Nothing awaited: a redirect is refused.
+	if st := get(l.RedirectURI() + "?code=c0&state=s1"); st != 400 {
+		t.Fatalf("redirect while none is awaited: %d, want 400", st)
+	}
+	browserDone := make(chan struct{})
 	open := func(authURL string) error {
-		// The "browser": fetch the redirect target as the AS would send it.
+		// The "browser": first a redirect of someone else's (another state), then
+		// the one of this authorization, as the AS would send it.
 		go func() {
-			resp, err := http.Get(l.RedirectURI() + "?code=c1&state=s1")
-			if err == nil {
-				resp.Body.Close()
+			defer close(browserDone)
+			if st := get(l.RedirectURI() + "?code=forged&state=other"); st != 400 {
+				t.Errorf("redirect with another state: %d, want 400", st)
+			}
+			if st := get(l.RedirectURI() + "?code=c1&state=s1"); st != 200 {
+				t.Errorf("the awaited redirect: %d, want 200", st)
 			}
 		}()
 		return nil
 	}
-	u, err := l.Authorizer(open)(context.Background(), "https://as/authorize")
+	u, err := l.Authorizer(open)(context.Background(), "https://as/authorize?client_id=c&state=s1")
+	<-browserDone
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -566,5 +585,27 @@ func TestTokenEndpointAuth(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestNewTransportRedirectURI: redirect URIs must be https, or http on a loopback
+// host (MCP 2025-11-25, communication security), without a fragment.
+func TestNewTransportRedirectURI(t *testing.T) {
+	for uri, ok := range map[string]bool{
+		"http://127.0.0.1:8123/callback":  true,
+		"http://localhost:3000/callback":  true,
+		"http://[::1]:9/cb":               true,
+		"https://app.example.com/oauth":   true,
+		"http://app.example.com/callback": false,
+		"http://127.0.0.1.evil.com/cb":    false,
+		"https://app.example.com/cb#frag": false,
+		"https://user@app.example.com/cb": false,
+		"com.example.app:/callback":       false,
+		"/callback":                       false,
+	} {
+		_, err := NewTransport(&ClientOptions{RedirectURI: uri, Authorize: browser})
+		if (err == nil) != ok {
+			t.Errorf("%s: %v, want accepted %v", uri, err, ok)
+		}
 	}
 }

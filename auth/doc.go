@@ -13,8 +13,8 @@
 // by a Verifier: JWTVerifier (RFC 9068 JWT access tokens against the issuer's JWKS)
 // or IntrospectionVerifier (RFC 7662). MountProtectedResourceMetadata serves the
 // metadata at the path-suffixed and the root well-known URLs. SessionOwner binds
-// Streamable HTTP sessions to their principal (streamable.HandlerOptions
-// .SessionOwner).
+// Streamable HTTP and HTTP+SSE sessions to their principal (streamable
+// .HandlerOptions.SessionOwner, sse.HandlerOptions.SessionOwner).
 //
 //	v, _ := auth.NewJWTVerifier(&auth.JWTVerifierOptions{
 //		Issuer:   "https://as.example.com",

@@ -75,6 +75,7 @@ type testIssuer struct {
 	mu        sync.Mutex
 	jwks      []map[string]string
 	jwksCalls atomic.Int32
+	jwksFail  atomic.Bool // the JWKS endpoint answers 500
 }
 
 func newTestIssuer(tb testing.TB, keys map[string]crypto.Signer) *testIssuer {
@@ -90,6 +91,10 @@ func newTestIssuer(tb testing.TB, keys map[string]crypto.Signer) *testIssuer {
 	})
 	mux.HandleFunc("/jwks", func(w http.ResponseWriter, r *http.Request) {
 		ti.jwksCalls.Add(1)
+		if ti.jwksFail.Load() {
+			http.Error(w, "down", http.StatusInternalServerError)
+			return
+		}
 		ti.mu.Lock()
 		defer ti.mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"sync"
 	"time"
 )
 
@@ -23,10 +24,17 @@ type Loopback struct {
 	srv  *http.Server
 	path string
 	got  chan *url.URL
+
+	mu      sync.Mutex
+	waiting bool   // an Authorizer waits for a redirect
+	state   string // the state parameter of its authorization URL
 }
 
 // NewLoopback listens on 127.0.0.1 at a free port and serves the redirect at path
-// ("" means /callback).
+// ("" means /callback). Only the redirect an Authorizer waits for is taken: one
+// whose state parameter is that of the authorization URL. Any other request to
+// path (another page of the browser, a stale or forged redirect) gets 400 and
+// leaves the wait as it was.
 func NewLoopback(path string) (*Loopback, error) {
 	if path == "" {
 		path = "/callback"
@@ -40,9 +48,16 @@ func NewLoopback(path string) (*Loopback, error) {
 	mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
 		u := *r.URL
 		u.Scheme, u.Host = "http", r.Host
-		select {
-		case l.got <- &u:
-		default: // one redirect is awaited at a time; later ones are ignored
+		l.mu.Lock()
+		awaited := l.waiting && r.URL.Query().Get("state") == l.state
+		if awaited {
+			l.waiting = false
+			l.got <- &u // room: emptied before waiting was set
+		}
+		l.mu.Unlock()
+		if !awaited {
+			http.Error(w, "Bad Request: no authorization with this state is awaited", http.StatusBadRequest)
+			return
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		msg := "Authorization received. You can close this window."
@@ -65,11 +80,23 @@ func (l *Loopback) RedirectURI() string {
 // (for example to start a browser or print the URL) and waits for the redirect.
 func (l *Loopback) Authorizer(open func(authURL string) error) AuthorizeFunc {
 	return func(ctx context.Context, authURL string) (*url.URL, error) {
+		au, err := url.Parse(authURL)
+		if err != nil {
+			return nil, fmt.Errorf("auth: authorization URL: %w", err)
+		}
+		l.mu.Lock()
 		// Drop a redirect left from an earlier attempt.
 		select {
 		case <-l.got:
 		default:
 		}
+		l.waiting, l.state = true, au.Query().Get("state")
+		l.mu.Unlock()
+		defer func() {
+			l.mu.Lock()
+			l.waiting = false
+			l.mu.Unlock()
+		}()
 		if err := open(authURL); err != nil {
 			return nil, err
 		}

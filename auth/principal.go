@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -37,13 +38,14 @@ func (p *Principal) HasScopes(want ...string) bool {
 }
 
 // Key identifies the principal for binding state (sessions) to it: the issuer and
-// the subject, or the client id when the token has no subject.
+// the subject, or the client id when the token has no subject. Distinct principals
+// have distinct keys: each part is quoted, and a subject never takes the form of a
+// client id.
 func (p *Principal) Key() string {
-	who := p.Subject
-	if who == "" {
-		who = "client:" + p.ClientID
+	if p.Subject == "" {
+		return "iss=" + strconv.Quote(p.Issuer) + " client=" + strconv.Quote(p.ClientID)
 	}
-	return p.Issuer + " " + who
+	return "iss=" + strconv.Quote(p.Issuer) + " sub=" + strconv.Quote(p.Subject)
 }
 
 type principalKey struct{}
@@ -54,6 +56,17 @@ func WithPrincipal(ctx context.Context, p *Principal) context.Context {
 }
 
 // PrincipalFrom returns the principal the middleware put in ctx, or nil.
+//
+// An http.Handler behind RequireBearer finds the principal of its request. An MCP
+// handler (a tool, resource or prompt handler of package mcp) finds the principal
+// of the context its connection was started with: on a stateless request, that
+// request's; in a Streamable HTTP or HTTP+SSE session, the principal of the
+// request that opened the session (initialize, or the GET of the event stream),
+// when the program passes the ConnectFunc's context to mcp.Server.Connect. With
+// SessionOwner every later request of the session has the same issuer and subject,
+// but its token may carry other scopes and another expiry (a client that stepped
+// up): per-request scope checks belong in ResourceServerOptions (Scopes,
+// MethodScopes, ToolScopes), which sees every request.
 func PrincipalFrom(ctx context.Context) *Principal {
 	p, _ := ctx.Value(principalKey{}).(*Principal)
 	return p
@@ -61,8 +74,9 @@ func PrincipalFrom(ctx context.Context) *Principal {
 
 // SessionOwner maps a request that went through RequireBearer to the key of its
 // principal (Principal.Key), and a request without one to "". It has the shape of
-// streamable.HandlerOptions.SessionOwner: a Streamable HTTP session opened by one
-// principal then refuses requests carrying another principal's token.
+// streamable.HandlerOptions.SessionOwner and sse.HandlerOptions.SessionOwner: a
+// Streamable HTTP or HTTP+SSE session opened by one principal then refuses
+// requests carrying another principal's token (404, as for an unknown session).
 func SessionOwner(r *http.Request) string {
 	if p := PrincipalFrom(r.Context()); p != nil {
 		return p.Key()

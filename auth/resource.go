@@ -52,6 +52,11 @@ type ResourceServerOptions struct {
 //
 // The token is removed from the request handed to next (the Authorization header is
 // deleted), so that nothing downstream can pass it through to another service.
+//
+// Browser clients: a CORS preflight (OPTIONS) never carries a token, and a browser
+// lets a page read a 401 or 403 only with CORS headers. Put the CORS handling in
+// front of RequireBearer, answering preflights itself and adding its headers to
+// every response, with WWW-Authenticate in Access-Control-Expose-Headers.
 // It panics when opts.Verifier is nil (a programmer error).
 func RequireBearer(next http.Handler, opts *ResourceServerOptions) http.Handler {
 	o := *opts

@@ -68,7 +68,10 @@ type JWTVerifierOptions struct {
 // JWTVerifier verifies JWT access tokens (RFC 9068) signed with the issuer's keys.
 // It is safe for concurrent use. Keys are cached; a token naming an unknown "kid"
 // causes at most one fetch per MinRefreshInterval. Verifications wait while a fetch
-// is under way (at most 15 seconds, or the request's context).
+// is under way (at most 15 seconds). When a fetch fails, the keys fetched before
+// stay in use (an issuer briefly unreachable does not lock every client out), and
+// without such keys Verify returns the fetch's error (RequireBearer answers 503)
+// without fetching again for 5 seconds.
 type JWTVerifier struct {
 	opts JWTVerifierOptions
 
@@ -77,7 +80,14 @@ type JWTVerifier struct {
 	keys     []publicKey
 	fetched  time.Time // when keys were fetched; zero before the first fetch
 	lastMiss time.Time // when an unknown kid last caused a fetch
+	failErr  error     // the error of the last fetch, when it failed
+	failedAt time.Time // when that fetch failed
 }
+
+// fetchRetryAfter is how long a failed JWKS fetch is not repeated: meanwhile tokens
+// that need it are answered with its error at once, instead of each waiting for
+// its own fetch behind the others.
+const fetchRetryAfter = 5 * time.Second
 
 // NewJWTVerifier returns a verifier for tokens of opts.Issuer meant for
 // opts.Audience. It fetches nothing until the first token arrives.
@@ -122,7 +132,7 @@ type jwtClaims struct {
 	Nbf      *json.Number    `json:"nbf"`
 	ClientID string          `json:"client_id"`
 	Scope    string          `json:"scope"`
-	Scp      []string        `json:"scp"`
+	Scp      json.RawMessage `json:"scp"`
 }
 
 // Verify implements Verifier.
@@ -193,8 +203,15 @@ func (v *JWTVerifier) checkClaims(payload []byte) (*Principal, error) {
 	var all map[string]any
 	_ = json.Unmarshal(payload, &all)
 	scopes := splitScopes(c.Scope)
-	if len(scopes) == 0 {
-		scopes = c.Scp
+	if len(scopes) == 0 && len(c.Scp) > 0 {
+		// "scp" is an array of scopes for some issuers and a space-delimited string
+		// (like "scope") for others.
+		var one string
+		if json.Unmarshal(c.Scp, &one) == nil {
+			scopes = splitScopes(one)
+		} else if err := json.Unmarshal(c.Scp, &scopes); err != nil {
+			return nil, invalid("scp is neither a string nor an array of strings")
+		}
 	}
 	return &Principal{Issuer: c.Iss, Subject: c.Sub, ClientID: c.ClientID, Scopes: scopes, Audience: aud, Expiry: exp, Claims: all}, nil
 }
@@ -233,15 +250,16 @@ func (v *JWTVerifier) keysFor(ctx context.Context, kid, alg string) ([]publicKey
 	defer v.mu.Unlock()
 	now := v.opts.Now()
 	if v.fetched.IsZero() || now.Sub(v.fetched) > v.opts.CacheTTL {
-		if err := v.fetchLocked(ctx); err != nil {
+		if err := v.fetchLocked(ctx, now); err != nil && v.fetched.IsZero() {
 			return nil, err
 		}
+		// A failed refresh of stale keys: they stay in use until a fetch works.
 	}
 	match := matchKeys(v.keys, kid, alg)
 	if len(match) == 0 && kid != "" && now.Sub(v.lastMiss) >= v.opts.MinRefreshInterval && now.Sub(v.fetched) >= time.Second {
 		// An unknown kid: the issuer may have rotated its keys.
 		v.lastMiss = now
-		if err := v.fetchLocked(ctx); err != nil {
+		if err := v.fetchLocked(ctx, now); err != nil {
 			return nil, err
 		}
 		match = matchKeys(v.keys, kid, alg)
@@ -262,9 +280,21 @@ func matchKeys(keys []publicKey, kid, alg string) []publicKey {
 	return out
 }
 
-// fetchLocked fetches the JWKS (and first, when needed, the issuer metadata).
-func (v *JWTVerifier) fetchLocked(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, defaultHTTPTimeout)
+// fetchLocked fetches the JWKS (and first, when needed, the issuer metadata), unless
+// a fetch failed less than fetchRetryAfter before now: then it returns that error.
+func (v *JWTVerifier) fetchLocked(ctx context.Context, now time.Time) error {
+	if v.failErr != nil && now.Sub(v.failedAt) < fetchRetryAfter {
+		return v.failErr
+	}
+	err := v.fetchNowLocked(ctx)
+	v.failErr, v.failedAt = err, now
+	return err
+}
+
+func (v *JWTVerifier) fetchNowLocked(ctx context.Context) error {
+	// Not the request's context: a fetch serves every request waiting for it, and
+	// one client going away must not make it fail for the others.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), defaultHTTPTimeout)
 	defer cancel()
 	if v.jwksURL == "" {
 		m, err := FetchAuthServerMetadata(ctx, v.opts.HTTPClient, v.opts.Issuer)

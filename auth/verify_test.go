@@ -52,6 +52,14 @@ func TestJWTVerifierAccepts(t *testing.T) {
 	if err != nil || !p.HasScopes("a", "b") {
 		t.Fatalf("array aud / scp: %v %+v", err, p)
 	}
+	// scp as a space-delimited string, as some issuers send it.
+	p, err = v.Verify(context.Background(), mustSign(t, testRSA, "RS256", "rsa", ti.claims("scope", nil, "scp", "a b")))
+	if err != nil || !p.HasScopes("a", "b") || p.HasScopes("a b") {
+		t.Fatalf("scp string: %v %+v", err, p)
+	}
+	if _, err := v.Verify(context.Background(), mustSign(t, testRSA, "RS256", "rsa", ti.claims("scope", nil, "scp", 7))); !errors.Is(err, ErrInvalidToken) {
+		t.Fatalf("scp number: %v, want ErrInvalidToken", err)
+	}
 	// Within the leeway.
 	if _, err := v.Verify(context.Background(), mustSign(t, testRSA, "RS256", "rsa", ti.claims("exp", time.Now().Unix()-5, "nbf", time.Now().Unix()+5))); err != nil {
 		t.Fatalf("within leeway: %v", err)
@@ -89,6 +97,48 @@ func TestJWTVerifierKeyRotation(t *testing.T) {
 	}
 	if n := ti.jwksCalls.Load(); n != 3 {
 		t.Fatalf("JWKS fetched %d times after rotation, want 3", n)
+	}
+}
+
+// TestJWTVerifierIssuerDown: without keys, a JWKS that cannot be fetched is an
+// error other than ErrInvalidToken (503), not fetched again for 5 seconds; once
+// keys were fetched, they stay in use past CacheTTL while the issuer is down.
+func TestJWTVerifierIssuerDown(t *testing.T) {
+	testKeys(t)
+	ti := newTestIssuer(t, map[string]crypto.Signer{"k1": testRSA})
+	now := time.Now()
+	v, err := NewJWTVerifier(&JWTVerifierOptions{Issuer: ti.url, Audience: testAudience, HTTPClient: ti.srv.Client(), Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	tok := mustSign(t, testRSA, "RS256", "k1", ti.claims())
+	ti.jwksFail.Store(true)
+	for i := 0; i < 3; i++ {
+		if _, err := v.Verify(ctx, tok); err == nil || errors.Is(err, ErrInvalidToken) {
+			t.Fatalf("issuer down, no keys: %v, want an error other than ErrInvalidToken", err)
+		}
+	}
+	if n := ti.jwksCalls.Load(); n != 1 {
+		t.Fatalf("JWKS fetched %d times within 5 s of a failure, want 1", n)
+	}
+	now = now.Add(6 * time.Second)
+	ti.jwksFail.Store(false)
+	if _, err := v.Verify(ctx, tok); err != nil {
+		t.Fatalf("issuer back: %v", err)
+	}
+	// Past CacheTTL with the issuer down: the keys fetched before still serve.
+	ti.jwksFail.Store(true)
+	now = now.Add(2 * time.Hour)
+	later := ti.claims("exp", now.Unix()+300)
+	if _, err := v.Verify(ctx, mustSign(t, testRSA, "RS256", "k1", later)); err != nil {
+		t.Fatalf("stale keys while the issuer is down: %v", err)
+	}
+	if n := ti.jwksCalls.Load(); n != 3 {
+		t.Fatalf("JWKS fetched %d times, want 3 (the refresh was tried)", n)
+	}
+	if _, err := v.Verify(ctx, mustSign(t, testRSA2, "RS256", "k1", later)); !errors.Is(err, ErrInvalidToken) {
+		t.Fatalf("another key's signature with stale keys: %v", err)
 	}
 }
 

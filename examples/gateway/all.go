@@ -80,7 +80,7 @@ func newAllRT(o *Options) *allRT {
 		return err
 	}
 	a.http = streamable.NewHandler(connect, &streamable.HandlerOptions{Logger: o.Logger, AllowedOrigins: o.allowedOrigins, AllowedHosts: o.AllowedHosts, KeepAlive: o.KeepAlive, SessionOwner: o.SessionOwner})
-	a.sse = sse.NewHandler(connect, &sse.HandlerOptions{Logger: o.Logger, AllowedOrigins: o.allowedOrigins, AllowedHosts: o.AllowedHosts, KeepAlive: o.KeepAlive, MessagePath: o.Prefix + "/mcp/all/sse"})
+	a.sse = sse.NewHandler(connect, &sse.HandlerOptions{Logger: o.Logger, AllowedOrigins: o.allowedOrigins, AllowedHosts: o.AllowedHosts, KeepAlive: o.KeepAlive, MessagePath: o.Prefix + "/mcp/all/sse", SessionOwner: o.SessionOwner})
 	return a
 }
 

@@ -30,8 +30,9 @@ type Options struct {
 	// CloseTimeout bounds how long a removed or changed server's sessions get to
 	// finish in-flight requests on reload. Zero means 5 seconds.
 	CloseTimeout time.Duration
-	// SessionOwner, when set, binds each client session to the principal that opened
-	// it (see streamable.HandlerOptions.SessionOwner): with bearer tokens required,
+	// SessionOwner, when set, binds each client session, Streamable HTTP and HTTP+SSE,
+	// to the principal that opened it (see streamable.HandlerOptions.SessionOwner and
+	// sse.HandlerOptions.SessionOwner): with bearer tokens required,
 	// auth.SessionOwner, so a session id presented with another principal's token
 	// is refused.
 	SessionOwner func(*http.Request) string
@@ -345,9 +346,12 @@ func (g *Gateway) cors(w http.ResponseWriter, r *http.Request) bool {
 		return false // the endpoint's own Origin check decides
 	}
 	h := w.Header()
-	h.Add("Vary", "Origin")
+	if !slices.Contains(h.Values("Vary"), "Origin") {
+		h.Add("Vary", "Origin") // once, also when protect applied it already
+	}
 	h.Set("Access-Control-Allow-Origin", origin)
-	h.Set("Access-Control-Expose-Headers", "Mcp-Session-Id, MCP-Protocol-Version")
+	// WWW-Authenticate: with tokens required, a browser client reads the challenge.
+	h.Set("Access-Control-Expose-Headers", "Mcp-Session-Id, MCP-Protocol-Version, WWW-Authenticate")
 	if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
 		h.Set("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS")
 		h.Set("Access-Control-Allow-Headers", "Content-Type, Accept, Authorization, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID, Mcp-Method, Mcp-Name")

@@ -3,6 +3,8 @@
 // each at its own endpoint /mcp/{server}, with HTML pages that show what is there.
 //
 //	gateway [-http 127.0.0.1:8080] [-config FILE]   serve (the built-in demo without -config)
+//	        [-auth-issuer URL -auth-audience URL [-auth-scope SCOPES] [-auth-tool-scope SERVER/TOOL=SCOPES]...]
+//	                                                 require OAuth access tokens
 //	gateway check -config FILE                       validate a configuration and exit
 //
 // See README.md for the configuration format.
@@ -67,9 +69,10 @@ func serveMain(args []string) int {
 	path := fs.String("config", "", "configuration `FILE` (JSON); without it, the built-in demo")
 	verbose := fs.Bool("v", false, "log diagnostics to stderr")
 	var ac authConfig
-	fs.StringVar(&ac.issuer, "auth-issuer", "", "require OAuth access tokens (JWT) issued by the authorization server `URL` on every route (the HTML pages are then not served)")
+	fs.StringVar(&ac.issuer, "auth-issuer", "", "require OAuth access tokens (JWT) issued by the authorization server `URL` on every route (the HTML pages included)")
 	fs.StringVar(&ac.audience, "auth-audience", "", "the gateway's resource `URL`, which tokens must name in aud (with -auth-issuer)")
 	fs.StringVar(&ac.scope, "auth-scope", "", "space-separated `SCOPES` every request needs (with -auth-issuer)")
+	fs.Func("auth-tool-scope", "`SERVER/TOOL=SCOPES`: a tools/call of TOOL (its name on /mcp/SERVER) needs these space-separated scopes too, on /mcp/SERVER and /mcp/all (repeatable; with -auth-issuer)", ac.addToolScope)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}

@@ -96,6 +96,7 @@ func newServerRT(ctx context.Context, name string, cfg *ServerConfig, dir string
 		AllowedHosts:   o.AllowedHosts,
 		KeepAlive:      o.KeepAlive,
 		MessagePath:    o.Prefix + "/mcp/" + name + "/sse",
+		SessionOwner:   o.SessionOwner,
 	})
 	return rt, nil
 }

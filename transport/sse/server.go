@@ -62,6 +62,12 @@ type HandlerOptions struct {
 	AllowedOrigins     []string
 	DisableHostCheck   bool
 	AllowedHosts       []string
+	// SessionOwner, when set, names the owner of a request, for example the
+	// principal that authorization middleware put in its context (auth.SessionOwner
+	// has this shape). A session belongs to the owner of the GET that opened its
+	// event stream; a POST naming the session with another owner gets 404, as if
+	// the session did not exist. Nil means sessions have no owner.
+	SessionOwner func(*http.Request) string
 	// Logger receives diagnostics. Nil discards.
 	Logger *slog.Logger
 }
@@ -151,6 +157,7 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 // for one goroutine at a time; Write and Close are safe for concurrent use.
 type ServerTransport struct {
 	id     string
+	owner  string // HandlerOptions.SessionOwner of the GET that opened the stream
 	in     chan jsonrpc.Message
 	done   chan struct{}
 	once   sync.Once
@@ -267,6 +274,9 @@ func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request) {
 	t := &ServerTransport{id: id, in: make(chan jsonrpc.Message, 8), done: make(chan struct{}), w: w,
 		rc: http.NewResponseController(w), timeout: h.opts.WriteTimeout}
 	t.ctx, t.cancel = context.WithCancel(context.WithoutCancel(r.Context()))
+	if h.opts.SessionOwner != nil {
+		t.owner = h.opts.SessionOwner(r)
+	}
 	h.sessions.Store(id, t)
 	defer h.sessions.Delete(id)
 	defer t.Close()
@@ -327,6 +337,10 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t := v.(*ServerTransport)
+	if h.opts.SessionOwner != nil && h.opts.SessionOwner(r) != t.owner {
+		httpError(w, http.StatusNotFound, "Not Found: unknown session")
+		return
+	}
 	// The body is JSON and must say so: a missing Content-Type is refused like a
 	// wrong one (a form or a text/plain POST a browser may send without preflight).
 	mt, _, _ := strings.Cut(r.Header.Get("Content-Type"), ";")
