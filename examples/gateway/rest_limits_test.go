@@ -320,10 +320,10 @@ func TestConformanceRESTServer(t *testing.T) {
 	b := startKB(t, nil)
 	tg := kbGateway(t, b, "")
 	t.Run("streamable", func(t *testing.T) {
-		conformance.Run(t, conformance.Target{URL: tg.srv.URL + "/mcp/kb"}, &conformance.Options{Revision: conformance.RevisionAll})
+		conformance.Run(t, conformance.Target{URL: tg.srv.URL + "/mcp/kb"}, conformanceOptions(t, conformance.RevisionAll))
 	})
 	t.Run("sse", func(t *testing.T) {
-		conformance.Run(t, conformance.Target{SSEURL: tg.srv.URL + "/mcp/kb/sse"}, nil)
+		conformance.Run(t, conformance.Target{SSEURL: tg.srv.URL + "/mcp/kb/sse"}, conformanceOptions(t, ""))
 	})
 }
 
