@@ -3,8 +3,10 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"html"
 	"io"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -136,4 +138,62 @@ func TestMainServesDemo(t *testing.T) {
 		t.Fatal("still running 20 s after SIGTERM")
 	}
 	waitFor(t, "echo's child to be gone", func() bool { return !alive(child) })
+}
+
+// TestMetaPageGoSnippetRuns copies the Go snippet of a server's meta page into a
+// program of its own (a module that uses this repository) and runs it against the
+// gateway: it must build and list the server's tools, as the page promises.
+func TestMetaPageGoSnippetRuns(t *testing.T) {
+	tg := startGateway(t, `{"servers": {"date": {"command": {"argv": ["date"]}}}}`)
+	_, _, page := tg.get(t, "/mcp/meta/date", "text/html")
+	m := regexp.MustCompile(`(?s)<pre>([^<]*streamable\.NewClient[^<]*)</pre>`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("no Go snippet on the meta page")
+	}
+	snippet := html.UnescapeString(m[1])
+	repo, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	sum, err := os.ReadFile(filepath.Join(repo, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		"go.mod": "module snippet\n\ngo 1.25\n\nrequire github.com/wiremcp/wiremcp v0.0.0\n\nreplace github.com/wiremcp/wiremcp => " + repo + "\n",
+		"go.sum": string(sum),
+		"main.go": `package main
+
+import (
+	"context"
+	"fmt"
+	"log"
+
+	"github.com/wiremcp/wiremcp/mcp"
+	"github.com/wiremcp/wiremcp/transport/streamable"
+)
+
+func main() {
+	ctx := context.Background()
+` + snippet + `
+}
+`,
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command("go", "run", ".")
+	cmd.Dir = dir
+	// Everything comes from this repository and the module cache it already uses.
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the meta page's Go snippet does not run: %v\n%s\n--- the program:\n%s", err, out, files["main.go"])
+	}
+	if strings.TrimSpace(string(out)) != "date" {
+		t.Errorf("the snippet printed %q, want the server's one tool, date", out)
+	}
 }
