@@ -252,3 +252,17 @@ func TestSampleData(t *testing.T) {
 		t.Error("Sample is not deterministic")
 	}
 }
+
+// TestServerError: a handler that fails answers SERVER_ERROR 500 in the error
+// envelope (here data with a hole in it makes listing projects panic).
+func TestServerError(t *testing.T) {
+	h := New(&Options{Data: &Dataset{Projects: []*Project{nil, nil}}})
+	status, body := get(t, h, "GET", "/api/projects", nil)
+	if status != 500 || body["error"].(map[string]any)["code"] != "SERVER_ERROR" {
+		t.Errorf("%d %v, want 500 SERVER_ERROR", status, body)
+	}
+	// The API goes on answering.
+	if status, _ := get(t, h, "GET", "/openapi.json", nil); status != 200 {
+		t.Errorf("after the failure: %d", status)
+	}
+}
