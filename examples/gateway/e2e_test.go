@@ -324,7 +324,8 @@ func TestEndToEnd(t *testing.T) {
 			t.Errorf("browser GET of an endpoint: %d %q", status, body)
 		}
 		status, hdr, body = tg.get(t, "/mcp", "text/html")
-		if status != 200 || !strings.Contains(body, `href="/mcp/meta/up"`) || !strings.Contains(body, "disabled") || hdr.Get("Content-Security-Policy") == "" {
+		if status != 200 || !strings.Contains(body, `href="/mcp/meta/up"`) || !strings.Contains(body, `class="endpoint-link" href="/mcp/up"`) ||
+			!strings.Contains(body, "disabled") || hdr.Get("Content-Security-Policy") == "" {
 			t.Errorf("index: %d %q", status, body)
 		}
 		callText(t, up, "stderr", map[string]any{"message": "<marker>"})
