@@ -814,6 +814,23 @@ func TestRESTOrderAndFilters(t *testing.T) {
 		order := cmpKeys("-dateStart", "-dateEnd", "query", "pageUrl", "-id")
 		all := list(t, "list_search_performance", map[string]any{"projectId": p1})
 		sorted(t, "records", all, order)
+		// Each key after the first decides between some neighbours, or its rule is
+		// untested.
+		decides := map[string]int{}
+		keys := []string{"-dateStart", "-dateEnd", "query", "pageUrl", "-id"}
+		for i := 1; i < len(all); i++ {
+			for n := range keys {
+				if cmpKeys(keys[:n]...)(all[i-1], all[i]) == 0 && cmpKeys(keys[n])(all[i-1], all[i]) != 0 {
+					decides[keys[n]]++
+					break
+				}
+			}
+		}
+		for _, k := range []string{"-dateEnd", "query", "pageUrl", "-id"} {
+			if decides[k] == 0 {
+				t.Errorf("no two neighbours are ordered by %s: the sample data does not test that key (%v)", k, decides)
+			}
+		}
 		var ent string
 		for _, r := range all {
 			if s := str(r, "entityId"); s != "" {
@@ -886,6 +903,13 @@ func TestRESTOrderAndFilters(t *testing.T) {
 			return out
 		}
 		d1, d2 := graph(1), graph(2)
+		tie := false
+		for i := 1; i < len(d1); i++ {
+			tie = tie || d1[i-1]["createdAt"] == d1[i]["createdAt"]
+		}
+		if !tie {
+			t.Error("no two relationships share createdAt: id as the tie-breaker is untested")
+		}
 		near := map[string]bool{root: true}
 		for _, r := range d1 {
 			if r["fromEntityId"] != root && r["toEntityId"] != root {
