@@ -45,6 +45,30 @@ func TestRESTTimeoutsAndRetries(t *testing.T) {
 			t.Errorf("backend called %d times, want 3", got)
 		}
 	})
+	t.Run("502 and 504 are retried, 500 is not", func(t *testing.T) {
+		for _, tc := range []struct {
+			status, calls int
+			ok            bool
+		}{{502, 2, true}, {504, 2, true}, {500, 1, false}} {
+			var n atomic.Int64
+			b.setFault(func(w http.ResponseWriter, r *http.Request) bool {
+				if n.Add(1) == 1 {
+					w.WriteHeader(tc.status)
+					return true
+				}
+				return false
+			})
+			before := b.calls.Load()
+			res, _ := restCall(t, cs, "list_projects", nil)
+			if res.IsError == tc.ok {
+				t.Errorf("%d once: isError %v: %s", tc.status, res.IsError, resultText(res))
+			}
+			if got := b.calls.Load() - before; got != int64(tc.calls) {
+				t.Errorf("%d once: backend called %d times, want %d", tc.status, got, tc.calls)
+			}
+		}
+		b.setFault(nil)
+	})
 	t.Run("503 always: bounded", func(t *testing.T) {
 		b.setFault(func(w http.ResponseWriter, r *http.Request) bool {
 			w.Header().Set("Content-Type", "application/json")
