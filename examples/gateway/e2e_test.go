@@ -39,9 +39,29 @@ const e2eConfig = `{"all": true, "cors": {"allowedOrigins": ["https://app.exampl
   "off": {"enabled": false, "command": {"argv": ["true"]}}
 }}`
 
+// e2eExampleConfig is e2eConfig plus "echo": examples/echo-server over stdio, an
+// upstream that is one of our examples rather than this test binary.
+var e2eExampleConfig = strings.Replace(e2eConfig, `"servers": {`, `"servers": {
+  "echo": {"description": "examples/echo-server", "mcp": {"command": ["$ECHO", "-stdio"]}},`, 1)
+
 func TestEndToEnd(t *testing.T) {
-	tg := startGateway(t, e2eConfig)
+	tg := startGateway(t, e2eExampleConfig)
 	up := tg.connect(t, "/mcp/up", nil)
+
+	t.Run("an example server as the upstream", func(t *testing.T) {
+		for _, cs := range []*mcp.ClientSession{tg.connect(t, "/mcp/echo", nil), tg.connectSSE(t, "/mcp/echo/sse")} {
+			if got := toolNames(t, cs); !slices.Equal(got, []string{"echo"}) {
+				t.Errorf("tools of examples/echo-server through the gateway: %v", got)
+			}
+			if text, isErr := callText(t, cs, "echo", map[string]any{"message": "from an example"}); text != "from an example" || isErr {
+				t.Errorf("echo = %q, %v", text, isErr)
+			}
+		}
+		all := tg.connect(t, "/mcp/all", nil)
+		if text, isErr := callText(t, all, "echo__echo", map[string]any{"message": "via all"}); text != "via all" || isErr {
+			t.Errorf("echo__echo on /mcp/all = %q, %v", text, isErr)
+		}
+	})
 
 	t.Run("upstream tools, filtered and renamed", func(t *testing.T) {
 		got := toolNames(t, up)
@@ -304,7 +324,8 @@ func TestEndToEnd(t *testing.T) {
 			t.Errorf("browser GET of an endpoint: %d %q", status, body)
 		}
 		status, hdr, body = tg.get(t, "/mcp", "text/html")
-		if status != 200 || !strings.Contains(body, `href="/mcp/meta/up"`) || !strings.Contains(body, "disabled") || hdr.Get("Content-Security-Policy") == "" {
+		if status != 200 || !strings.Contains(body, `href="/mcp/meta/up"`) || !strings.Contains(body, `class="endpoint-link" href="/mcp/up"`) ||
+			!strings.Contains(body, "disabled") || hdr.Get("Content-Security-Policy") == "" {
 			t.Errorf("index: %d %q", status, body)
 		}
 		callText(t, up, "stderr", map[string]any{"message": "<marker>"})

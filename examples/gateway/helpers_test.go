@@ -7,8 +7,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,6 +19,45 @@ import (
 	"github.com/wiremcp/wiremcp/transport/streamable"
 )
 
+// exampleBuilds holds the example servers built for this test process (each once),
+// in a folder TestMain removes.
+var exampleBuilds struct {
+	mu   sync.Mutex
+	dir  string
+	bins map[string]string
+}
+
+// buildExample builds examples/<name> (once per test process) and returns the binary.
+func buildExample(t testing.TB, name string) string {
+	t.Helper()
+	exampleBuilds.mu.Lock()
+	defer exampleBuilds.mu.Unlock()
+	if bin := exampleBuilds.bins[name]; bin != "" {
+		return bin
+	}
+	if exampleBuilds.dir == "" {
+		dir, err := os.MkdirTemp("", "gateway-examples-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		exampleBuilds.dir, exampleBuilds.bins = dir, map[string]string{}
+	}
+	bin := filepath.Join(exampleBuilds.dir, name)
+	if out, err := exec.Command("go", "build", "-o", bin, "../"+name).CombinedOutput(); err != nil {
+		t.Fatalf("building examples/%s: %v\n%s", name, err, out)
+	}
+	exampleBuilds.bins[name] = bin
+	return bin
+}
+
+func removeExampleBuilds() {
+	exampleBuilds.mu.Lock()
+	defer exampleBuilds.mu.Unlock()
+	if exampleBuilds.dir != "" {
+		os.RemoveAll(exampleBuilds.dir)
+	}
+}
+
 // testGateway is a gateway served on 127.0.0.1 for one test.
 type testGateway struct {
 	g   *Gateway
@@ -24,8 +65,9 @@ type testGateway struct {
 	dir string
 }
 
-// startGateway serves cfg (JSON, with $EXE replaced by the test upstream's command
-// and $DIR by a fresh directory holding root/data.txt and outside.txt).
+// startGateway serves cfg (JSON, with $EXE replaced by the test upstream's command,
+// $ECHO by examples/echo-server built for the test, and $DIR by a fresh directory
+// holding root/data.txt and outside.txt).
 func startGateway(t testing.TB, cfg string) *testGateway {
 	t.Helper()
 	dir := t.TempDir()
@@ -36,6 +78,10 @@ func startGateway(t testing.TB, cfg string) *testGateway {
 	os.WriteFile(filepath.Join(dir, "outside.txt"), []byte("secret"), 0o644)
 	exe, _ := json.Marshal(upstreamCommand(t)[0])
 	cfg = strings.ReplaceAll(cfg, `"$EXE"`, string(exe))
+	if strings.Contains(cfg, `"$ECHO"`) {
+		echo, _ := json.Marshal(buildExample(t, "echo-server"))
+		cfg = strings.ReplaceAll(cfg, `"$ECHO"`, string(echo))
+	}
 	c, err := ParseConfig([]byte(cfg), dir)
 	if err != nil {
 		t.Fatalf("config: %v", err)

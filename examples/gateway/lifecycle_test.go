@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -256,4 +257,66 @@ func TestManyReloadsLeakNoProcess(t *testing.T) {
 		return len(procs) == 0 && zombies == 0
 	})
 	t.Logf("%d reloads in %v (%v each); no process or zombie left", reloads, elapsed.Round(time.Millisecond), (elapsed / reloads).Round(time.Microsecond))
+}
+
+// TestOthersCallsSurvive: while one client's call is in flight, another client
+// cancelling its own call, and a third closing its session with a call in flight,
+// leave the first call alone — with one upstream session shared by every client and
+// with one per client.
+func TestOthersCallsSurvive(t *testing.T) {
+	for _, mode := range []string{"shared", "per-client"} {
+		t.Run(mode, func(t *testing.T) {
+			tg := startGateway(t, `{"servers": {"up": {"mcp": {"command": ["$EXE"], "env": {"GATEWAY_TEST_UPSTREAM": "1"}, "sessions": "`+mode+`"}}}}`)
+			a, b := tg.connect(t, "/mcp/up", nil), tg.connect(t, "/mcp/up", nil)
+			c := tg.connect(t, "/mcp/up", nil)
+			// a's call outlasts what b and c do (generously, for a loaded machine).
+			type result struct {
+				text  string
+				isErr bool
+				err   error
+			}
+			done := make(chan result, 1)
+			go func() {
+				res, err := a.CallTool(testCtx(t), &mcp.CallToolParams{Name: "wait", Arguments: json.RawMessage(`{"ms": 1500}`)})
+				if err != nil {
+					done <- result{err: err}
+					return
+				}
+				done <- result{text: resultText(res), isErr: res.IsError}
+			}()
+			started := time.Now()
+			// b starts a call and cancels it.
+			bctx, cancel := context.WithCancel(testCtx(t))
+			bdone := make(chan error, 1)
+			go func() {
+				_, err := b.CallTool(bctx, &mcp.CallToolParams{Name: "block", Arguments: json.RawMessage(`{}`)})
+				bdone <- err
+			}()
+			time.Sleep(100 * time.Millisecond)
+			cancel()
+			if err := <-bdone; err == nil {
+				t.Error("b's cancelled call succeeded")
+			}
+			// c starts a call and closes its session while it runs.
+			cdone := make(chan struct{})
+			go func() {
+				defer close(cdone)
+				_, _ = c.CallTool(testCtx(t), &mcp.CallToolParams{Name: "block", Arguments: json.RawMessage(`{}`)})
+			}()
+			time.Sleep(100 * time.Millisecond)
+			c.Close()
+			<-cdone
+			if time.Since(started) > 1200*time.Millisecond {
+				t.Log("b and c took longer than a's call; the check below proves less on this run")
+			}
+			r := <-done
+			if r.err != nil || r.isErr || r.text != "waited" {
+				t.Errorf("a's call = %q (isError %v, err %v), want waited", r.text, r.isErr, r.err)
+			}
+			// b's session goes on.
+			if text, isErr := callText(t, b, "echo", map[string]any{"message": "b again"}); text != "b again" || isErr {
+				t.Errorf("b after its cancellation: %q %v", text, isErr)
+			}
+		})
+	}
 }

@@ -98,6 +98,18 @@ func TestRESTDeclaredTools(t *testing.T) {
 	if diff := cmp.Diff(map[string]any{"items": []any{map[string]any{"ok": true}}}, sc); diff != "" {
 		t.Errorf("array not wrapped (-want +got):\n%s", diff)
 	}
+	// A POST is not idempotent: a 503 is not retried (the retries default to 2).
+	b.setFault(func(w http.ResponseWriter, r *http.Request) bool {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		return true
+	})
+	before := b.calls.Load()
+	if res, _ = restCall(t, cs, "touch", map[string]any{"body": map[string]any{"note": "again"}}); !res.IsError {
+		t.Errorf("touch on a 503: %s", resultText(res))
+	}
+	if got := b.calls.Load() - before; got != 1 {
+		t.Errorf("a POST answered 503 was sent %d times, want 1", got)
+	}
 }
 
 func TestRESTPetstoreImport(t *testing.T) {

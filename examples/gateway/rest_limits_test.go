@@ -45,6 +45,30 @@ func TestRESTTimeoutsAndRetries(t *testing.T) {
 			t.Errorf("backend called %d times, want 3", got)
 		}
 	})
+	t.Run("502 and 504 are retried, 500 is not", func(t *testing.T) {
+		for _, tc := range []struct {
+			status, calls int
+			ok            bool
+		}{{502, 2, true}, {504, 2, true}, {500, 1, false}} {
+			var n atomic.Int64
+			b.setFault(func(w http.ResponseWriter, r *http.Request) bool {
+				if n.Add(1) == 1 {
+					w.WriteHeader(tc.status)
+					return true
+				}
+				return false
+			})
+			before := b.calls.Load()
+			res, _ := restCall(t, cs, "list_projects", nil)
+			if res.IsError == tc.ok {
+				t.Errorf("%d once: isError %v: %s", tc.status, res.IsError, resultText(res))
+			}
+			if got := b.calls.Load() - before; got != int64(tc.calls) {
+				t.Errorf("%d once: backend called %d times, want %d", tc.status, got, tc.calls)
+			}
+		}
+		b.setFault(nil)
+	})
 	t.Run("503 always: bounded", func(t *testing.T) {
 		b.setFault(func(w http.ResponseWriter, r *http.Request) bool {
 			w.Header().Set("Content-Type", "application/json")
@@ -320,10 +344,10 @@ func TestConformanceRESTServer(t *testing.T) {
 	b := startKB(t, nil)
 	tg := kbGateway(t, b, "")
 	t.Run("streamable", func(t *testing.T) {
-		conformance.Run(t, conformance.Target{URL: tg.srv.URL + "/mcp/kb"}, &conformance.Options{Revision: conformance.RevisionAll})
+		conformance.Run(t, conformance.Target{URL: tg.srv.URL + "/mcp/kb"}, conformanceOptions(t, conformance.RevisionAll))
 	})
 	t.Run("sse", func(t *testing.T) {
-		conformance.Run(t, conformance.Target{SSEURL: tg.srv.URL + "/mcp/kb/sse"}, nil)
+		conformance.Run(t, conformance.Target{SSEURL: tg.srv.URL + "/mcp/kb/sse"}, conformanceOptions(t, ""))
 	})
 }
 

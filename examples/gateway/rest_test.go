@@ -332,13 +332,14 @@ func TestRESTValidationBeforeBackend(t *testing.T) {
 		{"limit above 100", "search_entities", map[string]any{"projectId": p1, "limit": 101}, []string{"/limit", "<= 100"}},
 		{"limit 0", "list_projects", map[string]any{"limit": 0}, []string{"/limit", ">= 1"}},
 		{"page 0", "list_projects", map[string]any{"page": 0}, []string{"/page", ">= 1"}},
-		{"page too far", "list_projects", map[string]any{"page": 1e12}, []string{"/page", "<= 1000000"}},
+		{"page past what JSON clients count exactly", "list_projects", map[string]any{"page": 1e16}, []string{"/page", "9007199254740991"}},
 		{"page not an integer", "list_projects", map[string]any{"page": 1.5}, []string{"/page", "integer"}},
 		{"page as a string", "list_projects", map[string]any{"page": "2"}, []string{"/page", "integer"}},
 		{"depth 3", "get_entity_graph", map[string]any{"projectId": p1, "entityId": ent, "depth": 3}, []string{"/depth", "1", "2"}},
 		{"relationship type", "get_entity_graph", map[string]any{"projectId": p1, "entityId": ent, "relationshipTypes": "GUIDE_USES_CONCEPT,FRIEND_OF"}, []string{"/relationshipTypes", "VIDEO_EXPLAINS_NEWS"}},
 		{"locale date", "list_search_performance", map[string]any{"projectId": p1, "dateStart": "02/20/2025"}, []string{"/dateStart", "pattern"}},
 		{"date with offset", "list_search_performance", map[string]any{"projectId": p1, "dateEnd": "2025-02-20T14:30:00+01:00"}, []string{"/dateEnd", "pattern"}},
+		{"date with one fraction digit", "list_search_performance", map[string]any{"projectId": p1, "dateStart": "2025-02-20T14:30:00.5Z"}, []string{"/dateStart", "pattern"}},
 		{"date without Z", "list_quotable_blocks", map[string]any{"projectId": p1, "verifiedUntilBefore": "2025-02-20T14:30:00"}, []string{"/verifiedUntilBefore"}},
 		{"impossible date", "list_quotable_blocks", map[string]any{"projectId": p1, "verifiedUntilAfter": "2025-02-30"}, []string{"/verifiedUntilAfter", "not a valid date"}},
 		{"claimType enum", "list_quotable_blocks", map[string]any{"projectId": p1, "claimType": "opinion"}, []string{"/claimType", "statistic", "howto_step"}},
@@ -710,4 +711,238 @@ func TestRESTOversized(t *testing.T) {
 	if e := restErr(t, res, sc); e["code"] != "RESPONSE_TOO_LARGE" || !strings.Contains(e["message"].(string), "[TRUNCATED]") {
 		t.Errorf("error %v", e)
 	}
+}
+
+// TestRESTOrderAndFilters: every list is in the contract's order (checked on the
+// values, not against the API's own sort), with and without each filter, and each
+// filter keeps exactly what it says.
+func TestRESTOrderAndFilters(t *testing.T) {
+	b := startKB(t, nil)
+	tg := kbGateway(t, b, "")
+	cs := tg.connect(t, "/mcp/kb", nil)
+	list := func(t *testing.T, tool string, args map[string]any) []map[string]any {
+		t.Helper()
+		a := map[string]any{"limit": 100}
+		for k, v := range args {
+			a[k] = v
+		}
+		res, sc := restCall(t, cs, tool, a)
+		if res.IsError {
+			t.Fatalf("%s %v: %s", tool, args, resultText(res))
+		}
+		return items(t, sc)
+	}
+	str := func(m map[string]any, k string) string { s, _ := m[k].(string); return s }
+	// cmpKeys compares two items by keys in turn; a key starting with "-" is descending.
+	cmpKeys := func(keys ...string) func(x, y map[string]any) int {
+		return func(x, y map[string]any) int {
+			for _, k := range keys {
+				desc := strings.HasPrefix(k, "-")
+				k = strings.TrimPrefix(k, "-")
+				c := strings.Compare(str(x, k), str(y, k))
+				if desc {
+					c = -c
+				}
+				if c != 0 {
+					return c
+				}
+			}
+			return 0
+		}
+	}
+	sorted := func(t *testing.T, what string, xs []map[string]any, order func(x, y map[string]any) int) {
+		t.Helper()
+		if len(xs) == 0 {
+			t.Fatalf("%s: empty", what)
+		}
+		for i := 1; i < len(xs); i++ {
+			if order(xs[i-1], xs[i]) >= 0 {
+				t.Fatalf("%s: item %d (%v) does not come before item %d (%v)", what, i-1, xs[i-1]["id"], i, xs[i]["id"])
+			}
+		}
+	}
+	byCreated := cmpKeys("-createdAt", "-id")
+	sorted(t, "projects", list(t, "list_projects", nil), cmpKeys("slug", "id"))
+	// page has no maximum short of what JSON clients count exactly: a far page is empty.
+	if res, sc := restCall(t, cs, "list_projects", map[string]any{"page": 99999999999}); res.IsError || len(items(t, sc)) != 0 ||
+		sc["pagination"].(map[string]any)["hasMore"] != false {
+		t.Errorf("far page: %s", resultText(res))
+	}
+
+	t.Run("search_entities", func(t *testing.T) {
+		all := list(t, "search_entities", map[string]any{"projectId": p1})
+		sorted(t, "entities", all, byCreated)
+		ties := 0
+		for i := 1; i < len(all); i++ {
+			if all[i-1]["createdAt"] == all[i]["createdAt"] {
+				ties++
+			}
+		}
+		if ties == 0 {
+			t.Error("the sample data has no createdAt ties, so id as the tie-breaker is untested")
+		}
+		for _, f := range []struct {
+			args map[string]any
+			keep func(e map[string]any) bool
+		}{
+			{map[string]any{"entityType": "guide"}, func(e map[string]any) bool { return e["entityType"] == "guide" }},
+			{map[string]any{"status": "publish_requested"}, func(e map[string]any) bool { return e["status"] == "publish_requested" }},
+			{map[string]any{"entityType": "concept", "conceptKind": "model"}, func(e map[string]any) bool {
+				return e["entityType"] == "concept" && e["conceptKind"] == "model"
+			}},
+			{map[string]any{"search": "RELIABILITY-"}, func(e map[string]any) bool {
+				return strings.Contains(strings.ToLower(str(e, "title")), "reliability-") || strings.Contains(str(e, "slug"), "reliability-")
+			}},
+			{map[string]any{"search": "Big Five"}, func(e map[string]any) bool {
+				return strings.Contains(strings.ToLower(str(e, "title")), "big five") || strings.Contains(str(e, "slug"), "big five")
+			}},
+		} {
+			var want []string
+			for _, e := range all {
+				if f.keep(e) {
+					want = append(want, str(e, "id"))
+				}
+			}
+			got := list(t, "search_entities", mergeArgs(f.args, map[string]any{"projectId": p1}))
+			if diff := cmp.Diff(want, pluck(got, "id")); diff != "" || len(want) == 0 {
+				t.Errorf("filter %v (-want +got, %d wanted):\n%s", f.args, len(want), diff)
+			}
+		}
+	})
+
+	t.Run("list_search_performance", func(t *testing.T) {
+		order := cmpKeys("-dateStart", "-dateEnd", "query", "pageUrl", "-id")
+		all := list(t, "list_search_performance", map[string]any{"projectId": p1})
+		sorted(t, "records", all, order)
+		// Each key after the first decides between some neighbours, or its rule is
+		// untested.
+		decides := map[string]int{}
+		keys := []string{"-dateStart", "-dateEnd", "query", "pageUrl", "-id"}
+		for i := 1; i < len(all); i++ {
+			for n := range keys {
+				if cmpKeys(keys[:n]...)(all[i-1], all[i]) == 0 && cmpKeys(keys[n])(all[i-1], all[i]) != 0 {
+					decides[keys[n]]++
+					break
+				}
+			}
+		}
+		for _, k := range []string{"-dateEnd", "query", "pageUrl", "-id"} {
+			if decides[k] == 0 {
+				t.Errorf("no two neighbours are ordered by %s: the sample data does not test that key (%v)", k, decides)
+			}
+		}
+		var ent string
+		for _, r := range all {
+			if s := str(r, "entityId"); s != "" {
+				ent = s
+				break
+			}
+		}
+		for _, f := range []struct {
+			args map[string]any
+			keep func(r map[string]any) bool
+		}{
+			{map[string]any{"query": "ALPHA"}, func(r map[string]any) bool { return strings.Contains(str(r, "query"), "alpha") }},
+			{map[string]any{"pageUrl": "/PAGES/"}, func(r map[string]any) bool { return strings.Contains(str(r, "pageUrl"), "/pages/") }},
+			{map[string]any{"entityId": strings.ToUpper(ent)}, func(r map[string]any) bool { return str(r, "entityId") == ent }},
+			{map[string]any{"dateStart": "2025-03-17"}, func(r map[string]any) bool { return str(r, "dateStart") >= "2025-03-17" }},
+			{map[string]any{"dateEnd": "2025-03-23T00:00:00Z"}, func(r map[string]any) bool { return str(r, "dateEnd") <= "2025-03-23" }},
+		} {
+			var want []string
+			for _, r := range all {
+				if f.keep(r) {
+					want = append(want, str(r, "id"))
+				}
+			}
+			got := list(t, "list_search_performance", mergeArgs(f.args, map[string]any{"projectId": p1}))
+			if diff := cmp.Diff(want, pluck(got, "id")); diff != "" || len(want) == 0 || len(want) == len(all) {
+				t.Errorf("filter %v (-want +got, %d of %d wanted):\n%s", f.args, len(want), len(all), diff)
+			}
+		}
+	})
+
+	t.Run("list_quotable_blocks", func(t *testing.T) {
+		all := list(t, "list_quotable_blocks", map[string]any{"projectId": p1})
+		sorted(t, "blocks", all, byCreated)
+		ent := str(all[0], "entityId")
+		until := func(b map[string]any) string { return str(b, "verifiedUntil") }
+		for _, f := range []struct {
+			args map[string]any
+			keep func(b map[string]any) bool
+		}{
+			{map[string]any{"entityId": ent}, func(b map[string]any) bool { return str(b, "entityId") == ent }},
+			{map[string]any{"claimType": "howto_step"}, func(b map[string]any) bool { return b["claimType"] == "howto_step" }},
+			{map[string]any{"topicTag": "VALIDITY"}, func(b map[string]any) bool { return strings.Contains(str(b, "topicTag"), "validity") }},
+			{map[string]any{"verifiedUntilBefore": "2026-01-01"}, func(b map[string]any) bool { return until(b) != "" && until(b) < "2026-01-01" }},
+			{map[string]any{"verifiedUntilAfter": "2026-01-01T00:00:00.000Z"}, func(b map[string]any) bool { return until(b) > "2026-01-01T00:00:00.000Z" }},
+		} {
+			var want []string
+			for _, b := range all {
+				if f.keep(b) {
+					want = append(want, str(b, "id"))
+				}
+			}
+			got := list(t, "list_quotable_blocks", mergeArgs(f.args, map[string]any{"projectId": p1}))
+			if diff := cmp.Diff(want, pluck(got, "id")); diff != "" || len(want) == 0 || len(want) == len(all) {
+				t.Errorf("filter %v (-want +got, %d of %d wanted):\n%s", f.args, len(want), len(all), diff)
+			}
+		}
+	})
+
+	t.Run("graph depth 2 is one hop further", func(t *testing.T) {
+		root := "e0000001-0000-4000-8000-000000000002"
+		graph := func(depth int) []map[string]any {
+			res, sc := restCall(t, cs, "get_entity_graph", map[string]any{"projectId": p1, "entityId": strings.ToUpper(root), "depth": depth})
+			if res.IsError {
+				t.Fatal(resultText(res))
+			}
+			var out []map[string]any
+			for _, r := range sc["data"].(map[string]any)["relationships"].([]any) {
+				out = append(out, r.(map[string]any))
+			}
+			return out
+		}
+		d1, d2 := graph(1), graph(2)
+		tie := false
+		for i := 1; i < len(d1); i++ {
+			tie = tie || d1[i-1]["createdAt"] == d1[i]["createdAt"]
+		}
+		if !tie {
+			t.Error("no two relationships share createdAt: id as the tie-breaker is untested")
+		}
+		near := map[string]bool{root: true}
+		for _, r := range d1 {
+			if r["fromEntityId"] != root && r["toEntityId"] != root {
+				t.Errorf("depth-1 edge %v does not touch the root", r["id"])
+			}
+			if re, ok := r["relatedEntity"].(map[string]any); ok {
+				near[str(re, "id")] = true
+			}
+		}
+		ids := map[string]bool{}
+		for _, r := range d2 {
+			if ids[str(r, "id")] {
+				t.Errorf("edge %v reported twice", r["id"])
+			}
+			ids[str(r, "id")] = true
+			if !near[str(r, "fromEntityId")] && !near[str(r, "toEntityId")] {
+				t.Errorf("depth-2 edge %v touches neither the root nor a depth-1 entity", r["id"])
+			}
+		}
+		for _, r := range d1 {
+			if !ids[str(r, "id")] {
+				t.Errorf("depth 2 lacks depth-1 edge %v", r["id"])
+			}
+		}
+	})
+}
+
+func mergeArgs(ms ...map[string]any) map[string]any {
+	out := map[string]any{}
+	for _, m := range ms {
+		for k, v := range m {
+			out[k] = v
+		}
+	}
+	return out
 }

@@ -49,12 +49,13 @@ func runNode(t *testing.T, node string, args ...string) []byte {
 
 func TestTypeScriptSDKClient(t *testing.T) {
 	node := nodeSetup(t, 20, 0)
-	tg := startGateway(t, e2eConfig)
+	tg := startGateway(t, e2eExampleConfig)
 	for _, transport := range []string{"http", "sse"} {
 		t.Run(transport, func(t *testing.T) {
 			out := runNode(t, node, "client.mjs", "--transport", transport, "--base", tg.srv.URL)
 			var got struct {
 				OK             bool      `json:"ok"`
+				Echo           string    `json:"echo"`
 				UpTools        []string  `json:"upTools"`
 				Say            string    `json:"say"`
 				Ask            string    `json:"ask"`
@@ -70,7 +71,7 @@ func TestTypeScriptSDKClient(t *testing.T) {
 			if err := json.Unmarshal(out, &got); err != nil {
 				t.Fatalf("summary %q: %v", out, err)
 			}
-			if !got.OK || got.Say != "hello from TS" || got.Ask != "accept TS" || got.Note != "a note" ||
+			if !got.OK || got.Echo != "echo from TS" || got.Say != "hello from TS" || got.Ask != "accept TS" || got.Note != "a note" ||
 				got.Greet != "Hello, Node!" || !got.FailIsError || !strings.Contains(got.FailText, "oops") ||
 				got.Resource != "hello" || got.Prompt != "About gateways" || got.ProgressResult != "done" {
 				t.Errorf("summary: %+v", got)
@@ -96,7 +97,7 @@ func TestTypeScriptSDKClient(t *testing.T) {
 // tools, call one, read a resource and get a prompt, over Streamable HTTP and SSE.
 func TestInspectorCLI(t *testing.T) {
 	node := nodeSetup(t, 22, 19) // the Inspector's own requirement
-	tg := startGateway(t, e2eConfig)
+	tg := startGateway(t, e2eExampleConfig)
 	// The package's mcp-inspector launcher; --cli selects the command-line client.
 	cli := filepath.Join("node_modules", "@modelcontextprotocol", "inspector", "clients", "launcher", "build", "index.js")
 	if _, err := os.Stat(filepath.Join(tsDir, cli)); err != nil {
@@ -115,6 +116,11 @@ func TestInspectorCLI(t *testing.T) {
 	}
 	for _, c := range []struct{ transport, suffix string }{{"http", ""}, {"sse", "/sse"}} {
 		t.Run(c.transport, func(t *testing.T) {
+			// examples/echo-server over stdio behind the gateway.
+			echo := inspect(t, tg.srv.URL+"/mcp/echo"+c.suffix, c.transport, "--method", "tools/call", "--tool-name", "echo", "--tool-arg", "message=from the Inspector")
+			if b, _ := json.Marshal(echo["content"]); !strings.Contains(string(b), `"text":"from the Inspector"`) {
+				t.Errorf("echo through the gateway: %v", echo)
+			}
 			list := inspect(t, tg.srv.URL+"/mcp/up"+c.suffix, c.transport, "--method", "tools/list")
 			var names []string
 			for _, tool := range list["tools"].([]any) {

@@ -23,7 +23,9 @@ func TestMain(m *testing.M) {
 		// The demo configuration runs its own executable this way.
 		os.Exit(demoUpstream())
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	removeExampleBuilds()
+	os.Exit(code)
 }
 
 // upstreamCommand is the mcp.command of a config that runs the test upstream.
@@ -128,6 +130,18 @@ func newTestUpstream() *mcp.Server {
 				return nil, nil, ctx.Err()
 			case <-time.After(time.Minute):
 				return mcp.TextResult("not cancelled"), nil, nil
+			}
+		})
+	type waitArgs struct {
+		MS int `json:"ms"`
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: "wait", Description: "Answers after ms milliseconds unless cancelled."},
+		func(ctx context.Context, req *mcp.CallToolRequest, in waitArgs) (*mcp.CallToolResult, any, error) {
+			select {
+			case <-ctx.Done():
+				return nil, nil, ctx.Err()
+			case <-time.After(time.Duration(in.MS) * time.Millisecond):
+				return mcp.TextResult("waited"), nil, nil
 			}
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "crash", Description: "Writes to stderr and exits."},

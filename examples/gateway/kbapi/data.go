@@ -252,11 +252,19 @@ func Sample() *Dataset {
 			rel(pid, "PROJECT_REFERENCES_SOURCE", p.ID, outside(400+i), step(), nil)
 			rel(pid, "PROJECT_HAS_GUIDE", p.ID, guides[i%len(guides)].ID, step(), nil)
 		}
-		// Distributions and videos are not entities of this API.
+		// Distributions and videos are not entities of this API. A video edge is
+		// created at the same time as the distribution edge of the same entity, so
+		// that id breaks a tie in a graph's order.
+		var times []time.Time
 		for i, typ := range []string{"DISTRIBUTION_PROMOTES_GUIDE", "DISTRIBUTION_PROMOTES_CONCEPT", "DISTRIBUTION_PROMOTES_PROJECT", "DISTRIBUTION_PROMOTES_NEWS",
 			"VIDEO_EXPLAINS_GUIDE", "VIDEO_EXPLAINS_CONCEPT", "VIDEO_EXPLAINS_PROJECT", "VIDEO_EXPLAINS_NEWS"} {
 			targets := [][]*Entity{guides, concepts, projects, news}[i%4]
-			rel(pid, typ, outside(500+i), targets[0].ID, step(), nil)
+			at := step()
+			if i >= 4 {
+				at = times[i-4]
+			}
+			times = append(times, at)
+			rel(pid, typ, outside(500+i), targets[0].ID, at, nil)
 		}
 	}
 	// Planted bad data: an edge from the default project's first concept to an
@@ -275,6 +283,8 @@ func Sample() *Dataset {
 		for w := 0; w < weeks; w++ {
 			start := time.Date(2025, 3, 3, 0, 0, 0, 0, time.UTC).AddDate(0, 0, 7*w)
 			end := start.AddDate(0, 0, 6)
+			var prevPage string
+			var prevEntity *string
 			for q := 0; q < per; q++ {
 				pn++
 				var eid *string
@@ -284,15 +294,29 @@ func Sample() *Dataset {
 					eid = ptr(e.ID)
 					page = "https://kb.example.com/" + e.EntityType + "s/" + e.Slug
 				}
+				// Ties on purpose, so that every key of the order decides somewhere:
+				// records q and q+1 of a week share their query (pageUrl breaks the
+				// tie), and in even weeks the last two also share their page (only id
+				// breaks it).
+				if q == per-1 && w%2 == 0 {
+					page, eid = prevPage, prevEntity
+				}
+				prevPage, prevEntity = page, eid
+				// In even weeks the first record covers two weeks: dateEnd decides
+				// between it and the records that start with it.
+				recordEnd := end
+				if q == 0 && w%2 == 0 {
+					recordEnd = start.AddDate(0, 0, 13)
+				}
 				imp := 100 + (w*37+q*53)%900
 				clicks := (imp * (q + 1)) / 40
 				d.Performance = append(d.Performance, &SearchPerformance{
 					ID: fmt.Sprintf("c%07x-0000-4000-a000-%012x", pn, pn), ProjectID: pid, EntityID: eid, PageURL: page,
-					Query: queries[(q+w)%len(queries)], Impressions: imp, Clicks: clicks,
+					Query: queries[(q/2+w)%len(queries)], Impressions: imp, Clicks: clicks,
 					CTR:         float64(int(float64(clicks)/float64(imp)*10000)) / 10000,
 					AvgPosition: 1 + float64((w*13+q*7)%200)/10,
-					DateStart:   start.Format("2006-01-02"), DateEnd: end.Format("2006-01-02"),
-					CapturedAt: stamp(end.AddDate(0, 0, 3)),
+					DateStart:   start.Format("2006-01-02"), DateEnd: recordEnd.Format("2006-01-02"),
+					CapturedAt: stamp(recordEnd.AddDate(0, 0, 3)),
 				})
 			}
 		}

@@ -84,7 +84,9 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}()
 	if _, pattern := a.mux.Handler(r); pattern == "" {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			writeError(w, http.StatusMethodNotAllowed, "BAD_REQUEST", "this API is read-only: only GET is served")
+			// BAD_REQUEST is 400 in the API's table of errors, whatever the reason.
+			w.Header().Set("Allow", "GET, HEAD")
+			writeError(w, http.StatusBadRequest, "BAD_REQUEST", "this API is read-only: only GET is served")
 			return
 		}
 		writeError(w, http.StatusNotFound, "NOT_FOUND", "no such endpoint")
@@ -144,14 +146,14 @@ func (a *API) auth(h handler) http.HandlerFunc {
 var (
 	uuidRE = regexp.MustCompile(`(?i)^[0-9a-f]{8}-[0-9a-f]{4}-[1-5][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
 	slugRE = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
-	dateRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z)?$`)
+	dateRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}:\d{2}(\.\d{3})?Z)?$`)
 )
 
 // ValidUUID reports whether s is a UUID as the API accepts them.
 func ValidUUID(s string) bool { return uuidRE.MatchString(s) }
 
 // resolveProject is the project of a scoped request: x-project-id, else
-// x-project-slug, else the default project.
+// x-project-slug, else the projectId cookie (a UUID), else the default project.
 func (a *API) resolveProject(r *http.Request) (*Project, *apiError) {
 	find := func(match func(*Project) bool) *Project {
 		for _, p := range a.data.Projects {
@@ -172,6 +174,11 @@ func (a *API) resolveProject(r *http.Request) (*Project, *apiError) {
 			return nil, badRequest("x-project-slug must be lower-case letters, digits and hyphens (got %q)", slug)
 		}
 		p = find(func(p *Project) bool { return p.Slug == slug })
+	} else if c, err := r.Cookie("projectId"); err == nil && c.Value != "" {
+		if !ValidUUID(c.Value) {
+			return nil, badRequest("the projectId cookie must be a UUID (got %q)", c.Value)
+		}
+		p = find(func(p *Project) bool { return strings.EqualFold(p.ID, c.Value) })
 	} else {
 		p = find(func(p *Project) bool { return p.ID == DefaultProjectID })
 	}
@@ -214,8 +221,10 @@ func intParam(r *http.Request, name string, def, lo, hi int) (int, *apiError) {
 	return n, nil
 }
 
-// maxPage is the highest page number asked for (far beyond any list here).
-const maxPage = 1000000
+// maxPage is the highest page number accepted: 2^53-1, the largest integer every
+// JSON client represents exactly (page has no other maximum; a page past the end is
+// empty). page*limit cannot overflow below it.
+const maxPage = 1<<53 - 1
 
 // page cuts one page of items.
 func page[T any](r *http.Request, items []T) (any, *apiError) {
@@ -274,7 +283,7 @@ func dateParam(r *http.Request, name string) (time.Time, bool, *apiError) {
 	}
 	t, ok := ParseDate(s)
 	if !ok {
-		return time.Time{}, false, badRequest("%s must be YYYY-MM-DD or YYYY-MM-DDTHH:mm:ss.sssZ (got %q)", name, s)
+		return time.Time{}, false, badRequest("%s must be YYYY-MM-DD or YYYY-MM-DDTHH:mm:ss(.sss)Z in UTC (got %q)", name, s)
 	}
 	return t, true, nil
 }

@@ -1,6 +1,7 @@
 // client.mjs drives examples/gateway with the official MCP TypeScript SDK client, over
 // Streamable HTTP (/mcp/{server}) or the legacy HTTP+SSE route (/mcp/{server}/sse):
-// an upstream stdio MCP server, a command tool, a static resource and a prompt.
+// upstream stdio MCP servers (examples/echo-server, and the test binary's richer
+// one), a command tool, a static resource and a prompt.
 //
 //   node client.mjs --transport http|sse --base http://127.0.0.1:PORT
 //
@@ -41,7 +42,15 @@ function text(res) {
 
 const summary = { ok: false, transport: opts.transport };
 
-// An upstream stdio MCP server behind the gateway, with elicitation travelling through.
+// examples/echo-server over stdio behind the gateway.
+const echo = await connect('echo');
+summary.echoTools = (await echo.listTools()).tools.map((t) => t.name);
+assert.deepEqual(summary.echoTools, ['echo']);
+summary.echo = text(await echo.callTool({ name: 'echo', arguments: { message: 'echo from TS' } }));
+assert.equal(summary.echo, 'echo from TS');
+await echo.close();
+
+// The test binary's upstream, with elicitation travelling through.
 const up = await connect('up', { elicitation: {} });
 up.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { name: 'TS' } }));
 summary.protocolVersion = up.transport.protocolVersion ?? null;
