@@ -3,6 +3,7 @@ package streamable
 import (
 	"net"
 	"net/http"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -68,6 +69,9 @@ func TestSessionInitTimeout(t *testing.T) {
 // address for the per-address cap.
 func fromAddress(t *testing.T, ip string) *http.Client {
 	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("needs a second loopback address (127.0.0.0/8 is all loopback on Linux only)")
+	}
 	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
 	tr := &http.Transport{DialContext: d.DialContext}
 	t.Cleanup(tr.CloseIdleConnections)
