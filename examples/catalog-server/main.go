@@ -135,7 +135,7 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, lo
 	h := newHTTPHandler(ctx, srv)
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	addr := ln.Addr().(*net.TCPAddr)
 	host := addr.IP.String()
 	if addr.IP.IsUnspecified() {

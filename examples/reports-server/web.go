@@ -48,12 +48,21 @@ type webHandler struct {
 	log          *slog.Logger
 	loopbackOnly bool
 	mux          *http.ServeMux
+	// timeout bounds the reading of a request's body and each write of its answer
+	// (webTimeout; tests shorten it).
+	timeout time.Duration
 }
+
+// webTimeout is the time an inbox client has to send a request's body, and to take
+// each piece of the answer. The http.Server has no ReadTimeout or WriteTimeout, which would cut the
+// MCP endpoint's event streams on the same server; the inbox's exchanges are short,
+// so each gets its own deadlines here.
+const webTimeout = 10 * time.Second
 
 // newWebHandler returns the inbox handler. loopbackOnly restricts the Host header to
 // localhost names, which is right when the server listens on a loopback address.
 func newWebHandler(inbox *Inbox, log *slog.Logger, loopbackOnly bool) *webHandler {
-	h := &webHandler{inbox: inbox, log: log, loopbackOnly: loopbackOnly, mux: http.NewServeMux()}
+	h := &webHandler{inbox: inbox, log: log, loopbackOnly: loopbackOnly, mux: http.NewServeMux(), timeout: webTimeout}
 	h.mux.HandleFunc("GET /{$}", h.list)
 	h.mux.HandleFunc("GET /reports/{id}", h.detail)
 	h.mux.HandleFunc("GET /api/reports", h.apiList)
@@ -71,7 +80,54 @@ func (h *webHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.Header().Set("Referrer-Policy", "no-referrer")
 	w.Header().Set("X-Frame-Options", "DENY")
-	h.mux.ServeHTTP(w, r)
+	// A client that stops sending its body, or stops reading the answer, holds this
+	// goroutine only until a deadline: the body has h.timeout, and so has each piece
+	// of the answer (deadlineWriter).
+	rc := http.NewResponseController(w)
+	if r.ContentLength != 0 {
+		_ = rc.SetReadDeadline(time.Now().Add(h.timeout))
+	}
+	dw := &deadlineWriter{ResponseWriter: w, rc: rc, timeout: h.timeout}
+	defer dw.finish()
+	h.mux.ServeHTTP(dw, r)
+}
+
+// deadlineWriter gives each piece of an answer (at most deadlinePiece bytes) its own
+// write deadline: a client that reads keeps receiving, one that stops is cut off
+// after timeout.
+type deadlineWriter struct {
+	http.ResponseWriter
+	rc      *http.ResponseController
+	timeout time.Duration
+}
+
+const deadlinePiece = 32 << 10
+
+func (w *deadlineWriter) Write(b []byte) (int, error) {
+	n := 0
+	for len(b) > 0 {
+		k := min(len(b), deadlinePiece)
+		_ = w.rc.SetWriteDeadline(time.Now().Add(w.timeout))
+		m, err := w.ResponseWriter.Write(b[:k])
+		n += m
+		if err != nil {
+			return n, err
+		}
+		b = b[k:]
+	}
+	return n, nil
+}
+
+// Unwrap lets http.ResponseController reach the connection's ResponseWriter.
+func (w *deadlineWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// finish flushes what the handler left buffered within the timeout, then clears the
+// deadline, which must not reach the next request on the connection (it may be the
+// MCP endpoint's event stream; net/http of Go 1.26 clears it after each request too).
+func (w *deadlineWriter) finish() {
+	_ = w.rc.SetWriteDeadline(time.Now().Add(w.timeout))
+	_ = w.rc.Flush()
+	_ = w.rc.SetWriteDeadline(time.Time{})
 }
 
 // isLoopbackHost reports whether a Host header names this machine.

@@ -17,6 +17,11 @@
 //	conn := jsonrpc.NewConn(t, nil)
 //
 // The handler checks Origin and, on loopback listeners, Host (403) and bounds
-// bodies (413), like the Streamable HTTP handler. Streamable HTTP clients can fall
+// bodies (413), like the Streamable HTTP handler. Each write to a stream has
+// WriteTimeout and each body read BodyReadTimeout; the open streams are capped in
+// all (MaxSessions, 503) and per client address (MaxSessionsPerClient, 429). The
+// http.Server around it needs what package streamable's documentation lists:
+// ReadHeaderTimeout and IdleTimeout, and no ReadTimeout or WriteTimeout, which would
+// cut the event streams (the handler bounds each read and write itself). Streamable HTTP clients can fall
 // back to this transport automatically (streamable.NewAutoClient).
 package sse

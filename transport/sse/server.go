@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -36,6 +37,11 @@ type HandlerOptions struct {
 	// MaxSessions caps the open event streams; a GET beyond it gets 503. Zero means
 	// 10000; negative means no cap.
 	MaxSessions int
+	// MaxSessionsPerClient caps the open event streams of one client address (the
+	// host of http.Request.RemoteAddr); a GET beyond it gets 429. Zero means 1000.
+	// Negative means no per-address cap, which is the setting behind a reverse
+	// proxy, where every client has the proxy's address.
+	MaxSessionsPerClient int
 	// MaxBodyBytes caps a POST body; a larger one gets 413. Zero means 4 MiB.
 	MaxBodyBytes int64
 	// Limits bounds decoding; MaxSize is raised to MaxBodyBytes when smaller.
@@ -84,6 +90,8 @@ type Handler struct {
 
 	sessions  sync.Map // id → *ServerTransport
 	nsessions atomic.Int64
+	clientsMu sync.Mutex
+	byClient  map[string]int // open streams per client address (MaxSessionsPerClient)
 	closing   atomic.Bool
 }
 
@@ -100,6 +108,9 @@ func NewHandler(connect ConnectFunc, opts *HandlerOptions) *Handler {
 	o := &h.opts
 	if o.MaxSessions == 0 {
 		o.MaxSessions = 10000
+	}
+	if o.MaxSessionsPerClient == 0 {
+		o.MaxSessionsPerClient = 1000
 	}
 	if o.MaxBodyBytes <= 0 {
 		o.MaxBodyBytes = 4 << 20
@@ -270,6 +281,30 @@ func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request) {
 		h.nsessions.Add(1)
 	}
 	defer h.nsessions.Add(-1)
+	if per := h.opts.MaxSessionsPerClient; per > 0 {
+		addr := r.RemoteAddr
+		if host, _, err := net.SplitHostPort(addr); err == nil {
+			addr = host
+		}
+		h.clientsMu.Lock()
+		if h.byClient[addr] >= per {
+			h.clientsMu.Unlock()
+			httpError(w, http.StatusTooManyRequests, "Too Many Requests: too many sessions from this address")
+			return
+		}
+		if h.byClient == nil {
+			h.byClient = make(map[string]int)
+		}
+		h.byClient[addr]++
+		h.clientsMu.Unlock()
+		defer func() {
+			h.clientsMu.Lock()
+			if h.byClient[addr]--; h.byClient[addr] <= 0 {
+				delete(h.byClient, addr)
+			}
+			h.clientsMu.Unlock()
+		}()
+	}
 	id := rand.Text()
 	t := &ServerTransport{id: id, in: make(chan jsonrpc.Message, 8), done: make(chan struct{}), w: w,
 		rc: http.NewResponseController(w), timeout: h.opts.WriteTimeout}

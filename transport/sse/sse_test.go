@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -211,6 +213,49 @@ func TestMaxSessions(t *testing.T) {
 	defer resp.Body.Close()
 	if r2, _, _ := openStream(t, s, nil); r2.StatusCode != 503 {
 		t.Fatalf("second stream: %d, want 503", r2.StatusCode)
+	}
+}
+
+// One client address holds at most MaxSessionsPerClient streams (429 beyond them);
+// another address is not counted with it, and a closed stream frees its place.
+func TestMaxSessionsPerClient(t *testing.T) {
+	s := newServer(t, &HandlerOptions{MaxSessionsPerClient: 2})
+	first, _, _ := openStream(t, s, nil)
+	defer first.Body.Close()
+	second, _, _ := openStream(t, s, nil)
+	defer second.Body.Close()
+	if r, _, _ := openStream(t, s, nil); r.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("third stream from one address: %d, want 429", r.StatusCode)
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("needs a second loopback address (127.0.0.0/8 is all loopback on Linux only)")
+	}
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP("127.0.0.2")}}
+	other := &http.Client{Transport: &http.Transport{DialContext: d.DialContext}}
+	defer other.CloseIdleConnections()
+	req, _ := http.NewRequest("GET", s.srv.URL+"/sse", nil)
+	resp, err := other.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("a stream from another address: %d, want 200", resp.StatusCode)
+	}
+	first.Body.Close()
+	// The handler notices the closed stream when its next write (a keep-alive, or
+	// nothing) fails or its request's context ends; wait for the place to free.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		r, _, _ := openStream(t, s, nil)
+		r.Body.Close()
+		if r.StatusCode == 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("10 s after a stream closed, a new one still gets %d", r.StatusCode)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 

@@ -1,7 +1,9 @@
 package streamable
 
 import (
+	"net"
 	"net/http"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -62,15 +64,101 @@ func TestSessionInitTimeout(t *testing.T) {
 	}
 }
 
+// fromAddress is an HTTP client whose connections come from the loopback address
+// ip (any of 127.0.0.0/8 reaches a 127.0.0.1 listener on Linux): another client
+// address for the per-address cap.
+func fromAddress(t *testing.T, ip string) *http.Client {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("needs a second loopback address (127.0.0.0/8 is all loopback on Linux only)")
+	}
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
+	tr := &http.Transport{DialContext: d.DialContext}
+	t.Cleanup(tr.CloseIdleConnections)
+	return &http.Client{Transport: tr}
+}
+
+// An address that has used up its share gets 429 while its sessions completed
+// initialization; a session of its own that never did is ended to make room,
+// oldest first; another address is not counted with it.
 func TestMaxSessionsPerClient(t *testing.T) {
 	s := newTestServer(t, &HandlerOptions{MaxSessionsPerClient: 2})
-	s.initSession(t)
-	sid := s.initSession(t)
+	a := s.initSession(t)
+	s.initialized(t, a)
+	b := s.initSession(t)
+	s.initialized(t, b)
 	if ex := do(t, "POST", s.url, postHeaders(), initBody); ex.status != http.StatusTooManyRequests {
 		t.Fatalf("third session from one address: %d, want 429", ex.status)
 	}
-	do(t, "DELETE", s.url, map[string]string{"Mcp-Session-Id": sid}, "")
-	s.initSession(t)
+	other := fromAddress(t, "127.0.0.2")
+	if ex := doWith(t, other, "POST", s.url, postHeaders(), initBody); ex.status != 200 {
+		t.Fatalf("a session from another address: %d, want 200", ex.status)
+	}
+	do(t, "DELETE", s.url, map[string]string{"Mcp-Session-Id": b}, "")
+	c := s.initSession(t) // never completes initialization
+	d := s.initSession(t) // takes c's place
+	if ex := do(t, "POST", s.url, postHeaders("Mcp-Session-Id", c), echoBody); ex.status != 404 {
+		t.Fatalf("the address's uninitialised session answered %d after it was full, want 404 (ended for room)", ex.status)
+	}
+	s.initialized(t, d)
+	for _, sid := range []string{a, d} {
+		if ex := do(t, "POST", s.url, postHeaders("Mcp-Session-Id", sid), echoBody); ex.status != 200 {
+			t.Fatalf("session %s answered %d", sid, ex.status)
+		}
+	}
+	if ex := do(t, "POST", s.url, postHeaders(), initBody); ex.status != http.StatusTooManyRequests {
+		t.Fatalf("full again with initialized sessions: %d, want 429", ex.status)
+	}
+}
+
+// With the default options, one address that floods the handler with initialize
+// calls it never completes stays within its own share: a client at another address
+// gets a session and uses it while the flood goes on, and one at the flood's own
+// address after it (the address's oldest uninitialised session makes room).
+func TestInitializeFloodPerClientDefault(t *testing.T) {
+	const flood, parallel = 3000, 8
+	s := newTestServer(t, &HandlerOptions{SessionInitTimeout: -1})
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: parallel}}
+	defer client.CloseIdleConnections()
+	var refused atomic.Int64
+	var wg sync.WaitGroup
+	for w := range parallel {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < flood; i += parallel {
+				if ex := doWith(t, client, "POST", s.url, postHeaders(), initBody); ex.status != 200 {
+					refused.Add(1)
+				}
+			}
+		}()
+	}
+	legitimate := func(c *http.Client, who string) {
+		ex := doWith(t, c, "POST", s.url, postHeaders(), initBody)
+		if ex.status != 200 {
+			t.Errorf("%s: initialize %d %s", who, ex.status, ex.body)
+			return
+		}
+		sid := ex.header.Get("Mcp-Session-Id")
+		if ex := doWith(t, c, "POST", s.url, postHeaders("Mcp-Session-Id", sid), `{"jsonrpc":"2.0","method":"notifications/initialized"}`); ex.status != 202 {
+			t.Errorf("%s: initialized %d", who, ex.status)
+		}
+		if ex := doWith(t, c, "POST", s.url, postHeaders("Mcp-Session-Id", sid), echoBody); ex.status != 200 {
+			t.Errorf("%s: call %d", who, ex.status)
+		}
+	}
+	legitimate(fromAddress(t, "127.0.0.2"), "a client at another address during the flood")
+	wg.Wait()
+	n := s.h.nsessions.Load()
+	t.Logf("%d initialize calls from one address, %d refused; sessions: %d", flood, refused.Load(), n)
+	if refused.Load() != 0 {
+		t.Errorf("%d of the flood's initialize calls refused: the address's own oldest should have made room", refused.Load())
+	}
+	// The flood's share, the legitimate session, and evicted sessions not yet closed.
+	if n > int64(defaultPerClient)+1+parallel {
+		t.Errorf("%d sessions after the flood, want at most the address's share of %d and the legitimate one", n, defaultPerClient)
+	}
+	legitimate(client, "a client at the flood's address after it")
 }
 
 // Issue 20: 10,000 initialize calls that never complete initialization filled the
@@ -78,9 +166,10 @@ func TestMaxSessionsPerClient(t *testing.T) {
 // client still gets a session, at once, and uses it.
 func TestInitializeFloodDoesNotLockOut(t *testing.T) {
 	const flood, parallel = 10000, 8
-	// The default table of 10,000 sessions; no quick expiry, so that the flood is
-	// still there when the legitimate client comes, however slow the machine.
-	s := newTestServer(t, &HandlerOptions{SessionInitTimeout: -1})
+	// The default table of 10,000 sessions and no cap per address (the flood and the
+	// client share one); no quick expiry, so that the flood is still there when the
+	// legitimate client comes, however slow the machine.
+	s := newTestServer(t, &HandlerOptions{SessionInitTimeout: -1, MaxSessionsPerClient: -1})
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: parallel}}
 	defer client.CloseIdleConnections()
 	var refused atomic.Int64

@@ -34,8 +34,9 @@
 //     without it, 404 once it is gone; DELETE ends it; idle sessions expire, and
 //     those that never complete initialization expire sooner; the number of
 //     sessions is capped (a full table first ends the oldest idle session that never
-//     completed initialization, then answers 503), optionally per client address
-//     (429).
+//     completed initialization, then answers 503), and so is each client address's
+//     share (1000 by default: the address's own oldest such session first, then
+//     429).
 //   - A notifications/cancelled for a request whose POST is still open ends that
 //     POST (the cancelled request gets no response): 202 when nothing was sent yet,
 //     otherwise its SSE stream closes.
@@ -82,8 +83,8 @@
 //     cut the long-lived SSE responses (GET streams, subscriptions). The handler
 //     bounds each body read and each write itself, per read and per write.
 //
-// Behind a reverse proxy every client has the proxy's address: leave
-// MaxSessionsPerClient off and limit per client in the proxy, and let the proxy
+// Behind a reverse proxy every client has the proxy's address: turn
+// MaxSessionsPerClient off (-1) and limit per client in the proxy, and let the proxy
 // pass SSE responses unbuffered (the handler sends X-Accel-Buffering: no).
 //
 //	srv := &http.Server{Addr: ":8080", Handler: mux,

@@ -69,6 +69,9 @@ func NewHandler(connect ConnectFunc, opts *HandlerOptions) *Handler {
 	if o.MaxSessions == 0 {
 		o.MaxSessions = defaultMaxSessions
 	}
+	if o.MaxSessionsPerClient == 0 {
+		o.MaxSessionsPerClient = defaultPerClient
+	}
 	if o.MaxBodyBytes <= 0 {
 		o.MaxBodyBytes = defaultMaxBody
 	}
@@ -197,34 +200,37 @@ func (h *Handler) forget(t *ServerTransport) {
 }
 
 // admit decides whether a new session may open for the client at addr, and counts
-// it when it may: 0, or the HTTP status of the refusal. When the table is full it
-// ends the oldest session that has not completed initialization and is not busy.
+// it when it may: 0, or the HTTP status of the refusal. When the client's own share
+// (MaxSessionsPerClient) is used up it ends that client's oldest session that has
+// not completed initialization and is not busy, and refuses (429) when there is
+// none; when the table is full it ends the oldest such session of anyone, and
+// refuses (503) when there is none.
 func (h *Handler) admit(t *ServerTransport, addr string) int {
 	h.admitMu.Lock()
 	defer h.admitMu.Unlock()
-	if per := h.opts.MaxSessionsPerClient; per > 0 && addr != "" && h.byClient[addr] >= per {
-		return http.StatusTooManyRequests
+	per := h.opts.MaxSessionsPerClient
+	if addr == "" {
+		per = 0
 	}
-	if max := int64(h.opts.MaxSessions); max > 0 && h.nsessions.Load() >= max {
-		var victim *ServerTransport
-		for e := h.uninit.Front(); e != nil; e = e.Next() {
-			if v := e.Value.(*ServerTransport); v.busy.Load() == 0 {
-				victim = v
-				break
-			}
+	evicted := false
+	if per > 0 && h.byClient[addr] >= per {
+		victim := h.evictable(addr)
+		if victim == nil {
+			return http.StatusTooManyRequests
 		}
+		h.evict(victim)
+		evicted = true // its place in the table is the new session's
+	}
+	if max := int64(h.opts.MaxSessions); !evicted && max > 0 && h.nsessions.Load() >= max {
+		victim := h.evictable("")
 		if victim == nil {
 			return http.StatusServiceUnavailable
 		}
-		h.uninit.Remove(victim.uninit)
-		victim.uninit = nil
-		h.log.Debug("streamable: session evicted before completing initialization", "session", victim.id)
-		// Close calls forget, which takes admitMu: not from here.
-		go victim.Close()
+		h.evict(victim)
 	}
 	h.nsessions.Add(1)
 	t.uninit = h.uninit.PushBack(t)
-	if addr != "" && h.opts.MaxSessionsPerClient > 0 {
+	if per > 0 {
 		if h.byClient == nil {
 			h.byClient = make(map[string]int)
 		}
@@ -232,6 +238,35 @@ func (h *Handler) admit(t *ServerTransport, addr string) int {
 		t.client = addr
 	}
 	return 0
+}
+
+// evictable returns the oldest session that has not completed initialization and
+// has no request in progress, of the client at addr ("": of any client), or nil.
+// admitMu is held.
+func (h *Handler) evictable(addr string) *ServerTransport {
+	for e := h.uninit.Front(); e != nil; e = e.Next() {
+		if v := e.Value.(*ServerTransport); v.busy.Load() == 0 && (addr == "" || v.client == addr) {
+			return v
+		}
+	}
+	return nil
+}
+
+// evict ends victim to make room for a new session. Its count per client address is
+// given up at once (the new session takes it); the table's when it is closed.
+// admitMu is held.
+func (h *Handler) evict(victim *ServerTransport) {
+	h.uninit.Remove(victim.uninit)
+	victim.uninit = nil
+	if c := victim.client; c != "" {
+		if h.byClient[c]--; h.byClient[c] <= 0 {
+			delete(h.byClient, c)
+		}
+		victim.client = ""
+	}
+	h.log.Debug("streamable: session evicted before completing initialization", "session", victim.id)
+	// Close calls forget, which takes admitMu: not from here.
+	go victim.Close()
 }
 
 // initialized records that the client of t completed initialization.

@@ -80,10 +80,12 @@ type HandlerOptions struct {
 	// negative means no cap.
 	MaxSessions int
 	// MaxSessionsPerClient caps the live sessions opened from one client address
-	// (the host of http.Request.RemoteAddr); an initialize beyond it gets 429.
-	// Zero or negative means no per-address cap, which is the setting behind a
-	// reverse proxy, where every client has the proxy's address (put the limit in
-	// the proxy, or in middleware that knows the client).
+	// (the host of http.Request.RemoteAddr). When an address has used up its share,
+	// its initialize first ends that address's oldest session that has not
+	// completed initialization and has no request in progress; when there is none
+	// it gets 429. Zero means 1000. Negative means no per-address cap, which is the
+	// setting behind a reverse proxy, where every client has the proxy's address
+	// (put the limit in the proxy, or in middleware that knows the client).
 	MaxSessionsPerClient int
 	// MaxBodyBytes caps a POST body; a larger one gets 413. Zero means 4 MiB.
 	MaxBodyBytes int64
@@ -174,6 +176,7 @@ func revisionOnOrAfter(v, ref string) bool { return revision.OnOrAfter(v, ref) }
 const (
 	defaultIdle        = 30 * time.Minute
 	defaultMaxSessions = 10000
+	defaultPerClient   = 1000
 	defaultInit        = 10 * time.Second
 	defaultMaxBody     = 4 << 20
 	defaultRetry       = time.Second
