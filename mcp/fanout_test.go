@@ -17,7 +17,7 @@ import (
 
 // stalledSubscriber opens a session over raw HTTP, subscribes to uri and opens its
 // GET stream on a connection with a 4 KiB receive buffer, which it never reads.
-func stalledSubscriber(t *testing.T, url string, uris ...string) {
+func stalledSubscriber(t *testing.T, url string, uris ...string) *http.Response {
 	t.Helper()
 	d := &net.Dialer{}
 	tr := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -61,6 +61,7 @@ func stalledSubscriber(t *testing.T, url string, uris ...string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { resp.Body.Close() })
+	return resp
 }
 
 // stalledWriteTimeout is the write timeout of the servers with a stalled
@@ -231,5 +232,76 @@ func TestOutboxOverflowDropsForSlowSessionOnly(t *testing.T) {
 		t.Errorf("the stalled session dropped %d notifications, want at least %d", got, 116-8-1-16)
 	} else {
 		t.Logf("the stalled session dropped %d of 116", got)
+	}
+}
+
+// TestOutboxOverflowEndsTheStream: a session that reads its GET stream, but too
+// slowly for what is announced, has notifications dropped; it is told by the end of
+// its stream (the response ends while the session lives on), and the announcing
+// caller never waits for it.
+func TestOutboxOverflowEndsTheStream(t *testing.T) {
+	leaktest.Check(t)
+	s := NewServer(Implementation{Name: "o", Version: "1"}, &ServerOptions{MaxQueuedNotifications: 4})
+	s.AddResource(&Resource{URI: "test://r", Name: "r"}, func(ctx context.Context, req *ReadResourceRequest) (*ReadResourceResult, error) {
+		return &ReadResourceResult{}, nil
+	})
+	url := serveHTTPWith(t, s, &streamable.HandlerOptions{WriteTimeout: stalledWriteTimeout})
+	ctx := testCtx(t)
+	resp := stalledSubscriber(t, url, "test://r")
+	// The client reads, slowly (16 KiB at most every 5 ms, through a 4 KiB receive
+	// buffer), until its stream ends.
+	ended := make(chan int64, 1)
+	go func() {
+		buf := make([]byte, 16<<10)
+		var n int64
+		for {
+			k, err := resp.Body.Read(buf)
+			n += int64(k)
+			if err != nil {
+				ended <- n
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		pad := strings.Repeat("p", 64<<10)
+		for n := range 64 { // 4 MiB at once: far more than the client takes in the time
+			s.ResourceUpdated(ctx, fmt.Sprintf("test://r/%d/%s", n, pad))
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("announcing blocked for 60 s: the caller waits on the slow session")
+	}
+
+	var slow *ServerSession
+	for _, ss := range s.Sessions() {
+		if ci := ss.ClientInfo(); ci != nil && ci.Name == "stalled" {
+			slow = ss
+		}
+	}
+	if slow == nil || slow.DroppedNotifications() == 0 {
+		t.Fatalf("no notification was dropped for the slow session (%v): the test overflowed nothing", slow)
+	}
+	select {
+	case n := <-ended:
+		t.Logf("the stream ended after %d bytes; %d notifications dropped", n, slow.DroppedNotifications())
+		if n >= 64*64<<10 {
+			t.Errorf("the stream ended only after every notification (%d bytes)", n)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("the slow session's stream did not end after its notifications were dropped")
+	}
+	// The session lives on: it is still listed.
+	found := false
+	for _, ss := range s.Sessions() {
+		found = found || ss == slow
+	}
+	if !found {
+		t.Error("the slow session ended with its stream")
 	}
 }

@@ -13,7 +13,16 @@ import (
 // ended when the queue is empty (like jsonrpc's notification worker), writes them in
 // order. The queue is bounded (ServerOptions.MaxQueuedNotifications): when a slow
 // session's queue is full, further notifications for it are dropped, counted and
-// logged — that session only; the others, and the caller, never wait for it.
+// logged — that session only; the others, and the caller, never wait for it — and
+// the session's standalone stream, where its transport has one, is ended so that
+// the client learns it missed some.
+
+// standaloneCloser is implemented by transports that carry notifications related to
+// no request on a stream of their own (streamable.ServerTransport: the GET stream).
+// When a session's queue overflows, that stream is ended, so that the client learns
+// it missed notifications (it may open the stream again, and list again what it
+// follows).
+type standaloneCloser interface{ CloseStandaloneStream() bool }
 
 // defaultMaxQueued is the default of ServerOptions.MaxQueuedNotifications.
 const defaultMaxQueued = 1024
@@ -35,9 +44,16 @@ func (ss *ServerSession) enqueue(n outNote) bool {
 	if len(ss.out) >= ss.server.maxQueued {
 		ss.dropped++
 		dropped := ss.dropped
+		tell := !ss.toldDrop
+		ss.toldDrop = true
 		ss.outMu.Unlock()
 		ss.server.log.Warn("mcp: session too slow, notification dropped",
 			"session", ss.id, "method", n.method, "dropped", dropped)
+		if tell && ss.closer != nil {
+			// The client is told by its stream's end (once per overflow). Off the
+			// caller's goroutine: the close waits for a write in progress.
+			go ss.closer.CloseStandaloneStream()
+		}
 		return false
 	}
 	ss.out = append(ss.out, n)
@@ -58,6 +74,7 @@ func (ss *ServerSession) drainOutbox() {
 		ss.outMu.Lock()
 		if len(ss.out) == 0 {
 			ss.outWorker = false
+			ss.toldDrop = false   // caught up: a later overflow is told again
 			ss.out = ss.out[:0:0] // let a burst's backing array go
 			ss.outMu.Unlock()
 			return

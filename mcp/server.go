@@ -62,8 +62,10 @@ type ServerOptions struct {
 	// wait to be written. They are written by a goroutine of the session, so the
 	// code that causes them (a registration, ResourceUpdated) never waits for a
 	// client; when a session that does not keep up has this many waiting, further
-	// ones for it are dropped, logged and counted (ServerSession.DroppedNotifications).
-	// Zero means 1024.
+	// ones for it are dropped, logged and counted (ServerSession.DroppedNotifications),
+	// and the session's standalone stream, where its transport has one (Streamable
+	// HTTP's GET stream), is ended once per overflow so that the client learns it
+	// missed some. Zero means 1024.
 	MaxQueuedNotifications int
 }
 

@@ -44,6 +44,9 @@ type ServerSession struct {
 	out       []outNote
 	outWorker bool  // drainOutbox runs
 	dropped   int64 // notifications dropped because out was full
+	toldDrop  bool  // the standalone stream was ended for the current overflow
+	// closer ends the transport's standalone stream, when it has one (outbox.go).
+	closer standaloneCloser
 }
 
 // watchedTransport tells the session when its transport stops delivering messages,
@@ -108,6 +111,7 @@ func newServerSession(ctx context.Context, s *Server, t jsonrpc.Transport) *Serv
 	}
 	// The session is listed, and the peer's messages handled, only once ss.conn is
 	// set: a broadcast (ResourceUpdated, Log) or a handler may use it at once.
+	ss.closer, _ = t.(standaloneCloser)
 	wt := &watchedTransport{Transport: t, ss: ss, ready: make(chan struct{})}
 	defer close(wt.ready)
 	ss.conn = jsonrpc.NewConn(wt, &jsonrpc.ConnOptions{

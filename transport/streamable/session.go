@@ -540,6 +540,27 @@ func (t *ServerTransport) CloseSSEStream(ctx context.Context) bool {
 	return st.closeEarly(ctx)
 }
 
+// CloseStandaloneStream ends the HTTP response carrying the session's standalone
+// (GET) stream, if one is open, without ending the session: the client sees the
+// stream end and may open it again (with Last-Event-ID when the stream is
+// resumable, for the events that were kept). mcp calls it for a session too slow to
+// take the notifications queued for it, once they start being dropped, so that the
+// client learns it missed some. It waits for a write in progress on that stream
+// (at most HandlerOptions.WriteTimeout). It reports whether a stream was open.
+func (t *ServerTransport) CloseStandaloneStream() bool {
+	st := t.get
+	if st == nil {
+		return false
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.att == nil {
+		return false
+	}
+	st.endAttachment()
+	return true
+}
+
 // transportKey is the context key under which a ServerTransport is found in the
 // context it passes to ConnectFunc (and so in every context derived from it).
 type transportKey struct{}
