@@ -259,16 +259,17 @@ func (r *Result) WriteJUnit(w io.Writer) error {
 			order = append(order, name)
 		}
 		jc := junitCase{Name: cr.ID, Classname: cr.Area, Time: fmt.Sprintf("%.3f", float64(cr.DurationMs)/1000)}
+		body := cr.Severity + ": " + cr.Requirement + "\n" + strings.Join(cr.Evidence, "\n")
+		if cr.Exchange != "" {
+			body += "\nexchange:\n" + cr.Exchange
+		}
 		switch {
 		case cr.Outcome == Fail && cr.Severity == string(ADVICE):
-			// Not a protocol failure: shown, not counted against the build.
-			jc.Skipped = &junitMessage{Message: "advice (no specification rule): " + cr.Detail}
+			// Not a protocol failure: shown with its evidence, not counted
+			// against the build.
+			jc.Skipped = &junitMessage{Message: "fail [ADVICE, no specification rule]: " + cr.Detail, Body: body}
 			s.Skipped++
 		case cr.Outcome.Failed():
-			body := cr.Severity + ": " + cr.Requirement + "\n" + strings.Join(cr.Evidence, "\n")
-			if cr.Exchange != "" {
-				body += "\nexchange:\n" + cr.Exchange
-			}
 			jc.Failure = &junitMessage{Message: string(cr.Outcome) + " [" + cr.Severity + "]: " + cr.Detail, Body: body}
 			s.Failures++
 		case cr.Outcome != Pass:

@@ -184,8 +184,10 @@ func writeOutputs(res *conformance.Result, jsonOut, junitOut, reportDir string, 
 	return errors.Join(errs...)
 }
 
-// reportRun converts a result for the Reports binding: MUST failures are
-// failures, SHOULD failures warnings, the rest skips.
+// reportRun converts a result for the Reports binding: MUST failures and
+// MUST checks the suite could not judge are failures, the others (SHOULD,
+// ADVICE) warnings, each with its exchange as in the summary; passes pass
+// and the rest skips.
 func reportRun(res *conformance.Result) reports.ConformanceRun {
 	run := reports.ConformanceRun{Target: res.Target, Suite: "wiremcp mcp-conformance", Finished: res.Finished}
 	if len(res.Runs) == 1 {
