@@ -186,3 +186,50 @@ func TestSilentServerCostsARoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestLargeIDRefusalIsNotAFailure: a server whose parser cannot hold an
+// integer id beyond 2^53 (a JavaScript one) and refuses the request with a
+// null-id error passes; one that drops it unanswered over stdio is not
+// judged by this check. Only an id that comes back changed fails (the
+// float64 fault, in TestEachCheckCatchesItsFault).
+func TestLargeIDRefusalIsNotAFailure(t *testing.T) {
+	t.Parallel()
+	res := runQuirk(t, []string{"refuse-large-id"}, "^jsonrpc/id-large-integer$", conformance.Options{})
+	if cr := outcomeOf(t, res, "jsonrpc/id-large-integer"); cr.Outcome != conformance.Pass || !strings.Contains(cr.Detail, "RFC 8259") {
+		t.Errorf("refused over HTTP: %s (%s), want pass noting the refusal", cr.Outcome, cr.Detail)
+	}
+	env := append(os.Environ(), "FAULTSERVER_STDIO=1", "FAULTSERVER_QUIRKS=refuse-large-id,silent-on-invalid")
+	target := conformance.Target{Command: []string{os.Args[0], "-test.run=^$"}, Env: env}
+	res, err := conformance.CheckServer(context.Background(), target, &conformance.Options{Revision: conformance.Rev20251125,
+		Run: regexp.MustCompile(`^jsonrpc/id-large-integer$`), Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cr := outcomeOf(t, res, "jsonrpc/id-large-integer"); cr.Outcome != conformance.NotApplicable || !strings.Contains(cr.Detail, "unanswered") {
+		t.Errorf("dropped over stdio: %s (%s), want not applicable saying it went unanswered", cr.Outcome, cr.Detail)
+	}
+}
+
+// TestResumeFailureShowsTheResumingGET: when a resumed stream does not
+// deliver the response, the exchange printed is the GET with Last-Event-ID
+// and what came back, not the session's initialize.
+func TestResumeFailureShowsTheResumingGET(t *testing.T) {
+	t.Parallel()
+	ts := httptest.NewServer(faultserver.New(faultserver.Options{Faults: []string{"http/resume"}}).Handler())
+	defer ts.Close()
+	res, err := conformance.CheckServer(context.Background(), conformance.Target{URL: ts.URL + "/mcp"}, &conformance.Options{
+		Revision: conformance.Rev20250618, Run: regexp.MustCompile(`^http/resume$`), Timeout: 2 * time.Second, CallTools: conformance.CallAll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cr := outcomeOf(t, res, "http/resume")
+	if cr.Outcome != conformance.Fail {
+		t.Fatalf("http/resume: %s (%s), want fail", cr.Outcome, cr.Detail)
+	}
+	if !strings.HasPrefix(cr.Exchange, "> GET | Last-Event-ID: ") || !strings.Contains(cr.Exchange, "< HTTP 200 text/event-stream") || strings.Contains(cr.Exchange, "initialize") {
+		t.Errorf("the exchange does not show the resuming GET:\n%s", cr.Exchange)
+	}
+	if !strings.Contains(strings.Join(cr.Evidence, "\n"), "before the response; resuming with GET") {
+		t.Errorf("the evidence does not say which stream was resumed: %v", cr.Evidence)
+	}
+}
