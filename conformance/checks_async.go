@@ -346,8 +346,12 @@ func runResume(c *C) {
 	for i := 0; ; i++ {
 		ev, ok := reply.Stream.next(i, ctx.Done())
 		if !ok {
+			how := endedOrTimedOut(reply.Stream)
+			if how == "timed out" {
+				how += " after " + fmtDuration(c.timeout())
+			}
 			c.Fatalf("the resumed stream (Last-Event-ID %q) %s without the response to request %s (%d events)",
-				last, endedOrTimedOut(reply.Stream), r.id, len(reply.Stream.Events()))
+				last, how, r.id, len(reply.Stream.Events()))
 		}
 		if ev.HasID && seenIDs[ev.ID] {
 			c.Failf("event id %q, already received before the disconnect, was sent again", ev.ID)

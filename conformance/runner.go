@@ -160,7 +160,7 @@ func (r *revRun) start(ctx context.Context) {
 	defer cancel()
 	asked := s.revision
 	if err := s.initialize(cctx, true); err != nil {
-		r.broken, r.startErr = fmt.Sprintf("initialize: %v", err), err
+		r.broken, r.startErr = "initialize: "+strings.TrimPrefix(err.Error(), "initialize: "), err
 		if isTimeout(err) {
 			r.broken = fmt.Sprintf("initialize: timed out after %s (try -timeout)", fmtDuration(r.opts.timeout()))
 		}
@@ -445,8 +445,10 @@ func (r *revRun) execAll(ctx context.Context, checks []*Check, done func(i int, 
 // command that does not start, a process that exits before it answers.
 var ErrUnreachable = errors.New("conformance: target unreachable")
 
-// unreachable reports whether a run failed to start because the target
-// could not be reached at all (rather than answering wrongly).
+// unreachable reports whether a run failed to start because no MCP server
+// could be reached at all (rather than one answering wrongly): a refused
+// connection, a command that does not start or exits, an HTTP reply with no
+// JSON-RPC in it (a wrong path), or nothing at all within the exchange limit.
 func (r *revRun) unreachable() bool {
 	if r.startErr == nil {
 		return false
@@ -455,7 +457,9 @@ func (r *revRun) unreachable() bool {
 	var ee *exec.Error
 	var pe *fs.PathError
 	var ended errEnded
-	return errors.As(r.startErr, &ne) || errors.As(r.startErr, &ee) || errors.As(r.startErr, &pe) || errors.As(r.startErr, &ended)
+	var nj errNoJSONRPC
+	return errors.As(r.startErr, &ne) || errors.As(r.startErr, &ee) || errors.As(r.startErr, &pe) || errors.As(r.startErr, &ended) ||
+		errors.As(r.startErr, &nj) || isTimeout(r.startErr)
 }
 
 // CheckServer runs the suite against target and returns a structured result. The

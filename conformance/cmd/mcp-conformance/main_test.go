@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"net"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -138,13 +139,19 @@ func TestCLINoOrUnreachableTargetIsOneLine(t *testing.T) {
 	}
 	closed := "http://" + l.Addr().String() + "/mcp"
 	l.Close()
+	// A web server with no MCP endpoint at the path (a wrong -url).
+	web := httptest.NewServer(http.NotFoundHandler())
+	defer web.Close()
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
 		{nil, "-url"},
 		{[]string{"-url", closed, "-timeout", "2s"}, "cannot reach the server (-url)"},
+		{[]string{"-url", web.URL + "/", "-timeout", "2s"}, "no JSON-RPC response (HTTP 404"},
 		{[]string{"-stdio", "/nonexistent/mcp-server"}, "cannot reach the server (-stdio)"},
+		// A process that starts but never answers initialize.
+		{[]string{"-stdio", "sleep 30", "-timeout", "1s"}, "initialize: timed out after 1 s (try -timeout)"},
 	} {
 		var out, errb bytes.Buffer
 		code := run(tc.args, &out, &errb)
