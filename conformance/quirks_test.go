@@ -233,3 +233,37 @@ func TestResumeFailureShowsTheResumingGET(t *testing.T) {
 		t.Errorf("the evidence does not say which stream was resumed: %v", cr.Evidence)
 	}
 }
+
+// TestOriginRefusalStatusByRevision: a server that refuses a foreign Origin
+// with 400 passes under revisions that name no status for the refusal and
+// fails only from 2025-11-25, which requires 403; over the legacy SSE
+// transport too.
+func TestOriginRefusalStatusByRevision(t *testing.T) {
+	t.Parallel()
+	ts := httptest.NewServer(faultserver.New(faultserver.Options{Quirks: []string{"origin-400"}}).Handler())
+	defer ts.Close()
+	for _, tc := range []struct {
+		target conformance.Target
+		id     string
+		rev    string
+		want   conformance.Outcome
+	}{
+		{conformance.Target{URL: ts.URL + "/mcp"}, "http/origin", conformance.Rev20250618, conformance.Pass},
+		{conformance.Target{URL: ts.URL + "/mcp"}, "http/origin", conformance.Rev20251125, conformance.Fail},
+		{conformance.Target{SSEURL: ts.URL + "/sse"}, "sse/origin", conformance.Rev20241105, conformance.Pass},
+		{conformance.Target{SSEURL: ts.URL + "/sse"}, "sse/origin", conformance.Rev20251125, conformance.Fail},
+	} {
+		res, err := conformance.CheckServer(context.Background(), tc.target, &conformance.Options{Revision: tc.rev,
+			Run: regexp.MustCompile("^" + tc.id + "$"), Timeout: 3 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cr := outcomeOf(t, res, tc.id)
+		if cr.Outcome != tc.want {
+			t.Errorf("%s under %s: %s (%s), want %s", tc.id, tc.rev, cr.Outcome, cr.Detail, tc.want)
+		}
+		if tc.want == conformance.Fail && !strings.Contains(cr.Detail, "HTTP 400, want 403") {
+			t.Errorf("%s under %s: %q does not say what was seen and wanted", tc.id, tc.rev, cr.Detail)
+		}
+	}
+}

@@ -441,8 +441,10 @@ func (r *revRun) execAll(ctx context.Context, checks []*Check, done func(i int, 
 }
 
 // ErrUnreachable is returned (wrapped, with a Result) by CheckServer when
-// the suite could not reach the target at all: a refused connection, a
-// command that does not start, a process that exits before it answers.
+// the suite could not reach an MCP server at the target at all: a refused
+// connection, a command that does not start, a process that exits before it
+// answers, an HTTP reply without JSON-RPC in it (a wrong path), or no
+// answer to initialize within Options.Timeout.
 var ErrUnreachable = errors.New("conformance: target unreachable")
 
 // unreachable reports whether a run failed to start because no MCP server

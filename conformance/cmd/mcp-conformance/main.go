@@ -324,7 +324,9 @@ rule behind it, such as refusing duplicate JSON members or 16 MiB bodies): ADVIC
 failures are listed apart and count only with -strict.
 
 Exit status: 0 when every check passed or was not applicable, 1 when one failed
-or could not be tested, 2 on bad usage or an unreachable server.
+or could not be tested, 2 on bad usage or when no MCP server answers at the
+target (connection refused, a command that does not start, a page that is not
+JSON-RPC, no answer to initialize within -timeout).
 
 Flags:
 `)
