@@ -315,9 +315,12 @@ What it does to the server:
 
 Examples:
   mcp-conformance -url http://127.0.0.1:8080/mcp
-  mcp-conformance -stdio 'npx -y @modelcontextprotocol/server-everything' -revision all
+  mcp-conformance -stdio 'node node_modules/@modelcontextprotocol/server-everything/dist/index.js stdio'
   mcp-conformance -url http://127.0.0.1:8080/mcp -run '^http/' -json out.json -junit out.xml
   mcp-conformance -stdio './server -stdio' -call-tools all -binding reports -report ./reports
+
+-stdio starts the command once per check (about 60 times): name an installed
+server, not npx, which looks the package up each time (three times slower).
 
 Checks are MUST or SHOULD (rules of MCP or JSON-RPC) or ADVICE (hardening with no
 rule behind it, such as refusing duplicate JSON members or 16 MiB bodies): ADVICE
