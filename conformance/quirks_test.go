@@ -267,3 +267,25 @@ func TestOriginRefusalStatusByRevision(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusedToolArgumentsTryAnother: tools that refuse the arguments the
+// suite made up (a JSON-RPC error, or an isError result where a structured
+// one is judged) are not held against the server: the suite judges another
+// tool, or says it could not judge.
+func TestRefusedToolArgumentsTryAnother(t *testing.T) {
+	t.Parallel()
+	res := runQuirk(t, []string{"strict-tool-args"}, "^tools/(call-result|structured-output|structured-text)$", conformance.Options{CallTools: conformance.CallAll})
+	cr := outcomeOf(t, res, "tools/call-result")
+	if cr.Outcome != conformance.Pass || !strings.Contains(strings.Join(cr.Evidence, "\n"), `"echo" with`) {
+		t.Errorf("tools/call-result: %s (%s), want pass noting echo's refusal; evidence %v", cr.Outcome, cr.Detail, cr.Evidence)
+	}
+	for _, id := range []string{"tools/structured-output", "tools/structured-text"} {
+		cr := outcomeOf(t, res, id)
+		if cr.Outcome == conformance.Fail {
+			t.Errorf("%s failed on refused made-up arguments: %s; evidence %v", id, cr.Detail, cr.Evidence)
+		}
+		if ev := strings.Join(cr.Evidence, "\n") + cr.Detail; !strings.Contains(ev, `"echo" with`) || !strings.Contains(ev, `"add" with`) {
+			t.Errorf("%s: %s (%s): the refusals of echo and add are not noted: %v", id, cr.Outcome, cr.Detail, cr.Evidence)
+		}
+	}
+}
