@@ -160,7 +160,10 @@ func (r *revRun) start(ctx context.Context) {
 	defer cancel()
 	asked := s.revision
 	if err := s.initialize(cctx, true); err != nil {
-		r.broken, r.startErr = "initialize: "+strings.TrimPrefix(err.Error(), "initialize: "), err
+		r.broken, r.startErr = err.Error(), err
+		if !strings.HasPrefix(r.broken, "initialize") {
+			r.broken = "initialize: " + r.broken
+		}
 		if isTimeout(err) {
 			r.broken = fmt.Sprintf("initialize: timed out after %s (try -timeout)", fmtDuration(r.opts.timeout()))
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -316,5 +317,37 @@ func TestCLIOutputsCarryTheGroupedResults(t *testing.T) {
 	}
 	if st := loaded[0].Report.Status; st != reports.StatusFailing {
 		t.Errorf("report status %q, want failing", st)
+	}
+}
+
+// TestCLIRunThatCannotStartIsShort: a server that answers initialize with an
+// error is reachable (exit 1, its answer is a verdict), but the checks that
+// could not run because of it are one line of the summary, not a hundred.
+func TestCLIRunThatCannotStartIsShort(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			ID json.RawMessage `json:"id"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&req)
+		if len(req.ID) == 0 {
+			req.ID = json.RawMessage("null")
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"server misconfigured"}}`, req.ID)
+	}))
+	defer ts.Close()
+	var out, errb bytes.Buffer
+	if code := run([]string{"-url", ts.URL + "/mcp", "-timeout", "2s"}, &out, &errb); code != 1 {
+		t.Fatalf("exit %d, want 1\n%s\n%s", code, out.String(), errb.String())
+	}
+	summary := out.String()
+	if !strings.Contains(summary, `checks under 2025-11-25: initialize answered error -32603 "server misconfigured" (the run could not start`) {
+		t.Errorf("the summary does not count the checks that could not start on one line:\n%s", summary)
+	}
+	if n := strings.Count(summary, "\nNOT-TESTABLE "); n > 0 || strings.Count(summary, "\n") > 40 {
+		t.Errorf("%d not-testable checks printed one by one, %d lines:\n%s", n, strings.Count(summary, "\n"), summary)
+	}
+	if strings.Contains(summary, "initialize: initialize") {
+		t.Errorf("the reason repeats itself:\n%s", summary)
 	}
 }
