@@ -318,12 +318,16 @@ func runResume(c *C) {
 		}
 		t.Stop()
 	}
+	c.Logf("request %s: its event stream ended after event id %q (%d events), before the response; resuming with GET and Last-Event-ID", r.id, last, len(r.events))
 	hdr := s.headers("", nil)
 	hdr.Set("Accept", "text/event-stream")
 	hdr.Set("Last-Event-ID", last)
 	ctx, cancel := c.Ctx()
 	defer cancel()
+	// The exchange behind a verdict is this GET and what its stream carried.
+	c.trace.sentHTTP(s, http.MethodGet, nil, http.Header{"Last-Event-ID": {last}}, s.Mark())
 	reply, err := hc.do(ctx, http.MethodGet, hc.url, nil, hdr, "GET-resume")
+	c.trace.replied(s, reply)
 	if err != nil {
 		c.Fatalf("GET with Last-Event-ID %q: %v", last, err)
 	}
@@ -342,8 +346,12 @@ func runResume(c *C) {
 	for i := 0; ; i++ {
 		ev, ok := reply.Stream.next(i, ctx.Done())
 		if !ok {
+			how := endedOrTimedOut(reply.Stream)
+			if how == "timed out" {
+				how += " after " + fmtDuration(c.timeout())
+			}
 			c.Fatalf("the resumed stream (Last-Event-ID %q) %s without the response to request %s (%d events)",
-				last, endedOrTimedOut(reply.Stream), r.id, len(reply.Stream.Events()))
+				last, how, r.id, len(reply.Stream.Events()))
 		}
 		if ev.HasID && seenIDs[ev.ID] {
 			c.Failf("event id %q, already received before the disconnect, was sent again", ev.ID)

@@ -2,7 +2,9 @@ package conformance
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 )
 
@@ -75,6 +77,20 @@ func (e errEnded) Error() string {
 		return "server output ended: " + e.cause.Error()
 	}
 	return "server output ended"
+}
+
+// errNoJSONRPC is returned for a request whose HTTP reply carried no
+// JSON-RPC message at all (an HTML error page, a plain-text 404): at the
+// start of a run it means nothing at the URL speaks MCP.
+type errNoJSONRPC struct {
+	method string
+	reply  *HTTPReply
+}
+
+func (e errNoJSONRPC) Error() string {
+	// The body on one line: an HTML page would otherwise fill the screen.
+	body := strings.Join(strings.Fields(short(e.reply.Body)), " ")
+	return fmt.Sprintf("%s: no JSON-RPC response (HTTP %d, Content-Type %q, body %s)", e.method, e.reply.Status, e.reply.Header.Get("Content-Type"), body)
 }
 
 // wait returns the first message at index >= from that satisfies pred, with

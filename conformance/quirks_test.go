@@ -186,3 +186,106 @@ func TestSilentServerCostsARoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestLargeIDRefusalIsNotAFailure: a server whose parser cannot hold an
+// integer id beyond 2^53 (a JavaScript one) and refuses the request with a
+// null-id error passes; one that drops it unanswered over stdio is not
+// judged by this check. Only an id that comes back changed fails (the
+// float64 fault, in TestEachCheckCatchesItsFault).
+func TestLargeIDRefusalIsNotAFailure(t *testing.T) {
+	t.Parallel()
+	res := runQuirk(t, []string{"refuse-large-id"}, "^jsonrpc/id-large-integer$", conformance.Options{})
+	if cr := outcomeOf(t, res, "jsonrpc/id-large-integer"); cr.Outcome != conformance.Pass || !strings.Contains(cr.Detail, "RFC 8259") {
+		t.Errorf("refused over HTTP: %s (%s), want pass noting the refusal", cr.Outcome, cr.Detail)
+	}
+	env := append(os.Environ(), "FAULTSERVER_STDIO=1", "FAULTSERVER_QUIRKS=refuse-large-id,silent-on-invalid")
+	target := conformance.Target{Command: []string{os.Args[0], "-test.run=^$"}, Env: env}
+	res, err := conformance.CheckServer(context.Background(), target, &conformance.Options{Revision: conformance.Rev20251125,
+		Run: regexp.MustCompile(`^jsonrpc/id-large-integer$`), Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cr := outcomeOf(t, res, "jsonrpc/id-large-integer"); cr.Outcome != conformance.NotApplicable || !strings.Contains(cr.Detail, "unanswered") {
+		t.Errorf("dropped over stdio: %s (%s), want not applicable saying it went unanswered", cr.Outcome, cr.Detail)
+	}
+}
+
+// TestResumeFailureShowsTheResumingGET: when a resumed stream does not
+// deliver the response, the exchange printed is the GET with Last-Event-ID
+// and what came back, not the session's initialize.
+func TestResumeFailureShowsTheResumingGET(t *testing.T) {
+	t.Parallel()
+	ts := httptest.NewServer(faultserver.New(faultserver.Options{Faults: []string{"http/resume"}}).Handler())
+	defer ts.Close()
+	res, err := conformance.CheckServer(context.Background(), conformance.Target{URL: ts.URL + "/mcp"}, &conformance.Options{
+		Revision: conformance.Rev20250618, Run: regexp.MustCompile(`^http/resume$`), Timeout: 2 * time.Second, CallTools: conformance.CallAll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cr := outcomeOf(t, res, "http/resume")
+	if cr.Outcome != conformance.Fail {
+		t.Fatalf("http/resume: %s (%s), want fail", cr.Outcome, cr.Detail)
+	}
+	if !strings.HasPrefix(cr.Exchange, "> GET | Last-Event-ID: ") || !strings.Contains(cr.Exchange, "< HTTP 200 text/event-stream") || strings.Contains(cr.Exchange, "initialize") {
+		t.Errorf("the exchange does not show the resuming GET:\n%s", cr.Exchange)
+	}
+	if !strings.Contains(strings.Join(cr.Evidence, "\n"), "before the response; resuming with GET") {
+		t.Errorf("the evidence does not say which stream was resumed: %v", cr.Evidence)
+	}
+}
+
+// TestOriginRefusalStatusByRevision: a server that refuses a foreign Origin
+// with 400 passes under revisions that name no status for the refusal and
+// fails only from 2025-11-25, which requires 403; over the legacy SSE
+// transport too.
+func TestOriginRefusalStatusByRevision(t *testing.T) {
+	t.Parallel()
+	ts := httptest.NewServer(faultserver.New(faultserver.Options{Quirks: []string{"origin-400"}}).Handler())
+	defer ts.Close()
+	for _, tc := range []struct {
+		target conformance.Target
+		id     string
+		rev    string
+		want   conformance.Outcome
+	}{
+		{conformance.Target{URL: ts.URL + "/mcp"}, "http/origin", conformance.Rev20250618, conformance.Pass},
+		{conformance.Target{URL: ts.URL + "/mcp"}, "http/origin", conformance.Rev20251125, conformance.Fail},
+		{conformance.Target{SSEURL: ts.URL + "/sse"}, "sse/origin", conformance.Rev20241105, conformance.Pass},
+		{conformance.Target{SSEURL: ts.URL + "/sse"}, "sse/origin", conformance.Rev20251125, conformance.Fail},
+	} {
+		res, err := conformance.CheckServer(context.Background(), tc.target, &conformance.Options{Revision: tc.rev,
+			Run: regexp.MustCompile("^" + tc.id + "$"), Timeout: 3 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cr := outcomeOf(t, res, tc.id)
+		if cr.Outcome != tc.want {
+			t.Errorf("%s under %s: %s (%s), want %s", tc.id, tc.rev, cr.Outcome, cr.Detail, tc.want)
+		}
+		if tc.want == conformance.Fail && !strings.Contains(cr.Detail, "HTTP 400, want 403") {
+			t.Errorf("%s under %s: %q does not say what was seen and wanted", tc.id, tc.rev, cr.Detail)
+		}
+	}
+}
+
+// TestRefusedToolArgumentsTryAnother: tools that refuse the arguments the
+// suite made up (a JSON-RPC error, or an isError result where a structured
+// one is judged) are not held against the server: the suite judges another
+// tool, or says it could not judge.
+func TestRefusedToolArgumentsTryAnother(t *testing.T) {
+	t.Parallel()
+	res := runQuirk(t, []string{"strict-tool-args"}, "^tools/(call-result|structured-output|structured-text)$", conformance.Options{CallTools: conformance.CallAll})
+	cr := outcomeOf(t, res, "tools/call-result")
+	if cr.Outcome != conformance.Pass || !strings.Contains(strings.Join(cr.Evidence, "\n"), `"echo" with`) {
+		t.Errorf("tools/call-result: %s (%s), want pass noting echo's refusal; evidence %v", cr.Outcome, cr.Detail, cr.Evidence)
+	}
+	for _, id := range []string{"tools/structured-output", "tools/structured-text"} {
+		cr := outcomeOf(t, res, id)
+		if cr.Outcome == conformance.Fail {
+			t.Errorf("%s failed on refused made-up arguments: %s; evidence %v", id, cr.Detail, cr.Evidence)
+		}
+		if ev := strings.Join(cr.Evidence, "\n") + cr.Detail; !strings.Contains(ev, `"echo" with`) || !strings.Contains(ev, `"add" with`) {
+			t.Errorf("%s: %s (%s): the refusals of echo and add are not noted: %v", id, cr.Outcome, cr.Detail, cr.Evidence)
+		}
+	}
+}

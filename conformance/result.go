@@ -144,9 +144,34 @@ func (r *Result) WriteSummary(w io.Writer) error {
 		policy = string(CallReadOnly)
 	}
 	fmt.Fprintf(&b, "tools called (policy %s): %s\n", policy, called)
+	// A check not testable for the reason its whole revision run could not
+	// start (the run's note) is counted on one line, not printed a hundred
+	// times; -json and -junit still list each.
+	runNote := map[string]string{}
+	for _, run := range r.Runs {
+		if run.Note != "" {
+			runNote[run.Revision] = run.Note
+		}
+	}
 	for _, g := range failureGroups(r.Checks) {
 		fmt.Fprintf(&b, "\n== %s (%d)\n", g.title, len(g.checks))
+		collapsed := map[string]int{}
+		var order []string
 		for _, cr := range g.checks {
+			if cr.Outcome == NotTestable && cr.Detail != "" && cr.Detail == runNote[cr.Revision] {
+				if collapsed[cr.Revision] == 0 {
+					order = append(order, cr.Revision)
+				}
+				collapsed[cr.Revision]++
+			}
+		}
+		for _, rev := range order {
+			fmt.Fprintf(&b, "\n%d checks under %s: %s (the run could not start; -json and -junit list each)\n", collapsed[rev], rev, runNote[rev])
+		}
+		for _, cr := range g.checks {
+			if collapsed[cr.Revision] > 0 && cr.Outcome == NotTestable && cr.Detail == runNote[cr.Revision] {
+				continue
+			}
 			fmt.Fprintf(&b, "\n%s %s [%s %s] %s\n", strings.ToUpper(string(cr.Outcome)), cr.ID, cr.Severity, cr.Revision, cr.Requirement)
 			ev := cr.Evidence
 			if len(ev) == 0 && cr.Detail != "" {
@@ -259,16 +284,17 @@ func (r *Result) WriteJUnit(w io.Writer) error {
 			order = append(order, name)
 		}
 		jc := junitCase{Name: cr.ID, Classname: cr.Area, Time: fmt.Sprintf("%.3f", float64(cr.DurationMs)/1000)}
+		body := cr.Severity + ": " + cr.Requirement + "\n" + strings.Join(cr.Evidence, "\n")
+		if cr.Exchange != "" {
+			body += "\nexchange:\n" + cr.Exchange
+		}
 		switch {
 		case cr.Outcome == Fail && cr.Severity == string(ADVICE):
-			// Not a protocol failure: shown, not counted against the build.
-			jc.Skipped = &junitMessage{Message: "advice (no specification rule): " + cr.Detail}
+			// Not a protocol failure: shown with its evidence, not counted
+			// against the build.
+			jc.Skipped = &junitMessage{Message: "fail [ADVICE, no specification rule]: " + cr.Detail, Body: body}
 			s.Skipped++
 		case cr.Outcome.Failed():
-			body := cr.Severity + ": " + cr.Requirement + "\n" + strings.Join(cr.Evidence, "\n")
-			if cr.Exchange != "" {
-				body += "\nexchange:\n" + cr.Exchange
-			}
 			jc.Failure = &junitMessage{Message: string(cr.Outcome) + " [" + cr.Severity + "]: " + cr.Detail, Body: body}
 			s.Failures++
 		case cr.Outcome != Pass:

@@ -160,7 +160,10 @@ func (r *revRun) start(ctx context.Context) {
 	defer cancel()
 	asked := s.revision
 	if err := s.initialize(cctx, true); err != nil {
-		r.broken, r.startErr = fmt.Sprintf("initialize: %v", err), err
+		r.broken, r.startErr = err.Error(), err
+		if !strings.HasPrefix(r.broken, "initialize") {
+			r.broken = "initialize: " + r.broken
+		}
 		if isTimeout(err) {
 			r.broken = fmt.Sprintf("initialize: timed out after %s (try -timeout)", fmtDuration(r.opts.timeout()))
 		}
@@ -441,12 +444,16 @@ func (r *revRun) execAll(ctx context.Context, checks []*Check, done func(i int, 
 }
 
 // ErrUnreachable is returned (wrapped, with a Result) by CheckServer when
-// the suite could not reach the target at all: a refused connection, a
-// command that does not start, a process that exits before it answers.
+// the suite could not reach an MCP server at the target at all: a refused
+// connection, a command that does not start, a process that exits before it
+// answers, an HTTP reply without JSON-RPC in it (a wrong path), or no
+// answer to initialize within Options.Timeout.
 var ErrUnreachable = errors.New("conformance: target unreachable")
 
-// unreachable reports whether a run failed to start because the target
-// could not be reached at all (rather than answering wrongly).
+// unreachable reports whether a run failed to start because no MCP server
+// could be reached at all (rather than one answering wrongly): a refused
+// connection, a command that does not start or exits, an HTTP reply with no
+// JSON-RPC in it (a wrong path), or nothing at all within the exchange limit.
 func (r *revRun) unreachable() bool {
 	if r.startErr == nil {
 		return false
@@ -455,7 +462,9 @@ func (r *revRun) unreachable() bool {
 	var ee *exec.Error
 	var pe *fs.PathError
 	var ended errEnded
-	return errors.As(r.startErr, &ne) || errors.As(r.startErr, &ee) || errors.As(r.startErr, &pe) || errors.As(r.startErr, &ended)
+	var nj errNoJSONRPC
+	return errors.As(r.startErr, &ne) || errors.As(r.startErr, &ee) || errors.As(r.startErr, &pe) || errors.As(r.startErr, &ended) ||
+		errors.As(r.startErr, &nj) || isTimeout(r.startErr)
 }
 
 // CheckServer runs the suite against target and returns a structured result. The

@@ -244,7 +244,7 @@ func (s *Session) CallRaw(ctx context.Context, id, method string, body []byte, h
 	}
 	if err != nil {
 		if reply != nil && reply.Stream == nil && reply.MediaType() != "application/json" && (s.kind == HTTP || reply.Status >= 400) {
-			return ex, fmt.Errorf("%s: no JSON-RPC response (HTTP %d, Content-Type %q, body %s)", method, reply.Status, reply.Header.Get("Content-Type"), short(reply.Body))
+			return ex, errNoJSONRPC{method: method, reply: reply}
 		}
 		if wctx == doneCtx {
 			return ex, fmt.Errorf("%s: the reply (HTTP %d) carried no response with id %s (body %s)", method, reply.Status, id, short(reply.Body))

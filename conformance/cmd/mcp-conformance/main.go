@@ -184,8 +184,10 @@ func writeOutputs(res *conformance.Result, jsonOut, junitOut, reportDir string, 
 	return errors.Join(errs...)
 }
 
-// reportRun converts a result for the Reports binding: MUST failures are
-// failures, SHOULD failures warnings, the rest skips.
+// reportRun converts a result for the Reports binding: MUST failures and
+// MUST checks the suite could not judge are failures, the others (SHOULD,
+// ADVICE) warnings, each with its exchange as in the summary; passes pass
+// and the rest skips.
 func reportRun(res *conformance.Result) reports.ConformanceRun {
 	run := reports.ConformanceRun{Target: res.Target, Suite: "wiremcp mcp-conformance", Finished: res.Finished}
 	if len(res.Runs) == 1 {
@@ -313,16 +315,21 @@ What it does to the server:
 
 Examples:
   mcp-conformance -url http://127.0.0.1:8080/mcp
-  mcp-conformance -stdio 'npx -y @modelcontextprotocol/server-everything' -revision all
+  mcp-conformance -stdio 'node node_modules/@modelcontextprotocol/server-everything/dist/index.js stdio'
   mcp-conformance -url http://127.0.0.1:8080/mcp -run '^http/' -json out.json -junit out.xml
   mcp-conformance -stdio './server -stdio' -call-tools all -binding reports -report ./reports
+
+-stdio starts the command once per check (about 60 times): name an installed
+server, not npx, which looks the package up each time (three times slower).
 
 Checks are MUST or SHOULD (rules of MCP or JSON-RPC) or ADVICE (hardening with no
 rule behind it, such as refusing duplicate JSON members or 16 MiB bodies): ADVICE
 failures are listed apart and count only with -strict.
 
 Exit status: 0 when every check passed or was not applicable, 1 when one failed
-or could not be tested, 2 on bad usage or an unreachable server.
+or could not be tested, 2 on bad usage or when no MCP server answers at the
+target (connection refused, a command that does not start, a page that is not
+JSON-RPC, no answer to initialize within -timeout).
 
 Flags:
 `)

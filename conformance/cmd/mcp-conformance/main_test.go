@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"net"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -138,13 +140,19 @@ func TestCLINoOrUnreachableTargetIsOneLine(t *testing.T) {
 	}
 	closed := "http://" + l.Addr().String() + "/mcp"
 	l.Close()
+	// A web server with no MCP endpoint at the path (a wrong -url).
+	web := httptest.NewServer(http.NotFoundHandler())
+	defer web.Close()
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
 		{nil, "-url"},
 		{[]string{"-url", closed, "-timeout", "2s"}, "cannot reach the server (-url)"},
+		{[]string{"-url", web.URL + "/", "-timeout", "2s"}, "no JSON-RPC response (HTTP 404"},
 		{[]string{"-stdio", "/nonexistent/mcp-server"}, "cannot reach the server (-stdio)"},
+		// A process that starts but never answers initialize.
+		{[]string{"-stdio", "sleep 30", "-timeout", "1s"}, "initialize: timed out after 1 s (try -timeout)"},
 	} {
 		var out, errb bytes.Buffer
 		code := run(tc.args, &out, &errb)
@@ -186,5 +194,160 @@ func TestCLIAdviceFailsOnlyWhenStrict(t *testing.T) {
 		if !strings.Contains(out.String(), "== ADVICE") || !strings.Contains(out.String(), "FAIL jsonrpc/duplicate-member [ADVICE") {
 			t.Errorf("strict=%v: the advice failure is not listed under ADVICE:\n%s", strict, out.String())
 		}
+	}
+}
+
+// TestCLIOutputsCarryTheGroupedResults: a MUST failure, a check the suite
+// could not judge and an ADVICE failure appear in the summary under their
+// groups, and -json, -junit and -report carry each with its severity and
+// the exchange that shows it.
+func TestCLIOutputsCarryTheGroupedResults(t *testing.T) {
+	ts := httptest.NewServer(faultserver.New(faultserver.Options{Faults: []string{"jsonrpc/id-string", "jsonrpc/duplicate-member"},
+		Quirks: []string{"stall-prompts-get"}}).Handler())
+	defer ts.Close()
+	dir := t.TempDir()
+	ids := map[string]struct{ severity, outcome, group string }{
+		"jsonrpc/id-string":        {"MUST", "fail", "== MUST failures"},
+		"prompts/get":              {"MUST", "not-testable", "== Not testable"},
+		"jsonrpc/duplicate-member": {"ADVICE", "fail", "== ADVICE"},
+	}
+	args := []string{"-url", ts.URL + "/mcp", "-revision", conformance.Rev20251125, "-timeout", "2s",
+		"-run", "^(jsonrpc/id-string|prompts/get|jsonrpc/duplicate-member)$",
+		"-json", filepath.Join(dir, "r.json"), "-junit", filepath.Join(dir, "r.xml"), "-report", filepath.Join(dir, "reports")}
+	var out, errb bytes.Buffer
+	if code := run(args, &out, &errb); code != 1 {
+		t.Fatalf("exit %d, want 1\n%s\n%s", code, out.String(), errb.String())
+	}
+	summary := out.String()
+	for id, w := range ids {
+		g := strings.Index(summary, w.group)
+		c := strings.Index(summary, " "+id+" [")
+		if g < 0 || c < g {
+			t.Errorf("summary does not list %s under %q:\n%s", id, w.group, summary)
+		}
+	}
+
+	var res struct {
+		Checks []struct{ ID, Outcome, Severity, Exchange string }
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "r.json"))
+	if err != nil || json.Unmarshal(data, &res) != nil {
+		t.Fatalf("JSON output unreadable: %v", err)
+	}
+	seen := 0
+	for _, cr := range res.Checks {
+		w, ok := ids[cr.ID]
+		if !ok {
+			continue
+		}
+		seen++
+		if cr.Outcome != w.outcome || cr.Severity != w.severity || !strings.Contains(cr.Exchange, `"method":`) {
+			t.Errorf("JSON %s: outcome %q severity %q exchange %q; want %s, %s and the exchange", cr.ID, cr.Outcome, cr.Severity, cr.Exchange, w.outcome, w.severity)
+		}
+	}
+	if seen != len(ids) {
+		t.Errorf("JSON output has %d of the %d checks", seen, len(ids))
+	}
+
+	var junit struct {
+		Suites []struct {
+			Cases []struct {
+				Name    string `xml:"name,attr"`
+				Failure *struct {
+					Message string `xml:"message,attr"`
+					Body    string `xml:",chardata"`
+				} `xml:"failure"`
+				Skipped *struct {
+					Message string `xml:"message,attr"`
+					Body    string `xml:",chardata"`
+				} `xml:"skipped"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	data, _ = os.ReadFile(filepath.Join(dir, "r.xml"))
+	if err := xml.Unmarshal(data, &junit); err != nil || len(junit.Suites) != 1 {
+		t.Fatalf("JUnit output: %v", err)
+	}
+	for _, jc := range junit.Suites[0].Cases {
+		w, ok := ids[jc.Name]
+		if !ok {
+			continue
+		}
+		msg, body := "", ""
+		switch {
+		case w.severity == "ADVICE" && jc.Skipped != nil:
+			msg, body = jc.Skipped.Message, jc.Skipped.Body
+		case w.severity != "ADVICE" && jc.Failure != nil:
+			msg, body = jc.Failure.Message, jc.Failure.Body
+		default:
+			t.Errorf("JUnit %s: neither the failure nor the skip wanted (%+v)", jc.Name, jc)
+			continue
+		}
+		if !strings.Contains(msg, w.severity) || !strings.Contains(body, "exchange:") || !strings.Contains(body, `"method":`) {
+			t.Errorf("JUnit %s: message %q body %q; want the severity and the exchange", jc.Name, msg, body)
+		}
+	}
+
+	loaded, diags, err := reports.LoadDir(filepath.Join(dir, "reports"))
+	if err != nil || len(diags) != 0 || len(loaded) != 1 {
+		t.Fatalf("report dir: %v %v %d", err, diags, len(loaded))
+	}
+	rows := map[string][]string{}
+	for _, sec := range loaded[0].Report.Sections {
+		if sec.Title != "Failures and warnings" {
+			continue
+		}
+		for _, r := range sec.Rows {
+			var cells []string
+			for _, v := range r {
+				cells = append(cells, v.String())
+			}
+			rows[cells[0]] = cells
+		}
+	}
+	for id, w := range ids {
+		r := rows[id]
+		if r == nil {
+			t.Errorf("report: %s is not among the failures and warnings (%v)", id, rows)
+			continue
+		}
+		if !strings.Contains(r[2], "exchange:") || !strings.HasPrefix(r[3], w.severity+":") {
+			t.Errorf("report %s: message %q spec %q; want the exchange and the severity", id, r[2], r[3])
+		}
+	}
+	if st := loaded[0].Report.Status; st != reports.StatusFailing {
+		t.Errorf("report status %q, want failing", st)
+	}
+}
+
+// TestCLIRunThatCannotStartIsShort: a server that answers initialize with an
+// error is reachable (exit 1, its answer is a verdict), but the checks that
+// could not run because of it are one line of the summary, not a hundred.
+func TestCLIRunThatCannotStartIsShort(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			ID json.RawMessage `json:"id"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&req)
+		if len(req.ID) == 0 {
+			req.ID = json.RawMessage("null")
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"server misconfigured"}}`, req.ID)
+	}))
+	defer ts.Close()
+	var out, errb bytes.Buffer
+	if code := run([]string{"-url", ts.URL + "/mcp", "-timeout", "2s"}, &out, &errb); code != 1 {
+		t.Fatalf("exit %d, want 1\n%s\n%s", code, out.String(), errb.String())
+	}
+	summary := out.String()
+	if !strings.Contains(summary, `checks under 2025-11-25: initialize answered error -32603 "server misconfigured" (the run could not start`) {
+		t.Errorf("the summary does not count the checks that could not start on one line:\n%s", summary)
+	}
+	if n := strings.Count(summary, "\nNOT-TESTABLE "); n > 0 || strings.Count(summary, "\n") > 40 {
+		t.Errorf("%d not-testable checks printed one by one, %d lines:\n%s", n, strings.Count(summary, "\n"), summary)
+	}
+	if strings.Contains(summary, "initialize: initialize") {
+		t.Errorf("the reason repeats itself:\n%s", summary)
 	}
 }

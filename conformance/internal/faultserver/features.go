@@ -165,6 +165,14 @@ func (s *Server) callTool(c *call) reply {
 	}
 	var structured map[string]any
 	var text string
+	if s.quirk("strict-tool-args") {
+		switch name {
+		case "echo":
+			return c.errorf(-32603, "message %s names no note of this server", args["message"])
+		case "add":
+			return s.toolResult(c, "a and b must be account numbers this server knows", nil, true)
+		}
+	}
 	switch name {
 	case "echo":
 		msg, ok := str(args, "message")

@@ -63,7 +63,11 @@ func (s *Server) guard(next http.HandlerFunc) http.HandlerFunc {
 			originCheck = !(s.has("sse/origin") && r.URL.Path == "/messages")
 		}
 		if o := r.Header.Get("Origin"); o != "" && originCheck && !localOrigin(o) {
-			http.Error(w, "forbidden origin", http.StatusForbidden)
+			status := http.StatusForbidden
+			if s.quirk("origin-400") {
+				status = http.StatusBadRequest
+			}
+			http.Error(w, "forbidden origin", status)
 			return
 		}
 		next(w, r)

@@ -19,6 +19,16 @@ var Quirks = map[string]string{
 	"strict-prompt-args":    "refuses prompt arguments it cannot use with error -32603, the way a prompt that validates its input in code does",
 	"delete-then-400":       "after DELETE, answers requests naming the ended session with HTTP 400 instead of 404",
 	"silent-on-invalid":     "over stdio, answers nothing to a message it cannot take as a request (its -32700 or -32600 error is dropped), as server-everything does",
+	"strict-tool-args":      "refuses the arguments of echo with JSON-RPC error -32603 and those of add with an isError result, as tools that check their input against the server's data do",
+	"origin-400":            "refuses a foreign Origin with HTTP 400, not 403 (revisions before 2025-11-25 name no status)",
+	"refuse-large-id":       "refuses a request whose integer id is beyond 2^53 with -32700 and a null id, as a JavaScript server does (a float64 cannot hold it)",
+}
+
+// beyondFloat reports whether a JSON number id is an integer a float64
+// cannot hold exactly (beyond 2^53).
+func beyondFloat(id json.RawMessage) bool {
+	n, err := strconv.ParseInt(string(id), 10, 64)
+	return err == nil && (n > 1<<53 || n < -(1<<53))
 }
 
 // silenced drops the -32700 and -32600 errors from msgs under

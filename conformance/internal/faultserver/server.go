@@ -312,6 +312,9 @@ func (s *Server) decode(raw []byte) (*incoming, []byte) {
 		if k != "string" && k != "number" {
 			return nil, errMsg(nil, -32600, "invalid id", nil)
 		}
+		if k == "number" && s.quirk("refuse-large-id") && beyondFloat(id) {
+			return nil, errMsg(nil, -32700, "parse error: id beyond 2^53", nil)
+		}
 		id = s.mangleID(id)
 	}
 	idOrNil := func() json.RawMessage {
