@@ -413,3 +413,18 @@ func TestIdleClientSessionStopsItsChild(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestRingWritersKeepTheirLines: the children of a server share its stderr ring;
+// lines they write in pieces, interleaved, stay whole.
+func TestRingWritersKeepTheirLines(t *testing.T) {
+	r := newLineRing(10)
+	a, b := r.writer(), r.writer()
+	a.Write([]byte("from a, "))
+	b.Write([]byte("from b, "))
+	a.Write([]byte("first\nfrom a, second"))
+	b.Write([]byte("first\n"))
+	a.Write([]byte("\n"))
+	if got, want := r.Lines(), []string{"from a, first", "from b, first", "from a, second"}; !slices.Equal(got, want) {
+		t.Errorf("lines = %q, want %q", got, want)
+	}
+}

@@ -38,8 +38,10 @@ const (
 	// childGrace is how long a child gets to exit after its stdin closes (and again
 	// after SIGTERM) before it is killed with its whole process group.
 	childGrace = 2 * time.Second
-	// stderrLines is how many lines of a child's stderr are kept.
+	// stderrLines is how many lines of a child's stderr are kept; stderrBuf is the
+	// size of the reads from it.
 	stderrLines = 200
+	stderrBuf   = 4 << 10
 	// maxLogFanouts bounds the log messages of a shared upstream being delivered to
 	// every client at once; logWriteTimeout bounds one delivery to one client.
 	maxLogFanouts   = 32
@@ -357,7 +359,11 @@ func (p *upstreamPart) dial(ctx context.Context, owner *mcp.ServerSession, roots
 		uc.stderrDone = make(chan struct{})
 		go func() {
 			defer close(uc.stderrDone)
-			_, _ = io.Copy(p.stderr, rp)
+			// A writer of its own (children share the ring, not their partial
+			// lines) and a small buffer (io.Copy would take 32 KB for the child's
+			// whole life, and each client session may have a child); the struct
+			// hides the file's WriteTo, which would ignore the buffer.
+			_, _ = io.CopyBuffer(p.stderr.writer(), struct{ io.Reader }{rp}, make([]byte, stderrBuf))
 			rp.Close()
 		}()
 		t = st
