@@ -64,6 +64,20 @@ func handleListen(ctx context.Context, ss *ServerSession, ri *requestInfo) (any,
 	honoured.ResourcesListChanged = p.Notifications.ResourcesListChanged && caps.Resources != nil && caps.Resources.ListChanged
 	if caps.Resources != nil && caps.Resources.Subscribe {
 		honoured.ResourceSubscriptions = p.Notifications.ResourceSubscriptions
+		if h := ss.server.opts.SubscribeHandler; h != nil {
+			// A listen's resource subscriptions are the 2026-07-28 form of
+			// resources/subscribe: the handler is told of each, and one it refuses is
+			// left out of the acknowledgement.
+			var kept []string
+			for _, uri := range honoured.ResourceSubscriptions {
+				if err := h(ctx, ss, uri); err != nil {
+					ss.server.log.Debug("listen subscription refused", "uri", uri, "err", err)
+					continue
+				}
+				kept = append(kept, uri)
+			}
+			honoured.ResourceSubscriptions = kept
+		}
 	}
 	l := &listener{ss: ss, ctx: ctx, id: json.RawMessage(ri.req.ID.Raw()), filter: honoured}
 	// The acknowledgement goes first; registration follows under the listener's lock

@@ -38,8 +38,10 @@ type ServerOptions struct {
 	InitializedHandler func(ctx context.Context, ss *ServerSession)
 	// RootsListChangedHandler, if set, runs when the client says its roots changed.
 	RootsListChangedHandler func(ctx context.Context, ss *ServerSession)
-	// SubscribeHandler, if set, is told of every resources/subscribe; returning an
-	// error refuses the subscription.
+	// SubscribeHandler, if set, is told of every resources/subscribe, and of each
+	// resource subscription of a 2026-07-28 subscriptions/listen request; returning
+	// an error refuses the subscription (a refused listen subscription is left out
+	// of the acknowledgement).
 	SubscribeHandler func(ctx context.Context, ss *ServerSession, uri string) error
 	// DisableLogging stops the server declaring the logging capability; Log then
 	// sends nothing.

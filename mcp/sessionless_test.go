@@ -3,8 +3,10 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/wiremcp/wiremcp/jsonrpc"
@@ -243,6 +245,36 @@ func TestModernListen(t *testing.T) {
 	if got := w.recv(); !strings.Contains(got, `"id":8`) {
 		t.Fatalf("want the tools/list reply, got %s", got)
 	}
+}
+
+// TestModernListenSubscribeHandler: a listen's resource subscriptions are told to
+// the SubscribeHandler (a gateway forwards them upstream), and one it refuses is
+// left out of the acknowledgement.
+func TestModernListenSubscribeHandler(t *testing.T) {
+	var mu sync.Mutex
+	var told []string
+	s := NewServer(Implementation{Name: "t", Version: "1"}, &ServerOptions{
+		SubscribeHandler: func(ctx context.Context, ss *ServerSession, uri string) error {
+			mu.Lock()
+			told = append(told, uri)
+			mu.Unlock()
+			if uri == "test://denied" {
+				return errors.New("no")
+			}
+			return nil
+		}})
+	s.AddResource(&Resource{URI: "test://r", Name: "r"}, func(ctx context.Context, req *ReadResourceRequest) (*ReadResourceResult, error) {
+		return &ReadResourceResult{Contents: []*ResourceContents{{URI: req.Params.URI, Text: "r"}}}, nil
+	})
+	w := rawPeer(t, s)
+	w.send(modernCall(7, "subscriptions/listen", `"notifications":{"resourceSubscriptions":["test://r","test://denied"]}`))
+	diff(t, `{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":7},"notifications":{"resourceSubscriptions":["test://r"]}}}`, w.recv())
+	mu.Lock()
+	diff(t, []string{"test://r", "test://denied"}, told)
+	mu.Unlock()
+	s.ResourceUpdated(context.Background(), "test://denied")
+	s.ResourceUpdated(context.Background(), "test://r")
+	diff(t, `{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":7},"uri":"test://r"}}`, w.recv())
 }
 
 // TestDualEra runs an initialize-era client and 2026-07-28 requests against one

@@ -79,7 +79,7 @@ func newAllRT(o *Options) *allRT {
 		_, err := a.srv.Connect(ctx, t)
 		return err
 	}
-	a.http = streamable.NewHandler(connect, &streamable.HandlerOptions{Logger: o.Logger, AllowedOrigins: o.allowedOrigins, AllowedHosts: o.AllowedHosts, KeepAlive: o.KeepAlive, SessionOwner: o.SessionOwner})
+	a.http = streamable.NewHandler(connect, &streamable.HandlerOptions{Logger: o.Logger, AllowedOrigins: o.allowedOrigins, AllowedHosts: o.AllowedHosts, KeepAlive: o.KeepAlive, SessionOwner: o.SessionOwner, SessionIdleTimeout: o.SessionIdleTimeout})
 	a.sse = sse.NewHandler(connect, &sse.HandlerOptions{Logger: o.Logger, AllowedOrigins: o.allowedOrigins, AllowedHosts: o.AllowedHosts, KeepAlive: o.KeepAlive, MessagePath: o.Prefix + "/mcp/all/sse", SessionOwner: o.SessionOwner})
 	return a
 }

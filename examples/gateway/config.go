@@ -70,10 +70,17 @@ type MCPConfig struct {
 	Env     map[string]string `json:"env,omitempty"`
 	URL     string            `json:"url,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
-	// Sessions is "shared" (one upstream session serves every client) or "per-client"
-	// (each client session gets its own upstream session: a child process of its own
-	// for a command). Default: shared for a command, per-client for a URL.
+	// Sessions is "per-client" (the default: each client session gets its own
+	// upstream session, a child process of its own for a command, started with the
+	// session's first forwarded request and ended with the session) or "shared" (one
+	// upstream session serves every client: only for upstreams known to keep no
+	// per-session state). 2026-07-28 clients, which have no sessions, always use the
+	// shared one.
 	Sessions string `json:"sessions,omitempty"`
+	// MaxSessions caps the client sessions that have an upstream session of their
+	// own (per-client mode); a request of a client beyond it is refused with an
+	// error until one of them ends. Zero means defaultMaxClientUpstreams.
+	MaxSessions int `json:"maxSessions,omitempty"`
 	// Start is "boot" (default: start and discover at once) or "lazy" (on the first
 	// client).
 	Start string `json:"start,omitempty"`
@@ -485,6 +492,7 @@ func (v *validator) mcp(path string, val any) {
 		"url":             v.str,
 		"headers":         v.strMap,
 		"sessions":        v.oneOf("shared", "per-client"),
+		"maxSessions":     v.intRange(1, maxMaxClientUpstreams),
 		"start":           v.oneOf("boot", "lazy"),
 		"protocolVersion": v.oneOf("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"),
 	})

@@ -26,7 +26,7 @@ func TestConfigValidationReportsEveryErrorWithItsPath(t *testing.T) {
 	    "bad name": {"command": {"argv": ["true"]}},
 	    "empty": {"description": "nothing"},
 	    "both": {"mcp": {"command": ["x"], "url": "http://h/mcp"}},
-	    "neither": {"mcp": {"sessions": "sometimes"}},
+	    "neither": {"mcp": {"sessions": "sometimes", "maxSessions": 0}},
 	    "types": {"enabled": "yes", "timeout": "soon", "command": {"argv": []}},
 	    "tpl": {"tools": {"t": {"inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}},
 	                            "command": {"argv": ["cat", "{{.path}}", "{{.other}}", "{{"]}}}},
@@ -47,6 +47,7 @@ func TestConfigValidationReportsEveryErrorWithItsPath(t *testing.T) {
 		got = append(got, e.Path)
 	}
 	want := []string{
+		"servers.neither.mcp.maxSessions",
 		"servers.neither.mcp.sessions",
 		`servers.prompt.prompts.p.messages[0].role`,
 		"servers.types.command.argv",
@@ -59,7 +60,7 @@ func TestConfigValidationReportsEveryErrorWithItsPath(t *testing.T) {
 	}
 
 	// Once the structure is right, the semantic errors all come at once.
-	cfg = strings.NewReplacer(`"titel": "typo",`, ``, `"sometimes"`, `"shared"`, `"robot"`, `"user"`,
+	cfg = strings.NewReplacer(`"titel": "typo",`, ``, `"sometimes"`, `"shared"`, `"maxSessions": 0`, `"maxSessions": 8`, `"robot"`, `"user"`,
 		`"enabled": "yes", "timeout": "soon", "command": {"argv": []}`, `"command": {"argv": ["true"]}`).Replace(cfg)
 	_, err = ParseConfig([]byte(cfg), t.TempDir())
 	errs, ok = err.(ConfigErrors)

@@ -196,9 +196,11 @@ func TestEndToEnd(t *testing.T) {
 		if text, _ := callText(t, cs, "sample", nil); text != "model said: ok" {
 			t.Errorf("sample = %q", text)
 		}
-		// A client that cannot elicit: the gateway declines for it.
-		if text, _ := callText(t, up, "ask", nil); text != "decline <nil>" {
-			t.Errorf("ask without elicitation = %q, want a decline", text)
+		// A client that cannot elicit: its own upstream session declared no
+		// elicitation either, so the upstream knows not to ask (a shared upstream
+		// session gets a decline instead: TestSharedUpstreamDeclinesForClient).
+		if text, isErr := callText(t, up, "ask", nil); !isErr || !strings.Contains(text, "client did not declare elicitation") {
+			t.Errorf("ask without elicitation = %q (isError %v), want the upstream's refusal to ask", text, isErr)
 		}
 	})
 
@@ -248,7 +250,13 @@ func TestEndToEnd(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Error("no notifications/resources/updated")
 		}
-		callText(t, cs, "relist", nil)
+		// What a server offers is what its shared upstream session lists: a
+		// 2026-07-28 client, which uses that session, makes the upstream register a
+		// tool again, and this client hears of it and sees the new tool.
+		modern := tg.connect(t, "/mcp/up", &mcp.ClientOptions{ProtocolVersion: "2026-07-28"})
+		if text, _ := callText(t, modern, "relist", nil); text != "relisted" {
+			t.Errorf("relist = %q", text)
+		}
 		select {
 		case <-changed:
 		case <-time.After(10 * time.Second):

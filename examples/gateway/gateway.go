@@ -30,6 +30,11 @@ type Options struct {
 	// CloseTimeout bounds how long a removed or changed server's sessions get to
 	// finish in-flight requests on reload. Zero means 5 seconds.
 	CloseTimeout time.Duration
+	// SessionIdleTimeout ends a Streamable HTTP client session after this long
+	// without HTTP traffic (an open GET stream counts as traffic), and with it the
+	// session's own upstream session and child process. Zero means 30 minutes (see
+	// streamable.HandlerOptions.SessionIdleTimeout); negative disables expiry.
+	SessionIdleTimeout time.Duration
 	// SessionOwner, when set, binds each client session, Streamable HTTP and HTTP+SSE,
 	// to the principal that opened it (see streamable.HandlerOptions.SessionOwner and
 	// sse.HandlerOptions.SessionOwner): with bearer tokens required,

@@ -70,6 +70,12 @@ type testGateway struct {
 // holding root/data.txt and outside.txt).
 func startGateway(t testing.TB, cfg string) *testGateway {
 	t.Helper()
+	return startGatewayOpts(t, cfg, &Options{CloseTimeout: 2 * time.Second})
+}
+
+// startGatewayOpts is startGateway with the gateway's options.
+func startGatewayOpts(t testing.TB, cfg string, opts *Options) *testGateway {
+	t.Helper()
 	dir := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, "root"), 0o755); err != nil {
 		t.Fatal(err)
@@ -86,7 +92,7 @@ func startGateway(t testing.TB, cfg string) *testGateway {
 	if err != nil {
 		t.Fatalf("config: %v", err)
 	}
-	g, err := NewGateway(c, &Options{CloseTimeout: 2 * time.Second})
+	g, err := NewGateway(c, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,8 +51,11 @@ func callPID(t *testing.T, cs *mcp.ClientSession) int {
 	return pid
 }
 
+// TestCrashedChildIsRestarted: the shared upstream session's child is supervised
+// (a client's own child is replaced on its next request instead, see
+// TestCrashedClientChildIsReplaced).
 func TestCrashedChildIsRestarted(t *testing.T) {
-	tg := startGateway(t, `{"servers": {"up": {"mcp": {"command": ["$EXE"], "env": {"GATEWAY_TEST_UPSTREAM": "1"}}}}}`)
+	tg := startGateway(t, `{"servers": {"up": {"mcp": {"command": ["$EXE"], "env": {"GATEWAY_TEST_UPSTREAM": "1"}, "sessions": "shared"}}}}`)
 	cs := tg.connect(t, "/mcp/up", nil)
 	first := callPID(t, cs)
 	if text, isErr := callText(t, cs, "crash", nil); !isErr {
@@ -92,7 +95,7 @@ func TestDeadUpstreamIsReported(t *testing.T) {
 }
 
 func TestPerClientUpstreamSessions(t *testing.T) {
-	tg := startGateway(t, `{"servers": {"up": {"mcp": {"command": ["$EXE"], "env": {"GATEWAY_TEST_UPSTREAM": "1"}, "sessions": "per-client"}}}}`)
+	tg := startGateway(t, `{"servers": {"up": {"mcp": {"command": ["$EXE"], "env": {"GATEWAY_TEST_UPSTREAM": "1"}}}}}`)
 	a := tg.connect(t, "/mcp/up", nil)
 	b := tg.connect(t, "/mcp/up", nil)
 	pa, pb := callPID(t, a), callPID(t, b)

@@ -68,6 +68,7 @@ func serveMain(args []string) int {
 	addr := fs.String("http", "127.0.0.1:8080", "listen on `ADDR` (port 0 picks a free port)")
 	path := fs.String("config", "", "configuration `FILE` (JSON); without it, the built-in demo")
 	verbose := fs.Bool("v", false, "log diagnostics to stderr")
+	idle := fs.Duration("session-idle", 30*time.Minute, "end a Streamable HTTP client session, and its own upstream session and child process, after `DURATION` without traffic")
 	var ac authConfig
 	fs.StringVar(&ac.issuer, "auth-issuer", "", "require OAuth access tokens (JWT) issued by the authorization server `URL` on every route (the HTML pages included)")
 	fs.StringVar(&ac.audience, "auth-audience", "", "the gateway's resource `URL`, which tokens must name in aud (with -auth-issuer)")
@@ -96,7 +97,7 @@ func serveMain(args []string) int {
 		fmt.Fprintf(os.Stderr, "gateway: %v\n", err)
 		return 1
 	}
-	opts := &Options{Logger: logger}
+	opts := &Options{Logger: logger, SessionIdleTimeout: *idle}
 	if ac.enabled() {
 		opts.SessionOwner = auth.SessionOwner // a session is its principal's only
 	}

@@ -10,6 +10,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -107,20 +109,33 @@ func TestMainServesDemo(t *testing.T) {
 	if child == 0 || !alive(child) {
 		t.Fatalf("echo's child: pid %d", child)
 	}
-	connect := func(path string) *mcp.ClientSession {
+	connectRev := func(path, revision string) *mcp.ClientSession {
 		tr, err := streamable.NewClient(base+path, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		cs, err := mcp.NewClient(mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(testCtx(t), tr)
+		cs, err := mcp.NewClient(mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{ProtocolVersion: revision}).Connect(testCtx(t), tr)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { cs.Close() })
 		return cs
 	}
+	connect := func(path string) *mcp.ClientSession { return connectRev(path, "") }
 	if text, isErr := callText(t, connect("/mcp/echo"), "echo", map[string]any{"message": "from main"}); text != "from main" || isErr {
 		t.Errorf("echo = %q %v", text, isErr)
+	}
+	// An initialize-era client session gets a child of its own (per-client, the
+	// default) beside the shared one; SIGTERM must end both.
+	if text, isErr := callText(t, connectRev("/mcp/echo", mcp.Revision20251125), "echo", map[string]any{"message": "own child"}); text != "own child" || isErr {
+		t.Errorf("echo = %q %v", text, isErr)
+	}
+	var children []int
+	if runtime.GOOS == "linux" { // children are found through /proc
+		children = demoChildren(t, cmd.Process.Pid)
+	}
+	if runtime.GOOS == "linux" && len(children) != 2 {
+		t.Errorf("echo's children after a client's call: %v, want the shared one and the client's", children)
 	}
 	res, sc := restCall(t, connect("/mcp/kb"), "list_projects", nil)
 	if res.IsError || len(items(t, sc)) != 3 {
@@ -138,6 +153,43 @@ func TestMainServesDemo(t *testing.T) {
 		t.Fatal("still running 20 s after SIGTERM")
 	}
 	waitFor(t, "echo's child to be gone", func() bool { return !alive(child) })
+	for _, pid := range children {
+		waitFor(t, "every child to be gone", func() bool { return !alive(pid) })
+	}
+}
+
+// demoChildren lists the processes whose parent is ppid and whose command line
+// holds "demo-upstream" (the demo's stdio upstreams), read from /proc.
+func demoChildren(t *testing.T, ppid int) []int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		s := string(stat)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(s[i+1:])
+		if len(f) < 2 || f[1] != strconv.Itoa(ppid) || f[0] == "Z" {
+			continue
+		}
+		if cmdline, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline"); strings.Contains(string(cmdline), "demo-upstream") {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }
 
 // TestMetaPageGoSnippetRuns copies the Go snippet of a server's meta page into a

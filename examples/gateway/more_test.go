@@ -113,7 +113,7 @@ func TestLazyStartAndTimeout(t *testing.T) {
 // TestSharedUpstreamLogReachesEveryClient: a log message a shared upstream sends
 // outside any request goes to every client of the server (each at its own level).
 func TestSharedUpstreamLogReachesEveryClient(t *testing.T) {
-	tg := startGateway(t, `{"servers": {"up": {"mcp": {"command": ["$EXE"], "env": {"GATEWAY_TEST_UPSTREAM": "1"}}}}}`)
+	tg := startGateway(t, `{"servers": {"up": {"mcp": {"command": ["$EXE"], "env": {"GATEWAY_TEST_UPSTREAM": "1"}, "sessions": "shared"}}}}`)
 	got := make(chan string, 4)
 	handler := func(name string) *mcp.ClientOptions {
 		return &mcp.ClientOptions{LoggingMessageHandler: func(ctx context.Context, cs *mcp.ClientSession, p *mcp.LoggingMessageParams) {
@@ -146,6 +146,17 @@ func TestSharedUpstreamLogReachesEveryClient(t *testing.T) {
 	case s := <-got:
 		t.Errorf("unexpected %q (the quiet client asked for errors only)", s)
 	case <-time.After(200 * time.Millisecond):
+	}
+}
+
+// TestSharedUpstreamDeclinesForClient: elicitation from a shared upstream session
+// (which declared elicitation for every client) on behalf of a client that cannot
+// be asked is declined by the gateway, as the user's refusal would be.
+func TestSharedUpstreamDeclinesForClient(t *testing.T) {
+	tg := startGateway(t, `{"servers": {"up": {"mcp": {"command": ["$EXE"], "env": {"GATEWAY_TEST_UPSTREAM": "1"}, "sessions": "shared"}}}}`)
+	cs := tg.connect(t, "/mcp/up", nil)
+	if text, isErr := callText(t, cs, "ask", nil); text != "decline <nil>" || isErr {
+		t.Errorf("ask without elicitation = %q (isError %v), want a decline", text, isErr)
 	}
 }
 

@@ -137,6 +137,7 @@ func (r *registry) apply() (changed bool) {
 	from := map[string]string{}
 	res := map[string]*resourceEntry{}
 	prompts := map[string]*promptEntry{}
+	var promptOrder []string // like tools: in the parts' (the upstream's) order
 	for _, id := range r.order {
 		e := r.parts[id]
 		for _, t := range e.Tools {
@@ -168,6 +169,7 @@ func (r *registry) apply() (changed bool) {
 		for _, p := range e.Prompts {
 			if _, dup := prompts[p.Prompt.Name]; !dup {
 				prompts[p.Prompt.Name] = p
+				promptOrder = append(promptOrder, p.Prompt.Name)
 			}
 		}
 	}
@@ -257,7 +259,7 @@ func (r *registry) apply() (changed bool) {
 		r.srv.RemovePrompts(goneP...)
 		changed = true
 	}
-	for _, name := range sortedKeys(prompts) {
+	for _, name := range promptOrder {
 		p := prompts[name]
 		j := mustJSON(p.Prompt)
 		if r.prJSON[name] == j {

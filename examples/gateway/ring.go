@@ -27,22 +27,44 @@ func newLineRing(max int) *lineRing { return &lineRing{max: max} }
 func (r *lineRing) Write(p []byte) (int, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	return r.write(&r.partial, p)
+}
+
+// ringWriter writes to a lineRing with a partial line of its own, so that what
+// several writers (the children of per-client sessions) write never runs together
+// into one line.
+type ringWriter struct {
+	r       *lineRing
+	partial []byte
+}
+
+func (r *lineRing) writer() *ringWriter { return &ringWriter{r: r} }
+
+func (w *ringWriter) Write(p []byte) (int, error) {
+	w.r.mu.Lock()
+	defer w.r.mu.Unlock()
+	return w.r.write(&w.partial, p)
+}
+
+// write adds the complete lines of p, the first one continuing *partial, and keeps
+// the rest in *partial. r.mu is held.
+func (r *lineRing) write(partial *[]byte, p []byte) (int, error) {
 	n := len(p)
 	for len(p) > 0 {
 		i := bytes.IndexByte(p, '\n')
 		if i < 0 {
-			room := maxLine - len(r.partial)
+			room := maxLine - len(*partial)
 			if room > 0 {
-				r.partial = append(r.partial, p[:min(room, len(p))]...)
+				*partial = append(*partial, p[:min(room, len(p))]...)
 			}
 			break
 		}
-		room := maxLine - len(r.partial)
+		room := maxLine - len(*partial)
 		if room > 0 {
-			r.partial = append(r.partial, p[:min(room, i)]...)
+			*partial = append(*partial, p[:min(room, i)]...)
 		}
-		r.push(strings.TrimRight(string(r.partial), "\r"))
-		r.partial = r.partial[:0]
+		r.push(strings.TrimRight(string(*partial), "\r"))
+		*partial = (*partial)[:0]
 		p = p[i+1:]
 	}
 	return n, nil

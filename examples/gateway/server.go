@@ -89,6 +89,8 @@ func newServerRT(ctx context.Context, name string, cfg *ServerConfig, dir string
 		AllowedHosts:   o.AllowedHosts,
 		KeepAlive:      o.KeepAlive,
 		SessionOwner:   o.SessionOwner,
+		// An expired session ends its own upstream session (and child) too.
+		SessionIdleTimeout: o.SessionIdleTimeout,
 	})
 	rt.sse = sse.NewHandler(connect, &sse.HandlerOptions{
 		Logger:         o.Logger,

@@ -21,9 +21,13 @@ import (
 
 // Limits of an upstream MCP part.
 const (
-	// maxClientUpstreams caps the per-client upstream sessions of one server (each may
-	// be a child process); a client beyond it gets an error result.
-	maxClientUpstreams = 256
+	// defaultMaxClientUpstreams caps the per-client upstream sessions of one server
+	// (each may be a child process) unless its mcp.maxSessions says otherwise, up to
+	// maxMaxClientUpstreams. A request of a client session beyond the cap is refused
+	// at once with an error (an isError result for a tool call), until a session
+	// with an upstream session of its own ends.
+	defaultMaxClientUpstreams = 256
+	maxMaxClientUpstreams     = 4096
 	// dialTimeout bounds starting an upstream and its handshake and discovery.
 	dialTimeout = 30 * time.Second
 	// backoffMin and backoffMax bound the delay before restarting a failed upstream;
@@ -34,8 +38,10 @@ const (
 	// childGrace is how long a child gets to exit after its stdin closes (and again
 	// after SIGTERM) before it is killed with its whole process group.
 	childGrace = 2 * time.Second
-	// stderrLines is how many lines of a child's stderr are kept.
+	// stderrLines is how many lines of a child's stderr are kept; stderrBuf is the
+	// size of the reads from it.
 	stderrLines = 200
+	stderrBuf   = 4 << 10
 	// maxLogFanouts bounds the log messages of a shared upstream being delivered to
 	// every client at once; logWriteTimeout bounds one delivery to one client.
 	maxLogFanouts   = 32
@@ -87,6 +93,8 @@ type upstreamPart struct {
 	tried    chan struct{} // closed after the first start attempt
 	triedSet bool
 
+	rediscoverQueued map[string]bool // kinds whose rediscovery waits to start
+
 	redact      func(string) string // hides environment values in what is shown (nil: none)
 	logSem      chan struct{}       // log fan-outs in flight (capacity maxLogFanouts)
 	droppedLogs int
@@ -125,13 +133,10 @@ type callKey struct{}
 
 func newUpstreamPart(name string, server *ServerConfig, dir string, logger *slog.Logger, srv *mcp.Server, errs *lineRing, updated func(context.Context, string)) *upstreamPart {
 	cfg := server.MCP
-	perClient := cfg.URL != ""
-	switch cfg.Sessions {
-	case "shared":
-		perClient = false
-	case "per-client":
-		perClient = true
-	}
+	// An upstream session is stateful (log level, subscriptions, roots, where its
+	// elicitation and sampling requests go): each client session gets its own unless
+	// the configuration says the upstream is stateless.
+	perClient := cfg.Sessions != "shared"
 	up := &upstreamPart{
 		name: name, server: server, cfg: cfg, dir: dir, perClient: perClient,
 		stderr: newLineRing(stderrLines), errs: errs, logger: logger, srv: srv, updated: updated,
@@ -296,12 +301,19 @@ func (p *upstreamPart) dial(ctx context.Context, owner *mcp.ServerSession, roots
 			p.updated(p.ctx, prm.URI)
 		},
 	}
-	if owner == nil {
-		opts.ToolListChangedHandler = func(context.Context, *mcp.ClientSession) { p.rediscover("tools") }
-		opts.PromptListChangedHandler = func(context.Context, *mcp.ClientSession) { p.rediscover("prompts") }
-		opts.ResourceListChangedHandler = func(context.Context, *mcp.ClientSession) { p.rediscover("resources") }
-	} else if caps := owner.ClientCapabilities(); caps != nil {
-		// A client's own upstream session declares what the client declared.
+	// A list change, on the shared session or on a client's own, is rediscovered
+	// through the shared session (what the server offers is what that session
+	// lists) and announced to the clients.
+	opts.ToolListChangedHandler = func(context.Context, *mcp.ClientSession) { p.rediscover("tools") }
+	opts.PromptListChangedHandler = func(context.Context, *mcp.ClientSession) { p.rediscover("prompts") }
+	opts.ResourceListChangedHandler = func(context.Context, *mcp.ClientSession) { p.rediscover("resources") }
+	var caps *mcp.ClientCapabilities
+	if owner != nil {
+		caps = owner.ClientCapabilities()
+	}
+	if caps != nil {
+		// A client's own upstream session declares what the client declared (the
+		// shared one, everything the gateway can route).
 		if caps.Elicitation == nil {
 			opts.ElicitationHandler, opts.ElicitationURL = nil, false
 		}
@@ -347,7 +359,11 @@ func (p *upstreamPart) dial(ctx context.Context, owner *mcp.ServerSession, roots
 		uc.stderrDone = make(chan struct{})
 		go func() {
 			defer close(uc.stderrDone)
-			_, _ = io.Copy(p.stderr, rp)
+			// A writer of its own (children share the ring, not their partial
+			// lines) and a small buffer (io.Copy would take 32 KB for the child's
+			// whole life, and each client session may have a child); the struct
+			// hides the file's WriteTo, which would ignore the buffer.
+			_, _ = io.CopyBuffer(p.stderr.writer(), struct{ io.Reader }{rp}, make([]byte, stderrBuf))
 			rp.Close()
 		}()
 		t = st
@@ -453,19 +469,33 @@ func (p *upstreamPart) discover(ctx context.Context, uc *upConn) error {
 
 // rediscover runs discovery again after a list_changed, off the notification's
 // goroutine (the lists are requests on the same session).
+//
+// Rediscoveries of a kind coalesce: while one is waiting to start, another
+// notification of that kind adds nothing (an upstream that announces a change on
+// each of its per-client sessions causes one or two rediscoveries, not one each).
 func (p *upstreamPart) rediscover(kind string) {
 	p.mu.Lock()
 	uc := p.shared
 	closed := p.closed
-	if !closed {
+	queued := p.rediscoverQueued[kind]
+	if !closed && !queued {
 		p.wg.Add(1)
+		if p.rediscoverQueued == nil {
+			p.rediscoverQueued = map[string]bool{}
+		}
+		p.rediscoverQueued[kind] = true
 	}
 	p.mu.Unlock()
-	if closed {
+	if closed || queued {
 		return
 	}
 	go func() {
 		defer p.wg.Done()
+		dequeue := func() {
+			p.mu.Lock()
+			delete(p.rediscoverQueued, kind)
+			p.mu.Unlock()
+		}
 		ctx, cancel := context.WithTimeout(p.ctx, dialTimeout)
 		defer cancel()
 		// The notification may come while the session is being discovered: wait
@@ -480,14 +510,18 @@ func (p *upstreamPart) rediscover(kind string) {
 				break
 			}
 			if state != "starting" {
+				dequeue()
 				return
 			}
 			select {
 			case <-ch:
 			case <-ctx.Done():
+				dequeue()
 				return
 			}
 		}
+		// A change announced from now on needs a discovery after this one.
+		dequeue()
 		if err := p.discover(ctx, uc); err != nil && p.ctx.Err() == nil {
 			p.errs.Add("rediscovery: " + err.Error())
 			return
@@ -510,9 +544,9 @@ func (p *upstreamPart) connFor(ctx context.Context, ss *mcp.ServerSession) (*upC
 			p.mu.Unlock()
 			return nil, errors.New("server is shutting down")
 		}
-		if len(p.clients) >= maxClientUpstreams {
+		if max := p.maxClients(); len(p.clients) >= max {
 			p.mu.Unlock()
-			return nil, fmt.Errorf("too many client sessions (%d) for this server", maxClientUpstreams)
+			return nil, fmt.Errorf("too many client sessions: each of the %d allowed (maxSessions %d) has an upstream session of its own; try again when one ends", max, max)
 		}
 		slot = &clientSlot{ready: make(chan struct{})}
 		p.clients[ss] = slot
@@ -528,6 +562,14 @@ func (p *upstreamPart) connFor(ctx context.Context, ss *mcp.ServerSession) (*upC
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+}
+
+// maxClients is the cap on per-client upstream sessions.
+func (p *upstreamPart) maxClients() int {
+	if p.cfg.MaxSessions > 0 {
+		return p.cfg.MaxSessions
+	}
+	return defaultMaxClientUpstreams
 }
 
 // serveClient dials ss's own upstream session and closes it when either side ends.

@@ -108,6 +108,23 @@ func newTestUpstream() *mcp.Server {
 			}
 			return mcp.TextResult(fmt.Sprintf("%s %v", res.Action, res.Content["name"])), nil, nil
 		})
+	type afterArgs struct {
+		MS int `json:"ms"`
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: "ask_after", Description: "Waits ms milliseconds, then asks the user for a name."},
+		func(ctx context.Context, req *mcp.CallToolRequest, in afterArgs) (*mcp.CallToolResult, any, error) {
+			select {
+			case <-ctx.Done():
+				return nil, nil, ctx.Err()
+			case <-time.After(time.Duration(in.MS) * time.Millisecond):
+			}
+			res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "Your name?",
+				RequestedSchema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`)})
+			if err != nil {
+				return nil, nil, err
+			}
+			return mcp.TextResult(fmt.Sprintf("%s %v", res.Action, res.Content["name"])), nil, nil
+		})
 	mcp.AddTool(s, &mcp.Tool{Name: "sample", Description: "Asks the client's model."},
 		func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
 			res, err := req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{MaxTokens: 10,
