@@ -19,15 +19,11 @@ import (
 
 // alive reports whether a process with this pid exists and is not a zombie.
 func alive(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
+	state, _, ok := procStat(strconv.Itoa(pid))
+	if !ok {
 		return syscall.Kill(pid, 0) == nil
 	}
-	s := string(b)
-	if i := strings.LastIndexByte(s, ')'); i >= 0 && len(s) > i+2 {
-		return s[i+2] != 'Z'
-	}
-	return true
+	return state != "Z"
 }
 
 func waitFor(t *testing.T, what string, cond func() bool) {
@@ -194,21 +190,30 @@ func marked(t *testing.T, token string) (procs []string, zombies int) {
 		if err == nil && bytes.Contains(cmdline, []byte(token)) {
 			procs = append(procs, e.Name()+":"+strings.ReplaceAll(string(cmdline), "\x00", " ")[:20])
 		}
-		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		s := string(stat)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:])
-		if len(f) > 1 && f[0] == "Z" && f[1] == me {
+		if state, ppid, ok := procStat(e.Name()); ok && state == "Z" && ppid == me {
 			zombies++
 		}
 	}
 	return procs, zombies
+}
+
+// procStat reads the state and the parent's pid of process pid from /proc/pid/stat
+// (the fields after the command name, which may hold spaces and parentheses).
+func procStat(pid string) (state, ppid string, ok bool) {
+	stat, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return "", "", false
+	}
+	s := string(stat)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return "", "", false
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 2 {
+		return "", "", false
+	}
+	return f[0], f[1], true
 }
 
 func TestManyReloadsLeakNoProcess(t *testing.T) {

@@ -172,17 +172,8 @@ func demoChildren(t *testing.T, ppid int) []int {
 		if err != nil {
 			continue
 		}
-		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		s := string(stat)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:])
-		if len(f) < 2 || f[1] != strconv.Itoa(ppid) || f[0] == "Z" {
+		state, parent, ok := procStat(e.Name())
+		if !ok || parent != strconv.Itoa(ppid) || state == "Z" {
 			continue
 		}
 		if cmdline, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline"); strings.Contains(string(cmdline), "demo-upstream") {
