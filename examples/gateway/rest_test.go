@@ -762,6 +762,28 @@ func TestRESTOrderAndFilters(t *testing.T) {
 		}
 	}
 	byCreated := cmpKeys("-createdAt", "-id")
+	// filter is a tool's filter arguments and which of the unfiltered items it keeps.
+	type filter struct {
+		args map[string]any
+		keep func(map[string]any) bool
+	}
+	// checkFilters checks that each filter of tool returns exactly the items of all
+	// that it keeps, in all's order, and at least one; with narrow, not every one.
+	checkFilters := func(t *testing.T, tool string, all []map[string]any, narrow bool, fs []filter) {
+		t.Helper()
+		for _, f := range fs {
+			var want []string
+			for _, x := range all {
+				if f.keep(x) {
+					want = append(want, str(x, "id"))
+				}
+			}
+			got := list(t, tool, mergeArgs(f.args, map[string]any{"projectId": p1}))
+			if diff := cmp.Diff(want, pluck(got, "id")); diff != "" || len(want) == 0 || narrow && len(want) == len(all) {
+				t.Errorf("filter %v (-want +got, %d of %d wanted):\n%s", f.args, len(want), len(all), diff)
+			}
+		}
+	}
 	sorted(t, "projects", list(t, "list_projects", nil), cmpKeys("slug", "id"))
 	// page has no maximum short of what JSON clients count exactly: a far page is empty.
 	if res, sc := restCall(t, cs, "list_projects", map[string]any{"page": 99999999999}); res.IsError || len(items(t, sc)) != 0 ||
@@ -781,10 +803,7 @@ func TestRESTOrderAndFilters(t *testing.T) {
 		if ties == 0 {
 			t.Error("the sample data has no createdAt ties, so id as the tie-breaker is untested")
 		}
-		for _, f := range []struct {
-			args map[string]any
-			keep func(e map[string]any) bool
-		}{
+		checkFilters(t, "search_entities", all, false, []filter{
 			{map[string]any{"entityType": "guide"}, func(e map[string]any) bool { return e["entityType"] == "guide" }},
 			{map[string]any{"status": "publish_requested"}, func(e map[string]any) bool { return e["status"] == "publish_requested" }},
 			{map[string]any{"entityType": "concept", "conceptKind": "model"}, func(e map[string]any) bool {
@@ -796,18 +815,7 @@ func TestRESTOrderAndFilters(t *testing.T) {
 			{map[string]any{"search": "Big Five"}, func(e map[string]any) bool {
 				return strings.Contains(strings.ToLower(str(e, "title")), "big five") || strings.Contains(str(e, "slug"), "big five")
 			}},
-		} {
-			var want []string
-			for _, e := range all {
-				if f.keep(e) {
-					want = append(want, str(e, "id"))
-				}
-			}
-			got := list(t, "search_entities", mergeArgs(f.args, map[string]any{"projectId": p1}))
-			if diff := cmp.Diff(want, pluck(got, "id")); diff != "" || len(want) == 0 {
-				t.Errorf("filter %v (-want +got, %d wanted):\n%s", f.args, len(want), diff)
-			}
-		}
+		})
 	})
 
 	t.Run("list_search_performance", func(t *testing.T) {
@@ -838,27 +846,13 @@ func TestRESTOrderAndFilters(t *testing.T) {
 				break
 			}
 		}
-		for _, f := range []struct {
-			args map[string]any
-			keep func(r map[string]any) bool
-		}{
+		checkFilters(t, "list_search_performance", all, true, []filter{
 			{map[string]any{"query": "ALPHA"}, func(r map[string]any) bool { return strings.Contains(str(r, "query"), "alpha") }},
 			{map[string]any{"pageUrl": "/PAGES/"}, func(r map[string]any) bool { return strings.Contains(str(r, "pageUrl"), "/pages/") }},
 			{map[string]any{"entityId": strings.ToUpper(ent)}, func(r map[string]any) bool { return str(r, "entityId") == ent }},
 			{map[string]any{"dateStart": "2025-03-17"}, func(r map[string]any) bool { return str(r, "dateStart") >= "2025-03-17" }},
 			{map[string]any{"dateEnd": "2025-03-23T00:00:00Z"}, func(r map[string]any) bool { return str(r, "dateEnd") <= "2025-03-23" }},
-		} {
-			var want []string
-			for _, r := range all {
-				if f.keep(r) {
-					want = append(want, str(r, "id"))
-				}
-			}
-			got := list(t, "list_search_performance", mergeArgs(f.args, map[string]any{"projectId": p1}))
-			if diff := cmp.Diff(want, pluck(got, "id")); diff != "" || len(want) == 0 || len(want) == len(all) {
-				t.Errorf("filter %v (-want +got, %d of %d wanted):\n%s", f.args, len(want), len(all), diff)
-			}
-		}
+		})
 	})
 
 	t.Run("list_quotable_blocks", func(t *testing.T) {
@@ -866,27 +860,13 @@ func TestRESTOrderAndFilters(t *testing.T) {
 		sorted(t, "blocks", all, byCreated)
 		ent := str(all[0], "entityId")
 		until := func(b map[string]any) string { return str(b, "verifiedUntil") }
-		for _, f := range []struct {
-			args map[string]any
-			keep func(b map[string]any) bool
-		}{
+		checkFilters(t, "list_quotable_blocks", all, true, []filter{
 			{map[string]any{"entityId": ent}, func(b map[string]any) bool { return str(b, "entityId") == ent }},
 			{map[string]any{"claimType": "howto_step"}, func(b map[string]any) bool { return b["claimType"] == "howto_step" }},
 			{map[string]any{"topicTag": "VALIDITY"}, func(b map[string]any) bool { return strings.Contains(str(b, "topicTag"), "validity") }},
 			{map[string]any{"verifiedUntilBefore": "2026-01-01"}, func(b map[string]any) bool { return until(b) != "" && until(b) < "2026-01-01" }},
 			{map[string]any{"verifiedUntilAfter": "2026-01-01T00:00:00.000Z"}, func(b map[string]any) bool { return until(b) > "2026-01-01T00:00:00.000Z" }},
-		} {
-			var want []string
-			for _, b := range all {
-				if f.keep(b) {
-					want = append(want, str(b, "id"))
-				}
-			}
-			got := list(t, "list_quotable_blocks", mergeArgs(f.args, map[string]any{"projectId": p1}))
-			if diff := cmp.Diff(want, pluck(got, "id")); diff != "" || len(want) == 0 || len(want) == len(all) {
-				t.Errorf("filter %v (-want +got, %d of %d wanted):\n%s", f.args, len(want), len(all), diff)
-			}
-		}
+		})
 	})
 
 	t.Run("graph depth 2 is one hop further", func(t *testing.T) {
