@@ -1,17 +1,21 @@
 package mcp
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/wiremcp/wiremcp/internal/leaktest"
+	"github.com/wiremcp/wiremcp/jsonrpc"
+	"github.com/wiremcp/wiremcp/transport/sse"
 	"github.com/wiremcp/wiremcp/transport/streamable"
 )
 
@@ -303,5 +307,110 @@ func TestOutboxOverflowEndsTheStream(t *testing.T) {
 	}
 	if !found {
 		t.Error("the slow session ended with its stream")
+	}
+}
+
+// TestOutboxOverflowEndsTheSSEStream: over HTTP+SSE (2024-11-05), where one stream
+// carries everything, a session too slow for what is announced is told the same
+// way: its stream ends (and the connection with it), while the caller never waits.
+func TestOutboxOverflowEndsTheSSEStream(t *testing.T) {
+	leaktest.Check(t)
+	s := NewServer(Implementation{Name: "o", Version: "1"}, &ServerOptions{MaxQueuedNotifications: 4})
+	s.AddResource(&Resource{URI: "test://r", Name: "r"}, func(ctx context.Context, req *ReadResourceRequest) (*ReadResourceResult, error) {
+		return &ReadResourceResult{}, nil
+	})
+	h := sse.NewHandler(func(ctx context.Context, tr jsonrpc.Transport) error {
+		_, err := s.Connect(ctx, tr)
+		return err
+	}, &sse.HandlerOptions{WriteTimeout: stalledWriteTimeout})
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() {
+		srv.CloseClientConnections()
+		h.Shutdown(context.Background())
+		srv.Close()
+	})
+	ctx := testCtx(t)
+	// The stream is read through a 4 KiB receive buffer, 16 KiB at most every 5 ms.
+	d := &net.Dialer{}
+	hc := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := d.DialContext(ctx, network, addr)
+		if err == nil {
+			err = c.(*net.TCPConn).SetReadBuffer(4 << 10)
+		}
+		return c, err
+	}}}
+	// Not ctx: the stream must end because the server ends it, not by a deadline.
+	req, _ := http.NewRequestWithContext(t.Context(), "GET", srv.URL, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	stream, err := hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Body.Close()
+	br := bufio.NewReader(stream.Body)
+	endpoint := ""
+	for endpoint == "" {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		if data, ok := strings.CutPrefix(strings.TrimRight(line, "\r\n"), "data: "); ok {
+			endpoint = data
+		}
+	}
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		buf := make([]byte, 16<<10)
+		for {
+			if _, err := br.Read(buf); err != nil {
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+	post := func(body string) {
+		resp, err := http.Post(srv.URL+endpoint, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode/100 != 2 {
+			t.Fatalf("%s: %d", body, resp.StatusCode)
+		}
+	}
+	post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"slow","version":"1"}}}`)
+	post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	post(`{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"test://r"}}`)
+	for subscribed := false; !subscribed; {
+		for _, ss := range s.Sessions() {
+			if ci := ss.ClientInfo(); ci != nil && ci.Name == "slow" && ss.subscribed("test://r") {
+				subscribed = true
+			}
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("the subscription was never made")
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		pad := strings.Repeat("p", 64<<10)
+		for n := range 64 {
+			s.ResourceUpdated(ctx, fmt.Sprintf("test://r/%d/%s", n, pad))
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("announcing blocked for 60 s: the caller waits on the slow session")
+	}
+	select {
+	case <-ended:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the slow session's stream did not end after its notifications were dropped")
 	}
 }

@@ -18,7 +18,8 @@ import (
 // the client learns it missed some.
 
 // standaloneCloser is implemented by transports that carry notifications related to
-// no request on a stream of their own (streamable.ServerTransport: the GET stream).
+// no request on a stream (streamable.ServerTransport: the GET stream;
+// sse.ServerTransport: its one stream, whose end ends the connection).
 // When a session's queue overflows, that stream is ended, so that the client learns
 // it missed notifications (it may open the stream again, and list again what it
 // follows).

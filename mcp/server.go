@@ -66,8 +66,8 @@ type ServerOptions struct {
 	// client; when a session that does not keep up has this many waiting, further
 	// ones for it are dropped, logged and counted (ServerSession.DroppedNotifications),
 	// and the session's standalone stream, where its transport has one (Streamable
-	// HTTP's GET stream), is ended once per overflow so that the client learns it
-	// missed some. Zero means 1024.
+	// HTTP's GET stream; HTTP+SSE's one stream, and with it the connection), is ended
+	// once per overflow so that the client learns it missed some. Zero means 1024.
 	MaxQueuedNotifications int
 }
 

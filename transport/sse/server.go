@@ -252,6 +252,16 @@ func (t *ServerTransport) writeFrame(b []byte) error {
 	return nil
 }
 
+// CloseStandaloneStream ends the event stream and with it the connection (over
+// HTTP+SSE one stream carries everything, so this is Close; the client connects
+// again). mcp calls it for a session too slow to take the notifications queued for
+// it, once they start being dropped, so that the client learns it missed some. It
+// reports true.
+func (t *ServerTransport) CloseStandaloneStream() bool {
+	t.Close()
+	return true
+}
+
 // Close ends the stream. It is safe to call more than once.
 func (t *ServerTransport) Close() error {
 	t.once.Do(func() {
