@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wiremcp/wiremcp/internal/leaktest"
+	"github.com/wiremcp/wiremcp/internal/ssetest"
 	"github.com/wiremcp/wiremcp/jsonrpc"
 	"github.com/wiremcp/wiremcp/mcp"
 	"github.com/wiremcp/wiremcp/transport/sse"
@@ -167,17 +168,7 @@ func TestPrincipalReachesMCPHandlers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer stream.Body.Close()
-	br := bufio.NewReader(stream.Body)
-	endpoint := ""
-	for endpoint == "" {
-		line, err := br.ReadString('\n')
-		if err != nil {
-			t.Fatal(err)
-		}
-		if data, ok := strings.CutPrefix(strings.TrimRight(line, "\r\n"), "data: "); ok {
-			endpoint = data
-		}
-	}
+	endpoint := ssetest.Endpoint(t, bufio.NewReader(stream.Body))
 	for _, tok := range []string{"bob", "machine", "alice"} {
 		req, err := http.NewRequest("POST", ts.URL+endpoint, strings.NewReader(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
 		if err != nil {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/wiremcp/wiremcp/internal/leaktest"
+	"github.com/wiremcp/wiremcp/internal/ssetest"
 	"github.com/wiremcp/wiremcp/jsonrpc"
 	"github.com/wiremcp/wiremcp/transport/sse"
 	"github.com/wiremcp/wiremcp/transport/streamable"
@@ -348,16 +349,7 @@ func TestOutboxOverflowEndsTheSSEStream(t *testing.T) {
 	}
 	defer stream.Body.Close()
 	br := bufio.NewReader(stream.Body)
-	endpoint := ""
-	for endpoint == "" {
-		line, err := br.ReadString('\n')
-		if err != nil {
-			t.Fatal(err)
-		}
-		if data, ok := strings.CutPrefix(strings.TrimRight(line, "\r\n"), "data: "); ok {
-			endpoint = data
-		}
-	}
+	endpoint := ssetest.Endpoint(t, br)
 	ended := make(chan struct{})
 	go func() {
 		defer close(ended)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/wiremcp/wiremcp/auth"
 	"github.com/wiremcp/wiremcp/auth/authtest"
+	"github.com/wiremcp/wiremcp/internal/ssetest"
 	"github.com/wiremcp/wiremcp/mcp"
 	"github.com/wiremcp/wiremcp/transport/streamable"
 )
@@ -139,17 +140,7 @@ func TestAuthRequired(t *testing.T) {
 	if stream.StatusCode != 200 {
 		t.Fatalf("GET /mcp/notes/sse with Alice's token: %d", stream.StatusCode)
 	}
-	br := bufio.NewReader(stream.Body)
-	endpoint := ""
-	for endpoint == "" {
-		line, err := br.ReadString('\n')
-		if err != nil {
-			t.Fatal(err)
-		}
-		if data, ok := strings.CutPrefix(strings.TrimRight(line, "\r\n"), "data: "); ok {
-			endpoint = data
-		}
-	}
+	endpoint := ssetest.Endpoint(t, bufio.NewReader(stream.Body))
 	postSSE := func(token string) int {
 		req, _ := http.NewRequest("POST", srv.URL+endpoint, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
 		req.Header.Set("Content-Type", "application/json")
