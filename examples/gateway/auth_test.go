@@ -37,15 +37,7 @@ func TestAuthRequired(t *testing.T) {
 		t.Fatal(err)
 	}
 	ac := authConfig{issuer: is.URL, audience: aud, scope: "mcp:use"}
-	if err := ac.check(); err != nil {
-		t.Fatal(err)
-	}
-	h, err := protect(g, ac, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(func() { srv.CloseClientConnections(); g.Close(); srv.Close() })
+	srv := serveProtected(t, g, ac)
 
 	get := func(path, token string) *http.Response {
 		req, _ := http.NewRequest("GET", srv.URL+path, nil)
@@ -205,15 +197,7 @@ func TestAuthToolScopes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := ac.check(); err != nil {
-		t.Fatal(err)
-	}
-	h, err := protect(g, ac, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(func() { srv.CloseClientConnections(); g.Close(); srv.Close() })
+	srv := serveProtected(t, g, ac)
 
 	resp, err := http.Get(srv.URL + "/.well-known/oauth-protected-resource")
 	if err != nil {
@@ -318,4 +302,19 @@ func TestAuthToolScopes(t *testing.T) {
 			t.Errorf("%s %s: %d %q", path, tool, resp.StatusCode, resp.Header.Values("WWW-Authenticate"))
 		}
 	}
+}
+
+// serveProtected serves g behind the token checks of ac on a loopback test server.
+func serveProtected(t *testing.T, g *Gateway, ac authConfig) *httptest.Server {
+	t.Helper()
+	if err := ac.check(); err != nil {
+		t.Fatal(err)
+	}
+	h, err := protect(g, ac, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() { srv.CloseClientConnections(); g.Close(); srv.Close() })
+	return srv
 }
