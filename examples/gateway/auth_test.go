@@ -27,15 +27,8 @@ import (
 func TestAuthRequired(t *testing.T) {
 	const aud = "https://gateway.example/mcp"
 	is := authtest.NewIssuer(t)
-	cfg, err := ParseConfig([]byte(`{"servers": {"notes": {"description": "Notes.",
-	  "resources": {"readme": {"uri": "note://readme", "name": "readme", "text": "hello"}}}}}`), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := NewGateway(cfg, &Options{SessionOwner: auth.SessionOwner})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := ownedGateway(t, `{"servers": {"notes": {"description": "Notes.",
+	  "resources": {"readme": {"uri": "note://readme", "name": "readme", "text": "hello"}}}}}`)
 	ac := authConfig{issuer: is.URL, audience: aud, scope: "mcp:use"}
 	srv := serveProtected(t, g, ac)
 
@@ -181,16 +174,9 @@ func TestAuthFlags(t *testing.T) {
 func TestAuthToolScopes(t *testing.T) {
 	const aud = "https://gateway.example/mcp"
 	is := authtest.NewIssuer(t)
-	cfg, err := ParseConfig([]byte(`{"all": true, "cors": {"allowedOrigins": ["https://app.example.com"]}, "servers": {"ops": {"tools": {
+	g := ownedGateway(t, `{"all": true, "cors": {"allowedOrigins": ["https://app.example.com"]}, "servers": {"ops": {"tools": {
 	  "status":  {"command": {"argv": ["echo", "fine"]}},
-	  "restart": {"command": {"argv": ["echo", "restarted"]}}}}}}`), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := NewGateway(cfg, &Options{SessionOwner: auth.SessionOwner})
-	if err != nil {
-		t.Fatal(err)
-	}
+	  "restart": {"command": {"argv": ["echo", "restarted"]}}}}}}`)
 	ac := authConfig{issuer: is.URL, audience: aud, scope: "mcp:use"}
 	for _, v := range []string{"ops/restart=ops:write", "ops/restart=ops:write ops:admin"} {
 		if err := ac.addToolScope(v); err != nil {
@@ -302,6 +288,21 @@ func TestAuthToolScopes(t *testing.T) {
 			t.Errorf("%s %s: %d %q", path, tool, resp.StatusCode, resp.Header.Values("WWW-Authenticate"))
 		}
 	}
+}
+
+// ownedGateway starts a gateway on cfg whose sessions belong to the principal that
+// opened them (auth.SessionOwner), as main sets it up with -auth-issuer.
+func ownedGateway(t *testing.T, cfg string) *Gateway {
+	t.Helper()
+	c, err := ParseConfig([]byte(cfg), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := NewGateway(c, &Options{SessionOwner: auth.SessionOwner})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
 }
 
 // serveProtected serves g behind the token checks of ac on a loopback test server.
