@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -240,7 +241,15 @@ func (s *Server) completeResult(method string, res any) (any, error) {
 	raw, ok := res.(json.RawMessage)
 	if !ok {
 		var err error
-		if raw, err = json.Marshal(res); err != nil {
+		if m, isM := res.(json.Marshaler); isM && !isNilPointer(res) {
+			// The type's own encoder: json.Marshal would run it and then read its
+			// whole output again. The bytes are checked on the way out (see
+			// jsonrpc's marshalResult).
+			raw, err = m.MarshalJSON()
+		} else {
+			raw, err = json.Marshal(res)
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -536,4 +545,11 @@ func autoKey(ctx context.Context, prefix string) string {
 	n := ri.autoSeq
 	ri.mu.Unlock()
 	return fmt.Sprintf("%s-%d", prefix, n)
+}
+
+// isNilPointer reports whether v is a nil pointer (whose MarshalJSON may not be
+// callable; json.Marshal writes null for it).
+func isNilPointer(v any) bool {
+	p := reflect.ValueOf(v)
+	return p.Kind() == reflect.Pointer && p.IsNil()
 }

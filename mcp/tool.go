@@ -1,8 +1,12 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+
+	"github.com/wiremcp/wiremcp/jsonrpc"
 )
 
 // Tool describes a tool the server offers.
@@ -82,38 +86,82 @@ type wireCallToolResult struct {
 }
 
 // MarshalJSON encodes the result; content is always present (possibly empty).
+//
+// Structured content given as a json.RawMessage is written as it is, not read
+// again by encoding/json (whose check would be a second pass over bytes the
+// caller encoded); if it is not valid JSON, neither is the result, and whoever
+// takes the result's bytes refuses them: json.Marshal of the result returns an
+// error, and a server answers the call with an internal error.
 func (r *CallToolResult) MarshalJSON() ([]byte, error) {
 	w := wireCallToolResult{Content: make([]any, len(r.Content)), IsError: r.IsError, Meta: r.Meta}
 	for i, c := range r.Content {
 		w.Content[i] = wireOf(c)
 	}
-	if r.StructuredContent != nil {
-		w.StructuredContent = r.StructuredContent
+	raw, isRaw := r.StructuredContent.(json.RawMessage)
+	if !isRaw || len(raw) == 0 {
+		if r.StructuredContent != nil && !(isRaw && len(raw) == 0) {
+			w.StructuredContent = r.StructuredContent
+		}
+		return json.Marshal(&w)
 	}
-	return json.Marshal(&w)
+	// {"content":[…],"structuredContent":RAW,"isError":…,"_meta":…}: the members
+	// in the order of wireCallToolResult.
+	content, err := json.Marshal(w.Content)
+	if err != nil {
+		return nil, err
+	}
+	tail, err := json.Marshal(&wireCallToolResult{IsError: w.IsError, Meta: w.Meta}) // {"content":null…}
+	if err != nil {
+		return nil, err
+	}
+	tail = tail[len(`{"content":null`):] // "}" or ",…}"
+	out := make([]byte, 0, len(`{"content":,"structuredContent":`)+len(content)+len(raw)+len(tail))
+	out = append(out, `{"content":`...)
+	out = append(out, content...)
+	out = append(out, `,"structuredContent":`...)
+	out = append(out, raw...)
+	return append(out, tail...), nil
 }
 
 // UnmarshalJSON decodes a result; StructuredContent becomes a json.RawMessage.
+//
+// The object is read once, by the scanner that reads every message (the member
+// names matched exactly, as everywhere else): structured content is kept as the
+// bytes it came as, and only the content blocks, isError and _meta are decoded.
 func (r *CallToolResult) UnmarshalJSON(b []byte) error {
-	// The blocks are decoded in the same pass as the rest (not kept raw and decoded
-	// again): a result is read once.
-	var w struct {
-		Content           []wireContent   `json:"content"`
-		StructuredContent json.RawMessage `json:"structuredContent"`
-		IsError           bool            `json:"isError"`
-		Meta              Meta            `json:"_meta"`
+	if string(bytes.TrimSpace(b)) == "null" {
+		*r = CallToolResult{Content: []Content{}} // as encoding/json leaves a struct
+		return nil
 	}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return err
+	var (
+		out  = CallToolResult{Content: []Content{}}
+		werr error
+	)
+	ok := jsonrpc.Members(b, func(name, value []byte) bool {
+		switch string(name) {
+		case "content":
+			var ws []wireContent
+			if werr = json.Unmarshal(value, &ws); werr == nil {
+				out.Content, werr = contentList(ws)
+			}
+		case "structuredContent":
+			if string(value) != "null" {
+				out.StructuredContent = json.RawMessage(bytes.Clone(value))
+			}
+		case "isError":
+			werr = json.Unmarshal(value, &out.IsError)
+		case "_meta":
+			werr = json.Unmarshal(value, &out.Meta)
+		}
+		return werr == nil
+	})
+	if werr != nil {
+		return werr
 	}
-	blocks, err := contentList(w.Content)
-	if err != nil {
-		return err
+	if !ok {
+		return errors.New("mcp: a tools/call result must be a well-formed JSON object")
 	}
-	*r = CallToolResult{Content: blocks, IsError: w.IsError, Meta: w.Meta}
-	if len(w.StructuredContent) > 0 && string(w.StructuredContent) != "null" {
-		r.StructuredContent = w.StructuredContent
-	}
+	*r = out
 	return nil
 }
 
