@@ -189,6 +189,19 @@ func benchOne(b *testing.B, cs *mcp.ClientSession, svc *Service, direct *sql.DB,
 	b.ReportMetric(float64(pf.Microseconds())/1000, "p50-http-floor-ms")
 	b.ReportMetric(100*(float64(pm)-float64(pd))/float64(pd), "overhead-%")
 	b.ReportMetric(100*(float64(pf)-float64(pd))/float64(pd), "http-floor-%")
+	// The same, paired: the median of each iteration's difference from duckdb-go,
+	// run moments apart, so that drifts of the machine between iterations cancel.
+	b.ReportMetric(100*float64(medianDiff(times[1], times[0]))/float64(pd), "paired-overhead-%")
+	b.ReportMetric(100*float64(medianDiff(times[3], times[0]))/float64(pd), "paired-floor-%")
+}
+
+// medianDiff returns the median of a[i]-b[i].
+func medianDiff(a, b []time.Duration) time.Duration {
+	d := make([]time.Duration, min(len(a), len(b)))
+	for i := range d {
+		d[i] = a[i] - b[i]
+	}
+	return median(d)
 }
 
 func median(ds []time.Duration) time.Duration {
@@ -270,4 +283,20 @@ func BenchmarkCatalog10k(b *testing.B) {
 		}
 		b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/page")
 	})
+}
+
+// BenchmarkLargeResult measures execute_query returning 1,000 rows of the sample
+// catalog's orders (every column: ids, timestamps, decimals, text; about 110 KB of
+// JSON as structured content and again as text) over stateless HTTP with our client.
+func BenchmarkLargeResult(b *testing.B) {
+	svc := newTestService(b, sampleDir(b), Config{})
+	cs := connectHTTP(b, startHTTP(b, svc).URL, "")
+	args, _ := json.Marshal(map[string]any{"path": "retail/shop/sales", "sql": "SELECT * FROM orders ORDER BY order_id LIMIT 1000"})
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "execute_query", Arguments: args})
+		if err != nil || res.IsError {
+			b.Fatalf("execute_query: %v %s", err, text(res))
+		}
+	}
 }
