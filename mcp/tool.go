@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/wiremcp/wiremcp/jsonrpc"
 )
@@ -125,32 +126,33 @@ func (r *CallToolResult) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a result; StructuredContent becomes a json.RawMessage.
 //
-// The object is read once, by the scanner that reads every message (the member
-// names matched exactly, as everywhere else): structured content is kept as the
-// bytes it came as, and only the content blocks, isError and _meta are decoded.
+// A result with structured content is read once, by the scanner that reads every
+// message: the structured content is kept as the bytes it came as (encoding/json
+// would check it and then skip over it again), and only the content blocks,
+// isError and _meta are decoded. Member names are matched as encoding/json matches
+// them (exactly, else without regard to case; a later member wins), so both ways
+// decode alike.
 func (r *CallToolResult) UnmarshalJSON(b []byte) error {
-	if string(bytes.TrimSpace(b)) == "null" {
-		*r = CallToolResult{Content: []Content{}} // as encoding/json leaves a struct
-		return nil
+	if !bytes.Contains(b, []byte(`"structuredContent"`)) {
+		return r.unmarshalPlain(b)
 	}
-	var (
-		out  = CallToolResult{Content: []Content{}}
-		werr error
-	)
+	out := CallToolResult{Content: []Content{}}
+	var werr error
 	ok := jsonrpc.Members(b, func(name, value []byte) bool {
-		switch string(name) {
-		case "content":
+		switch {
+		case memberIs(name, "content"):
 			var ws []wireContent
 			if werr = json.Unmarshal(value, &ws); werr == nil {
 				out.Content, werr = contentList(ws)
 			}
-		case "structuredContent":
+		case memberIs(name, "structuredContent"):
+			out.StructuredContent = nil
 			if string(value) != "null" {
 				out.StructuredContent = json.RawMessage(bytes.Clone(value))
 			}
-		case "isError":
+		case memberIs(name, "isError"):
 			werr = json.Unmarshal(value, &out.IsError)
-		case "_meta":
+		case memberIs(name, "_meta"):
 			werr = json.Unmarshal(value, &out.Meta)
 		}
 		return werr == nil
@@ -162,6 +164,36 @@ func (r *CallToolResult) UnmarshalJSON(b []byte) error {
 		return errors.New("mcp: a tools/call result must be a well-formed JSON object")
 	}
 	*r = out
+	return nil
+}
+
+// memberIs reports whether a member name selects the field name, as encoding/json
+// decides it: the same name, or the same but for case.
+func memberIs(member []byte, name string) bool {
+	return string(member) == name || strings.EqualFold(string(member), name)
+}
+
+// unmarshalPlain decodes a result without structured content with encoding/json.
+func (r *CallToolResult) unmarshalPlain(b []byte) error {
+	// The blocks are decoded in the same pass as the rest (not kept raw and decoded
+	// again): a result is read once.
+	var w struct {
+		Content           []wireContent   `json:"content"`
+		StructuredContent json.RawMessage `json:"structuredContent"`
+		IsError           bool            `json:"isError"`
+		Meta              Meta            `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	blocks, err := contentList(w.Content)
+	if err != nil {
+		return err
+	}
+	*r = CallToolResult{Content: blocks, IsError: w.IsError, Meta: w.Meta}
+	if len(w.StructuredContent) > 0 && string(w.StructuredContent) != "null" {
+		r.StructuredContent = w.StructuredContent
+	}
 	return nil
 }
 
