@@ -309,3 +309,25 @@ func TestLoadSymlinks(t *testing.T) {
 		t.Errorf("diagnostics do not say why: %q", diags)
 	}
 }
+
+// TestWatchLinkedDir: a catalog folder reached through a symbolic link (which Load
+// reads) is watched too: a change below it is seen.
+func TestWatchLinkedDir(t *testing.T) {
+	root := testCatalog(t)
+	link := filepath.Join(t.TempDir(), "catalog")
+	if err := os.Symlink(root, link); err != nil {
+		t.Fatal(err)
+	}
+	before, err := Fingerprint(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, root, map[string]string{"retail/shop/extra.sql": "-- @source e\nSELECT 1"})
+	after, err := Fingerprint(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before == after {
+		t.Error("a new model under a linked catalog folder left the fingerprint unchanged")
+	}
+}
