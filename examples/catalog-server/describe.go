@@ -34,6 +34,7 @@ type Description struct {
 	Title       string          `json:"title,omitempty"`      // notebook
 	Markdown    string          `json:"markdown,omitempty"`   // notebook
 	Error       string          `json:"error,omitempty"`      // why a source or model cannot be read
+	Problems    []string        `json:"problems,omitempty"`   // project, package: files that were skipped, and why
 }
 
 // SourceSummary is a source as its model's description lists it.
@@ -70,6 +71,11 @@ func (s *Service) Describe(ctx context.Context, path string) (*Description, erro
 	}
 	switch e.Kind {
 	case catalog.KindProject, catalog.KindPackage:
+		if e.Kind == catalog.KindProject {
+			d.Problems = e.Project.Problems
+		} else {
+			d.Problems = e.Package.Problems
+		}
 		d.Contents = []Item{}
 		for _, c := range e.Children {
 			d.Contents = append(d.Contents, itemOf(c))

@@ -331,3 +331,35 @@ func TestWatchLinkedDir(t *testing.T) {
 		t.Error("a new model under a linked catalog folder left the fingerprint unchanged")
 	}
 }
+
+// TestSkippedFilesExplained: a file that does not load leaves the rest of its
+// package served, its package (or project) lists it as a problem, and asking for
+// the object it would have made says why it is missing.
+func TestSkippedFilesExplained(t *testing.T) {
+	c, err := Load(testCatalog(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ path, why string }{
+		{"retail/broken/m", "retail/broken/m.sql: skipped: line 1: SQL before any @source"},
+		{"retail/bad", `retail/bad/manifest.json: skipped: unknown engine "oracle"`},
+	} {
+		_, err := c.Resolve(tc.path)
+		var nf *NotFoundError
+		if !errors.As(err, &nf) || !strings.Contains(nf.Skipped, tc.why) || !strings.Contains(err.Error(), tc.why) {
+			t.Errorf("%s: %v", tc.path, err)
+		}
+	}
+	if _, err := c.Resolve("retail/broken/nosuch"); err == nil || strings.Contains(err.Error(), "skipped") {
+		t.Errorf("a name no file had: %v", err)
+	}
+	if got := c.Lookup("retail/broken").Package.Problems; len(got) != 1 || !strings.Contains(got[0], "m.sql: skipped") {
+		t.Errorf("package problems %q", got)
+	}
+	if got := strings.Join(c.Lookup("retail").Project.Problems, "\n"); !strings.Contains(got, "retail/bad/manifest.json") {
+		t.Errorf("project problems %q", got)
+	}
+	if got := c.Lookup("retail/shop").Package.Problems; len(got) != 0 {
+		t.Errorf("a clean package has problems %q", got)
+	}
+}
