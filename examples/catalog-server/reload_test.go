@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wiremcp/wiremcp/mcp"
+	"github.com/wiremcp/wiremcp/transport/memory"
 )
 
 func writeFiles(t *testing.T, dir string, files map[string]string) {
@@ -129,5 +130,69 @@ func TestHotReloadEdits(t *testing.T) {
 	})
 	if _, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "catalog://notebook/p/k/nb"}); !mcp.IsResourceNotFound(err) {
 		t.Errorf("the removed notebook's resource: %v", err)
+	}
+}
+
+// TestSessionFollowsReloads: a session that outlives reloads (stdio's) sees objects
+// come and go in resources/list, and is told the list changed.
+func TestSessionFollowsReloads(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"p/k/manifest.json": "{}", "p/k/m.sql": "-- @source a\nSELECT 1 AS x;\n"})
+	svc := newTestService(t, dir, Config{SkipEngines: true})
+	srv := newMCPServer(svc, "test")
+	followReloads(srv, svc)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	st, ct := memory.NewPair()
+	if _, err := srv.Connect(ctx, st); err != nil {
+		t.Fatal(err)
+	}
+	changed := make(chan struct{}, 16)
+	// A revision whose sessions are told of list changes by notification, as
+	// stdio clients such as the TypeScript SDK's are.
+	cs, err := mcp.NewClient(mcp.Implementation{Name: "catalog-test", Version: "1"}, &mcp.ClientOptions{
+		ProtocolVersion:            "2025-11-25",
+		ResourceListChangedHandler: func(context.Context, *mcp.ClientSession) { changed <- struct{}{} },
+	}).Connect(ctx, ct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	listed := func() map[string]bool {
+		t.Helper()
+		out := map[string]bool{}
+		for r, err := range cs.Resources(ctx) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[r.URI] = true
+		}
+		return out
+	}
+	reload := func() {
+		t.Helper()
+		if err := svc.Reload(ctx); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			t.Fatal("no notifications/resources/list_changed after a reload")
+		}
+	}
+	if l := listed(); !l["catalog://source/p/k/m/a"] || l["catalog://model/p/k/n"] {
+		t.Fatalf("before: %v", l)
+	}
+	writeFiles(t, dir, map[string]string{"p/k/n.sql": "-- @source b\nSELECT 2 AS y;\n"})
+	reload()
+	if l := listed(); !l["catalog://source/p/k/n/b"] || !l["catalog://model/p/k/m"] {
+		t.Errorf("after a model was added: %v", l)
+	}
+	if err := os.Remove(filepath.Join(dir, "p/k/m.sql")); err != nil {
+		t.Fatal(err)
+	}
+	reload()
+	if l := listed(); l["catalog://model/p/k/m"] || l["catalog://source/p/k/m/a"] || !l["catalog://model/p/k/n"] {
+		t.Errorf("after a model was removed: %v", l)
 	}
 }
