@@ -363,3 +363,52 @@ func TestSkippedFilesExplained(t *testing.T) {
 		t.Errorf("a clean package has problems %q", got)
 	}
 }
+
+// TestSearchRanking: an exact name beats a name prefix, which beats a name
+// substring, a column, then a description; among equals a shallower object comes
+// first, then the path decides.
+func TestSearchRanking(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, map[string]string{
+		"p/k/manifest.json": `{"description": "figures about returns"}`,
+		"p/k/m.sql": `-- @source returns
+SELECT 1;
+-- @source returns_daily
+SELECT 1;
+-- @source late_returns
+SELECT 1;
+-- @source orders
+SELECT 1;
+-- Goods sent back: see returns.
+-- @source refunds
+SELECT 1;
+-- @source zz
+SELECT 1;
+`,
+		"returns/k/manifest.json": `{}`,
+		"returns/k/m.sql":         "-- @source a\nSELECT 1;\n",
+	})
+	c, err := Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Lookup("p/k/m/orders").Columns = []string{"id", "returns"}
+	c.Lookup("p/k/m/zz").Columns = []string{"returns_count"}
+	var got []string
+	for _, h := range c.Search("returns", 20) {
+		got = append(got, h.Entry.Path+" "+h.Match)
+	}
+	want := []string{
+		"returns name",                  // exact name, a project
+		"p/k/m/returns name",            // exact name, deeper
+		"p/k/m/returns_daily name",      // prefix
+		"p/k/m/late_returns name",       // substring
+		"p/k/m/orders column returns",   // a column named so
+		"p/k/m/zz column returns_count", // a column containing it
+		"p/k description",               // descriptions, shallower first
+		"p/k/m/refunds description",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("ranking (-want +got):\n%s", d)
+	}
+}
