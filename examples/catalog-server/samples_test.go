@@ -6,7 +6,8 @@ import (
 
 // TestSampleQueriesRun runs every named query and notebook cell of the built-in
 // sample catalog, with parameters of their declared types, over MCP: each answers
-// rows (a user trying the samples meets no broken query).
+// rows (a user trying the samples meets no broken query), and every object
+// describes without error.
 func TestSampleQueriesRun(t *testing.T) {
 	svc := newTestService(t, sampleDir(t), Config{})
 	cs := connectHTTP(t, startHTTP(t, svc).URL, "")
@@ -42,5 +43,16 @@ func TestSampleQueriesRun(t *testing.T) {
 	}
 	if n != len(params) {
 		t.Errorf("%d sample queries, %d known", n, len(params))
+	}
+	// Every object describes without error; every source has columns and rows.
+	for _, e := range svc.Catalog().Entries() {
+		var d Description
+		r := call(t, cs, "describe", map[string]any{"path": e.Path}, &d)
+		if r.IsError || d.Error != "" || len(d.Problems) > 0 {
+			t.Errorf("describe %s: %s", e.Path, text(r))
+		}
+		if e.Kind == "source" && (len(d.Columns) == 0 || d.RowCount == nil || *d.RowCount == 0) {
+			t.Errorf("source %s: %d columns, row count %v", e.Path, len(d.Columns), d.RowCount)
+		}
 	}
 }
