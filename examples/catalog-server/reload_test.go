@@ -26,8 +26,8 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 }
 
 // TestHotReloadEdits edits a watched catalog under a running server: a model's
-// queries change and one is added, a notebook gains a cell and is removed, a model
-// is broken and fixed. Each change is served without a restart; a broken file says
+// queries change and one is added, a notebook gains a cell, a model is broken and
+// fixed (its added query gone again), a notebook is added and one removed. Each change is served without a restart; a broken file says
 // why it is missing and the rest of the package stays served.
 func TestHotReloadEdits(t *testing.T) {
 	dir := t.TempDir()
@@ -120,6 +120,17 @@ func TestHotReloadEdits(t *testing.T) {
 	if len(pkg.Problems) != 0 {
 		t.Errorf("problems after the fix: %q", pkg.Problems)
 	}
+	// The fixed model is the first one again: its query "biggest" is gone.
+	var te toolError
+	if r := call(t, cs, "execute_query", map[string]any{"path": "p/k/m/biggest"}, &te); !r.IsError || te.Kind != "not_found" {
+		t.Errorf("a removed query: %s", text(r))
+	}
+
+	// A new notebook.
+	writeFiles(t, dir, map[string]string{"p/k/nb2.md": "# More\n\n<!-- model: other -->\n\n```sql\nSELECT max(y) FROM b\n```\n"})
+	eventually("the new notebook", "execute_query", map[string]any{"path": "p/k/nb2/cell-1"}, func(r *mcp.CallToolResult, sc map[string]any) bool {
+		return firstCell(r, sc) == float64(102)
+	})
 
 	// A notebook removed.
 	if err := os.Remove(filepath.Join(dir, "p/k/nb.md")); err != nil {
