@@ -11,7 +11,8 @@ import (
 	"github.com/wiremcp/wiremcp/mcp"
 )
 
-// pagesAcross lists every resource and every item of list_catalog at path, taking
+// pagesAcross lists every resource, then every resource template (the two in one
+// list), and every item of list_catalog at path, taking
 // page i from sessions[i % len(sessions)] with the cursor the previous page gave:
 // a client whose requests a load balancer spreads over replicas.
 func pagesAcross(t *testing.T, sessions []*mcp.ClientSession, path string) (resources, items []string) {
@@ -28,6 +29,21 @@ func pagesAcross(t *testing.T, sessions []*mcp.ClientSession, path string) (reso
 		}
 		for _, res := range r.Resources {
 			resources = append(resources, res.URI)
+		}
+		if cursor = r.NextCursor; cursor == "" {
+			break
+		}
+	}
+	for i := 0; ; i++ {
+		if i > 1000 {
+			t.Fatal("resources/templates/list does not end")
+		}
+		r, err := sessions[i%len(sessions)].ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{Cursor: cursor})
+		if err != nil {
+			t.Fatalf("resources/templates/list page %d: %v", i, err)
+		}
+		for _, tmpl := range r.ResourceTemplates {
+			resources = append(resources, tmpl.URITemplate)
 		}
 		if cursor = r.NextCursor; cursor == "" {
 			break
@@ -78,7 +94,7 @@ func TestReplicaPagesAgree(t *testing.T) {
 	csB := connectHTTP(t, startHTTP(t, b).URL, "")
 
 	wantRes, wantItems := pagesAcross(t, []*mcp.ClientSession{csB}, "p/k/m")
-	if len(wantRes) != len(b.Catalog().Entries()) || len(wantItems) != 12 {
+	if len(wantRes) != len(b.Catalog().Entries())+len(templates) || len(wantItems) != 12 {
 		t.Fatalf("one replica lists %d resources (catalog: %d) and %d sources", len(wantRes), len(b.Catalog().Entries()), len(wantItems))
 	}
 	for name, sessions := range map[string][]*mcp.ClientSession{"A first": {csA, csB}, "B first": {csB, csA}, "A alone": {csA}} {
