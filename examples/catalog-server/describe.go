@@ -34,6 +34,7 @@ type Description struct {
 	Title       string          `json:"title,omitempty"`      // notebook
 	Markdown    string          `json:"markdown,omitempty"`   // notebook
 	Error       string          `json:"error,omitempty"`      // why a source or model cannot be read
+	Problems    []string        `json:"problems,omitempty"`   // project, package: files that were skipped, and why
 }
 
 // SourceSummary is a source as its model's description lists it.
@@ -70,6 +71,11 @@ func (s *Service) Describe(ctx context.Context, path string) (*Description, erro
 	}
 	switch e.Kind {
 	case catalog.KindProject, catalog.KindPackage:
+		if e.Kind == catalog.KindProject {
+			d.Problems = e.Project.Problems
+		} else {
+			d.Problems = e.Package.Problems
+		}
 		d.Contents = []Item{}
 		for _, c := range e.Children {
 			d.Contents = append(d.Contents, itemOf(c))
@@ -185,8 +191,8 @@ var templateVars = map[catalog.Kind][]string{
 	catalog.KindNotebook: {"project", "package", "notebook"},
 }
 
-// registerResources adds the templates and one listed resource per object, and
-// keeps the listed resources in step with reloads.
+// registerResources adds the templates and one listed resource per object of the
+// current catalog. followReloads keeps the listed resources in step with reloads.
 func registerResources(s *mcp.Server, svc *Service) {
 	for _, t := range templates {
 		kind := t.kind
@@ -199,32 +205,42 @@ func registerResources(s *mcp.Server, svc *Service) {
 				return svc.readResource(ctx, req.Params.URI, kind, strings.Join(segs, "/"))
 			})
 	}
-	sync := func(old, cur *catalog.Catalog) {
-		if old != nil {
-			var gone []string
-			for _, e := range old.Entries() {
-				if n := cur.Lookup(e.Path); n == nil || n.Kind != e.Kind {
-					gone = append(gone, uriOf(e))
-				}
+	syncResources(s, svc, nil, svc.Catalog())
+}
+
+// followReloads keeps the resources s lists in step with svc's reloads, for a
+// server whose sessions outlive a reload (stdio): objects that went are removed,
+// new ones added at the end of the listing (and clients told the list changed),
+// unchanged ones keep their place. Call it before the catalog is watched.
+func followReloads(s *mcp.Server, svc *Service) {
+	svc.OnReload(func(old, cur *catalog.Catalog) { syncResources(s, svc, old, cur) })
+}
+
+// syncResources registers the objects of cur that are new or changed since old
+// (every object when old is nil) and removes those that went.
+func syncResources(s *mcp.Server, svc *Service, old, cur *catalog.Catalog) {
+	if old != nil {
+		var gone []string
+		for _, e := range old.Entries() {
+			if n := cur.Lookup(e.Path); n == nil || n.Kind != e.Kind {
+				gone = append(gone, uriOf(e))
 			}
-			s.RemoveResources(gone...)
 		}
-		for _, e := range cur.Entries() {
-			if old != nil {
-				if o := old.Lookup(e.Path); o != nil && o.Kind == e.Kind && o.Description == e.Description {
-					continue // unchanged: keep its place in the listing
-				}
-			}
-			kind := e.Kind
-			path := e.Path
-			s.AddResource(&mcp.Resource{URI: uriOf(e), Name: e.Path, Title: e.Name, Description: fmt.Sprintf("%s: %s", e.Kind, e.Description), MIMEType: "application/json"},
-				func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-					return svc.readResource(ctx, req.Params.URI, kind, path)
-				})
-		}
+		s.RemoveResources(gone...)
 	}
-	sync(nil, svc.Catalog())
-	svc.OnReload(sync)
+	for _, e := range cur.Entries() {
+		if old != nil {
+			if o := old.Lookup(e.Path); o != nil && o.Kind == e.Kind && o.Description == e.Description {
+				continue // unchanged: keep its place in the listing
+			}
+		}
+		kind := e.Kind
+		path := e.Path
+		s.AddResource(&mcp.Resource{URI: uriOf(e), Name: e.Path, Title: e.Name, Description: fmt.Sprintf("%s: %s", e.Kind, e.Description), MIMEType: "application/json"},
+			func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+				return svc.readResource(ctx, req.Params.URI, kind, path)
+			})
+	}
 }
 
 func (s *Service) readResource(ctx context.Context, uri string, kind catalog.Kind, path string) (*mcp.ReadResourceResult, error) {

@@ -60,15 +60,13 @@ func newTestService(t testing.TB, dir string, cfg Config) *Service {
 // startHTTP serves svc over stateless Streamable HTTP on a loopback test server.
 func startHTTP(t testing.TB, svc *Service) *httptest.Server {
 	t.Helper()
-	srv := newMCPServer(svc, "test")
-	h := newHTTPHandler(context.Background(), srv)
+	h := newHTTPHandler(context.Background(), svc, "test")
 	ts := httptest.NewServer(h)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		h.Shutdown(ctx)
 		ts.Close()
-		srv.Close()
 	})
 	return ts
 }

@@ -15,11 +15,13 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 	"time"
 
 	_ "github.com/duckdb/duckdb-go/v2" // registers the "duckdb" database/sql driver
 
+	"github.com/wiremcp/wiremcp/examples/catalog-server/catalog"
 	"github.com/wiremcp/wiremcp/jsonrpc"
 	"github.com/wiremcp/wiremcp/mcp"
 	"github.com/wiremcp/wiremcp/transport/stdio"
@@ -111,6 +113,16 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, lo
 		return err
 	}
 	defer svc.Close()
+	// The MCP side follows reloads from the first one on: built before the watch.
+	var srv *mcp.Server
+	var h *streamable.Handler
+	if o.stdio {
+		srv = newMCPServer(svc, version)
+		followReloads(srv, svc)
+		defer srv.Close()
+	} else {
+		h = newHTTPHandler(ctx, svc, version)
+	}
 	watchDone := make(chan struct{})
 	if o.dir != "" {
 		go func() { defer close(watchDone); svc.Watch(ctx, o.poll) }()
@@ -118,8 +130,6 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, lo
 		close(watchDone)
 	}
 	defer func() { cancel(); <-watchDone }()
-	srv := newMCPServer(svc, version)
-	defer srv.Close()
 
 	if o.stdio {
 		err := srv.Run(ctx, stdio.New(stdin, stdout, nil))
@@ -132,7 +142,6 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, lo
 	if err != nil {
 		return err
 	}
-	h := newHTTPHandler(ctx, srv)
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", h)
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
@@ -159,11 +168,25 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, lo
 	return nil
 }
 
-// newHTTPHandler serves srv over Streamable HTTP in stateless mode: every POST is
+// newHTTPHandler serves svc over Streamable HTTP in stateless mode: every POST is
 // served on its own, so any replica can answer any request.
-func newHTTPHandler(ctx context.Context, srv *mcp.Server) *streamable.Handler {
+//
+// Each POST is served by an MCP server built for the catalog as it is, rebuilt on
+// every reload, so that the order of resources/list, and with it what its cursors
+// mean, depends only on the catalog: replicas that loaded the same catalog continue
+// each other's pages whatever their histories. (A server that follows reloads in
+// place, as stdio's does, lists new objects last.) Call it before the catalog is
+// watched.
+func newHTTPHandler(ctx context.Context, svc *Service, version string) *streamable.Handler {
+	var cur atomic.Pointer[mcp.Server]
+	cur.Store(newMCPServer(svc, version))
+	svc.OnReload(func(_, _ *catalog.Catalog) {
+		// The server replaced holds nothing to release (no tasks): requests
+		// still running on it finish there.
+		cur.Store(newMCPServer(svc, version))
+	})
 	return streamable.NewHandler(func(_ context.Context, t jsonrpc.Transport) error {
-		_, err := srv.Connect(ctx, t)
+		_, err := cur.Load().Connect(ctx, t)
 		return err
 	}, &streamable.HandlerOptions{Stateless: true})
 }

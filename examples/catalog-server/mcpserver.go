@@ -137,7 +137,7 @@ func newMCPServer(svc *Service, version string) *mcp.Server {
 			return okResult(out)
 		})
 
-	mcp.AddTool(s, &mcp.Tool{Name: "describe", Description: "Describe any catalog object by path: a project or package with its contents; a model with its sources (columns) and named queries; a source with columns, types, row count and sample rows; a named query with its SQL and typed parameters; a notebook with its Markdown and SQL cells.", Annotations: ro},
+	mcp.AddTool(s, &mcp.Tool{Name: "describe", Description: "Describe any catalog object by path: a project or package with its contents (and the problems of its files that did not load); a model with its sources (columns) and named queries; a source with columns, types, row count and sample rows; a named query with its SQL and typed parameters; a notebook with its Markdown and SQL cells.", Annotations: ro},
 		func(ctx context.Context, req *mcp.CallToolRequest, in describeIn) (*mcp.CallToolResult, any, error) {
 			d, err := svc.Describe(ctx, in.Path)
 			if err != nil {

@@ -78,7 +78,7 @@ SELECT * FROM read_json('data/requests.jsonl', format = 'newline_delimited');
 -- @query errors_by_path
 -- @param day DATE the day, as YYYY-MM-DD
 SELECT path, count(*) AS errors FROM requests
-WHERE status >= 500 AND CAST(at AS DATE) = $day GROUP BY 1 ORDER BY errors DESC;
+WHERE status >= 500 AND CAST(requested_at AS DATE) = $day GROUP BY 1 ORDER BY errors DESC;
 `,
 	"climate/project.json":           `{"description": "Weather station readings for planning deliveries."}`,
 	"climate/stations/manifest.json": `{"description": "Hourly readings of temperature and rainfall from weather stations."}`,
@@ -163,7 +163,7 @@ func writeSamples(ctx context.Context, dir string) error {
 				status = 302
 			}
 			at := base.AddDate(1, 6, 0).Add(time.Duration(rng.Int64N(int64(14 * 24 * time.Hour)))).Truncate(time.Millisecond)
-			fmt.Fprintf(w, `{"request_id":%d,"at":"%s","method":"%s","path":"%s","status":%d,"latency_ms":%.1f}`+"\n",
+			fmt.Fprintf(w, `{"request_id":%d,"requested_at":"%s","method":"%s","path":"%s","status":%d,"latency_ms":%.1f}`+"\n",
 				i, at.Format("2006-01-02T15:04:05.000"), []string{"GET", "GET", "GET", "POST"}[rng.IntN(4)], paths[rng.IntN(len(paths))], status, 5+rng.ExpFloat64()*40)
 		}
 	}); err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"io"
 	"math/big"
 	"net/http"
@@ -261,6 +262,35 @@ func TestStatelessWire(t *testing.T) {
 	body, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != 200 || !strings.Contains(string(body), `retail`) {
 		t.Errorf("a call without initialize on this connection: %d %s", resp.StatusCode, body)
+	}
+
+	// Malformed requests get protocol errors; the endpoint keeps serving.
+	v := map[string]string{"MCP-Protocol-Version": "2025-06-18"}
+	for _, tc := range []struct {
+		name, body string
+		code       int
+	}{
+		{"not JSON", `{"jsonrpc":"2.0","id":3,"method":`, -32700},
+		{"no method", `{"jsonrpc":"2.0","id":4}`, -32600},
+		{"unknown method", `{"jsonrpc":"2.0","id":5,"method":"catalog/everything"}`, -32601},
+		{"unknown tool", `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"drop_catalog","arguments":{}}}`, -32602},
+		{"unknown resource", `{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{"uri":"catalog://model/retail/shop/sale"}}`, -32002},
+	} {
+		resp := post(tc.body, v)
+		raw, _ := io.ReadAll(resp.Body)
+		var msg struct {
+			Error *struct {
+				Code    int    `json:"code"`
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal(raw, &msg); err != nil || msg.Error == nil || msg.Error.Code != tc.code {
+			t.Errorf("%s: status %d, %s (want error %d)", tc.name, resp.StatusCode, raw, tc.code)
+		}
+	}
+	resp = post(`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"list_catalog","arguments":{"path":"retail"}}}`, v)
+	if body, _ := io.ReadAll(resp.Body); resp.StatusCode != 200 || !strings.Contains(string(body), `retail/shop`) {
+		t.Errorf("after the malformed requests: %d %s", resp.StatusCode, body)
 	}
 }
 

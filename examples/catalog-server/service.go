@@ -88,8 +88,13 @@ func NewService(ctx context.Context, dir string, cfg Config, log *slog.Logger) (
 }
 
 // OnReload registers fn to run after each successful reload (with the catalog
-// before and after). Register before serving.
-func (s *Service) OnReload(fn func(old, new *catalog.Catalog)) { s.subs = append(s.subs, fn) }
+// before and after), before Reload returns. Register before the catalog is
+// watched, or a reload may come between what fn's owner read and fn's first call.
+func (s *Service) OnReload(fn func(old, new *catalog.Catalog)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.subs = append(s.subs, fn)
+}
 
 // Catalog returns the current catalog.
 func (s *Service) Catalog() *catalog.Catalog { return s.cur.Load().cat }

@@ -309,3 +309,106 @@ func TestLoadSymlinks(t *testing.T) {
 		t.Errorf("diagnostics do not say why: %q", diags)
 	}
 }
+
+// TestWatchLinkedDir: a catalog folder reached through a symbolic link (which Load
+// reads) is watched too: a change below it is seen.
+func TestWatchLinkedDir(t *testing.T) {
+	root := testCatalog(t)
+	link := filepath.Join(t.TempDir(), "catalog")
+	if err := os.Symlink(root, link); err != nil {
+		t.Fatal(err)
+	}
+	before, err := Fingerprint(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, root, map[string]string{"retail/shop/extra.sql": "-- @source e\nSELECT 1"})
+	after, err := Fingerprint(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before == after {
+		t.Error("a new model under a linked catalog folder left the fingerprint unchanged")
+	}
+}
+
+// TestSkippedFilesExplained: a file that does not load leaves the rest of its
+// package served, its package (or project) lists it as a problem, and asking for
+// the object it would have made says why it is missing.
+func TestSkippedFilesExplained(t *testing.T) {
+	c, err := Load(testCatalog(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ path, why string }{
+		{"retail/broken/m", "retail/broken/m.sql: skipped: line 1: SQL before any @source"},
+		{"retail/bad", `retail/bad/manifest.json: skipped: unknown engine "oracle"`},
+	} {
+		_, err := c.Resolve(tc.path)
+		var nf *NotFoundError
+		if !errors.As(err, &nf) || !strings.Contains(nf.Skipped, tc.why) || !strings.Contains(err.Error(), tc.why) {
+			t.Errorf("%s: %v", tc.path, err)
+		}
+	}
+	if _, err := c.Resolve("retail/broken/nosuch"); err == nil || strings.Contains(err.Error(), "skipped") {
+		t.Errorf("a name no file had: %v", err)
+	}
+	if got := c.Lookup("retail/broken").Package.Problems; len(got) != 1 || !strings.Contains(got[0], "m.sql: skipped") {
+		t.Errorf("package problems %q", got)
+	}
+	if got := strings.Join(c.Lookup("retail").Project.Problems, "\n"); !strings.Contains(got, "retail/bad/manifest.json") {
+		t.Errorf("project problems %q", got)
+	}
+	if got := c.Lookup("retail/shop").Package.Problems; len(got) != 0 {
+		t.Errorf("a clean package has problems %q", got)
+	}
+}
+
+// TestSearchRanking: an exact name beats a name prefix, which beats a name
+// substring, a column, then a description; among equals a shallower object comes
+// first, then the path decides.
+func TestSearchRanking(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, map[string]string{
+		"p/k/manifest.json": `{"description": "figures about returns"}`,
+		"p/k/m.sql": `-- @source returns
+SELECT 1;
+-- @source returns_daily
+SELECT 1;
+-- @source late_returns
+SELECT 1;
+-- @source orders
+SELECT 1;
+-- Goods sent back: see returns.
+-- @source refunds
+SELECT 1;
+-- @source zz
+SELECT 1;
+`,
+		"returns/k/manifest.json": `{}`,
+		"returns/k/m.sql":         "-- @source a\nSELECT 1;\n",
+	})
+	c, err := Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Lookup("p/k/m/orders").Columns = []string{"id", "returns"}
+	c.Lookup("p/k/m/zz").Columns = []string{"returns_count"}
+	var got []string
+	for _, h := range c.Search("returns", 20) {
+		got = append(got, h.Entry.Path+" "+h.Match)
+	}
+	want := []string{
+		"returns name",                  // exact name, a project
+		"p/k/m/returns name",            // exact name, deeper
+		"p/k/m/returns_daily name",      // prefix
+		"p/k/m/late_returns name",       // substring
+		"p/k/m/orders column returns",   // a column named so
+		"p/k/m/zz column returns_count", // a column containing it
+		"p/k description",               // descriptions, shallower first
+		"p/k/m/refunds description",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("ranking (-want +got):\n%s", d)
+	}
+}

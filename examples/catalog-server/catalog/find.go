@@ -18,6 +18,9 @@ type NotFoundError struct {
 	Parent   string   // the deepest path that exists ("" for the root)
 	Closest  []string // paths of the closest existing names, best first
 	Expected []string // every kind allowed at that level
+	// Skipped, when set, says why the file that would have made the object at
+	// Parent/Name was skipped when the catalog loaded (it does not parse, say).
+	Skipped string
 }
 
 func (e *NotFoundError) Error() string {
@@ -27,6 +30,9 @@ func (e *NotFoundError) Error() string {
 		where = fmt.Sprintf("%q", e.Parent)
 	}
 	fmt.Fprintf(&b, "no %s named %q in %s", e.Kind, e.Name, where)
+	if e.Skipped != "" {
+		fmt.Fprintf(&b, ": its file was skipped when the catalog loaded (%s); fix the file and it is picked up", e.Skipped)
+	}
 	if len(e.Closest) > 0 {
 		fmt.Fprintf(&b, "; closest: %s", strings.Join(e.Closest, ", "))
 	} else {
@@ -97,7 +103,8 @@ func (c *Catalog) Resolve(path string) (*Entry, error) {
 					closest = append(closest, strings.TrimPrefix(parentPath+"/"+names[j], "/"))
 				}
 			}
-			return nil, &NotFoundError{Path: path, Kind: kindsBelow(kind), Name: s, Parent: parentPath, Closest: closest}
+			skipped := c.skipped[strings.TrimPrefix(parentPath+"/"+s, "/")]
+			return nil, &NotFoundError{Path: path, Kind: kindsBelow(kind), Name: s, Parent: parentPath, Closest: closest, Skipped: skipped}
 		}
 		parent, children = next, next.Children
 	}

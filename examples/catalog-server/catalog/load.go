@@ -69,6 +69,22 @@ func (c *Catalog) diag(format string, args ...any) {
 	c.Diagnostics = append(c.Diagnostics, fmt.Sprintf(format, args...))
 }
 
+// note records a diagnostic about a file of a project or package: in Diagnostics,
+// in problems (the Problems of the project or package, shown when it is described)
+// and, when path is not empty, as the reason why no object is at path (the object
+// the skipped file would have made), which Resolve tells a caller asking for it.
+func (c *Catalog) note(problems *[]string, path string, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	c.Diagnostics = append(c.Diagnostics, msg)
+	*problems = append(*problems, msg)
+	if path != "" {
+		if c.skipped == nil {
+			c.skipped = map[string]string{}
+		}
+		c.skipped[path] = msg
+	}
+}
+
 func readJSON(dir, name string, limit int64, v any) error {
 	b, err := readLimited(dir, name, limit)
 	if err != nil {
@@ -118,11 +134,11 @@ func (c *Catalog) loadProject(dir, name string) *Project {
 	if err := readJSON(dir, "project.json", maxManifestBytes, &pm); err == nil {
 		p.Description = pm.Description
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		c.diag("%s/project.json: %v", name, err)
+		c.note(&p.Problems, "", "%s/project.json: %v", name, err)
 	}
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		c.diag("%s: %v", name, err)
+		c.note(&p.Problems, "", "%s: %v", name, err)
 		return p
 	}
 	for _, de := range ents {
@@ -134,7 +150,7 @@ func (c *Catalog) loadProject(dir, name string) *Project {
 			continue // not a package
 		}
 		if !validName.MatchString(de.Name()) {
-			c.diag("%s/%s: skipped: a package name must match %s", name, de.Name(), validName)
+			c.note(&p.Problems, name+"/"+de.Name(), "%s/%s: skipped: a package name must match %s", name, de.Name(), validName)
 			continue
 		}
 		if pkg := c.loadPackage(p, pdir, de.Name()); pkg != nil {
@@ -148,7 +164,7 @@ func (c *Catalog) loadPackage(p *Project, dir, name string) *Package {
 	where := p.Name + "/" + name
 	var m packageManifest
 	if err := readJSON(dir, "manifest.json", maxManifestBytes, &m); err != nil {
-		c.diag("%s/manifest.json: skipped: %v", where, err)
+		c.note(&p.Problems, where, "%s/manifest.json: skipped: %v", where, err)
 		return nil
 	}
 	pkg := &Package{Project: p, Name: name, Dir: dir, Description: m.Description, Engine: m.Engine, DSNEnv: m.DSNEnv, Schema: m.Schema}
@@ -158,16 +174,16 @@ func (c *Catalog) loadPackage(p *Project, dir, name string) *Package {
 	case EngineDuckDB:
 	case EnginePostgres:
 		if pkg.DSNEnv == "" {
-			c.diag("%s/manifest.json: skipped: engine postgres needs dsnEnv, the environment variable holding the connection string", where)
+			c.note(&p.Problems, where, "%s/manifest.json: skipped: engine postgres needs dsnEnv, the environment variable holding the connection string", where)
 			return nil
 		}
 	default:
-		c.diag("%s/manifest.json: skipped: unknown engine %q (want duckdb or postgres)", where, pkg.Engine)
+		c.note(&p.Problems, where, "%s/manifest.json: skipped: unknown engine %q (want duckdb or postgres)", where, pkg.Engine)
 		return nil
 	}
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		c.diag("%s: %v", where, err)
+		c.note(&pkg.Problems, "", "%s: %v", where, err)
 		return pkg
 	}
 	taken := map[string]string{}
@@ -185,11 +201,11 @@ func (c *Catalog) loadPackage(p *Project, dir, name string) *Package {
 			continue
 		}
 		if !validName.MatchString(base) {
-			c.diag("%s/%s: skipped: a model or notebook name must match %s", where, fn, validName)
+			c.note(&pkg.Problems, where+"/"+base, "%s/%s: skipped: a model or notebook name must match %s", where, fn, validName)
 			continue
 		}
 		if other, ok := taken[base]; ok {
-			c.diag("%s/%s: skipped: the name %q is already used by %s", where, fn, base, other)
+			c.note(&pkg.Problems, "", "%s/%s: skipped: the name %q is already used by %s", where, fn, base, other)
 			continue
 		}
 		path := filepath.Join(dir, fn)
@@ -197,12 +213,12 @@ func (c *Catalog) loadPackage(p *Project, dir, name string) *Package {
 		case ".sql":
 			b, err := readLimited(dir, fn, maxModelBytes)
 			if err != nil {
-				c.diag("%s/%s: skipped: %v", where, fn, err)
+				c.note(&pkg.Problems, where+"/"+base, "%s/%s: skipped: %v", where, fn, err)
 				continue
 			}
 			mod, err := ParseModel(string(b))
 			if err != nil {
-				c.diag("%s/%s: skipped: %v", where, fn, err)
+				c.note(&pkg.Problems, where+"/"+base, "%s/%s: skipped: %v", where, fn, err)
 				continue
 			}
 			mod.Package, mod.Name, mod.File = pkg, base, path
@@ -216,7 +232,7 @@ func (c *Catalog) loadPackage(p *Project, dir, name string) *Package {
 		case ".md":
 			b, err := readLimited(dir, fn, maxNotebookBytes)
 			if err != nil {
-				c.diag("%s/%s: skipped: %v", where, fn, err)
+				c.note(&pkg.Problems, where+"/"+base, "%s/%s: skipped: %v", where, fn, err)
 				continue
 			}
 			nb := ParseNotebook(string(b))
@@ -235,7 +251,7 @@ func (c *Catalog) loadPackage(p *Project, dir, name string) *Package {
 			}
 		}
 		if mod == nil && nb.ModelName != "" {
-			c.diag("%s/%s: its cells name model %q, which the package does not have", where, nb.Name, nb.ModelName)
+			c.note(&pkg.Problems, "", "%s/%s: its cells name model %q, which the package does not have", where, nb.Name, nb.ModelName)
 		}
 		if mod != nil {
 			nb.ModelName = mod.Name

@@ -49,7 +49,8 @@ type Catalog struct {
 	Diagnostics []string
 
 	byPath  map[string]*Entry
-	entries []*Entry // every object, sorted by path (the search index)
+	entries []*Entry          // every object, sorted by path (the search index)
+	skipped map[string]string // path of an object whose file was skipped → why
 }
 
 // Project is a top-level folder.
@@ -58,6 +59,9 @@ type Project struct {
 	Description string
 	Dir         string
 	Packages    []*Package
+	// Problems lists what was skipped in the project (a package whose manifest
+	// does not parse, say), and why.
+	Problems []string
 }
 
 // Package is a folder with a manifest.
@@ -71,6 +75,9 @@ type Package struct {
 	Schema      string // postgres: the search_path of its queries (empty: the server's default)
 	Models      []*Model
 	Notebooks   []*Notebook
+	// Problems lists the package's files that were skipped (a model that does not
+	// parse, say), and why; the rest of the package is served.
+	Problems []string
 }
 
 // Model is one SQL file of a package.

@@ -17,9 +17,15 @@ const maxWatchedFiles = 200_000
 
 // Fingerprint summarises the names, sizes and modification times of every file under
 // dir (hidden ones excepted): it changes when anything a catalog is made of changes.
+// dir may be a symbolic link to the catalog folder (as Load allows).
 func Fingerprint(dir string) (string, error) {
 	h := sha256.New()
 	n := 0
+	// WalkDir does not follow a root that is a symbolic link: it would report
+	// the link alone, and no change below it would ever be seen.
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err

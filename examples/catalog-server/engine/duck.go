@@ -22,6 +22,10 @@ import (
 	"github.com/wiremcp/wiremcp/examples/catalog-server/catalog"
 )
 
+// duckMaxConns caps the connections, and so the queries running at once, of one
+// DuckDB model database.
+const duckMaxConns = 8
+
 // DuckConfig bounds a DuckDB model database.
 type DuckConfig struct {
 	Threads     int    // worker threads per model database; zero means 2
@@ -80,6 +84,10 @@ func OpenDuck(ctx context.Context, m *catalog.Model, cfg DuckConfig) (*Duck, err
 		os.RemoveAll(tmp)
 		return nil, err
 	}
+	// At most duckMaxConns queries of the model run at once (each holds its rows,
+	// up to the byte budget); the others wait for a connection within their time
+	// limit.
+	db.SetMaxOpenConns(duckMaxConns)
 	if err := lockDown(ctx, db, pkgDir); err != nil {
 		db.Close()
 		os.RemoveAll(tmp)

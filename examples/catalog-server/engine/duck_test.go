@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -205,5 +207,53 @@ func TestDuckSQLErrors(t *testing.T) {
 	_, err = d.Query(context.Background(), "SELECT nme FROM items", nil, testLimits)
 	if !errors.As(err, &se) || se.Position != 8 || !strings.Contains(se.Message, `"nme" not found`) || !strings.Contains(se.Message, "name") {
 		t.Errorf("binder: %#v", err)
+	}
+}
+
+// TestDuckConcurrencyCap: however many queries arrive at once, at most
+// duckMaxConns of one model run (the others wait for a connection), and all answer.
+func TestDuckConcurrencyCap(t *testing.T) {
+	d := openTestDuck(t)
+	stop := make(chan struct{})
+	peak := make(chan int)
+	go func() {
+		most := 0
+		for {
+			if n := d.db.Stats().OpenConnections; n > most {
+				most = n
+			}
+			select {
+			case <-stop:
+				peak <- most
+				return
+			case <-time.After(time.Millisecond):
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	errs := make(chan error, 3*duckMaxConns)
+	for range 3 * duckMaxConns {
+		wg.Go(func() {
+			res, err := d.Query(context.Background(), "SELECT count(*) FROM range(20000000) t(x) WHERE x % 7 = 3", nil, Limits{RowLimit: 1, ByteBudget: 1000, Timeout: time.Minute})
+			if err == nil && (len(res.Rows) != 1 || res.Rows[0][0] != int64(2857143)) {
+				err = fmt.Errorf("rows %v", res.Rows)
+			}
+			if err != nil {
+				errs <- err
+			}
+		})
+	}
+	wg.Wait()
+	close(stop)
+	most := <-peak
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if most > duckMaxConns {
+		t.Errorf("%d connections open at once, cap %d", most, duckMaxConns)
+	}
+	if st := d.db.Stats(); st.WaitCount == 0 {
+		t.Errorf("no query waited for a connection (%d queries, cap %d): %+v", 3*duckMaxConns, duckMaxConns, st)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
+	"sort"
 	"strings"
 	"time"
 
@@ -294,6 +296,60 @@ func (p *Postgres) pgErr(err error, offset int) error {
 	msg := pe.Message
 	if pe.Hint != "" {
 		msg += " (hint: " + pe.Hint + ")"
+	} else if names := p.closestNames(pe); names != "" {
+		msg += " (" + names + ")"
 	}
 	return &SQLError{Engine: "postgres", Message: msg, Position: pos}
+}
+
+var (
+	pgNoRelation = regexp.MustCompile(`^relation "([^"]+)" does not exist`)
+	pgNoColumn   = regexp.MustCompile(`^column "?([^" ]+)"? does not exist`) // "x", or s.x unquoted
+)
+
+// closestNames names the model's sources, or their columns, closest to the
+// relation or column PostgreSQL did not find (it suggests none for a relation, and
+// for a column only when one is close to a name in the query's scope).
+func (p *Postgres) closestNames(pe *pgconn.PgError) string {
+	var what string
+	var names []string
+	seen := map[string]bool{}
+	switch pe.Code {
+	case "42P01": // undefined_table
+		m := pgNoRelation.FindStringSubmatch(pe.Message)
+		if m == nil {
+			return ""
+		}
+		what = m[1]
+		for name := range p.columns {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		if c := catalog.Closest(what, names, 3); len(c) > 0 {
+			return "closest sources of the model: " + strings.Join(c, ", ")
+		}
+		return "the model's sources: " + strings.Join(names[:min(len(names), 10)], ", ")
+	case "42703": // undefined_column
+		m := pgNoColumn.FindStringSubmatch(pe.Message)
+		if m == nil {
+			return ""
+		}
+		what = m[1]
+		if i := strings.LastIndexByte(what, '.'); i >= 0 {
+			what = what[i+1:]
+		}
+		for _, cols := range p.columns {
+			for _, c := range cols {
+				if !seen[c.Name] {
+					seen[c.Name] = true
+					names = append(names, c.Name)
+				}
+			}
+		}
+		sort.Strings(names)
+		if c := catalog.Closest(what, names, 3); len(c) > 0 {
+			return "closest columns of the model's sources: " + strings.Join(c, ", ")
+		}
+	}
+	return ""
 }

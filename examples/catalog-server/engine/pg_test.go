@@ -144,3 +144,22 @@ func TestPostgresBypasses(t *testing.T) {
 		t.Errorf("stock changed: %v %+v", err, res)
 	}
 }
+
+// TestPostgresClosestNames: an unknown source or column comes with the closest
+// names of the model's sources and their columns (PostgreSQL names none for a
+// relation, and a column only when it is close to one in the query's scope).
+func TestPostgresClosestNames(t *testing.T) {
+	p := openTestPG(t)
+	for _, tc := range []struct{ sql, want string }{
+		{"SELECT * FROM stok", "closest sources of the model: stock"},
+		{"SELECT * FROM warehouse", "the model's sources: low, stock"},
+		{"SELECT quantity FROM stock", "closest columns of the model's sources: qty"},
+		{"SELECT s.quantity FROM stock s", "closest columns of the model's sources: qty"},
+	} {
+		_, err := p.Query(context.Background(), tc.sql, nil, testLimits)
+		var se *SQLError
+		if !errors.As(err, &se) || !strings.Contains(se.Message, tc.want) {
+			t.Errorf("%s: %v lacks %q", tc.sql, err, tc.want)
+		}
+	}
+}

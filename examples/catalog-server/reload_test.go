@@ -1,0 +1,209 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wiremcp/wiremcp/mcp"
+	"github.com/wiremcp/wiremcp/transport/memory"
+)
+
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestHotReloadEdits edits a watched catalog under a running server: a model's
+// queries change and one is added, a notebook gains a cell, a model is broken and
+// fixed (its added query gone again), a notebook is added and one removed. Each change is served without a restart; a broken file says
+// why it is missing and the rest of the package stays served.
+func TestHotReloadEdits(t *testing.T) {
+	dir := t.TempDir()
+	const model = "-- Numbers.\n\n-- @source a\nSELECT * FROM 'data/a.csv';\n\n-- @query total\nSELECT sum(x) AS s FROM a;\n"
+	writeFiles(t, dir, map[string]string{
+		"p/k/manifest.json": `{"description": "a package"}`,
+		"p/k/data/a.csv":    "x\n1\n2\n",
+		"p/k/m.sql":         model,
+		"p/k/other.sql":     "-- @source b\nSELECT x + 100 AS y FROM 'data/a.csv';\n",
+		"p/k/nb.md":         "# Notes\n\n<!-- model: m -->\n\n```sql\nSELECT count(*) AS n FROM a\n```\n",
+	})
+	svc := newTestService(t, dir, Config{})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); svc.Watch(ctx, 10*time.Millisecond) }()
+	defer func() { cancel(); <-done }()
+	cs := connectHTTP(t, startHTTP(t, svc).URL, "")
+
+	// eventually calls a tool until check accepts its result (20 s at most).
+	eventually := func(what, tool string, args map[string]any, check func(r *mcp.CallToolResult, sc map[string]any) bool) {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			var sc map[string]any
+			r := call(t, cs, tool, args, &sc)
+			if check(r, sc) {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: still %s", what, text(r))
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	firstCell := func(r *mcp.CallToolResult, sc map[string]any) any {
+		if r.IsError {
+			return nil
+		}
+		rows, _ := sc["rows"].([]any)
+		if len(rows) != 1 {
+			return nil
+		}
+		return rows[0].([]any)[0]
+	}
+	eventually("the first query", "execute_query", map[string]any{"path": "p/k/m/total"}, func(r *mcp.CallToolResult, sc map[string]any) bool {
+		return firstCell(r, sc) == float64(3)
+	})
+
+	// A changed query and a new one in the same model.
+	writeFiles(t, dir, map[string]string{"p/k/m.sql": strings.Replace(model, "sum(x)", "sum(x) * 10", 1) + "\n-- The largest value.\n-- @query biggest\nSELECT max(x) AS m FROM a;\n"})
+	eventually("the changed query", "execute_query", map[string]any{"path": "p/k/m/total"}, func(r *mcp.CallToolResult, sc map[string]any) bool {
+		return firstCell(r, sc) == float64(30)
+	})
+	eventually("the new query", "execute_query", map[string]any{"path": "p/k/m", "queryName": "biggest"}, func(r *mcp.CallToolResult, sc map[string]any) bool {
+		return firstCell(r, sc) == float64(2)
+	})
+	rr, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "catalog://query/p/k/m/biggest"})
+	if err != nil || !strings.Contains(rr.Contents[0].Text, "The largest value.") {
+		t.Errorf("the new query's resource: %v", err)
+	}
+
+	// A notebook gains a cell.
+	writeFiles(t, dir, map[string]string{"p/k/nb.md": "# Notes\n\n<!-- model: m -->\n\n```sql\nSELECT count(*) AS n FROM a\n```\n\n## Smallest\n\n```sql\nSELECT min(x) FROM a\n```\n"})
+	eventually("the new cell", "execute_query", map[string]any{"path": "p/k/nb", "queryName": "cell-2"}, func(r *mcp.CallToolResult, sc map[string]any) bool {
+		return firstCell(r, sc) == float64(1)
+	})
+
+	// A broken model: it says why it is missing; the rest is served.
+	writeFiles(t, dir, map[string]string{"p/k/m.sql": "SELECT this is not a model"})
+	eventually("the broken model", "describe", map[string]any{"path": "p/k/m"}, func(r *mcp.CallToolResult, sc map[string]any) bool {
+		return r.IsError && sc["kind"] == "not_found" && strings.Contains(text(r), "m.sql: skipped: line 1: SQL before any @source") && strings.Contains(sc["error"].(string), "skipped")
+	})
+	var pkg Description
+	call(t, cs, "describe", map[string]any{"path": "p/k"}, &pkg)
+	if len(pkg.Problems) == 0 || !strings.Contains(strings.Join(pkg.Problems, "\n"), "p/k/m.sql: skipped") {
+		t.Errorf("the package does not tell the broken file: %+v", pkg)
+	}
+	var other map[string]any
+	if r := call(t, cs, "execute_query", map[string]any{"path": "p/k/other", "sql": "SELECT sum(y) FROM b"}, &other); firstCell(r, other) != float64(203) {
+		t.Errorf("the other model, beside the broken one: %s", text(r))
+	}
+
+	// Fixed again.
+	writeFiles(t, dir, map[string]string{"p/k/m.sql": model})
+	eventually("the fixed model", "execute_query", map[string]any{"path": "p/k/m/total"}, func(r *mcp.CallToolResult, sc map[string]any) bool {
+		return firstCell(r, sc) == float64(3)
+	})
+	pkg = Description{}
+	call(t, cs, "describe", map[string]any{"path": "p/k"}, &pkg)
+	if len(pkg.Problems) != 0 {
+		t.Errorf("problems after the fix: %q", pkg.Problems)
+	}
+	// The fixed model is the first one again: its query "biggest" is gone.
+	var te toolError
+	if r := call(t, cs, "execute_query", map[string]any{"path": "p/k/m/biggest"}, &te); !r.IsError || te.Kind != "not_found" {
+		t.Errorf("a removed query: %s", text(r))
+	}
+
+	// A new notebook.
+	writeFiles(t, dir, map[string]string{"p/k/nb2.md": "# More\n\n<!-- model: other -->\n\n```sql\nSELECT max(y) FROM b\n```\n"})
+	eventually("the new notebook", "execute_query", map[string]any{"path": "p/k/nb2/cell-1"}, func(r *mcp.CallToolResult, sc map[string]any) bool {
+		return firstCell(r, sc) == float64(102)
+	})
+
+	// A notebook removed.
+	if err := os.Remove(filepath.Join(dir, "p/k/nb.md")); err != nil {
+		t.Fatal(err)
+	}
+	eventually("the removed notebook", "describe", map[string]any{"path": "p/k/nb"}, func(r *mcp.CallToolResult, sc map[string]any) bool {
+		return r.IsError && sc["kind"] == "not_found"
+	})
+	if _, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "catalog://notebook/p/k/nb"}); !mcp.IsResourceNotFound(err) {
+		t.Errorf("the removed notebook's resource: %v", err)
+	}
+}
+
+// TestSessionFollowsReloads: a session that outlives reloads (stdio's) sees objects
+// come and go in resources/list, and is told the list changed.
+func TestSessionFollowsReloads(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"p/k/manifest.json": "{}", "p/k/m.sql": "-- @source a\nSELECT 1 AS x;\n"})
+	svc := newTestService(t, dir, Config{SkipEngines: true})
+	srv := newMCPServer(svc, "test")
+	followReloads(srv, svc)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	st, ct := memory.NewPair()
+	if _, err := srv.Connect(ctx, st); err != nil {
+		t.Fatal(err)
+	}
+	changed := make(chan struct{}, 16)
+	// A revision whose sessions are told of list changes by notification, as
+	// stdio clients such as the TypeScript SDK's are.
+	cs, err := mcp.NewClient(mcp.Implementation{Name: "catalog-test", Version: "1"}, &mcp.ClientOptions{
+		ProtocolVersion:            "2025-11-25",
+		ResourceListChangedHandler: func(context.Context, *mcp.ClientSession) { changed <- struct{}{} },
+	}).Connect(ctx, ct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	listed := func() map[string]bool {
+		t.Helper()
+		out := map[string]bool{}
+		for r, err := range cs.Resources(ctx) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[r.URI] = true
+		}
+		return out
+	}
+	reload := func() {
+		t.Helper()
+		if err := svc.Reload(ctx); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			t.Fatal("no notifications/resources/list_changed after a reload")
+		}
+	}
+	if l := listed(); !l["catalog://source/p/k/m/a"] || l["catalog://model/p/k/n"] {
+		t.Fatalf("before: %v", l)
+	}
+	writeFiles(t, dir, map[string]string{"p/k/n.sql": "-- @source b\nSELECT 2 AS y;\n"})
+	reload()
+	if l := listed(); !l["catalog://source/p/k/n/b"] || !l["catalog://model/p/k/m"] {
+		t.Errorf("after a model was added: %v", l)
+	}
+	if err := os.Remove(filepath.Join(dir, "p/k/m.sql")); err != nil {
+		t.Fatal(err)
+	}
+	reload()
+	if l := listed(); l["catalog://model/p/k/m"] || l["catalog://source/p/k/m/a"] || !l["catalog://model/p/k/n"] {
+		t.Errorf("after a model was removed: %v", l)
+	}
+}
