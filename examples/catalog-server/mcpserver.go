@@ -87,7 +87,13 @@ func okResult(v any) (*mcp.CallToolResult, any, error) {
 
 func errorResult(te toolError) *mcp.CallToolResult {
 	raw, _ := json.Marshal(te)
-	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: te.Error}}, StructuredContent: json.RawMessage(raw)}
+	// The text says all the structured content says (some clients show only text):
+	// the message (with the closest names and the position) and what to try.
+	msg := te.Error
+	if te.Hint != "" && !strings.Contains(msg, te.Hint) {
+		msg += "\n" + te.Hint
+	}
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}, StructuredContent: json.RawMessage(raw)}
 }
 
 // classify turns an error into what a model can act on.

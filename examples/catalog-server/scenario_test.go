@@ -185,6 +185,14 @@ func scenario(t *testing.T, cs *mcp.ClientSession, dir string) {
 	if !r.IsError || te.Kind != "sql_error" || te.Position != 8 || !strings.Contains(te.Error, "customer_id") {
 		t.Errorf("unknown column: %+v", te)
 	}
+	// The text block says what the structured content says: the hint too.
+	if te.Hint == "" || !strings.Contains(text(r), te.Hint) {
+		t.Errorf("unknown column: the text %q lacks the hint %q", text(r), te.Hint)
+	}
+	r = call(t, cs, "execute_query", map[string]any{"path": "retail/shop/sales", "sql": "SELECT order_id,\n       custmer_id\nFROM orders"}, &te)
+	if !r.IsError || te.Kind != "sql_error" || te.Position != 25 {
+		t.Errorf("unknown column on the second line: %+v", te)
+	}
 	r = call(t, cs, "execute_query", map[string]any{"path": "retail/shop/sales", "sql": "DROP VIEW orders"}, &te)
 	if !r.IsError || te.Kind != "refused" {
 		t.Errorf("drop: %+v", te)

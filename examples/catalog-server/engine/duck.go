@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	duckdb "github.com/duckdb/duckdb-go/v2"
 
@@ -196,6 +197,38 @@ type serialized struct {
 	Statements   []json.RawMessage `json:"statements"`
 }
 
+// writeWords are the statements that change data or the database; the parser
+// naming one as where it stopped makes a syntax error a refusal.
+var writeWords = map[string]bool{"INSERT": true, "UPDATE": true, "DELETE": true, "MERGE": true,
+	"COPY": true, "CREATE": true, "DROP": true, "ALTER": true, "TRUNCATE": true, "ATTACH": true,
+	"DETACH": true, "INSTALL": true, "LOAD": true}
+
+// wordNear returns the word (letters, upper-cased) at byte offset pos of sqlText
+// when it is one of writeWords, else the word before it: where DuckDB's parser
+// reports a statement inside a query (at it, or at the word after it).
+func wordNear(sqlText string, pos int) string {
+	if pos < 0 || pos > len(sqlText) {
+		return ""
+	}
+	letter := func(c byte) bool { return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' }
+	end := pos
+	for end < len(sqlText) && letter(sqlText[end]) {
+		end++
+	}
+	if w := strings.ToUpper(sqlText[pos:end]); writeWords[w] {
+		return w
+	}
+	i := pos
+	for i > 0 && (sqlText[i-1] == ' ' || sqlText[i-1] == '\t' || sqlText[i-1] == '\n' || sqlText[i-1] == '\r') {
+		i--
+	}
+	start := i
+	for start > 0 && letter(sqlText[start-1]) {
+		start--
+	}
+	return strings.ToUpper(sqlText[start:i])
+}
+
 // firstWord returns the first keyword of a statement, for messages only.
 func firstWord(sqlText string) string {
 	s := strings.TrimSpace(sqlText)
@@ -231,6 +264,15 @@ func (d *Duck) gate(ctx context.Context, sqlText string) error {
 		}
 		if s.ErrorType == "parser" {
 			pos, _ := strconv.Atoi(s.Position)
+			if strings.Contains(s.ErrorMessage, "CTE needs a SELECT") {
+				// A writable CTE (WITH d AS (DELETE … RETURNING *) …).
+				return &RefusedError{Reason: "each WITH query must be a SELECT; nothing may change data (DuckDB's parser: " + s.ErrorMessage + ")"}
+			}
+			if w := wordNear(sqlText, pos); writeWords[w] {
+				// The parser stopped at or just after a statement inside the query
+				// (INSERT … RETURNING in a subquery): say it is not allowed.
+				return &RefusedError{Reason: fmt.Sprintf("DuckDB's parser stops at %s inside the query; nothing may change data (DuckDB's parser: %s at character %d)", w, s.ErrorMessage, pos+1)}
+			}
 			return &SQLError{Engine: "duckdb", Message: "Parser Error: " + s.ErrorMessage, Position: pos + 1}
 		}
 		kind := firstWord(sqlText)
@@ -320,7 +362,7 @@ func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any,
 		}
 	})
 	if err != nil {
-		return nil, d.ctxErr(ctx, qctx, lim, err)
+		return nil, d.ctxErr(ctx, qctx, lim, withPosition(err, sqlText))
 	}
 	return res.finish(start), nil
 }
@@ -391,6 +433,47 @@ func duckErr(err error) error {
 		}
 	}
 	return &SQLError{Engine: "duckdb", Message: strings.TrimSpace(msg), Position: max(pos, 0)}
+}
+
+// withPosition completes a DuckDB error on a later line of sqlText with its
+// position: DuckDB marks it under "LINE n:" with a caret, in the line as shown
+// (perhaps cut short with "..." on either side); the position is the character
+// offset of the caret in the whole statement.
+func withPosition(err error, sqlText string) error {
+	var se *SQLError
+	if !errors.As(err, &se) || se.Position > 0 || se.Engine != "duckdb" {
+		return err
+	}
+	m := duckPos.FindStringSubmatchIndex(se.Message)
+	if m == nil {
+		return err
+	}
+	lineNo, _ := strconv.Atoi(se.Message[m[2]:m[3]])
+	shown, rest, found := strings.Cut(se.Message[m[1]:], "\n")
+	caret := strings.IndexByte(rest, '^')
+	if !found || caret < 0 {
+		return err
+	}
+	// The caret's column in the shown line, in characters.
+	col := utf8.RuneCountInString(rest[:caret]) - utf8.RuneCountInString(se.Message[m[0]:m[1]])
+	if strings.HasPrefix(shown, "...") {
+		shown, col = shown[3:], col-3
+	}
+	shown = strings.TrimSuffix(shown, "...")
+	lines := strings.SplitAfter(sqlText, "\n")
+	if lineNo < 1 || lineNo > len(lines) || col < 0 || col > utf8.RuneCountInString(shown) {
+		return err
+	}
+	line := lines[lineNo-1]
+	at := strings.Index(line, shown)
+	if at < 0 || strings.Contains(line[at+len(shown):], shown) && shown != "" {
+		return err // not found, or not only once: no guess
+	}
+	before := len(strings.Join(lines[:lineNo-1], "")) + at
+	pos := utf8.RuneCountInString(sqlText[:before]) + col + 1
+	out := *se
+	out.Position = pos
+	return &out
 }
 
 func duckValue(v any, dbType string) any {
