@@ -102,6 +102,7 @@ func classify(err error) toolError {
 	var ref *engine.RefusedError
 	var se *engine.SQLError
 	var to *engine.TimeoutError
+	var busy *engine.BusyError
 	switch {
 	case errors.As(err, &nf):
 		return toolError{Error: err.Error(), Kind: "not_found", Suggestions: nf.Closest}
@@ -109,6 +110,8 @@ func classify(err error) toolError {
 		return toolError{Error: err.Error(), Kind: "refused"}
 	case errors.As(err, &se):
 		return toolError{Error: err.Error(), Kind: "sql_error", Position: se.Position, Hint: "Fix the SQL and call again; describe the model to see its sources and columns."}
+	case errors.As(err, &busy):
+		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Call again in a few seconds."}
 	case errors.As(err, &to):
 		return toolError{Error: err.Error(), Kind: "timeout", Hint: "Aggregate or filter to read less data."}
 	case errors.Is(err, context.Canceled):

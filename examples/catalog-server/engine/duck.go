@@ -297,12 +297,15 @@ func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any,
 	start := time.Now()
 	qctx, cancel := context.WithTimeout(ctx, lim.Timeout)
 	defer cancel()
+	// The gate and the query each need one of the model's duckMaxConns
+	// connections: running out of time before the query starts means waiting for
+	// one, not a slow query.
 	if err := d.gate(qctx, sqlText); err != nil {
-		return nil, d.ctxErr(ctx, qctx, lim, err)
+		return nil, d.startErr(ctx, qctx, lim, err)
 	}
 	conn, err := d.db.Conn(qctx)
 	if err != nil {
-		return nil, d.ctxErr(ctx, qctx, lim, err)
+		return nil, d.startErr(ctx, qctx, lim, err)
 	}
 	defer conn.Close()
 	res := newResult(lim)
@@ -377,6 +380,15 @@ func (d *Duck) ctxErr(parent, qctx context.Context, lim Limits, err error) error
 		return &TimeoutError{Limit: lim.Timeout}
 	}
 	return err
+}
+
+// startErr is ctxErr for a query that has not started: its deadline passed while
+// it waited for a connection (BusyError).
+func (d *Duck) startErr(parent, qctx context.Context, lim Limits, err error) error {
+	if parent.Err() == nil && errors.Is(qctx.Err(), context.DeadlineExceeded) {
+		return &BusyError{Limit: lim.Timeout, Conns: duckMaxConns}
+	}
+	return d.ctxErr(parent, qctx, lim, err)
 }
 
 // bindArgs matches params to the statement's named parameters, and reports

@@ -105,6 +105,17 @@ func (e *TimeoutError) Error() string {
 	return fmt.Sprintf("the query ran longer than the %s limit and was stopped. Ask for less work: aggregate (GROUP BY with count/sum/avg) instead of reading raw rows, filter with WHERE, or query a smaller source", e.Limit)
 }
 
+// BusyError says a query did not start within its time limit because every
+// connection of its model was running another query the whole time.
+type BusyError struct {
+	Limit time.Duration
+	Conns int
+}
+
+func (e *BusyError) Error() string {
+	return fmt.Sprintf("the server is busy: all %d connections of this model were running other queries for the whole %s limit, so this query did not start. Try again shortly", e.Conns, e.Limit)
+}
+
 // rowAppender accumulates rows under a row limit and a byte budget.
 type rowAppender struct {
 	lim   Limits

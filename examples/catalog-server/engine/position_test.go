@@ -2,9 +2,11 @@ package engine
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -34,4 +36,32 @@ func positionOf(se *SQLError) int {
 		return -1
 	}
 	return se.Position
+}
+
+// TestDuckBusy: a query that cannot get one of the model's connections within its
+// time limit (all held by other queries) is told the server is busy, not that it
+// ran too long; once a connection is free, queries run again.
+func TestDuckBusy(t *testing.T) {
+	d := openTestDuck(t)
+	ctx := context.Background()
+	var held []*sql.Conn
+	for range duckMaxConns {
+		c, err := d.db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, c)
+	}
+	_, err := d.Query(ctx, "SELECT count(*) FROM items", nil, Limits{RowLimit: 10, ByteBudget: 1 << 20, Timeout: 200 * time.Millisecond})
+	var busy *BusyError
+	if !errors.As(err, &busy) || !strings.Contains(err.Error(), "busy") {
+		t.Fatalf("with every connection held: %v", err)
+	}
+	held[0].Close()
+	if res, err := d.Query(ctx, "SELECT count(*) FROM items", nil, testLimits); err != nil || res.Rows[0][0] != int64(3) {
+		t.Fatalf("after one connection was freed: %v %+v", err, res)
+	}
+	for _, c := range held[1:] {
+		c.Close()
+	}
 }
