@@ -478,17 +478,6 @@ func TestOutboxOverflowEndsTheSSEStream(t *testing.T) {
 	defer stream.Body.Close()
 	br := bufio.NewReader(stream.Body)
 	endpoint := ssetest.Endpoint(t, br)
-	ended := make(chan struct{})
-	go func() {
-		defer close(ended)
-		buf := make([]byte, 16<<10)
-		for {
-			if _, err := br.Read(buf); err != nil {
-				return
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-	}()
 	post := func(body string) {
 		resp, err := http.Post(srv.URL+endpoint, "application/json", strings.NewReader(body))
 		if err != nil {
@@ -500,21 +489,40 @@ func TestOutboxOverflowEndsTheSSEStream(t *testing.T) {
 			t.Fatalf("%s: %d", body, resp.StatusCode)
 		}
 	}
-	post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"slow","version":"1"}}}`)
-	post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	post(`{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"test://r"}}`)
-	for subscribed := false; !subscribed; {
-		for _, ss := range s.Sessions() {
-			if ci := ss.ClientInfo(); ci != nil && ci.Name == "slow" && ss.subscribed("test://r") {
-				subscribed = true
+	// The answer to call id, read from the stream. A POST is accepted before its call
+	// runs, and calls run concurrently: the subscription is sent only once initialize
+	// has been answered (before, the server may refuse it: not initialized).
+	answer := func(id int) {
+		want := fmt.Sprintf(`"id":%d,`, id)
+		for {
+			line, err := br.ReadString('\n')
+			if err != nil {
+				t.Fatalf("reading the answer to call %d: %v", id, err)
+			}
+			if data, ok := strings.CutPrefix(strings.TrimRight(line, "\r\n"), "data: "); ok && strings.Contains(data, want) {
+				if !strings.Contains(data, `"result":`) {
+					t.Fatalf("call %d: %s", id, data)
+				}
+				return
 			}
 		}
-		select {
-		case <-ctx.Done():
-			t.Fatal("the subscription was never made")
-		case <-time.After(5 * time.Millisecond):
-		}
 	}
+	post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"slow","version":"1"}}}`)
+	answer(1)
+	post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	post(`{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"test://r"}}`)
+	answer(2)
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		buf := make([]byte, 16<<10)
+		for {
+			if _, err := br.Read(buf); err != nil {
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
