@@ -51,6 +51,16 @@ type ConnOptions struct {
 	// notifications faster than their handlers run loses the excess, never a call or
 	// a response. Zero means DefaultMaxQueuedNotifications; negative means no limit.
 	MaxQueuedNotifications int
+	// WaitWhenQueueFull makes the reader wait, when MaxQueuedNotifications are
+	// queued, until the notification worker takes one, instead of dropping the
+	// notification: nothing the peer sent is lost, and the peer is slowed down
+	// instead (the transport stops being read, so its buffers fill). Without it, a
+	// burst larger than the queue is dropped whenever the worker is not scheduled
+	// while the reader reads it, however quick the handlers. The cost: while a
+	// notification handler that never returns holds the worker, once the queue is
+	// full nothing more is read (no call, no response). A Conn whose handlers may
+	// block, and whose peer must still be answered, leaves it false.
+	WaitWhenQueueFull bool
 	// OnDone, if set, is called once when the connection has ended (after Done is
 	// closed), on the goroutine that ended it: the reader, or the caller of Close.
 	// It must not block; it spares a goroutine waiting on Done.
@@ -107,6 +117,8 @@ type Conn struct {
 	noteBusy   bool                  // a notification handler is running on the worker
 	queued     int                   // notifications in notes
 	maxQueued  int                   // ConnOptions.MaxQueuedNotifications (≤ 0: no limit)
+	waitRoom   bool                  // ConnOptions.WaitWhenQueueFull
+	room       *sync.Cond            // on mu: the worker took a notification, or the conn stopped taking work
 	dropped    int64                 // notifications dropped because maxQueued were queued
 	noteWorker bool                  // a notification worker goroutine runs (noteLoop)
 	onDone     func()
@@ -145,12 +157,14 @@ func NewConn(t Transport, opts *ConnOptions) *Conn {
 		onDone:      o.OnDone,
 		maxResp:     o.MaxResponseSize,
 		maxQueued:   o.MaxQueuedNotifications,
+		waitRoom:    o.WaitWhenQueueFull,
 		running:     true,
 		pending:     make(map[ID]chan *Response),
 		active:      make(map[ID]*callCtx),
 		readerDone:  make(chan struct{}),
 		done:        make(chan struct{}),
 	}
+	c.room = sync.NewCond(&c.mu)
 	c.ctx, c.cancel = context.WithCancel(parent)
 	c.readCtx, c.stopRead = context.WithCancel(c.ctx)
 	if d, ok := t.(Direct); ok {
@@ -322,6 +336,7 @@ func (c *Conn) Close() error {
 	if first {
 		c.running = false
 		c.endErr = ErrClosed
+		c.room.Broadcast() // a reader waiting for room in the queue (WaitWhenQueueFull) stops
 	}
 	c.mu.Unlock()
 	if first {
@@ -402,6 +417,7 @@ func (c *Conn) readLoop() {
 	if first {
 		c.running = false
 		c.endErr = cause
+		c.room.Broadcast() // a direct caller waiting for room in the queue stops
 	}
 	c.mu.Unlock()
 	if !first { // Close is ending the conn and waits for this goroutine.

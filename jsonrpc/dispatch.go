@@ -14,6 +14,11 @@ import (
 // enqueue queues a notification for the worker, starting one if none runs.
 func (c *Conn) enqueue(req *Request) {
 	c.mu.Lock()
+	// WaitWhenQueueFull: wait for the worker to take one. It takes them whenever it
+	// runs, unless a handler holds it; Close wakes this wait.
+	for c.waitRoom && c.running && c.maxQueued > 0 && c.queued >= c.maxQueued {
+		c.room.Wait()
+	}
 	if !c.running {
 		c.mu.Unlock()
 		c.log.Debug("jsonrpc: dropped a notification after close", "method", req.Method)
@@ -59,6 +64,9 @@ func (c *Conn) noteLoop() {
 		if !isResp {
 			c.noteBusy = true
 			c.queued--
+			if c.waitRoom {
+				c.room.Signal() // one slot freed: for one caller of enqueue waiting for room
+			}
 		}
 		c.mu.Unlock()
 		if isResp {

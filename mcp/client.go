@@ -45,10 +45,15 @@ type ClientOptions struct {
 	// Roots, when non-nil, declares the roots capability (with listChanged) and is what
 	// roots/list answers until SetRoots changes it.
 	Roots []*Root
-	// LoggingMessageHandler receives notifications/message.
+	// LoggingMessageHandler receives notifications/message. It runs in order with the
+	// session's other notifications and must return promptly without making calls
+	// on the session: the notifications behind it wait, and once 1024 wait the
+	// session stops reading from the server until it returns. (The other handlers
+	// below run concurrently and may make calls.)
 	LoggingMessageHandler func(ctx context.Context, cs *ClientSession, p *LoggingMessageParams)
 	// ProgressHandler receives progress notifications whose token was not set up with
-	// WithProgress.
+	// WithProgress. Like LoggingMessageHandler (and the WithProgress functions), it
+	// runs in order and must return promptly without making calls on the session.
 	ProgressHandler func(ctx context.Context, cs *ClientSession, p *ProgressNotificationParams)
 	// ToolListChangedHandler, PromptListChangedHandler and ResourceListChangedHandler
 	// receive the list-changed notifications.
@@ -179,7 +184,12 @@ type ClientSession struct {
 func (c *Client) Connect(ctx context.Context, t jsonrpc.Transport) (*ClientSession, error) {
 	cs := &ClientSession{client: c, progress: map[string]func(*ProgressNotificationParams){}, outSchemas: map[string]*compiledSchema{},
 		taskSupport: map[string]string{}}
-	cs.conn = jsonrpc.NewConn(t, &jsonrpc.ConnOptions{Handler: jsonrpc.HandlerFunc(cs.handle), Logger: c.log})
+	// The server bounds what it queues for a session and tells a session it drops
+	// notifications for (its stream ends); what reaches the client is never dropped
+	// here. When jsonrpc.DefaultMaxQueuedNotifications wait for their handlers to
+	// start (a burst read while the handlers' goroutine was not scheduled), the
+	// client stops reading until one starts, and the server's bound applies.
+	cs.conn = jsonrpc.NewConn(t, &jsonrpc.ConnOptions{Handler: jsonrpc.HandlerFunc(cs.handle), Logger: c.log, WaitWhenQueueFull: true})
 	want := c.opts.ProtocolVersion
 	if want == "" || lookupRevision(want) != nil && lookupRevision(want).stateless {
 		ok, err := cs.probeModern(ctx, want)

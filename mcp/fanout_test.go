@@ -79,7 +79,10 @@ const stalledWriteTimeout = time.Hour
 // One subscriber that stops reading and 50 that read: 1,000 resource updates reach
 // every reading subscriber, each once, and the code announcing them never waits for
 // the stalled one (whose connection is first filled with 16 MiB of updates of its
-// own).
+// own). 1,000 is within the default MaxQueuedNotifications (1,024) once nothing else
+// waits in a session's queue, so no reading subscriber may lose one, however far the
+// announcing runs ahead of the writing: the warm-up's updates are all delivered
+// before the burst starts.
 func TestFanOutStalledSubscriber(t *testing.T) {
 	leaktest.Check(t)
 	const healthy, changes = 50, 1000
@@ -97,10 +100,12 @@ func TestFanOutStalledSubscriber(t *testing.T) {
 		warm bool
 		all  chan struct{}
 		saw  chan struct{}
+		sync chan struct{}
 	}
 	counters := make([]*counter, healthy)
+	clients := make([]*ClientSession, healthy)
 	for i := range counters {
-		c := &counter{seen: map[string]bool{}, all: make(chan struct{}), saw: make(chan struct{}, 1)}
+		c := &counter{seen: map[string]bool{}, all: make(chan struct{}), saw: make(chan struct{}, 1), sync: make(chan struct{})}
 		counters[i] = c
 		tr, err := streamable.NewClient(url, nil)
 		if err != nil {
@@ -114,6 +119,14 @@ func TestFanOutStalledSubscriber(t *testing.T) {
 					if !c.warm {
 						c.warm = true
 						c.saw <- struct{}{}
+					}
+					return
+				}
+				if p.URI == "test://r/sync" {
+					select {
+					case <-c.sync:
+					default:
+						close(c.sync)
 					}
 					return
 				}
@@ -131,6 +144,7 @@ func TestFanOutStalledSubscriber(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { cs.Close() })
+		clients[i] = cs
 		if err := cs.Subscribe(ctx, &SubscribeParams{URI: "test://r"}); err != nil {
 			t.Fatal(err)
 		}
@@ -148,6 +162,17 @@ func TestFanOutStalledSubscriber(t *testing.T) {
 				t.Fatalf("healthy client %d never got an update", i)
 			}
 			break
+		}
+	}
+	// Until the warm-up's updates have all been delivered: each session's queue, and
+	// each client's, takes them in order, so once a client has the update sent after
+	// them, none of them waits in either queue.
+	s.ResourceUpdated(ctx, "test://r/sync")
+	for i, c := range counters {
+		select {
+		case <-c.sync:
+		case <-ctx.Done():
+			t.Fatalf("healthy client %d never got the update sent after the warm-up", i)
 		}
 	}
 
@@ -173,12 +198,28 @@ func TestFanOutStalledSubscriber(t *testing.T) {
 	case <-time.After(60 * time.Second):
 		t.Fatalf("announcing %d changes blocked for 60 s: the caller waits on the stalled subscriber (write timeout %v)", changes, writeTimeout)
 	}
+	// Where an update was lost, if one was: the server's queue of a session (which
+	// would also have ended its GET stream) or the client's.
+	dropped := func() string {
+		var b strings.Builder
+		for _, ss := range s.Sessions() {
+			if ci := ss.ClientInfo(); ci != nil && ci.Name != "stalled" && ss.DroppedNotifications() > 0 {
+				fmt.Fprintf(&b, "; the server dropped %d for %s", ss.DroppedNotifications(), ci.Name)
+			}
+		}
+		for i, cs := range clients {
+			if n := cs.conn.DroppedNotifications(); n > 0 {
+				fmt.Fprintf(&b, "; healthy client %d dropped %d", i, n)
+			}
+		}
+		return b.String()
+	}
 	for i, c := range counters {
 		select {
 		case <-c.all:
 		case <-time.After(20 * time.Second):
 			c.mu.Lock()
-			t.Fatalf("healthy client %d got %d of %d updates", i, c.next, changes)
+			t.Fatalf("healthy client %d got %d of %d updates%s", i, c.next, changes, dropped())
 		}
 		c.mu.Lock()
 		if c.bad != "" {
@@ -186,9 +227,96 @@ func TestFanOutStalledSubscriber(t *testing.T) {
 		}
 		c.mu.Unlock()
 	}
+	if d := dropped(); d != "" {
+		t.Errorf("every update arrived, but%s", strings.TrimPrefix(d, ";"))
+	}
 	for _, ss := range s.Sessions() {
 		if n := ss.DroppedNotifications(); n > 0 {
 			t.Logf("session %s dropped %d", ss.ID(), n)
+		}
+	}
+}
+
+// A client keeps every notification its server sent, however many arrive before its
+// handlers get to run: 3,000 resource updates at once, three times what the client
+// queues for its handlers, sent by a server whose MaxQueuedNotifications holds them
+// all, reach a client whose handler returns at once, each once. (The client stops
+// reading until its handlers catch up; it used to drop what did not fit.)
+func TestClientKeepsABurstOfNotifications(t *testing.T) {
+	leaktest.Check(t)
+	const n = 3 * jsonrpc.DefaultMaxQueuedNotifications
+	s := NewServer(Implementation{Name: "burst", Version: "1"}, &ServerOptions{MaxQueuedNotifications: 2 * n})
+	s.AddResource(&Resource{URI: "test://r", Name: "r"}, func(ctx context.Context, req *ReadResourceRequest) (*ReadResourceResult, error) {
+		return &ReadResourceResult{}, nil
+	})
+	url := serveHTTPWith(t, s, nil)
+	ctx := testCtx(t)
+	var mu sync.Mutex
+	seen := map[string]int{}
+	all := make(chan struct{})
+	warm := make(chan struct{}, 1)
+	tr, err := streamable.NewClient(url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := NewClient(Implementation{Name: "c", Version: "1"}, &ClientOptions{ProtocolVersion: Revision20251125,
+		ResourceUpdatedHandler: func(ctx context.Context, cs *ClientSession, p *ResourceUpdatedParams) {
+			if p.URI == "test://r/warm" {
+				select {
+				case warm <- struct{}{}:
+				default:
+				}
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			seen[p.URI]++
+			if len(seen) == n {
+				close(all)
+			}
+		}}).Connect(ctx, tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	if err := cs.Subscribe(ctx, &SubscribeParams{URI: "test://r"}); err != nil {
+		t.Fatal(err)
+	}
+	// Until the client's GET stream carries updates.
+	for round := 0; ; round++ {
+		s.ResourceUpdated(ctx, "test://r/warm")
+		select {
+		case <-warm:
+		case <-time.After(50 * time.Millisecond):
+			if round < 200 {
+				continue
+			}
+			t.Fatal("the client never got an update")
+		}
+		break
+	}
+	for i := range n {
+		s.ResourceUpdated(ctx, fmt.Sprintf("test://r/%d", i))
+	}
+	select {
+	case <-all:
+	case <-time.After(20 * time.Second):
+	}
+	var serverDropped int64
+	for _, ss := range s.Sessions() {
+		serverDropped += ss.DroppedNotifications()
+	}
+	if serverDropped > 0 {
+		t.Fatalf("the server dropped %d: the burst did not reach the client whole", serverDropped)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != n {
+		t.Errorf("the client got %d of %d updates (it dropped %d)", len(seen), n, cs.conn.DroppedNotifications())
+	}
+	for uri, k := range seen {
+		if k != 1 {
+			t.Errorf("%s arrived %d times", uri, k)
 		}
 	}
 }
@@ -350,17 +478,6 @@ func TestOutboxOverflowEndsTheSSEStream(t *testing.T) {
 	defer stream.Body.Close()
 	br := bufio.NewReader(stream.Body)
 	endpoint := ssetest.Endpoint(t, br)
-	ended := make(chan struct{})
-	go func() {
-		defer close(ended)
-		buf := make([]byte, 16<<10)
-		for {
-			if _, err := br.Read(buf); err != nil {
-				return
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-	}()
 	post := func(body string) {
 		resp, err := http.Post(srv.URL+endpoint, "application/json", strings.NewReader(body))
 		if err != nil {
@@ -372,21 +489,40 @@ func TestOutboxOverflowEndsTheSSEStream(t *testing.T) {
 			t.Fatalf("%s: %d", body, resp.StatusCode)
 		}
 	}
-	post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"slow","version":"1"}}}`)
-	post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	post(`{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"test://r"}}`)
-	for subscribed := false; !subscribed; {
-		for _, ss := range s.Sessions() {
-			if ci := ss.ClientInfo(); ci != nil && ci.Name == "slow" && ss.subscribed("test://r") {
-				subscribed = true
+	// The answer to call id, read from the stream. A POST is accepted before its call
+	// runs, and calls run concurrently: the subscription is sent only once initialize
+	// has been answered (before, the server may refuse it: not initialized).
+	answer := func(id int) {
+		want := fmt.Sprintf(`"id":%d,`, id)
+		for {
+			line, err := br.ReadString('\n')
+			if err != nil {
+				t.Fatalf("reading the answer to call %d: %v", id, err)
+			}
+			if data, ok := strings.CutPrefix(strings.TrimRight(line, "\r\n"), "data: "); ok && strings.Contains(data, want) {
+				if !strings.Contains(data, `"result":`) {
+					t.Fatalf("call %d: %s", id, data)
+				}
+				return
 			}
 		}
-		select {
-		case <-ctx.Done():
-			t.Fatal("the subscription was never made")
-		case <-time.After(5 * time.Millisecond):
-		}
 	}
+	post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"slow","version":"1"}}}`)
+	answer(1)
+	post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	post(`{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"test://r"}}`)
+	answer(2)
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		buf := make([]byte, 16<<10)
+		for {
+			if _, err := br.Read(buf); err != nil {
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
