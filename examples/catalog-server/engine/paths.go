@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -47,33 +48,21 @@ func rewritePaths(ctx context.Context, conn *sql.Conn, sqlText, pkgDir string) (
 		}
 		return abs
 	}
-	var walk func(v any)
-	walk = func(v any) {
-		switch n := v.(type) {
-		case map[string]any:
-			if n["type"] == "BASE_TABLE" {
-				name, _ := n["table_name"].(string)
-				if n["schema_name"] == "" && n["catalog_name"] == "" && looksLikeFile(name) {
-					n["table_name"] = fix(name)
-				}
-			}
-			if n["class"] == "FUNCTION" {
-				if fn, _ := n["function_name"].(string); fileFunctions[strings.ToLower(fn)] {
-					if ch, _ := n["children"].([]any); len(ch) > 0 {
-						fixConstant(ch[0], fix)
-					}
-				}
-			}
-			for _, c := range n {
-				walk(c)
-			}
-		case []any:
-			for _, c := range n {
-				walk(c)
+	eachNode(tree, func(n map[string]any) {
+		if n["type"] == "BASE_TABLE" {
+			name, _ := n["table_name"].(string)
+			if n["schema_name"] == "" && n["catalog_name"] == "" && looksLikeFile(name) {
+				n["table_name"] = fix(name)
 			}
 		}
-	}
-	walk(tree)
+		if n["class"] == "FUNCTION" {
+			if fn, _ := n["function_name"].(string); fileFunctions[strings.ToLower(fn)] {
+				if ch, _ := n["children"].([]any); len(ch) > 0 {
+					fixConstant(ch[0], fix)
+				}
+			}
+		}
+	})
 	if walkErr != nil {
 		return "", walkErr
 	}
@@ -130,23 +119,11 @@ var (
 // not give exactly the same column names and types.
 func freezeReaders(ctx context.Context, conn *sql.Conn, tree map[string]any) {
 	var calls []map[string]any
-	var walk func(v any)
-	walk = func(v any) {
-		switch n := v.(type) {
-		case map[string]any:
-			if fn, _ := n["function_name"].(string); n["class"] == "FUNCTION" && (csvReaders[strings.ToLower(fn)] || jsonReaders[strings.ToLower(fn)]) && freezable(n) {
-				calls = append(calls, n)
-			}
-			for _, c := range n {
-				walk(c)
-			}
-		case []any:
-			for _, c := range n {
-				walk(c)
-			}
+	eachNode(tree, func(n map[string]any) {
+		if fn, _ := n["function_name"].(string); n["class"] == "FUNCTION" && (csvReaders[strings.ToLower(fn)] || jsonReaders[strings.ToLower(fn)]) && freezable(n) {
+			calls = append(calls, n)
 		}
-	}
-	walk(tree)
+	})
 	for _, call := range calls {
 		fn := strings.ToLower(call["function_name"].(string))
 		args, _ := call["children"].([]any)
@@ -166,7 +143,7 @@ func freezeReaders(ctx context.Context, conn *sql.Conn, tree map[string]any) {
 			continue
 		}
 		after, err := describeCall(ctx, conn, fn, frozen)
-		if err != nil || before != after {
+		if err != nil || !slices.Equal(before, after) {
 			continue
 		}
 		call["function_name"] = fn
@@ -174,29 +151,9 @@ func freezeReaders(ctx context.Context, conn *sql.Conn, tree map[string]any) {
 	}
 }
 
-// describeCall returns the column names and types of SELECT * FROM fn(args).
-func describeCall(ctx context.Context, conn *sql.Conn, fn string, args []any) (string, error) {
-	probe, err := parseTree(ctx, conn, "SELECT * FROM read_csv('x')")
-	if err != nil {
-		return "", err
-	}
-	call := findCall(probe, "read_csv")
-	if call == nil {
-		return "", errors.New("no call in the probe")
-	}
-	call["function_name"], call["children"] = fn, args
-	q, err := treeSQL(ctx, conn, probe)
-	if err != nil {
-		return "", err
-	}
-	var cols string
-	err = conn.QueryRowContext(ctx, "SELECT string_agg(column_name || ' ' || column_type, ', ' ORDER BY rn) FROM (SELECT row_number() OVER () AS rn, * FROM (DESCRIBE "+q+"))").Scan(&cols)
-	return cols, duckErr(err)
-}
-
-// describedArgs returns the arguments of a JSON call with the columns DuckDB
-// detects for it added as its columns option.
-func describedArgs(ctx context.Context, conn *sql.Conn, fn string, args []any) ([]any, error) {
+// describeCall returns the column names and types of SELECT * FROM fn(args), in
+// order.
+func describeCall(ctx context.Context, conn *sql.Conn, fn string, args []any) ([]Column, error) {
 	probe, err := parseTree(ctx, conn, "SELECT * FROM read_csv('x')")
 	if err != nil {
 		return nil, err
@@ -210,31 +167,35 @@ func describedArgs(ctx context.Context, conn *sql.Conn, fn string, args []any) (
 	if err != nil {
 		return nil, err
 	}
-	rows, err := conn.QueryContext(ctx, "DESCRIBE "+q)
+	rows, err := conn.QueryContext(ctx, "SELECT column_name, column_type FROM (DESCRIBE "+q+")")
 	if err != nil {
 		return nil, duckErr(err)
 	}
 	defer rows.Close()
-	cols, _ := rows.Columns()
-	var spec []string
+	var cols []Column
 	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
+		var c Column
+		if err := rows.Scan(&c.Name, &c.Type); err != nil {
 			return nil, err
 		}
-		name, _ := vals[0].(string)
-		typ, _ := vals[1].(string)
-		if name == "" || typ == "" {
+		cols = append(cols, c)
+	}
+	return cols, rows.Err()
+}
+
+// describedArgs returns the arguments of a JSON call with the columns DuckDB
+// detects for it added as its columns option.
+func describedArgs(ctx context.Context, conn *sql.Conn, fn string, args []any) ([]any, error) {
+	cols, err := describeCall(ctx, conn, fn, args)
+	if err != nil {
+		return nil, err
+	}
+	var spec []string
+	for _, c := range cols {
+		if c.Name == "" || c.Type == "" {
 			return nil, errors.New("DESCRIBE gave no name or type")
 		}
-		spec = append(spec, quoteLit(name)+": "+quoteLit(typ))
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
+		spec = append(spec, quoteLit(c.Name)+": "+quoteLit(c.Type))
 	}
 	if len(spec) == 0 {
 		return nil, errors.New("no columns")
@@ -328,26 +289,32 @@ func sniffedArgs(ctx context.Context, conn *sql.Conn, args []any) ([]any, error)
 	return out, nil
 }
 
-// findCall returns the first function call named name in tree.
-func findCall(v any, name string) map[string]any {
+// findCall returns a function call named name in tree (the probes built here
+// hold one).
+func findCall(tree any, name string) map[string]any {
+	var found map[string]any
+	eachNode(tree, func(n map[string]any) {
+		if found == nil && n["class"] == "FUNCTION" && n["function_name"] == name {
+			found = n
+		}
+	})
+	return found
+}
+
+// eachNode calls fn for every object of a syntax tree, each before the objects in
+// it.
+func eachNode(v any, fn func(n map[string]any)) {
 	switch n := v.(type) {
 	case map[string]any:
-		if n["class"] == "FUNCTION" && n["function_name"] == name {
-			return n
-		}
+		fn(n)
 		for _, c := range n {
-			if f := findCall(c, name); f != nil {
-				return f
-			}
+			eachNode(c, fn)
 		}
 	case []any:
 		for _, c := range n {
-			if f := findCall(c, name); f != nil {
-				return f
-			}
+			eachNode(c, fn)
 		}
 	}
-	return nil
 }
 
 // optionName returns the name of a named argument (name = value).
