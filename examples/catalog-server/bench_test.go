@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/wiremcp/wiremcp/mcp"
+	"github.com/wiremcp/wiremcp/transport/stdio"
 )
 
 // benchRows is the size of the Parquet file of BenchmarkExecuteQuery.
@@ -59,8 +61,10 @@ func writeBenchParquet(b *testing.B, path string) {
 // BenchmarkExecuteQuery runs an aggregate over a 1-million-row Parquet file through
 // execute_query (our client, stateless Streamable HTTP on loopback, the server,
 // DuckDB) and, interleaved in the same loop, the same query through duckdb-go
-// directly with the same thread count, reading every row. It reports the median of
-// each and MCP's overhead at the median.
+// directly with the same thread count, reading every row; also the engine layer
+// alone, the HTTP floor, and execute_query over stdio to the built server in a
+// process of its own. It reports the median of each and MCP's overhead at the
+// median.
 func BenchmarkExecuteQuery(b *testing.B) {
 	dir := b.TempDir()
 	pkg := filepath.Join(dir, "bench", "big")
@@ -72,6 +76,18 @@ func BenchmarkExecuteQuery(b *testing.B) {
 
 	svc := newTestService(b, dir, Config{})
 	cs := connectHTTP(b, startHTTP(b, svc).URL, "")
+	// The built server over stdio, in a process of its own, as a desktop client runs it.
+	tr, err := stdio.Command(exec.Command(buildServer(b), "-stdio", "-catalog", dir), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	csStdio, err := mcp.NewClient(mcp.Implementation{Name: "catalog-bench", Version: "1"}, nil).Connect(ctx, tr)
+	cancel()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer csStdio.Close()
 	direct, err := sql.Open("duckdb", "?threads=2&memory_limit=512MB")
 	if err != nil {
 		b.Fatal(err)
@@ -79,7 +95,7 @@ func BenchmarkExecuteQuery(b *testing.B) {
 	defer direct.Close()
 	floor := startFloor(b, direct)
 	for _, bq := range benchQueries {
-		b.Run(bq.name, func(b *testing.B) { benchOne(b, cs, svc, direct, floor, bq.sql, bq.rows, file) })
+		b.Run(bq.name, func(b *testing.B) { benchOne(b, cs, csStdio, svc, direct, floor, bq.sql, bq.rows, file) })
 	}
 }
 
@@ -125,18 +141,21 @@ func scanAll(db *sql.DB, query string) (int, error) {
 	return n, rows.Err()
 }
 
-func benchOne(b *testing.B, cs *mcp.ClientSession, svc *Service, direct *sql.DB, floor, query string, want int, file string) {
+func benchOne(b *testing.B, cs, csStdio *mcp.ClientSession, svc *Service, direct *sql.DB, floor, query string, want int, file string) {
 	args, _ := json.Marshal(map[string]any{"path": "bench/big/events", "sql": fmt.Sprintf(query, "events")})
 	directSQL := fmt.Sprintf(query, quoteLit(file))
-	runMCP := func() int {
-		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "execute_query", Arguments: args})
-		if err != nil || res.IsError {
-			b.Fatalf("execute_query: %v %s", err, text(res))
+	callOn := func(cs *mcp.ClientSession) func() int {
+		return func() int {
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "execute_query", Arguments: args})
+			if err != nil || res.IsError {
+				b.Fatalf("execute_query: %v %s", err, text(res))
+			}
+			var out struct{ RowCount int }
+			json.Unmarshal(res.StructuredContent.(json.RawMessage), &out)
+			return out.RowCount
 		}
-		var out struct{ RowCount int }
-		json.Unmarshal(res.StructuredContent.(json.RawMessage), &out)
-		return out.RowCount
 	}
+	runMCP, runStdio := callOn(cs), callOn(csStdio)
 	runDirect := func() int {
 		n, err := scanAll(direct, directSQL)
 		if err != nil {
@@ -166,10 +185,10 @@ func benchOne(b *testing.B, cs *mcp.ClientSession, svc *Service, direct *sql.DB,
 		}
 		return res.RowCount
 	}
-	if a, d, e, f := runMCP(), runDirect(), runEngine(), runFloor(); a != want || d != want || e != want || f != want {
-		b.Fatalf("rows: mcp %d direct %d engine %d http floor %d", a, d, e, f)
+	if a, d, e, f, o := runMCP(), runDirect(), runEngine(), runFloor(), runStdio(); a != want || d != want || e != want || f != want || o != want {
+		b.Fatalf("rows: mcp %d direct %d engine %d http floor %d stdio %d", a, d, e, f, o)
 	}
-	runs := []func() int{runDirect, runMCP, runEngine, runFloor}
+	runs := []func() int{runDirect, runMCP, runEngine, runFloor, runStdio}
 	times := make([][]time.Duration, len(runs))
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
@@ -193,6 +212,11 @@ func benchOne(b *testing.B, cs *mcp.ClientSession, svc *Service, direct *sql.DB,
 	// run moments apart, so that drifts of the machine between iterations cancel.
 	b.ReportMetric(100*float64(medianDiff(times[1], times[0]))/float64(pd), "paired-overhead-%")
 	b.ReportMetric(100*float64(medianDiff(times[3], times[0]))/float64(pd), "paired-floor-%")
+	// The same call over stdio to the built server in its own process.
+	ps := median(times[4])
+	b.ReportMetric(float64(ps.Microseconds())/1000, "p50-mcp-stdio-ms")
+	b.ReportMetric(100*(float64(ps)-float64(pd))/float64(pd), "stdio-overhead-%")
+	b.ReportMetric(100*float64(medianDiff(times[4], times[0]))/float64(pd), "paired-stdio-overhead-%")
 }
 
 // medianDiff returns the median of a[i]-b[i].
