@@ -114,6 +114,10 @@ func (p *Postgres) Query(ctx context.Context, sqlText string, params map[string]
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
+		var busy *BusyError
+		if errors.As(err, &busy) {
+			return nil, err
+		}
 		var pe *pgconn.PgError
 		if errors.Is(qctx.Err(), context.DeadlineExceeded) || errors.As(err, &pe) && pe.Code == "57014" {
 			return nil, &TimeoutError{Limit: lim.Timeout}
@@ -124,7 +128,15 @@ func (p *Postgres) Query(ctx context.Context, sqlText string, params map[string]
 }
 
 func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]any, lim Limits) (*Result, error) {
-	tx, err := p.pool.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly})
+	conn, err := p.pool.Acquire(ctx)
+	if err != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) && p.pool.Stat().AcquiredConns() >= pgMaxConns {
+			return nil, &BusyError{Limit: lim.Timeout, Conns: pgMaxConns}
+		}
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	defer conn.Release()
+	tx, err := conn.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly})
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}

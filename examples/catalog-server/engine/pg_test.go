@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // pgDSN returns the test server's connection string (CATALOG_TEST_PG_DSN, a role
@@ -161,5 +162,33 @@ func TestPostgresClosestNames(t *testing.T) {
 		if !errors.As(err, &se) || !strings.Contains(se.Message, tc.want) {
 			t.Errorf("%s: %v lacks %q", tc.sql, err, tc.want)
 		}
+	}
+}
+
+// TestPostgresBusy: a query that cannot get one of the model's connections within
+// its time limit (all held by other queries) is told the server is busy, not that
+// it ran too long; once one is free, queries run again.
+func TestPostgresBusy(t *testing.T) {
+	p := openTestPG(t)
+	ctx := context.Background()
+	var held []*pgxpool.Conn
+	for range pgMaxConns {
+		c, err := p.pool.Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, c)
+	}
+	_, err := p.Query(ctx, "SELECT count(*) FROM low", nil, Limits{RowLimit: 10, ByteBudget: 1 << 20, Timeout: 300 * time.Millisecond})
+	var busy *BusyError
+	if !errors.As(err, &busy) || !strings.Contains(err.Error(), "busy") {
+		t.Fatalf("with every connection held: %v", err)
+	}
+	held[0].Release()
+	if res, err := p.Query(ctx, "SELECT count(*) FROM low", nil, testLimits); err != nil || len(res.Rows) != 1 {
+		t.Fatalf("after one connection was freed: %v %+v", err, res)
+	}
+	for _, c := range held[1:] {
+		c.Release()
 	}
 }
