@@ -24,7 +24,9 @@ const (
 
 var (
 	// ErrResourceNotFound is returned (possibly wrapped) by a resource handler for an
-	// unknown URI. The server answers with the negotiated revision's code.
+	// unknown URI. The server answers with the negotiated revision's code and the URI
+	// in data; a wrapping error's own words (fmt.Errorf("%w: no such …; did you mean
+	// …", ErrResourceNotFound)) go in data.detail.
 	ErrResourceNotFound = errors.New("resource not found")
 
 	// ErrCapabilityNotSupported is returned by server-to-client requests (sampling,

@@ -34,7 +34,7 @@ func resourceServer() *Server {
 	s.AddResourceTemplate(&ResourceTemplate{URITemplate: "test://items/{id}", Name: "item"},
 		func(ctx context.Context, req *ReadResourceRequest) (*ReadResourceResult, error) {
 			if req.Vars["id"] == "missing" {
-				return nil, fmt.Errorf("item: %w", ErrResourceNotFound)
+				return nil, fmt.Errorf("%w: no item %q; items are numbered, try test://items/1", ErrResourceNotFound, req.Vars["id"])
 			}
 			return &ReadResourceResult{Contents: []*ResourceContents{{URI: req.Params.URI, Text: "item " + req.Vars["id"]}}}, nil
 		})
@@ -87,6 +87,15 @@ func TestResources(t *testing.T) {
 		var je *jsonrpc.Error
 		if !errors.As(err, &je) || je.Code != CodeResourceNotFound || !IsResourceNotFound(err) {
 			t.Errorf("%s: err = %v, want -32002", uri, err)
+		}
+		// The message is the standard one; data holds the URI and the handler's
+		// explanation, when it gave one.
+		want := `{"uri":"` + uri + `"}`
+		if uri == "test://items/missing" {
+			want = `{"detail":"no item \"missing\"; items are numbered, try test://items/1","uri":"test://items/missing"}`
+		}
+		if je != nil && (je.Message != "Resource not found" || string(je.Data) != want) {
+			t.Errorf("%s: message %q data %s, want data %s", uri, je.Message, je.Data, want)
 		}
 	}
 }

@@ -189,6 +189,12 @@ func handleReadResource(ctx context.Context, ss *ServerSession, ri *requestInfo)
 	res, err := h(ctx, req)
 	if err != nil {
 		if errors.Is(err, ErrResourceNotFound) {
+			// The handler's explanation (which names may be meant, say) goes in
+			// data beside the URI; the message stays the standard one, which
+			// clients of 2026-07-28 tell this -32602 from others by.
+			if detail := strings.TrimPrefix(err.Error(), ErrResourceNotFound.Error()+": "); detail != ErrResourceNotFound.Error() {
+				return nil, jsonrpc.NewError(ri.rev.resourceNotFound, "Resource not found", map[string]string{"uri": p.URI, "detail": detail})
+			}
 			return nil, resourceNotFound(ri.rev, p.URI)
 		}
 		return nil, err

@@ -227,6 +227,10 @@ func scenario(t *testing.T, cs *mcp.ClientSession, dir string) {
 	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "catalog://model/retail/shop/nosuch"}); !mcp.IsResourceNotFound(err) {
 		t.Errorf("missing resource: %v", err)
 	}
+	// A misspelt name comes with the closest existing ones, as from describe.
+	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "catalog://source/retail/shop/sales/ordrs"}); !mcp.IsResourceNotFound(err) || !strings.Contains(err.Error(), "retail/shop/sales/orders") {
+		t.Errorf("misspelt resource: %v", err)
+	}
 }
 
 func TestHTTPStateless(t *testing.T) {
