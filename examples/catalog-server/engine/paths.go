@@ -127,18 +127,17 @@ func freezeReaders(ctx context.Context, conn *sql.Conn, tree map[string]any) {
 	for _, call := range calls {
 		fn := strings.ToLower(call["function_name"].(string))
 		args, _ := call["children"].([]any)
+		before, err := describeCall(ctx, conn, fn, args)
+		if err != nil {
+			continue
+		}
 		var frozen []any
-		var err error
 		if csvReaders[fn] {
 			fn = "read_csv"
 			frozen, err = sniffedArgs(ctx, conn, args)
 		} else {
-			frozen, err = describedArgs(ctx, conn, fn, args)
+			frozen, err = describedArgs(ctx, conn, before, args)
 		}
-		if err != nil {
-			continue
-		}
-		before, err := describeCall(ctx, conn, call["function_name"].(string), args)
 		if err != nil {
 			continue
 		}
@@ -154,16 +153,7 @@ func freezeReaders(ctx context.Context, conn *sql.Conn, tree map[string]any) {
 // describeCall returns the column names and types of SELECT * FROM fn(args), in
 // order.
 func describeCall(ctx context.Context, conn *sql.Conn, fn string, args []any) ([]Column, error) {
-	probe, err := parseTree(ctx, conn, "SELECT * FROM read_csv('x')")
-	if err != nil {
-		return nil, err
-	}
-	call := findCall(probe, "read_csv")
-	if call == nil {
-		return nil, errors.New("no call in the probe")
-	}
-	call["function_name"], call["children"] = fn, args
-	q, err := treeSQL(ctx, conn, probe)
+	q, err := callSQL(ctx, conn, "*", fn, args)
 	if err != nil {
 		return nil, err
 	}
@@ -183,13 +173,24 @@ func describeCall(ctx context.Context, conn *sql.Conn, fn string, args []any) ([
 	return cols, rows.Err()
 }
 
-// describedArgs returns the arguments of a JSON call with the columns DuckDB
-// detects for it added as its columns option.
-func describedArgs(ctx context.Context, conn *sql.Conn, fn string, args []any) ([]any, error) {
-	cols, err := describeCall(ctx, conn, fn, args)
+// callSQL returns SELECT sel FROM fn(args) as SQL: the call's arguments are syntax
+// trees, put in the place of a probe's.
+func callSQL(ctx context.Context, conn *sql.Conn, sel, fn string, args []any) (string, error) {
+	probe, err := parseTree(ctx, conn, "SELECT "+sel+" FROM read_csv('x')")
 	if err != nil {
-		return nil, err
+		return "", err
 	}
+	call := findCall(probe, "read_csv")
+	if call == nil {
+		return "", errors.New("no call in the probe")
+	}
+	call["function_name"], call["children"] = fn, args
+	return treeSQL(ctx, conn, probe)
+}
+
+// describedArgs returns the arguments of a JSON call (args) with the columns DuckDB
+// detected for it (cols) added as its columns option.
+func describedArgs(ctx context.Context, conn *sql.Conn, cols []Column, args []any) ([]any, error) {
 	var spec []string
 	for _, c := range cols {
 		if c.Name == "" || c.Type == "" {
@@ -238,16 +239,7 @@ func freezable(call map[string]any) bool {
 // call with args: the call's path, the options the sniffer spelled out (auto_detect = false
 // among them), and the call's own options the sniffer did not set.
 func sniffedArgs(ctx context.Context, conn *sql.Conn, args []any) ([]any, error) {
-	probe, err := parseTree(ctx, conn, "SELECT Prompt FROM sniff_csv('x')")
-	if err != nil {
-		return nil, err
-	}
-	sniff := findCall(probe, "sniff_csv")
-	if sniff == nil {
-		return nil, errors.New("no sniff_csv call in the probe")
-	}
-	sniff["children"] = args
-	probeSQL, err := treeSQL(ctx, conn, probe)
+	probeSQL, err := callSQL(ctx, conn, "Prompt", "sniff_csv", args)
 	if err != nil {
 		return nil, err
 	}
