@@ -99,10 +99,11 @@ func (r *CallToolResult) MarshalJSON() ([]byte, error) {
 		w.Content[i] = wireOf(c)
 	}
 	raw, isRaw := r.StructuredContent.(json.RawMessage)
-	if !isRaw || len(raw) == 0 {
-		if r.StructuredContent != nil && !(isRaw && len(raw) == 0) {
-			w.StructuredContent = r.StructuredContent
-		}
+	if !isRaw {
+		w.StructuredContent = r.StructuredContent // nil stays out
+		return json.Marshal(&w)
+	}
+	if len(raw) == 0 {
 		return json.Marshal(&w)
 	}
 	// {"content":[…],"structuredContent":RAW,"isError":…,"_meta":…}: the members
