@@ -383,33 +383,8 @@ func TestOutboxOverflowEndsTheStream(t *testing.T) {
 	resp := stalledSubscriber(t, url, "test://r")
 	// The client reads, slowly (16 KiB at most every 5 ms, through a 4 KiB receive
 	// buffer), until its stream ends.
-	ended := make(chan int64, 1)
-	go func() {
-		buf := make([]byte, 16<<10)
-		var n int64
-		for {
-			k, err := resp.Body.Read(buf)
-			n += int64(k)
-			if err != nil {
-				ended <- n
-				return
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-	}()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		pad := strings.Repeat("p", 64<<10)
-		for n := range 64 { // 4 MiB at once: far more than the client takes in the time
-			s.ResourceUpdated(ctx, fmt.Sprintf("test://r/%d/%s", n, pad))
-		}
-	}()
-	select {
-	case <-done:
-	case <-time.After(60 * time.Second):
-		t.Fatal("announcing blocked for 60 s: the caller waits on the slow session")
-	}
+	ended := readSlowly(resp.Body)
+	announceBurst(t, ctx, s)
 
 	var slow *ServerSession
 	for _, ss := range s.Sessions() {
@@ -512,17 +487,40 @@ func TestOutboxOverflowEndsTheSSEStream(t *testing.T) {
 	post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	post(`{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"test://r"}}`)
 	answer(2)
-	ended := make(chan struct{})
+	ended := readSlowly(br)
+	announceBurst(t, ctx, s)
+	select {
+	case <-ended:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the slow session's stream did not end after its notifications were dropped")
+	}
+}
+
+// readSlowly reads r, 16 KiB at most every 5 ms, until it fails (the stream ended),
+// and then sends the bytes it read.
+func readSlowly(r io.Reader) <-chan int64 {
+	ended := make(chan int64, 1)
 	go func() {
-		defer close(ended)
 		buf := make([]byte, 16<<10)
+		var n int64
 		for {
-			if _, err := br.Read(buf); err != nil {
+			k, err := r.Read(buf)
+			n += int64(k)
+			if err != nil {
+				ended <- n
 				return
 			}
 			time.Sleep(5 * time.Millisecond)
 		}
 	}()
+	return ended
+}
+
+// announceBurst announces 64 updates of 64 KiB to the subscribers of test://r/… —
+// 4 MiB at once, far more than a slow reader takes in the time — and fails the test
+// if announcing takes 60 s (the caller waited on a slow session).
+func announceBurst(t *testing.T, ctx context.Context, s *Server) {
+	t.Helper()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -535,10 +533,5 @@ func TestOutboxOverflowEndsTheSSEStream(t *testing.T) {
 	case <-done:
 	case <-time.After(60 * time.Second):
 		t.Fatal("announcing blocked for 60 s: the caller waits on the slow session")
-	}
-	select {
-	case <-ended:
-	case <-time.After(20 * time.Second):
-		t.Fatal("the slow session's stream did not end after its notifications were dropped")
 	}
 }
