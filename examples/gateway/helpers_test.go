@@ -188,7 +188,14 @@ func callTextCtx(t *testing.T, ctx context.Context, cs *mcp.ClientSession, name 
 // get does an HTTP GET with the given Accept and returns status, headers and body.
 func (tg *testGateway) get(t *testing.T, path, accept string) (int, http.Header, string) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, tg.srv.URL+path, nil)
+	return httpGet(t, tg.srv.URL+path, accept)
+}
+
+// httpGet does an HTTP GET of url with the given Accept (none when empty) and
+// returns status, headers and body.
+func httpGet(t *testing.T, url, accept string) (int, http.Header, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
 	if accept != "" {
 		req.Header.Set("Accept", accept)
 	}

@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"html"
-	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -78,19 +76,7 @@ func TestMainServesDemo(t *testing.T) {
 			t.Fatal("no index URL within 60 s")
 		}
 	}
-	get := func(url, accept string) (int, string) {
-		t.Helper()
-		req, _ := http.NewRequest(http.MethodGet, url, nil)
-		req.Header.Set("Accept", accept)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
-	}
-	status, page := get(index, "text/html")
+	status, _, page := httpGet(t, index, "text/html")
 	if status != 200 {
 		t.Fatalf("index: %d", status)
 	}
@@ -100,7 +86,7 @@ func TestMainServesDemo(t *testing.T) {
 		}
 	}
 	base := strings.TrimSuffix(index, "/mcp")
-	status, body := get(base+"/healthz", "application/json")
+	status, _, body := httpGet(t, base+"/healthz", "application/json")
 	var h Health
 	if err := json.Unmarshal([]byte(body), &h); err != nil || status != 200 || !h.Healthy || h.Servers["kb"].Tools != 6 {
 		t.Fatalf("healthz: %d %s", status, body)
