@@ -82,6 +82,21 @@ func kbGateway(t *testing.T, b *kbBackend, extra string) *testGateway {
 }
 
 // call calls a tool and returns the result with its structured content decoded.
+// graphRelationships calls get_entity_graph with args and returns the
+// relationships of its answer.
+func graphRelationships(t *testing.T, cs *mcp.ClientSession, args map[string]any) []map[string]any {
+	t.Helper()
+	res, sc := restCall(t, cs, "get_entity_graph", args)
+	if res.IsError {
+		t.Fatal(resultText(res))
+	}
+	var out []map[string]any
+	for _, r := range sc["data"].(map[string]any)["relationships"].([]any) {
+		out = append(out, r.(map[string]any))
+	}
+	return out
+}
+
 func restCall(t *testing.T, cs *mcp.ClientSession, name string, args any) (*mcp.CallToolResult, map[string]any) {
 	t.Helper()
 	raw, _ := json.Marshal(args)
@@ -544,19 +559,8 @@ func TestRESTGraphDepthAndOrder(t *testing.T) {
 	tg := kbGateway(t, b, "")
 	cs := tg.connect(t, "/mcp/kb", nil)
 	root := "e0000001-0000-4000-8000-000000000002"
-	rels := func(args map[string]any) []map[string]any {
-		res, sc := restCall(t, cs, "get_entity_graph", args)
-		if res.IsError {
-			t.Fatal(resultText(res))
-		}
-		var out []map[string]any
-		for _, r := range sc["data"].(map[string]any)["relationships"].([]any) {
-			out = append(out, r.(map[string]any))
-		}
-		return out
-	}
-	d1 := rels(map[string]any{"projectId": p1, "entityId": root, "depth": 1})
-	d2 := rels(map[string]any{"projectId": p1, "entityId": root, "depth": 2})
+	d1 := graphRelationships(t, cs, map[string]any{"projectId": p1, "entityId": root, "depth": 1})
+	d2 := graphRelationships(t, cs, map[string]any{"projectId": p1, "entityId": root, "depth": 2})
 	if len(d2) <= len(d1) {
 		t.Errorf("depth 2 (%d edges) adds nothing to depth 1 (%d)", len(d2), len(d1))
 	}
@@ -570,7 +574,7 @@ func TestRESTGraphDepthAndOrder(t *testing.T) {
 			t.Errorf("relationships not in createdAt desc, id desc order")
 		}
 	}
-	only := rels(map[string]any{"projectId": p1, "entityId": root, "depth": 2, "relationshipTypes": "CONCEPT_RELATES_TO_CONCEPT,GUIDE_USES_CONCEPT"})
+	only := graphRelationships(t, cs, map[string]any{"projectId": p1, "entityId": root, "depth": 2, "relationshipTypes": "CONCEPT_RELATES_TO_CONCEPT,GUIDE_USES_CONCEPT"})
 	if len(only) == 0 {
 		t.Fatal("filter kept nothing")
 	}
@@ -872,15 +876,7 @@ func TestRESTOrderAndFilters(t *testing.T) {
 	t.Run("graph depth 2 is one hop further", func(t *testing.T) {
 		root := "e0000001-0000-4000-8000-000000000002"
 		graph := func(depth int) []map[string]any {
-			res, sc := restCall(t, cs, "get_entity_graph", map[string]any{"projectId": p1, "entityId": strings.ToUpper(root), "depth": depth})
-			if res.IsError {
-				t.Fatal(resultText(res))
-			}
-			var out []map[string]any
-			for _, r := range sc["data"].(map[string]any)["relationships"].([]any) {
-				out = append(out, r.(map[string]any))
-			}
-			return out
+			return graphRelationships(t, cs, map[string]any{"projectId": p1, "entityId": strings.ToUpper(root), "depth": depth})
 		}
 		d1, d2 := graph(1), graph(2)
 		tie := false
