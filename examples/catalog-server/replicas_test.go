@@ -18,57 +18,66 @@ import (
 func pagesAcross(t *testing.T, sessions []*mcp.ClientSession, path string) (resources, items []string) {
 	t.Helper()
 	ctx := context.Background()
-	cursor := ""
-	for i := 0; ; i++ {
-		if i > 1000 {
-			t.Fatal("resources/list does not end")
-		}
+	resources = allPages(t, "resources/list", func(i int, cursor string) ([]string, string, error) {
 		r, err := sessions[i%len(sessions)].ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor})
 		if err != nil {
-			t.Fatalf("resources/list page %d: %v", i, err)
+			return nil, "", err
 		}
+		var uris []string
 		for _, res := range r.Resources {
-			resources = append(resources, res.URI)
+			uris = append(uris, res.URI)
 		}
-		if cursor = r.NextCursor; cursor == "" {
-			break
-		}
-	}
-	for i := 0; ; i++ {
-		if i > 1000 {
-			t.Fatal("resources/templates/list does not end")
-		}
+		return uris, r.NextCursor, nil
+	})
+	resources = append(resources, allPages(t, "resources/templates/list", func(i int, cursor string) ([]string, string, error) {
 		r, err := sessions[i%len(sessions)].ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{Cursor: cursor})
 		if err != nil {
-			t.Fatalf("resources/templates/list page %d: %v", i, err)
+			return nil, "", err
 		}
+		var uris []string
 		for _, tmpl := range r.ResourceTemplates {
-			resources = append(resources, tmpl.URITemplate)
+			uris = append(uris, tmpl.URITemplate)
 		}
-		if cursor = r.NextCursor; cursor == "" {
-			break
-		}
-	}
-	for i := 0; ; i++ {
-		if i > 1000 {
-			t.Fatal("list_catalog does not end")
-		}
+		return uris, r.NextCursor, nil
+	})...)
+	items = allPages(t, "list_catalog", func(i int, cursor string) ([]string, string, error) {
 		var page listOut
 		args := map[string]any{"path": path}
 		if cursor != "" {
 			args["cursor"] = cursor
 		}
 		if r := call(t, sessions[i%len(sessions)], "list_catalog", args, &page); r.IsError {
-			t.Fatalf("list_catalog page %d: %s", i, text(r))
+			return nil, "", fmt.Errorf("%s", text(r))
 		}
+		var paths []string
 		for _, it := range page.Items {
-			items = append(items, it.Path)
+			paths = append(paths, it.Path)
 		}
-		if cursor = page.NextCursor; cursor == "" {
-			break
+		return paths, page.NextCursor, nil
+	})
+	return resources, items
+}
+
+// allPages follows a listing's cursors from the first page (i counts the pages)
+// to the last, and returns what the pages held in order; it fails the test on an
+// error or after 1,000 pages.
+func allPages(t *testing.T, what string, page func(i int, cursor string) ([]string, string, error)) []string {
+	t.Helper()
+	var all []string
+	cursor := ""
+	for i := 0; ; i++ {
+		if i > 1000 {
+			t.Fatalf("%s does not end", what)
+		}
+		got, next, err := page(i, cursor)
+		if err != nil {
+			t.Fatalf("%s page %d: %v", what, i, err)
+		}
+		all = append(all, got...)
+		if cursor = next; cursor == "" {
+			return all
 		}
 	}
-	return resources, items
 }
 
 // TestReplicaPagesAgree: two replicas serving the same catalog, one of which loaded
