@@ -30,6 +30,13 @@ type ServerOptions struct {
 	// server that registers tools later, say). Nil declares exactly what is
 	// registered when a client initializes.
 	Capabilities *ServerCapabilities
+	// InvalidArgumentsHandler, if set, shapes the isError result of a tools/call
+	// whose arguments the library refused before the tool ran: they do not match
+	// the tool's inputSchema, or (AddTool) do not decode into its input type. err is
+	// an *InvalidArgumentsError. A nil result, or no handler, gives the default: one
+	// text block saying which tool and what is wrong. Use it to give such failures
+	// the same shape as the tool's own errors (structured content, a hint).
+	InvalidArgumentsHandler func(ctx context.Context, req *CallToolRequest, err *InvalidArgumentsError) *CallToolResult
 	// CompletionHandler answers completion/complete. Nil: the completions capability is
 	// not declared and the method answers -32601.
 	CompletionHandler func(ctx context.Context, req *CompleteRequest) (*CompleteResult, error)

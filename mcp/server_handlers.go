@@ -78,7 +78,7 @@ func runToolRequest(ctx context.Context, req *CallToolRequest, rev *revision, st
 		if err := st.in.validateJSON(p.Arguments); err != nil {
 			// Argument validation failures are execution errors the model can
 			// correct: an isError result, not a protocol error.
-			return downgradeCallToolResult(ErrorResult("invalid arguments for tool %q: %v", p.Name, err), rev), nil
+			return downgradeCallToolResult(invalidArgumentsResult(ctx, req, err), rev), nil
 		}
 	}
 	res, err := st.handler(ctx, req)

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -209,6 +210,41 @@ func TextResult(text string) *CallToolResult {
 	b.c[0] = &b.t
 	b.r.Content = b.c[:]
 	return &b.r
+}
+
+// InvalidArgumentsError says why the library refused a tool call's arguments
+// before the tool ran (see ServerOptions.InvalidArgumentsHandler).
+type InvalidArgumentsError struct {
+	Tool string // the tool's name
+	Err  error  // the schema validation or decoding error
+}
+
+func (e *InvalidArgumentsError) Error() string {
+	return fmt.Sprintf("invalid arguments for tool %q: %v", e.Tool, e.Err)
+}
+
+func (e *InvalidArgumentsError) Unwrap() error { return e.Err }
+
+// invalidArgumentsResult is the isError result of a call refused with err: the
+// server's InvalidArgumentsHandler's, or one text block.
+func invalidArgumentsResult(ctx context.Context, req *CallToolRequest, err error) *CallToolResult {
+	ie := &InvalidArgumentsError{Tool: req.Params.Name, Err: err}
+	if req.Session != nil {
+		if h := req.Session.server.opts.InvalidArgumentsHandler; h != nil {
+			if res := h(ctx, req, ie); res != nil {
+				res.IsError = true
+				if res.StructuredContent != nil && len(res.Content) == 0 {
+					// As for a tool's own results: older clients read the text.
+					if raw, err := json.Marshal(res.StructuredContent); err == nil {
+						res.StructuredContent = json.RawMessage(raw)
+						res.Content = []Content{&TextContent{Text: string(raw)}}
+					}
+				}
+				return res
+			}
+		}
+	}
+	return ErrorResult("%v", ie)
 }
 
 // ErrorResult returns an isError result whose one text block is the message.

@@ -66,7 +66,7 @@ func AddTool[In, Out any](s *Server, t *Tool, h TypedToolHandler[In, Out]) {
 	st.handler = func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
 		var in In
 		if err := json.Unmarshal(req.Params.Arguments, &in); err != nil {
-			return ErrorResult("invalid arguments for tool %q: %v", req.Params.Name, err), nil
+			return invalidArgumentsResult(ctx, req, err), nil
 		}
 		res, out, err := h(ctx, req, in)
 		if err != nil {

@@ -51,6 +51,64 @@ func TestToolArgumentValidation(t *testing.T) {
 	}
 }
 
+// TestInvalidArgumentsHandler: a server's InvalidArgumentsHandler shapes the
+// results of calls refused before the tool ran (schema and typed decoding), with
+// structured content and the same JSON as text; returning nil keeps the default.
+func TestInvalidArgumentsHandler(t *testing.T) {
+	var seen []string
+	s := NewServer(Implementation{Name: "t", Version: "1"}, &ServerOptions{
+		InvalidArgumentsHandler: func(ctx context.Context, req *CallToolRequest, err *InvalidArgumentsError) *CallToolResult {
+			seen = append(seen, err.Tool)
+			if req.Params.Name == "plain" {
+				return nil
+			}
+			return &CallToolResult{StructuredContent: map[string]string{"kind": "invalid", "error": err.Error(), "cause": err.Err.Error()}}
+		},
+	})
+	type in struct {
+		N int `json:"n"`
+	}
+	handler := func(ctx context.Context, req *CallToolRequest, in in) (*CallToolResult, any, error) {
+		return TextResult("ran"), nil, nil
+	}
+	AddTool(s, &Tool{Name: "count"}, handler)
+	// A schema looser than the type: {"n":"x"} passes it and fails decoding.
+	AddTool(s, &Tool{Name: "loose", InputSchema: json.RawMessage(`{"type":"object"}`)}, handler)
+	AddTool(s, &Tool{Name: "plain"}, handler)
+	cs, _ := pair(t, s, nil)
+	ctx := testCtx(t)
+	for _, c := range []struct{ tool, args, cause string }{
+		{"count", `{"n":"x"}`, "/n"},
+		{"loose", `{"n":"x"}`, "cannot unmarshal"},
+	} {
+		res, err := cs.CallTool(ctx, &CallToolParams{Name: c.tool, Arguments: json.RawMessage(c.args)})
+		if err != nil || !res.IsError {
+			t.Fatalf("%s: %v %+v", c.tool, err, res)
+		}
+		var got map[string]string
+		raw, _ := res.StructuredContent.(json.RawMessage)
+		if err := json.Unmarshal(raw, &got); err != nil {
+			t.Fatalf("%s: structured content %s: %v", c.tool, raw, err)
+		}
+		if got["kind"] != "invalid" || !strings.Contains(got["error"], `invalid arguments for tool "`+c.tool+`"`) || !strings.Contains(got["cause"], c.cause) {
+			t.Errorf("%s: structured content %v", c.tool, got)
+		}
+		diff(t, []Content{&TextContent{Text: string(raw)}}, res.Content)
+	}
+	res, err := cs.CallTool(ctx, &CallToolParams{Name: "plain", Arguments: json.RawMessage(`{"n":"x"}`)})
+	if err != nil || !res.IsError || res.StructuredContent != nil {
+		t.Fatalf("plain: %v %+v", err, res)
+	}
+	if text := res.Content[0].(*TextContent).Text; !strings.Contains(text, `invalid arguments for tool "plain"`) {
+		t.Errorf("default text %q", text)
+	}
+	// Valid arguments reach the tool; the handler was asked once per refusal.
+	if res, err := cs.CallTool(ctx, &CallToolParams{Name: "count", Arguments: json.RawMessage(`{"n":2}`)}); err != nil || res.IsError {
+		t.Fatalf("valid call: %v %+v", err, res)
+	}
+	diff(t, []string{"count", "loose", "plain"}, seen)
+}
+
 func TestStructuredOutput(t *testing.T) {
 	cs, _ := pair(t, newTestServer(), nil)
 	ctx := testCtx(t)

@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -120,6 +123,45 @@ func classify(err error) toolError {
 	return toolError{Error: err.Error(), Kind: "invalid"}
 }
 
+// toolInputs are the input types of the tools, for what invalidArguments says.
+var toolInputs = map[string]reflect.Type{
+	"list_catalog":   reflect.TypeFor[listIn](),
+	"describe":       reflect.TypeFor[describeIn](),
+	"search_catalog": reflect.TypeFor[searchIn](),
+	"execute_query":  reflect.TypeFor[executeIn](),
+}
+
+// invalidArguments describes arguments a tool's input schema refused: what is
+// wrong, the arguments the tool takes and, for an argument it does not know, the
+// closest one it does.
+func invalidArguments(tool string, args json.RawMessage, err error) toolError {
+	te := toolError{Error: err.Error(), Kind: "invalid"}
+	t, ok := toolInputs[tool]
+	if !ok {
+		return te
+	}
+	var names, takes []string
+	for i := range t.NumField() {
+		name, opts, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		names = append(names, name)
+		if strings.Contains(opts, "omitempty") {
+			takes = append(takes, name)
+		} else {
+			takes = append(takes, name+" (required)")
+		}
+	}
+	te.Hint = fmt.Sprintf("Call again with the arguments %s takes: %s.", tool, strings.Join(takes, ", "))
+	var given map[string]json.RawMessage
+	if json.Unmarshal(args, &given) == nil {
+		for _, k := range slices.Sorted(maps.Keys(given)) {
+			if !slices.Contains(names, k) {
+				te.Suggestions = append(te.Suggestions, catalog.Closest(k, names, 1)...)
+			}
+		}
+	}
+	return te
+}
+
 func itemOf(e *catalog.Entry) Item {
 	return Item{Path: e.Path, Kind: string(e.Kind), Name: e.Name, Description: e.Description}
 }
@@ -130,6 +172,10 @@ func newMCPServer(svc *Service, version string) *mcp.Server {
 		Instructions: instructions,
 		PageSize:     svc.cfg.PageSize,
 		CacheScope:   "public",
+		// Arguments the tools' input schemas refuse get the tools' own error shape.
+		InvalidArgumentsHandler: func(_ context.Context, req *mcp.CallToolRequest, err *mcp.InvalidArgumentsError) *mcp.CallToolResult {
+			return errorResult(invalidArguments(req.Params.Name, req.Params.Arguments, err))
+		},
 	})
 	ro := &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), DestructiveHint: mcp.Bool(false), IdempotentHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)}
 

@@ -201,6 +201,20 @@ func scenario(t *testing.T, cs *mcp.ClientSession, dir string) {
 	if !r.IsError || !strings.Contains(te.Error, `"year"`) {
 		t.Errorf("wrong parameter: %+v", te)
 	}
+	// Arguments the input schema refuses: the same shape as the tools' own errors,
+	// with the arguments the tool takes and the closest to a misnamed one.
+	te = toolError{}
+	r = call(t, cs, "execute_query", map[string]any{"query": "SELECT 1"}, &te)
+	if !r.IsError || te.Kind != "invalid" || !strings.Contains(te.Error, "'path'") ||
+		!strings.Contains(te.Hint, "path (required), sql, queryName, parameters, rowLimit") ||
+		!slices.Equal(te.Suggestions, []string{"queryName"}) || !strings.Contains(text(r), te.Hint) {
+		t.Errorf("schema-refused arguments: %+v (text %q)", te, text(r))
+	}
+	te = toolError{}
+	r = call(t, cs, "search_catalog", map[string]any{"query": "orders", "limit": 500}, &te)
+	if !r.IsError || te.Kind != "invalid" || !strings.Contains(te.Error, "/limit") || !strings.Contains(te.Hint, "query (required), limit") || len(te.Suggestions) != 0 {
+		t.Errorf("limit above its maximum: %+v", te)
+	}
 
 	// Resources: templates, a paginated listing, a read.
 	tres, err := cs.ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{})
