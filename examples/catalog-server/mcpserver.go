@@ -154,8 +154,13 @@ func invalidArguments(tool string, args json.RawMessage, err error) toolError {
 	var given map[string]json.RawMessage
 	if json.Unmarshal(args, &given) == nil {
 		for _, k := range slices.Sorted(maps.Keys(given)) {
-			if !slices.Contains(names, k) {
-				te.Suggestions = append(te.Suggestions, catalog.Closest(k, names, 1)...)
+			if slices.Contains(names, k) {
+				continue
+			}
+			te.Error += fmt.Sprintf("; %s takes no argument %q", tool, k)
+			if c := catalog.Closest(k, names, 1); len(c) > 0 {
+				te.Suggestions = append(te.Suggestions, c...)
+				te.Error += fmt.Sprintf(" (did you mean %q?)", c[0])
 			}
 		}
 	}

@@ -207,7 +207,8 @@ func scenario(t *testing.T, cs *mcp.ClientSession, dir string) {
 	r = call(t, cs, "execute_query", map[string]any{"query": "SELECT 1"}, &te)
 	if !r.IsError || te.Kind != "invalid" || !strings.Contains(te.Error, "'path'") ||
 		!strings.Contains(te.Hint, "path (required), sql, queryName, parameters, rowLimit") ||
-		!slices.Equal(te.Suggestions, []string{"queryName"}) || !strings.Contains(text(r), te.Hint) {
+		!slices.Equal(te.Suggestions, []string{"queryName"}) || !strings.Contains(text(r), te.Hint) ||
+		!strings.Contains(text(r), `execute_query takes no argument "query" (did you mean "queryName"?)`) {
 		t.Errorf("schema-refused arguments: %+v (text %q)", te, text(r))
 	}
 	te = toolError{}
