@@ -36,3 +36,9 @@ cd "$ROOT/examples/catalog-server"
 # (duckdb-go's cgo glue, arrow-go) takes about 70 s of CPU; go vet would build it all
 # a second time without -race, so it is left to the developers' pre-commit checks.
 go test -race -count=1 ./...
+
+# The comparison with the other Go MCP libraries (a module of its own): one round per
+# query, which checks that every library's way returns duckdb-go's rows. duckdb-go's
+# race build is the one the tests above left in the cache.
+cd "$ROOT/examples/catalog-server/compare"
+go test -race -count=1 -run '^$' -bench Compare -benchtime 1x .
