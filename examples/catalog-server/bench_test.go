@@ -11,52 +11,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/wiremcp/wiremcp/examples/catalog-server/benchdata"
 	"github.com/wiremcp/wiremcp/mcp"
 	"github.com/wiremcp/wiremcp/transport/stdio"
 )
-
-// benchRows is the size of the Parquet file of BenchmarkExecuteQuery.
-const benchRows = 1_000_000
-
-// benchQueries are the aggregates of BenchmarkExecuteQuery; %s is the source (a
-// view for the server, the file for duckdb-go), rows the number of rows each returns.
-// sum-by-key is about the cheapest aggregate over every row (integer columns, 100
-// groups); monthly-by-category is what a dashboard asks (a time bucket and a text
-// dimension, a filter, sums and distinct counts); p90-by-key is a heavy statistic.
-var benchQueries = []struct {
-	name, sql string
-	rows      int
-}{
-	{"sum-by-key", "SELECT k, count(*) AS n, sum(v) AS total, avg(v) AS mean FROM %s GROUP BY k ORDER BY k", 100},
-	{"monthly-by-category", "SELECT date_trunc('month', ts) AS month, category, count(*) AS orders, sum(amount) AS revenue, avg(amount) AS avg_order FROM %s WHERE status <> 'cancelled' GROUP BY ALL ORDER BY month, category", 144},
-	{"p90-by-key", "SELECT k, quantile_cont(v, 0.9) AS p90, stddev_pop(v) AS sd FROM %s GROUP BY k ORDER BY k", 100},
-}
-
-// writeBenchParquet writes a deterministic Parquet file of benchRows rows.
-func writeBenchParquet(b *testing.B, path string) {
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	// Orders over 2025: a timestamp, 12 categories, 50,000 customers, an amount and a
-	// status (one in 20 cancelled), all derived from the row number.
-	q := fmt.Sprintf(`COPY (SELECT range AS id, range %% 100 AS k, (range * 7919) %% 1000 AS v, 'row ' || range AS label,
-		TIMESTAMP '2025-01-01' + to_seconds((range * 31) %% 31536000) AS ts,
-		'category ' || ((range * 13) %% 12) AS category,
-		(range * 104729) %% 50000 AS customer,
-		((range * 7919) %% 100000) / 100.0 AS amount,
-		CASE WHEN range %% 20 = 0 THEN 'cancelled' ELSE 'complete' END AS status
-		FROM range(%d)) TO %s (FORMAT parquet)`, benchRows, quoteLit(path))
-	if _, err := db.Exec(q); err != nil {
-		b.Fatal(err)
-	}
-}
 
 // BenchmarkExecuteQuery runs an aggregate over a 1-million-row Parquet file through
 // execute_query (our client, stateless Streamable HTTP on loopback, the server,
@@ -70,7 +32,9 @@ func BenchmarkExecuteQuery(b *testing.B) {
 	pkg := filepath.Join(dir, "bench", "big")
 	os.MkdirAll(filepath.Join(pkg, "data"), 0o755)
 	file := filepath.Join(pkg, "data", "events.parquet")
-	writeBenchParquet(b, file)
+	if err := benchdata.WriteParquet(file); err != nil {
+		b.Fatal(err)
+	}
 	os.WriteFile(filepath.Join(pkg, "manifest.json"), []byte(`{}`), 0o644)
 	os.WriteFile(filepath.Join(pkg, "events.sql"), []byte("-- @source events\nSELECT * FROM 'data/events.parquet'"), 0o644)
 
@@ -94,8 +58,8 @@ func BenchmarkExecuteQuery(b *testing.B) {
 	}
 	defer direct.Close()
 	floor := startFloor(b, direct)
-	for _, bq := range benchQueries {
-		b.Run(bq.name, func(b *testing.B) { benchOne(b, cs, csStdio, svc, direct, floor, bq.sql, bq.rows, file) })
+	for _, bq := range benchdata.Queries {
+		b.Run(bq.Name, func(b *testing.B) { benchOne(b, cs, csStdio, svc, direct, floor, bq.SQL, bq.Rows, file) })
 	}
 }
 
@@ -107,7 +71,7 @@ func BenchmarkExecuteQuery(b *testing.B) {
 func startFloor(b *testing.B, db *sql.DB) string {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		q, _ := io.ReadAll(r.Body)
-		n, err := scanAll(db, string(q))
+		n, err := benchdata.ScanAll(db, string(q))
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
@@ -118,32 +82,9 @@ func startFloor(b *testing.B, db *sql.DB) string {
 	return srv.URL
 }
 
-// scanAll runs query on db and reads every row into Go values.
-func scanAll(db *sql.DB, query string) (int, error) {
-	rows, err := db.Query(query)
-	if err != nil {
-		return 0, err
-	}
-	defer rows.Close()
-	cols, _ := rows.Columns()
-	vals := make([]any, len(cols))
-	ptrs := make([]any, len(cols))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
-	n := 0
-	for rows.Next() {
-		if err := rows.Scan(ptrs...); err != nil {
-			return n, err
-		}
-		n++
-	}
-	return n, rows.Err()
-}
-
 func benchOne(b *testing.B, cs, csStdio *mcp.ClientSession, svc *Service, direct *sql.DB, floor, query string, want int, file string) {
 	args, _ := json.Marshal(map[string]any{"path": "bench/big/events", "sql": fmt.Sprintf(query, "events")})
-	directSQL := fmt.Sprintf(query, quoteLit(file))
+	directSQL := fmt.Sprintf(query, benchdata.Quote(file))
 	callOn := func(cs *mcp.ClientSession) func() int {
 		return func() int {
 			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "execute_query", Arguments: args})
@@ -157,7 +98,7 @@ func benchOne(b *testing.B, cs, csStdio *mcp.ClientSession, svc *Service, direct
 	}
 	runMCP, runStdio := callOn(cs), callOn(csStdio)
 	runDirect := func() int {
-		n, err := scanAll(direct, directSQL)
+		n, err := benchdata.ScanAll(direct, directSQL)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -201,7 +142,7 @@ func benchOne(b *testing.B, cs, csStdio *mcp.ClientSession, svc *Service, direct
 		}
 	}
 	b.StopTimer()
-	pd, pm, pe, pf := median(times[0]), median(times[1]), median(times[2]), median(times[3])
+	pd, pm, pe, pf := benchdata.Median(times[0]), benchdata.Median(times[1]), benchdata.Median(times[2]), benchdata.Median(times[3])
 	b.ReportMetric(float64(pm.Microseconds())/1000, "p50-mcp-ms")
 	b.ReportMetric(float64(pe.Microseconds())/1000, "p50-engine-ms")
 	b.ReportMetric(float64(pd.Microseconds())/1000, "p50-direct-ms")
@@ -210,31 +151,13 @@ func benchOne(b *testing.B, cs, csStdio *mcp.ClientSession, svc *Service, direct
 	b.ReportMetric(100*(float64(pf)-float64(pd))/float64(pd), "http-floor-%")
 	// The same, paired: the median of each iteration's difference from duckdb-go,
 	// run moments apart, so that drifts of the machine between iterations cancel.
-	b.ReportMetric(100*float64(medianDiff(times[1], times[0]))/float64(pd), "paired-overhead-%")
-	b.ReportMetric(100*float64(medianDiff(times[3], times[0]))/float64(pd), "paired-floor-%")
+	b.ReportMetric(100*float64(benchdata.MedianDiff(times[1], times[0]))/float64(pd), "paired-overhead-%")
+	b.ReportMetric(100*float64(benchdata.MedianDiff(times[3], times[0]))/float64(pd), "paired-floor-%")
 	// The same call over stdio to the built server in its own process.
-	ps := median(times[4])
+	ps := benchdata.Median(times[4])
 	b.ReportMetric(float64(ps.Microseconds())/1000, "p50-mcp-stdio-ms")
 	b.ReportMetric(100*(float64(ps)-float64(pd))/float64(pd), "stdio-overhead-%")
-	b.ReportMetric(100*float64(medianDiff(times[4], times[0]))/float64(pd), "paired-stdio-overhead-%")
-}
-
-// medianDiff returns the median of a[i]-b[i].
-func medianDiff(a, b []time.Duration) time.Duration {
-	d := make([]time.Duration, min(len(a), len(b)))
-	for i := range d {
-		d[i] = a[i] - b[i]
-	}
-	return median(d)
-}
-
-func median(ds []time.Duration) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[len(s)/2]
+	b.ReportMetric(100*float64(benchdata.MedianDiff(times[4], times[0]))/float64(pd), "paired-stdio-overhead-%")
 }
 
 // writeBigCatalog writes a catalog of 10,000 sources: 10 projects × 10 packages ×

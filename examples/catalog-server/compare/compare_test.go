@@ -14,7 +14,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
-	"slices"
 	"testing"
 	"time"
 
@@ -23,6 +22,7 @@ import (
 	mgmcp "github.com/mark3labs/mcp-go/mcp"
 	mgserver "github.com/mark3labs/mcp-go/server"
 	gsdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/wiremcp/wiremcp/examples/catalog-server/benchdata"
 	wjson "github.com/wiremcp/wiremcp/jsonrpc"
 	wmcp "github.com/wiremcp/wiremcp/mcp"
 	wstream "github.com/wiremcp/wiremcp/transport/streamable"
@@ -73,27 +73,6 @@ func run(db *sql.DB, q string) ([]byte, error) {
 	return json.Marshal(map[string]any{"columns": cols, "rows": out, "rowCount": len(out)})
 }
 
-// scanAll is duckdb-go called directly: q run, every row read into Go values.
-func scanAll(db *sql.DB, q string) int {
-	rows, err := db.Query(q)
-	if err != nil {
-		panic(err)
-	}
-	defer rows.Close()
-	cols, _ := rows.Columns()
-	vals := make([]any, len(cols))
-	ptrs := make([]any, len(cols))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
-	n := 0
-	for rows.Next() {
-		rows.Scan(ptrs...)
-		n++
-	}
-	return n
-}
-
 // countOf reads rowCount from structured content a client decoded into Go values
 // (the official SDK's and mcp-go's clients decode it into a map).
 func countOf(v any) int {
@@ -102,34 +81,14 @@ func countOf(v any) int {
 	return int(n)
 }
 
-func median(ds []time.Duration) time.Duration {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[len(s)/2]
-}
-
 // BenchmarkCompare runs three aggregates over a 1,000,000-row Parquet file (those of
 // the catalog server's BenchmarkExecuteQuery) four ways, in a rotating order, and
 // reports each library's overhead over duckdb-go at the median (and paired: the
 // median of each iteration's difference). Every way's row count is checked first.
 func BenchmarkCompare(b *testing.B) {
-	dir := b.TempDir()
-	file := filepath.Join(dir, "events.parquet")
-	gen, _ := sql.Open("duckdb", "")
-	if _, err := gen.Exec(fmt.Sprintf(`COPY (SELECT range AS id, range %% 100 AS k, (range * 7919) %% 1000 AS v, 'row ' || range AS label,
-		TIMESTAMP '2025-01-01' + to_seconds((range * 31) %% 31536000) AS ts,
-		'category ' || ((range * 13) %% 12) AS category,
-		(range * 104729) %% 50000 AS customer,
-		((range * 7919) %% 100000) / 100.0 AS amount,
-		CASE WHEN range %% 20 = 0 THEN 'cancelled' ELSE 'complete' END AS status
-		FROM range(1000000)) TO '%s' (FORMAT parquet)`, file)); err != nil {
+	file := filepath.Join(b.TempDir(), "events.parquet")
+	if err := benchdata.WriteParquet(file); err != nil {
 		b.Fatal(err)
-	}
-	gen.Close()
-	qs := map[string]string{
-		"sum":     "SELECT k, count(*) AS n, sum(v) AS total, avg(v) AS mean FROM '%s' GROUP BY k ORDER BY k",
-		"monthly": "SELECT date_trunc('month', ts) AS month, category, count(*) AS orders, sum(amount) AS revenue, avg(amount) AS avg_order FROM '%s' WHERE status <> 'cancelled' GROUP BY ALL ORDER BY month, category",
-		"p90":     "SELECT k, quantile_cont(v, 0.9) AS p90, stddev_pop(v) AS sd FROM '%s' GROUP BY k ORDER BY k",
 	}
 	db, err := sql.Open("duckdb", "?threads=2&memory_limit=512MB")
 	if err != nil {
@@ -202,9 +161,8 @@ func BenchmarkCompare(b *testing.B) {
 	}
 	defer mc.Close()
 
-	for _, name := range []string{"sum", "monthly", "p90"} {
-		q := fmt.Sprintf(qs[name], file)
-		want := scanAll(db, q)
+	for _, bq := range benchdata.Queries {
+		q := fmt.Sprintf(bq.SQL, benchdata.Quote(file))
 		args := map[string]any{"sql": q}
 		rawArgs, _ := json.Marshal(args)
 		rowCount := func(raw []byte) int {
@@ -216,7 +174,13 @@ func BenchmarkCompare(b *testing.B) {
 			name string
 			f    func() int
 		}{
-			{"direct", func() int { return scanAll(db, q) }},
+			{"direct", func() int {
+				n, err := benchdata.ScanAll(db, q)
+				if err != nil {
+					b.Fatal(err)
+				}
+				return n
+			}},
 			{"wiremcp", func() int {
 				res, err := wcs.CallTool(ctx, &wmcp.CallToolParams{Name: "q", Arguments: rawArgs})
 				if err != nil || res.IsError {
@@ -242,10 +206,10 @@ func BenchmarkCompare(b *testing.B) {
 				return countOf(res.StructuredContent)
 			}},
 		}
-		b.Run(name, func(b *testing.B) {
+		b.Run(bq.Name, func(b *testing.B) {
 			for _, w := range ways {
-				if n := w.f(); n != want {
-					b.Fatalf("%s: %d rows, want %d", w.name, n, want)
+				if n := w.f(); n != bq.Rows {
+					b.Fatalf("%s: %d rows, want %d", w.name, n, bq.Rows)
 				}
 			}
 			times := make([][]time.Duration, len(ways))
@@ -257,16 +221,12 @@ func BenchmarkCompare(b *testing.B) {
 					times[k] = append(times[k], time.Since(s))
 				}
 			}
-			d := median(times[0])
+			d := benchdata.Median(times[0])
 			b.ReportMetric(float64(d.Microseconds())/1000, "direct-ms")
 			for k := 1; k < len(ways); k++ {
-				m := median(times[k])
-				diffs := make([]time.Duration, len(times[k]))
-				for i := range diffs {
-					diffs[i] = times[k][i] - times[0][i]
-				}
+				m := benchdata.Median(times[k])
 				b.ReportMetric(100*(float64(m)-float64(d))/float64(d), ways[k].name+"-%")
-				b.ReportMetric(100*float64(median(diffs))/float64(d), ways[k].name+"-paired-%")
+				b.ReportMetric(100*float64(benchdata.MedianDiff(times[k], times[0]))/float64(d), ways[k].name+"-paired-%")
 			}
 		})
 	}

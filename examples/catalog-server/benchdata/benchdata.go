@@ -1,0 +1,102 @@
+// Package benchdata holds what the catalog server's query benchmarks share: the
+// 1,000,000-row Parquet file they query, the aggregates they run over it, and
+// duckdb-go called directly, the yardstick they are measured against. It is used by
+// BenchmarkExecuteQuery and by the comparison with other MCP libraries (compare/).
+package benchdata
+
+import (
+	"database/sql"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	_ "github.com/duckdb/duckdb-go/v2" // the "duckdb" driver
+)
+
+// Rows is the number of rows of the file WriteParquet writes.
+const Rows = 1_000_000
+
+// Query is one aggregate: SQL with %s where the source goes (a view, or a quoted
+// file path), and the number of rows it returns.
+type Query struct {
+	Name, SQL string
+	Rows      int
+}
+
+// Queries are the aggregates the benchmarks run. sum-by-key is about the cheapest
+// aggregate over every row (integer columns, 100 groups); monthly-by-category is what
+// a dashboard asks (a time bucket and a text dimension, a filter, sums and distinct
+// counts); p90-by-key is a heavy statistic.
+var Queries = []Query{
+	{"sum-by-key", "SELECT k, count(*) AS n, sum(v) AS total, avg(v) AS mean FROM %s GROUP BY k ORDER BY k", 100},
+	{"monthly-by-category", "SELECT date_trunc('month', ts) AS month, category, count(*) AS orders, sum(amount) AS revenue, avg(amount) AS avg_order FROM %s WHERE status <> 'cancelled' GROUP BY ALL ORDER BY month, category", 144},
+	{"p90-by-key", "SELECT k, quantile_cont(v, 0.9) AS p90, stddev_pop(v) AS sd FROM %s GROUP BY k ORDER BY k", 100},
+}
+
+// Quote quotes a file path as an SQL string literal.
+func Quote(path string) string { return "'" + strings.ReplaceAll(path, "'", "''") + "'" }
+
+// WriteParquet writes a deterministic Parquet file of Rows orders over 2025 to path:
+// an id, a key (100 values), a value, a label, a timestamp, 12 categories, 50,000
+// customers, an amount and a status (one in 20 cancelled), all derived from the row
+// number.
+func WriteParquet(path string) error {
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	_, err = db.Exec(fmt.Sprintf(`COPY (SELECT range AS id, range %% 100 AS k, (range * 7919) %% 1000 AS v, 'row ' || range AS label,
+		TIMESTAMP '2025-01-01' + to_seconds((range * 31) %% 31536000) AS ts,
+		'category ' || ((range * 13) %% 12) AS category,
+		(range * 104729) %% 50000 AS customer,
+		((range * 7919) %% 100000) / 100.0 AS amount,
+		CASE WHEN range %% 20 = 0 THEN 'cancelled' ELSE 'complete' END AS status
+		FROM range(%d)) TO %s (FORMAT parquet)`, Rows, Quote(path)))
+	return err
+}
+
+// ScanAll runs query on db and reads every row into Go values: duckdb-go called
+// directly, as a program without MCP would. It returns the number of rows.
+func ScanAll(db *sql.DB, query string) (int, error) {
+	rows, err := db.Query(query)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	vals := make([]any, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	n := 0
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, rows.Err()
+}
+
+// Median returns the median of ds (0 for none).
+func Median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// MedianDiff returns the median of a[i]-b[i]: the paired difference of two ways run
+// moments apart in each iteration, in which drifts of the machine cancel.
+func MedianDiff(a, b []time.Duration) time.Duration {
+	d := make([]time.Duration, min(len(a), len(b)))
+	for i := range d {
+		d[i] = a[i] - b[i]
+	}
+	return Median(d)
+}
