@@ -8,7 +8,6 @@ package compare
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -60,13 +59,6 @@ func run(db *sql.DB, q string) ([]byte, error) {
 		}
 		if err := rows.Scan(ptrs...); err != nil {
 			return nil, err
-		}
-		for i, v := range vals {
-			if s, ok := v.(fmt.Stringer); ok {
-				if _, isV := v.(driver.Valuer); !isV {
-					vals[i] = s.String()
-				}
-			}
 		}
 		out = append(out, vals)
 	}
