@@ -74,14 +74,18 @@ func runToolRequest(ctx context.Context, req *CallToolRequest, rev *revision, st
 	if len(p.Arguments) == 0 || string(p.Arguments) == "null" {
 		p.Arguments = json.RawMessage("{}")
 	}
+	var res *CallToolResult
+	var err error
 	if st.in != nil {
-		if err := st.in.validateJSON(p.Arguments); err != nil {
+		if verr := st.in.validateJSON(p.Arguments); verr != nil {
 			// Argument validation failures are execution errors the model can
 			// correct: an isError result, not a protocol error.
-			return downgradeCallToolResult(invalidArgumentsResult(ctx, req, err), rev), nil
+			res = invalidArgumentsResult(ctx, req, verr)
 		}
 	}
-	res, err := st.handler(ctx, req)
+	if res == nil {
+		res, err = st.handler(ctx, req)
+	}
 	if err != nil {
 		var je *jsonrpc.Error
 		if errors.As(err, &je) || IsInputRequired(err) {

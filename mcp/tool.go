@@ -232,14 +232,9 @@ func invalidArgumentsResult(ctx context.Context, req *CallToolRequest, err error
 	if req.Session != nil {
 		if h := req.Session.server.opts.InvalidArgumentsHandler; h != nil {
 			if res := h(ctx, req, ie); res != nil {
+				// runToolRequest completes it as a tool's own result (the text
+				// block of structured content, the revision's shape).
 				res.IsError = true
-				if res.StructuredContent != nil && len(res.Content) == 0 {
-					// As for a tool's own results: older clients read the text.
-					if raw, err := json.Marshal(res.StructuredContent); err == nil {
-						res.StructuredContent = json.RawMessage(raw)
-						res.Content = []Content{&TextContent{Text: string(raw)}}
-					}
-				}
 				return res
 			}
 		}
