@@ -57,6 +57,15 @@ func newTestService(t testing.TB, dir string, cfg Config) *Service {
 	return svc
 }
 
+// watch makes svc follow changes to its catalog directory (polling every 10 ms)
+// until the test ends.
+func watch(t testing.TB, svc *Service) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); svc.Watch(ctx, 10*time.Millisecond) }()
+	t.Cleanup(func() { cancel(); <-done })
+}
+
 // startHTTP serves svc over stateless Streamable HTTP on a loopback test server.
 func startHTTP(t testing.TB, svc *Service) *httptest.Server {
 	t.Helper()

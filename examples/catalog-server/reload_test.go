@@ -40,10 +40,7 @@ func TestHotReloadEdits(t *testing.T) {
 		"p/k/nb.md":         "# Notes\n\n<!-- model: m -->\n\n```sql\nSELECT count(*) AS n FROM a\n```\n",
 	})
 	svc := newTestService(t, dir, Config{})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); svc.Watch(ctx, 10*time.Millisecond) }()
-	defer func() { cancel(); <-done }()
+	watch(t, svc)
 	cs := connectHTTP(t, startHTTP(t, svc).URL, "")
 
 	// eventually calls a tool until check accepts its result (20 s at most).

@@ -153,10 +153,7 @@ func TestHotReload(t *testing.T) {
 	write("p/k/data/a.csv", "x\n1\n2\n")
 	write("p/k/m.sql", "-- @source a\nSELECT * FROM 'data/a.csv'")
 	svc := newTestService(t, dir, Config{})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); svc.Watch(ctx, 10*time.Millisecond) }()
-	defer func() { cancel(); <-done }()
+	watch(t, svc)
 	cs := connectHTTP(t, startHTTP(t, svc).URL, "")
 
 	write("p/k/n.sql", "-- The new model.\n\n-- @source b\nSELECT x * 10 AS y FROM 'data/a.csv'")
