@@ -25,7 +25,8 @@ import (
 // DuckDB) and, interleaved in the same loop, the same query through duckdb-go
 // directly with the same thread count, reading every row; also the engine layer
 // alone, the HTTP floor, and execute_query over stdio to the built server in a
-// process of its own. It reports the median of each and MCP's overhead at the
+// process of its own. The five ways run in a shuffled order in every iteration
+// (benchdata.Interleave). It reports the median of each and MCP's overhead at the
 // median.
 func BenchmarkExecuteQuery(b *testing.B) {
 	dir := b.TempDir()
@@ -129,18 +130,8 @@ func benchOne(b *testing.B, cs, csStdio *mcp.ClientSession, svc *Service, direct
 	if a, d, e, f, o := runMCP(), runDirect(), runEngine(), runFloor(), runStdio(); a != want || d != want || e != want || f != want || o != want {
 		b.Fatalf("rows: mcp %d direct %d engine %d http floor %d stdio %d", a, d, e, f, o)
 	}
-	runs := []func() int{runDirect, runMCP, runEngine, runFloor, runStdio}
-	times := make([][]time.Duration, len(runs))
-	b.ResetTimer()
-	for i := 0; b.Loop(); i++ {
-		// Rotate which goes first, so none always meets a warm cache.
-		for j := range runs {
-			k := (i + j) % len(runs)
-			s := time.Now()
-			runs[k]()
-			times[k] = append(times[k], time.Since(s))
-		}
-	}
+	runs := []func(){func() { runDirect() }, func() { runMCP() }, func() { runEngine() }, func() { runFloor() }, func() { runStdio() }}
+	times := benchdata.Interleave(b.Loop, runs)
 	b.StopTimer()
 	pd, pm, pe, pf := benchdata.Median(times[0]), benchdata.Median(times[1]), benchdata.Median(times[2]), benchdata.Median(times[3])
 	b.ReportMetric(float64(pm.Microseconds())/1000, "p50-mcp-ms")

@@ -7,6 +7,7 @@ package benchdata
 import (
 	"database/sql"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"time"
@@ -79,6 +80,34 @@ func ScanAll(db *sql.DB, query string) (int, error) {
 		n++
 	}
 	return n, rows.Err()
+}
+
+// Interleave runs each of ways once per iteration for as long as loop reports true
+// (pass b.Loop), and returns the times of each way, by iteration.
+//
+// Every iteration runs the ways in an order of its own, shuffled from a fixed seed
+// (every run uses the same sequence of orders). What a way meets in the CPU caches
+// and in the engine depends on what ran just before it, and a cyclic order — one
+// that only rotates which way starts — gives every way the same predecessor in
+// every iteration: a way that always follows the heaviest neighbour (another
+// process, another database) is always measured cold, the one after it always
+// warm. Shuffled, each way follows each other way about equally often.
+func Interleave(loop func() bool, ways []func()) [][]time.Duration {
+	rng := rand.New(rand.NewPCG(2026, 26))
+	times := make([][]time.Duration, len(ways))
+	order := make([]int, len(ways))
+	for i := range order {
+		order[i] = i
+	}
+	for loop() {
+		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		for _, k := range order {
+			s := time.Now()
+			ways[k]()
+			times[k] = append(times[k], time.Since(s))
+		}
+	}
+	return times
 }
 
 // Median returns the median of ds (0 for none).

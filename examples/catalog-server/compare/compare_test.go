@@ -14,7 +14,6 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"testing"
-	"time"
 
 	_ "github.com/duckdb/duckdb-go/v2"
 	mgclient "github.com/mark3labs/mcp-go/client"
@@ -74,8 +73,8 @@ func countOf(v any) int {
 }
 
 // BenchmarkCompare runs three aggregates over a 1,000,000-row Parquet file (those of
-// the catalog server's BenchmarkExecuteQuery) four ways, in a rotating order, and
-// reports each library's overhead over duckdb-go at the median (and paired: the
+// the catalog server's BenchmarkExecuteQuery) four ways, interleaved in a shuffled
+// order (benchdata.Interleave), and reports each library's overhead over duckdb-go at the median (and paired: the
 // median of each iteration's difference). Every way's row count is checked first.
 func BenchmarkCompare(b *testing.B) {
 	file := filepath.Join(b.TempDir(), "events.parquet")
@@ -204,15 +203,11 @@ func BenchmarkCompare(b *testing.B) {
 					b.Fatalf("%s: %d rows, want %d", w.name, n, bq.Rows)
 				}
 			}
-			times := make([][]time.Duration, len(ways))
-			for i := 0; b.Loop(); i++ {
-				for j := range ways {
-					k := (i + j) % len(ways)
-					s := time.Now()
-					ways[k].f()
-					times[k] = append(times[k], time.Since(s))
-				}
+			fs := make([]func(), len(ways))
+			for k, w := range ways {
+				fs[k] = func() { w.f() }
 			}
+			times := benchdata.Interleave(b.Loop, fs)
 			d := benchdata.Median(times[0])
 			b.ReportMetric(float64(d.Microseconds())/1000, "direct-ms")
 			for k := 1; k < len(ways); k++ {
