@@ -5,8 +5,12 @@ import (
 	"encoding/json"
 
 	"fmt"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -115,11 +119,13 @@ func BenchmarkTableRoundTrip(b *testing.B) {
 }
 
 // BenchmarkCallAfterIdle measures what a call costs on top of its handler's own
-// time, back to back ("hot") and when the handler leaves the process idle for 6 ms
-// first, as a tool waiting on a database does ("idle"): the goroutines and threads
+// time, back to back ("hot") and when the handler leaves the process idle for 1, 6
+// or 30 ms first, as a tool waiting on a database does ("idle"): the goroutines and threads
 // that carry the response have to be woken again. The metric is the median of
-// (call time − handler time), over the memory transport and stateless HTTP.
+// (call time − handler time), over the memory transport and stateless HTTP, and for
+// the floor of any HTTP endpoint, a bare net/http handler doing the same.
 func BenchmarkCallAfterIdle(b *testing.B) {
+	idleWaits := []int{0, 1, 6, 30} // ms the handler waits
 	s := NewServer(Implementation{Name: "bench", Version: "1"}, nil)
 	var inner atomic.Int64
 	AddTool(s, &Tool{Name: "wait"}, func(ctx context.Context, req *CallToolRequest, in struct {
@@ -146,10 +152,10 @@ func BenchmarkCallAfterIdle(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer cs.Close()
-		for _, ms := range []int{0, 6} {
+		for _, ms := range idleWaits {
 			name := tr.name + "/hot"
 			if ms > 0 {
-				name = tr.name + "/idle-6ms"
+				name = fmt.Sprintf("%s/idle-%dms", tr.name, ms)
 			}
 			p := &CallToolParams{Name: "wait", Arguments: json.RawMessage(fmt.Sprintf(`{"ms":%d}`, ms))}
 			b.Run(name, func(b *testing.B) {
@@ -165,5 +171,43 @@ func BenchmarkCallAfterIdle(b *testing.B) {
 				b.ReportMetric(float64(over[len(over)/2].Microseconds()), "µs-over-handler")
 			})
 		}
+	}
+	// The floor: a bare net/http handler on loopback that reads the POSTed body,
+	// waits as the tool does and answers with a short JSON body — no MCP, no
+	// JSON-RPC. What it adds after idle is what any HTTP endpoint pays here.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		body, _ := io.ReadAll(r.Body)
+		if ms, _ := strconv.Atoi(string(body)); ms > 0 {
+			time.Sleep(time.Duration(ms) * time.Millisecond)
+		}
+		inner.Store(int64(time.Since(start)))
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"text":"done"}`)
+	}))
+	defer srv.Close()
+	for _, ms := range idleWaits {
+		name := "http-floor/hot"
+		if ms > 0 {
+			name = fmt.Sprintf("http-floor/idle-%dms", ms)
+		}
+		b.Run(name, func(b *testing.B) {
+			var over []time.Duration
+			for b.Loop() {
+				start := time.Now()
+				resp, err := http.Post(srv.URL, "text/plain", strings.NewReader(strconv.Itoa(ms)))
+				if err != nil {
+					b.Fatal(err)
+				}
+				body, err := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if err != nil || resp.StatusCode != http.StatusOK || string(body) != `{"text":"done"}` {
+					b.Fatal(resp.StatusCode, err, string(body))
+				}
+				over = append(over, time.Since(start)-time.Duration(inner.Load()))
+			}
+			slices.Sort(over)
+			b.ReportMetric(float64(over[len(over)/2].Microseconds()), "µs-over-handler")
+		})
 	}
 }
