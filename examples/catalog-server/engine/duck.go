@@ -294,6 +294,9 @@ func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any,
 	if d.closed {
 		return nil, ErrClosed
 	}
+	if err := checkText(sqlText); err != nil {
+		return nil, err
+	}
 	start := time.Now()
 	qctx, cancel := context.WithTimeout(ctx, lim.Timeout)
 	defer cancel()

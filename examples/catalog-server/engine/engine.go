@@ -20,7 +20,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Column is one column of a result or a source.
@@ -72,7 +74,18 @@ const (
 	ruleOneQuery = "Only one read-only query is allowed: a single SELECT (or WITH … SELECT) statement over the model's sources."
 	ruleNoLocks  = "Queries only read and take no row locks: remove the locking clause and call again."
 	ruleFiles    = "A query may read only files inside its package folder (a symbolic link counts as the file it points to, and URLs are never read): query the model's sources by name instead."
+	ruleText     = "Send the SQL without NUL characters and call again."
 )
+
+// checkText refuses SQL holding a NUL character: the engines read their SQL as C
+// strings and would silently run only the text before it (a query cut short, its
+// filters dropped), or fail to parse it.
+func checkText(sqlText string) error {
+	if i := strings.IndexByte(sqlText, 0); i >= 0 {
+		return &RefusedError{Reason: fmt.Sprintf("the SQL holds a NUL character (\\u0000) at character %d; the engine would read only the text before it", utf8.RuneCountInString(sqlText[:i])+1), Rule: ruleText}
+	}
+	return nil
+}
 
 func (e *RefusedError) Error() string {
 	rule := e.Rule

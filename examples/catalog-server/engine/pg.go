@@ -106,6 +106,9 @@ func (p *Postgres) Close() error {
 
 // Query runs one read-only query. Parameters are written @name in the SQL.
 func (p *Postgres) Query(ctx context.Context, sqlText string, params map[string]any, lim Limits) (*Result, error) {
+	if err := checkText(sqlText); err != nil {
+		return nil, err
+	}
 	start := time.Now()
 	qctx, cancel := context.WithTimeout(ctx, lim.Timeout)
 	defer cancel()

@@ -129,6 +129,7 @@ func TestPostgresBypasses(t *testing.T) {
 		{"set", "SET default_transaction_read_only = off", "refused"},
 		{"read server file", "SELECT pg_read_file('/etc/passwd')", "permission denied"},
 		{"select into", "SELECT * INTO stolen FROM stock", "refused"},
+		{"NUL then a statement", "SELECT 1\x00; DROP TABLE stock", "NUL character (\\u0000) at character 9"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := p.Query(context.Background(), tc.sql, nil, testLimits)
