@@ -77,9 +77,9 @@ const (
 	ruleText     = "Send the SQL without NUL characters and call again."
 )
 
-// checkText refuses SQL holding a NUL character: the engines read their SQL as C
-// strings and would silently run only the text before it (a query cut short, its
-// filters dropped), or fail to parse it.
+// checkText refuses SQL holding a NUL character: DuckDB reads its SQL as a C string
+// and would silently run only the text before it (a query cut short, its filters
+// dropped), and PostgreSQL's protocol ends a query's text at the first NUL.
 func checkText(sqlText string) error {
 	if i := strings.IndexByte(sqlText, 0); i >= 0 {
 		return &RefusedError{Reason: fmt.Sprintf("the SQL holds a NUL character (\\u0000) at character %d; the engine would read only the text before it", utf8.RuneCountInString(sqlText[:i])+1), Rule: ruleText}
