@@ -326,6 +326,9 @@ func checkParams(q *catalog.Query, in map[string]any) (map[string]any, error) {
 			if !ok || f != math.Trunc(f) {
 				return nil, fmt.Errorf("parameter %q must be an integer (%s), got %v", p.Name, p.Type, jsonText(v))
 			}
+			if lo, hi, _ := p.IntRange(); f < lo || f > hi {
+				return nil, fmt.Errorf("parameter %q must be an integer from %.0f to %.0f (%s), got %v", p.Name, lo, hi, p.Type, jsonText(v))
+			}
 			v = int64(f)
 		case "number":
 			if _, ok := v.(float64); !ok {
