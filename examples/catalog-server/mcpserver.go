@@ -307,7 +307,18 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 	if eng == nil {
 		return nil, fmt.Errorf("the model of %s is unavailable: %s", e.Path, sn.broken[m])
 	}
-	return eng.Query(ctx, sqlText, params, engine.Limits{RowLimit: rowLimit, ByteBudget: s.cfg.ByteBudget, Timeout: s.cfg.QueryTimeout})
+	res, err := eng.Query(ctx, sqlText, params, engine.Limits{RowLimit: rowLimit, ByteBudget: s.cfg.ByteBudget, Timeout: s.cfg.QueryTimeout})
+	var ub *engine.UnboundParamError
+	if errors.As(err, &ub) {
+		if q == nil {
+			// Ad-hoc SQL takes no parameters (above): say what to do instead.
+			return nil, &engine.SQLError{Engine: "duckdb", Message: fmt.Sprintf("the SQL uses the parameter %s, but ad-hoc SQL takes no parameters: write the value into the SQL as a literal, or run a named query that declares it (queryName)", ub.Name)}
+		}
+		// checkParams gave every parameter the query declares: the catalog's SQL
+		// uses one it does not declare.
+		return nil, fmt.Errorf("named query %s uses the parameter %s, which none of its @param lines declares, so no call can give it; the catalog's file must declare it (@param %s TYPE)", q.Name, ub.Name, strings.TrimLeft(ub.Name, "$@"))
+	}
+	return res, err
 }
 
 // checkParams checks values against a named query's typed parameters.

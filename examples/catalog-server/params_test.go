@@ -42,3 +42,27 @@ func TestParamRanges(t *testing.T) {
 		}
 	}
 }
+
+// TestUnboundParams: a parameter the SQL uses but no call can give is explained
+// for what it is: ad-hoc SQL takes no parameters (so the advice is a literal or a
+// named query, not "pass it in parameters", which is refused), and a named query's
+// SQL using a parameter it does not declare is the catalog's mistake.
+func TestUnboundParams(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"p/k/manifest.json": `{}`,
+		"p/k/data/a.csv":    "x\n1\n2\n",
+		"p/k/m.sql":         "-- @source a\nSELECT * FROM 'data/a.csv';\n\n-- @query above\n-- @param lo INTEGER\nSELECT x FROM a WHERE x > $lo AND x < $hi;\n",
+	})
+	cs := connectHTTP(t, startHTTP(t, newTestService(t, dir, Config{})).URL, "")
+	var te toolError
+	r := call(t, cs, "execute_query", map[string]any{"path": "p/k/m", "sql": "SELECT x FROM a WHERE x > $lo"}, &te)
+	if !r.IsError || te.Kind != "sql_error" || !strings.Contains(te.Error, "uses the parameter $lo, but ad-hoc SQL takes no parameters: write the value into the SQL as a literal") || strings.Contains(te.Error, "pass it in parameters") {
+		t.Errorf("ad-hoc SQL with a parameter: %+v", te)
+	}
+	te = toolError{}
+	r = call(t, cs, "execute_query", map[string]any{"path": "p/k/m/above", "parameters": map[string]any{"lo": 1}}, &te)
+	if !r.IsError || te.Kind != "invalid" || !strings.Contains(te.Error, "named query above uses the parameter $hi, which none of its @param lines declares") {
+		t.Errorf("undeclared parameter: %+v", te)
+	}
+}

@@ -407,7 +407,7 @@ func bindArgs(stmt *duckdb.Stmt, params map[string]any) ([]driver.NamedValue, er
 		}
 		v, ok := params[name]
 		if !ok {
-			return nil, &SQLError{Engine: "duckdb", Message: fmt.Sprintf("parameter $%s has no value; pass it in parameters", name)}
+			return nil, &UnboundParamError{Name: "$" + name}
 		}
 		used[name] = true
 		args = append(args, driver.NamedValue{Name: name, Ordinal: i, Value: v})

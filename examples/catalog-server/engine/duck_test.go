@@ -99,7 +99,7 @@ func TestDuckQuery(t *testing.T) {
 	if err != nil || res.RowCount != 2 || res.Rows[0][0] != "pear" {
 		t.Errorf("params: %v %+v", err, res)
 	}
-	if _, err := d.Query(context.Background(), "SELECT name FROM items WHERE price > $min", nil, testLimits); err == nil || !strings.Contains(err.Error(), "$min has no value") {
+	if _, err := d.Query(context.Background(), "SELECT name FROM items WHERE price > $min", nil, testLimits); !errors.As(err, new(*UnboundParamError)) || !strings.Contains(err.Error(), "$min has no value") {
 		t.Errorf("missing param: %v", err)
 	}
 }

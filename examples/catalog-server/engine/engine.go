@@ -109,6 +109,16 @@ func (e *SQLError) Error() string {
 	return fmt.Sprintf("%s error: %s", e.Engine, e.Message)
 }
 
+// UnboundParamError says the statement uses a parameter that was given no value.
+// The caller knows where a value could come from and says so.
+type UnboundParamError struct {
+	Name string // as written in the SQL: "$year"
+}
+
+func (e *UnboundParamError) Error() string {
+	return fmt.Sprintf("parameter %s has no value", e.Name)
+}
+
 // TimeoutError says a query ran out of time and was stopped.
 type TimeoutError struct {
 	Limit time.Duration
