@@ -99,6 +99,16 @@ func errorResult(te toolError) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}, StructuredContent: json.RawMessage(raw)}
 }
 
+// brokenSourceError says a source exists in the catalog but did not load (its SQL
+// or its data file failed when the model was opened).
+type brokenSourceError struct {
+	path, reason string
+}
+
+func (e *brokenSourceError) Error() string {
+	return fmt.Sprintf("the source %s did not load, so it cannot be queried until its file or data is fixed: %s", e.path, e.reason)
+}
+
 // classify turns an error into what a model can act on.
 func classify(err error) toolError {
 	var nf *catalog.NotFoundError
@@ -113,6 +123,8 @@ func classify(err error) toolError {
 		return toolError{Error: err.Error(), Kind: "refused"}
 	case errors.As(err, &se):
 		return toolError{Error: err.Error(), Kind: "sql_error", Position: se.Position, Hint: "Fix the SQL and call again; describe the model to see its sources and columns."}
+	case errors.As(err, new(*brokenSourceError)):
+		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Query the model's other sources (describe the model to see which loaded); the source is picked up again once its file is fixed."}
 	case errors.As(err, &busy):
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Call again in a few seconds."}
 	case errors.As(err, &to):
@@ -307,7 +319,22 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 	if eng == nil {
 		return nil, fmt.Errorf("the model of %s is unavailable: %s", e.Path, sn.broken[m])
 	}
+	if e.Kind == catalog.KindSource && eng.Broken()[e.Name] != "" {
+		return nil, &brokenSourceError{path: e.Path, reason: eng.Broken()[e.Name]}
+	}
 	res, err := eng.Query(ctx, sqlText, params, engine.Limits{RowLimit: rowLimit, ByteBudget: s.cfg.ByteBudget, Timeout: s.cfg.QueryTimeout})
+	if err != nil {
+		// DuckDB knows nothing of a source whose view could not be made: say why
+		// it is missing rather than "no such table, did you mean …".
+		var se *engine.SQLError
+		if errors.As(err, &se) && se.Engine == "duckdb" {
+			for name, reason := range eng.Broken() {
+				if strings.Contains(se.Message, "Table with name "+name+" does not exist") {
+					return nil, &brokenSourceError{path: m.Package.Project.Name + "/" + m.Package.Name + "/" + m.Name + "/" + name, reason: reason}
+				}
+			}
+		}
+	}
 	var ub *engine.UnboundParamError
 	if errors.As(err, &ub) {
 		if q == nil {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -122,6 +124,9 @@ func (s *Service) Reload(ctx context.Context) error {
 						continue
 					}
 					sn.engines[m] = e
+					for _, name := range slices.Sorted(maps.Keys(e.Broken())) {
+						s.log.Warn("source did not load", "source", pkg.Project.Name+"/"+pkg.Name+"/"+m.Name+"/"+name, "err", e.Broken()[name])
+					}
 					// The column index for search: set before the catalog is published.
 					cols := e.Columns()
 					for _, src := range m.Sources {
