@@ -108,7 +108,12 @@ func (s *Service) snap() *snapshot { return s.cur.Load() }
 func (s *Service) Reload(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	cat, err := catalog.Load(s.dir)
+	// A model file or manifest broken by an edit keeps the version loaded before.
+	var prev *catalog.Catalog
+	if sn := s.cur.Load(); sn != nil {
+		prev = sn.cat
+	}
+	cat, err := catalog.LoadAfter(s.dir, prev)
 	if err != nil {
 		return err
 	}

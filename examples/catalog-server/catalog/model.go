@@ -52,6 +52,7 @@ type Catalog struct {
 	byPath  map[string]*Entry
 	entries []*Entry          // every object, sorted by path (the search index)
 	skipped map[string]string // path of an object whose file was skipped → why
+	prev    *Catalog          // while loading: the catalog loaded before (nil after)
 }
 
 // Project is a top-level folder.
@@ -89,6 +90,9 @@ type Model struct {
 	File        string
 	Sources     []*Source
 	Queries     []*Query
+	// Text is the file's text this model was parsed from: a later load that finds
+	// the file broken parses it again and keeps serving it (see LoadAfter).
+	Text string
 }
 
 // Source is a named relation a model defines: a SELECT over data files or tables.
