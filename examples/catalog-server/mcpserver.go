@@ -166,7 +166,7 @@ func invalidArguments(tool string, args json.RawMessage, err error) toolError {
 	var given map[string]json.RawMessage
 	if json.Unmarshal(args, &given) == nil {
 		for _, k := range slices.Sorted(maps.Keys(given)) {
-			if slices.Contains(names, k) {
+			if knownArg(names, k) {
 				continue
 			}
 			te.Error += fmt.Sprintf("; %s takes no argument %q", tool, k)
@@ -177,6 +177,38 @@ func invalidArguments(tool string, args json.RawMessage, err error) toolError {
 		}
 	}
 	return te
+}
+
+// knownArg reports whether k names one of a tool's arguments: encoding/json
+// matches names case-insensitively, so "SQL" is sql.
+func knownArg(names []string, k string) bool {
+	return slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(n, k) })
+}
+
+// unknownArguments refuses a call with an argument its tool does not take: its
+// value would be dropped without a word (a "limit" taken for rowLimit, and a
+// thousand rows where five were asked for). It returns nil when every argument is
+// known.
+func unknownArguments(req *mcp.CallToolRequest) *mcp.CallToolResult {
+	t, ok := toolInputs[req.Params.Name]
+	if !ok {
+		return nil
+	}
+	var given map[string]json.RawMessage
+	if json.Unmarshal(req.Params.Arguments, &given) != nil {
+		return nil
+	}
+	var names []string
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		names = append(names, name)
+	}
+	for k := range given {
+		if !knownArg(names, k) {
+			return errorResult(invalidArguments(req.Params.Name, req.Params.Arguments, fmt.Errorf("invalid arguments for tool %q", req.Params.Name)))
+		}
+	}
+	return nil
 }
 
 func itemOf(e *catalog.Entry) Item {
@@ -198,6 +230,9 @@ func newMCPServer(svc *Service, version string) *mcp.Server {
 
 	mcp.AddTool(s, &mcp.Tool{Name: "list_catalog", Description: "List one level of the catalog: projects (no path), a project's packages, a package's models and notebooks, a model's sources and named queries. Paginated: pass nextCursor back as cursor.", Annotations: ro},
 		func(ctx context.Context, req *mcp.CallToolRequest, in listIn) (*mcp.CallToolResult, any, error) {
+			if r := unknownArguments(req); r != nil {
+				return r, nil, nil
+			}
 			page, err := svc.Catalog().List(in.Path, in.Cursor, svc.cfg.PageSize)
 			if err != nil {
 				return errorResult(classify(err)), nil, nil
@@ -211,6 +246,9 @@ func newMCPServer(svc *Service, version string) *mcp.Server {
 
 	mcp.AddTool(s, &mcp.Tool{Name: "describe", Description: "Describe any catalog object by path: a project or package with its contents (and the problems of its files that did not load); a model with its sources (columns) and named queries; a source with columns, types, row count and sample rows; a named query with its SQL and typed parameters; a notebook with its Markdown and SQL cells.", Annotations: ro},
 		func(ctx context.Context, req *mcp.CallToolRequest, in describeIn) (*mcp.CallToolResult, any, error) {
+			if r := unknownArguments(req); r != nil {
+				return r, nil, nil
+			}
 			d, err := svc.Describe(ctx, in.Path)
 			if err != nil {
 				return errorResult(classify(err)), nil, nil
@@ -220,6 +258,9 @@ func newMCPServer(svc *Service, version string) *mcp.Server {
 
 	mcp.AddTool(s, &mcp.Tool{Name: "search_catalog", Description: "Search names, column names and descriptions of every catalog object; results are ranked (exact name first, then name prefix, substring, column, description). Every word must match.", Annotations: ro},
 		func(ctx context.Context, req *mcp.CallToolRequest, in searchIn) (*mcp.CallToolResult, any, error) {
+			if r := unknownArguments(req); r != nil {
+				return r, nil, nil
+			}
 			limit := in.Limit
 			if limit == 0 {
 				limit = 20
@@ -234,6 +275,9 @@ func newMCPServer(svc *Service, version string) *mcp.Server {
 	execTool := &mcp.Tool{Name: "execute_query", Annotations: ro,
 		Description: fmt.Sprintf("Run one read-only query. Either sql (a single SELECT or WITH … SELECT over the model's sources, by name) against path = project/package/model, or a named query: queryName with path = the model, or path = the query itself; parameters by name. Returns columns with types, rows, rowCount, truncated (and by which limit), rowLimit and elapsedMs. rowLimit defaults to %d, at most %d; each query stops after %s.", svc.cfg.DefaultRowLimit, svc.cfg.MaxRowLimit, svc.cfg.QueryTimeout)}
 	mcp.AddTool(s, execTool, func(ctx context.Context, req *mcp.CallToolRequest, in executeIn) (*mcp.CallToolResult, any, error) {
+		if r := unknownArguments(req); r != nil {
+			return r, nil, nil
+		}
 		res, err := svc.Execute(ctx, in)
 		if err != nil {
 			return errorResult(classify(err)), nil, nil

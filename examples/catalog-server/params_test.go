@@ -66,3 +66,40 @@ func TestUnboundParams(t *testing.T) {
 		t.Errorf("undeclared parameter: %+v", te)
 	}
 }
+
+// TestUnknownArguments: an argument a tool does not take is refused with the
+// closest one it does, rather than dropped (a "limit" would leave the row limit at
+// its default); names differing only in case are the arguments encoding/json
+// matches.
+func TestUnknownArguments(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"p/k/manifest.json": `{}`,
+		"p/k/data/a.csv":    "x\n1\n2\n3\n",
+		"p/k/m.sql":         "-- @source a\nSELECT * FROM 'data/a.csv';\n",
+	})
+	cs := connectHTTP(t, startHTTP(t, newTestService(t, dir, Config{})).URL, "")
+	for _, tc := range []struct {
+		tool    string
+		args    map[string]any
+		want    string
+		closest []string
+	}{
+		{"execute_query", map[string]any{"path": "p/k/m", "sql": "SELECT * FROM a", "limit": 1}, `execute_query takes no argument "limit" (did you mean "rowLimit"?)`, []string{"rowLimit"}},
+		{"execute_query", map[string]any{"path": "p/k/m", "query": "SELECT * FROM a"}, `execute_query takes no argument "query" (did you mean "queryName"?)`, []string{"queryName"}},
+		{"search_catalog", map[string]any{"query": "a", "max": 1}, `search_catalog takes no argument "max"`, nil},
+		{"list_catalog", map[string]any{"path": "p", "offset": 2}, `list_catalog takes no argument "offset"`, nil},
+		{"describe", map[string]any{"path": "p/k", "paths": []string{"p"}}, `describe takes no argument "paths" (did you mean "path"?)`, []string{"path"}},
+	} {
+		var te toolError
+		r := call(t, cs, tc.tool, tc.args, &te)
+		if !r.IsError || te.Kind != "invalid" || !strings.Contains(te.Error, tc.want) || !strings.Contains(te.Hint, "Call again with the arguments "+tc.tool+" takes") ||
+			!strings.Contains(text(r), tc.want) || len(te.Suggestions) != len(tc.closest) || len(tc.closest) > 0 && te.Suggestions[0] != tc.closest[0] {
+			t.Errorf("%s %v: %+v", tc.tool, tc.args, te)
+		}
+	}
+	var res struct{ RowCount int }
+	if r := call(t, cs, "execute_query", map[string]any{"path": "p/k/m", "SQL": "SELECT * FROM a", "rowlimit": 2}, &res); r.IsError || res.RowCount != 2 {
+		t.Errorf("arguments in another case: %s", text(r))
+	}
+}
