@@ -379,6 +379,9 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 			}
 		}
 	}
+	if pe := paramValueError(q, params, err); pe != nil {
+		return nil, pe
+	}
 	var ub *engine.UnboundParamError
 	if errors.As(err, &ub) {
 		if q == nil {
@@ -444,6 +447,24 @@ func checkParams(q *catalog.Query, in map[string]any) (map[string]any, error) {
 		}
 	}
 	return out, nil
+}
+
+// paramValueError turns the engine's failure to read a named query's string
+// parameter as its type (a DATE "yesterday") into an error about the parameter:
+// the caller wrote no SQL, so "fix the SQL" is no help. It returns nil for any
+// other error.
+func paramValueError(q *catalog.Query, params map[string]any, err error) error {
+	var se *engine.SQLError
+	if q == nil || !errors.As(err, &se) ||
+		!strings.Contains(se.Message, "Conversion Error") && !strings.Contains(se.Message, "invalid input syntax") {
+		return nil
+	}
+	for _, p := range q.Params {
+		if v, ok := params[p.Name].(string); ok && v != "" && strings.Contains(se.Message, `"`+v+`"`) {
+			return fmt.Errorf("parameter %q must be a %s, and the engine could not read %s as one (%s); call again with a value of that type", p.Name, p.Type, jsonText(v), se.Message)
+		}
+	}
+	return nil
 }
 
 func jsonText(v any) string {

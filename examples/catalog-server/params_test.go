@@ -103,3 +103,26 @@ func TestUnknownArguments(t *testing.T) {
 		t.Errorf("arguments in another case: %s", text(r))
 	}
 }
+
+// TestParamValueUnreadable: a string parameter the engine cannot read as its type
+// (a DATE "yesterday") is answered as the parameter's fault, with the engine's
+// message (which says the format), not as a SQL error the caller did not write.
+func TestParamValueUnreadable(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"p/k/manifest.json": `{}`,
+		"p/k/data/a.csv":    "d,n\n2024-07-13,1\n2024-07-14,2\n",
+		"p/k/m.sql":         "-- @source a\nSELECT * FROM 'data/a.csv';\n\n-- @query on_day\n-- @param day DATE the day\nSELECT sum(n) AS n FROM a WHERE d = $day;\n",
+	})
+	cs := connectHTTP(t, startHTTP(t, newTestService(t, dir, Config{})).URL, "")
+	var te toolError
+	r := call(t, cs, "execute_query", map[string]any{"path": "p/k/m/on_day", "parameters": map[string]any{"day": "yesterday"}}, &te)
+	if !r.IsError || te.Kind != "invalid" || !strings.Contains(te.Error, `parameter "day" must be a DATE, and the engine could not read "yesterday" as one`) ||
+		!strings.Contains(te.Error, "YYYY-MM-DD") || strings.Contains(text(r), "Fix the SQL") {
+		t.Errorf("a DATE parameter that is no date: %+v (text %q)", te, text(r))
+	}
+	var res struct{ Rows [][]any }
+	if r := call(t, cs, "execute_query", map[string]any{"path": "p/k/m/on_day", "parameters": map[string]any{"day": "2024-07-14"}}, &res); r.IsError || len(res.Rows) != 1 || res.Rows[0][0] != float64(2) {
+		t.Errorf("a DATE parameter: %s", text(r))
+	}
+}
