@@ -315,9 +315,19 @@ func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any,
 	err = conn.Raw(func(dc any) error {
 		// Prepare (without a context) refuses more than one statement outright,
 		// where PrepareContext would run all but the last.
-		st, err := dc.(*duckdb.Conn).Prepare(sqlText)
+		//
+		// duckdb-go materialises a result whole before the first row is read (and
+		// outside DuckDB's memory_limit), so the query runs capped at the rows a
+		// result can hold (one more proves truncation): rows past them are never
+		// computed. What the cap cannot prepare (an error in the SQL) is prepared
+		// as sent, so the error and its position are about the caller's text.
+		wrapped := true
+		st, err := dc.(*duckdb.Conn).Prepare(capped(sqlText, lim.RowLimit+1))
 		if err != nil {
-			return duckErr(err)
+			wrapped = false
+			if st, err = dc.(*duckdb.Conn).Prepare(sqlText); err != nil {
+				return duckErr(err)
+			}
 		}
 		defer st.Close()
 		stmt := st.(*duckdb.Stmt)
@@ -334,7 +344,7 @@ func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any,
 		}
 		rows, err := stmt.QueryContext(qctx, args)
 		if err != nil {
-			return duckErr(err)
+			return duckErr(unwrapLines(err, wrapped))
 		}
 		defer rows.Close()
 		names := rows.Columns()
@@ -355,7 +365,7 @@ func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any,
 				if errors.Is(err, io.EOF) {
 					return nil
 				}
-				return duckErr(err)
+				return duckErr(unwrapLines(err, wrapped))
 			}
 			row := make([]any, len(vals))
 			for i, v := range vals {
@@ -418,6 +428,40 @@ func bindArgs(stmt *duckdb.Stmt, params map[string]any) ([]driver.NamedValue, er
 		}
 	}
 	return args, nil
+}
+
+// capped is sqlText as a subquery of at most n rows. Its first line is the
+// wrapper's: the caller's text starts on line 2 (unwrapLines).
+func capped(sqlText string, n int) string {
+	body := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(sqlText), ";"))
+	return "SELECT * FROM (\n" + body + "\n) LIMIT " + strconv.Itoa(n)
+}
+
+// unwrapLines renumbers the "LINE n:" of a DuckDB error about a capped statement
+// to the lines of the caller's text.
+func unwrapLines(err error, wrapped bool) error {
+	var de *duckdb.Error
+	if !wrapped || !errors.As(err, &de) {
+		return err
+	}
+	lines := strings.Split(de.Msg, "\n")
+	for i, l := range lines {
+		m := duckPos.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		n, _ := strconv.Atoi(m[1])
+		prefix := fmt.Sprintf("LINE %d: ", max(n-1, 1))
+		lines[i] = prefix + l[len(m[0]):]
+		// The caret line below points at a column of the line as shown: keep it
+		// under the same character when the prefix got shorter (LINE 10 → 9).
+		if d := len(m[0]) - len(prefix); d > 0 && i+1 < len(lines) && strings.HasPrefix(lines[i+1], strings.Repeat(" ", d)) {
+			lines[i+1] = lines[i+1][d:]
+		}
+	}
+	out := *de
+	out.Msg = strings.Join(lines, "\n")
+	return &out
 }
 
 var duckPos = regexp.MustCompile(`(?m)^LINE (\d+): `)
