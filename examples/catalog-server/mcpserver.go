@@ -68,7 +68,7 @@ type executeIn struct {
 // toolError is the structured content of an isError result.
 type toolError struct {
 	Error       string   `json:"error"`
-	Kind        string   `json:"kind"` // not_found, invalid, refused, sql_error, timeout, unavailable
+	Kind        string   `json:"kind"` // not_found, invalid, refused, sql_error, timeout, out_of_memory, unavailable, cancelled
 	Suggestions []string `json:"suggestions,omitempty"`
 	Position    int      `json:"position,omitempty"`
 	Hint        string   `json:"hint,omitempty"`
@@ -127,6 +127,8 @@ func classify(err error) toolError {
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Query the model's other sources (describe the model to see which loaded); the source is picked up again once its file is fixed."}
 	case errors.As(err, &busy):
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Call again in a few seconds."}
+	case errors.As(err, new(*engine.MemoryError)):
+		return toolError{Error: err.Error(), Kind: "out_of_memory", Hint: "Aggregate, filter or select fewer columns to hold less data."}
 	case errors.As(err, &to):
 		return toolError{Error: err.Error(), Kind: "timeout", Hint: "Aggregate or filter to read less data."}
 	case errors.Is(err, context.Canceled):

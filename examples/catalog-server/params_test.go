@@ -1,10 +1,12 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/wiremcp/wiremcp/examples/catalog-server/catalog"
+	"github.com/wiremcp/wiremcp/examples/catalog-server/engine"
 )
 
 // TestParamRanges: an integer parameter's value must fit its type (and be a JSON
@@ -124,5 +126,13 @@ func TestParamValueUnreadable(t *testing.T) {
 	var res struct{ Rows [][]any }
 	if r := call(t, cs, "execute_query", map[string]any{"path": "p/k/m/on_day", "parameters": map[string]any{"day": "2024-07-14"}}, &res); r.IsError || len(res.Rows) != 1 || res.Rows[0][0] != float64(2) {
 		t.Errorf("a DATE parameter: %s", text(r))
+	}
+}
+
+// TestClassifyOutOfMemory: a query stopped for memory is its own kind, with a hint.
+func TestClassifyOutOfMemory(t *testing.T) {
+	te := classify(fmt.Errorf("query: %w", &engine.MemoryError{Limit: "512MB", Detail: "Out of Memory Error: …"}))
+	if te.Kind != "out_of_memory" || te.Hint == "" || !strings.Contains(te.Error, "(512MB)") {
+		t.Errorf("%+v", te)
 	}
 }

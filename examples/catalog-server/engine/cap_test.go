@@ -49,3 +49,24 @@ func TestUnwrapLines(t *testing.T) {
 		t.Errorf("not wrapped: %v", got)
 	}
 }
+
+// TestDuckOutOfMemory: a query that needs more than the model's memory limit is
+// stopped with what to do instead, not DuckDB's advice to SET a larger limit (the
+// configuration is locked).
+func TestDuckOutOfMemory(t *testing.T) {
+	m := loadModel(t, map[string]string{"p/k/manifest.json": `{}`, "p/k/m.sql": "-- @source one\nSELECT 1 AS x;\n"}, "p/k/m")
+	d, err := OpenDuck(context.Background(), m, DuckConfig{MemoryLimit: "32MB"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	_, err = d.Query(context.Background(), "SELECT length(list(i)) FROM range(20000000) t(i)", nil, testLimits)
+	var me *MemoryError
+	if !errors.As(err, &me) || me.Limit != "32MB" || !strings.Contains(err.Error(), "more memory than this model may use (32MB)") ||
+		!strings.Contains(err.Error(), "Out of Memory Error") || strings.Contains(err.Error(), "SET ") {
+		t.Errorf("out of memory: %v", err)
+	}
+	if res, err := d.Query(context.Background(), "SELECT 1", nil, testLimits); err != nil || res.RowCount != 1 {
+		t.Errorf("after: %v", err)
+	}
+}

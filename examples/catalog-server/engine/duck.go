@@ -43,6 +43,7 @@ type Duck struct {
 	db      *sql.DB
 	gateSQL *sql.Stmt // json_serialize_sql, prepared once per pooled connection
 	tmp     string
+	memory  string // memory_limit, for MemoryError
 	columns map[string][]Column
 	broken  map[string]string // source name → why its view could not be made
 }
@@ -69,7 +70,7 @@ func OpenDuck(ctx context.Context, m *catalog.Model, cfg DuckConfig) (*Duck, err
 	if err != nil {
 		return nil, err
 	}
-	d := &Duck{tmp: tmp, columns: map[string][]Column{}, broken: map[string]string{}}
+	d := &Duck{tmp: tmp, memory: cfg.MemoryLimit, columns: map[string][]Column{}, broken: map[string]string{}}
 	dbPath := filepath.Join(tmp, "model.duckdb")
 	if err := d.build(ctx, m, pkgDir, dbPath); err != nil {
 		os.RemoveAll(tmp)
@@ -378,6 +379,10 @@ func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any,
 		}
 	})
 	if err != nil {
+		var me *MemoryError
+		if errors.As(err, &me) {
+			me.Limit = d.memory
+		}
 		return nil, d.ctxErr(ctx, qctx, lim, withPosition(err, sqlText))
 	}
 	return res.finish(start), nil
@@ -474,6 +479,12 @@ func duckErr(err error) error {
 		return err
 	}
 	msg := de.Msg
+	if de.Type == duckdb.ErrorTypeOutOfMemory {
+		// DuckDB's advice (SET memory_limit, threads, …) is for its owner: the
+		// configuration is locked. Duck.Query fills in the limit.
+		first, _, _ := strings.Cut(strings.TrimSpace(msg), "\n")
+		return &MemoryError{Detail: first}
+	}
 	if de.Type == duckdb.ErrorTypePermission {
 		// The file-access check: a path outside the package folder, a link out
 		// of it, a URL.

@@ -128,6 +128,17 @@ func (e *TimeoutError) Error() string {
 	return fmt.Sprintf("the query ran longer than the %s limit and was stopped. Ask for less work: aggregate (GROUP BY with count/sum/avg) instead of reading raw rows, filter with WHERE, or query a smaller source", e.Limit)
 }
 
+// MemoryError says a query needed more memory than its model may use and was
+// stopped.
+type MemoryError struct {
+	Limit  string // the model's memory limit, as configured
+	Detail string // the engine's message, its first line
+}
+
+func (e *MemoryError) Error() string {
+	return fmt.Sprintf("the query needed more memory than this model may use (%s) and was stopped (%s). Ask for less work: aggregate (GROUP BY with count/sum/avg) instead of reading raw rows, filter with WHERE, select fewer or smaller columns", e.Limit, e.Detail)
+}
+
 // BusyError says a query did not start within its time limit because every
 // connection of its model was running another query the whole time.
 type BusyError struct {
