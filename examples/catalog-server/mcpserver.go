@@ -263,6 +263,9 @@ func newMCPServer(svc *Service, version string) *mcp.Server {
 			if r := unknownArguments(req); r != nil {
 				return r, nil, nil
 			}
+			if strings.TrimSpace(in.Query) == "" {
+				return errorResult(toolError{Error: "the query holds no words: give words of a name, column or description (call list_catalog to browse instead)", Kind: "invalid"}), nil, nil
+			}
 			limit := in.Limit
 			if limit == 0 {
 				limit = 20

@@ -104,6 +104,12 @@ func TestUnknownArguments(t *testing.T) {
 	if r := call(t, cs, "execute_query", map[string]any{"path": "p/k/m", "SQL": "SELECT * FROM a", "rowlimit": 2}, &res); r.IsError || res.RowCount != 2 {
 		t.Errorf("arguments in another case: %s", text(r))
 	}
+	// A search for blanks (the schema's minLength lets them through) says so
+	// rather than finding nothing.
+	var te toolError
+	if r := call(t, cs, "search_catalog", map[string]any{"query": "  \t"}, &te); !r.IsError || te.Kind != "invalid" || !strings.Contains(te.Error, "no words") {
+		t.Errorf("a blank search: %s", text(r))
+	}
 }
 
 // TestParamValueUnreadable: a string parameter the engine cannot read as its type
