@@ -68,7 +68,7 @@ type executeIn struct {
 // toolError is the structured content of an isError result.
 type toolError struct {
 	Error       string   `json:"error"`
-	Kind        string   `json:"kind"` // not_found, invalid, refused, sql_error, timeout, unavailable
+	Kind        string   `json:"kind"` // not_found, invalid, refused, sql_error, timeout, out_of_memory, unavailable, cancelled
 	Suggestions []string `json:"suggestions,omitempty"`
 	Position    int      `json:"position,omitempty"`
 	Hint        string   `json:"hint,omitempty"`
@@ -99,6 +99,16 @@ func errorResult(te toolError) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}, StructuredContent: json.RawMessage(raw)}
 }
 
+// brokenSourceError says a source exists in the catalog but did not load (its SQL
+// or its data file failed when the model was opened).
+type brokenSourceError struct {
+	path, reason string
+}
+
+func (e *brokenSourceError) Error() string {
+	return fmt.Sprintf("the source %s did not load, so it cannot be queried until its file or data is fixed: %s", e.path, e.reason)
+}
+
 // classify turns an error into what a model can act on.
 func classify(err error) toolError {
 	var nf *catalog.NotFoundError
@@ -113,8 +123,12 @@ func classify(err error) toolError {
 		return toolError{Error: err.Error(), Kind: "refused"}
 	case errors.As(err, &se):
 		return toolError{Error: err.Error(), Kind: "sql_error", Position: se.Position, Hint: "Fix the SQL and call again; describe the model to see its sources and columns."}
+	case errors.As(err, new(*brokenSourceError)):
+		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Query the model's other sources (describe the model to see which loaded); the source is picked up again once its file is fixed."}
 	case errors.As(err, &busy):
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Call again in a few seconds."}
+	case errors.As(err, new(*engine.MemoryError)):
+		return toolError{Error: err.Error(), Kind: "out_of_memory", Hint: "Aggregate, filter or select fewer columns to hold less data."}
 	case errors.As(err, &to):
 		return toolError{Error: err.Error(), Kind: "timeout", Hint: "Aggregate or filter to read less data."}
 	case errors.Is(err, context.Canceled):
@@ -154,7 +168,7 @@ func invalidArguments(tool string, args json.RawMessage, err error) toolError {
 	var given map[string]json.RawMessage
 	if json.Unmarshal(args, &given) == nil {
 		for _, k := range slices.Sorted(maps.Keys(given)) {
-			if slices.Contains(names, k) {
+			if knownArg(names, k) {
 				continue
 			}
 			te.Error += fmt.Sprintf("; %s takes no argument %q", tool, k)
@@ -165,6 +179,38 @@ func invalidArguments(tool string, args json.RawMessage, err error) toolError {
 		}
 	}
 	return te
+}
+
+// knownArg reports whether k names one of a tool's arguments: encoding/json
+// matches names case-insensitively, so "SQL" is sql.
+func knownArg(names []string, k string) bool {
+	return slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(n, k) })
+}
+
+// unknownArguments refuses a call with an argument its tool does not take: its
+// value would be dropped without a word (a "limit" taken for rowLimit, and a
+// thousand rows where five were asked for). It returns nil when every argument is
+// known.
+func unknownArguments(req *mcp.CallToolRequest) *mcp.CallToolResult {
+	t, ok := toolInputs[req.Params.Name]
+	if !ok {
+		return nil
+	}
+	var given map[string]json.RawMessage
+	if json.Unmarshal(req.Params.Arguments, &given) != nil {
+		return nil
+	}
+	var names []string
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		names = append(names, name)
+	}
+	for k := range given {
+		if !knownArg(names, k) {
+			return errorResult(invalidArguments(req.Params.Name, req.Params.Arguments, fmt.Errorf("invalid arguments for tool %q", req.Params.Name)))
+		}
+	}
+	return nil
 }
 
 func itemOf(e *catalog.Entry) Item {
@@ -186,6 +232,9 @@ func newMCPServer(svc *Service, version string) *mcp.Server {
 
 	mcp.AddTool(s, &mcp.Tool{Name: "list_catalog", Description: "List one level of the catalog: projects (no path), a project's packages, a package's models and notebooks, a model's sources and named queries. Paginated: pass nextCursor back as cursor.", Annotations: ro},
 		func(ctx context.Context, req *mcp.CallToolRequest, in listIn) (*mcp.CallToolResult, any, error) {
+			if r := unknownArguments(req); r != nil {
+				return r, nil, nil
+			}
 			page, err := svc.Catalog().List(in.Path, in.Cursor, svc.cfg.PageSize)
 			if err != nil {
 				return errorResult(classify(err)), nil, nil
@@ -199,6 +248,9 @@ func newMCPServer(svc *Service, version string) *mcp.Server {
 
 	mcp.AddTool(s, &mcp.Tool{Name: "describe", Description: "Describe any catalog object by path: a project or package with its contents (and the problems of its files that did not load); a model with its sources (columns) and named queries; a source with columns, types, row count and sample rows; a named query with its SQL and typed parameters; a notebook with its Markdown and SQL cells.", Annotations: ro},
 		func(ctx context.Context, req *mcp.CallToolRequest, in describeIn) (*mcp.CallToolResult, any, error) {
+			if r := unknownArguments(req); r != nil {
+				return r, nil, nil
+			}
 			d, err := svc.Describe(ctx, in.Path)
 			if err != nil {
 				return errorResult(classify(err)), nil, nil
@@ -208,6 +260,12 @@ func newMCPServer(svc *Service, version string) *mcp.Server {
 
 	mcp.AddTool(s, &mcp.Tool{Name: "search_catalog", Description: "Search names, column names and descriptions of every catalog object; results are ranked (exact name first, then name prefix, substring, column, description). Every word must match.", Annotations: ro},
 		func(ctx context.Context, req *mcp.CallToolRequest, in searchIn) (*mcp.CallToolResult, any, error) {
+			if r := unknownArguments(req); r != nil {
+				return r, nil, nil
+			}
+			if strings.TrimSpace(in.Query) == "" {
+				return errorResult(toolError{Error: "the query holds no words: give words of a name, column or description (call list_catalog to browse instead)", Kind: "invalid"}), nil, nil
+			}
 			limit := in.Limit
 			if limit == 0 {
 				limit = 20
@@ -222,6 +280,9 @@ func newMCPServer(svc *Service, version string) *mcp.Server {
 	execTool := &mcp.Tool{Name: "execute_query", Annotations: ro,
 		Description: fmt.Sprintf("Run one read-only query. Either sql (a single SELECT or WITH … SELECT over the model's sources, by name) against path = project/package/model, or a named query: queryName with path = the model, or path = the query itself; parameters by name. Returns columns with types, rows, rowCount, truncated (and by which limit), rowLimit and elapsedMs. rowLimit defaults to %d, at most %d; each query stops after %s.", svc.cfg.DefaultRowLimit, svc.cfg.MaxRowLimit, svc.cfg.QueryTimeout)}
 	mcp.AddTool(s, execTool, func(ctx context.Context, req *mcp.CallToolRequest, in executeIn) (*mcp.CallToolResult, any, error) {
+		if r := unknownArguments(req); r != nil {
+			return r, nil, nil
+		}
 		res, err := svc.Execute(ctx, in)
 		if err != nil {
 			return errorResult(classify(err)), nil, nil
@@ -307,7 +368,36 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 	if eng == nil {
 		return nil, fmt.Errorf("the model of %s is unavailable: %s", e.Path, sn.broken[m])
 	}
-	return eng.Query(ctx, sqlText, params, engine.Limits{RowLimit: rowLimit, ByteBudget: s.cfg.ByteBudget, Timeout: s.cfg.QueryTimeout})
+	if e.Kind == catalog.KindSource && eng.Broken()[e.Name] != "" {
+		return nil, &brokenSourceError{path: e.Path, reason: eng.Broken()[e.Name]}
+	}
+	res, err := eng.Query(ctx, sqlText, params, engine.Limits{RowLimit: rowLimit, ByteBudget: s.cfg.ByteBudget, Timeout: s.cfg.QueryTimeout})
+	if err != nil {
+		// DuckDB knows nothing of a source whose view could not be made: say why
+		// it is missing rather than "no such table, did you mean …".
+		var se *engine.SQLError
+		if errors.As(err, &se) && se.Engine == "duckdb" {
+			for name, reason := range eng.Broken() {
+				if strings.Contains(se.Message, "Table with name "+name+" does not exist") {
+					return nil, &brokenSourceError{path: m.Package.Project.Name + "/" + m.Package.Name + "/" + m.Name + "/" + name, reason: reason}
+				}
+			}
+		}
+	}
+	if pe := paramValueError(q, params, err); pe != nil {
+		return nil, pe
+	}
+	var ub *engine.UnboundParamError
+	if errors.As(err, &ub) {
+		if q == nil {
+			// Ad-hoc SQL takes no parameters (above): say what to do instead.
+			return nil, &engine.SQLError{Engine: "duckdb", Message: fmt.Sprintf("the SQL uses the parameter %s, but ad-hoc SQL takes no parameters: write the value into the SQL as a literal, or run a named query that declares it (queryName)", ub.Name)}
+		}
+		// checkParams gave every parameter the query declares: the catalog's SQL
+		// uses one it does not declare.
+		return nil, fmt.Errorf("named query %s uses the parameter %s, which none of its @param lines declares, so no call can give it; the catalog's file must declare it (@param %s TYPE)", q.Name, ub.Name, strings.TrimLeft(ub.Name, "$@"))
+	}
+	return res, err
 }
 
 // checkParams checks values against a named query's typed parameters.
@@ -325,6 +415,9 @@ func checkParams(q *catalog.Query, in map[string]any) (map[string]any, error) {
 			f, ok := v.(float64)
 			if !ok || f != math.Trunc(f) {
 				return nil, fmt.Errorf("parameter %q must be an integer (%s), got %v", p.Name, p.Type, jsonText(v))
+			}
+			if lo, hi, _ := p.IntRange(); f < lo || f > hi {
+				return nil, fmt.Errorf("parameter %q must be an integer from %.0f to %.0f (%s), got %v", p.Name, lo, hi, p.Type, jsonText(v))
 			}
 			v = int64(f)
 		case "number":
@@ -359,6 +452,24 @@ func checkParams(q *catalog.Query, in map[string]any) (map[string]any, error) {
 		}
 	}
 	return out, nil
+}
+
+// paramValueError turns the engine's failure to read a named query's string
+// parameter as its type (a DATE "yesterday") into an error about the parameter:
+// the caller wrote no SQL, so "fix the SQL" is no help. It returns nil for any
+// other error.
+func paramValueError(q *catalog.Query, params map[string]any, err error) error {
+	var se *engine.SQLError
+	if q == nil || !errors.As(err, &se) ||
+		!strings.Contains(se.Message, "Conversion Error") && !strings.Contains(se.Message, "invalid input syntax") {
+		return nil
+	}
+	for _, p := range q.Params {
+		if v, ok := params[p.Name].(string); ok && v != "" && strings.Contains(se.Message, `"`+v+`"`) {
+			return fmt.Errorf("parameter %q must be a %s, and the engine could not read %s as one (%s); call again with a value of that type", p.Name, p.Type, jsonText(v), se.Message)
+		}
+	}
+	return nil
 }
 
 func jsonText(v any) string {

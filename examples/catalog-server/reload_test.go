@@ -26,9 +26,10 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 }
 
 // TestHotReloadEdits edits a watched catalog under a running server: a model's
-// queries change and one is added, a notebook gains a cell, a model is broken and
-// fixed (its added query gone again), a notebook is added and one removed. Each change is served without a restart; a broken file says
-// why it is missing and the rest of the package stays served.
+// queries change and one is added, a notebook gains a cell, a model and the
+// manifest are broken (their previous versions stay served, the package says why)
+// and fixed (the model's added query gone again), a notebook is added and one
+// removed. Each change is served without a restart.
 func TestHotReloadEdits(t *testing.T) {
 	dir := t.TempDir()
 	const model = "-- Numbers.\n\n-- @source a\nSELECT * FROM 'data/a.csv';\n\n-- @query total\nSELECT sum(x) AS s FROM a;\n"
@@ -92,20 +93,30 @@ func TestHotReloadEdits(t *testing.T) {
 		return firstCell(r, sc) == float64(1)
 	})
 
-	// A broken model: it says why it is missing; the rest is served.
+	// A broken edit of the model: its previous version stays served (the changed
+	// query, the added one) and the package says why; the rest is served too.
 	writeFiles(t, dir, map[string]string{"p/k/m.sql": "SELECT this is not a model"})
-	eventually("the broken model", "describe", map[string]any{"path": "p/k/m"}, func(r *mcp.CallToolResult, sc map[string]any) bool {
-		return r.IsError && sc["kind"] == "not_found" && strings.Contains(text(r), "m.sql: skipped: line 1: SQL before any @source") && strings.Contains(sc["error"].(string), "skipped")
-	})
 	var pkg Description
-	call(t, cs, "describe", map[string]any{"path": "p/k"}, &pkg)
-	if len(pkg.Problems) == 0 || !strings.Contains(strings.Join(pkg.Problems, "\n"), "p/k/m.sql: skipped") {
-		t.Errorf("the package does not tell the broken file: %+v", pkg)
+	eventually("the broken model", "describe", map[string]any{"path": "p/k"}, func(r *mcp.CallToolResult, sc map[string]any) bool {
+		return !r.IsError && strings.Contains(text(r), "p/k/m.sql: line 1: SQL before any @source or @query annotation; still serving its previous version")
+	})
+	if r := call(t, cs, "execute_query", map[string]any{"path": "p/k/m/total"}, &map[string]any{}); r.IsError || !strings.Contains(text(r), `"rows":[[30]]`) {
+		t.Errorf("the previous version of the broken model: %s", text(r))
+	}
+	if r := call(t, cs, "execute_query", map[string]any{"path": "p/k/m", "queryName": "biggest"}, &map[string]any{}); r.IsError {
+		t.Errorf("the previous version's added query: %s", text(r))
 	}
 	var other map[string]any
 	if r := call(t, cs, "execute_query", map[string]any{"path": "p/k/other", "sql": "SELECT sum(y) FROM b"}, &other); firstCell(r, other) != float64(203) {
 		t.Errorf("the other model, beside the broken one: %s", text(r))
 	}
+
+	// A broken manifest: the package stays served with its previous one.
+	writeFiles(t, dir, map[string]string{"p/k/manifest.json": `{"description": "a pack`})
+	eventually("the broken manifest", "describe", map[string]any{"path": "p/k"}, func(r *mcp.CallToolResult, sc map[string]any) bool {
+		return !r.IsError && sc["description"] == "a package" && strings.Contains(text(r), "p/k/manifest.json: unexpected EOF; still serving its previous version")
+	})
+	writeFiles(t, dir, map[string]string{"p/k/manifest.json": `{"description": "a package"}`})
 
 	// Fixed again.
 	writeFiles(t, dir, map[string]string{"p/k/m.sql": model})

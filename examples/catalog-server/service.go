@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -106,7 +108,12 @@ func (s *Service) snap() *snapshot { return s.cur.Load() }
 func (s *Service) Reload(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	cat, err := catalog.Load(s.dir)
+	// A model file or manifest broken by an edit keeps the version loaded before.
+	var prev *catalog.Catalog
+	if sn := s.cur.Load(); sn != nil {
+		prev = sn.cat
+	}
+	cat, err := catalog.LoadAfter(s.dir, prev)
 	if err != nil {
 		return err
 	}
@@ -122,6 +129,9 @@ func (s *Service) Reload(ctx context.Context) error {
 						continue
 					}
 					sn.engines[m] = e
+					for _, name := range slices.Sorted(maps.Keys(e.Broken())) {
+						s.log.Warn("source did not load", "source", pkg.Project.Name+"/"+pkg.Name+"/"+m.Name+"/"+name, "err", e.Broken()[name])
+					}
 					// The column index for search: set before the catalog is published.
 					cols := e.Columns()
 					for _, src := range m.Sources {

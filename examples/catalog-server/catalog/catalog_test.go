@@ -133,6 +133,16 @@ func TestParseModelErrors(t *testing.T) {
 			t.Errorf("%s: no error", name)
 		}
 	}
+	// An annotation without its words is told what it wants, not called unknown.
+	for text, want := range map[string]string{
+		"-- @source a\nSELECT 1;\n-- @query q\n-- @param\nSELECT 1": `line 4: want "@param NAME TYPE [description]"`,
+		"-- @source\nSELECT 1":                         `line 1: want "@source NAME"`,
+		"-- @source a\nSELECT 1;\n-- @query\nSELECT 1": `line 3: want "@query NAME"`,
+	} {
+		if _, err := ParseModel(text); err == nil || err.Error() != want {
+			t.Errorf("%q: %v, want %s", text, err, want)
+		}
+	}
 }
 
 func TestResolveSuggests(t *testing.T) {
@@ -410,5 +420,81 @@ SELECT 1;
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("ranking (-want +got):\n%s", d)
+	}
+}
+
+// TestLoadAfterKeepsBrokenFiles: a model file or manifest that parsed in the catalog
+// loaded before and no longer does (an edit saved half-way) keeps its previous
+// version, with a problem saying so; a load with nothing before skips it, a fixed
+// file is taken as it is, and a file removed is gone.
+func TestLoadAfterKeepsBrokenFiles(t *testing.T) {
+	root := testCatalog(t)
+	first, err := Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, root, map[string]string{
+		"retail/shop/sales.sql":       "-- @source orders\nSELECT * FROM 'data/orders.csv';\n-- @query half\n-- @param",
+		"retail/shop/manifest.json":   `{"description": "The web sh`,
+		"ops/warehouse/manifest.json": `{"engine": "postgre", "dsnEnv": "PGDSN"}`,
+	})
+	for i, prev := range []*Catalog{first, nil} {
+		c, err := LoadAfter(root, prev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			// A second load after the broken one keeps the same versions.
+			if c, err = LoadAfter(root, c); err != nil {
+				t.Fatal(err)
+			}
+			q := c.Lookup("retail/shop/sales/revenue_by_month")
+			if q == nil || q.Query.Params[0].Name != "year" || c.Lookup("retail/shop/sales/half") != nil {
+				t.Errorf("the previous model is not served: %v", q)
+			}
+			if nb := c.Lookup("retail/shop/review"); nb == nil || nb.Notebook.ModelName != "sales" {
+				t.Errorf("the notebook on the kept model: %+v", nb)
+			}
+			pkg := c.Lookup("retail/shop")
+			if pkg == nil || pkg.Description != "The web shop" {
+				t.Fatalf("the package with its previous manifest: %+v", pkg)
+			}
+			probs := strings.Join(pkg.Package.Problems, "\n")
+			for _, want := range []string{
+				"retail/shop/manifest.json: unexpected EOF; still serving its previous version",
+				"retail/shop/sales.sql: line 4: want \"@param NAME TYPE [description]\"; still serving its previous version",
+			} {
+				if !strings.Contains(probs, want) || !strings.Contains(strings.Join(c.Diagnostics, "\n"), want) {
+					t.Errorf("problems %q lack %q", probs, want)
+				}
+			}
+			if wh := c.Lookup("ops/warehouse"); wh == nil || wh.Package.Engine != EnginePostgres || wh.Package.Schema != "ops" ||
+				!strings.Contains(strings.Join(wh.Package.Problems, "\n"), `unknown engine "postgre" (want duckdb or postgres); still serving`) {
+				t.Errorf("a manifest with a wrong engine: %+v", wh)
+			}
+			continue
+		}
+		// Nothing loaded before: the broken files are skipped.
+		if c.Lookup("retail/shop") != nil || c.Lookup("ops/warehouse") != nil {
+			t.Errorf("broken manifests loaded with nothing before")
+		}
+	}
+	// Fixed: the new version. Removed: gone, even though it parsed before.
+	write(t, root, map[string]string{
+		"retail/shop/manifest.json": `{"description": "The new shop"}`,
+		"retail/shop/sales.sql":     "-- @source orders\nSELECT * FROM 'data/orders.csv';\n",
+	})
+	c, err := LoadAfter(root, first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Lookup("retail/shop").Description != "The new shop" || c.Lookup("retail/shop/sales/revenue_by_month") != nil || len(c.Lookup("retail/shop").Package.Problems) != 0 {
+		t.Errorf("the fixed files: %+v", c.Lookup("retail/shop").Package)
+	}
+	if err := os.Remove(filepath.Join(root, "retail/shop/sales.sql")); err != nil {
+		t.Fatal(err)
+	}
+	if c, err = LoadAfter(root, first); err != nil || c.Lookup("retail/shop/sales") != nil {
+		t.Errorf("a removed model is still there: %v", err)
 	}
 }

@@ -40,7 +40,15 @@ type packageManifest struct {
 
 // Load reads the catalog in dir. Errors in single files become Diagnostics; only an
 // unreadable dir is an error.
-func Load(dir string) (*Catalog, error) {
+func Load(dir string) (*Catalog, error) { return LoadAfter(dir, nil) }
+
+// LoadAfter is Load for a catalog that was loaded before as prev (nil: none). A
+// model file or package manifest that prev had and that no longer parses — an
+// edit saved half-way, a typo — keeps its previous version, so the objects it made
+// stay served; the diagnostic says so, and the next load that finds the file
+// parsing takes the new version. A file that is gone, or cannot be read, is not
+// kept.
+func LoadAfter(dir string, prev *Catalog) (*Catalog, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
@@ -49,7 +57,7 @@ func Load(dir string) (*Catalog, error) {
 	if err != nil {
 		return nil, fmt.Errorf("catalog directory: %w", err)
 	}
-	c := &Catalog{Dir: abs}
+	c := &Catalog{Dir: abs, prev: prev}
 	for _, de := range ents {
 		if !de.IsDir() || strings.HasPrefix(de.Name(), ".") {
 			continue
@@ -61,8 +69,28 @@ func Load(dir string) (*Catalog, error) {
 		p := c.loadProject(filepath.Join(abs, de.Name()), de.Name())
 		c.Projects = append(c.Projects, p)
 	}
+	c.prev = nil // a catalog does not hold on to the ones before it
 	c.index()
 	return c, nil
+}
+
+// prevModel returns the model at path in the catalog loaded before, if any.
+func (c *Catalog) prevModel(path string) *Model {
+	if c.prev == nil {
+		return nil
+	}
+	return c.prev.Model(path)
+}
+
+// prevPackage returns the package at path in the catalog loaded before, if any.
+func (c *Catalog) prevPackage(path string) *Package {
+	if c.prev == nil {
+		return nil
+	}
+	if e := c.prev.Lookup(path); e != nil && e.Kind == KindPackage {
+		return e.Package
+	}
+	return nil
 }
 
 func (c *Catalog) diag(format string, args ...any) {
@@ -83,6 +111,29 @@ func (c *Catalog) note(problems *[]string, path string, format string, args ...a
 		}
 		c.skipped[path] = msg
 	}
+}
+
+// check reports what is wrong with a package manifest that decoded.
+func (m *packageManifest) check() error {
+	switch m.Engine {
+	case "", EngineDuckDB:
+	case EnginePostgres:
+		if m.DSNEnv == "" {
+			return errors.New("engine postgres needs dsnEnv, the environment variable holding the connection string")
+		}
+	default:
+		return fmt.Errorf("unknown engine %q (want duckdb or postgres)", m.Engine)
+	}
+	return nil
+}
+
+// isParseError reports whether err, from readJSON, says the file's JSON is not
+// what it should be (rather than that the file could not be read).
+func isParseError(err error) bool {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	return errors.As(err, &se) || errors.As(err, &te) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
+		strings.HasPrefix(err.Error(), "json: unknown field")
 }
 
 func readJSON(dir, name string, limit int64, v any) error {
@@ -163,23 +214,28 @@ func (c *Catalog) loadProject(dir, name string) *Project {
 func (c *Catalog) loadPackage(p *Project, dir, name string) *Package {
 	where := p.Name + "/" + name
 	var m packageManifest
-	if err := readJSON(dir, "manifest.json", maxManifestBytes, &m); err != nil {
-		c.note(&p.Problems, where, "%s/manifest.json: skipped: %v", where, err)
-		return nil
+	err := readJSON(dir, "manifest.json", maxManifestBytes, &m)
+	broken := err != nil && isParseError(err) // the file is there and reads, but is wrong
+	if err == nil {
+		err = m.check()
+		broken = err != nil
 	}
-	pkg := &Package{Project: p, Name: name, Dir: dir, Description: m.Description, Engine: m.Engine, DSNEnv: m.DSNEnv, Schema: m.Schema}
-	switch pkg.Engine {
-	case "":
-		pkg.Engine = EngineDuckDB
-	case EngineDuckDB:
-	case EnginePostgres:
-		if pkg.DSNEnv == "" {
-			c.note(&p.Problems, where, "%s/manifest.json: skipped: engine postgres needs dsnEnv, the environment variable holding the connection string", where)
+	var kept string // why the previous manifest is used
+	if err != nil {
+		old := c.prevPackage(where)
+		if old == nil || !broken {
+			c.note(&p.Problems, where, "%s/manifest.json: skipped: %v", where, err)
 			return nil
 		}
-	default:
-		c.note(&p.Problems, where, "%s/manifest.json: skipped: unknown engine %q (want duckdb or postgres)", where, pkg.Engine)
-		return nil
+		m = packageManifest{Description: old.Description, Engine: old.Engine, DSNEnv: old.DSNEnv, Schema: old.Schema}
+		kept = fmt.Sprintf("%s/manifest.json: %v; still serving its previous version until the file is fixed", where, err)
+	}
+	if m.Engine == "" {
+		m.Engine = EngineDuckDB
+	}
+	pkg := &Package{Project: p, Name: name, Dir: dir, Description: m.Description, Engine: m.Engine, DSNEnv: m.DSNEnv, Schema: m.Schema}
+	if kept != "" {
+		c.note(&pkg.Problems, "", "%s", kept)
 	}
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -216,12 +272,24 @@ func (c *Catalog) loadPackage(p *Project, dir, name string) *Package {
 				c.note(&pkg.Problems, where+"/"+base, "%s/%s: skipped: %v", where, fn, err)
 				continue
 			}
-			mod, err := ParseModel(string(b))
+			text := string(b)
+			mod, err := ParseModel(text)
 			if err != nil {
-				c.note(&pkg.Problems, where+"/"+base, "%s/%s: skipped: %v", where, fn, err)
-				continue
+				old := c.prevModel(where + "/" + base)
+				if old == nil || old.File != path {
+					c.note(&pkg.Problems, where+"/"+base, "%s/%s: skipped: %v", where, fn, err)
+					continue
+				}
+				// The version that parsed before: it parses again.
+				prevMod, perr := ParseModel(old.Text)
+				if perr != nil {
+					c.note(&pkg.Problems, where+"/"+base, "%s/%s: skipped: %v", where, fn, err)
+					continue
+				}
+				mod, text = prevMod, old.Text
+				c.note(&pkg.Problems, "", "%s/%s: %v; still serving its previous version until the file parses", where, fn, err)
 			}
-			mod.Package, mod.Name, mod.File = pkg, base, path
+			mod.Package, mod.Name, mod.File, mod.Text = pkg, base, path, text
 			for _, s := range mod.Sources {
 				s.Model = mod
 			}

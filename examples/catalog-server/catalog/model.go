@@ -18,6 +18,7 @@
 package catalog
 
 import (
+	"math"
 	"strings"
 )
 
@@ -51,6 +52,7 @@ type Catalog struct {
 	byPath  map[string]*Entry
 	entries []*Entry          // every object, sorted by path (the search index)
 	skipped map[string]string // path of an object whose file was skipped → why
+	prev    *Catalog          // while loading: the catalog loaded before (nil after)
 }
 
 // Project is a top-level folder.
@@ -88,6 +90,9 @@ type Model struct {
 	File        string
 	Sources     []*Source
 	Queries     []*Query
+	// Text is the file's text this model was parsed from: a later load that finds
+	// the file broken parses it again and keeps serving it (see LoadAfter).
+	Text string
 }
 
 // Source is a named relation a model defines: a SELECT over data files or tables.
@@ -115,12 +120,49 @@ type Param struct {
 	Description string `json:"description,omitempty"`
 }
 
+// intRanges are the values of the integer types of DuckDB and PostgreSQL (and their
+// aliases), by name.
+var intRanges = map[string][2]float64{
+	"TINYINT": {math.MinInt8, math.MaxInt8}, "INT1": {math.MinInt8, math.MaxInt8},
+	"SMALLINT": {math.MinInt16, math.MaxInt16}, "INT2": {math.MinInt16, math.MaxInt16}, "SHORT": {math.MinInt16, math.MaxInt16}, "SMALLSERIAL": {1, math.MaxInt16},
+	"INTEGER": {math.MinInt32, math.MaxInt32}, "INT": {math.MinInt32, math.MaxInt32}, "INT4": {math.MinInt32, math.MaxInt32}, "SIGNED": {math.MinInt32, math.MaxInt32}, "SERIAL": {1, math.MaxInt32},
+	"BIGINT": {math.MinInt64, math.MaxInt64}, "INT8": {math.MinInt64, math.MaxInt64}, "LONG": {math.MinInt64, math.MaxInt64}, "BIGSERIAL": {1, math.MaxInt64},
+	"HUGEINT": {math.MinInt64, math.MaxInt64}, "INT128": {math.MinInt64, math.MaxInt64},
+	"UTINYINT": {0, math.MaxUint8}, "UINT8": {0, math.MaxUint8},
+	"USMALLINT": {0, math.MaxUint16}, "UINT16": {0, math.MaxUint16},
+	"UINTEGER": {0, math.MaxUint32}, "UINT32": {0, math.MaxUint32},
+	"UBIGINT": {0, math.MaxUint64}, "UINT64": {0, math.MaxUint64},
+	"UHUGEINT": {0, math.MaxUint64}, "UINT128": {0, math.MaxUint64},
+}
+
+// MaxExactInt is the largest integer a JSON number (a float64) carries exactly.
+const MaxExactInt = 1 << 53
+
+// IntRange returns the smallest and largest value of an integer parameter that a
+// call can pass: the type's range, within ±MaxExactInt (a JSON number beyond it is
+// not exact, and a value is bound as a 64-bit integer). ok is false for a
+// parameter whose type is not an integer type.
+func (p Param) IntRange() (lo, hi float64, ok bool) {
+	t := strings.ToUpper(p.Type)
+	r, ok := intRanges[t]
+	if !ok {
+		// Another integer type by name (INT64, INT32, …), but not INTERVAL or
+		// POINT: the range of a JSON number.
+		if !strings.Contains(t, "INT") || strings.HasPrefix(t, "INTERVAL") || strings.Contains(t, "POINT") {
+			return 0, 0, false
+		}
+		r = [2]float64{-MaxExactInt, MaxExactInt}
+	}
+	return max(r[0], -MaxExactInt), min(r[1], MaxExactInt), true
+}
+
 // JSONType is the JSON Schema type a parameter's value must have.
 func (p Param) JSONType() string {
 	t := strings.ToUpper(p.Type)
-	switch {
-	case strings.Contains(t, "INT"):
+	if _, _, ok := p.IntRange(); ok {
 		return "integer"
+	}
+	switch {
 	case t == "DOUBLE" || t == "FLOAT" || t == "REAL" || strings.HasPrefix(t, "DECIMAL") || strings.HasPrefix(t, "NUMERIC"):
 		return "number"
 	case t == "BOOLEAN" || t == "BOOL":

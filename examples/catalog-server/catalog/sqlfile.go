@@ -80,8 +80,10 @@ func ParseModel(text string) (*Model, error) {
 						return nil, fmt.Errorf("line %d: the name %q is already used on line %d", i+k+1, b.name, prev)
 					}
 					seen[b.name] = i + k + 1
-				case strings.HasPrefix(r, "@param "):
-					f := strings.Fields(strings.TrimPrefix(r, "@param "))
+				case r == "@source" || r == "@query":
+					return nil, fmt.Errorf("line %d: want \"%s NAME\"", i+k+1, r)
+				case r == "@param" || strings.HasPrefix(r, "@param "):
+					f := strings.Fields(strings.TrimPrefix(r, "@param"))
 					if len(f) < 2 || !sqlIdent.MatchString(f[0]) {
 						return nil, fmt.Errorf("line %d: want \"@param NAME TYPE [description]\"", i+k+1)
 					}

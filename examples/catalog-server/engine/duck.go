@@ -43,6 +43,7 @@ type Duck struct {
 	db      *sql.DB
 	gateSQL *sql.Stmt // json_serialize_sql, prepared once per pooled connection
 	tmp     string
+	memory  string // memory_limit, for MemoryError
 	columns map[string][]Column
 	broken  map[string]string // source name → why its view could not be made
 }
@@ -69,7 +70,7 @@ func OpenDuck(ctx context.Context, m *catalog.Model, cfg DuckConfig) (*Duck, err
 	if err != nil {
 		return nil, err
 	}
-	d := &Duck{tmp: tmp, columns: map[string][]Column{}, broken: map[string]string{}}
+	d := &Duck{tmp: tmp, memory: cfg.MemoryLimit, columns: map[string][]Column{}, broken: map[string]string{}}
 	dbPath := filepath.Join(tmp, "model.duckdb")
 	if err := d.build(ctx, m, pkgDir, dbPath); err != nil {
 		os.RemoveAll(tmp)
@@ -294,6 +295,9 @@ func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any,
 	if d.closed {
 		return nil, ErrClosed
 	}
+	if err := checkText(sqlText); err != nil {
+		return nil, err
+	}
 	start := time.Now()
 	qctx, cancel := context.WithTimeout(ctx, lim.Timeout)
 	defer cancel()
@@ -312,9 +316,19 @@ func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any,
 	err = conn.Raw(func(dc any) error {
 		// Prepare (without a context) refuses more than one statement outright,
 		// where PrepareContext would run all but the last.
-		st, err := dc.(*duckdb.Conn).Prepare(sqlText)
+		//
+		// duckdb-go materialises a result whole before the first row is read (and
+		// outside DuckDB's memory_limit), so the query runs capped at the rows a
+		// result can hold (one more proves truncation): rows past them are never
+		// computed. What the cap cannot prepare (an error in the SQL) is prepared
+		// as sent, so the error and its position are about the caller's text.
+		wrapped := true
+		st, err := dc.(*duckdb.Conn).Prepare(capped(sqlText, lim.RowLimit+1))
 		if err != nil {
-			return duckErr(err)
+			wrapped = false
+			if st, err = dc.(*duckdb.Conn).Prepare(sqlText); err != nil {
+				return duckErr(err)
+			}
 		}
 		defer st.Close()
 		stmt := st.(*duckdb.Stmt)
@@ -331,7 +345,7 @@ func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any,
 		}
 		rows, err := stmt.QueryContext(qctx, args)
 		if err != nil {
-			return duckErr(err)
+			return duckErr(unwrapLines(err, wrapped))
 		}
 		defer rows.Close()
 		names := rows.Columns()
@@ -352,7 +366,7 @@ func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any,
 				if errors.Is(err, io.EOF) {
 					return nil
 				}
-				return duckErr(err)
+				return duckErr(unwrapLines(err, wrapped))
 			}
 			row := make([]any, len(vals))
 			for i, v := range vals {
@@ -365,6 +379,10 @@ func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any,
 		}
 	})
 	if err != nil {
+		var me *MemoryError
+		if errors.As(err, &me) {
+			me.Limit = d.memory
+		}
 		return nil, d.ctxErr(ctx, qctx, lim, withPosition(err, sqlText))
 	}
 	return res.finish(start), nil
@@ -404,7 +422,7 @@ func bindArgs(stmt *duckdb.Stmt, params map[string]any) ([]driver.NamedValue, er
 		}
 		v, ok := params[name]
 		if !ok {
-			return nil, &SQLError{Engine: "duckdb", Message: fmt.Sprintf("parameter $%s has no value; pass it in parameters", name)}
+			return nil, &UnboundParamError{Name: "$" + name}
 		}
 		used[name] = true
 		args = append(args, driver.NamedValue{Name: name, Ordinal: i, Value: v})
@@ -417,6 +435,40 @@ func bindArgs(stmt *duckdb.Stmt, params map[string]any) ([]driver.NamedValue, er
 	return args, nil
 }
 
+// capped is sqlText as a subquery of at most n rows. Its first line is the
+// wrapper's: the caller's text starts on line 2 (unwrapLines).
+func capped(sqlText string, n int) string {
+	body := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(sqlText), ";"))
+	return "SELECT * FROM (\n" + body + "\n) LIMIT " + strconv.Itoa(n)
+}
+
+// unwrapLines renumbers the "LINE n:" of a DuckDB error about a capped statement
+// to the lines of the caller's text.
+func unwrapLines(err error, wrapped bool) error {
+	var de *duckdb.Error
+	if !wrapped || !errors.As(err, &de) {
+		return err
+	}
+	lines := strings.Split(de.Msg, "\n")
+	for i, l := range lines {
+		m := duckPos.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		n, _ := strconv.Atoi(m[1])
+		prefix := fmt.Sprintf("LINE %d: ", max(n-1, 1))
+		lines[i] = prefix + l[len(m[0]):]
+		// The caret line below points at a column of the line as shown: keep it
+		// under the same character when the prefix got shorter (LINE 10 → 9).
+		if d := len(m[0]) - len(prefix); d > 0 && i+1 < len(lines) && strings.HasPrefix(lines[i+1], strings.Repeat(" ", d)) {
+			lines[i+1] = lines[i+1][d:]
+		}
+	}
+	out := *de
+	out.Msg = strings.Join(lines, "\n")
+	return &out
+}
+
 var duckPos = regexp.MustCompile(`(?m)^LINE (\d+): `)
 
 // duckErr keeps DuckDB's message and finds the position it marks ("LINE n:" and a
@@ -427,6 +479,12 @@ func duckErr(err error) error {
 		return err
 	}
 	msg := de.Msg
+	if de.Type == duckdb.ErrorTypeOutOfMemory {
+		// DuckDB's advice (SET memory_limit, threads, …) is for its owner: the
+		// configuration is locked. Duck.Query fills in the limit.
+		first, _, _ := strings.Cut(strings.TrimSpace(msg), "\n")
+		return &MemoryError{Detail: first}
+	}
 	if de.Type == duckdb.ErrorTypePermission {
 		// The file-access check: a path outside the package folder, a link out
 		// of it, a URL.

@@ -20,7 +20,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Column is one column of a result or a source.
@@ -72,7 +74,18 @@ const (
 	ruleOneQuery = "Only one read-only query is allowed: a single SELECT (or WITH … SELECT) statement over the model's sources."
 	ruleNoLocks  = "Queries only read and take no row locks: remove the locking clause and call again."
 	ruleFiles    = "A query may read only files inside its package folder (a symbolic link counts as the file it points to, and URLs are never read): query the model's sources by name instead."
+	ruleText     = "Send the SQL without NUL characters and call again."
 )
+
+// checkText refuses SQL holding a NUL character: DuckDB reads its SQL as a C string
+// and would silently run only the text before it (a query cut short, its filters
+// dropped), and PostgreSQL's protocol ends a query's text at the first NUL.
+func checkText(sqlText string) error {
+	if i := strings.IndexByte(sqlText, 0); i >= 0 {
+		return &RefusedError{Reason: fmt.Sprintf("the SQL holds a NUL character (\\u0000) at character %d; the engine would read only the text before it", utf8.RuneCountInString(sqlText[:i])+1), Rule: ruleText}
+	}
+	return nil
+}
 
 func (e *RefusedError) Error() string {
 	rule := e.Rule
@@ -96,6 +109,16 @@ func (e *SQLError) Error() string {
 	return fmt.Sprintf("%s error: %s", e.Engine, e.Message)
 }
 
+// UnboundParamError says the statement uses a parameter that was given no value.
+// The caller knows where a value could come from and says so.
+type UnboundParamError struct {
+	Name string // as written in the SQL: "$year"
+}
+
+func (e *UnboundParamError) Error() string {
+	return fmt.Sprintf("parameter %s has no value", e.Name)
+}
+
 // TimeoutError says a query ran out of time and was stopped.
 type TimeoutError struct {
 	Limit time.Duration
@@ -103,6 +126,17 @@ type TimeoutError struct {
 
 func (e *TimeoutError) Error() string {
 	return fmt.Sprintf("the query ran longer than the %s limit and was stopped. Ask for less work: aggregate (GROUP BY with count/sum/avg) instead of reading raw rows, filter with WHERE, or query a smaller source", e.Limit)
+}
+
+// MemoryError says a query needed more memory than its model may use and was
+// stopped.
+type MemoryError struct {
+	Limit  string // the model's memory limit, as configured
+	Detail string // the engine's message, its first line
+}
+
+func (e *MemoryError) Error() string {
+	return fmt.Sprintf("the query needed more memory than this model may use (%s) and was stopped (%s). Ask for less work: aggregate (GROUP BY with count/sum/avg) instead of reading raw rows, filter with WHERE, select fewer or smaller columns", e.Limit, e.Detail)
 }
 
 // BusyError says a query did not start within its time limit because every

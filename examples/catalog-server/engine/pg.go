@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -106,6 +107,9 @@ func (p *Postgres) Close() error {
 
 // Query runs one read-only query. Parameters are written @name in the SQL.
 func (p *Postgres) Query(ctx context.Context, sqlText string, params map[string]any, lim Limits) (*Result, error) {
+	if err := checkText(sqlText); err != nil {
+		return nil, err
+	}
 	start := time.Now()
 	qctx, cancel := context.WithTimeout(ctx, lim.Timeout)
 	defer cancel()
@@ -180,7 +184,10 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 	}
 	// Layer 2: the statement must be a query: inside a subquery PostgreSQL's
 	// grammar accepts nothing else, and data-modifying WITH is refused there.
-	full := p.prefix + "SELECT * FROM (\n" + body + "\n) AS q"
+	// The subquery is capped at the rows the result can hold (one more proves
+	// truncation): the server neither computes nor sends the rows past them (pgx
+	// would read and drop them all when the rows close).
+	full := p.prefix + "SELECT * FROM (\n" + body + "\n) AS q LIMIT " + strconv.Itoa(lim.RowLimit+1)
 	offset := len([]rune(p.prefix + "SELECT * FROM (\n"))
 	var args []any
 	if len(params) > 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -129,6 +130,7 @@ func TestPostgresBypasses(t *testing.T) {
 		{"set", "SET default_transaction_read_only = off", "refused"},
 		{"read server file", "SELECT pg_read_file('/etc/passwd')", "permission denied"},
 		{"select into", "SELECT * INTO stolen FROM stock", "refused"},
+		{"NUL then a statement", "SELECT 1\x00; DROP TABLE stock", "NUL character (\\u0000) at character 9"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := p.Query(context.Background(), tc.sql, nil, testLimits)
@@ -143,6 +145,23 @@ func TestPostgresBypasses(t *testing.T) {
 	res, err := p.Query(context.Background(), "SELECT count(*) FROM stock", nil, testLimits)
 	if err != nil || res.Rows[0][0] != int64(50) {
 		t.Errorf("stock changed: %v %+v", err, res)
+	}
+}
+
+// TestPostgresRowCap: a query is run capped at the rows its result can hold, so
+// the server stops there (here each row past the third sleeps 0.2 s: the whole
+// query would run into the 10 s time limit while the rows were drained).
+func TestPostgresRowCap(t *testing.T) {
+	p := openTestPG(t)
+	lim := testLimits
+	lim.RowLimit = 3
+	start := time.Now()
+	res, err := p.Query(context.Background(), "SELECT i, CASE WHEN i > 3 THEN pg_sleep(0.2) END AS s FROM generate_series(1, 1000) i ORDER BY i", nil, lim)
+	if err != nil || res.RowCount != 3 || !res.Truncated || fmt.Sprint(res.Rows[2][0]) != "3" {
+		t.Fatalf("capped: %v %+v", err, res)
+	}
+	if el := time.Since(start); el > 5*time.Second {
+		t.Errorf("the server computed rows past the cap: %v", el)
 	}
 }
 

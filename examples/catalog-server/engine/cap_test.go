@@ -1,0 +1,72 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	duckdb "github.com/duckdb/duckdb-go/v2"
+)
+
+// TestDuckRowCapStopsTheEngine: a query is run capped at the rows its result can
+// hold, so DuckDB never computes the rows past them (duckdb-go materialises a
+// result whole before the first row is read: here the 100,000th row fails, and
+// the 4-row result must not see it). The cap keeps the query's order, and SQL
+// ending in a semicolon or a comment still runs.
+func TestDuckRowCapStopsTheEngine(t *testing.T) {
+	d := openTestDuck(t)
+	lim := testLimits
+	lim.RowLimit = 3
+	res, err := d.Query(context.Background(), "SELECT CASE WHEN i < 100000 THEN i ELSE error('computed past the row cap') END AS v FROM range(1000000) t(i)", nil, lim)
+	if err != nil || res.RowCount != 3 || !res.Truncated || res.TruncatedBy != "rowLimit" {
+		t.Fatalf("capped: %v %+v", err, res)
+	}
+	res, err = d.Query(context.Background(), "SELECT name FROM items ORDER BY price DESC -- dearest first", nil, Limits{RowLimit: 2, ByteBudget: 1 << 20, Timeout: testLimits.Timeout})
+	if err != nil || res.RowCount != 2 || res.Rows[0][0] != "plum" || res.Rows[1][0] != "pear" || !res.Truncated {
+		t.Errorf("order under the cap: %v %+v", err, res)
+	}
+	for _, sql := range []string{"SELECT count(*) FROM items;", "SELECT count(*) FROM items ; -- all", "-- all\nSELECT count(*) FROM items\n-- done"} {
+		if res, err := d.Query(context.Background(), sql, nil, testLimits); err != nil || res.RowCount != 1 || res.Rows[0][0] != int64(3) {
+			t.Errorf("%q: %v %+v", sql, err, res)
+		}
+	}
+	// Without a cap the same query reads past it: the test above can fail.
+	if _, err := d.Query(context.Background(), "SELECT sum(v) FROM (SELECT CASE WHEN i < 100000 THEN i ELSE error('computed past the row cap') END AS v FROM range(1000000) t(i))", nil, lim); err == nil || !strings.Contains(err.Error(), "computed past the row cap") {
+		t.Errorf("the whole query: %v", err)
+	}
+}
+
+// TestUnwrapLines: an error about a capped statement is about the caller's lines
+// (the cap adds one before them), with the caret under the same character.
+func TestUnwrapLines(t *testing.T) {
+	in := &duckdb.Error{Type: duckdb.ErrorTypeBinder, Msg: "Binder Error: x\n\nLINE 10: SELECT nme\n                ^"}
+	var de *duckdb.Error
+	if !errors.As(unwrapLines(in, true), &de) || de.Msg != "Binder Error: x\n\nLINE 9: SELECT nme\n               ^" {
+		t.Errorf("unwrapped: %q", de.Msg)
+	}
+	if got := unwrapLines(in, false); got != error(in) {
+		t.Errorf("not wrapped: %v", got)
+	}
+}
+
+// TestDuckOutOfMemory: a query that needs more than the model's memory limit is
+// stopped with what to do instead, not DuckDB's advice to SET a larger limit (the
+// configuration is locked).
+func TestDuckOutOfMemory(t *testing.T) {
+	m := loadModel(t, map[string]string{"p/k/manifest.json": `{}`, "p/k/m.sql": "-- @source one\nSELECT 1 AS x;\n"}, "p/k/m")
+	d, err := OpenDuck(context.Background(), m, DuckConfig{MemoryLimit: "32MB"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	_, err = d.Query(context.Background(), "SELECT length(list(i)) FROM range(20000000) t(i)", nil, testLimits)
+	var me *MemoryError
+	if !errors.As(err, &me) || me.Limit != "32MB" || !strings.Contains(err.Error(), "more memory than this model may use (32MB)") ||
+		!strings.Contains(err.Error(), "Out of Memory Error") || strings.Contains(err.Error(), "SET ") {
+		t.Errorf("out of memory: %v", err)
+	}
+	if res, err := d.Query(context.Background(), "SELECT 1", nil, testLimits); err != nil || res.RowCount != 1 {
+		t.Errorf("after: %v", err)
+	}
+}

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/wiremcp/wiremcp/examples/catalog-server/catalog"
+	"github.com/wiremcp/wiremcp/examples/catalog-server/engine"
+)
+
+// TestParamRanges: an integer parameter's value must fit its type (and be a JSON
+// number that is exact); a value out of range is refused with the range, not bound
+// as some other number. INTERVAL and POINT are not integer types.
+func TestParamRanges(t *testing.T) {
+	q := &catalog.Query{Name: "q", Params: []catalog.Param{{Name: "year", Type: "INTEGER"}}}
+	for _, tc := range []struct {
+		typ  string
+		v    any
+		want string // "" means accepted
+	}{
+		{"INTEGER", 2024.0, ""},
+		{"INTEGER", -2147483648.0, ""},
+		{"INTEGER", 3e9, "from -2147483648 to 2147483647 (INTEGER), got 3000000000"},
+		{"INTEGER", 1e20, "from -2147483648 to 2147483647"},
+		{"TINYINT", 200.0, "from -128 to 127 (TINYINT)"},
+		{"UTINYINT", -1.0, "from 0 to 255"},
+		{"USMALLINT", 65535.0, ""},
+		{"BIGINT", 9007199254740992.0, ""},
+		{"BIGINT", 1e20, "from -9007199254740992 to 9007199254740992 (BIGINT)"},
+		{"UBIGINT", 1e19, "from 0 to 9007199254740992"},
+		{"INT64", -1e300, "from -9007199254740992 to 9007199254740992 (INT64)"},
+		{"INTERVAL", "2 days", ""},
+		{"INTERVAL", 2.0, `must be a string (INTERVAL)`},
+		{"POINT", "(1,2)", ""},
+	} {
+		q.Params[0].Type = tc.typ
+		out, err := checkParams(q, map[string]any{"year": tc.v})
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s %v: %v", tc.typ, tc.v, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s %v: got %v (%v), want an error with %q", tc.typ, tc.v, err, out, tc.want)
+		}
+	}
+}
+
+// TestUnboundParams: a parameter the SQL uses but no call can give is explained
+// for what it is: ad-hoc SQL takes no parameters (so the advice is a literal or a
+// named query, not "pass it in parameters", which is refused), and a named query's
+// SQL using a parameter it does not declare is the catalog's mistake.
+func TestUnboundParams(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"p/k/manifest.json": `{}`,
+		"p/k/data/a.csv":    "x\n1\n2\n",
+		"p/k/m.sql":         "-- @source a\nSELECT * FROM 'data/a.csv';\n\n-- @query above\n-- @param lo INTEGER\nSELECT x FROM a WHERE x > $lo AND x < $hi;\n",
+	})
+	cs := connectHTTP(t, startHTTP(t, newTestService(t, dir, Config{})).URL, "")
+	var te toolError
+	r := call(t, cs, "execute_query", map[string]any{"path": "p/k/m", "sql": "SELECT x FROM a WHERE x > $lo"}, &te)
+	if !r.IsError || te.Kind != "sql_error" || !strings.Contains(te.Error, "uses the parameter $lo, but ad-hoc SQL takes no parameters: write the value into the SQL as a literal") || strings.Contains(te.Error, "pass it in parameters") {
+		t.Errorf("ad-hoc SQL with a parameter: %+v", te)
+	}
+	te = toolError{}
+	r = call(t, cs, "execute_query", map[string]any{"path": "p/k/m/above", "parameters": map[string]any{"lo": 1}}, &te)
+	if !r.IsError || te.Kind != "invalid" || !strings.Contains(te.Error, "named query above uses the parameter $hi, which none of its @param lines declares") {
+		t.Errorf("undeclared parameter: %+v", te)
+	}
+}
+
+// TestUnknownArguments: an argument a tool does not take is refused with the
+// closest one it does, rather than dropped (a "limit" would leave the row limit at
+// its default); names differing only in case are the arguments encoding/json
+// matches.
+func TestUnknownArguments(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"p/k/manifest.json": `{}`,
+		"p/k/data/a.csv":    "x\n1\n2\n3\n",
+		"p/k/m.sql":         "-- @source a\nSELECT * FROM 'data/a.csv';\n",
+	})
+	cs := connectHTTP(t, startHTTP(t, newTestService(t, dir, Config{})).URL, "")
+	for _, tc := range []struct {
+		tool    string
+		args    map[string]any
+		want    string
+		closest []string
+	}{
+		{"execute_query", map[string]any{"path": "p/k/m", "sql": "SELECT * FROM a", "limit": 1}, `execute_query takes no argument "limit" (did you mean "rowLimit"?)`, []string{"rowLimit"}},
+		{"execute_query", map[string]any{"path": "p/k/m", "query": "SELECT * FROM a"}, `execute_query takes no argument "query" (did you mean "queryName"?)`, []string{"queryName"}},
+		{"search_catalog", map[string]any{"query": "a", "max": 1}, `search_catalog takes no argument "max"`, nil},
+		{"list_catalog", map[string]any{"path": "p", "offset": 2}, `list_catalog takes no argument "offset"`, nil},
+		{"describe", map[string]any{"path": "p/k", "paths": []string{"p"}}, `describe takes no argument "paths" (did you mean "path"?)`, []string{"path"}},
+	} {
+		var te toolError
+		r := call(t, cs, tc.tool, tc.args, &te)
+		if !r.IsError || te.Kind != "invalid" || !strings.Contains(te.Error, tc.want) || !strings.Contains(te.Hint, "Call again with the arguments "+tc.tool+" takes") ||
+			!strings.Contains(text(r), tc.want) || len(te.Suggestions) != len(tc.closest) || len(tc.closest) > 0 && te.Suggestions[0] != tc.closest[0] {
+			t.Errorf("%s %v: %+v", tc.tool, tc.args, te)
+		}
+	}
+	var res struct{ RowCount int }
+	if r := call(t, cs, "execute_query", map[string]any{"path": "p/k/m", "SQL": "SELECT * FROM a", "rowlimit": 2}, &res); r.IsError || res.RowCount != 2 {
+		t.Errorf("arguments in another case: %s", text(r))
+	}
+	// A search for blanks (the schema's minLength lets them through) says so
+	// rather than finding nothing.
+	var te toolError
+	if r := call(t, cs, "search_catalog", map[string]any{"query": "  \t"}, &te); !r.IsError || te.Kind != "invalid" || !strings.Contains(te.Error, "no words") {
+		t.Errorf("a blank search: %s", text(r))
+	}
+}
+
+// TestParamValueUnreadable: a string parameter the engine cannot read as its type
+// (a DATE "yesterday") is answered as the parameter's fault, with the engine's
+// message (which says the format), not as a SQL error the caller did not write.
+func TestParamValueUnreadable(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"p/k/manifest.json": `{}`,
+		"p/k/data/a.csv":    "d,n\n2024-07-13,1\n2024-07-14,2\n",
+		"p/k/m.sql":         "-- @source a\nSELECT * FROM 'data/a.csv';\n\n-- @query on_day\n-- @param day DATE the day\nSELECT sum(n) AS n FROM a WHERE d = $day;\n",
+	})
+	cs := connectHTTP(t, startHTTP(t, newTestService(t, dir, Config{})).URL, "")
+	var te toolError
+	r := call(t, cs, "execute_query", map[string]any{"path": "p/k/m/on_day", "parameters": map[string]any{"day": "yesterday"}}, &te)
+	if !r.IsError || te.Kind != "invalid" || !strings.Contains(te.Error, `parameter "day" must be a DATE, and the engine could not read "yesterday" as one`) ||
+		!strings.Contains(te.Error, "YYYY-MM-DD") || strings.Contains(text(r), "Fix the SQL") {
+		t.Errorf("a DATE parameter that is no date: %+v (text %q)", te, text(r))
+	}
+	var res struct{ Rows [][]any }
+	if r := call(t, cs, "execute_query", map[string]any{"path": "p/k/m/on_day", "parameters": map[string]any{"day": "2024-07-14"}}, &res); r.IsError || len(res.Rows) != 1 || res.Rows[0][0] != float64(2) {
+		t.Errorf("a DATE parameter: %s", text(r))
+	}
+}
+
+// TestClassifyOutOfMemory: a query stopped for memory is its own kind, with a hint.
+func TestClassifyOutOfMemory(t *testing.T) {
+	te := classify(fmt.Errorf("query: %w", &engine.MemoryError{Limit: "512MB", Detail: "Out of Memory Error: …"}))
+	if te.Kind != "out_of_memory" || te.Hint == "" || !strings.Contains(te.Error, "(512MB)") {
+		t.Errorf("%+v", te)
+	}
+}
