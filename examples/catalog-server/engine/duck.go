@@ -546,6 +546,11 @@ func withPosition(err error, sqlText string) error {
 	return &out
 }
 
+// duckValue turns a value read from DuckDB into faithful JSON, also inside lists,
+// structs and maps: a DECIMAL keeps its digits wherever it is, a MAP becomes
+// [{key, value}…] in the map's own order (duckdb-go gives an OrderedMap, which
+// JSON would otherwise get as its debugging text "OrderedMap{1: 2}"), a TIMETZ
+// keeps its offset, and a list's elements are converted as its element type.
 func duckValue(v any, dbType string) any {
 	switch x := v.(type) {
 	case duckdb.Decimal:
@@ -556,10 +561,47 @@ func duckValue(v any, dbType string) any {
 		return formatUUID(x[:])
 	case duckdb.Interval:
 		return x
+	case duckdb.OrderedMap:
+		return mapPairs(&x)
+	case *duckdb.OrderedMap:
+		if x == nil {
+			return nil
+		}
+		return mapPairs(x)
 	case duckdb.Map:
 		return jsonValue(map[any]any(x), dbType)
+	case []any:
+		elem := ""
+		if strings.HasSuffix(dbType, "[]") {
+			elem = strings.TrimSuffix(dbType, "[]")
+		}
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = duckValue(e, elem)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = duckValue(e, "")
+		}
+		return out
+	case time.Time:
+		if dbType == "TIMETZ" {
+			return x.Format("15:04:05.999999Z07:00")
+		}
 	}
 	return jsonValue(v, dbType)
+}
+
+// mapPairs writes a DuckDB MAP as [{key, value}…] in its order.
+func mapPairs(m *duckdb.OrderedMap) []map[string]any {
+	keys, vals := m.Keys(), m.Values()
+	out := make([]map[string]any, len(keys))
+	for i := range keys {
+		out[i] = map[string]any{"key": duckValue(keys[i], ""), "value": duckValue(vals[i], "")}
+	}
+	return out
 }
 
 func asAnyMap(v any) (map[any]any, bool) {

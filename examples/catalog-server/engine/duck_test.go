@@ -262,3 +262,32 @@ func TestDuckConcurrencyCap(t *testing.T) {
 		t.Errorf("no query waited for a connection (%d queries, cap %d): %+v", 3*duckMaxConns, duckMaxConns, st)
 	}
 }
+
+// TestDuckNestedValues: values inside lists, structs and maps are as faithful as
+// at the top level: a MAP is [{key, value}…] in its order (not duckdb-go's
+// debugging text "OrderedMap{…}"), a DECIMAL keeps its digits as a number in a
+// list too (not a string), a DATE in a list is a date, and a TIMETZ keeps its
+// offset. (A DATE in a STRUCT is still written as midnight UTC: the struct's
+// field types are not parsed.)
+func TestDuckNestedValues(t *testing.T) {
+	d := openTestDuck(t)
+	for _, tc := range []struct{ expr, json string }{
+		{"MAP {3: 'c', 1: 'a'}", `[{"key":3,"value":"c"},{"key":1,"value":"a"}]`},
+		{"MAP {'k': [1.5::DECIMAL(3,1)]}", `[{"key":"k","value":[1.5]}]`},
+		{"[1.25::DECIMAL(4,2), NULL]", `[1.25,null]`},
+		{"{'d': 2.25::DECIMAL(4,2), 'l': [DATE '2024-03-01']}", `{"d":2.25,"l":["2024-03-01T00:00:00Z"]}`},
+		{"[DATE '2024-03-01']", `["2024-03-01"]`},
+		{"12345678901234567890.12::DECIMAL(38,2)", `12345678901234567890.12`},
+		{"TIMETZ '13:00:01+02'", `"13:00:01+02:00"`},
+		{"NULL::MAP(INTEGER, INTEGER)", `null`},
+	} {
+		res, err := d.Query(context.Background(), "SELECT "+tc.expr+" AS v", nil, testLimits)
+		if err != nil {
+			t.Errorf("%s: %v", tc.expr, err)
+			continue
+		}
+		if got, _ := json.Marshal(res.Rows[0][0]); string(got) != tc.json {
+			t.Errorf("%s (%s): %s, want %s", tc.expr, res.Columns[0].Type, got, tc.json)
+		}
+	}
+}
