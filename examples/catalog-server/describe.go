@@ -205,8 +205,27 @@ func registerResources(s *mcp.Server, svc *Service) {
 				return svc.readResource(ctx, req.Params.URI, kind, strings.Join(segs, "/"))
 			})
 	}
+	// Last, so the templates above match first: any other catalog:// URI (an
+	// object under the wrong kind, a kind that does not exist, too few or too
+	// many segments) is answered with what is wrong and the right URI, not with
+	// a bare "Resource not found".
+	s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: anyObjectTemplate, Name: "object", Description: "Any catalog object: catalog://KIND/PATH, KIND one of project, package, model, source, query, notebook (the templates above, one per kind).", MIMEType: "application/json"},
+		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			kind := catalog.Kind(req.Vars["kind"])
+			if _, ok := templateVars[kind]; !ok {
+				var uris []string
+				for _, t := range templates {
+					uris = append(uris, t.uri)
+				}
+				return nil, fmt.Errorf("%w: %s: the catalog has no kind %q; its URIs are %s", mcp.ErrResourceNotFound, req.Params.URI, kind, strings.Join(uris, ", "))
+			}
+			return svc.readResource(ctx, req.Params.URI, kind, req.Vars["path"])
+		})
 	syncResources(s, svc, nil, svc.Catalog())
 }
+
+// anyObjectTemplate matches every catalog URI the kinds' templates do not.
+const anyObjectTemplate = "catalog://{kind}/{+path}"
 
 // followReloads keeps the resources s lists in step with svc's reloads, for a
 // server whose sessions outlive a reload (stdio): objects that went are removed,
