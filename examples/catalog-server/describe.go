@@ -101,7 +101,14 @@ func (s *Service) Describe(ctx context.Context, path string) (*Description, erro
 	case catalog.KindNotebook:
 		nb := e.Notebook
 		d.Title, d.Markdown, d.Model = nb.Title, nb.Markdown, nb.ModelName
-		if nb.ModelName != "" {
+		if len(nb.Cells) > 0 && nb.Cells[0].Model == nil {
+			d.Model = ""
+			if nb.ModelName != "" {
+				d.Error = fmt.Sprintf("its cells cannot run: it names the model %q (<!-- model: … --> line), which the package does not have", nb.ModelName)
+			} else {
+				d.Error = "its cells cannot run: the package has no model"
+			}
+		} else if nb.ModelName != "" {
 			d.Model = e.Parent + "/" + nb.ModelName
 		}
 		d.Queries = querySummaries(e.Path, nb.Cells)

@@ -109,6 +109,26 @@ func (e *brokenSourceError) Error() string {
 	return fmt.Sprintf("the source %s did not load, so it cannot be queried until its file or data is fixed: %s", e.path, e.reason)
 }
 
+// catalogSQLError is an engine's SQL error in a named query or notebook cell: the
+// SQL is the catalog's, not the caller's, so "fix the SQL and call again" is no
+// help.
+type catalogSQLError struct {
+	se     *engine.SQLError
+	query  string // path of the named query or cell
+	model  string // path of the model it runs against
+	isCell bool
+}
+
+func (e *catalogSQLError) Error() string {
+	what := "named query"
+	if e.isCell {
+		what = "notebook cell"
+	}
+	return fmt.Sprintf("the SQL of the %s %s fails: %s", what, e.query, e.se.Error())
+}
+
+func (e *catalogSQLError) Unwrap() error { return e.se }
+
 // classify turns an error into what a model can act on.
 func classify(err error) toolError {
 	var nf *catalog.NotFoundError
@@ -116,7 +136,11 @@ func classify(err error) toolError {
 	var se *engine.SQLError
 	var to *engine.TimeoutError
 	var busy *engine.BusyError
+	var cse *catalogSQLError
 	switch {
+	case errors.As(err, &cse):
+		return toolError{Error: err.Error(), Kind: "sql_error", Position: cse.se.Position,
+			Hint: fmt.Sprintf("The error is in the catalog's SQL, not in this call: describe %s to read it, and run a corrected query with sql against the model %s; the catalog's file needs fixing.", cse.query, cse.model)}
 	case errors.As(err, &nf):
 		return toolError{Error: err.Error(), Kind: "not_found", Suggestions: nf.Closest}
 	case errors.As(err, &ref):
@@ -362,6 +386,13 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 		m = q.Model
 	}
 	if m == nil {
+		if q != nil && q.Notebook != nil {
+			var models []string
+			for _, pm := range q.Notebook.Package.Models {
+				models = append(models, pm.Name)
+			}
+			return nil, fmt.Errorf("%s cannot run: its notebook names the model %q (<!-- model: … --> line), which the package does not have; its models: %s. Run the cell's SQL with sql against one of them", e.Path, q.Notebook.ModelName, strings.Join(models, ", "))
+		}
 		return nil, fmt.Errorf("%s has no model to run against", e.Path)
 	}
 	eng := sn.engines[m]
@@ -396,6 +427,14 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 		// checkParams gave every parameter the query declares: the catalog's SQL
 		// uses one it does not declare.
 		return nil, fmt.Errorf("named query %s uses the parameter %s, which none of its @param lines declares, so no call can give it; the catalog's file must declare it (@param %s TYPE)", q.Name, ub.Name, strings.TrimLeft(ub.Name, "$@"))
+	}
+	var se *engine.SQLError
+	if q != nil && errors.As(err, &se) {
+		qpath := m.Package.Project.Name + "/" + m.Package.Name + "/" + m.Name + "/" + q.Name
+		if q.Notebook != nil {
+			qpath = m.Package.Project.Name + "/" + m.Package.Name + "/" + q.Notebook.Name + "/" + q.Name
+		}
+		return nil, &catalogSQLError{se: se, query: qpath, model: m.Package.Project.Name + "/" + m.Package.Name + "/" + m.Name, isCell: q.Notebook != nil}
 	}
 	return res, err
 }
