@@ -8,6 +8,7 @@ import (
 	"maps"
 	"math"
 	"reflect"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -413,6 +414,7 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 					return nil, &brokenSourceError{path: m.Package.Project.Name + "/" + m.Package.Name + "/" + m.Name + "/" + name, reason: reason}
 				}
 			}
+			err = withClosestSources(se, m)
 		}
 	}
 	if pe := paramValueError(q, params, err); pe != nil {
@@ -437,6 +439,36 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 		return nil, &catalogSQLError{se: se, query: qpath, model: m.Package.Project.Name + "/" + m.Package.Name + "/" + m.Name, isCell: q.Notebook != nil}
 	}
 	return res, err
+}
+
+var (
+	duckNoTable    = regexp.MustCompile(`Table with name ([^ ]+) does not exist`)
+	duckDidYouMean = regexp.MustCompile(`Did you mean "([^"]+)"`)
+)
+
+// withClosestSources adds the model's sources closest to a table DuckDB did not
+// find when DuckDB's own guess is not one of them: it guesses among every table
+// it knows, its system views included ("sales_orders": Did you mean "pg_class"?).
+func withClosestSources(se *engine.SQLError, m *catalog.Model) error {
+	miss := duckNoTable.FindStringSubmatch(se.Message)
+	if miss == nil {
+		return se
+	}
+	var names []string
+	for _, src := range m.Sources {
+		names = append(names, src.Name)
+	}
+	if g := duckDidYouMean.FindStringSubmatch(se.Message); g != nil && slices.Contains(names, g[1]) {
+		return se
+	}
+	out := *se
+	if c := catalog.Closest(miss[1], names, 3); len(c) > 0 {
+		out.Message += "\n(closest sources of the model: " + strings.Join(c, ", ") + ")"
+	} else {
+		sort.Strings(names)
+		out.Message += "\n(the model's sources: " + strings.Join(names[:min(len(names), 10)], ", ") + ")"
+	}
+	return &out
 }
 
 // checkParams checks values against a named query's typed parameters.
