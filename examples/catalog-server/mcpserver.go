@@ -72,6 +72,7 @@ type toolError struct {
 	Kind        string   `json:"kind"` // not_found, invalid, refused, sql_error, timeout, out_of_memory, unavailable, cancelled
 	Suggestions []string `json:"suggestions,omitempty"`
 	Position    int      `json:"position,omitempty"`
+	SQLState    string   `json:"sqlstate,omitempty"` // PostgreSQL's error code
 	Hint        string   `json:"hint,omitempty"`
 }
 
@@ -140,14 +141,14 @@ func classify(err error) toolError {
 	var cse *catalogSQLError
 	switch {
 	case errors.As(err, &cse):
-		return toolError{Error: err.Error(), Kind: "sql_error", Position: cse.se.Position,
+		return toolError{Error: err.Error(), Kind: "sql_error", Position: cse.se.Position, SQLState: cse.se.SQLState,
 			Hint: fmt.Sprintf("The error is in the catalog's SQL, not in this call: describe %s to read it, and run a corrected query with sql against the model %s; the catalog's file needs fixing.", cse.query, cse.model)}
 	case errors.As(err, &nf):
 		return toolError{Error: err.Error(), Kind: "not_found", Suggestions: nf.Closest}
 	case errors.As(err, &ref):
 		return toolError{Error: err.Error(), Kind: "refused"}
 	case errors.As(err, &se):
-		return toolError{Error: err.Error(), Kind: "sql_error", Position: se.Position, Hint: "Fix the SQL and call again; describe the model to see its sources and columns."}
+		return toolError{Error: err.Error(), Kind: "sql_error", Position: se.Position, SQLState: se.SQLState, Hint: "Fix the SQL and call again; describe the model to see its sources and columns."}
 	case errors.As(err, new(*brokenSourceError)):
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Query the model's other sources (describe the model to see which loaded); the source is picked up again once its file is fixed."}
 	case errors.As(err, &busy):

@@ -22,7 +22,7 @@ SELECT 1 AS v;
 -- @query broken
 SELECT vv FROM s;
 `,
-		"p/k/nb.md": "# NB\n\nBroken cells.\n\n```sql\nSELECT v FROM s\n```\n\n```sql\nSELEC v FROM s\n```\n",
+		"p/k/nb.md":    "# NB\n\nBroken cells.\n\n```sql\nSELECT v FROM s\n```\n\n```sql\nSELEC v FROM s\n```\n",
 		"p/k/other.md": "# Other\n\n<!-- model: nosuch -->\n\n```sql\nSELECT 1\n```\n",
 	}
 	for name, body := range files {

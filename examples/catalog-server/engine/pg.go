@@ -214,7 +214,7 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 			return nil, &RefusedError{Reason: "PostgreSQL's parser finds more than one statement; send exactly one"}
 		}
 		if bareErr.Code == "42601" {
-			return nil, &SQLError{Engine: "postgres", Message: bareErr.Message, Position: int(bareErr.Position)}
+			return nil, &SQLError{Engine: "postgres", Message: bareErr.Message, Position: int(bareErr.Position), SQLState: bareErr.Code}
 		}
 		// Other errors (an unknown relation that is one of the sources) are
 		// judged on the full statement below.
@@ -426,7 +426,7 @@ func (p *Postgres) pgErr(err error, offset int) error {
 	} else if names := p.closestNames(pe); names != "" {
 		msg += " (" + names + ")"
 	}
-	return &SQLError{Engine: "postgres", Message: msg, Position: pos}
+	return &SQLError{Engine: "postgres", Message: msg, Position: pos, SQLState: pe.Code}
 }
 
 var (

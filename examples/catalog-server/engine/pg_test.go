@@ -106,7 +106,7 @@ func TestPostgresQuery(t *testing.T) {
 	}
 	_, err = p.Query(context.Background(), "SELECT sku, qtty FROM stock", nil, testLimits)
 	var se *SQLError
-	if !errors.As(err, &se) || se.Position != 13 || !strings.Contains(se.Message, "qtty") {
+	if !errors.As(err, &se) || se.Position != 13 || !strings.Contains(se.Message, "qtty") || se.SQLState != "42703" || !strings.Contains(err.Error(), "at character 13 (SQLSTATE 42703): ") {
 		t.Errorf("sql error: %#v", err)
 	}
 	start := time.Now()
