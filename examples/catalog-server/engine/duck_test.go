@@ -291,3 +291,24 @@ func TestDuckNestedValues(t *testing.T) {
 		}
 	}
 }
+
+// TestDuckTimestamps: a TIMESTAMP (no time zone) is written without an offset,
+// as DuckDB writes it; a TIMESTAMPTZ with one.
+func TestDuckTimestamps(t *testing.T) {
+	d := openTestDuck(t)
+	for _, tc := range []struct{ expr, json string }{
+		{"TIMESTAMP '2024-03-01 12:00:00.5'", `"2024-03-01T12:00:00.5"`},
+		{"TIMESTAMP_S '2024-03-01 12:00:00'", `"2024-03-01T12:00:00"`},
+		{"[TIMESTAMP '2024-03-01 12:00:00']", `["2024-03-01T12:00:00"]`},
+		{"TIMESTAMPTZ '2024-03-01 12:00:00+02'", `"2024-03-01T10:00:00Z"`},
+	} {
+		res, err := d.Query(context.Background(), "SELECT "+tc.expr+" AS v", nil, testLimits)
+		if err != nil {
+			t.Errorf("%s: %v", tc.expr, err)
+			continue
+		}
+		if got, _ := json.Marshal(res.Rows[0][0]); string(got) != tc.json {
+			t.Errorf("%s (%s): %s, want %s", tc.expr, res.Columns[0].Type, got, tc.json)
+		}
+	}
+}

@@ -262,6 +262,7 @@ func TestPostgresTypes(t *testing.T) {
 		{`'\xdeadbeef'::bytea`, "bytea", `"3q2+7w=="`},
 		{"ARRAY[1, NULL]::int[]", "_int4", `[1,null]`},
 		{"'infinity'::date", "date", `"infinity"`},
+		{"'2024-03-01 12:00:00.25'::timestamp", "timestamp", `"2024-03-01T12:00:00.25"`},
 		{"NULL::interval", "interval", `null`},
 	} {
 		res, err := p.Query(ctx, "SELECT "+tc.expr+" AS v", nil, testLimits)
