@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -590,8 +591,24 @@ func duckValue(v any, dbType string) any {
 		if dbType == "TIMETZ" {
 			return x.Format("15:04:05.999999Z07:00")
 		}
+		if inf := duckInfinity(x); inf != "" {
+			return inf
+		}
 	}
 	return jsonValue(v, dbType)
+}
+
+// duckInfinity names DuckDB's infinite dates and timestamps, which duckdb-go gives
+// as the time of their stored value (±(2^63−1) µs, ±(2^31−1) days from 1970), so
+// they would read as the years 294247 or 5881580. It returns "" for other times.
+func duckInfinity(x time.Time) string {
+	switch {
+	case x.Equal(time.UnixMicro(math.MaxInt64)), x.Unix() == math.MaxInt32*86400:
+		return "infinity"
+	case x.Equal(time.UnixMicro(-math.MaxInt64)), x.Unix() == -math.MaxInt32*86400:
+		return "-infinity"
+	}
+	return ""
 }
 
 // mapPairs writes a DuckDB MAP as [{key, value}…] in its order.

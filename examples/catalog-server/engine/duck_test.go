@@ -293,7 +293,8 @@ func TestDuckNestedValues(t *testing.T) {
 }
 
 // TestDuckTimestamps: a TIMESTAMP (no time zone) is written without an offset,
-// as DuckDB writes it; a TIMESTAMPTZ with one.
+// as DuckDB writes it; a TIMESTAMPTZ with one; infinite ones as "infinity", not
+// as the year 294247.
 func TestDuckTimestamps(t *testing.T) {
 	d := openTestDuck(t)
 	for _, tc := range []struct{ expr, json string }{
@@ -301,6 +302,11 @@ func TestDuckTimestamps(t *testing.T) {
 		{"TIMESTAMP_S '2024-03-01 12:00:00'", `"2024-03-01T12:00:00"`},
 		{"[TIMESTAMP '2024-03-01 12:00:00']", `["2024-03-01T12:00:00"]`},
 		{"TIMESTAMPTZ '2024-03-01 12:00:00+02'", `"2024-03-01T10:00:00Z"`},
+		{"'infinity'::TIMESTAMP", `"infinity"`},
+		{"'-infinity'::TIMESTAMPTZ", `"-infinity"`},
+		{"'infinity'::DATE", `"infinity"`},
+		{"['-infinity'::DATE]", `["-infinity"]`},
+		{"TIMESTAMP '294247-01-09 04:00:54'", `"294247-01-09T04:00:54"`},
 	} {
 		res, err := d.Query(context.Background(), "SELECT "+tc.expr+" AS v", nil, testLimits)
 		if err != nil {
