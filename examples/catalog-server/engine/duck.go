@@ -331,8 +331,20 @@ func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any,
 				return duckErr(err)
 			}
 		}
-		defer st.Close()
+		defer func() { st.Close() }()
 		stmt := st.(*duckdb.Stmt)
+		// duckdb-go decodes a JSON column into float64 numbers, which changes
+		// every integer past 2^53: such columns are read as their text instead,
+		// and decoded here with the digits kept.
+		var jsonCols map[int]bool
+		if wrapped {
+			if repl, cols := jsonColumns(stmt); len(repl) > 0 {
+				if st2, err := dc.(*duckdb.Conn).Prepare(cappedText(sqlText, lim.RowLimit+1, repl)); err == nil {
+					st.Close()
+					st, stmt, jsonCols = st2, st2.(*duckdb.Stmt), cols
+				}
+			}
+		}
 		ty, err := stmt.StatementType()
 		if err != nil {
 			return duckErr(err)
@@ -355,6 +367,9 @@ func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any,
 			if tn, ok := rows.(driver.RowsColumnTypeDatabaseTypeName); ok {
 				types[i] = tn.ColumnTypeDatabaseTypeName(i)
 			}
+			if jsonCols[i] {
+				types[i] = "JSON"
+			}
 			res.Columns = append(res.Columns, Column{Name: n, Type: types[i]})
 		}
 		app := rowAppender{lim: lim, res: res}
@@ -371,6 +386,14 @@ func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any,
 			}
 			row := make([]any, len(vals))
 			for i, v := range vals {
+				if text, ok := v.(string); ok && jsonCols[i] {
+					var jv any
+					if err := jsonKeepNumbers([]byte(text), &jv); err != nil {
+						return fmt.Errorf("column %s: %w", names[i], err)
+					}
+					row[i] = jv
+					continue
+				}
 				row[i] = duckValue(v, types[i])
 			}
 			more, err := app.add(row)
@@ -438,9 +461,41 @@ func bindArgs(stmt *duckdb.Stmt, params map[string]any) ([]driver.NamedValue, er
 
 // capped is sqlText as a subquery of at most n rows. Its first line is the
 // wrapper's: the caller's text starts on line 2 (unwrapLines).
-func capped(sqlText string, n int) string {
+func capped(sqlText string, n int) string { return cappedText(sqlText, n, nil) }
+
+// cappedText is capped with columns of the query replaced (SELECT * REPLACE),
+// on the same first line, so the caller's text still starts on line 2.
+func cappedText(sqlText string, n int, replace []string) string {
 	body := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(sqlText), ";"))
-	return "SELECT * FROM (\n" + body + "\n) LIMIT " + strconv.Itoa(n)
+	sel := "SELECT * "
+	if len(replace) > 0 {
+		sel += "REPLACE (" + strings.Join(replace, ", ") + ") "
+	}
+	return sel + "FROM (\n" + body + "\n) LIMIT " + strconv.Itoa(n)
+}
+
+// jsonColumns finds the JSON columns of a prepared query: the REPLACE items that
+// read them as text, and their indexes.
+func jsonColumns(stmt *duckdb.Stmt) ([]string, map[int]bool) {
+	n, err := stmt.ColumnCount()
+	if err != nil {
+		return nil, nil
+	}
+	var repl []string
+	cols := map[int]bool{}
+	for i := range n {
+		ti, err := stmt.ColumnTypeInfo(i)
+		if err != nil || ti.Alias() != "JSON" {
+			continue
+		}
+		name, err := stmt.ColumnName(i)
+		if err != nil {
+			return nil, nil
+		}
+		repl = append(repl, "CAST("+quoteIdent(name)+" AS VARCHAR) AS "+quoteIdent(name))
+		cols[i] = true
+	}
+	return repl, cols
 }
 
 // unwrapLines renumbers the "LINE n:" of a DuckDB error about a capped statement

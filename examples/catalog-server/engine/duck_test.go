@@ -318,3 +318,26 @@ func TestDuckTimestamps(t *testing.T) {
 		}
 	}
 }
+
+// TestDuckJSONNumbers: numbers in a JSON column keep their digits (duckdb-go
+// decodes JSON into float64, which changed 12345678901234567890 into
+// 12345678901234567000); the column is still typed JSON, and the row cap and
+// SQL errors are as for any query.
+func TestDuckJSONNumbers(t *testing.T) {
+	d := openTestDuck(t)
+	res, err := d.Query(context.Background(), `SELECT '{"id": 12345678901234567890, "f": 1.10, "a": [1, null]}'::JSON AS j, 'x' AS s, '7'::JSON AS "j 2" FROM range(3)`, nil, Limits{RowLimit: 2, ByteBudget: 1 << 20, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.Marshal(res.Rows)
+	if string(got) != `[[{"a":[1,null],"f":1.10,"id":12345678901234567890},"x",7],[{"a":[1,null],"f":1.10,"id":12345678901234567890},"x",7]]` || !res.Truncated {
+		t.Errorf("rows: %s (truncated %v)", got, res.Truncated)
+	}
+	if res.Columns[0].Type != "JSON" || res.Columns[1].Type != "VARCHAR" || res.Columns[2] != (Column{"j 2", "JSON"}) {
+		t.Errorf("columns: %+v", res.Columns)
+	}
+	res, err = d.Query(context.Background(), `SELECT NULL::JSON AS j`, nil, testLimits)
+	if err != nil || res.Rows[0][0] != nil {
+		t.Errorf("null JSON: %v %+v", err, res)
+	}
+}
