@@ -484,6 +484,11 @@ func jsonColumns(stmt *duckdb.Stmt) ([]string, map[int]bool) {
 	var repl []string
 	cols := map[int]bool{}
 	for i := range n {
+		// JSON is VARCHAR with an alias: only those columns need the alias
+		// looked up (ColumnTypeInfo builds a whole type description).
+		if t, err := stmt.ColumnType(i); err != nil || t != duckdb.TYPE_VARCHAR {
+			continue
+		}
 		ti, err := stmt.ColumnTypeInfo(i)
 		if err != nil || ti.Alias() != "JSON" {
 			continue
