@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -13,6 +14,10 @@ import (
 
 // sampleRows is how many rows a source description shows.
 const sampleRows = 5
+
+// describeTimeout bounds the queries of one source's description (its row count
+// and sample rows together), or the server's query timeout if that is shorter.
+const describeTimeout = 10 * time.Second
 
 // Description is what describe and resources/read return for any object.
 type Description struct {
@@ -96,7 +101,14 @@ func (s *Service) Describe(ctx context.Context, path string) (*Description, erro
 	case catalog.KindNotebook:
 		nb := e.Notebook
 		d.Title, d.Markdown, d.Model = nb.Title, nb.Markdown, nb.ModelName
-		if nb.ModelName != "" {
+		if len(nb.Cells) > 0 && nb.Cells[0].Model == nil {
+			d.Model = ""
+			if nb.ModelName != "" {
+				d.Error = fmt.Sprintf("its cells cannot run: it names the model %q (<!-- model: … --> line), which the package does not have", nb.ModelName)
+			} else {
+				d.Error = "its cells cannot run: the package has no model"
+			}
+		} else if nb.ModelName != "" {
 			d.Model = e.Parent + "/" + nb.ModelName
 		}
 		d.Queries = querySummaries(e.Path, nb.Cells)
@@ -120,17 +132,37 @@ func (s *Service) Describe(ctx context.Context, path string) (*Description, erro
 			break
 		}
 		d.Columns = eng.Columns()[e.Name]
-		lim := engine.Limits{RowLimit: sampleRows, ByteBudget: 64 << 10, Timeout: min(s.cfg.QueryTimeout, 10*time.Second)}
-		if res, err := eng.Query(ctx, "SELECT count(*) FROM "+quoteIdent(e.Name), nil, lim); err == nil && len(res.Rows) == 1 {
+		// The row count and the sample rows share one time limit, so a source
+		// whose SQL is slow holds a describe (or a resources/read) no longer
+		// than one query would; what did not finish is said, not left out.
+		budget := min(s.cfg.QueryTimeout, describeTimeout)
+		deadline := time.Now().Add(budget)
+		var problems []string
+		run := func(what, sqlText string) *engine.Result {
+			left := time.Until(deadline)
+			if left <= 0 {
+				problems = append(problems, fmt.Sprintf("%s: not read, describe's %s limit was spent", what, budget))
+				return nil
+			}
+			res, err := eng.Query(ctx, sqlText, nil, engine.Limits{RowLimit: sampleRows, ByteBudget: 64 << 10, Timeout: left})
+			if errors.As(err, new(*engine.TimeoutError)) {
+				err = fmt.Errorf("not done within describe's %s limit; run %s with execute_query, which may take up to %s", budget, sqlText, s.cfg.QueryTimeout)
+			}
+			if err != nil {
+				problems = append(problems, what+": "+err.Error())
+				return nil
+			}
+			return res
+		}
+		if res := run("row count", "SELECT count(*) FROM "+quoteIdent(e.Name)); res != nil && len(res.Rows) == 1 {
 			if n, ok := toInt64(res.Rows[0][0]); ok {
 				d.RowCount = &n
 			}
-		} else if err != nil {
-			d.Error = "row count: " + err.Error()
 		}
-		if res, err := eng.Query(ctx, "SELECT * FROM "+quoteIdent(e.Name)+fmt.Sprintf(" LIMIT %d", sampleRows), nil, lim); err == nil {
+		if res := run("sample rows", "SELECT * FROM "+quoteIdent(e.Name)+fmt.Sprintf(" LIMIT %d", sampleRows)); res != nil {
 			d.SampleRows = res.Rows
 		}
+		d.Error = strings.Join(problems, "; ")
 	}
 	return d, nil
 }
@@ -205,8 +237,27 @@ func registerResources(s *mcp.Server, svc *Service) {
 				return svc.readResource(ctx, req.Params.URI, kind, strings.Join(segs, "/"))
 			})
 	}
+	// Last, so the templates above match first: any other catalog:// URI (an
+	// object under the wrong kind, a kind that does not exist, too few or too
+	// many segments) is answered with what is wrong and the right URI, not with
+	// a bare "Resource not found".
+	s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: anyObjectTemplate, Name: "object", Description: "Any catalog object: catalog://KIND/PATH, KIND one of project, package, model, source, query, notebook (the templates above, one per kind).", MIMEType: "application/json"},
+		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			kind := catalog.Kind(req.Vars["kind"])
+			if _, ok := templateVars[kind]; !ok {
+				var uris []string
+				for _, t := range templates {
+					uris = append(uris, t.uri)
+				}
+				return nil, fmt.Errorf("%w: %s: the catalog has no kind %q; its URIs are %s", mcp.ErrResourceNotFound, req.Params.URI, kind, strings.Join(uris, ", "))
+			}
+			return svc.readResource(ctx, req.Params.URI, kind, req.Vars["path"])
+		})
 	syncResources(s, svc, nil, svc.Catalog())
 }
+
+// anyObjectTemplate matches every catalog URI the kinds' templates do not.
+const anyObjectTemplate = "catalog://{kind}/{+path}"
 
 // followReloads keeps the resources s lists in step with svc's reloads, for a
 // server whose sessions outlive a reload (stdio): objects that went are removed,

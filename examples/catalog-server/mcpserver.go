@@ -8,6 +8,7 @@ import (
 	"maps"
 	"math"
 	"reflect"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -71,6 +72,7 @@ type toolError struct {
 	Kind        string   `json:"kind"` // not_found, invalid, refused, sql_error, timeout, out_of_memory, unavailable, cancelled
 	Suggestions []string `json:"suggestions,omitempty"`
 	Position    int      `json:"position,omitempty"`
+	SQLState    string   `json:"sqlstate,omitempty"` // PostgreSQL's error code
 	Hint        string   `json:"hint,omitempty"`
 }
 
@@ -109,6 +111,26 @@ func (e *brokenSourceError) Error() string {
 	return fmt.Sprintf("the source %s did not load, so it cannot be queried until its file or data is fixed: %s", e.path, e.reason)
 }
 
+// catalogSQLError is an engine's SQL error in a named query or notebook cell: the
+// SQL is the catalog's, not the caller's, so "fix the SQL and call again" is no
+// help.
+type catalogSQLError struct {
+	se     *engine.SQLError
+	query  string // path of the named query or cell
+	model  string // path of the model it runs against
+	isCell bool
+}
+
+func (e *catalogSQLError) Error() string {
+	what := "named query"
+	if e.isCell {
+		what = "notebook cell"
+	}
+	return fmt.Sprintf("the SQL of the %s %s fails: %s", what, e.query, e.se.Error())
+}
+
+func (e *catalogSQLError) Unwrap() error { return e.se }
+
 // classify turns an error into what a model can act on.
 func classify(err error) toolError {
 	var nf *catalog.NotFoundError
@@ -116,13 +138,17 @@ func classify(err error) toolError {
 	var se *engine.SQLError
 	var to *engine.TimeoutError
 	var busy *engine.BusyError
+	var cse *catalogSQLError
 	switch {
+	case errors.As(err, &cse):
+		return toolError{Error: err.Error(), Kind: "sql_error", Position: cse.se.Position, SQLState: cse.se.SQLState,
+			Hint: fmt.Sprintf("The error is in the catalog's SQL, not in this call: describe %s to read it, and run a corrected query with sql against the model %s; the catalog's file needs fixing.", cse.query, cse.model)}
 	case errors.As(err, &nf):
 		return toolError{Error: err.Error(), Kind: "not_found", Suggestions: nf.Closest}
 	case errors.As(err, &ref):
 		return toolError{Error: err.Error(), Kind: "refused"}
 	case errors.As(err, &se):
-		return toolError{Error: err.Error(), Kind: "sql_error", Position: se.Position, Hint: "Fix the SQL and call again; describe the model to see its sources and columns."}
+		return toolError{Error: err.Error(), Kind: "sql_error", Position: se.Position, SQLState: se.SQLState, Hint: "Fix the SQL and call again; describe the model to see its sources and columns."}
 	case errors.As(err, new(*brokenSourceError)):
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Query the model's other sources (describe the model to see which loaded); the source is picked up again once its file is fixed."}
 	case errors.As(err, &busy):
@@ -362,6 +388,13 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 		m = q.Model
 	}
 	if m == nil {
+		if q != nil && q.Notebook != nil {
+			var models []string
+			for _, pm := range q.Notebook.Package.Models {
+				models = append(models, pm.Name)
+			}
+			return nil, fmt.Errorf("%s cannot run: its notebook names the model %q (<!-- model: … --> line), which the package does not have; its models: %s. Run the cell's SQL with sql against one of them", e.Path, q.Notebook.ModelName, strings.Join(models, ", "))
+		}
 		return nil, fmt.Errorf("%s has no model to run against", e.Path)
 	}
 	eng := sn.engines[m]
@@ -382,6 +415,7 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 					return nil, &brokenSourceError{path: m.Package.Project.Name + "/" + m.Package.Name + "/" + m.Name + "/" + name, reason: reason}
 				}
 			}
+			err = withClosestSources(se, m)
 		}
 	}
 	if pe := paramValueError(q, params, err); pe != nil {
@@ -397,7 +431,45 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 		// uses one it does not declare.
 		return nil, fmt.Errorf("named query %s uses the parameter %s, which none of its @param lines declares, so no call can give it; the catalog's file must declare it (@param %s TYPE)", q.Name, ub.Name, strings.TrimLeft(ub.Name, "$@"))
 	}
+	var se *engine.SQLError
+	if q != nil && errors.As(err, &se) {
+		qpath := m.Package.Project.Name + "/" + m.Package.Name + "/" + m.Name + "/" + q.Name
+		if q.Notebook != nil {
+			qpath = m.Package.Project.Name + "/" + m.Package.Name + "/" + q.Notebook.Name + "/" + q.Name
+		}
+		return nil, &catalogSQLError{se: se, query: qpath, model: m.Package.Project.Name + "/" + m.Package.Name + "/" + m.Name, isCell: q.Notebook != nil}
+	}
 	return res, err
+}
+
+var (
+	duckNoTable    = regexp.MustCompile(`Table with name ([^ ]+) does not exist`)
+	duckDidYouMean = regexp.MustCompile(`Did you mean "([^"]+)"`)
+)
+
+// withClosestSources adds the model's sources closest to a table DuckDB did not
+// find when DuckDB's own guess is not one of them: it guesses among every table
+// it knows, its system views included ("sales_orders": Did you mean "pg_class"?).
+func withClosestSources(se *engine.SQLError, m *catalog.Model) error {
+	miss := duckNoTable.FindStringSubmatch(se.Message)
+	if miss == nil {
+		return se
+	}
+	var names []string
+	for _, src := range m.Sources {
+		names = append(names, src.Name)
+	}
+	if g := duckDidYouMean.FindStringSubmatch(se.Message); g != nil && slices.Contains(names, g[1]) {
+		return se
+	}
+	out := *se
+	if c := catalog.Closest(miss[1], names, 3); len(c) > 0 {
+		out.Message += "\n(closest sources of the model: " + strings.Join(c, ", ") + ")"
+	} else {
+		sort.Strings(names)
+		out.Message += "\n(the model's sources: " + strings.Join(names[:min(len(names), 10)], ", ") + ")"
+	}
+	return &out
 }
 
 // checkParams checks values against a named query's typed parameters.

@@ -81,4 +81,10 @@ SELECT count(*) AS people FROM staff WHERE team = @team;
 	if !r.IsError || te.Kind != "refused" || !strings.Contains(te.Error, "more than one statement") {
 		t.Errorf("commit; drop: %+v", te)
 	}
+	// A SQL error keeps PostgreSQL's SQLSTATE, in the structured content and the text.
+	te = toolError{}
+	r = call(t, cs, "execute_query", map[string]any{"path": "company/hr/people", "sql": "SELECT nme FROM staff"}, &te)
+	if !r.IsError || te.Kind != "sql_error" || te.SQLState != "42703" || te.Position != 8 || !strings.Contains(text(r), "SQLSTATE 42703") {
+		t.Errorf("unknown column: %+v", te)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"io"
 	"math/big"
 	"net/http"
@@ -15,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wiremcp/wiremcp/examples/catalog-server/engine"
+	"github.com/wiremcp/wiremcp/jsonrpc"
 	"github.com/wiremcp/wiremcp/mcp"
 )
 
@@ -219,7 +221,7 @@ func scenario(t *testing.T, cs *mcp.ClientSession, dir string) {
 
 	// Resources: templates, a paginated listing, a read.
 	tres, err := cs.ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{})
-	if err != nil || len(tres.ResourceTemplates) != 6 {
+	if err != nil || len(tres.ResourceTemplates) != len(templates)+1 {
 		t.Fatalf("templates: %v %+v", err, tres)
 	}
 	n := 0
@@ -234,6 +236,21 @@ func scenario(t *testing.T, cs *mcp.ClientSession, dir string) {
 	}
 	if n < 20 {
 		t.Errorf("listed %d resources", n)
+	}
+	// A catalog URI that names an object under the wrong kind, or no kind, says
+	// what is wrong and which URI to use (-32602 from protocol 2026-07-28).
+	for _, tc := range []struct{ uri, want string }{
+		{"catalog://model/retail/shop/sales/orders", "retail/shop/sales/orders is a source; its URI is catalog://source/retail/shop/sales/orders"},
+		{"catalog://source/retail/shop/sales", "retail/shop/sales is a model; its URI is catalog://model/retail/shop/sales"},
+		{"catalog://table/retail/shop/sales/orders", `the catalog has no kind "table"; its URIs are catalog://project/{project}, `},
+		{"catalog://source/retail/shop/sales/ordrs/x", `no source or query named "ordrs" in "retail/shop/sales"; closest: retail/shop/sales/orders`},
+	} {
+		_, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: tc.uri})
+		var re *jsonrpc.Error
+		var data struct{ Detail string }
+		if !errors.As(err, &re) || re.Code != -32002 && re.Code != -32602 || json.Unmarshal(re.Data, &data) != nil || !strings.Contains(data.Detail, tc.want) {
+			t.Errorf("read %s: %v (want detail %q)", tc.uri, err, tc.want)
+		}
 	}
 	rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "catalog://package/retail/shop"})
 	if err != nil || len(rr.Contents) != 1 || rr.Contents[0].MIMEType != "application/json" || !strings.Contains(rr.Contents[0].Text, `"retail/shop/sales"`) {

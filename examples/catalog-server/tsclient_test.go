@@ -114,7 +114,7 @@ func TestTSClient(t *testing.T) {
 			{"unknown model", true, sum.UnknownModel.IsError},
 			{"suggestion", "retail/shop/sales", sum.UnknownModel.Suggestion},
 			{"COPY refused", true, sum.CopyRefused},
-			{"templates", 6, len(sum.Templates)},
+			{"templates", len(templates) + 1, len(sum.Templates)},
 			{"model sources", []string{"orders", "customers", "products"}, sum.ModelSources},
 			{"resources listed", len(svc.Catalog().Entries()), sum.Resources},
 		}
@@ -194,7 +194,7 @@ func TestInspectorCLI(t *testing.T) {
 		t.Errorf("execute_query: %v", res)
 	}
 	tmpl := inspect("--method", "resources/templates/list")["resourceTemplates"].([]any)
-	if len(tmpl) != 6 {
+	if len(tmpl) != len(templates)+1 {
 		t.Errorf("templates: %v", tmpl)
 	}
 	rr := inspect("--method", "resources/read", "--uri", "catalog://query/retail/shop/sales/top_customers")["contents"].([]any)

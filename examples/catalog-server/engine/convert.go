@@ -14,7 +14,8 @@ import (
 
 // jsonValue turns a value read from an engine into one encoding/json writes
 // faithfully: exact digits for big and decimal numbers, strings for NaN and
-// infinities, dates as YYYY-MM-DD, timestamps as RFC 3339, maps as key/value lists
+// infinities, dates as YYYY-MM-DD, timestamps with a time zone as RFC 3339 and
+// those without as RFC 3339 without the offset, maps as key/value lists
 // when their keys are not strings.
 func jsonValue(v any, dbType string) any {
 	switch x := v.(type) {
@@ -35,6 +36,10 @@ func jsonValue(v any, dbType string) any {
 			return x.Format(time.DateOnly)
 		case "TIME", "TIMETZ", "TIME WITH TIME ZONE":
 			return x.Format("15:04:05.999999")
+		case "TIMESTAMP", "TIMESTAMP_S", "TIMESTAMP_MS", "TIMESTAMP_NS", "DATETIME":
+			// A timestamp without a time zone: no offset, as both engines write
+			// it themselves (a "Z" would say it is UTC, which it need not be).
+			return x.Format("2006-01-02T15:04:05.999999999")
 		}
 		return x.Format(time.RFC3339Nano)
 	case []byte:

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -330,8 +331,20 @@ func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any,
 				return duckErr(err)
 			}
 		}
-		defer st.Close()
+		defer func() { st.Close() }()
 		stmt := st.(*duckdb.Stmt)
+		// duckdb-go decodes a JSON column into float64 numbers, which changes
+		// every integer past 2^53: such columns are read as their text instead,
+		// and decoded here with the digits kept.
+		var jsonCols map[int]bool
+		if wrapped {
+			if repl, cols := jsonColumns(stmt); len(repl) > 0 {
+				if st2, err := dc.(*duckdb.Conn).Prepare(cappedText(sqlText, lim.RowLimit+1, repl)); err == nil {
+					st.Close()
+					st, stmt, jsonCols = st2, st2.(*duckdb.Stmt), cols
+				}
+			}
+		}
 		ty, err := stmt.StatementType()
 		if err != nil {
 			return duckErr(err)
@@ -354,6 +367,9 @@ func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any,
 			if tn, ok := rows.(driver.RowsColumnTypeDatabaseTypeName); ok {
 				types[i] = tn.ColumnTypeDatabaseTypeName(i)
 			}
+			if jsonCols[i] {
+				types[i] = "JSON"
+			}
 			res.Columns = append(res.Columns, Column{Name: n, Type: types[i]})
 		}
 		app := rowAppender{lim: lim, res: res}
@@ -370,6 +386,14 @@ func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any,
 			}
 			row := make([]any, len(vals))
 			for i, v := range vals {
+				if text, ok := v.(string); ok && jsonCols[i] {
+					var jv any
+					if err := jsonKeepNumbers([]byte(text), &jv); err != nil {
+						return fmt.Errorf("column %s: %w", names[i], err)
+					}
+					row[i] = jv
+					continue
+				}
 				row[i] = duckValue(v, types[i])
 			}
 			more, err := app.add(row)
@@ -437,9 +461,46 @@ func bindArgs(stmt *duckdb.Stmt, params map[string]any) ([]driver.NamedValue, er
 
 // capped is sqlText as a subquery of at most n rows. Its first line is the
 // wrapper's: the caller's text starts on line 2 (unwrapLines).
-func capped(sqlText string, n int) string {
+func capped(sqlText string, n int) string { return cappedText(sqlText, n, nil) }
+
+// cappedText is capped with columns of the query replaced (SELECT * REPLACE),
+// on the same first line, so the caller's text still starts on line 2.
+func cappedText(sqlText string, n int, replace []string) string {
 	body := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(sqlText), ";"))
-	return "SELECT * FROM (\n" + body + "\n) LIMIT " + strconv.Itoa(n)
+	sel := "SELECT * "
+	if len(replace) > 0 {
+		sel += "REPLACE (" + strings.Join(replace, ", ") + ") "
+	}
+	return sel + "FROM (\n" + body + "\n) LIMIT " + strconv.Itoa(n)
+}
+
+// jsonColumns finds the JSON columns of a prepared query: the REPLACE items that
+// read them as text, and their indexes.
+func jsonColumns(stmt *duckdb.Stmt) ([]string, map[int]bool) {
+	n, err := stmt.ColumnCount()
+	if err != nil {
+		return nil, nil
+	}
+	var repl []string
+	cols := map[int]bool{}
+	for i := range n {
+		// JSON is VARCHAR with an alias: only those columns need the alias
+		// looked up (ColumnTypeInfo builds a whole type description).
+		if t, err := stmt.ColumnType(i); err != nil || t != duckdb.TYPE_VARCHAR {
+			continue
+		}
+		ti, err := stmt.ColumnTypeInfo(i)
+		if err != nil || ti.Alias() != "JSON" {
+			continue
+		}
+		name, err := stmt.ColumnName(i)
+		if err != nil {
+			return nil, nil
+		}
+		repl = append(repl, "CAST("+quoteIdent(name)+" AS VARCHAR) AS "+quoteIdent(name))
+		cols[i] = true
+	}
+	return repl, cols
 }
 
 // unwrapLines renumbers the "LINE n:" of a DuckDB error about a capped statement
@@ -546,6 +607,11 @@ func withPosition(err error, sqlText string) error {
 	return &out
 }
 
+// duckValue turns a value read from DuckDB into faithful JSON, also inside lists,
+// structs and maps: a DECIMAL keeps its digits wherever it is, a MAP becomes
+// [{key, value}…] in the map's own order (duckdb-go gives an OrderedMap, which
+// JSON would otherwise get as its debugging text "OrderedMap{1: 2}"), a TIMETZ
+// keeps its offset, and a list's elements are converted as its element type.
 func duckValue(v any, dbType string) any {
 	switch x := v.(type) {
 	case duckdb.Decimal:
@@ -556,10 +622,63 @@ func duckValue(v any, dbType string) any {
 		return formatUUID(x[:])
 	case duckdb.Interval:
 		return x
+	case duckdb.OrderedMap:
+		return mapPairs(&x)
+	case *duckdb.OrderedMap:
+		if x == nil {
+			return nil
+		}
+		return mapPairs(x)
 	case duckdb.Map:
 		return jsonValue(map[any]any(x), dbType)
+	case []any:
+		elem := ""
+		if strings.HasSuffix(dbType, "[]") {
+			elem = strings.TrimSuffix(dbType, "[]")
+		}
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = duckValue(e, elem)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = duckValue(e, "")
+		}
+		return out
+	case time.Time:
+		if dbType == "TIMETZ" {
+			return x.Format("15:04:05.999999Z07:00")
+		}
+		if inf := duckInfinity(x); inf != "" {
+			return inf
+		}
 	}
 	return jsonValue(v, dbType)
+}
+
+// duckInfinity names DuckDB's infinite dates and timestamps, which duckdb-go gives
+// as the time of their stored value (±(2^63−1) µs, ±(2^31−1) days from 1970), so
+// they would read as the years 294247 or 5881580. It returns "" for other times.
+func duckInfinity(x time.Time) string {
+	switch {
+	case x.Equal(time.UnixMicro(math.MaxInt64)), x.Unix() == math.MaxInt32*86400:
+		return "infinity"
+	case x.Equal(time.UnixMicro(-math.MaxInt64)), x.Unix() == -math.MaxInt32*86400:
+		return "-infinity"
+	}
+	return ""
+}
+
+// mapPairs writes a DuckDB MAP as [{key, value}…] in its order.
+func mapPairs(m *duckdb.OrderedMap) []map[string]any {
+	keys, vals := m.Keys(), m.Values()
+	out := make([]map[string]any, len(keys))
+	for i := range keys {
+		out[i] = map[string]any{"key": duckValue(keys[i], ""), "value": duckValue(vals[i], "")}
+	}
+	return out
 }
 
 func asAnyMap(v any) (map[any]any, bool) {

@@ -262,3 +262,82 @@ func TestDuckConcurrencyCap(t *testing.T) {
 		t.Errorf("no query waited for a connection (%d queries, cap %d): %+v", 3*duckMaxConns, duckMaxConns, st)
 	}
 }
+
+// TestDuckNestedValues: values inside lists, structs and maps are as faithful as
+// at the top level: a MAP is [{key, value}…] in its order (not duckdb-go's
+// debugging text "OrderedMap{…}"), a DECIMAL keeps its digits as a number in a
+// list too (not a string), a DATE in a list is a date, and a TIMETZ keeps its
+// offset. (A DATE in a STRUCT is still written as midnight UTC: the struct's
+// field types are not parsed.)
+func TestDuckNestedValues(t *testing.T) {
+	d := openTestDuck(t)
+	for _, tc := range []struct{ expr, json string }{
+		{"MAP {3: 'c', 1: 'a'}", `[{"key":3,"value":"c"},{"key":1,"value":"a"}]`},
+		{"MAP {'k': [1.5::DECIMAL(3,1)]}", `[{"key":"k","value":[1.5]}]`},
+		{"[1.25::DECIMAL(4,2), NULL]", `[1.25,null]`},
+		{"{'d': 2.25::DECIMAL(4,2), 'l': [DATE '2024-03-01']}", `{"d":2.25,"l":["2024-03-01T00:00:00Z"]}`},
+		{"[DATE '2024-03-01']", `["2024-03-01"]`},
+		{"12345678901234567890.12::DECIMAL(38,2)", `12345678901234567890.12`},
+		{"TIMETZ '13:00:01+02'", `"13:00:01+02:00"`},
+		{"NULL::MAP(INTEGER, INTEGER)", `null`},
+	} {
+		res, err := d.Query(context.Background(), "SELECT "+tc.expr+" AS v", nil, testLimits)
+		if err != nil {
+			t.Errorf("%s: %v", tc.expr, err)
+			continue
+		}
+		if got, _ := json.Marshal(res.Rows[0][0]); string(got) != tc.json {
+			t.Errorf("%s (%s): %s, want %s", tc.expr, res.Columns[0].Type, got, tc.json)
+		}
+	}
+}
+
+// TestDuckTimestamps: a TIMESTAMP (no time zone) is written without an offset,
+// as DuckDB writes it; a TIMESTAMPTZ with one; infinite ones as "infinity", not
+// as the year 294247.
+func TestDuckTimestamps(t *testing.T) {
+	d := openTestDuck(t)
+	for _, tc := range []struct{ expr, json string }{
+		{"TIMESTAMP '2024-03-01 12:00:00.5'", `"2024-03-01T12:00:00.5"`},
+		{"TIMESTAMP_S '2024-03-01 12:00:00'", `"2024-03-01T12:00:00"`},
+		{"[TIMESTAMP '2024-03-01 12:00:00']", `["2024-03-01T12:00:00"]`},
+		{"TIMESTAMPTZ '2024-03-01 12:00:00+02'", `"2024-03-01T10:00:00Z"`},
+		{"'infinity'::TIMESTAMP", `"infinity"`},
+		{"'-infinity'::TIMESTAMPTZ", `"-infinity"`},
+		{"'infinity'::DATE", `"infinity"`},
+		{"['-infinity'::DATE]", `["-infinity"]`},
+		{"TIMESTAMP '294247-01-09 04:00:54'", `"294247-01-09T04:00:54"`},
+	} {
+		res, err := d.Query(context.Background(), "SELECT "+tc.expr+" AS v", nil, testLimits)
+		if err != nil {
+			t.Errorf("%s: %v", tc.expr, err)
+			continue
+		}
+		if got, _ := json.Marshal(res.Rows[0][0]); string(got) != tc.json {
+			t.Errorf("%s (%s): %s, want %s", tc.expr, res.Columns[0].Type, got, tc.json)
+		}
+	}
+}
+
+// TestDuckJSONNumbers: numbers in a JSON column keep their digits (duckdb-go
+// decodes JSON into float64, which changed 12345678901234567890 into
+// 12345678901234567000); the column is still typed JSON, and the row cap and
+// SQL errors are as for any query.
+func TestDuckJSONNumbers(t *testing.T) {
+	d := openTestDuck(t)
+	res, err := d.Query(context.Background(), `SELECT '{"id": 12345678901234567890, "f": 1.10, "a": [1, null]}'::JSON AS j, 'x' AS s, '7'::JSON AS "j 2" FROM range(3)`, nil, Limits{RowLimit: 2, ByteBudget: 1 << 20, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.Marshal(res.Rows)
+	if string(got) != `[[{"a":[1,null],"f":1.10,"id":12345678901234567890},"x",7],[{"a":[1,null],"f":1.10,"id":12345678901234567890},"x",7]]` || !res.Truncated {
+		t.Errorf("rows: %s (truncated %v)", got, res.Truncated)
+	}
+	if res.Columns[0].Type != "JSON" || res.Columns[1].Type != "VARCHAR" || res.Columns[2] != (Column{"j 2", "JSON"}) {
+		t.Errorf("columns: %+v", res.Columns)
+	}
+	res, err = d.Query(context.Background(), `SELECT NULL::JSON AS j`, nil, testLimits)
+	if err != nil || res.Rows[0][0] != nil {
+		t.Errorf("null JSON: %v %+v", err, res)
+	}
+}

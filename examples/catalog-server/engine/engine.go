@@ -100,13 +100,18 @@ type SQLError struct {
 	Engine   string // "duckdb" or "postgres"
 	Message  string // the engine's message, unchanged
 	Position int    // 1-based character offset in the statement, 0 if unknown
+	SQLState string // PostgreSQL's SQLSTATE code ("42703"); empty for DuckDB
 }
 
 func (e *SQLError) Error() string {
+	where := ""
 	if e.Position > 0 {
-		return fmt.Sprintf("%s error at character %d: %s", e.Engine, e.Position, e.Message)
+		where = fmt.Sprintf(" at character %d", e.Position)
 	}
-	return fmt.Sprintf("%s error: %s", e.Engine, e.Message)
+	if e.SQLState != "" {
+		where += " (SQLSTATE " + e.SQLState + ")"
+	}
+	return fmt.Sprintf("%s error%s: %s", e.Engine, where, e.Message)
 }
 
 // UnboundParamError says the statement uses a parameter that was given no value.

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,10 +10,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/wiremcp/wiremcp/examples/catalog-server/catalog"
@@ -27,7 +30,42 @@ type Postgres struct {
 	prefix  string // WITH "src" AS (…), … — the sources
 	columns map[string][]Column
 	broken  map[string]string
+	// typeNames holds the names of result types pgx does not know (money,
+	// timetz, enums, composites, arrays of them), by OID, read from pg_type.
+	typeNames sync.Map
 }
+
+// pgAsText are the built-in types whose values are asked for in PostgreSQL's text
+// format and returned as that text, because pgx decodes them into Go structs that
+// JSON would show field by field (an interval as {Microseconds, Days, Months,
+// Valid}, a range as {Lower, Upper, LowerType: 105, …}, a bit string as base64
+// bytes and its length) or into bytes (XML as base64). Types pgx does not know
+// (money, enums, composites) come as text anyway.
+var pgAsText = map[uint32]bool{
+	pgtype.IntervalOID: true, pgtype.IntervalArrayOID: true,
+	pgtype.TimeOID: true, pgtype.TimeArrayOID: true,
+	pgtype.TimetzOID: true, pgtype.TimetzArrayOID: true,
+	pgtype.BitOID: true, pgtype.BitArrayOID: true, pgtype.VarbitOID: true, pgtype.VarbitArrayOID: true,
+	pgtype.XMLOID: true, pgtype.XMLArrayOID: true,
+	pgtype.JSONPathOID: true, pgtype.JSONPathArrayOID: true,
+	pgtype.Int4rangeOID: true, pgtype.Int4rangeArrayOID: true, pgtype.Int8rangeOID: true, pgtype.Int8rangeArrayOID: true,
+	pgtype.NumrangeOID: true, pgtype.NumrangeArrayOID: true, pgtype.DaterangeOID: true, pgtype.DaterangeArrayOID: true,
+	pgtype.TsrangeOID: true, pgtype.TsrangeArrayOID: true, pgtype.TstzrangeOID: true, pgtype.TstzrangeArrayOID: true,
+	pgtype.Int4multirangeOID: true, pgtype.Int4multirangeArrayOID: true, pgtype.Int8multirangeOID: true, pgtype.Int8multirangeArrayOID: true,
+	pgtype.NummultirangeOID: true, pgtype.NummultirangeArrayOID: true, pgtype.DatemultirangeOID: true, pgtype.DatemultirangeArrayOID: true,
+	pgtype.TsmultirangeOID: true, pgtype.TsmultirangeArrayOID: true, pgtype.TstzmultirangeOID: true, pgtype.TstzmultirangeArrayOID: true,
+	pgtype.PointOID: true, pgtype.LsegOID: true, pgtype.PathOID: true, pgtype.BoxOID: true, pgtype.PolygonOID: true,
+	pgtype.LineOID: true, pgtype.CircleOID: true,
+}
+
+// pgFormats asks for the text format of pgAsText's types.
+var pgFormats = func() pgx.QueryResultFormatsByOID {
+	f := pgx.QueryResultFormatsByOID{}
+	for oid := range pgAsText {
+		f[oid] = pgx.TextFormatCode
+	}
+	return f
+}()
 
 // pgMaxConns caps the connections one model holds.
 const pgMaxConns = 4
@@ -53,6 +91,10 @@ func OpenPostgres(ctx context.Context, m *catalog.Model, dsn string) (*Postgres,
 		defer cancel()
 		_, err := c.Exec(ctx, "SELECT pg_advisory_unlock_all()")
 		return err == nil
+	}
+	cfg.AfterConnect = func(_ context.Context, c *pgx.Conn) error {
+		registerJSON(c.TypeMap())
+		return nil
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
@@ -172,7 +214,7 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 			return nil, &RefusedError{Reason: "PostgreSQL's parser finds more than one statement; send exactly one"}
 		}
 		if bareErr.Code == "42601" {
-			return nil, &SQLError{Engine: "postgres", Message: bareErr.Message, Position: int(bareErr.Position)}
+			return nil, &SQLError{Engine: "postgres", Message: bareErr.Message, Position: int(bareErr.Position), SQLState: bareErr.Code}
 		}
 		// Other errors (an unknown relation that is one of the sources) are
 		// judged on the full statement below.
@@ -193,7 +235,7 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 	if len(params) > 0 {
 		args = append(args, pgx.NamedArgs(params))
 	}
-	rows, err := tx.Query(ctx, full, args...)
+	rows, err := tx.Query(ctx, full, append([]any{pgFormats}, args...)...)
 	if err != nil {
 		return nil, p.fail(ctx, tx, err, offset, full, args)
 	}
@@ -202,10 +244,15 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 	fds := rows.FieldDescriptions()
 	types := make([]string, len(fds))
 	tm := tx.Conn().TypeMap()
+	var unnamed []uint32
 	for i, fd := range fds {
-		types[i] = fmt.Sprintf("oid %d", fd.DataTypeOID)
 		if t, ok := tm.TypeForOID(fd.DataTypeOID); ok {
 			types[i] = t.Name
+		} else if name, ok := p.typeNames.Load(fd.DataTypeOID); ok {
+			types[i] = name.(string)
+		} else {
+			types[i] = fmt.Sprintf("oid %d", fd.DataTypeOID)
+			unnamed = append(unnamed, fd.DataTypeOID)
 		}
 		res.Columns = append(res.Columns, Column{Name: fd.Name, Type: types[i]})
 	}
@@ -216,9 +263,17 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 			rows.Close()
 			return nil, p.fail(ctx, tx, err, offset, full, args)
 		}
+		raw := rows.RawValues()
 		row := make([]any, len(vals))
 		for i, v := range vals {
-			row[i] = jsonValue(v, types[i])
+			switch oid := fds[i].DataTypeOID; {
+			case raw[i] == nil:
+				row[i] = nil
+			case fds[i].Format == pgx.TextFormatCode && pgAsText[oid]:
+				row[i] = string(raw[i])
+			default:
+				row[i] = jsonValue(v, types[i])
+			}
 		}
 		more, err := app.add(row)
 		if err != nil {
@@ -228,11 +283,64 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 			break
 		}
 	}
+	rows.Close()
 	if err := rows.Err(); err != nil {
-		rows.Close()
 		return nil, p.fail(ctx, tx, err, offset, full, args)
 	}
+	if len(unnamed) > 0 {
+		p.nameTypes(ctx, tx, unnamed, res.Columns)
+	}
 	return res, nil
+}
+
+// jsonKeepNumbers decodes JSON keeping its numbers' digits (json.Number): pgx's
+// json and jsonb decoding, which by default makes every number a float64 and so
+// changed integers past 2^53 (12345678901234567890 came back as
+// 12345678901234567000). A key given twice in a json value (PostgreSQL's json type
+// keeps both) keeps its last value, as jsonb does: MCP's JSON may not hold the
+// same key twice.
+func jsonKeepNumbers(data []byte, v any) error {
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	return d.Decode(v)
+}
+
+// registerJSON makes a connection decode json, jsonb and arrays of them with
+// jsonKeepNumbers.
+func registerJSON(tm *pgtype.Map) {
+	j := &pgtype.Type{Name: "json", OID: pgtype.JSONOID, Codec: &pgtype.JSONCodec{Marshal: json.Marshal, Unmarshal: jsonKeepNumbers}}
+	jb := &pgtype.Type{Name: "jsonb", OID: pgtype.JSONBOID, Codec: &pgtype.JSONBCodec{Marshal: json.Marshal, Unmarshal: jsonKeepNumbers}}
+	tm.RegisterType(j)
+	tm.RegisterType(jb)
+	tm.RegisterType(&pgtype.Type{Name: "_json", OID: pgtype.JSONArrayOID, Codec: &pgtype.ArrayCodec{ElementType: j}})
+	tm.RegisterType(&pgtype.Type{Name: "_jsonb", OID: pgtype.JSONBArrayOID, Codec: &pgtype.ArrayCodec{ElementType: jb}})
+}
+
+// nameTypes names the columns whose types pgx does not know (money, timetz, an
+// enum, a composite, an array of one: "_mood"), as pg_type does, instead of
+// "oid 16388"; names are kept for the model's next queries. A failed look-up
+// leaves the OIDs.
+func (p *Postgres) nameTypes(ctx context.Context, tx pgx.Tx, oids []uint32, cols []Column) {
+	rows, err := tx.Query(ctx, "SELECT oid, typname FROM pg_type WHERE oid = ANY($1)", oids)
+	if err != nil {
+		return
+	}
+	names := map[uint32]string{}
+	for rows.Next() {
+		var oid uint32
+		var name string
+		if rows.Scan(&oid, &name) == nil {
+			names[oid] = name
+			p.typeNames.Store(oid, name)
+		}
+	}
+	rows.Close()
+	for i, c := range cols {
+		var oid uint32
+		if _, err := fmt.Sscanf(c.Type, "oid %d", &oid); err == nil && names[oid] != "" {
+			cols[i].Type = names[oid]
+		}
+	}
 }
 
 // fail explains why the full statement failed. PostgreSQL refuses a row-locking
@@ -318,7 +426,7 @@ func (p *Postgres) pgErr(err error, offset int) error {
 	} else if names := p.closestNames(pe); names != "" {
 		msg += " (" + names + ")"
 	}
-	return &SQLError{Engine: "postgres", Message: msg, Position: pos}
+	return &SQLError{Engine: "postgres", Message: msg, Position: pos, SQLState: pe.Code}
 }
 
 var (

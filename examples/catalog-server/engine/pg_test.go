@@ -106,7 +106,7 @@ func TestPostgresQuery(t *testing.T) {
 	}
 	_, err = p.Query(context.Background(), "SELECT sku, qtty FROM stock", nil, testLimits)
 	var se *SQLError
-	if !errors.As(err, &se) || se.Position != 13 || !strings.Contains(se.Message, "qtty") {
+	if !errors.As(err, &se) || se.Position != 13 || !strings.Contains(se.Message, "qtty") || se.SQLState != "42703" || !strings.Contains(err.Error(), "at character 13 (SQLSTATE 42703): ") {
 		t.Errorf("sql error: %#v", err)
 	}
 	start := time.Now()
@@ -209,5 +209,77 @@ func TestPostgresBusy(t *testing.T) {
 	}
 	for _, c := range held[1:] {
 		c.Release()
+	}
+}
+
+// TestPostgresTypes: every kind of PostgreSQL value comes back as faithful JSON
+// with its type's name: numbers in json and jsonb keep their digits; intervals,
+// times, bit strings, XML, ranges and multiranges are PostgreSQL's own text (pgx
+// decodes them into structs JSON would show field by field, or into base64
+// bytes); money, timetz, enums, composites and arrays of them are named as
+// pg_type names them, not "oid 16388".
+func TestPostgresTypes(t *testing.T) {
+	p := openTestPG(t)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, pgDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{
+		"CREATE TYPE shop.mood AS ENUM ('sad', 'happy')",
+		"CREATE TYPE shop.pair AS (a int, b text)",
+	} {
+		if _, err := conn.Exec(ctx, s); err != nil {
+			t.Fatal(s, err)
+		}
+	}
+	conn.Close(ctx)
+	for _, tc := range []struct{ expr, typ, json string }{
+		{"'12345678901234567890.123456789'::numeric", "numeric", `12345678901234567890.123456789`},
+		{"9007199254740993::int8", "int8", `9007199254740993`},
+		{`'{"big": 12345678901234567890, "f": 1.10}'::jsonb`, "jsonb", `{"big":12345678901234567890,"f":1.10}`},
+		{`'{"big": 12345678901234567890, "a": [1, 2]}'::json`, "json", `{"a":[1,2],"big":12345678901234567890}`},
+		{`ARRAY['{"a": 12345678901234567890}'::jsonb]`, "_jsonb", `[{"a":12345678901234567890}]`},
+		{`'{"a": 1, "a": 2}'::json`, "json", `{"a":2}`},
+		{"'1 year 2 mons 3 days 04:05:06.5'::interval", "interval", `"1 year 2 mons 3 days 04:05:06.5"`},
+		{"ARRAY['1 day'::interval]", "_interval", `"{\"1 day\"}"`},
+		{"'13:14:15.25'::time", "time", `"13:14:15.25"`},
+		{"'13:14:15+02'::timetz", "timetz", `"13:14:15+02"`},
+		{"B'1010'", "bit", `"1010"`},
+		{"B'101'::varbit", "varbit", `"101"`},
+		{"'<a>1</a>'::xml", "xml", `"\u003ca\u003e1\u003c/a\u003e"`},
+		{"'[1,5)'::int4range", "int4range", `"[1,5)"`},
+		{"'empty'::int8range", "int8range", `"empty"`},
+		{"'[2024-01-01,2024-02-01)'::daterange", "daterange", `"[2024-01-01,2024-02-01)"`},
+		{"'{[1,3),[5,7)}'::int4multirange", "int4multirange", `"{[1,3),[5,7)}"`},
+		{"'(1.5,2)'::point", "point", `"(1.5,2)"`},
+		{"12.34::money", "money", ``},
+		{"'happy'::mood", "mood", `"happy"`},
+		{"ARRAY['sad', 'happy']::mood[]", "_mood", `"{sad,happy}"`},
+		{"ROW(1, 'x y')::pair", "pair", `"(1,\"x y\")"`},
+		{"'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid", "uuid", `"a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"`},
+		{"'192.168.1.5/24'::inet", "inet", `"192.168.1.5/24"`},
+		{`'\xdeadbeef'::bytea`, "bytea", `"3q2+7w=="`},
+		{"ARRAY[1, NULL]::int[]", "_int4", `[1,null]`},
+		{"'infinity'::date", "date", `"infinity"`},
+		{"'2024-03-01 12:00:00.25'::timestamp", "timestamp", `"2024-03-01T12:00:00.25"`},
+		{"NULL::interval", "interval", `null`},
+	} {
+		res, err := p.Query(ctx, "SELECT "+tc.expr+" AS v", nil, testLimits)
+		if err != nil {
+			t.Errorf("%s: %v", tc.expr, err)
+			continue
+		}
+		got, _ := json.Marshal(res.Rows[0][0])
+		if res.Columns[0].Type != tc.typ {
+			t.Errorf("%s: type %q, want %q", tc.expr, res.Columns[0].Type, tc.typ)
+		}
+		if tc.typ == "money" { // written in the server's lc_monetary
+			if s, ok := res.Rows[0][0].(string); !ok || !strings.Contains(s, "12.34") {
+				t.Errorf("%s: %s", tc.expr, got)
+			}
+		} else if string(got) != tc.json {
+			t.Errorf("%s: %s, want %s", tc.expr, got, tc.json)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -317,5 +318,36 @@ func TestPostgresSessionLocks(t *testing.T) {
 			t.Fatal("the advisory locks a query took are still held 5 s after it ended")
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestPostgresRunsLeaveNothing: functions PostgreSQL lets run in a read-only
+// transaction leave nothing behind, because every query is rolled back: a large
+// object lo_create made, a session setting set_config changed (not even
+// default_transaction_read_only), and a statement_timeout a query turns off does
+// not keep it running past its limit.
+func TestPostgresRunsLeaveNothing(t *testing.T) {
+	p := openTestPG(t)
+	ctx := context.Background()
+	for _, s := range []string{
+		"SELECT lo_create(0)",
+		"SELECT set_config('default_transaction_read_only', 'off', false)",
+		"SELECT set_config('search_path', 'public', false)",
+	} {
+		if _, err := p.Query(ctx, s, nil, testLimits); err != nil {
+			t.Errorf("%s: %v", s, err)
+		}
+	}
+	// Every connection of the pool (pgMaxConns), more than once.
+	for range 2 * pgMaxConns {
+		res, err := p.Query(ctx, "SELECT current_setting('default_transaction_read_only'), current_setting('search_path'), (SELECT count(*) FROM pg_largeobject_metadata)", nil, testLimits)
+		if err != nil || fmt.Sprint(res.Rows[0]) != "[on shop 0]" {
+			t.Fatalf("after the queries: %v %+v", err, res)
+		}
+	}
+	start := time.Now()
+	_, err := p.Query(ctx, "SELECT set_config('statement_timeout', '0', true), pg_sleep(30)", nil, Limits{RowLimit: 1, ByteBudget: 1000, Timeout: 300 * time.Millisecond})
+	if !errors.As(err, new(*TimeoutError)) || time.Since(start) > 5*time.Second {
+		t.Errorf("statement_timeout turned off: %v after %v", err, time.Since(start))
 	}
 }

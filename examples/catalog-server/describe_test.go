@@ -1,0 +1,52 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestDescribeSlowSource: the row count and sample rows of a source whose SQL is
+// slow share one time limit (here the 1 s query timeout), so describe answers
+// within about that limit, not once per query; and the description says which of
+// them did not finish, the sample rows included.
+func TestDescribeSlowSource(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"p/k/manifest.json": `{"description": "slow"}`,
+		"p/k/m.sql": `-- Slow.
+-- One row in a billion.
+-- @source slow
+SELECT x FROM range(100000000000) t(x) WHERE x % 1000000007 = 3;
+-- Quick.
+-- @source quick
+SELECT 1 AS one;
+`,
+	}
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(body), 0o644)
+	}
+	svc := newTestService(t, dir, Config{QueryTimeout: time.Second})
+	start := time.Now()
+	d, err := svc.Describe(context.Background(), "p/k/m/slow")
+	el := time.Since(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if el > 1800*time.Millisecond {
+		t.Errorf("describe took %v with a 1s limit", el)
+	}
+	if d.RowCount != nil || !strings.Contains(d.Error, "row count: not done within describe's 1s limit; run SELECT count(*) FROM \"slow\" with execute_query") ||
+		!strings.Contains(d.Error, "sample rows: ") {
+		t.Errorf("slow source: rowCount %v, error %q", d.RowCount, d.Error)
+	}
+	d, err = svc.Describe(context.Background(), "p/k/m/quick")
+	if err != nil || d.Error != "" || d.RowCount == nil || *d.RowCount != 1 || len(d.SampleRows) != 1 {
+		t.Errorf("quick source: %v %+v", err, d)
+	}
+}
