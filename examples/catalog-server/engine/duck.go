@@ -623,18 +623,18 @@ func duckValue(v any, dbType string) any {
 	case duckdb.Interval:
 		return x
 	case duckdb.OrderedMap:
-		return mapPairs(&x)
+		return mapPairs(&x, dbType)
 	case *duckdb.OrderedMap:
 		if x == nil {
 			return nil
 		}
-		return mapPairs(x)
+		return mapPairs(x, dbType)
 	case duckdb.Map:
 		return jsonValue(map[any]any(x), dbType)
 	case []any:
 		elem := ""
-		if strings.HasSuffix(dbType, "[]") {
-			elem = strings.TrimSuffix(dbType, "[]")
+		if i := strings.LastIndexByte(dbType, '['); i > 0 && strings.HasSuffix(dbType, "]") {
+			elem = dbType[:i] // LIST "T[]" and ARRAY "T[n]"
 		}
 		out := make([]any, len(x))
 		for i, e := range x {
@@ -642,9 +642,10 @@ func duckValue(v any, dbType string) any {
 		}
 		return out
 	case map[string]any:
+		fields := structFields(dbType)
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[k] = duckValue(e, "")
+			out[k] = duckValue(e, fields[k])
 		}
 		return out
 	case time.Time:
@@ -671,14 +672,80 @@ func duckInfinity(x time.Time) string {
 	return ""
 }
 
-// mapPairs writes a DuckDB MAP as [{key, value}…] in its order.
-func mapPairs(m *duckdb.OrderedMap) []map[string]any {
+// mapPairs writes a DuckDB MAP of type dbType as [{key, value}…] in its order.
+func mapPairs(m *duckdb.OrderedMap, dbType string) []map[string]any {
+	kt, vt := "", ""
+	if args := typeArgs(dbType, "MAP"); len(args) == 2 {
+		kt, vt = args[0], args[1]
+	}
 	keys, vals := m.Keys(), m.Values()
 	out := make([]map[string]any, len(keys))
 	for i := range keys {
-		out[i] = map[string]any{"key": duckValue(keys[i], ""), "value": duckValue(vals[i], "")}
+		out[i] = map[string]any{"key": duckValue(keys[i], kt), "value": duckValue(vals[i], vt)}
 	}
 	return out
+}
+
+// structFields returns the type of each field of a STRUCT type as DuckDB names it
+// (STRUCT("d" DECIMAL(4,2), "l" DATE[])), by field name; nil for another type.
+// Values inside a struct are converted by their own type, as a column's are.
+func structFields(dbType string) map[string]string {
+	args := typeArgs(dbType, "STRUCT")
+	if args == nil {
+		return nil
+	}
+	fields := make(map[string]string, len(args))
+	for _, a := range args {
+		name, rest := a, ""
+		if strings.HasPrefix(a, `"`) {
+			// A quoted name; "" inside it is one quote.
+			var b strings.Builder
+			i := 1
+			for i < len(a) {
+				if a[i] == '"' {
+					if i+1 < len(a) && a[i+1] == '"' {
+						b.WriteByte('"')
+						i += 2
+						continue
+					}
+					break
+				}
+				b.WriteByte(a[i])
+				i++
+			}
+			name, rest = b.String(), a[min(i+1, len(a)):]
+		} else if n, r, ok := strings.Cut(a, " "); ok {
+			name, rest = n, r
+		}
+		fields[name] = strings.TrimSpace(rest)
+	}
+	return fields
+}
+
+// typeArgs splits the arguments of a DuckDB type named kind (KIND(a, b, …)) at
+// its top-level commas; nil when dbType is not of that kind.
+func typeArgs(dbType, kind string) []string {
+	if !strings.HasPrefix(dbType, kind+"(") || !strings.HasSuffix(dbType, ")") {
+		return nil
+	}
+	inner := dbType[len(kind)+1 : len(dbType)-1]
+	var args []string
+	depth, quoted, start := 0, false, 0
+	for i := 0; i < len(inner); i++ {
+		switch c := inner[i]; {
+		case c == '"':
+			quoted = !quoted // a "" inside a name toggles twice
+		case quoted:
+		case c == '(':
+			depth++
+		case c == ')':
+			depth--
+		case c == ',' && depth == 0:
+			args = append(args, strings.TrimSpace(inner[start:i]))
+			start = i + 1
+		}
+	}
+	return append(args, strings.TrimSpace(inner[start:]))
 }
 
 func asAnyMap(v any) (map[any]any, bool) {

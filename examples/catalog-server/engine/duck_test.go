@@ -271,25 +271,20 @@ func TestDuckConcurrencyCap(t *testing.T) {
 // field types are not parsed.)
 func TestDuckNestedValues(t *testing.T) {
 	d := openTestDuck(t)
-	for _, tc := range []struct{ expr, json string }{
+	checkValues(t, d, []valueCase{
 		{"MAP {3: 'c', 1: 'a'}", `[{"key":3,"value":"c"},{"key":1,"value":"a"}]`},
 		{"MAP {'k': [1.5::DECIMAL(3,1)]}", `[{"key":"k","value":[1.5]}]`},
 		{"[1.25::DECIMAL(4,2), NULL]", `[1.25,null]`},
-		{"{'d': 2.25::DECIMAL(4,2), 'l': [DATE '2024-03-01']}", `{"d":2.25,"l":["2024-03-01T00:00:00Z"]}`},
+		{"{'d': 2.25::DECIMAL(4,2), 'l': [DATE '2024-03-01']}", `{"d":2.25,"l":["2024-03-01"]}`},
+		{`{'ts': TIMESTAMP '2024-03-01 12:00:00', 'odd "name"': {'x': DATE '2024-01-02'}, 't': TIME '13:00:01'}`, `{"odd \"name\"":{"x":"2024-01-02"},"t":"13:00:01","ts":"2024-03-01T12:00:00"}`},
+		{"MAP {DATE '2024-03-01': [TIMESTAMP '2024-03-01 12:00:00']}", `[{"key":"2024-03-01","value":["2024-03-01T12:00:00"]}]`},
+		{"[[DATE '2024-03-01']]", `[["2024-03-01"]]`},
+		{"[DATE '2024-03-01', DATE '2024-03-02']::DATE[2]", `["2024-03-01","2024-03-02"]`},
 		{"[DATE '2024-03-01']", `["2024-03-01"]`},
 		{"12345678901234567890.12::DECIMAL(38,2)", `12345678901234567890.12`},
 		{"TIMETZ '13:00:01+02'", `"13:00:01+02:00"`},
 		{"NULL::MAP(INTEGER, INTEGER)", `null`},
-	} {
-		res, err := d.Query(context.Background(), "SELECT "+tc.expr+" AS v", nil, testLimits)
-		if err != nil {
-			t.Errorf("%s: %v", tc.expr, err)
-			continue
-		}
-		if got, _ := json.Marshal(res.Rows[0][0]); string(got) != tc.json {
-			t.Errorf("%s (%s): %s, want %s", tc.expr, res.Columns[0].Type, got, tc.json)
-		}
-	}
+	})
 }
 
 // TestDuckTimestamps: a TIMESTAMP (no time zone) is written without an offset,
@@ -297,7 +292,7 @@ func TestDuckNestedValues(t *testing.T) {
 // as the year 294247.
 func TestDuckTimestamps(t *testing.T) {
 	d := openTestDuck(t)
-	for _, tc := range []struct{ expr, json string }{
+	checkValues(t, d, []valueCase{
 		{"TIMESTAMP '2024-03-01 12:00:00.5'", `"2024-03-01T12:00:00.5"`},
 		{"TIMESTAMP_S '2024-03-01 12:00:00'", `"2024-03-01T12:00:00"`},
 		{"[TIMESTAMP '2024-03-01 12:00:00']", `["2024-03-01T12:00:00"]`},
@@ -307,16 +302,7 @@ func TestDuckTimestamps(t *testing.T) {
 		{"'infinity'::DATE", `"infinity"`},
 		{"['-infinity'::DATE]", `["-infinity"]`},
 		{"TIMESTAMP '294247-01-09 04:00:54'", `"294247-01-09T04:00:54"`},
-	} {
-		res, err := d.Query(context.Background(), "SELECT "+tc.expr+" AS v", nil, testLimits)
-		if err != nil {
-			t.Errorf("%s: %v", tc.expr, err)
-			continue
-		}
-		if got, _ := json.Marshal(res.Rows[0][0]); string(got) != tc.json {
-			t.Errorf("%s (%s): %s, want %s", tc.expr, res.Columns[0].Type, got, tc.json)
-		}
-	}
+	})
 }
 
 // TestDuckJSONNumbers: numbers in a JSON column keep their digits (duckdb-go
@@ -339,5 +325,23 @@ func TestDuckJSONNumbers(t *testing.T) {
 	res, err = d.Query(context.Background(), `SELECT NULL::JSON AS j`, nil, testLimits)
 	if err != nil || res.Rows[0][0] != nil {
 		t.Errorf("null JSON: %v %+v", err, res)
+	}
+}
+
+// valueCase is an expression and the JSON its value must come back as.
+type valueCase struct{ expr, json string }
+
+// checkValues runs SELECT expr for each case and compares the value's JSON.
+func checkValues(t *testing.T, d *Duck, cases []valueCase) {
+	t.Helper()
+	for _, tc := range cases {
+		res, err := d.Query(context.Background(), "SELECT "+tc.expr+" AS v", nil, testLimits)
+		if err != nil {
+			t.Errorf("%s: %v", tc.expr, err)
+			continue
+		}
+		if got, _ := json.Marshal(res.Rows[0][0]); string(got) != tc.json {
+			t.Errorf("%s (%s): %s, want %s", tc.expr, res.Columns[0].Type, got, tc.json)
+		}
 	}
 }
