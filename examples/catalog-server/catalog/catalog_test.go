@@ -342,6 +342,35 @@ func TestWatchLinkedDir(t *testing.T) {
 	}
 }
 
+// TestFingerprintIgnoresUnreadFiles: files Load never reads — beside the projects
+// (a server's log written into the catalog folder) or beside a project's packages —
+// leave the fingerprint as it is, so they trigger no reload; a project's
+// project.json and every file of a package (data included) change it.
+func TestFingerprintIgnoresUnreadFiles(t *testing.T) {
+	root := testCatalog(t)
+	fp := func() string {
+		t.Helper()
+		f, err := Fingerprint(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	write(t, root, map[string]string{"server.log": "start\n", "retail/notes.txt": "a"})
+	before := fp()
+	write(t, root, map[string]string{"server.log": "start\nmore lines\n", "retail/notes.txt": "ab"})
+	if fp() != before {
+		t.Error("a file beside the projects or beside the packages changed the fingerprint")
+	}
+	for _, f := range []string{"retail/project.json", "retail/shop/manifest.json", "retail/shop/data/new.csv", "retail/shop/new.sql"} {
+		before := fp()
+		write(t, root, map[string]string{f: `{"description": "changed ` + f + `"}`})
+		if fp() == before {
+			t.Errorf("%s: change not seen", f)
+		}
+	}
+}
+
 // TestSkippedFilesExplained: a file that does not load leaves the rest of its
 // package served, its package (or project) lists it as a problem, and asking for
 // the object it would have made says why it is missing.

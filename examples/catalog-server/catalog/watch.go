@@ -15,9 +15,12 @@ import (
 // this is fingerprinted on its first maxWatchedFiles (in walk order) only.
 const maxWatchedFiles = 200_000
 
-// Fingerprint summarises the names, sizes and modification times of every file under
-// dir (hidden ones excepted): it changes when anything a catalog is made of changes.
-// dir may be a symbolic link to the catalog folder (as Load allows).
+// Fingerprint summarises the names, sizes and modification times of the files under
+// dir that a catalog is made of: every folder, and every file of a package (its
+// manifest, models, notebooks and data), and each project's project.json; not
+// hidden ones, nor the other files at the top two levels, which Load never reads (a
+// server's log written into the catalog folder would otherwise reload it at every
+// poll). dir may be a symbolic link to the catalog folder (as Load allows).
 func Fingerprint(dir string) (string, error) {
 	h := sha256.New()
 	n := 0
@@ -35,6 +38,16 @@ func Fingerprint(dir string) (string, error) {
 				return filepath.SkipDir
 			}
 			return nil
+		}
+		if !d.IsDir() {
+			switch rel, _ := filepath.Rel(dir, path); strings.Count(rel, string(filepath.Separator)) {
+			case 0:
+				return nil // beside the projects
+			case 1:
+				if d.Name() != "project.json" {
+					return nil // beside a project's packages
+				}
+			}
 		}
 		if n++; n > maxWatchedFiles {
 			return filepath.SkipAll
