@@ -88,9 +88,16 @@ func jsonValue(v any, dbType string) any {
 	return fmt.Sprint(v)
 }
 
+// jsonFloat writes NaN and the infinities, which JSON has no number for, as the
+// strings PostgreSQL and JavaScript write them: "NaN", "Infinity", "-Infinity".
 func jsonFloat(f float64) any {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return fmt.Sprint(f)
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
 	}
 	return f
 }

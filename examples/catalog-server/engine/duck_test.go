@@ -283,6 +283,8 @@ func TestDuckNestedValues(t *testing.T) {
 		{"[DATE '2024-03-01']", `["2024-03-01"]`},
 		{"12345678901234567890.12::DECIMAL(38,2)", `12345678901234567890.12`},
 		{"TIMETZ '13:00:01+02'", `"13:00:01+02:00"`},
+		{"['inf'::DOUBLE, '-inf'::FLOAT, 'nan'::DOUBLE, 1.5::DOUBLE]", `["Infinity","-Infinity","NaN",1.5]`},
+		{"'-inf'::DOUBLE", `"-Infinity"`},
 		{"NULL::MAP(INTEGER, INTEGER)", `null`},
 	})
 }
