@@ -1,8 +1,6 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -25,11 +23,7 @@ SELECT vv FROM s;
 		"p/k/nb.md":    "# NB\n\nBroken cells.\n\n```sql\nSELECT v FROM s\n```\n\n```sql\nSELEC v FROM s\n```\n",
 		"p/k/other.md": "# Other\n\n<!-- model: nosuch -->\n\n```sql\nSELECT 1\n```\n",
 	}
-	for name, body := range files {
-		p := filepath.Join(dir, name)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		os.WriteFile(p, []byte(body), 0o644)
-	}
+	writeFiles(t, dir, files)
 	svc := newTestService(t, dir, Config{})
 	cs := connectHTTP(t, startHTTP(t, svc).URL, "")
 	var res struct{ RowCount int }

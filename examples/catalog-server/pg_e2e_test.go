@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -50,11 +49,7 @@ SELECT id, name, team, salary FROM staff;
 SELECT count(*) AS people FROM staff WHERE team = @team;
 `,
 	}
-	for name, body := range files {
-		p := filepath.Join(dir, name)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		os.WriteFile(p, []byte(body), 0o644)
-	}
+	writeFiles(t, dir, files)
 	svc := newTestService(t, dir, Config{})
 	cs := connectHTTP(t, startHTTP(t, svc).URL, "")
 	var d Description
