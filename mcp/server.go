@@ -26,6 +26,14 @@ type ServerOptions struct {
 	Logger *slog.Logger
 	// PageSize is how many items a list page holds. Zero means 100.
 	PageSize int
+	// ListResourcesByURI lists resources in byte order of their URIs instead of
+	// registration order, and makes a resources/list cursor name the last URI
+	// sent. The next page then starts after that URI on any server holding the
+	// resources: replicas serving the same resources continue each other's
+	// listings, and resources added or removed between two pages (a server rebuilt
+	// with another set) neither repeat nor hide the others. With registration order
+	// (the default) a cursor is a place in one server's registrations.
+	ListResourcesByURI bool
 	// Capabilities declares features before anything is registered for them (for a
 	// server that registers tools later, say). Nil declares exactly what is
 	// registered when a client initializes.
@@ -95,6 +103,7 @@ type Server struct {
 	// sorted views, rebuilt lazily after a change
 	toolList     []*serverTool
 	resourceList []*serverResource
+	resourceURIs []*serverResource // resourceList in URI order (ListResourcesByURI)
 	templateList []*serverTemplate
 	promptList   []*serverPrompt
 
@@ -264,7 +273,7 @@ func (s *Server) AddResource(r *Resource, h ResourceHandler) {
 	}
 	s.mu.Lock()
 	s.resources[r.URI] = &serverResource{seq: s.nextSeq(s.resources[r.URI]), res: r, handler: h}
-	s.resourceList = nil
+	s.resourceList, s.resourceURIs = nil, nil
 	s.markChanged(func(c *changeSet) { c.resources = true })
 	s.mu.Unlock()
 }
@@ -297,7 +306,7 @@ func (s *Server) RemoveResources(uris ...string) {
 		if r || t {
 			delete(s.resources, u)
 			delete(s.templates, u)
-			s.resourceList, s.templateList = nil, nil
+			s.resourceList, s.resourceURIs, s.templateList = nil, nil, nil
 			s.markChanged(func(c *changeSet) { c.resources = true })
 		}
 	}
@@ -441,6 +450,21 @@ func (s *Server) sortedResources() []*serverResource {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return sortedBySeq(&s.resourceList, s.resources)
+}
+
+// resourcesByURI returns the resources in byte order of their URIs.
+func (s *Server) resourcesByURI() []*serverResource {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.resourceURIs == nil {
+		list := make([]*serverResource, 0, len(s.resources))
+		for _, r := range s.resources {
+			list = append(list, r)
+		}
+		slices.SortFunc(list, func(a, b *serverResource) int { return cmpString(a.res.URI, b.res.URI) })
+		s.resourceURIs = list
+	}
+	return s.resourceURIs
 }
 
 func (s *Server) sortedTemplates() []*serverTemplate {

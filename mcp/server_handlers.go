@@ -133,7 +133,14 @@ func handleListResources(ctx context.Context, ss *ServerSession, ri *requestInfo
 	if err := unmarshalParams(ri.req.Params, &p); err != nil {
 		return nil, err
 	}
-	page, next, err := paginate(ss.server.sortedResources(), func(r *serverResource) string { return seqKey(r.seq) }, p.Cursor, ss.server.opts.PageSize)
+	var page []*serverResource
+	var next string
+	var err error
+	if ss.server.opts.ListResourcesByURI {
+		page, next, err = paginate(ss.server.resourcesByURI(), func(r *serverResource) string { return r.res.URI }, p.Cursor, ss.server.opts.PageSize)
+	} else {
+		page, next, err = paginate(ss.server.sortedResources(), func(r *serverResource) string { return seqKey(r.seq) }, p.Cursor, ss.server.opts.PageSize)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -375,3 +375,61 @@ func TestTextResult(t *testing.T) {
 	}
 	_ = sink
 }
+
+// TestListResourcesByURI: with ListResourcesByURI, resources/list is in URI order
+// and a cursor names the last URI sent, so it continues correctly on another server
+// holding a changed set (a rebuilt server, a replica) and on the same server after
+// removals and additions before it; in registration order (the default) the same
+// cursor is a place in one server's registrations.
+func TestListResourcesByURI(t *testing.T) {
+	read := func(context.Context, *ReadResourceRequest) (*ReadResourceResult, error) {
+		return &ReadResourceResult{}, nil
+	}
+	newServer := func(byURI bool, uris ...string) *Server {
+		s := NewServer(Implementation{Name: "s", Version: "1"}, &ServerOptions{PageSize: 2, ListResourcesByURI: byURI})
+		for _, u := range uris {
+			s.AddResource(&Resource{URI: u, Name: u}, read)
+		}
+		return s
+	}
+	ctx := testCtx(t)
+	page := func(cs *ClientSession, cursor string) ([]string, string) {
+		t.Helper()
+		r, err := cs.ListResources(ctx, &ListResourcesParams{Cursor: cursor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var uris []string
+		for _, res := range r.Resources {
+			uris = append(uris, res.URI)
+		}
+		return uris, r.NextCursor
+	}
+	// Registered out of order; listed by URI.
+	a := newServer(true, "r:/h", "r:/d", "r:/b", "r:/f")
+	csA, _ := pair(t, a, nil)
+	first, cursor := page(csA, "")
+	diff(t, []string{"r:/b", "r:/d"}, first)
+	// The same cursor on a server rebuilt with r:/d gone and r:/a, r:/c, r:/e new:
+	// the next page starts after r:/d, repeating and skipping nothing that stayed.
+	b := newServer(true, "r:/a", "r:/b", "r:/c", "r:/e", "r:/f", "r:/h")
+	csB, _ := pair(t, b, nil)
+	next, cursor2 := page(csB, cursor)
+	diff(t, []string{"r:/e", "r:/f"}, next)
+	last, end := page(csB, cursor2)
+	diff(t, []string{"r:/h"}, last)
+	diff(t, "", end)
+	// On the first server, a removal before the cursor changes nothing after it.
+	a.RemoveResources("r:/b")
+	a.AddResource(&Resource{URI: "r:/a", Name: "r:/a"}, read)
+	next, _ = page(csA, cursor)
+	diff(t, []string{"r:/f", "r:/h"}, next)
+	// Registration order (the default): the listing follows registrations.
+	c := newServer(false, "r:/h", "r:/d", "r:/b", "r:/f")
+	csC, _ := pair(t, c, nil)
+	first, _ = page(csC, "")
+	diff(t, []string{"r:/h", "r:/d"}, first)
+	if _, err := csA.ListResources(ctx, &ListResourcesParams{Cursor: "garbage!"}); !errors.Is(err, jsonrpc.ErrInvalidParams) {
+		t.Errorf("bad cursor: %v", err)
+	}
+}

@@ -172,11 +172,9 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, lo
 // served on its own, so any replica can answer any request.
 //
 // Each POST is served by an MCP server built for the catalog as it is, rebuilt on
-// every reload, so that the order of resources/list, and with it what its cursors
-// mean, depends only on the catalog: replicas that loaded the same catalog continue
-// each other's pages whatever their histories. (A server that follows reloads in
-// place, as stdio's does, lists new objects last.) Call it before the catalog is
-// watched.
+// every reload. resources/list is in URI order and its cursors name the last URI
+// sent (ListResourcesByURI), so a listing continues on any replica and across
+// reloads. Call it before the catalog is watched.
 func newHTTPHandler(ctx context.Context, svc *Service, version string) *streamable.Handler {
 	var cur atomic.Pointer[mcp.Server]
 	cur.Store(newMCPServer(svc, version))

@@ -249,6 +249,9 @@ func newMCPServer(svc *Service, version string) *mcp.Server {
 		Instructions: instructions,
 		PageSize:     svc.cfg.PageSize,
 		CacheScope:   "public",
+		// resources/list in URI order, its cursor the last URI sent: a listing
+		// continues across replicas and reloads without repeating or skipping.
+		ListResourcesByURI: true,
 		// Arguments the tools' input schemas refuse get the tools' own error shape.
 		InvalidArgumentsHandler: func(_ context.Context, req *mcp.CallToolRequest, err *mcp.InvalidArgumentsError) *mcp.CallToolResult {
 			return errorResult(invalidArguments(req.Params.Name, req.Params.Arguments, err))

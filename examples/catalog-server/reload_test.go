@@ -2,11 +2,15 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/wiremcp/wiremcp/mcp"
 	"github.com/wiremcp/wiremcp/transport/memory"
@@ -213,5 +217,65 @@ func TestSessionFollowsReloads(t *testing.T) {
 	reload()
 	if l := listed(); l["catalog://model/p/k/m"] || l["catalog://source/p/k/m/a"] || !l["catalog://model/p/k/n"] {
 		t.Errorf("after a model was removed: %v", l)
+	}
+}
+
+// TestResourcesListAcrossReload: over HTTP, a reload between two pages of
+// resources/list that adds objects before and after the cursor and removes one
+// neither repeats nor skips any object: every object after the first page's last
+// URI comes exactly once, in URI order.
+func TestResourcesListAcrossReload(t *testing.T) {
+	dir := t.TempDir()
+	model := func(names ...string) string {
+		var b strings.Builder
+		for i, n := range names {
+			fmt.Fprintf(&b, "-- @source %s\nSELECT %d AS x;\n\n", n, i)
+		}
+		return b.String()
+	}
+	writeFiles(t, dir, map[string]string{"p/k/manifest.json": "{}", "p/k/m.sql": model("s1", "s3", "s5", "s7", "s9")})
+	svc := newTestService(t, dir, Config{SkipEngines: true, PageSize: 4})
+	cs := connectHTTP(t, startHTTP(t, svc).URL, "")
+	ctx := context.Background()
+	page := func(cursor string) ([]string, string) {
+		t.Helper()
+		r, err := cs.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var uris []string
+		for _, res := range r.Resources {
+			uris = append(uris, res.URI)
+		}
+		return uris, r.NextCursor
+	}
+	first, cursor := page("")
+	if len(first) != 4 || cursor == "" {
+		t.Fatalf("first page: %v %q", first, cursor)
+	}
+	firstEnd := first[len(first)-1]
+	// Sources before and after the cursor's URI appear, s5 goes.
+	writeFiles(t, dir, map[string]string{"p/k/m.sql": model("s0", "s1", "s2", "s3", "s4", "s6", "s7", "s8", "s9")})
+	if err := svc.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var rest []string
+	for cursor != "" {
+		var uris []string
+		uris, cursor = page(cursor)
+		rest = append(rest, uris...)
+	}
+	var want []string
+	for _, e := range svc.Catalog().Entries() {
+		if u := uriOf(e); u > firstEnd {
+			want = append(want, u)
+		}
+	}
+	slices.Sort(want)
+	if d := cmp.Diff(want, rest); d != "" {
+		t.Errorf("pages after the reload (-every object after %s, once, in order +listed):\n%s", firstEnd, d)
+	}
+	if len(rest) == 0 || slices.Contains(rest, "catalog://source/p/k/m/s5") {
+		t.Errorf("after the reload: %v", rest)
 	}
 }
