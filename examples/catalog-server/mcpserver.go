@@ -180,16 +180,7 @@ func invalidArguments(tool string, args json.RawMessage, err error) toolError {
 	if !ok {
 		return te
 	}
-	var names, takes []string
-	for i := range t.NumField() {
-		name, opts, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-		names = append(names, name)
-		if strings.Contains(opts, "omitempty") {
-			takes = append(takes, name)
-		} else {
-			takes = append(takes, name+" (required)")
-		}
-	}
+	names, takes := argNames(t)
 	te.Hint = fmt.Sprintf("Call again with the arguments %s takes: %s.", tool, strings.Join(takes, ", "))
 	var given map[string]json.RawMessage
 	if json.Unmarshal(args, &given) == nil {
@@ -205,6 +196,21 @@ func invalidArguments(tool string, args json.RawMessage, err error) toolError {
 		}
 	}
 	return te
+}
+
+// argNames returns the argument names of a tool's input type t (its fields' JSON
+// names), and the same marked "(required)" where the field is not omitempty.
+func argNames(t reflect.Type) (names, takes []string) {
+	for i := range t.NumField() {
+		name, opts, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		names = append(names, name)
+		if strings.Contains(opts, "omitempty") {
+			takes = append(takes, name)
+		} else {
+			takes = append(takes, name+" (required)")
+		}
+	}
+	return names, takes
 }
 
 // knownArg reports whether k names one of a tool's arguments: encoding/json
@@ -226,17 +232,24 @@ func unknownArguments(req *mcp.CallToolRequest) *mcp.CallToolResult {
 	if json.Unmarshal(req.Params.Arguments, &given) != nil {
 		return nil
 	}
-	var names []string
-	for i := range t.NumField() {
-		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-		names = append(names, name)
-	}
+	names, _ := argNames(t)
 	for k := range given {
 		if !knownArg(names, k) {
 			return errorResult(invalidArguments(req.Params.Name, req.Params.Arguments, fmt.Errorf("invalid arguments for tool %q", req.Params.Name)))
 		}
 	}
 	return nil
+}
+
+// addTool registers a typed tool whose calls with an argument it does not take
+// are refused (unknownArguments) before h runs.
+func addTool[In any](s *mcp.Server, t *mcp.Tool, h func(context.Context, *mcp.CallToolRequest, In) (*mcp.CallToolResult, any, error)) {
+	mcp.AddTool(s, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
+		if r := unknownArguments(req); r != nil {
+			return r, nil, nil
+		}
+		return h(ctx, req, in)
+	})
 }
 
 func itemOf(e *catalog.Entry) Item {
@@ -259,11 +272,8 @@ func newMCPServer(svc *Service, version string) *mcp.Server {
 	})
 	ro := &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), DestructiveHint: mcp.Bool(false), IdempotentHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)}
 
-	mcp.AddTool(s, &mcp.Tool{Name: "list_catalog", Description: "List one level of the catalog: projects (no path), a project's packages, a package's models and notebooks, a model's sources and named queries. Paginated: pass nextCursor back as cursor.", Annotations: ro},
+	addTool(s, &mcp.Tool{Name: "list_catalog", Description: "List one level of the catalog: projects (no path), a project's packages, a package's models and notebooks, a model's sources and named queries. Paginated: pass nextCursor back as cursor.", Annotations: ro},
 		func(ctx context.Context, req *mcp.CallToolRequest, in listIn) (*mcp.CallToolResult, any, error) {
-			if r := unknownArguments(req); r != nil {
-				return r, nil, nil
-			}
 			page, err := svc.Catalog().List(in.Path, in.Cursor, svc.cfg.PageSize)
 			if err != nil {
 				return errorResult(classify(err)), nil, nil
@@ -275,11 +285,8 @@ func newMCPServer(svc *Service, version string) *mcp.Server {
 			return okResult(out)
 		})
 
-	mcp.AddTool(s, &mcp.Tool{Name: "describe", Description: "Describe any catalog object by path: a project or package with its contents (and the problems of its files that did not load); a model with its sources (columns) and named queries; a source with columns, types, row count and sample rows; a named query with its SQL and typed parameters; a notebook with its Markdown and SQL cells.", Annotations: ro},
+	addTool(s, &mcp.Tool{Name: "describe", Description: "Describe any catalog object by path: a project or package with its contents (and the problems of its files that did not load); a model with its sources (columns) and named queries; a source with columns, types, row count and sample rows; a named query with its SQL and typed parameters; a notebook with its Markdown and SQL cells.", Annotations: ro},
 		func(ctx context.Context, req *mcp.CallToolRequest, in describeIn) (*mcp.CallToolResult, any, error) {
-			if r := unknownArguments(req); r != nil {
-				return r, nil, nil
-			}
 			d, err := svc.Describe(ctx, in.Path)
 			if err != nil {
 				return errorResult(classify(err)), nil, nil
@@ -287,11 +294,8 @@ func newMCPServer(svc *Service, version string) *mcp.Server {
 			return okResult(d)
 		})
 
-	mcp.AddTool(s, &mcp.Tool{Name: "search_catalog", Description: "Search names, column names and descriptions of every catalog object; results are ranked (exact name first, then name prefix, substring, column, description). Every word must match.", Annotations: ro},
+	addTool(s, &mcp.Tool{Name: "search_catalog", Description: "Search names, column names and descriptions of every catalog object; results are ranked (exact name first, then name prefix, substring, column, description). Every word must match.", Annotations: ro},
 		func(ctx context.Context, req *mcp.CallToolRequest, in searchIn) (*mcp.CallToolResult, any, error) {
-			if r := unknownArguments(req); r != nil {
-				return r, nil, nil
-			}
 			if strings.TrimSpace(in.Query) == "" {
 				return errorResult(toolError{Error: "the query holds no words: give words of a name, column or description (call list_catalog to browse instead)", Kind: "invalid"}), nil, nil
 			}
@@ -308,10 +312,7 @@ func newMCPServer(svc *Service, version string) *mcp.Server {
 
 	execTool := &mcp.Tool{Name: "execute_query", Annotations: ro,
 		Description: fmt.Sprintf("Run one read-only query. Either sql (a single SELECT or WITH … SELECT over the model's sources, by name) against path = project/package/model, or a named query: queryName with path = the model, or path = the query itself; parameters by name. Returns columns with types, rows, rowCount, truncated (and by which limit), rowLimit and elapsedMs. rowLimit defaults to %d, at most %d; each query stops after %s.", svc.cfg.DefaultRowLimit, svc.cfg.MaxRowLimit, svc.cfg.QueryTimeout)}
-	mcp.AddTool(s, execTool, func(ctx context.Context, req *mcp.CallToolRequest, in executeIn) (*mcp.CallToolResult, any, error) {
-		if r := unknownArguments(req); r != nil {
-			return r, nil, nil
-		}
+	addTool(s, execTool, func(ctx context.Context, req *mcp.CallToolRequest, in executeIn) (*mcp.CallToolResult, any, error) {
 		res, err := svc.Execute(ctx, in)
 		if err != nil {
 			return errorResult(classify(err)), nil, nil
