@@ -427,12 +427,18 @@ func (s *Server) capabilities(rev *revision) *ServerCapabilities {
 // sortedBySeq returns the values of m in registration order, cached in *cache until
 // a registration change clears it. s.mu is held.
 func sortedBySeq[T seqHolder](cache *[]T, m map[string]T) []T {
+	return sortedView(cache, m, func(a, b T) int { return cmpSeq(a.seqNum(), b.seqNum()) })
+}
+
+// sortedView returns *cache, first building it from m's values in cmp order when
+// a change emptied it.
+func sortedView[T any](cache *[]T, m map[string]T, cmp func(a, b T) int) []T {
 	if *cache == nil {
 		list := make([]T, 0, len(m))
 		for _, v := range m {
 			list = append(list, v)
 		}
-		slices.SortFunc(list, func(a, b T) int { return cmpSeq(a.seqNum(), b.seqNum()) })
+		slices.SortFunc(list, cmp)
 		*cache = list
 	}
 	return *cache
@@ -456,15 +462,7 @@ func (s *Server) sortedResources() []*serverResource {
 func (s *Server) resourcesByURI() []*serverResource {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.resourceURIs == nil {
-		list := make([]*serverResource, 0, len(s.resources))
-		for _, r := range s.resources {
-			list = append(list, r)
-		}
-		slices.SortFunc(list, func(a, b *serverResource) int { return cmpString(a.res.URI, b.res.URI) })
-		s.resourceURIs = list
-	}
-	return s.resourceURIs
+	return sortedView(&s.resourceURIs, s.resources, func(a, b *serverResource) int { return cmpString(a.res.URI, b.res.URI) })
 }
 
 func (s *Server) sortedTemplates() []*serverTemplate {
