@@ -205,6 +205,81 @@ func (c *Catalog) Search(q string, limit int) []Hit {
 	return hits
 }
 
+// Unmatched is a word of a search that matches no object's name, column or
+// description, with the existing names closest to it.
+type Unmatched struct {
+	Word    string
+	Closest []NameMatch // best first
+}
+
+// NameMatch is an existing name and some of the objects that bear it: objects so
+// named first, then sources with a column so named.
+type NameMatch struct {
+	Name    string
+	Entries []*Entry
+	Column  []bool // Column[i]: Entries[i] has a column so named (rather than the name)
+}
+
+// Unmatched returns the words of q that match nothing at all in the catalog, in
+// the order of q, each with up to n of the closest names of objects (projects,
+// packages, models, notebooks, sources, queries) and columns, compared folded
+// (Closest), and up to perName of the objects bearing each name. A search that
+// found nothing while every word matches something has no unmatched word: no
+// object holds all of them.
+func (c *Catalog) Unmatched(q string, n, perName int) []Unmatched {
+	folded := c.foldedIndex()
+	var out []Unmatched
+	var names []string
+	var bearers map[string]*NameMatch
+	seen := map[string]bool{}
+	for _, word := range strings.Fields(q) {
+		w := Fold(word)
+		if w == "" || seen[w] {
+			continue
+		}
+		seen[w] = true
+		found := false
+		for i, e := range c.entries {
+			if best, _ := folded[i].score(e, w); best > 0 {
+				found = true
+				break
+			}
+		}
+		if found {
+			continue
+		}
+		if bearers == nil {
+			bearers = map[string]*NameMatch{}
+			add := func(name string, e *Entry, column bool) {
+				m := bearers[name]
+				if m == nil {
+					m = &NameMatch{Name: name}
+					bearers[name] = m
+					names = append(names, name)
+				}
+				if len(m.Entries) < perName {
+					m.Entries = append(m.Entries, e)
+					m.Column = append(m.Column, column)
+				}
+			}
+			for _, e := range c.entries {
+				add(e.Name, e, false)
+			}
+			for _, e := range c.entries {
+				for _, col := range e.Columns {
+					add(col, e, true)
+				}
+			}
+		}
+		u := Unmatched{Word: word}
+		for _, name := range Closest(word, names, n) {
+			u.Closest = append(u.Closest, *bearers[name])
+		}
+		out = append(out, u)
+	}
+	return out
+}
+
 // score says how well the folded word w matches the entry e (whose folded text
 // f is): 10 its exact name, 6 a name prefix, 4 a name substring, 3 a column's
 // exact name, 2 a column substring, 1 the description, 0 nothing; and what
