@@ -82,6 +82,12 @@ func OpenDuck(ctx context.Context, m *catalog.Model, cfg DuckConfig) (*Duck, err
 	q.Set("threads", strconv.Itoa(cfg.Threads))
 	q.Set("memory_limit", cfg.MemoryLimit)
 	q.Set("temp_directory", filepath.Join(tmp, "spill"))
+	// DuckDB's defaults for these are under the server user's home directory,
+	// which a query could read back (current_setting, duckdb_settings, the error
+	// of which_secret or duckdb_extensions). Neither is used: extensions cannot
+	// load and no secret can be stored.
+	q.Set("secret_directory", filepath.Join(tmp, "secrets"))
+	q.Set("extension_directory", filepath.Join(tmp, "extensions"))
 	db, err := sql.Open("duckdb", dbPath+"?"+q.Encode())
 	if err != nil {
 		os.RemoveAll(tmp)
