@@ -205,7 +205,7 @@ type Entry struct {
 	Description string
 	Parent      string   // path of the parent ("" for a project)
 	Children    []*Entry // sorted by name
-	Columns     []string // filled by the server's column index, if any (searchable)
+	Columns     []string // filled by the server's column index, if any (searchable; set before the first Search, which folds them once)
 
 	Project  *Project
 	Package  *Package
