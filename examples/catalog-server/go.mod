@@ -2,7 +2,10 @@ module github.com/wiremcp/wiremcp/examples/catalog-server
 
 go 1.25.0
 
-require github.com/google/go-cmp v0.7.0
+require (
+	github.com/google/go-cmp v0.7.0
+	golang.org/x/text v0.41.0
+)
 
 require github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
 
@@ -33,7 +36,6 @@ require (
 	golang.org/x/sync v0.22.0 // indirect
 	golang.org/x/sys v0.47.0 // indirect
 	golang.org/x/telemetry v0.0.0-20260708182218-49f421fb7959 // indirect
-	golang.org/x/text v0.41.0 // indirect
 	golang.org/x/tools v0.48.0 // indirect
 	golang.org/x/xerrors v0.0.0-20240903120638-7835f813f4da // indirect
 )

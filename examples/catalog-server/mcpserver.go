@@ -56,6 +56,20 @@ type SearchResult struct {
 
 type searchOut struct {
 	Results []SearchResult `json:"results"`
+	// When nothing matched: what to try (in words), and the existing names closest
+	// to each word that matches nothing.
+	Hint        string             `json:"hint,omitempty"`
+	Suggestions []SearchSuggestion `json:"suggestions,omitempty"`
+}
+
+// SearchSuggestion is an existing name close to a word of a search that matched
+// nothing, with one object that bears it.
+type SearchSuggestion struct {
+	Word    string `json:"word"`    // the word of the query that matches nothing
+	Closest string `json:"closest"` // an existing name near it
+	Path    string `json:"path"`    // an object so named, or with a column so named
+	Kind    string `json:"kind"`
+	Match   string `json:"match"` // "name" or "column NAME"
 }
 
 type executeIn struct {
@@ -252,6 +266,53 @@ func addTool[In any](s *mcp.Server, t *mcp.Tool, h func(context.Context, *mcp.Ca
 	})
 }
 
+// searchHelp says what to try after a search of q that found nothing: for each
+// word that matches nothing, the closest existing names (of objects and columns)
+// and objects that bear them; when every word matches something, that no object
+// matches all of them.
+func searchHelp(cat *catalog.Catalog, q string) (string, []SearchSuggestion) {
+	un := cat.Unmatched(q, 5, 2)
+	if len(un) == 0 {
+		return fmt.Sprintf("each word of %q matches some object, but no object matches all of them: search with fewer words", q), nil
+	}
+	var b strings.Builder
+	var sugg []SearchSuggestion
+	for i, u := range un {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "nothing matches %q", u.Word)
+		if len(u.Closest) == 0 {
+			b.WriteString(" and no name is close to it")
+			continue
+		}
+		b.WriteString("; closest names: ")
+		for j, m := range u.Closest {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			var where []string
+			for k, e := range m.Entries {
+				s := SearchSuggestion{Word: u.Word, Closest: m.Name, Path: e.Path, Kind: string(e.Kind), Match: "name"}
+				w := e.Path
+				if m.Column[k] {
+					s.Match = "column " + m.Name
+					w = "column of " + e.Path
+				}
+				sugg = append(sugg, s)
+				where = append(where, w)
+			}
+			fmt.Fprintf(&b, "%s (%s)", m.Name, strings.Join(where, ", "))
+		}
+	}
+	if len(sugg) > 0 {
+		b.WriteString(". Search again with one of these names, or call list_catalog to browse.")
+	} else {
+		b.WriteString(". Try other words, or call list_catalog to browse.")
+	}
+	return b.String(), sugg
+}
+
 func itemOf(e *catalog.Entry) Item {
 	return Item{Path: e.Path, Kind: string(e.Kind), Name: e.Name, Description: e.Description}
 }
@@ -294,7 +355,7 @@ func newMCPServer(svc *Service, version string) *mcp.Server {
 			return okResult(d)
 		})
 
-	addTool(s, &mcp.Tool{Name: "search_catalog", Description: "Search names, column names and descriptions of every catalog object; results are ranked (exact name first, then name prefix, substring, column, description). Every word must match.", Annotations: ro},
+	addTool(s, &mcp.Tool{Name: "search_catalog", Description: "Search names, column names and descriptions of every catalog object; results are ranked (exact name first, then name prefix, substring, column, description). Every word must match; case, accents and compatibility forms do not count. When nothing matches, the result suggests the closest existing names.", Annotations: ro},
 		func(ctx context.Context, req *mcp.CallToolRequest, in searchIn) (*mcp.CallToolResult, any, error) {
 			if strings.TrimSpace(in.Query) == "" {
 				return errorResult(toolError{Error: "the query holds no words: give words of a name, column or description (call list_catalog to browse instead)", Kind: "invalid"}), nil, nil
@@ -304,8 +365,12 @@ func newMCPServer(svc *Service, version string) *mcp.Server {
 				limit = 20
 			}
 			out := searchOut{Results: []SearchResult{}}
-			for _, h := range svc.Catalog().Search(in.Query, limit) {
+			cat := svc.Catalog()
+			for _, h := range cat.Search(in.Query, limit) {
 				out.Results = append(out.Results, SearchResult{Item: itemOf(h.Entry), Match: h.Match, Score: math.Round(h.Score*100) / 100})
+			}
+			if len(out.Results) == 0 {
+				out.Hint, out.Suggestions = searchHelp(cat, in.Query)
 			}
 			return okResult(out)
 		})

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -227,6 +228,62 @@ func TestSearch(t *testing.T) {
 	}
 	if hits := c.Search("s", 2); len(hits) != 2 {
 		t.Errorf("limit: %d", len(hits))
+	}
+}
+
+// TestSearchFolds: search folds case, accents and compatibility forms on both
+// sides: "temperature" finds a column "température" and "TEMPÉRATURE" a source
+// named "temperature"; "STRASSE" finds "Straße" and "straße" finds "STRASSE"; a
+// fullwidth or ligature query finds the plain letters.
+func TestSearchFolds(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, map[string]string{
+		"p/k/manifest.json": `{}`,
+		"p/k/m.sql": `-- @source readings
+SELECT 1;
+-- @source temperature
+SELECT 1;
+-- Deliveries per Straße.
+-- @source deliveries
+SELECT 1;
+-- Shops of the HAUPTSTRASSE.
+-- @source shops
+SELECT 1;
+-- Files of the office.
+-- @source files
+SELECT 1;
+`,
+	})
+	c, err := Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Lookup("p/k/m/readings").Columns = []string{"Température_C", "at"}
+	for _, tc := range []struct{ q, want string }{
+		{"temperature_c", "p/k/m/readings column Température_C"},
+		{"TEMPÉRATURE", "p/k/m/temperature name"},
+		{"température", "p/k/m/temperature name"},
+		{"STRASSE", "p/k/m/deliveries description"},
+		{"straße", "p/k/m/deliveries description"},
+		{"hauptstraße", "p/k/m/shops description"},
+		{"ＦＩＬＥＳ", "p/k/m/files name"},
+		{"ﬁles", "p/k/m/files name"},
+	} {
+		var got []string
+		for _, h := range c.Search(tc.q, 20) {
+			got = append(got, h.Entry.Path+" "+h.Match)
+		}
+		if !slices.Contains(got, tc.want) {
+			t.Errorf("search %q: %q, want among them %q", tc.q, got, tc.want)
+		}
+	}
+	if got := Closest("temprature", []string{"Température_C", "orders"}, 3); !slices.Equal(got, []string{"Température_C"}) {
+		t.Errorf("closest to temprature: %q", got)
+	}
+	for in, want := range map[string]string{"Straße": "strasse", "ÉTÉ": "ete", "İstanbul": "istanbul", "ＴＥＳＴ²": "test2", "plain": "plain"} {
+		if got := Fold(in); got != want {
+			t.Errorf("Fold(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
 

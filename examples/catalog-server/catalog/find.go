@@ -158,42 +158,22 @@ type Hit struct {
 // Search ranks objects by how well their names, columns and descriptions match the
 // words of q: an exact name beats a name prefix, which beats a name substring, a
 // column, then a description. Every word must match somewhere. Ties go by path.
+// Words and the text they are matched against are compared folded (Fold): case,
+// accents and compatibility forms do not count.
 func (c *Catalog) Search(q string, limit int) []Hit {
-	words := strings.Fields(strings.ToLower(q))
+	words := strings.Fields(Fold(q))
 	if len(words) == 0 || limit <= 0 {
 		return nil
 	}
+	folded := c.foldedIndex()
 	var hits []Hit
-	for _, e := range c.entries {
-		name := strings.ToLower(e.Name)
-		desc := strings.ToLower(e.Description)
+	for i, e := range c.entries {
+		f := &folded[i]
 		total := 0.0
 		match := ""
 		ok := true
 		for _, w := range words {
-			best, what := 0.0, ""
-			switch {
-			case name == w:
-				best, what = 10, "name"
-			case strings.HasPrefix(name, w):
-				best, what = 6, "name"
-			case strings.Contains(name, w):
-				best, what = 4, "name"
-			}
-			if best < 3 {
-				for _, col := range e.Columns {
-					lc := strings.ToLower(col)
-					if lc == w {
-						best, what = 3, "column "+col
-						break
-					} else if strings.Contains(lc, w) && best < 2 {
-						best, what = 2, "column "+col
-					}
-				}
-			}
-			if best < 1 && strings.Contains(desc, w) {
-				best, what = 1, "description"
-			}
+			best, what := f.score(e, w)
 			if best == 0 {
 				ok = false
 				break
@@ -225,20 +205,139 @@ func (c *Catalog) Search(q string, limit int) []Hit {
 	return hits
 }
 
-// Closest returns up to n of names nearest to s by edit distance (case-insensitive),
-// skipping any further than half of the longer string, best first.
+// Unmatched is a word of a search that matches no object's name, column or
+// description, with the existing names closest to it.
+type Unmatched struct {
+	Word    string
+	Closest []NameMatch // best first
+}
+
+// NameMatch is an existing name and some of the objects that bear it: objects so
+// named first, then sources with a column so named.
+type NameMatch struct {
+	Name    string
+	Entries []*Entry
+	Column  []bool // Column[i]: Entries[i] has a column so named (rather than the name)
+}
+
+// Unmatched returns the words of q that match nothing at all in the catalog, in
+// the order of q, each with up to n of the closest names of objects (projects,
+// packages, models, notebooks, sources, queries) and columns, compared folded
+// (Closest), and up to perName of the objects bearing each name. A search that
+// found nothing while every word matches something has no unmatched word: no
+// object holds all of them.
+func (c *Catalog) Unmatched(q string, n, perName int) []Unmatched {
+	folded := c.foldedIndex()
+	var out []Unmatched
+	var names []string
+	var bearers map[string]*NameMatch
+	seen := map[string]bool{}
+	for _, word := range strings.Fields(q) {
+		w := Fold(word)
+		if w == "" || seen[w] {
+			continue
+		}
+		seen[w] = true
+		found := false
+		for i, e := range c.entries {
+			if best, _ := folded[i].score(e, w); best > 0 {
+				found = true
+				break
+			}
+		}
+		if found {
+			continue
+		}
+		if bearers == nil {
+			bearers = map[string]*NameMatch{}
+			add := func(name string, e *Entry, column bool) {
+				m := bearers[name]
+				if m == nil {
+					m = &NameMatch{Name: name}
+					bearers[name] = m
+					names = append(names, name)
+				}
+				if len(m.Entries) < perName {
+					m.Entries = append(m.Entries, e)
+					m.Column = append(m.Column, column)
+				}
+			}
+			for _, e := range c.entries {
+				add(e.Name, e, false)
+			}
+			for _, e := range c.entries {
+				for _, col := range e.Columns {
+					add(col, e, true)
+				}
+			}
+		}
+		u := Unmatched{Word: word}
+		for _, name := range Closest(word, names, n) {
+			u.Closest = append(u.Closest, *bearers[name])
+		}
+		out = append(out, u)
+	}
+	return out
+}
+
+// score says how well the folded word w matches the entry e (whose folded text
+// f is): 10 its exact name, 6 a name prefix, 4 a name substring, 3 a column's
+// exact name, 2 a column substring, 1 the description, 0 nothing; and what
+// matched.
+func (f *foldedEntry) score(e *Entry, w string) (float64, string) {
+	best, what := 0.0, ""
+	switch {
+	case f.name == w:
+		return 10, "name"
+	case strings.HasPrefix(f.name, w):
+		return 6, "name"
+	case strings.Contains(f.name, w):
+		return 4, "name"
+	}
+	for j, col := range f.cols {
+		if col == w {
+			return 3, "column " + e.Columns[j]
+		} else if best < 2 && strings.Contains(col, w) {
+			best, what = 2, "column "+e.Columns[j]
+		}
+	}
+	if best == 0 && strings.Contains(f.desc, w) {
+		best, what = 1, "description"
+	}
+	return best, what
+}
+
+// foldedIndex returns the folded text of every entry, in the order of entries,
+// folding it at the first call.
+func (c *Catalog) foldedIndex() []foldedEntry {
+	c.foldOnce.Do(func() {
+		c.folded = make([]foldedEntry, len(c.entries))
+		for i, e := range c.entries {
+			f := foldedEntry{name: Fold(e.Name), desc: Fold(e.Description), cols: make([]string, len(e.Columns))}
+			for j, col := range e.Columns {
+				f.cols[j] = Fold(col)
+			}
+			c.folded[i] = f
+		}
+	})
+	return c.folded
+}
+
+// Closest returns up to n of names nearest to s by edit distance, compared folded
+// (Fold: regardless of case, accents and compatibility forms), skipping any
+// further than half of the longer string, best first.
 func Closest(s string, names []string, n int) []string {
 	type cand struct {
 		name string
 		d    int
 	}
-	ls := strings.ToLower(s)
+	ls := []rune(Fold(s))
 	var cs []cand
 	for _, name := range names {
-		ln := strings.ToLower(name)
+		ln := []rune(Fold(name))
 		d := editDistance(ls, ln)
-		if strings.Contains(ln, ls) || strings.Contains(ls, ln) {
-			d = min(d, 1)
+		if d > 1 && (strings.Contains(string(ln), string(ls)) || strings.Contains(string(ls), string(ln))) {
+			d = 1
 		}
 		if d <= max(len(ls), len(ln))/2+1 {
 			cs = append(cs, cand{name, d})
@@ -257,8 +356,8 @@ func Closest(s string, names []string, n int) []string {
 	return out
 }
 
-// editDistance is the Levenshtein distance between a and b (bytes).
-func editDistance(a, b string) int {
+// editDistance is the Levenshtein distance between a and b (in characters).
+func editDistance(a, b []rune) int {
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {

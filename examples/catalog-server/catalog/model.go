@@ -20,6 +20,7 @@ package catalog
 import (
 	"math"
 	"strings"
+	"sync"
 )
 
 // Kind is the kind of a catalog object.
@@ -53,6 +54,18 @@ type Catalog struct {
 	entries []*Entry          // every object, sorted by path (the search index)
 	skipped map[string]string // path of an object whose file was skipped → why
 	prev    *Catalog          // while loading: the catalog loaded before (nil after)
+
+	// folded holds the Fold of every entry's name, description and columns, in
+	// the order of entries, built at the first search (Entry.Columns are set
+	// before the catalog is served).
+	foldOnce sync.Once
+	folded   []foldedEntry
+}
+
+// foldedEntry is the searchable text of one entry, folded.
+type foldedEntry struct {
+	name, desc string
+	cols       []string
 }
 
 // Project is a top-level folder.
@@ -192,7 +205,7 @@ type Entry struct {
 	Description string
 	Parent      string   // path of the parent ("" for a project)
 	Children    []*Entry // sorted by name
-	Columns     []string // filled by the server's column index, if any (searchable)
+	Columns     []string // filled by the server's column index, if any (searchable; set before the first Search, which folds them once)
 
 	Project  *Project
 	Package  *Package

@@ -82,6 +82,12 @@ func OpenDuck(ctx context.Context, m *catalog.Model, cfg DuckConfig) (*Duck, err
 	q.Set("threads", strconv.Itoa(cfg.Threads))
 	q.Set("memory_limit", cfg.MemoryLimit)
 	q.Set("temp_directory", filepath.Join(tmp, "spill"))
+	// DuckDB's defaults for these are under the server user's home directory,
+	// which a query could read back (current_setting, duckdb_settings, the error
+	// of which_secret or duckdb_extensions). Neither is used: extensions cannot
+	// load and no secret can be stored.
+	q.Set("secret_directory", filepath.Join(tmp, "secrets"))
+	q.Set("extension_directory", filepath.Join(tmp, "extensions"))
 	db, err := sql.Open("duckdb", dbPath+"?"+q.Encode())
 	if err != nil {
 		os.RemoveAll(tmp)
@@ -336,7 +342,7 @@ func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any,
 		// duckdb-go decodes a JSON column into float64 numbers, which changes
 		// every integer past 2^53: such columns are read as their text instead,
 		// and decoded here with the digits kept.
-		var jsonCols map[int]bool
+		var jsonCols map[int]string
 		if wrapped {
 			if repl, cols := jsonColumns(stmt); len(repl) > 0 {
 				if st2, err := dc.(*duckdb.Conn).Prepare(cappedText(sqlText, lim.RowLimit+1, repl)); err == nil {
@@ -367,8 +373,8 @@ func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any,
 			if tn, ok := rows.(driver.RowsColumnTypeDatabaseTypeName); ok {
 				types[i] = tn.ColumnTypeDatabaseTypeName(i)
 			}
-			if jsonCols[i] {
-				types[i] = "JSON"
+			if t, ok := jsonCols[i]; ok {
+				types[i] = t
 			}
 			res.Columns = append(res.Columns, Column{Name: n, Type: types[i]})
 		}
@@ -386,7 +392,7 @@ func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any,
 			}
 			row := make([]any, len(vals))
 			for i, v := range vals {
-				if text, ok := v.(string); ok && jsonCols[i] {
+				if text, ok := v.(string); ok && jsonCols[i] == "JSON" {
 					var jv any
 					if err := jsonKeepNumbers([]byte(text), &jv); err != nil {
 						return fmt.Errorf("column %s: %w", names[i], err)
@@ -474,33 +480,103 @@ func cappedText(sqlText string, n int, replace []string) string {
 	return sel + "FROM (\n" + body + "\n) LIMIT " + strconv.Itoa(n)
 }
 
-// jsonColumns finds the JSON columns of a prepared query: the REPLACE items that
-// read them as text, and their indexes.
-func jsonColumns(stmt *duckdb.Stmt) ([]string, map[int]bool) {
+// jsonColumns finds the columns of a prepared query that hold JSON, as a whole or
+// inside a LIST, ARRAY, STRUCT or MAP (duckdb-go decodes JSON into float64
+// numbers, which changes every integer past 2^53): the REPLACE items that read
+// them with VARCHAR where JSON is, and by index the type to convert each one by —
+// DuckDB's name of the type with JSON where JSON is ("JSON", "JSON[]",
+// STRUCT("j" JSON, "n" INTEGER)), which duckValue follows to decode that text with
+// the numbers' digits kept.
+func jsonColumns(stmt *duckdb.Stmt) ([]string, map[int]string) {
 	n, err := stmt.ColumnCount()
 	if err != nil {
 		return nil, nil
 	}
 	var repl []string
-	cols := map[int]bool{}
+	cols := map[int]string{}
 	for i := range n {
-		// JSON is VARCHAR with an alias: only those columns need the alias
-		// looked up (ColumnTypeInfo builds a whole type description).
-		if t, err := stmt.ColumnType(i); err != nil || t != duckdb.TYPE_VARCHAR {
+		// JSON is VARCHAR with an alias: only those columns, and nested ones,
+		// need their type looked up (ColumnTypeInfo builds a whole type
+		// description).
+		switch t, err := stmt.ColumnType(i); {
+		case err != nil:
+			continue
+		case t == duckdb.TYPE_VARCHAR, t == duckdb.TYPE_LIST, t == duckdb.TYPE_ARRAY, t == duckdb.TYPE_STRUCT, t == duckdb.TYPE_MAP:
+		default:
 			continue
 		}
 		ti, err := stmt.ColumnTypeInfo(i)
-		if err != nil || ti.Alias() != "JSON" {
+		if err != nil {
 			continue
+		}
+		guide, cast, ok := duckTypeNames(ti)
+		if !ok || guide == cast {
+			continue // no JSON in it, or a type that cannot be written back
 		}
 		name, err := stmt.ColumnName(i)
 		if err != nil {
 			return nil, nil
 		}
-		repl = append(repl, "CAST("+quoteIdent(name)+" AS VARCHAR) AS "+quoteIdent(name))
-		cols[i] = true
+		repl = append(repl, "CAST("+quoteIdent(name)+" AS "+cast+") AS "+quoteIdent(name))
+		cols[i] = guide
 	}
 	return repl, cols
+}
+
+// duckTypeNames writes the type ti as DuckDB names it (as duckdb-go's
+// ColumnTypeDatabaseTypeName does: INTEGER, DECIMAL(18,3), VARCHAR[], INTEGER[3],
+// STRUCT("a" DATE), MAP(VARCHAR, BIGINT)), twice: with JSON where a JSON value is
+// (guide), and with VARCHAR there (cast, a type to cast to). ok is false for a type
+// that holds one this cannot write (a UNION, an ENUM, a type without a name).
+func duckTypeNames(ti duckdb.TypeInfo) (guide, cast string, ok bool) {
+	if ti.InternalType() == duckdb.TYPE_VARCHAR && ti.Alias() == "JSON" {
+		return "JSON", "VARCHAR", true
+	}
+	switch d := ti.Details().(type) {
+	case *duckdb.DecimalDetails:
+		s := fmt.Sprintf("DECIMAL(%d,%d)", d.Width, d.Scale)
+		return s, s, true
+	case *duckdb.ListDetails:
+		g, c, ok := duckTypeNames(d.Child)
+		return g + "[]", c + "[]", ok
+	case *duckdb.ArrayDetails:
+		g, c, ok := duckTypeNames(d.Child)
+		return fmt.Sprintf("%s[%d]", g, d.Size), fmt.Sprintf("%s[%d]", c, d.Size), ok
+	case *duckdb.MapDetails:
+		kg, kc, kok := duckTypeNames(d.Key)
+		vg, vc, vok := duckTypeNames(d.Value)
+		return "MAP(" + kg + ", " + vg + ")", "MAP(" + kc + ", " + vc + ")", kok && vok
+	case *duckdb.StructDetails:
+		var g, c []string
+		for _, e := range d.Entries {
+			fg, fc, fok := duckTypeNames(e.Info())
+			if !fok {
+				return "", "", false
+			}
+			name := `"` + strings.ReplaceAll(e.Name(), `"`, `""`) + `" `
+			g, c = append(g, name+fg), append(c, name+fc)
+		}
+		return "STRUCT(" + strings.Join(g, ", ") + ")", "STRUCT(" + strings.Join(c, ", ") + ")", true
+	case nil:
+		if name, ok := duckPrimitiveNames[ti.InternalType()]; ok {
+			return name, name, true
+		}
+	}
+	return "", "", false
+}
+
+// duckPrimitiveNames are the names of DuckDB's types without parameters, as
+// DuckDB's SQL and duckdb-go's type names write them.
+var duckPrimitiveNames = map[duckdb.Type]string{
+	duckdb.TYPE_BOOLEAN: "BOOLEAN", duckdb.TYPE_TINYINT: "TINYINT", duckdb.TYPE_SMALLINT: "SMALLINT",
+	duckdb.TYPE_INTEGER: "INTEGER", duckdb.TYPE_BIGINT: "BIGINT", duckdb.TYPE_HUGEINT: "HUGEINT",
+	duckdb.TYPE_UTINYINT: "UTINYINT", duckdb.TYPE_USMALLINT: "USMALLINT", duckdb.TYPE_UINTEGER: "UINTEGER",
+	duckdb.TYPE_UBIGINT: "UBIGINT", duckdb.TYPE_UHUGEINT: "UHUGEINT", duckdb.TYPE_FLOAT: "FLOAT",
+	duckdb.TYPE_DOUBLE: "DOUBLE", duckdb.TYPE_DATE: "DATE", duckdb.TYPE_TIME: "TIME", duckdb.TYPE_TIME_TZ: "TIMETZ",
+	duckdb.TYPE_TIMESTAMP: "TIMESTAMP", duckdb.TYPE_TIMESTAMP_S: "TIMESTAMP_S", duckdb.TYPE_TIMESTAMP_MS: "TIMESTAMP_MS",
+	duckdb.TYPE_TIMESTAMP_NS: "TIMESTAMP_NS", duckdb.TYPE_TIMESTAMP_TZ: "TIMESTAMPTZ", duckdb.TYPE_INTERVAL: "INTERVAL",
+	duckdb.TYPE_VARCHAR: "VARCHAR", duckdb.TYPE_BLOB: "BLOB", duckdb.TYPE_UUID: "UUID", duckdb.TYPE_BIT: "BIT",
+	duckdb.TYPE_BIGNUM: "BIGNUM",
 }
 
 // unwrapLines renumbers the "LINE n:" of a DuckDB error about a capped statement
@@ -648,6 +724,13 @@ func duckValue(v any, dbType string) any {
 			out[k] = duckValue(e, fields[k])
 		}
 		return out
+	case string:
+		if dbType == "JSON" { // inside a nested value that jsonColumns reads as text
+			var jv any
+			if jsonKeepNumbers([]byte(x), &jv) == nil {
+				return jv
+			}
+		}
 	case time.Time:
 		if dbType == "TIMETZ" {
 			return x.Format("15:04:05.999999Z07:00")

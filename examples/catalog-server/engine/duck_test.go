@@ -347,3 +347,35 @@ func checkValues(t *testing.T, d *Duck, cases []valueCase) {
 		}
 	}
 }
+
+// TestDuckNestedJSONNumbers: JSON inside a LIST, ARRAY, STRUCT or MAP keeps its
+// numbers' digits too (duckdb-go decoded it into float64: 9007199254740993 came
+// back as 9007199254740992), beside values of other types converted by their own
+// type, and the column is typed with JSON where JSON is.
+func TestDuckNestedJSONNumbers(t *testing.T) {
+	d := openTestDuck(t)
+	for _, tc := range []struct{ expr, typ, json string }{
+		{`[json '{"n": 9007199254740993}', NULL]`, "JSON[]", `[{"n":9007199254740993},null]`},
+		{`{'j': '{"n": 12345678901234567890, "f": 1.10}'::JSON, 'd': 2.25::DECIMAL(4,2), 't': DATE '2024-03-01'}`, `STRUCT("j" JSON, "d" DECIMAL(4,2), "t" DATE)`, `{"d":2.25,"j":{"f":1.10,"n":12345678901234567890},"t":"2024-03-01"}`},
+		{`[[json '9007199254740993']]`, "JSON[][]", `[[9007199254740993]]`},
+		{`array_value(json '9007199254740993', json '[1, 2.50]')`, "JSON[2]", `[9007199254740993,[1,2.50]]`},
+		{`MAP {'a': json '9007199254740993'}`, "MAP(VARCHAR, JSON)", `[{"key":"a","value":9007199254740993}]`},
+		{`[{'k': 'x', 'v': json '{"n": 9007199254740993}'}]`, `STRUCT("k" VARCHAR, "v" JSON)[]`, `[{"k":"x","v":{"n":9007199254740993}}]`},
+		{`{'a b"c': json '1'}`, `STRUCT("a b""c" JSON)`, `{"a b\"c":1}`},
+		// Without JSON, nothing changes.
+		{`[1, 2]`, "INTEGER[]", `[1,2]`},
+		{`{'s': 'x'}`, `STRUCT("s" VARCHAR)`, `{"s":"x"}`},
+	} {
+		res, err := d.Query(context.Background(), "SELECT "+tc.expr+" AS v, 1 AS w", nil, testLimits)
+		if err != nil {
+			t.Errorf("%s: %v", tc.expr, err)
+			continue
+		}
+		if got, _ := json.Marshal(res.Rows[0][0]); string(got) != tc.json {
+			t.Errorf("%s: %s, want %s", tc.expr, got, tc.json)
+		}
+		if res.Columns[0].Type != tc.typ || res.Columns[1] != (Column{"w", "INTEGER"}) {
+			t.Errorf("%s: columns %+v, want type %s", tc.expr, res.Columns, tc.typ)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -31,8 +32,10 @@ type Postgres struct {
 	columns map[string][]Column
 	broken  map[string]string
 	// typeNames holds the names of result types pgx does not know (money,
-	// timetz, enums, composites, arrays of them), by OID, read from pg_type.
-	typeNames sync.Map
+	// timetz, enums, composites, arrays of them), by OID, read from pg_type;
+	// arrayDelims, of those that are arrays, the delimiter of their text (byte).
+	typeNames   sync.Map
+	arrayDelims sync.Map
 }
 
 // pgAsText are the built-in types whose values are asked for in PostgreSQL's text
@@ -56,6 +59,22 @@ var pgAsText = map[uint32]bool{
 	pgtype.TsmultirangeOID: true, pgtype.TsmultirangeArrayOID: true, pgtype.TstzmultirangeOID: true, pgtype.TstzmultirangeArrayOID: true,
 	pgtype.PointOID: true, pgtype.LsegOID: true, pgtype.PathOID: true, pgtype.BoxOID: true, pgtype.PolygonOID: true,
 	pgtype.LineOID: true, pgtype.CircleOID: true,
+	pgtype.PointArrayOID: true, pgtype.LsegArrayOID: true, pgtype.PathArrayOID: true, pgtype.BoxArrayOID: true,
+	pgtype.PolygonArrayOID: true, pgtype.LineArrayOID: true, pgtype.CircleArrayOID: true,
+}
+
+// pgTextArrays are pgAsText's array types, with the delimiter PostgreSQL writes
+// between their elements (box's is ';'): their text becomes a JSON array of the
+// elements' text (pgArray).
+var pgTextArrays = map[uint32]byte{
+	pgtype.IntervalArrayOID: ',', pgtype.TimeArrayOID: ',', pgtype.TimetzArrayOID: ',',
+	pgtype.BitArrayOID: ',', pgtype.VarbitArrayOID: ',', pgtype.XMLArrayOID: ',', pgtype.JSONPathArrayOID: ',',
+	pgtype.Int4rangeArrayOID: ',', pgtype.Int8rangeArrayOID: ',', pgtype.NumrangeArrayOID: ',',
+	pgtype.DaterangeArrayOID: ',', pgtype.TsrangeArrayOID: ',', pgtype.TstzrangeArrayOID: ',',
+	pgtype.Int4multirangeArrayOID: ',', pgtype.Int8multirangeArrayOID: ',', pgtype.NummultirangeArrayOID: ',',
+	pgtype.DatemultirangeArrayOID: ',', pgtype.TsmultirangeArrayOID: ',', pgtype.TstzmultirangeArrayOID: ',',
+	pgtype.PointArrayOID: ',', pgtype.LsegArrayOID: ',', pgtype.PathArrayOID: ',', pgtype.BoxArrayOID: ';',
+	pgtype.PolygonArrayOID: ',', pgtype.LineArrayOID: ',', pgtype.CircleArrayOID: ',',
 }
 
 // pgFormats asks for the text format of pgAsText's types.
@@ -256,6 +275,9 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 		}
 		res.Columns = append(res.Columns, Column{Name: fd.Name, Type: types[i]})
 	}
+	if len(unnamed) > 0 {
+		fds = slices.Clone(fds) // read after the rows close, when pgconn may reuse them
+	}
 	app := rowAppender{lim: lim, res: res}
 	for rows.Next() {
 		vals, err := rows.Values()
@@ -269,8 +291,8 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 			switch oid := fds[i].DataTypeOID; {
 			case raw[i] == nil:
 				row[i] = nil
-			case fds[i].Format == pgx.TextFormatCode && pgAsText[oid]:
-				row[i] = string(raw[i])
+			case fds[i].Format == pgx.TextFormatCode && (pgAsText[oid] || p.isTextArray(oid)):
+				row[i] = p.fromText(oid, raw[i])
 			default:
 				row[i] = jsonValue(v, types[i])
 			}
@@ -289,8 +311,65 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 	}
 	if len(unnamed) > 0 {
 		p.nameTypes(ctx, tx, unnamed, res.Columns)
+		p.arraysFromText(res, fds, unnamed, lim)
 	}
 	return res, nil
+}
+
+// isTextArray says whether oid is an array type pgx does not know (of enums,
+// composites, money), as read from pg_type by an earlier query.
+func (p *Postgres) isTextArray(oid uint32) bool {
+	_, ok := p.arrayDelims.Load(oid)
+	return ok
+}
+
+// fromText is the JSON value of a column read in PostgreSQL's text format (a type
+// of pgAsText, or one pgx does not know): a JSON array of its elements' text for
+// an array type, else the text.
+func (p *Postgres) fromText(oid uint32, raw []byte) any {
+	d, ok := pgTextArrays[oid]
+	if !ok {
+		var v any
+		if v, ok = p.arrayDelims.Load(oid); ok {
+			d = v.(byte)
+		}
+	}
+	if ok {
+		if a, ok := pgArray(string(raw), d); ok {
+			return a
+		}
+	}
+	return string(raw)
+}
+
+// arraysFromText makes the values of array types met for the first time (unnamed,
+// now read from pg_type) JSON arrays, as fromText does for the next queries, and
+// applies the byte budget again to the rows so changed.
+func (p *Postgres) arraysFromText(res *Result, fds []pgconn.FieldDescription, unnamed []uint32, lim Limits) {
+	var cols []int
+	for i, fd := range fds {
+		if _, ok := p.arrayDelims.Load(fd.DataTypeOID); ok && fd.Format == pgx.TextFormatCode && slices.Contains(unnamed, fd.DataTypeOID) {
+			cols = append(cols, i)
+		}
+	}
+	if len(cols) == 0 {
+		return
+	}
+	used := 0
+	for r, row := range res.Rows {
+		for _, i := range cols {
+			if s, ok := row[i].(string); ok {
+				row[i] = p.fromText(fds[i].DataTypeOID, []byte(s))
+			}
+		}
+		b, err := json.Marshal(row)
+		if err == nil && used+len(b)+1 > lim.ByteBudget {
+			res.Rows = res.Rows[:r]
+			res.Truncated, res.TruncatedBy = true, "byteBudget"
+			return
+		}
+		used += len(b) + 1
+	}
 }
 
 // jsonKeepNumbers decodes JSON keeping its numbers' digits (json.Number): pgx's
@@ -321,16 +400,23 @@ func registerJSON(tm *pgtype.Map) {
 // "oid 16388"; names are kept for the model's next queries. A failed look-up
 // leaves the OIDs.
 func (p *Postgres) nameTypes(ctx context.Context, tx pgx.Tx, oids []uint32, cols []Column) {
-	rows, err := tx.Query(ctx, "SELECT oid, typname FROM pg_type WHERE oid = ANY($1)", oids)
+	// An array type has the category 'A' and its element type; its text separates
+	// elements by the element type's delimiter.
+	rows, err := tx.Query(ctx, `SELECT t.oid, t.typname, t.typcategory = 'A' AND e.oid IS NOT NULL, coalesce(e.typdelim::text, ',')
+		FROM pg_type t LEFT JOIN pg_type e ON e.oid = t.typelem WHERE t.oid = ANY($1)`, oids)
 	if err != nil {
 		return
 	}
 	names := map[uint32]string{}
 	for rows.Next() {
 		var oid uint32
-		var name string
-		if rows.Scan(&oid, &name) == nil {
+		var name, delim string
+		var array bool
+		if rows.Scan(&oid, &name, &array, &delim) == nil {
 			names[oid] = name
+			if array && len(delim) == 1 {
+				p.arrayDelims.Store(oid, delim[0])
+			}
 			p.typeNames.Store(oid, name)
 		}
 	}

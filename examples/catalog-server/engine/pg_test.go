@@ -217,7 +217,8 @@ func TestPostgresBusy(t *testing.T) {
 // times, bit strings, XML, ranges and multiranges are PostgreSQL's own text (pgx
 // decodes them into structs JSON would show field by field, or into base64
 // bytes); money, timetz, enums, composites and arrays of them are named as
-// pg_type names them, not "oid 16388".
+// pg_type names them, not "oid 16388"; arrays of these are JSON arrays
+// (TestPostgresTextArrays).
 func TestPostgresTypes(t *testing.T) {
 	p := openTestPG(t)
 	ctx := context.Background()
@@ -242,7 +243,7 @@ func TestPostgresTypes(t *testing.T) {
 		{`ARRAY['{"a": 12345678901234567890}'::jsonb]`, "_jsonb", `[{"a":12345678901234567890}]`},
 		{`'{"a": 1, "a": 2}'::json`, "json", `{"a":2}`},
 		{"'1 year 2 mons 3 days 04:05:06.5'::interval", "interval", `"1 year 2 mons 3 days 04:05:06.5"`},
-		{"ARRAY['1 day'::interval]", "_interval", `"{\"1 day\"}"`},
+		{"ARRAY['1 day'::interval]", "_interval", `["1 day"]`},
 		{"'13:14:15.25'::time", "time", `"13:14:15.25"`},
 		{"'13:14:15+02'::timetz", "timetz", `"13:14:15+02"`},
 		{"B'1010'", "bit", `"1010"`},
@@ -255,7 +256,7 @@ func TestPostgresTypes(t *testing.T) {
 		{"'(1.5,2)'::point", "point", `"(1.5,2)"`},
 		{"12.34::money", "money", ``},
 		{"'happy'::mood", "mood", `"happy"`},
-		{"ARRAY['sad', 'happy']::mood[]", "_mood", `"{sad,happy}"`},
+		{"ARRAY['sad', 'happy']::mood[]", "_mood", `["sad","happy"]`},
 		{"ROW(1, 'x y')::pair", "pair", `"(1,\"x y\")"`},
 		{"'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid", "uuid", `"a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"`},
 		{"'192.168.1.5/24'::inet", "inet", `"192.168.1.5/24"`},
@@ -280,6 +281,96 @@ func TestPostgresTypes(t *testing.T) {
 			}
 		} else if string(got) != tc.json {
 			t.Errorf("%s: %s, want %s", tc.expr, got, tc.json)
+		}
+	}
+}
+
+// TestPostgresTextArrays: arrays of the types written as PostgreSQL's text
+// (intervals, times, bit strings, XML, ranges, multiranges, geometric types,
+// money, enums, composites) are JSON arrays of the elements' text — nested for
+// more dimensions, NULL null — not one string of PostgreSQL's array text; an array
+// type pgx does not know is one the first time it is met too (read from pg_type
+// after the rows), within the byte budget.
+func TestPostgresTextArrays(t *testing.T) {
+	p := openTestPG(t)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, pgDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{
+		"CREATE TYPE shop.tone AS ENUM ('sad', 'happy', 'a b')",
+		"CREATE TYPE shop.pair AS (a int, b text)",
+		"CREATE TYPE shop.letter AS ENUM ('a', 'b')",
+	} {
+		if _, err := conn.Exec(ctx, s); err != nil {
+			t.Fatal(s, err)
+		}
+	}
+	conn.Close(ctx)
+	for _, tc := range []struct{ expr, typ, json string }{
+		{"ARRAY[['1 day', NULL], ['3 days', '4 days']]::interval[]", "_interval", `[["1 day",null],["3 days","4 days"]]`},
+		{"'{}'::interval[]", "_interval", `[]`},
+		{"ARRAY['13:14:15'::time, NULL]", "_time", `["13:14:15",null]`},
+		{"ARRAY['13:14:15+02'::timetz]", "_timetz", `["13:14:15+02"]`},
+		{"ARRAY[B'1010', B'01']::varbit[]", "_varbit", `["1010","01"]`},
+		{"ARRAY['<a x=\"1\">1</a>'::xml]", "_xml", `["\u003ca x=\"1\"\u003e1\u003c/a\u003e"]`},
+		{"ARRAY['[1,5)'::int4range, 'empty']", "_int4range", `["[1,5)","empty"]`},
+		{"ARRAY['[2024-01-01,2024-02-01)'::daterange]", "_daterange", `["[2024-01-01,2024-02-01)"]`},
+		{"ARRAY['{[1,3),[5,7)}'::int4multirange]", "_int4multirange", `["{[1,3),[5,7)}"]`},
+		{"ARRAY['(1.5,2)'::point, NULL]", "_point", `["(1.5,2)",null]`},
+		{"ARRAY['(1,1),(0,0)'::box, '(3,3),(2,2)']", "_box", `["(1,1),(0,0)","(3,3),(2,2)"]`},
+		{"ARRAY['<(0,0),1>'::circle]", "_circle", `["\u003c(0,0),1\u003e"]`},
+		// Types pgx does not know, first met here (read from pg_type after the
+		// rows), then again (known from then on).
+		{"ARRAY['sad', NULL, 'a b']::tone[]", "_tone", `["sad",null,"a b"]`},
+		{"ARRAY['sad', NULL, 'a b']::tone[]", "_tone", `["sad",null,"a b"]`},
+		{"ARRAY[['sad'], ['happy']]::tone[]", "_tone", `[["sad"],["happy"]]`},
+		{"ARRAY[ROW(1, 'x y')::pair, ROW(2, NULL)::pair, NULL]", "_pair", `["(1,\"x y\")","(2,)",null]`},
+		{"'happy'::tone", "tone", `"happy"`},
+		{"'[0:1]={sad,happy}'::tone[]", "_tone", `["sad","happy"]`},
+	} {
+		res, err := p.Query(ctx, "SELECT "+tc.expr+" AS v", nil, testLimits)
+		if err != nil {
+			t.Errorf("%s: %v", tc.expr, err)
+			continue
+		}
+		got, _ := json.Marshal(res.Rows[0][0])
+		if res.Columns[0].Type != tc.typ {
+			t.Errorf("%s: type %q, want %q", tc.expr, res.Columns[0].Type, tc.typ)
+		}
+		if string(got) != tc.json {
+			t.Errorf("%s: %s, want %s", tc.expr, got, tc.json)
+		}
+	}
+	// money is written in the server's lc_monetary.
+	res, err := p.Query(ctx, "SELECT ARRAY[12.34::money, NULL] AS v", nil, testLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, ok := res.Rows[0][0].([]any); res.Columns[0].Type != "_money" || !ok || len(a) != 2 || a[1] != nil || !strings.Contains(fmt.Sprint(a[0]), "12.34") {
+		t.Errorf("money[]: %s %#v", res.Columns[0].Type, res.Rows[0][0])
+	}
+
+	// The byte budget holds for the arrays, the first time their type is met
+	// (the rows read as text would have fitted) and after: 10 rows of 20 letters,
+	// 84 bytes of JSON each, under a budget of 500 bytes.
+	for range 2 {
+		lim := Limits{RowLimit: 100, ByteBudget: 500, Timeout: 10 * time.Second}
+		res, err := p.Query(ctx, "SELECT array_fill('a'::letter, ARRAY[20]) AS v FROM generate_series(1, 10)", nil, lim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		used := 0
+		for _, row := range res.Rows {
+			b, _ := json.Marshal(row)
+			used += len(b) + 1
+		}
+		if len(res.Rows) != 5 || !res.Truncated || res.TruncatedBy != "byteBudget" || used > lim.ByteBudget {
+			t.Errorf("budget: %d rows, %d bytes, truncated %v by %q", len(res.Rows), used, res.Truncated, res.TruncatedBy)
+		}
+		if a, ok := res.Rows[0][0].([]any); !ok || len(a) != 20 || a[0] != "a" {
+			t.Errorf("letters: %#v", res.Rows[0][0])
 		}
 	}
 }
