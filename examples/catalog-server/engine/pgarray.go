@@ -1,6 +1,32 @@
 package engine
 
-import "strings"
+import (
+	"sync"
+
+	"github.com/jackc/pgx/v5/pgtype"
+)
+
+// pgArrayTexts decodes PostgreSQL's text form of any array (array_out) into its
+// elements' text with pgx's own array parser: as text[] for the delimiter ',',
+// and as a private array type of text elements for ';' (box). A pgtype.Map is not
+// safe for concurrent use, hence the lock; such arrays are rare in results.
+var pgArrayTexts = struct {
+	sync.Mutex
+	m *pgtype.Map
+}{m: newArrayTextMap()}
+
+// pgSemicolonTextArrayOID names, in pgArrayTexts' map only, an array of text
+// whose elements are separated by ';'. PostgreSQL never sends it: OIDs of user
+// types start at 16384 and this one is far above any a server hands out soon,
+// and the map is used for nothing else.
+const pgSemicolonTextArrayOID = 4_000_000_000
+
+func newArrayTextMap() *pgtype.Map {
+	m := pgtype.NewMap()
+	text, _ := m.TypeForOID(pgtype.TextOID)
+	m.RegisterType(&pgtype.Type{Name: "_text_semicolon", OID: pgSemicolonTextArrayOID, Codec: &pgtype.ArrayCodec{ElementType: text, Delimiter: ';'}})
+	return m
+}
 
 // pgArray reads PostgreSQL's text form of an array — `{a,"b c",NULL,{…}}`,
 // optionally after its bounds (`[0:1]={a,b}`, which are dropped) — into nested
@@ -8,144 +34,53 @@ import "strings"
 // array for each further dimension. delim separates elements (',' but ';' for
 // box). ok is false when s is not such text.
 func pgArray(s string, delim byte) (v []any, ok bool) {
-	if strings.HasPrefix(s, "[") {
-		_, rest, found := strings.Cut(s, "=")
-		if !found {
-			return nil, false
-		}
-		s = rest
-	}
-	p := arrayText{s: s, delim: delim}
-	v, ok = p.array()
-	p.space()
-	if !ok || p.i != len(p.s) {
+	oid := uint32(pgtype.TextArrayOID)
+	switch delim {
+	case ',':
+	case ';':
+		oid = pgSemicolonTextArrayOID
+	default:
 		return nil, false
 	}
-	return v, true
-}
-
-// arrayText is a reader of an array's text form (PostgreSQL's array_out).
-type arrayText struct {
-	s     string
-	i     int
-	delim byte
-}
-
-// space skips the blanks PostgreSQL allows around elements.
-func (p *arrayText) space() {
-	for p.i < len(p.s) && strings.IndexByte(" \t\n\r\v\f", p.s[p.i]) >= 0 {
-		p.i++
-	}
-}
-
-// array reads `{…}` at p.i.
-func (p *arrayText) array() ([]any, bool) {
-	p.space()
-	if p.i >= len(p.s) || p.s[p.i] != '{' {
+	var a pgtype.Array[*string]
+	pgArrayTexts.Lock()
+	err := pgArrayTexts.m.Scan(oid, pgtype.TextFormatCode, []byte(s), &a)
+	pgArrayTexts.Unlock()
+	if err != nil || !a.Valid {
 		return nil, false
 	}
-	p.i++
-	out := []any{}
-	p.space()
-	if p.i < len(p.s) && p.s[p.i] == '}' {
-		p.i++
-		return out, true
-	}
-	for {
-		p.space()
-		if p.i >= len(p.s) {
-			return nil, false
-		}
-		switch p.s[p.i] {
-		case '{':
-			sub, ok := p.array()
-			if !ok {
-				return nil, false
-			}
-			out = append(out, sub)
-		case '"':
-			e, ok := p.quoted()
-			if !ok {
-				return nil, false
-			}
-			out = append(out, e)
-		default:
-			e, ok := p.bare()
-			if !ok {
-				return nil, false
-			}
-			out = append(out, e)
-		}
-		p.space()
-		if p.i >= len(p.s) {
-			return nil, false
-		}
-		switch p.s[p.i] {
-		case p.delim:
-			p.i++
-		case '}':
-			p.i++
-			return out, true
-		default:
-			return nil, false
+	elems := make([]any, len(a.Elements))
+	for i, e := range a.Elements {
+		if e != nil {
+			elems[i] = *e
 		}
 	}
+	if len(a.Dims) == 0 {
+		return []any{}, true
+	}
+	out, rest := nestDims(elems, a.Dims)
+	if len(rest) != 0 {
+		return nil, false
+	}
+	return out, true
 }
 
-// quoted reads `"…"` at p.i, where a backslash takes the next byte as it is.
-func (p *arrayText) quoted() (string, bool) {
-	var b strings.Builder
-	for p.i++; p.i < len(p.s); p.i++ {
-		switch c := p.s[p.i]; c {
-		case '\\':
-			p.i++
-			if p.i >= len(p.s) {
-				return "", false
+// nestDims takes the elements of one array of the dimensions dims (the first
+// outermost) from the front of flat, and returns it with the elements left.
+func nestDims(flat []any, dims []pgtype.ArrayDimension) ([]any, []any) {
+	n := int(dims[0].Length)
+	out := make([]any, 0, n)
+	for range n {
+		if len(dims) == 1 {
+			if len(flat) == 0 {
+				return out, flat
 			}
-			b.WriteByte(p.s[p.i])
-		case '"':
-			p.i++
-			return b.String(), true
-		default:
-			b.WriteByte(c)
+			out, flat = append(out, flat[0]), flat[1:]
+			continue
 		}
+		var sub []any
+		sub, flat = nestDims(flat, dims[1:])
+		out = append(out, sub)
 	}
-	return "", false
-}
-
-// bare reads an unquoted element up to the delimiter or `}`: nil for NULL (in any
-// case), else its text without surrounding blanks; a backslash takes the next
-// byte as it is (and makes `\NULL` the string).
-func (p *arrayText) bare() (any, bool) {
-	var b strings.Builder
-	escaped, end := false, 0 // end: length of b up to its last byte that is not a blank (or was escaped)
-	for ; p.i < len(p.s); p.i++ {
-		c := p.s[p.i]
-		switch {
-		case c == p.delim || c == '}':
-			e := b.String()[:end]
-			if e == "" {
-				return nil, false
-			}
-			if !escaped && strings.EqualFold(e, "NULL") {
-				return nil, true
-			}
-			return e, true
-		case c == '{' || c == '"':
-			return nil, false
-		case c == '\\':
-			p.i++
-			if p.i >= len(p.s) {
-				return nil, false
-			}
-			b.WriteByte(p.s[p.i])
-			escaped, end = true, b.Len()
-		default:
-			b.WriteByte(c)
-			if strings.IndexByte(" \t\n\r\v\f", c) < 0 {
-				end = b.Len()
-			}
-		}
-	}
-	return nil, false
+	return out, flat
 }
