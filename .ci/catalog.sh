@@ -5,7 +5,8 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 PGPORT="${CATALOG_PGPORT:-54329}"
-CLUSTER=catalogci
+# One cluster per port, so that runs on different ports do not drop each other's.
+CLUSTER="catalogci$PGPORT"
 
 if ! command -v pg_createcluster >/dev/null; then
 	apt-get update -qq
