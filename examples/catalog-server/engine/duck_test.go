@@ -193,11 +193,11 @@ func TestDuckBypasses(t *testing.T) {
 	if err != nil || res.Rows[0][0] != int64(3) {
 		t.Errorf("items changed: %v %+v", err, res)
 	}
-	res, err = d.Query(context.Background(), "SELECT current_setting('enable_external_access'), current_setting('lock_configuration'), current_setting('threads'), current_setting('memory_limit'), current_setting('access_mode'), current_setting('autoinstall_known_extensions'), current_setting('autoload_known_extensions')", nil, testLimits)
+	res, err = d.Query(context.Background(), "SELECT current_setting('enable_external_access'), current_setting('lock_configuration'), current_setting('threads'), current_setting('memory_limit'), current_setting('access_mode'), current_setting('autoinstall_known_extensions'), current_setting('autoload_known_extensions'), current_setting('allow_community_extensions'), current_setting('allow_persistent_secrets')", nil, testLimits)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b, _ := json.Marshal(res.Rows[0]); string(b) != `[false,true,2,"488.2 MiB","read_only",false,false]` {
+	if b, _ := json.Marshal(res.Rows[0]); string(b) != `[false,true,2,"488.2 MiB","read_only",false,false,false,false]` {
 		t.Errorf("settings: %s", b)
 	}
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -349,5 +350,35 @@ func TestPostgresRunsLeaveNothing(t *testing.T) {
 	_, err := p.Query(ctx, "SELECT set_config('statement_timeout', '0', true), pg_sleep(30)", nil, Limits{RowLimit: 1, ByteBudget: 1000, Timeout: 300 * time.Millisecond})
 	if !errors.As(err, new(*TimeoutError)) || time.Since(start) > 5*time.Second {
 		t.Errorf("statement_timeout turned off: %v after %v", err, time.Since(start))
+	}
+}
+
+// TestDuckGateUnserializable: a SELECT that DuckDB's json_serialize_sql cannot
+// write out (a cast to a type with parameters inside a STRUCT) is a query, not a
+// refused statement; the same SELECT followed by another statement still runs
+// nothing.
+func TestDuckGateUnserializable(t *testing.T) {
+	d := openTestDuck(t)
+	q := func(s string) (*Result, error) { return d.Query(context.Background(), s, nil, testLimits) }
+	res, err := q("SELECT CAST({'e': 'a'} AS STRUCT(e ENUM('a', 'b'))) AS s, 'b'::ENUM('a', 'b') AS e")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := json.Marshal(res.Rows); string(got) != `[[{"e":"a"},"b"]]` {
+		t.Errorf("rows %s", got)
+	}
+	for s, want := range map[string]string{
+		"SELECT CAST({'e': 'a'} AS STRUCT(e ENUM('a', 'b'))) AS s; DROP VIEW items":   "refused: the SQL holds more than one statement; send exactly one",
+		"SELECT CAST({'e': 'a'} AS STRUCT(e ENUM('a', 'b'))) AS s; PRAGMA threads=64": "refused: the SQL holds more than one statement; send exactly one",
+		"PRAGMA threads=64; SELECT CAST({'e': 'a'} AS STRUCT(e ENUM('a', 'b'))) AS s": "refused: DuckDB's parser reads this as a PRAGMA statement",
+	} {
+		refused(t, q, s, want)
+	}
+	res, err = q("SELECT count(*) AS n, current_setting('threads') AS threads FROM items")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := json.Marshal(res.Rows); string(got) != `[[3,2]]` {
+		t.Errorf("after: %s", got)
 	}
 }
