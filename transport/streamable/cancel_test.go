@@ -172,3 +172,76 @@ func TestModernDisconnectEndsCalls(t *testing.T) {
 		t.Errorf("an abandoned call took %v to end", slowest)
 	}
 }
+
+// A stateless POST is the only way a call's answer can reach its client: nothing
+// resumes it (no session, no event store). So a client that goes away ends the
+// call on every revision, not only 2026-07-28's: 200 calls per revision, 20 at a
+// time, each abandoned once it has started, must each end within a second.
+func TestStatelessDisconnectEndsCalls(t *testing.T) {
+	const calls, parallel = 200, 20
+	for _, rev := range []string{"2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"} {
+		t.Run(rev, func(t *testing.T) {
+			s := newTestServer(t, &HandlerOptions{Stateless: true})
+			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2 * parallel}}
+			defer client.CloseIdleConnections()
+			started, finished := make([]chan struct{}, calls), make([]chan struct{}, calls)
+			for i := range calls {
+				started[i], finished[i] = make(chan struct{}), make(chan struct{})
+			}
+			route := func(from <-chan string, to []chan struct{}) {
+				for range calls {
+					var i int
+					fmt.Sscan(<-from, &i)
+					close(to[i])
+				}
+			}
+			go route(s.waiting, started)
+			go route(s.waited, finished)
+			var slowest time.Duration
+			var mu sync.Mutex
+			sem := make(chan struct{}, parallel)
+			var wg sync.WaitGroup
+			for i := range calls {
+				sem <- struct{}{}
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					defer func() { <-sem }()
+					ctx, abandon := context.WithCancel(t.Context())
+					defer abandon()
+					body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"wait"}`, i)
+					hdr := postHeaders("Mcp-Protocol-Version", rev)
+					if rev == "2026-07-28" {
+						body, hdr = modernBody(fmt.Sprint(i), "wait", ""), modernHeaders("wait")
+					}
+					req, _ := http.NewRequestWithContext(ctx, "POST", s.url, strings.NewReader(body))
+					for k, v := range hdr {
+						req.Header.Set(k, v)
+					}
+					ended := make(chan struct{})
+					go func() {
+						defer close(ended)
+						if resp, err := client.Do(req); err == nil {
+							io.Copy(io.Discard, resp.Body)
+							resp.Body.Close()
+						}
+					}()
+					waitFor(t, started[i], "a call to start")
+					abandon()
+					gone := time.Now()
+					waitFor(t, finished[i], "an abandoned call to end")
+					d := time.Since(gone)
+					<-ended
+					mu.Lock()
+					slowest = max(slowest, d)
+					mu.Unlock()
+				}()
+			}
+			wg.Wait()
+			t.Logf("%d abandoned stateless %s calls ended, the slowest %v after its client left", calls, rev, slowest)
+			if slowest > time.Second {
+				t.Errorf("an abandoned call took %v to end", slowest)
+			}
+		})
+	}
+}

@@ -40,6 +40,10 @@
 //   - A notifications/cancelled for a request whose POST is still open ends that
 //     POST (the cancelled request gets no response): 202 when nothing was sent yet,
 //     otherwise its SSE stream closes.
+//   - In Stateless mode a client that goes away before its answer (its POST closed)
+//     cancels the call, on every revision: nothing can resume a stateless POST. In a
+//     session, an initialize-era client's disconnect is not a cancellation (it may
+//     resume the stream); it cancels with notifications/cancelled.
 //   - GET opens the session's stream for messages related to no request (one at a
 //     time: 409); Last-Event-ID resumes any stream of the session from an
 //     EventStore. SSE streams of 2025-11-25 clients (by the revision the session

@@ -515,14 +515,15 @@ func initializeVersion(req *jsonrpc.Request) string {
 }
 
 // serveStateless serves msg on a connection of its own, closed once answered.
+//
+// The connection's context is the HTTP request's, on every revision: a 2026-07-28
+// client cancels by closing the stream, and for an initialize-era client a
+// stateless POST is the only way back — no session, no event store, nothing
+// resumes it — so a client that goes away ends the call instead of leaving it to
+// run for nobody. (In a session, an initialize-era client's disconnect is not a
+// cancellation: it may resume the stream.)
 func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg jsonrpc.Message, pv string, modern bool) {
-	// A 2026-07-28 client cancels by closing the stream: its connection's context is
-	// the HTTP request's. An initialize-era client's disconnect is not a cancellation.
-	parent := r.Context()
-	if !modern {
-		parent = context.WithoutCancel(parent)
-	}
-	t := newTransport(parent, h, "", true)
+	t := newTransport(r.Context(), h, "", true)
 	if err := h.connect(t.ctx, t); err != nil {
 		h.log.Error("streamable: connect failed", "err", err)
 		t.Close()
