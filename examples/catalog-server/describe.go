@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -263,8 +266,75 @@ const anyObjectTemplate = "catalog://{kind}/{+path}"
 // server whose sessions outlive a reload (stdio): objects that went are removed,
 // new ones added at the end of the listing (and clients told the list changed),
 // unchanged ones keep their place. Call it before the catalog is watched.
+//
+// Subscribers of an object that stayed are sent notifications/resources/updated
+// when a file of its package changed (a model, a notebook, the manifest, a data
+// file), and of a project when its project.json or one of its packages did.
 func followReloads(s *mcp.Server, svc *Service) {
-	svc.OnReload(func(old, cur *catalog.Catalog) { syncResources(s, svc, old, cur) })
+	stamps := fileStamps(svc.Catalog())
+	svc.OnReload(func(old, cur *catalog.Catalog) {
+		syncResources(s, svc, old, cur)
+		next := fileStamps(cur)
+		for _, e := range cur.Entries() {
+			if o := old.Lookup(e.Path); o == nil || o.Kind != e.Kind {
+				continue // new: listed (list_changed), not updated
+			}
+			if changedSince(e, stamps, next) {
+				s.ResourceUpdated(context.Background(), uriOf(e))
+			}
+		}
+		stamps = next
+	})
+}
+
+// fileStamps summarises, per package path ("project/package"), the names, sizes
+// and modification times of the files under its folder, and per project path the
+// same of its project.json.
+func fileStamps(cat *catalog.Catalog) map[string]string {
+	out := map[string]string{}
+	for _, p := range cat.Projects {
+		if info, err := os.Stat(filepath.Join(p.Dir, "project.json")); err == nil {
+			out[p.Name] = fmt.Sprintf("%d\x00%d", info.Size(), info.ModTime().UnixNano())
+		}
+		for _, pkg := range p.Packages {
+			var b strings.Builder
+			filepath.WalkDir(pkg.Dir, func(path string, d fs.DirEntry, err error) error {
+				if err != nil {
+					return nil
+				}
+				if info, err := d.Info(); err == nil {
+					fmt.Fprintf(&b, "%s\x00%d\x00%d\n", path, info.Size(), info.ModTime().UnixNano())
+				}
+				return nil
+			})
+			out[p.Name+"/"+pkg.Name] = b.String()
+		}
+	}
+	return out
+}
+
+// changedSince reports whether a reload from the files stamped before to those
+// stamped now changed what e shows: its package's files, or for a project, its
+// project.json or any of its packages (a project shows its packages).
+func changedSince(e *catalog.Entry, before, now map[string]string) bool {
+	if e.Kind != catalog.KindProject {
+		if e.Package == nil {
+			return false
+		}
+		key := e.Package.Project.Name + "/" + e.Package.Name
+		return before[key] != now[key]
+	}
+	for k, v := range now {
+		if (k == e.Path || strings.HasPrefix(k, e.Path+"/")) && before[k] != v {
+			return true
+		}
+	}
+	for k := range before {
+		if (k == e.Path || strings.HasPrefix(k, e.Path+"/")) && now[k] == "" && before[k] != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // syncResources registers the objects of cur that are new or changed since old

@@ -117,7 +117,7 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, lo
 	var srv *mcp.Server
 	var h httpHandler
 	if o.stdio {
-		srv = newMCPServer(svc, version)
+		srv = newMCPServer(svc, version, false)
 		followReloads(srv, svc)
 		defer srv.Close()
 	} else {
@@ -177,11 +177,11 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, lo
 // reloads. Call it before the catalog is watched.
 func newHTTPHandler(ctx context.Context, svc *Service, version string) httpHandler {
 	var cur atomic.Pointer[mcp.Server]
-	cur.Store(newMCPServer(svc, version))
+	cur.Store(newMCPServer(svc, version, true))
 	svc.OnReload(func(_, _ *catalog.Catalog) {
 		// The server replaced holds nothing to release (no tasks): requests
 		// still running on it finish there.
-		cur.Store(newMCPServer(svc, version))
+		cur.Store(newMCPServer(svc, version, true))
 	})
 	return httpHandler{streamable.NewHandler(func(tctx context.Context, t jsonrpc.Transport) error {
 		_, err := cur.Load().Connect(untilClientGone(ctx, tctx), t)

@@ -162,7 +162,7 @@ func TestSessionFollowsReloads(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"p/k/manifest.json": "{}", "p/k/m.sql": "-- @source a\nSELECT 1 AS x;\n"})
 	svc := newTestService(t, dir, Config{SkipEngines: true})
-	srv := newMCPServer(svc, "test")
+	srv := newMCPServer(svc, "test", false)
 	followReloads(srv, svc)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
