@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -13,8 +14,11 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -22,6 +26,7 @@ import (
 	_ "github.com/duckdb/duckdb-go/v2" // registers the "duckdb" database/sql driver
 
 	"github.com/wiremcp/wiremcp/examples/catalog-server/catalog"
+	"github.com/wiremcp/wiremcp/examples/catalog-server/engine"
 	"github.com/wiremcp/wiremcp/jsonrpc"
 	"github.com/wiremcp/wiremcp/mcp"
 	"github.com/wiremcp/wiremcp/transport/stdio"
@@ -79,8 +84,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "catalog-server: unexpected argument %q (see -h)\n", fs.Arg(0))
 		return 2
 	}
-	if o.poll < 10*time.Millisecond {
-		o.poll = 10 * time.Millisecond
+	if err := o.check(); err != nil {
+		fmt.Fprintf(stderr, "catalog-server: %v (see -h)\n", err)
+		return 2
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	if err := serve(ctx, o, stdin, stdout, log); err != nil {
@@ -88,6 +94,52 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 1
 	}
 	return 0
+}
+
+// check refuses flag values the server cannot run with, instead of replacing
+// them silently (a -row-limit of -5 served 1000 rows; a -memory-limit DuckDB cannot
+// read left every model unopened, the server running with nothing to query).
+func (o *options) check() error {
+	c := o.cfg
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"row-limit", c.DefaultRowLimit}, {"max-row-limit", c.MaxRowLimit}, {"byte-budget", c.ByteBudget}, {"threads", c.Duck.Threads}} {
+		if f.v < 1 {
+			return fmt.Errorf("-%s %d: must be at least 1", f.name, f.v)
+		}
+	}
+	if c.DefaultRowLimit > c.MaxRowLimit {
+		return fmt.Errorf("-row-limit %d is above -max-row-limit %d", c.DefaultRowLimit, c.MaxRowLimit)
+	}
+	if c.QueryTimeout <= 0 {
+		return fmt.Errorf("-timeout %s: must be positive", c.QueryTimeout)
+	}
+	if o.poll < 10*time.Millisecond {
+		return fmt.Errorf("-poll %s: must be at least 10ms", o.poll)
+	}
+	return checkDuckConfig(c.Duck)
+}
+
+// checkDuckConfig opens an in-memory DuckDB database with the models' memory and
+// thread limits and runs a small query under them: DuckDB judges the memory limit
+// (512MB, 1.5GB, 80%, …) as it will for every model.
+func checkDuckConfig(c engine.DuckConfig) error {
+	q := url.Values{"threads": {strconv.Itoa(c.Threads)}}
+	if c.MemoryLimit != "" {
+		q.Set("memory_limit", c.MemoryLimit)
+	}
+	db, err := sql.Open("duckdb", "?"+q.Encode())
+	if err == nil {
+		defer db.Close()
+		var n int
+		err = db.QueryRow("SELECT count(*) FROM range(100000)").Scan(&n)
+	}
+	if err != nil {
+		msg, _, _ := strings.Cut(err.Error(), "\n")
+		return fmt.Errorf("-memory-limit %q: DuckDB cannot run with it: %s", c.MemoryLimit, msg)
+	}
+	return nil
 }
 
 func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, log *slog.Logger) error {
