@@ -246,21 +246,27 @@ func registerResources(s *mcp.Server, svc *Service) {
 	// a bare "Resource not found".
 	s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: anyObjectTemplate, Name: "object", Description: "Any catalog object: catalog://KIND/PATH, KIND one of project, package, model, source, query, notebook (the templates above, one per kind).", MIMEType: "application/json"},
 		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-			kind := catalog.Kind(req.Vars["kind"])
-			if _, ok := templateVars[kind]; !ok {
+			rest, ok := strings.CutPrefix(req.Vars["rest"], "//")
+			k, path, _ := strings.Cut(rest, "/")
+			kind := catalog.Kind(k)
+			if _, known := templateVars[kind]; !ok || !known {
 				var uris []string
 				for _, t := range templates {
 					uris = append(uris, t.uri)
 				}
 				return nil, fmt.Errorf("%w: %s: the catalog has no kind %q; its URIs are %s", mcp.ErrResourceNotFound, req.Params.URI, kind, strings.Join(uris, ", "))
 			}
-			return svc.readResource(ctx, req.Params.URI, kind, req.Vars["path"])
+			return svc.readResource(ctx, req.Params.URI, kind, path)
 		})
 	syncResources(s, svc, nil, svc.Catalog())
 }
 
-// anyObjectTemplate matches every catalog URI the kinds' templates do not.
-const anyObjectTemplate = "catalog://{kind}/{+path}"
+// anyObjectTemplate matches every catalog URI the kinds' templates do not. Its
+// expression is after the scheme rather than in the host (catalog://{kind}/…,
+// which RFC 6570 allows): validators of the official schema's uri-template
+// format, such as santhosh-tekuri/jsonschema's, accept expressions in the path
+// only, and refused the whole resources/templates/list answer.
+const anyObjectTemplate = "catalog:{+rest}"
 
 // followReloads keeps the resources s lists in step with svc's reloads, for a
 // server whose sessions outlive a reload (stdio): objects that went are removed,

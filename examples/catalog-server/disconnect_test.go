@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -51,5 +53,18 @@ func TestClientGoneStopsQuery(t *testing.T) {
 	}
 	if res.IsError {
 		t.Fatalf("a query after eight abandoned ones: %s", text(res))
+	}
+}
+
+// TestCancelledSaysWhatToDo: a call cut short by the server stopping (SIGTERM with
+// queries in flight) is answered with why and what to do, in text and structure.
+func TestCancelledSaysWhatToDo(t *testing.T) {
+	r := errorResult(classify(fmt.Errorf("query: %w", context.Canceled)))
+	var te toolError
+	if err := json.Unmarshal(r.StructuredContent.(json.RawMessage), &te); err != nil {
+		t.Fatal(err)
+	}
+	if te.Kind != "cancelled" || !strings.Contains(te.Error, "server is stopping") || te.Hint == "" || !strings.Contains(text(r), te.Hint) {
+		t.Errorf("cancelled: %+v, text %q", te, text(r))
 	}
 }

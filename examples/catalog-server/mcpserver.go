@@ -158,7 +158,7 @@ func classify(err error) toolError {
 	case errors.As(err, &to):
 		return toolError{Error: err.Error(), Kind: "timeout", Hint: "Aggregate or filter to read less data."}
 	case errors.Is(err, context.Canceled):
-		return toolError{Error: "the request was cancelled", Kind: "cancelled"}
+		return toolError{Error: "the request was cancelled before it finished (by the client, or because the server is stopping)", Kind: "cancelled", Hint: "Call again if the answer is still needed."}
 	}
 	return toolError{Error: err.Error(), Kind: "invalid"}
 }
