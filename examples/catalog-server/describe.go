@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -277,10 +274,10 @@ const anyObjectTemplate = "catalog:{+rest}"
 // when a file of its package changed (a model, a notebook, the manifest, a data
 // file), and of a project when its project.json or one of its packages did.
 func followReloads(s *mcp.Server, svc *Service) {
-	stamps := fileStamps(svc.Catalog())
+	stamps := svc.snap().stamps
 	svc.OnReload(func(old, cur *catalog.Catalog) {
 		syncResources(s, svc, old, cur)
-		next := fileStamps(cur)
+		next := svc.snap().stamps
 		for _, e := range cur.Entries() {
 			if o := old.Lookup(e.Path); o == nil || o.Kind != e.Kind {
 				continue // new: listed (list_changed), not updated
@@ -293,34 +290,8 @@ func followReloads(s *mcp.Server, svc *Service) {
 	})
 }
 
-// fileStamps summarises, per package path ("project/package"), the names, sizes
-// and modification times of the files under its folder, and per project path the
-// same of its project.json.
-func fileStamps(cat *catalog.Catalog) map[string]string {
-	out := map[string]string{}
-	for _, p := range cat.Projects {
-		if info, err := os.Stat(filepath.Join(p.Dir, "project.json")); err == nil {
-			out[p.Name] = fmt.Sprintf("%d\x00%d", info.Size(), info.ModTime().UnixNano())
-		}
-		for _, pkg := range p.Packages {
-			var b strings.Builder
-			filepath.WalkDir(pkg.Dir, func(path string, d fs.DirEntry, err error) error {
-				if err != nil {
-					return nil
-				}
-				if info, err := d.Info(); err == nil {
-					fmt.Fprintf(&b, "%s\x00%d\x00%d\n", path, info.Size(), info.ModTime().UnixNano())
-				}
-				return nil
-			})
-			out[p.Name+"/"+pkg.Name] = b.String()
-		}
-	}
-	return out
-}
-
 // changedSince reports whether a reload from the files stamped before to those
-// stamped now changed what e shows: its package's files, or for a project, its
+// stamped now (dirStamps) changed what e shows: its package's files, or for a project, its
 // project.json or any of its packages (a project shows its packages).
 func changedSince(e *catalog.Entry, before, now map[string]string) bool {
 	if e.Kind != catalog.KindProject {
