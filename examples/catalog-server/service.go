@@ -177,6 +177,9 @@ func (s *Service) Reload(ctx context.Context) error {
 	for _, d := range cat.Diagnostics {
 		s.log.Warn("catalog", "diagnostic", d)
 	}
+	if hint := emptyCatalogHint(s.dir, cat); hint != "" {
+		s.log.Warn("the catalog has no packages", "dir", s.dir, "hint", hint)
+	}
 	s.cur.Store(sn)
 	if old != nil {
 		for _, e := range old.engines {
@@ -266,4 +269,23 @@ func dirStamps(dir string) map[string]string {
 		out[k] = v.String()
 	}
 	return out
+}
+
+// emptyCatalogHint says, for a catalog without a single package, what the folder
+// looks like instead (a package or project folder given as the catalog, say), or
+// how a catalog is laid out; "" when the catalog has a package.
+func emptyCatalogHint(dir string, cat *catalog.Catalog) string {
+	for _, p := range cat.Projects {
+		if len(p.Packages) > 0 {
+			return ""
+		}
+	}
+	const layout = "a catalog is DIR/PROJECT/PACKAGE/manifest.json, with the package's models (.sql) and notebooks (.md) beside the manifest"
+	if _, err := os.Stat(filepath.Join(dir, "manifest.json")); err == nil {
+		return dir + " is a package folder (it holds manifest.json): give -catalog the folder two levels up; " + layout
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, "*", "manifest.json")); len(m) > 0 {
+		return dir + " is a project folder (" + filepath.Base(filepath.Dir(m[0])) + " holds manifest.json): give -catalog its parent folder; " + layout
+	}
+	return layout
 }
