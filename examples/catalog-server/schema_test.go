@@ -22,7 +22,7 @@ func TestMessagesMatchOfficialSchemas(t *testing.T) {
 	}
 	dir := sampleDir(t)
 	svc := newTestService(t, dir, Config{})
-	for _, v := range []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"} {
+	for _, v := range []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"} {
 		for _, stateless := range []bool{false, true} {
 			name := v + "/stdio"
 			if stateless {
