@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -68,5 +69,30 @@ func TestBrokenSource(t *testing.T) {
 	var res struct{ RowCount int }
 	if r := call(t, cs, "execute_query", map[string]any{"path": "p/k/m/a"}, &res); r.IsError || res.RowCount != 2 {
 		t.Errorf("the other source: %s", text(r))
+	}
+}
+
+// TestEmptyCatalogSaysWhy: a -catalog folder that yields no package (a package
+// or project folder given by mistake, an empty folder) is served, but said to be
+// empty, with what the folder looks like and the layout expected; it was served
+// without a word.
+func TestEmptyCatalogSaysWhy(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"p/k/manifest.json": "{}", "p/k/m.sql": "-- @source a\nSELECT 1 AS x;\n"})
+	for _, c := range []struct{ dir, want string }{
+		{filepath.Join(dir, "p/k"), "is a package folder (it holds manifest.json): give -catalog the folder two levels up"},
+		{filepath.Join(dir, "p"), "is a project folder (k holds manifest.json): give -catalog its parent folder"},
+		{t.TempDir(), "a catalog is DIR/PROJECT/PACKAGE/manifest.json"},
+		{dir, ""},
+	} {
+		var logs strings.Builder
+		svc, err := NewService(context.Background(), c.dir, Config{SkipEngines: true}, slog.New(slog.NewTextHandler(&logs, nil)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		svc.Close()
+		if c.want == "" && strings.Contains(logs.String(), "no packages") || c.want != "" && !strings.Contains(logs.String(), c.want) {
+			t.Errorf("-catalog %s: log %q, want %q", c.dir, logs.String(), c.want)
+		}
 	}
 }

@@ -243,28 +243,75 @@ func registerResources(s *mcp.Server, svc *Service) {
 	// a bare "Resource not found".
 	s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: anyObjectTemplate, Name: "object", Description: "Any catalog object: catalog://KIND/PATH, KIND one of project, package, model, source, query, notebook (the templates above, one per kind).", MIMEType: "application/json"},
 		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-			kind := catalog.Kind(req.Vars["kind"])
-			if _, ok := templateVars[kind]; !ok {
+			rest, ok := strings.CutPrefix(req.Vars["rest"], "//")
+			k, path, _ := strings.Cut(rest, "/")
+			kind := catalog.Kind(k)
+			if _, known := templateVars[kind]; !ok || !known {
 				var uris []string
 				for _, t := range templates {
 					uris = append(uris, t.uri)
 				}
 				return nil, fmt.Errorf("%w: %s: the catalog has no kind %q; its URIs are %s", mcp.ErrResourceNotFound, req.Params.URI, kind, strings.Join(uris, ", "))
 			}
-			return svc.readResource(ctx, req.Params.URI, kind, req.Vars["path"])
+			return svc.readResource(ctx, req.Params.URI, kind, path)
 		})
 	syncResources(s, svc, nil, svc.Catalog())
 }
 
-// anyObjectTemplate matches every catalog URI the kinds' templates do not.
-const anyObjectTemplate = "catalog://{kind}/{+path}"
+// anyObjectTemplate matches every catalog URI the kinds' templates do not. Its
+// expression is after the scheme rather than in the host (catalog://{kind}/…,
+// which RFC 6570 allows): validators of the official schema's uri-template
+// format, such as santhosh-tekuri/jsonschema's, accept expressions in the path
+// only, and refused the whole resources/templates/list answer.
+const anyObjectTemplate = "catalog:{+rest}"
 
 // followReloads keeps the resources s lists in step with svc's reloads, for a
 // server whose sessions outlive a reload (stdio): objects that went are removed,
 // new ones added at the end of the listing (and clients told the list changed),
 // unchanged ones keep their place. Call it before the catalog is watched.
+//
+// Subscribers of an object that stayed are sent notifications/resources/updated
+// when a file of its package changed (a model, a notebook, the manifest, a data
+// file), and of a project when its project.json or one of its packages did.
 func followReloads(s *mcp.Server, svc *Service) {
-	svc.OnReload(func(old, cur *catalog.Catalog) { syncResources(s, svc, old, cur) })
+	stamps := svc.snap().stamps
+	svc.OnReload(func(old, cur *catalog.Catalog) {
+		syncResources(s, svc, old, cur)
+		next := svc.snap().stamps
+		for _, e := range cur.Entries() {
+			if o := old.Lookup(e.Path); o == nil || o.Kind != e.Kind {
+				continue // new: listed (list_changed), not updated
+			}
+			if changedSince(e, stamps, next) {
+				s.ResourceUpdated(context.Background(), uriOf(e))
+			}
+		}
+		stamps = next
+	})
+}
+
+// changedSince reports whether a reload from the files stamped before to those
+// stamped now (dirStamps) changed what e shows: its package's files, or for a project, its
+// project.json or any of its packages (a project shows its packages).
+func changedSince(e *catalog.Entry, before, now map[string]string) bool {
+	if e.Kind != catalog.KindProject {
+		if e.Package == nil {
+			return false
+		}
+		key := e.Package.Project.Name + "/" + e.Package.Name
+		return before[key] != now[key]
+	}
+	for k, v := range now {
+		if (k == e.Path || strings.HasPrefix(k, e.Path+"/")) && before[k] != v {
+			return true
+		}
+	}
+	for k := range before {
+		if (k == e.Path || strings.HasPrefix(k, e.Path+"/")) && now[k] == "" && before[k] != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // syncResources registers the objects of cur that are new or changed since old

@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -13,8 +14,11 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -22,6 +26,7 @@ import (
 	_ "github.com/duckdb/duckdb-go/v2" // registers the "duckdb" database/sql driver
 
 	"github.com/wiremcp/wiremcp/examples/catalog-server/catalog"
+	"github.com/wiremcp/wiremcp/examples/catalog-server/engine"
 	"github.com/wiremcp/wiremcp/jsonrpc"
 	"github.com/wiremcp/wiremcp/mcp"
 	"github.com/wiremcp/wiremcp/transport/stdio"
@@ -79,8 +84,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "catalog-server: unexpected argument %q (see -h)\n", fs.Arg(0))
 		return 2
 	}
-	if o.poll < 10*time.Millisecond {
-		o.poll = 10 * time.Millisecond
+	if err := o.check(); err != nil {
+		fmt.Fprintf(stderr, "catalog-server: %v (see -h)\n", err)
+		return 2
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	if err := serve(ctx, o, stdin, stdout, log); err != nil {
@@ -88,6 +94,52 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 1
 	}
 	return 0
+}
+
+// check refuses flag values the server cannot run with, instead of replacing
+// them silently (a -row-limit of -5 served 1000 rows; a -memory-limit DuckDB cannot
+// read left every model unopened, the server running with nothing to query).
+func (o *options) check() error {
+	c := o.cfg
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"row-limit", c.DefaultRowLimit}, {"max-row-limit", c.MaxRowLimit}, {"byte-budget", c.ByteBudget}, {"threads", c.Duck.Threads}} {
+		if f.v < 1 {
+			return fmt.Errorf("-%s %d: must be at least 1", f.name, f.v)
+		}
+	}
+	if c.DefaultRowLimit > c.MaxRowLimit {
+		return fmt.Errorf("-row-limit %d is above -max-row-limit %d", c.DefaultRowLimit, c.MaxRowLimit)
+	}
+	if c.QueryTimeout <= 0 {
+		return fmt.Errorf("-timeout %s: must be positive", c.QueryTimeout)
+	}
+	if o.poll < 10*time.Millisecond {
+		return fmt.Errorf("-poll %s: must be at least 10ms", o.poll)
+	}
+	return checkDuckConfig(c.Duck)
+}
+
+// checkDuckConfig opens an in-memory DuckDB database with the models' memory and
+// thread limits and runs a small query under them: DuckDB judges the memory limit
+// (512MB, 1.5GB, 80%, …) as it will for every model.
+func checkDuckConfig(c engine.DuckConfig) error {
+	q := url.Values{"threads": {strconv.Itoa(c.Threads)}}
+	if c.MemoryLimit != "" {
+		q.Set("memory_limit", c.MemoryLimit)
+	}
+	db, err := sql.Open("duckdb", "?"+q.Encode())
+	if err == nil {
+		defer db.Close()
+		var n int
+		err = db.QueryRow("SELECT count(*) FROM range(100000)").Scan(&n)
+	}
+	if err != nil {
+		msg, _, _ := strings.Cut(err.Error(), "\n")
+		return fmt.Errorf("-memory-limit %q: DuckDB cannot run with it: %s", c.MemoryLimit, msg)
+	}
+	return nil
 }
 
 func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, log *slog.Logger) error {
@@ -115,9 +167,9 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, lo
 	defer svc.Close()
 	// The MCP side follows reloads from the first one on: built before the watch.
 	var srv *mcp.Server
-	var h *streamable.Handler
+	var h httpHandler
 	if o.stdio {
-		srv = newMCPServer(svc, version)
+		srv = newMCPServer(svc, version, false)
 		followReloads(srv, svc)
 		defer srv.Close()
 	} else {
@@ -175,18 +227,50 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, lo
 // every reload. resources/list is in URI order and its cursors name the last URI
 // sent (ListResourcesByURI), so a listing continues on any replica and across
 // reloads. Call it before the catalog is watched.
-func newHTTPHandler(ctx context.Context, svc *Service, version string) *streamable.Handler {
+func newHTTPHandler(ctx context.Context, svc *Service, version string) httpHandler {
 	var cur atomic.Pointer[mcp.Server]
-	cur.Store(newMCPServer(svc, version))
+	cur.Store(newMCPServer(svc, version, true))
 	svc.OnReload(func(_, _ *catalog.Catalog) {
 		// The server replaced holds nothing to release (no tasks): requests
 		// still running on it finish there.
-		cur.Store(newMCPServer(svc, version))
+		cur.Store(newMCPServer(svc, version, true))
 	})
-	return streamable.NewHandler(func(_ context.Context, t jsonrpc.Transport) error {
-		_, err := cur.Load().Connect(ctx, t)
+	return httpHandler{streamable.NewHandler(func(tctx context.Context, t jsonrpc.Transport) error {
+		_, err := cur.Load().Connect(untilClientGone(ctx, tctx), t)
 		return err
-	}, &streamable.HandlerOptions{Stateless: true})
+	}, &streamable.HandlerOptions{Stateless: true})}
+}
+
+// httpHandler is the stateless Streamable HTTP handler, with the HTTP request's
+// own context reachable from the connection serving it (untilClientGone).
+type httpHandler struct{ *streamable.Handler }
+
+// requestCtxKey holds, in a stateless connection's transport context, the
+// context of the HTTP request it serves, which ends when the client goes away.
+type requestCtxKey struct{}
+
+func (h httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.Handler.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestCtxKey{}, r.Context())))
+}
+
+// untilClientGone returns the context for the connection serving one stateless
+// POST: ctx (the server's), also cancelled when that POST's HTTP request ends.
+// The transport does not cancel a call of a client of an initialize-era revision
+// when its POST is closed (in a session, the client may come back for the answer,
+// and cancels with notifications/cancelled). A stateless POST has neither: its
+// answer can go nowhere else, and a notifications/cancelled arrives on a
+// connection of its own that never knew the call. Without this, a query whose
+// client gave up ran on to its time limit, holding one of its model's
+// connections. The request ends after its answer is written, so this cancels
+// nothing that is still owed.
+func untilClientGone(ctx, tctx context.Context) context.Context {
+	rc, ok := tctx.Value(requestCtxKey{}).(context.Context)
+	if !ok {
+		return ctx
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	context.AfterFunc(rc, cancel)
+	return ctx
 }
 
 func marshalIndent(v any) (string, error) {

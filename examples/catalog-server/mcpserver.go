@@ -172,7 +172,7 @@ func classify(err error) toolError {
 	case errors.As(err, &to):
 		return toolError{Error: err.Error(), Kind: "timeout", Hint: "Aggregate or filter to read less data."}
 	case errors.Is(err, context.Canceled):
-		return toolError{Error: "the request was cancelled", Kind: "cancelled"}
+		return toolError{Error: "the request was cancelled before it finished (by the client, or because the server is stopping)", Kind: "cancelled", Hint: "Call again if the answer is still needed."}
 	}
 	return toolError{Error: err.Error(), Kind: "invalid"}
 }
@@ -318,8 +318,18 @@ func itemOf(e *catalog.Entry) Item {
 }
 
 // newMCPServer builds the MCP server over svc: tools and resources from one model.
-func newMCPServer(svc *Service, version string) *mcp.Server {
+//
+// stateless is for a server behind stateless HTTP, whose connections last one
+// POST: it can tell no client of a change later, so it declares neither
+// listChanged nor subscribe (and the library refuses resources/subscribe, which
+// it had accepted without ever being able to serve it).
+func newMCPServer(svc *Service, version string, stateless bool) *mcp.Server {
+	var caps *mcp.ServerCapabilities
+	if stateless {
+		caps = &mcp.ServerCapabilities{Tools: &mcp.ListChangedCapability{}, Resources: &mcp.ResourcesCapability{}}
+	}
 	s := mcp.NewServer(mcp.Implementation{Name: "wiremcp-catalog-server", Version: version}, &mcp.ServerOptions{
+		Capabilities: caps,
 		Instructions: instructions,
 		PageSize:     svc.cfg.PageSize,
 		CacheScope:   "public",

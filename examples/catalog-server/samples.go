@@ -19,7 +19,7 @@ const (
 	sampleOrders    = 40000
 	sampleRequests  = 10000
 	sampleStations  = 40
-	sampleReadings  = 20000
+	sampleReadings  = sampleStations * 365 // one a day at each station, through 2023
 )
 
 var sampleFiles = map[string]string{
@@ -81,21 +81,21 @@ SELECT path, count(*) AS errors FROM requests
 WHERE status >= 500 AND CAST(requested_at AS DATE) = $day GROUP BY 1 ORDER BY errors DESC;
 `,
 	"climate/project.json":           `{"description": "Weather station readings for planning deliveries."}`,
-	"climate/stations/manifest.json": `{"description": "Hourly readings of temperature and rainfall from weather stations."}`,
+	"climate/stations/manifest.json": `{"description": "Daily readings of temperature and rainfall from weather stations (2023)."}`,
 	"climate/stations/weather.sql": `-- Weather: stations and their readings.
 
 -- Weather stations with location and elevation.
 -- @source stations
 SELECT * FROM read_csv('data/stations.csv');
 
--- Readings: temperature (°C) and rainfall (mm) per station and hour.
+-- Daily readings: mean temperature (°C) and total rainfall (mm) per station and day.
 -- @source readings
 SELECT * FROM read_csv('data/readings.csv');
 
 -- Mean temperature and total rainfall per month at one station.
 -- @query monthly_mean
 -- @param station VARCHAR station id, e.g. ST01
-SELECT month(taken_at) AS month, round(avg(temperature_c), 2) AS mean_temperature_c, round(sum(rain_mm), 1) AS rain_mm
+SELECT month(day) AS month, round(avg(temperature_c), 2) AS mean_temperature_c, round(sum(rain_mm), 1) AS rain_mm
 FROM readings WHERE station_id = $station GROUP BY 1 ORDER BY 1;
 `,
 }
@@ -164,7 +164,7 @@ func writeSamples(ctx context.Context, dir string) error {
 			}
 			at := base.AddDate(1, 6, 0).Add(time.Duration(rng.Int64N(int64(14 * 24 * time.Hour)))).Truncate(time.Millisecond)
 			fmt.Fprintf(w, `{"request_id":%d,"requested_at":"%s","method":"%s","path":"%s","status":%d,"latency_ms":%.1f}`+"\n",
-				i, at.Format("2006-01-02T15:04:05.000"), []string{"GET", "GET", "GET", "POST"}[rng.IntN(4)], paths[rng.IntN(len(paths))], status, 5+rng.ExpFloat64()*40)
+				i, at.Format("2006-01-02 15:04:05.000"), []string{"GET", "GET", "GET", "POST"}[rng.IntN(4)], paths[rng.IntN(len(paths))], status, 5+rng.ExpFloat64()*40)
 		}
 	}); err != nil {
 		return err
@@ -179,16 +179,16 @@ func writeSamples(ctx context.Context, dir string) error {
 		return err
 	}
 	return writeFile(filepath.Join(st, "readings.csv"), func(w *bufio.Writer) {
-		w.WriteString("station_id,taken_at,temperature_c,rain_mm\n")
+		w.WriteString("station_id,day,temperature_c,rain_mm\n")
 		for i := 0; i < sampleReadings; i++ {
 			s := 1 + i%sampleStations
-			at := base.Add(time.Duration(i/sampleStations) * 17 * time.Hour)
+			at := base.AddDate(0, 0, i/sampleStations)
 			season := -8 * cosDay(at.YearDay())
 			rain := 0.0
-			if rng.IntN(5) == 0 {
-				rain = rng.ExpFloat64() * 3
+			if rng.IntN(5) < 2 {
+				rain = rng.ExpFloat64() * 5
 			}
-			fmt.Fprintf(w, "ST%02d,%s,%.1f,%.1f\n", s, at.Format("2006-01-02 15:04:05"), 10+season+rng.NormFloat64()*3, rain)
+			fmt.Fprintf(w, "ST%02d,%s,%.1f,%.1f\n", s, at.Format(time.DateOnly), 10+season+rng.NormFloat64()*3, rain)
 		}
 	})
 }

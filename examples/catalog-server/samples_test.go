@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"strings"
 	"testing"
 )
 
@@ -54,5 +56,44 @@ func TestSampleQueriesRun(t *testing.T) {
 		if e.Kind == "source" && (len(d.Columns) == 0 || d.RowCount == nil || *d.RowCount == 0) {
 			t.Errorf("source %s: %d columns, row count %v", e.Path, len(d.Columns), d.RowCount)
 		}
+	}
+}
+
+// TestSampleColumnsAsAnalystsExpect: the samples' times are typed as times (a
+// timestamp DuckDB's JSON reader left as VARCHAR made date arithmetic fail), and
+// the readings are what their descriptions say: one a day per station, through
+// 2023 (they were every 17 hours, described as hourly).
+func TestSampleColumnsAsAnalystsExpect(t *testing.T) {
+	svc := newTestService(t, sampleDir(t), Config{})
+	ctx := context.Background()
+	for path, want := range map[string]map[string]string{
+		"operations/web/traffic/requests":   {"requested_at": "TIMESTAMP"},
+		"climate/stations/weather/readings": {"day": "DATE"},
+		"retail/shop/sales/orders":          {"ordered_at": "TIMESTAMP"},
+		"retail/shop/sales/customers":       {"signed_up": "DATE"},
+	} {
+		d, err := svc.Describe(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		for _, c := range d.Columns {
+			got[c.Name] = c.Type
+		}
+		for col, typ := range want {
+			if got[col] != typ {
+				t.Errorf("%s.%s is %q, want %s", path, col, got[col], typ)
+			}
+		}
+	}
+	res, err := svc.Execute(ctx, executeIn{Path: "climate/stations/weather", SQL: "SELECT count(*) AS n, count(DISTINCT (station_id, day)) AS station_days, min(day) AS first, max(day) AS last FROM readings"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := res.Rows[0]; r[0] != r[1] || r[2] != "2023-01-01" || r[3] != "2023-12-31" {
+		t.Errorf("readings: %v rows, %v station-days, from %v to %v; want one a day per station through 2023", r[0], r[1], r[2], r[3])
+	}
+	if d := svc.Catalog().Lookup("climate/stations").Description; !strings.Contains(d, "Daily") {
+		t.Errorf("climate/stations says %q", d)
 	}
 }

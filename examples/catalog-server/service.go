@@ -3,10 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -63,6 +66,10 @@ type snapshot struct {
 	cat     *catalog.Catalog
 	engines map[*catalog.Model]modelEngine
 	broken  map[*catalog.Model]string // model → why its engine did not open
+	// stamps summarises each package's files as they were before the catalog was
+	// read (dirStamps): a model of a package whose stamp a reload finds unchanged
+	// keeps its engine.
+	stamps map[string]string
 }
 
 // Service is the catalog being served: the current snapshot, swapped on reload.
@@ -110,28 +117,50 @@ func (s *Service) Reload(ctx context.Context) error {
 	defer s.mu.Unlock()
 	// A model file or manifest broken by an edit keeps the version loaded before.
 	var prev *catalog.Catalog
-	if sn := s.cur.Load(); sn != nil {
-		prev = sn.cat
+	old := s.cur.Load()
+	if old != nil {
+		prev = old.cat
 	}
+	// Stamped before the files are read: a file changed while they are read makes
+	// the next reload see its package changed (never the reverse).
+	stamps := dirStamps(s.dir)
 	cat, err := catalog.LoadAfter(s.dir, prev)
 	if err != nil {
 		return err
 	}
-	sn := &snapshot{cat: cat, engines: map[*catalog.Model]modelEngine{}, broken: map[*catalog.Model]string{}}
+	sn := &snapshot{cat: cat, engines: map[*catalog.Model]modelEngine{}, broken: map[*catalog.Model]string{}, stamps: stamps}
+	// The engines of models whose package's files did not change since they were
+	// opened are kept: opening a model (a DuckDB database built, its files
+	// sniffed) costs tens of milliseconds, and one changed file reopened every
+	// model of the catalog.
+	reuse := map[string]modelEngine{}
+	if old != nil {
+		for m, e := range old.engines {
+			pk := m.Package.Project.Name + "/" + m.Package.Name
+			if st, ok := old.stamps[pk]; ok && st == stamps[pk] {
+				reuse[pk+"/"+m.Name] = e
+			}
+		}
+	}
+	kept := map[modelEngine]bool{}
 	if !s.cfg.SkipEngines {
 		for _, p := range cat.Projects {
 			for _, pkg := range p.Packages {
 				for _, m := range pkg.Models {
-					e, err := s.open(ctx, m)
-					if err != nil {
-						sn.broken[m] = err.Error()
-						s.log.Warn("model did not open", "model", pkg.Project.Name+"/"+pkg.Name+"/"+m.Name, "err", err)
-						continue
+					e, ok := reuse[p.Name+"/"+pkg.Name+"/"+m.Name]
+					if ok {
+						kept[e] = true
+					} else {
+						if e, err = s.open(ctx, m); err != nil {
+							sn.broken[m] = err.Error()
+							s.log.Warn("model did not open", "model", pkg.Project.Name+"/"+pkg.Name+"/"+m.Name, "err", err)
+							continue
+						}
+						for _, name := range slices.Sorted(maps.Keys(e.Broken())) {
+							s.log.Warn("source did not load", "source", pkg.Project.Name+"/"+pkg.Name+"/"+m.Name+"/"+name, "err", e.Broken()[name])
+						}
 					}
 					sn.engines[m] = e
-					for _, name := range slices.Sorted(maps.Keys(e.Broken())) {
-						s.log.Warn("source did not load", "source", pkg.Project.Name+"/"+pkg.Name+"/"+m.Name+"/"+name, "err", e.Broken()[name])
-					}
 					// The column index for search: set before the catalog is published.
 					cols := e.Columns()
 					for _, src := range m.Sources {
@@ -148,10 +177,15 @@ func (s *Service) Reload(ctx context.Context) error {
 	for _, d := range cat.Diagnostics {
 		s.log.Warn("catalog", "diagnostic", d)
 	}
-	old := s.cur.Swap(sn)
+	if hint := emptyCatalogHint(s.dir, cat); hint != "" {
+		s.log.Warn("the catalog has no packages", "dir", s.dir, "hint", hint)
+	}
+	s.cur.Store(sn)
 	if old != nil {
 		for _, e := range old.engines {
-			s.old.Go(func() { e.Close() }) // waits for the queries still running on it
+			if !kept[e] {
+				s.old.Go(func() { e.Close() }) // waits for the queries still running on it
+			}
 		}
 		for _, fn := range s.subs {
 			fn(old.cat, cat)
@@ -193,4 +227,65 @@ func (s *Service) Watch(ctx context.Context, every time.Duration) {
 		}
 		s.log.Info("catalog reloaded", "dir", s.dir)
 	})
+}
+
+// dirStamps summarises the files of the catalog in dir: per package path
+// ("project/package") the names, sizes and modification times of the files under
+// its folder, and per project the same of the files directly in its folder
+// (project.json). dir may be a symbolic link to the catalog folder.
+func dirStamps(dir string) map[string]string {
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	b := map[string]*strings.Builder{}
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || path == dir {
+			return nil
+		}
+		rel, err := filepath.Rel(dir, path)
+		if err != nil {
+			return nil
+		}
+		parts := strings.SplitN(filepath.ToSlash(rel), "/", 3)
+		key := parts[0]
+		switch {
+		case len(parts) == 1 && !d.IsDir():
+			return nil // beside the projects
+		case len(parts) >= 2 && (d.IsDir() || len(parts) == 3):
+			key += "/" + parts[1]
+		}
+		info, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		if b[key] == nil {
+			b[key] = &strings.Builder{}
+		}
+		fmt.Fprintf(b[key], "%s\x00%d\x00%d\x00%s\n", rel, info.Size(), info.ModTime().UnixNano(), info.Mode())
+		return nil
+	})
+	out := make(map[string]string, len(b))
+	for k, v := range b {
+		out[k] = v.String()
+	}
+	return out
+}
+
+// emptyCatalogHint says, for a catalog without a single package, what the folder
+// looks like instead (a package or project folder given as the catalog, say), or
+// how a catalog is laid out; "" when the catalog has a package.
+func emptyCatalogHint(dir string, cat *catalog.Catalog) string {
+	for _, p := range cat.Projects {
+		if len(p.Packages) > 0 {
+			return ""
+		}
+	}
+	const layout = "a catalog is DIR/PROJECT/PACKAGE/manifest.json, with the package's models (.sql) and notebooks (.md) beside the manifest"
+	if _, err := os.Stat(filepath.Join(dir, "manifest.json")); err == nil {
+		return dir + " is a package folder (it holds manifest.json): give -catalog the folder two levels up; " + layout
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, "*", "manifest.json")); len(m) > 0 {
+		return dir + " is a project folder (" + filepath.Base(filepath.Dir(m[0])) + " holds manifest.json): give -catalog its parent folder; " + layout
+	}
+	return layout
 }

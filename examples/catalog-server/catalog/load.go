@@ -155,6 +155,12 @@ func readLimited(dir, name string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer root.Close()
+	// Only a regular file is read: opening a named pipe would wait for a writer,
+	// holding the catalog's load (the server's start, or every later reload)
+	// for as long as none comes.
+	if st, err := root.Stat(name); err == nil && !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is %s, not a regular file", name, fileKind(st.Mode()))
+	}
 	f, err := root.Open(name)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
@@ -177,6 +183,21 @@ func readLimited(dir, name string, limit int64) ([]byte, error) {
 		err = fmt.Errorf("larger than %d bytes", limit)
 	}
 	return b, err
+}
+
+// fileKind names the kind of file m is, for a diagnostic.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m.IsDir():
+		return "a folder"
+	}
+	return "a special file (" + m.Type().String() + ")"
 }
 
 func (c *Catalog) loadProject(dir, name string) *Project {

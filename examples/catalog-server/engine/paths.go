@@ -389,7 +389,31 @@ func inside(dir, p string) (string, error) {
 	if !within(dir, real) {
 		return "", fmt.Errorf("%q goes through a symbolic link to %q, outside the package folder", p, real)
 	}
+	// A named pipe (or device) would hold DuckDB's read, and so the model's
+	// loading, until a writer comes: only regular files (and folders) are read.
+	files := []string{real}
+	if fixed != abs {
+		files, _ = filepath.Glob(abs) // the files the pattern matches now ("**" as "*")
+	}
+	for _, f := range files {
+		if st, err := os.Stat(f); err == nil && !st.Mode().IsRegular() && !st.IsDir() {
+			return "", fmt.Errorf("%q: %s is %s, not a regular file", p, f, specialKind(st.Mode()))
+		}
+	}
 	return abs, nil
+}
+
+// specialKind names the kind of a file that is neither regular nor a folder.
+func specialKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file (" + m.Type().String() + ")"
 }
 
 // within reports whether the clean absolute path p is dir or below it.

@@ -1,0 +1,40 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestBadFlagValues: a flag value the server cannot run with is refused at start
+// (exit status 2, the flag named), before anything is served; values used to be
+// replaced silently (a negative -row-limit by 1000) or to leave every model
+// unopened (a -memory-limit DuckDB cannot read).
+func TestBadFlagValues(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-row-limit", "-5"}, "-row-limit -5: must be at least 1"},
+		{[]string{"-row-limit", "0"}, "-row-limit 0: must be at least 1"},
+		{[]string{"-max-row-limit", "0"}, "-max-row-limit 0: must be at least 1"},
+		{[]string{"-max-row-limit", "5"}, "-row-limit 1000 is above -max-row-limit 5"},
+		{[]string{"-byte-budget", "-1"}, "-byte-budget -1: must be at least 1"},
+		{[]string{"-threads", "0"}, "-threads 0: must be at least 1"},
+		{[]string{"-timeout", "0s"}, "-timeout 0s: must be positive"},
+		{[]string{"-timeout", "-1s"}, "-timeout -1s: must be positive"},
+		{[]string{"-poll", "0s"}, "-poll 0s: must be at least 10ms"},
+		{[]string{"-memory-limit", "abc"}, `-memory-limit "abc": DuckDB cannot run with it`},
+		{[]string{"-memory-limit", "1KB"}, `-memory-limit "1KB": DuckDB cannot run with it: Out of Memory Error`},
+	} {
+		var stdout, stderr strings.Builder
+		// Bounded: a server that accepted the value serves until ctx ends.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		code := run(ctx, append(tc.args, "-http", "127.0.0.1:0", "-catalog", t.TempDir()), strings.NewReader(""), &stdout, &stderr)
+		cancel()
+		if code != 2 || !strings.Contains(stderr.String(), tc.want) || stdout.Len() > 0 {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and %q", tc.args, code, stdout.String(), stderr.String(), tc.want)
+		}
+	}
+}

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wiremcp/wiremcp/jsonrpc"
+	"github.com/wiremcp/wiremcp/mcp"
+	"github.com/wiremcp/wiremcp/transport/memory"
+)
+
+// TestHTTPDeclaresNoNotifications: over stateless HTTP no connection outlives its
+// POST, so no change can ever be announced: the server declares neither
+// listChanged nor subscribe, and refuses resources/subscribe (it had accepted
+// subscriptions that were never served).
+func TestHTTPDeclaresNoNotifications(t *testing.T) {
+	svc := newTestService(t, sampleDir(t), Config{SkipEngines: true})
+	url := startHTTP(t, svc).URL
+	for _, v := range []string{"2025-03-26", "2025-06-18", "2025-11-25"} {
+		cs := connectHTTP(t, url, v)
+		caps := cs.ServerCapabilities()
+		if caps.Resources == nil || caps.Tools == nil {
+			t.Fatalf("%s: capabilities %+v lack resources or tools", v, caps)
+		}
+		if caps.Resources.Subscribe || caps.Resources.ListChanged || caps.Tools.ListChanged {
+			t.Errorf("%s: declares resources %+v, tools %+v over stateless HTTP", v, *caps.Resources, *caps.Tools)
+		}
+		// Our client does not send what the server did not declare: a raw POST.
+		body := `{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"catalog://project/retail"}}`
+		req, err := http.NewRequest("POST", url, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", v)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var msg struct {
+			Result json.RawMessage `json:"result"`
+			Error  *jsonrpc.Error  `json:"error"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&msg)
+		resp.Body.Close()
+		if err != nil || msg.Error == nil || msg.Error.Code != jsonrpc.CodeMethodNotFound {
+			t.Errorf("%s: resources/subscribe over stateless HTTP: %+v (%v), want a -32601 refusal", v, msg, err)
+		}
+	}
+}
+
+// TestStdioSubscribersToldOfChanges: a session that outlives reloads (stdio's)
+// is sent notifications/resources/updated for the objects it subscribed to whose
+// package's files changed, and for their project; not for those of other packages.
+func TestStdioSubscribersToldOfChanges(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"p/k/manifest.json": "{}", "p/k/m.sql": "-- @source a\nSELECT 1 AS x;\n",
+		"p/j/manifest.json": "{}", "p/j/n.sql": "-- @source b\nSELECT 2 AS y;\n",
+	})
+	svc := newTestService(t, dir, Config{SkipEngines: true})
+	srv := newMCPServer(svc, "test", false)
+	followReloads(srv, svc)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	st, ct := memory.NewPair()
+	if _, err := srv.Connect(ctx, st); err != nil {
+		t.Fatal(err)
+	}
+	updated := make(chan string, 16)
+	cs, err := mcp.NewClient(mcp.Implementation{Name: "catalog-test", Version: "1"}, &mcp.ClientOptions{
+		ProtocolVersion:        "2025-06-18",
+		ResourceUpdatedHandler: func(_ context.Context, _ *mcp.ClientSession, p *mcp.ResourceUpdatedParams) { updated <- p.URI },
+	}).Connect(ctx, ct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if c := cs.ServerCapabilities().Resources; c == nil || !c.Subscribe {
+		t.Fatalf("stdio server does not declare resources.subscribe: %+v", c)
+	}
+	subs := []string{"catalog://source/p/k/m/a", "catalog://model/p/j/n", "catalog://project/p"}
+	for _, u := range subs {
+		if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: u}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A later modification time than the first load's, however coarse the clock.
+	time.Sleep(20 * time.Millisecond)
+	writeFiles(t, dir, map[string]string{"p/k/m.sql": "-- @source a\nSELECT 3 AS x;\n"})
+	if err := svc.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for len(got) < 2 {
+		select {
+		case u := <-updated:
+			got[u] = true
+		case <-ctx.Done():
+			t.Fatalf("updated after a change of p/k: %v, want catalog://source/p/k/m/a and catalog://project/p", got)
+		}
+	}
+	// Anything else would have been sent by now: one more round trip flushes it.
+	if _, err := cs.ListResources(ctx, &mcp.ListResourcesParams{}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case u := <-updated:
+		got[u] = true
+	case <-time.After(200 * time.Millisecond):
+	}
+	if !got["catalog://source/p/k/m/a"] || !got["catalog://project/p"] || got["catalog://model/p/j/n"] || len(got) != 2 {
+		t.Errorf("updated after a change of p/k: %v, want catalog://source/p/k/m/a and catalog://project/p only", got)
+	}
+}
