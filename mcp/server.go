@@ -520,9 +520,12 @@ func cmpString(a, b string) int {
 
 // Connect starts serving one client over t and returns its session at once; the
 // handshake happens as the client's messages arrive. The session ends when the
-// transport ends or Close is called. ctx bounds nothing but is the parent of the
-// contexts of server-initiated messages sent outside any request; its values are
-// kept, its cancellation is not.
+// transport ends or Close is called. ctx is the parent of the contexts of the
+// client's calls: its values reach the handlers and its end cancels the calls in
+// progress — pass the context a transport gives its connection (for Streamable
+// HTTP, the request's: a stateless POST's client going away then cancels its
+// call). Server-initiated messages sent outside any request keep ctx's values,
+// not its cancellation.
 func (s *Server) Connect(ctx context.Context, t jsonrpc.Transport) (*ServerSession, error) {
 	ss := newServerSession(ctx, s, t)
 	return ss, nil

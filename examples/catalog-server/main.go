@@ -167,7 +167,7 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, lo
 	defer svc.Close()
 	// The MCP side follows reloads from the first one on: built before the watch.
 	var srv *mcp.Server
-	var h httpHandler
+	var h *streamable.Handler
 	if o.stdio {
 		srv = newMCPServer(svc, version, false)
 		followReloads(srv, svc)
@@ -227,7 +227,7 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, lo
 // every reload. resources/list is in URI order and its cursors name the last URI
 // sent (ListResourcesByURI), so a listing continues on any replica and across
 // reloads. Call it before the catalog is watched.
-func newHTTPHandler(ctx context.Context, svc *Service, version string) httpHandler {
+func newHTTPHandler(ctx context.Context, svc *Service, version string) *streamable.Handler {
 	var cur atomic.Pointer[mcp.Server]
 	cur.Store(newMCPServer(svc, version, true))
 	svc.OnReload(func(_, _ *catalog.Catalog) {
@@ -235,41 +235,21 @@ func newHTTPHandler(ctx context.Context, svc *Service, version string) httpHandl
 		// still running on it finish there.
 		cur.Store(newMCPServer(svc, version, true))
 	})
-	return httpHandler{streamable.NewHandler(func(tctx context.Context, t jsonrpc.Transport) error {
-		_, err := cur.Load().Connect(untilClientGone(ctx, tctx), t)
+	// The connection's context is the POST's (tctx), so a client that closes its
+	// POST cancels its call and a query nobody waits for stops at once; it also
+	// ends with ctx, so stopping the server cancels the calls in flight.
+	return streamable.NewHandler(func(tctx context.Context, t jsonrpc.Transport) error {
+		_, err := cur.Load().Connect(alsoEndsWith(tctx, ctx), t)
 		return err
-	}, &streamable.HandlerOptions{Stateless: true})}
+	}, &streamable.HandlerOptions{Stateless: true})
 }
 
-// httpHandler is the stateless Streamable HTTP handler, with the HTTP request's
-// own context reachable from the connection serving it (untilClientGone).
-type httpHandler struct{ *streamable.Handler }
-
-// requestCtxKey holds, in a stateless connection's transport context, the
-// context of the HTTP request it serves, which ends when the client goes away.
-type requestCtxKey struct{}
-
-func (h httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	h.Handler.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestCtxKey{}, r.Context())))
-}
-
-// untilClientGone returns the context for the connection serving one stateless
-// POST: ctx (the server's), also cancelled when that POST's HTTP request ends.
-// The transport does not cancel a call of a client of an initialize-era revision
-// when its POST is closed (in a session, the client may come back for the answer,
-// and cancels with notifications/cancelled). A stateless POST has neither: its
-// answer can go nowhere else, and a notifications/cancelled arrives on a
-// connection of its own that never knew the call. Without this, a query whose
-// client gave up ran on to its time limit, holding one of its model's
-// connections. The request ends after its answer is written, so this cancels
-// nothing that is still owed.
-func untilClientGone(ctx, tctx context.Context) context.Context {
-	rc, ok := tctx.Value(requestCtxKey{}).(context.Context)
-	if !ok {
-		return ctx
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	context.AfterFunc(rc, cancel)
+// alsoEndsWith returns a context with ctx's values, cancelled when ctx or stop
+// ends.
+func alsoEndsWith(ctx, stop context.Context) context.Context {
+	ctx, cancel := context.WithCancelCause(ctx)
+	unregister := context.AfterFunc(stop, func() { cancel(context.Cause(stop)) })
+	context.AfterFunc(ctx, func() { unregister() })
 	return ctx
 }
 
