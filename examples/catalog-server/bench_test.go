@@ -17,6 +17,7 @@ import (
 
 	"github.com/wiremcp/wiremcp/examples/catalog-server/benchdata"
 	"github.com/wiremcp/wiremcp/mcp"
+	"github.com/wiremcp/wiremcp/transport/memory"
 	"github.com/wiremcp/wiremcp/transport/stdio"
 )
 
@@ -24,8 +25,10 @@ import (
 // execute_query (our client, stateless Streamable HTTP on loopback, the server,
 // DuckDB) and, interleaved in the same loop, the same query through duckdb-go
 // directly with the same thread count, reading every row; also the engine layer
-// alone, the HTTP floor, and execute_query over stdio to the built server in a
-// process of its own. The five ways run in a shuffled order in every iteration
+// alone, the HTTP floor, execute_query over stdio to the built server in a
+// process of its own, and execute_query in process over the memory transport
+// (every message still encoded and decoded, no operating system in between):
+// MCP's own part of the overhead. The six ways run in a shuffled order in every iteration
 // (benchdata.Interleave). It reports the median of each and MCP's overhead at the
 // median.
 func BenchmarkExecuteQuery(b *testing.B) {
@@ -53,6 +56,16 @@ func BenchmarkExecuteQuery(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer csStdio.Close()
+	// The same server in process, over the memory transport.
+	srvEnd, cliEnd := memory.NewPair()
+	if _, err := newMCPServer(svc, "bench", false).Connect(context.Background(), srvEnd); err != nil {
+		b.Fatal(err)
+	}
+	csMem, err := mcp.NewClient(mcp.Implementation{Name: "catalog-bench", Version: "1"}, nil).Connect(context.Background(), cliEnd)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer csMem.Close()
 	direct, err := sql.Open("duckdb", "?threads=2&memory_limit=512MB")
 	if err != nil {
 		b.Fatal(err)
@@ -60,7 +73,7 @@ func BenchmarkExecuteQuery(b *testing.B) {
 	defer direct.Close()
 	floor := startFloor(b, direct)
 	for _, bq := range benchdata.Queries {
-		b.Run(bq.Name, func(b *testing.B) { benchOne(b, cs, csStdio, svc, direct, floor, bq.SQL, bq.Rows, file) })
+		b.Run(bq.Name, func(b *testing.B) { benchOne(b, cs, csStdio, csMem, svc, direct, floor, bq.SQL, bq.Rows, file) })
 	}
 }
 
@@ -83,7 +96,7 @@ func startFloor(b *testing.B, db *sql.DB) string {
 	return srv.URL
 }
 
-func benchOne(b *testing.B, cs, csStdio *mcp.ClientSession, svc *Service, direct *sql.DB, floor, query string, want int, file string) {
+func benchOne(b *testing.B, cs, csStdio, csMem *mcp.ClientSession, svc *Service, direct *sql.DB, floor, query string, want int, file string) {
 	args, _ := json.Marshal(map[string]any{"path": "bench/big/events", "sql": fmt.Sprintf(query, "events")})
 	directSQL := fmt.Sprintf(query, benchdata.Quote(file))
 	callOn := func(cs *mcp.ClientSession) func() int {
@@ -97,7 +110,7 @@ func benchOne(b *testing.B, cs, csStdio *mcp.ClientSession, svc *Service, direct
 			return out.RowCount
 		}
 	}
-	runMCP, runStdio := callOn(cs), callOn(csStdio)
+	runMCP, runStdio, runMem := callOn(cs), callOn(csStdio), callOn(csMem)
 	runDirect := func() int {
 		n, err := benchdata.ScanAll(direct, directSQL)
 		if err != nil {
@@ -127,10 +140,10 @@ func benchOne(b *testing.B, cs, csStdio *mcp.ClientSession, svc *Service, direct
 		}
 		return res.RowCount
 	}
-	if a, d, e, f, o := runMCP(), runDirect(), runEngine(), runFloor(), runStdio(); a != want || d != want || e != want || f != want || o != want {
-		b.Fatalf("rows: mcp %d direct %d engine %d http floor %d stdio %d", a, d, e, f, o)
+	if a, d, e, f, o, m := runMCP(), runDirect(), runEngine(), runFloor(), runStdio(), runMem(); a != want || d != want || e != want || f != want || o != want || m != want {
+		b.Fatalf("rows: mcp %d direct %d engine %d http floor %d stdio %d memory %d", a, d, e, f, o, m)
 	}
-	runs := []func(){func() { runDirect() }, func() { runMCP() }, func() { runEngine() }, func() { runFloor() }, func() { runStdio() }}
+	runs := []func(){func() { runDirect() }, func() { runMCP() }, func() { runEngine() }, func() { runFloor() }, func() { runStdio() }, func() { runMem() }}
 	times := benchdata.Interleave(b.Loop, runs)
 	b.StopTimer()
 	pd, pm, pe, pf := benchdata.Median(times[0]), benchdata.Median(times[1]), benchdata.Median(times[2]), benchdata.Median(times[3])
@@ -149,6 +162,12 @@ func benchOne(b *testing.B, cs, csStdio *mcp.ClientSession, svc *Service, direct
 	b.ReportMetric(float64(ps.Microseconds())/1000, "p50-mcp-stdio-ms")
 	b.ReportMetric(100*(float64(ps)-float64(pd))/float64(pd), "stdio-overhead-%")
 	b.ReportMetric(100*float64(benchdata.MedianDiff(times[4], times[0]))/float64(pd), "paired-stdio-overhead-%")
+	// The same call in process: the protocol, the server and the engine layer
+	// without a transport between processes.
+	pmem := benchdata.Median(times[5])
+	b.ReportMetric(float64(pmem.Microseconds())/1000, "p50-mcp-memory-ms")
+	b.ReportMetric(100*(float64(pmem)-float64(pd))/float64(pd), "memory-overhead-%")
+	b.ReportMetric(100*float64(benchdata.MedianDiff(times[5], times[0]))/float64(pd), "paired-memory-overhead-%")
 }
 
 // writeBigCatalog writes a catalog of 10,000 sources: 10 projects × 10 packages ×
