@@ -113,8 +113,21 @@ func TestCancelledCallsEndTheirPOST(t *testing.T) {
 // A 2026-07-28 client cancels by closing its request's stream: the call's context
 // ends, the call returns and its POST's goroutines with it. 1,000 calls, 50 at a time.
 func TestModernDisconnectEndsCalls(t *testing.T) {
-	const calls, parallel = 1000, 50
 	s := newTestServer(t, nil)
+	slowest := abandonEach(t, s, 1000, 50, func(i int) (string, map[string]string) {
+		return modernBody(fmt.Sprint(i), "wait", ""), modernHeaders("wait")
+	})
+	t.Logf("1000 abandoned 2026-07-28 calls ended, the slowest %v after its client left", slowest)
+	if slowest > time.Second {
+		t.Errorf("an abandoned call took %v to end", slowest)
+	}
+}
+
+// abandonEach makes calls "wait" calls to s (the body and headers of call i from
+// call), parallel at a time, abandons each once it has started, waits for it to
+// end and returns the longest time a call took to end after its client left.
+func abandonEach(t *testing.T, s *testServer, calls, parallel int, call func(i int) (string, map[string]string)) time.Duration {
+	t.Helper()
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2 * parallel}}
 	defer client.CloseIdleConnections()
 	// Signals by call id: a call's own start and end.
@@ -143,8 +156,9 @@ func TestModernDisconnectEndsCalls(t *testing.T) {
 			defer func() { <-sem }()
 			ctx, abandon := context.WithCancel(t.Context())
 			defer abandon()
-			req, _ := http.NewRequestWithContext(ctx, "POST", s.url, strings.NewReader(modernBody(fmt.Sprint(i), "wait", "")))
-			for k, v := range modernHeaders("wait") {
+			body, hdr := call(i)
+			req, _ := http.NewRequestWithContext(ctx, "POST", s.url, strings.NewReader(body))
+			for k, v := range hdr {
 				req.Header.Set(k, v)
 			}
 			ended := make(chan struct{})
@@ -158,7 +172,7 @@ func TestModernDisconnectEndsCalls(t *testing.T) {
 			waitFor(t, started[i], "a call to start")
 			abandon()
 			gone := time.Now()
-			waitFor(t, finished[i], "a call to end")
+			waitFor(t, finished[i], "an abandoned call to end")
 			d := time.Since(gone)
 			<-ended
 			mu.Lock()
@@ -167,10 +181,7 @@ func TestModernDisconnectEndsCalls(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	t.Logf("%d abandoned 2026-07-28 calls ended, the slowest %v after its client left", calls, slowest)
-	if slowest > time.Second {
-		t.Errorf("an abandoned call took %v to end", slowest)
-	}
+	return slowest
 }
 
 // A stateless POST is the only way a call's answer can reach its client: nothing
@@ -178,67 +189,16 @@ func TestModernDisconnectEndsCalls(t *testing.T) {
 // call on every revision, not only 2026-07-28's: 200 calls per revision, 20 at a
 // time, each abandoned once it has started, must each end within a second.
 func TestStatelessDisconnectEndsCalls(t *testing.T) {
-	const calls, parallel = 200, 20
 	for _, rev := range []string{"2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"} {
 		t.Run(rev, func(t *testing.T) {
 			s := newTestServer(t, &HandlerOptions{Stateless: true})
-			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2 * parallel}}
-			defer client.CloseIdleConnections()
-			started, finished := make([]chan struct{}, calls), make([]chan struct{}, calls)
-			for i := range calls {
-				started[i], finished[i] = make(chan struct{}), make(chan struct{})
-			}
-			route := func(from <-chan string, to []chan struct{}) {
-				for range calls {
-					var i int
-					fmt.Sscan(<-from, &i)
-					close(to[i])
+			slowest := abandonEach(t, s, 200, 20, func(i int) (string, map[string]string) {
+				if rev == "2026-07-28" {
+					return modernBody(fmt.Sprint(i), "wait", ""), modernHeaders("wait")
 				}
-			}
-			go route(s.waiting, started)
-			go route(s.waited, finished)
-			var slowest time.Duration
-			var mu sync.Mutex
-			sem := make(chan struct{}, parallel)
-			var wg sync.WaitGroup
-			for i := range calls {
-				sem <- struct{}{}
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					defer func() { <-sem }()
-					ctx, abandon := context.WithCancel(t.Context())
-					defer abandon()
-					body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"wait"}`, i)
-					hdr := postHeaders("Mcp-Protocol-Version", rev)
-					if rev == "2026-07-28" {
-						body, hdr = modernBody(fmt.Sprint(i), "wait", ""), modernHeaders("wait")
-					}
-					req, _ := http.NewRequestWithContext(ctx, "POST", s.url, strings.NewReader(body))
-					for k, v := range hdr {
-						req.Header.Set(k, v)
-					}
-					ended := make(chan struct{})
-					go func() {
-						defer close(ended)
-						if resp, err := client.Do(req); err == nil {
-							io.Copy(io.Discard, resp.Body)
-							resp.Body.Close()
-						}
-					}()
-					waitFor(t, started[i], "a call to start")
-					abandon()
-					gone := time.Now()
-					waitFor(t, finished[i], "an abandoned call to end")
-					d := time.Since(gone)
-					<-ended
-					mu.Lock()
-					slowest = max(slowest, d)
-					mu.Unlock()
-				}()
-			}
-			wg.Wait()
-			t.Logf("%d abandoned stateless %s calls ended, the slowest %v after its client left", calls, rev, slowest)
+				return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"wait"}`, i), postHeaders("Mcp-Protocol-Version", rev)
+			})
+			t.Logf("200 abandoned stateless %s calls ended, the slowest %v after its client left", rev, slowest)
 			if slowest > time.Second {
 				t.Errorf("an abandoned call took %v to end", slowest)
 			}

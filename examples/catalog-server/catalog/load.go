@@ -159,7 +159,7 @@ func readLimited(dir, name string, limit int64) ([]byte, error) {
 	// holding the catalog's load (the server's start, or every later reload)
 	// for as long as none comes.
 	if st, err := root.Stat(name); err == nil && !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is %s, not a regular file", name, fileKind(st.Mode()))
+		return nil, fmt.Errorf("%s is %s, not a regular file", name, FileKind(st.Mode()))
 	}
 	f, err := root.Open(name)
 	if err != nil {
@@ -185,8 +185,9 @@ func readLimited(dir, name string, limit int64) ([]byte, error) {
 	return b, err
 }
 
-// fileKind names the kind of file m is, for a diagnostic.
-func fileKind(m fs.FileMode) string {
+// FileKind names the kind of a file that is not a regular one (a named pipe, a
+// socket, a device, a folder), for a diagnostic.
+func FileKind(m fs.FileMode) string {
 	switch {
 	case m&fs.ModeNamedPipe != 0:
 		return "a named pipe"

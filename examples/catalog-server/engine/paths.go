@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/wiremcp/wiremcp/examples/catalog-server/catalog"
 )
 
 // fileFunctions are the DuckDB table functions whose first argument is a file path
@@ -397,23 +399,10 @@ func inside(dir, p string) (string, error) {
 	}
 	for _, f := range files {
 		if st, err := os.Stat(f); err == nil && !st.Mode().IsRegular() && !st.IsDir() {
-			return "", fmt.Errorf("%q: %s is %s, not a regular file", p, f, specialKind(st.Mode()))
+			return "", fmt.Errorf("%q: %s is %s, not a regular file", p, f, catalog.FileKind(st.Mode()))
 		}
 	}
 	return abs, nil
-}
-
-// specialKind names the kind of a file that is neither regular nor a folder.
-func specialKind(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "a special file (" + m.Type().String() + ")"
 }
 
 // within reports whether the clean absolute path p is dir or below it.

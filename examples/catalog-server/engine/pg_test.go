@@ -222,19 +222,7 @@ func TestPostgresBusy(t *testing.T) {
 func TestPostgresTypes(t *testing.T) {
 	p := openTestPG(t)
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, pgDSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range []string{
-		"CREATE TYPE shop.mood AS ENUM ('sad', 'happy')",
-		"CREATE TYPE shop.pair AS (a int, b text)",
-	} {
-		if _, err := conn.Exec(ctx, s); err != nil {
-			t.Fatal(s, err)
-		}
-	}
-	conn.Close(ctx)
+	execPG(t, "CREATE TYPE shop.mood AS ENUM ('sad', 'happy')", "CREATE TYPE shop.pair AS (a int, b text)")
 	for _, tc := range []struct{ expr, typ, json string }{
 		{"'12345678901234567890.123456789'::numeric", "numeric", `12345678901234567890.123456789`},
 		{"9007199254740993::int8", "int8", `9007199254740993`},
@@ -294,20 +282,7 @@ func TestPostgresTypes(t *testing.T) {
 func TestPostgresTextArrays(t *testing.T) {
 	p := openTestPG(t)
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, pgDSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range []string{
-		"CREATE TYPE shop.tone AS ENUM ('sad', 'happy', 'a b')",
-		"CREATE TYPE shop.pair AS (a int, b text)",
-		"CREATE TYPE shop.letter AS ENUM ('a', 'b')",
-	} {
-		if _, err := conn.Exec(ctx, s); err != nil {
-			t.Fatal(s, err)
-		}
-	}
-	conn.Close(ctx)
+	execPG(t, "CREATE TYPE shop.tone AS ENUM ('sad', 'happy', 'a b')", "CREATE TYPE shop.pair AS (a int, b text)", "CREATE TYPE shop.letter AS ENUM ('a', 'b')")
 	for _, tc := range []struct{ expr, typ, json string }{
 		{"ARRAY[['1 day', NULL], ['3 days', '4 days']]::interval[]", "_interval", `[["1 day",null],["3 days","4 days"]]`},
 		{"'{}'::interval[]", "_interval", `[]`},
@@ -371,6 +346,22 @@ func TestPostgresTextArrays(t *testing.T) {
 		}
 		if a, ok := res.Rows[0][0].([]any); !ok || len(a) != 20 || a[0] != "a" {
 			t.Errorf("letters: %#v", res.Rows[0][0])
+		}
+	}
+}
+
+// execPG runs statements on the test database as its owner, outside any model.
+func execPG(t *testing.T, stmts ...string) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, pgDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	for _, s := range stmts {
+		if _, err := conn.Exec(ctx, s); err != nil {
+			t.Fatal(s, err)
 		}
 	}
 }
