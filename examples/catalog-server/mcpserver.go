@@ -169,6 +169,8 @@ func classify(err error) toolError {
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Call again in a few seconds."}
 	case errors.As(err, new(*engine.MemoryError)):
 		return toolError{Error: err.Error(), Kind: "out_of_memory", Hint: "Aggregate, filter or select fewer columns to hold less data."}
+	case errors.As(err, &to) && to.Busy():
+		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Call again in a few seconds; if it runs out of time again, aggregate or filter to read less data."}
 	case errors.As(err, &to):
 		return toolError{Error: err.Error(), Kind: "timeout", Hint: "Aggregate or filter to read less data."}
 	case errors.Is(err, context.Canceled):

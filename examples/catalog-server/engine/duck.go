@@ -332,6 +332,7 @@ func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any,
 		return nil, d.startErr(ctx, qctx, lim, err)
 	}
 	defer conn.Close()
+	waited := time.Since(start) // the gate's and the query's waits for a connection, mostly
 	res := newResult(lim)
 	err = conn.Raw(func(dc any) error {
 		// Prepare (without a context) refuses more than one statement outright,
@@ -431,7 +432,11 @@ func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any,
 		if errors.As(err, &me) {
 			me.Limit = d.memory
 		}
-		return nil, d.ctxErr(ctx, qctx, lim, withPosition(err, sqlText))
+		err = d.ctxErr(ctx, qctx, lim, withPosition(err, sqlText))
+		if te, ok := err.(*TimeoutError); ok {
+			te.Waited = waited
+		}
+		return nil, err
 	}
 	return res.finish(start), nil
 }

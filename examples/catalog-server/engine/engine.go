@@ -127,9 +127,19 @@ func (e *UnboundParamError) Error() string {
 // TimeoutError says a query ran out of time and was stopped.
 type TimeoutError struct {
 	Limit time.Duration
+	// Waited is how much of Limit went by before the query started, waiting for
+	// one of its model's connections; Busy says it was most of it.
+	Waited time.Duration
 }
 
+// Busy reports whether the query spent most of its time limit waiting for a
+// connection, its model busy with other queries: calling again later may do.
+func (e *TimeoutError) Busy() bool { return e.Waited >= e.Limit/2 }
+
 func (e *TimeoutError) Error() string {
+	if e.Busy() {
+		return fmt.Sprintf("the query was stopped at the %s limit, %s of which it spent waiting for a connection: the model was busy with other queries. Call again shortly; if it still runs out of time, ask for less work (aggregate, filter with WHERE, or query a smaller source)", e.Limit, e.Waited.Round(time.Millisecond))
+	}
 	return fmt.Sprintf("the query ran longer than the %s limit and was stopped. Ask for less work: aggregate (GROUP BY with count/sum/avg) instead of reading raw rows, filter with WHERE, or query a smaller source", e.Limit)
 }
 

@@ -57,7 +57,15 @@ func TestDuckBusy(t *testing.T) {
 	if !errors.As(err, &busy) || !strings.Contains(err.Error(), "busy") {
 		t.Fatalf("with every connection held: %v", err)
 	}
-	held[0].Close()
+	// A query that gets a connection late in its time limit and then runs out of
+	// it is told it waited most of the limit for a connection, not only that it
+	// ran too long.
+	go func() { time.Sleep(700 * time.Millisecond); held[0].Close() }()
+	_, err = d.Query(ctx, "SELECT sum(a.range * b.range) FROM range(1000000) a, range(1000000) b", nil, Limits{RowLimit: 10, ByteBudget: 1 << 20, Timeout: time.Second})
+	var te *TimeoutError
+	if !errors.As(err, &te) || !te.Busy() || te.Waited < 600*time.Millisecond || !strings.Contains(err.Error(), "waiting for a connection") {
+		t.Fatalf("started late, then out of time: %v (%+v)", err, te)
+	}
 	if res, err := d.Query(ctx, "SELECT count(*) FROM items", nil, testLimits); err != nil || res.Rows[0][0] != int64(3) {
 		t.Fatalf("after one connection was freed: %v %+v", err, res)
 	}
