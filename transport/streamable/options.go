@@ -20,8 +20,9 @@ import (
 // ctx carries the values of the HTTP request that opened the connection (for example
 // an authenticated principal put there by middleware) and is cancelled when the
 // connection ends (session deleted, expired or shut down; stateless POST answered).
-// For a 2026-07-28 request it is also cancelled when the client goes away, which is
-// how such a client cancels. Use it as the parent of the connection's handler
+// For a 2026-07-28 request, and for every request in Stateless mode, it is also
+// cancelled when the client goes away (its POST closed): that is how a 2026-07-28
+// client cancels, and nothing could resume a stateless POST. Use it as the parent of the connection's handler
 // contexts (jsonrpc.ConnOptions.Context). On such a disconnect the transport also
 // delivers a notifications/cancelled naming the request.
 //
