@@ -221,7 +221,6 @@ func TestPostgresBusy(t *testing.T) {
 // (TestPostgresTextArrays).
 func TestPostgresTypes(t *testing.T) {
 	p := openTestPG(t)
-	ctx := context.Background()
 	execPG(t, "CREATE TYPE shop.mood AS ENUM ('sad', 'happy')", "CREATE TYPE shop.pair AS (a int, b text)")
 	for _, tc := range []struct{ expr, typ, json string }{
 		{"'12345678901234567890.123456789'::numeric", "numeric", `12345678901234567890.123456789`},
@@ -254,23 +253,34 @@ func TestPostgresTypes(t *testing.T) {
 		{"'2024-03-01 12:00:00.25'::timestamp", "timestamp", `"2024-03-01T12:00:00.25"`},
 		{"NULL::interval", "interval", `null`},
 	} {
-		res, err := p.Query(ctx, "SELECT "+tc.expr+" AS v", nil, testLimits)
-		if err != nil {
-			t.Errorf("%s: %v", tc.expr, err)
+		v, ok := pgValue(t, p, tc.expr, tc.typ)
+		if !ok {
 			continue
 		}
-		got, _ := json.Marshal(res.Rows[0][0])
-		if res.Columns[0].Type != tc.typ {
-			t.Errorf("%s: type %q, want %q", tc.expr, res.Columns[0].Type, tc.typ)
-		}
+		got, _ := json.Marshal(v)
 		if tc.typ == "money" { // written in the server's lc_monetary
-			if s, ok := res.Rows[0][0].(string); !ok || !strings.Contains(s, "12.34") {
+			if s, ok := v.(string); !ok || !strings.Contains(s, "12.34") {
 				t.Errorf("%s: %s", tc.expr, got)
 			}
 		} else if string(got) != tc.json {
 			t.Errorf("%s: %s, want %s", tc.expr, got, tc.json)
 		}
 	}
+}
+
+// pgValue runs SELECT expr through p and returns the one value, after checking
+// its column's type name is typ; ok is false (the test marked failed) otherwise.
+func pgValue(t *testing.T, p *Postgres, expr, typ string) (any, bool) {
+	t.Helper()
+	res, err := p.Query(context.Background(), "SELECT "+expr+" AS v", nil, testLimits)
+	if err != nil {
+		t.Errorf("%s: %v", expr, err)
+		return nil, false
+	}
+	if res.Columns[0].Type != typ {
+		t.Errorf("%s: type %q, want %q", expr, res.Columns[0].Type, typ)
+	}
+	return res.Rows[0][0], true
 }
 
 // TestPostgresTextArrays: arrays of the types written as PostgreSQL's text
@@ -305,16 +315,11 @@ func TestPostgresTextArrays(t *testing.T) {
 		{"'happy'::tone", "tone", `"happy"`},
 		{"'[0:1]={sad,happy}'::tone[]", "_tone", `["sad","happy"]`},
 	} {
-		res, err := p.Query(ctx, "SELECT "+tc.expr+" AS v", nil, testLimits)
-		if err != nil {
-			t.Errorf("%s: %v", tc.expr, err)
+		v, ok := pgValue(t, p, tc.expr, tc.typ)
+		if !ok {
 			continue
 		}
-		got, _ := json.Marshal(res.Rows[0][0])
-		if res.Columns[0].Type != tc.typ {
-			t.Errorf("%s: type %q, want %q", tc.expr, res.Columns[0].Type, tc.typ)
-		}
-		if string(got) != tc.json {
+		if got, _ := json.Marshal(v); string(got) != tc.json {
 			t.Errorf("%s: %s, want %s", tc.expr, got, tc.json)
 		}
 	}
