@@ -36,7 +36,9 @@ type ServerOptions struct {
 	ListResourcesByURI bool
 	// Capabilities declares features before anything is registered for them (for a
 	// server that registers tools later, say). Nil declares exactly what is
-	// registered when a client initializes.
+	// registered when a client initializes. To an initialize-era client on a
+	// connection of a stateless transport (one request long), listChanged and
+	// subscribe are never declared: nothing could be sent to it later.
 	Capabilities *ServerCapabilities
 	// InvalidArgumentsHandler, if set, shapes the isError result of a tools/call
 	// whose arguments the library refused before the tool ran: they do not match

@@ -308,12 +308,12 @@ func (ss *ServerSession) handle(ctx context.Context, req *jsonrpc.Request) (any,
 			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "session not initialized: send initialize first (method %q)", req.Method)
 		}
 		rev = ss.statelessRevision(req)
-		caps = ss.server.capabilities(rev)
+		caps = ss.capabilities(rev)
 		clientCaps = &ClientCapabilities{}
 	}
 	if rev == nil {
 		rev = lookupRevision(LatestInitializeRevision)
-		caps = ss.server.capabilities(rev)
+		caps = ss.capabilities(rev)
 	}
 	if !m.gate(caps) && !(req.Method == "completion/complete" && !rev.completionsCap && ss.server.opts.CompletionHandler != nil) {
 		return nil, methodNotFound("method %q is not supported: the server did not declare its capability", req.Method)
@@ -324,6 +324,30 @@ func (ss *ServerSession) handle(ctx context.Context, req *jsonrpc.Request) (any,
 	res, err := m.handle(ctx, ss, ri)
 	ri.done.Store(true)
 	return res, err
+}
+
+// capabilities is what the server declares to this session's client of revision
+// rev. A connection of a stateless transport (a stateless Streamable HTTP POST)
+// lasts one request, so an initialize-era client on it can be sent nothing later:
+// no list_changed and no resources/updated. Its tools, resources and prompts are
+// declared without listChanged, and resources without subscribe (resources/subscribe
+// is then refused: nothing could be delivered). A 2026-07-28 client subscribes
+// with subscriptions/listen, a stream of its own, and keeps them.
+func (ss *ServerSession) capabilities(rev *revision) *ServerCapabilities {
+	caps := ss.server.capabilities(rev)
+	if !ss.stateless || rev.stateless {
+		return caps
+	}
+	if caps.Tools != nil {
+		caps.Tools = &ListChangedCapability{}
+	}
+	if caps.Prompts != nil {
+		caps.Prompts = &ListChangedCapability{}
+	}
+	if caps.Resources != nil {
+		caps.Resources = &ResourcesCapability{}
+	}
+	return caps
 }
 
 // statelessRevision picks the revision of a request on a stateless connection: the
@@ -369,7 +393,7 @@ func (ss *ServerSession) initialize(ctx context.Context, req *jsonrpc.Request) (
 		return nil, invalidParams("initialize: protocolVersion is required")
 	}
 	rev := negotiate(p.ProtocolVersion)
-	caps := ss.server.capabilities(rev)
+	caps := ss.capabilities(rev)
 	ss.mu.Lock()
 	if ss.state != stateNew {
 		ss.mu.Unlock()
