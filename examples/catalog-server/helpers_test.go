@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wiremcp/wiremcp/mcp"
+	"github.com/wiremcp/wiremcp/transport/memory"
 	"github.com/wiremcp/wiremcp/transport/streamable"
 )
 
@@ -128,4 +129,25 @@ func text(res *mcp.CallToolResult) string {
 		}
 	}
 	return b.String()
+}
+
+// followingSession connects a client with opts, over the memory transport, to an
+// MCP server over svc that follows its reloads, as a stdio session does. The
+// session ends with the test.
+func followingSession(t *testing.T, svc *Service, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	srv := newMCPServer(svc, "test", false)
+	followReloads(srv, svc)
+	st, ct := memory.NewPair()
+	if _, err := srv.Connect(context.Background(), st); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := mcp.NewClient(mcp.Implementation{Name: "catalog-test", Version: "1"}, opts).Connect(ctx, ct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
 }

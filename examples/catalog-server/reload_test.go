@@ -13,7 +13,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wiremcp/wiremcp/mcp"
-	"github.com/wiremcp/wiremcp/transport/memory"
 )
 
 func writeFiles(t *testing.T, dir string, files map[string]string) {
@@ -162,25 +161,15 @@ func TestSessionFollowsReloads(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"p/k/manifest.json": "{}", "p/k/m.sql": "-- @source a\nSELECT 1 AS x;\n"})
 	svc := newTestService(t, dir, Config{SkipEngines: true})
-	srv := newMCPServer(svc, "test", false)
-	followReloads(srv, svc)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	st, ct := memory.NewPair()
-	if _, err := srv.Connect(ctx, st); err != nil {
-		t.Fatal(err)
-	}
 	changed := make(chan struct{}, 16)
 	// A revision whose sessions are told of list changes by notification, as
 	// stdio clients such as the TypeScript SDK's are.
-	cs, err := mcp.NewClient(mcp.Implementation{Name: "catalog-test", Version: "1"}, &mcp.ClientOptions{
+	cs := followingSession(t, svc, &mcp.ClientOptions{
 		ProtocolVersion:            "2025-11-25",
 		ResourceListChangedHandler: func(context.Context, *mcp.ClientSession) { changed <- struct{}{} },
-	}).Connect(ctx, ct)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	})
 	listed := func() map[string]bool {
 		t.Helper()
 		out := map[string]bool{}

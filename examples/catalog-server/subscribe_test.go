@@ -10,7 +10,6 @@ import (
 
 	"github.com/wiremcp/wiremcp/jsonrpc"
 	"github.com/wiremcp/wiremcp/mcp"
-	"github.com/wiremcp/wiremcp/transport/memory"
 )
 
 // TestHTTPDeclaresNoNotifications: over stateless HTTP no connection outlives its
@@ -64,23 +63,13 @@ func TestStdioSubscribersToldOfChanges(t *testing.T) {
 		"p/j/manifest.json": "{}", "p/j/n.sql": "-- @source b\nSELECT 2 AS y;\n",
 	})
 	svc := newTestService(t, dir, Config{SkipEngines: true})
-	srv := newMCPServer(svc, "test", false)
-	followReloads(srv, svc)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	st, ct := memory.NewPair()
-	if _, err := srv.Connect(ctx, st); err != nil {
-		t.Fatal(err)
-	}
 	updated := make(chan string, 16)
-	cs, err := mcp.NewClient(mcp.Implementation{Name: "catalog-test", Version: "1"}, &mcp.ClientOptions{
+	cs := followingSession(t, svc, &mcp.ClientOptions{
 		ProtocolVersion:        "2025-06-18",
 		ResourceUpdatedHandler: func(_ context.Context, _ *mcp.ClientSession, p *mcp.ResourceUpdatedParams) { updated <- p.URI },
-	}).Connect(ctx, ct)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	})
 	if c := cs.ServerCapabilities().Resources; c == nil || !c.Subscribe {
 		t.Fatalf("stdio server does not declare resources.subscribe: %+v", c)
 	}
