@@ -42,7 +42,7 @@ type Duck struct {
 	mu      sync.RWMutex
 	closed  bool
 	db      *sql.DB
-	gateSQL *sql.Stmt // json_serialize_sql, prepared once per pooled connection
+	parser  *duckParser // nil: the gate judges every text
 	tmp     string
 	memory  string // memory_limit, for MemoryError
 	columns map[string][]Column
@@ -106,13 +106,8 @@ func OpenDuck(ctx context.Context, m *catalog.Model, cfg DuckConfig) (*Duck, err
 		os.RemoveAll(tmp)
 		return nil, err
 	}
-	d.gateSQL, err = db.PrepareContext(ctx, "SELECT json_serialize_sql($1::VARCHAR)::VARCHAR")
-	if err != nil {
-		db.Close()
-		os.RemoveAll(tmp)
-		return nil, fmt.Errorf("duckdb: %w", err)
-	}
 	d.db = db
+	d.parser, _ = processParser() // without it (an error) the gate judges every text
 	return d, nil
 }
 
@@ -194,7 +189,6 @@ func (d *Duck) Close() error {
 		return nil
 	}
 	d.closed = true
-	d.gateSQL.Close()
 	err := d.db.Close()
 	os.RemoveAll(d.tmp)
 	return err
@@ -259,12 +253,24 @@ func firstWord(sqlText string) string {
 	return strings.ToUpper(f[0])
 }
 
-// gate asks DuckDB's parser whether sqlText is exactly one SELECT statement.
-func (d *Duck) gate(ctx context.Context, sqlText string) error {
-	var raw string
-	if err := d.gateSQL.QueryRowContext(ctx, sqlText).Scan(&raw); err != nil {
+// gateQuery is the gate's question to DuckDB's parser: the text's statements,
+// as the parser reads them, written out as JSON (or why it cannot).
+const gateQuery = "SELECT json_serialize_sql($1::VARCHAR)::VARCHAR"
+
+// gate asks DuckDB's parser, on the query's connection dc, whether sqlText is
+// exactly one SELECT statement, and when it is not, says what it is.
+func gate(ctx context.Context, dc *duckdb.Conn, sqlText string) error {
+	rows, err := dc.QueryContext(ctx, gateQuery, []driver.NamedValue{{Ordinal: 1, Value: sqlText}})
+	if err != nil {
 		return duckErr(err)
 	}
+	vals := make([]driver.Value, 1)
+	err = rows.Next(vals)
+	rows.Close()
+	if err != nil {
+		return duckErr(err)
+	}
+	raw, _ := vals[0].(string)
 	var s serialized
 	if err := json.Unmarshal([]byte(raw), &s); err != nil {
 		return fmt.Errorf("duckdb: reading the parser's answer: %w", err)
@@ -321,20 +327,36 @@ func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any,
 	start := time.Now()
 	qctx, cancel := context.WithTimeout(ctx, lim.Timeout)
 	defer cancel()
-	// The gate and the query each need one of the model's duckMaxConns
-	// connections: running out of time before the query starts means waiting for
-	// one, not a slow query.
-	if err := d.gate(qctx, sqlText); err != nil {
-		return nil, d.startErr(ctx, qctx, lim, err)
-	}
+	// Judging: the text by itself must be exactly one statement, and the engine
+	// must prepare it, capped as a subquery, as one SELECT. The first is asked of
+	// the process's parser (splitting a text into statements, nothing planned);
+	// the second is the query's own prepare. The caller's text alone being one
+	// statement keeps the subquery's parentheses the caller's: a text such as
+	// "SELECT 1) t, (SELECT 1" is not a statement by itself, though capped it
+	// would prepare. Any other answer goes to the gate (json_serialize_sql),
+	// which says what the text is — several statements, a PRAGMA, a syntax error
+	// and where — before anything else is prepared.
+	one := d.parser != nil && d.parser.oneStatement(qctx, sqlText)
+	// The query needs one of the model's duckMaxConns connections: running out of
+	// time before it has one means waiting for one, not a slow query.
 	conn, err := d.db.Conn(qctx)
 	if err != nil {
 		return nil, d.startErr(ctx, qctx, lim, err)
 	}
 	defer conn.Close()
-	waited := time.Since(start) // the gate's and the query's waits for a connection, mostly
+	waited := time.Since(start) // the wait for a connection, mostly
 	res := newResult(lim)
 	err = conn.Raw(func(dc any) error {
+		gated := false
+		runGate := func() error {
+			gated = true
+			return gate(qctx, dc.(*duckdb.Conn), sqlText)
+		}
+		if !one {
+			if err := runGate(); err != nil {
+				return err
+			}
+		}
 		// Prepare (without a context) refuses more than one statement outright,
 		// where PrepareContext would run all but the last.
 		//
@@ -347,6 +369,11 @@ func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any,
 		st, err := dc.(*duckdb.Conn).Prepare(capped(sqlText, lim.RowLimit+1))
 		if err != nil {
 			wrapped = false
+			if !gated {
+				if err := runGate(); err != nil {
+					return err
+				}
+			}
 			if st, err = dc.(*duckdb.Conn).Prepare(sqlText); err != nil {
 				if strings.Contains(err.Error(), "multi-statement") {
 					// duckdb-go's Prepare takes one statement; the gate counts

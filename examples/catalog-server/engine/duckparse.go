@@ -1,0 +1,100 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/duckdb/duckdb-go/v2/mapping"
+)
+
+// duckParserConns is how many texts the process's DuckDB parser splits at once.
+// Splitting one takes microseconds (the text is capped in size), so a query
+// waits for one of these no longer than it waits for its turn on a processor.
+const duckParserConns = 4
+
+// duckParser is DuckDB's own parser with nothing to plan or run on: an in-memory
+// database of its own (one thread, no file access, its configuration locked,
+// nothing in it) whose connections only split a text into statements
+// (duckdb_extract_statements). It tells whether the caller's SQL, by itself, is
+// exactly one statement without running a query to find out — what the gate's
+// json_serialize_sql query costs three to four times as long to say.
+//
+// Splitting also expands PRAGMA statements into the SQL they stand for
+// (PRAGMA import_database reads files to do so): here that happens on an empty
+// database that may read no file, and nothing split here is ever run.
+type duckParser struct {
+	db    mapping.Database
+	conns chan mapping.Connection
+}
+
+// processParser opens the process's parser on first use; a parser that could
+// not be opened (an error) leaves every query to the gate.
+var processParser = sync.OnceValues(openDuckParser)
+
+func openDuckParser() (*duckParser, error) {
+	var cfg mapping.Config
+	if mapping.CreateConfig(&cfg) == mapping.StateError {
+		return nil, errors.New("duckdb parser: cannot create a configuration")
+	}
+	defer mapping.DestroyConfig(&cfg)
+	for _, kv := range [][2]string{
+		{"threads", "1"},
+		{"memory_limit", "64MB"},
+		{"enable_external_access", "false"},
+		{"autoinstall_known_extensions", "false"},
+		{"autoload_known_extensions", "false"},
+		{"allow_community_extensions", "false"},
+		{"allow_persistent_secrets", "false"},
+		{"lock_configuration", "true"},
+	} {
+		if mapping.SetConfig(cfg, kv[0], kv[1]) == mapping.StateError {
+			return nil, errors.New("duckdb parser: cannot set " + kv[0])
+		}
+	}
+	p := &duckParser{conns: make(chan mapping.Connection, duckParserConns)}
+	var msg string
+	if mapping.OpenExt(":memory:", &p.db, cfg, &msg) == mapping.StateError {
+		return nil, errors.New("duckdb parser: " + msg)
+	}
+	for range duckParserConns {
+		var c mapping.Connection
+		if mapping.Connect(p.db, &c) == mapping.StateError {
+			p.close()
+			return nil, errors.New("duckdb parser: cannot connect")
+		}
+		p.conns <- c
+	}
+	return p, nil
+}
+
+// close disconnects the connections in the pool and closes the database (for
+// tests; the process's parser lives as long as the process).
+func (p *duckParser) close() {
+	for {
+		select {
+		case c := <-p.conns:
+			mapping.Disconnect(&c)
+		default:
+			mapping.Close(&p.db)
+			return
+		}
+	}
+}
+
+// oneStatement reports whether DuckDB's parser reads sqlText as exactly one
+// statement. False means anything else — none, several, a syntax error, no
+// connection before ctx ended — and the caller asks the gate, which says which.
+func (p *duckParser) oneStatement(ctx context.Context, sqlText string) bool {
+	var c mapping.Connection
+	select {
+	case c = <-p.conns:
+	case <-ctx.Done():
+		return false
+	}
+	defer func() { p.conns <- c }()
+	var st mapping.ExtractedStatements
+	n := mapping.ExtractStatements(c, sqlText, &st)
+	mapping.DestroyExtracted(&st)
+	return n == 1
+}

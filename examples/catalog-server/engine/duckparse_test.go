@@ -1,0 +1,130 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/duckdb/duckdb-go/v2/mapping"
+)
+
+// TestDuckParserOneStatement: the process's parser counts statements of the
+// caller's text alone — a text whose parentheses only close in the cap's
+// subquery is not one statement.
+func TestDuckParserOneStatement(t *testing.T) {
+	p, err := processParser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for text, want := range map[string]bool{
+		"SELECT 1":                       true,
+		"SELECT 1;":                      true,
+		"-- a comment\nSELECT 1 -- more": true,
+		"FROM items":                     true,
+		"PRAGMA version":                 true, // one statement, not a query: the prepare refuses it
+		"SELECT 1) t, (SELECT 1":         false,
+		"SELECT 1; SELECT 2":             false,
+		"SELECT 1; DROP VIEW items":      false,
+		"   ":                            false,
+		"SELECT * FROM items WHERE":      false,
+		"SELECT '":                       false,
+		"SELECT 1 /* open":               false,
+	} {
+		if got := p.oneStatement(context.Background(), text); got != want {
+			t.Errorf("%q: one statement %v, want %v", text, got, want)
+		}
+	}
+	// Every connection taken and the caller's time up: no answer, so the gate
+	// judges.
+	var taken []mapping.Connection
+	for range duckParserConns {
+		taken = append(taken, <-p.conns)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if p.oneStatement(ctx, "SELECT 1") {
+		t.Error("answered without a connection")
+	}
+	for _, c := range taken {
+		p.conns <- c
+	}
+}
+
+// TestDuckParserJudgesAsGate is the differential test of the two ways a query is
+// judged: the parser's statement count with the capped prepare (every query's
+// way), and the gate's json_serialize_sql before anything (the way with no
+// parser). For each text, both give the same rows or the same error.
+func TestDuckParserJudgesAsGate(t *testing.T) {
+	d := openTestDuck(t)
+	if d.parser == nil {
+		t.Fatal("no parser")
+	}
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(outside, "schema.sql"), []byte("CREATE TABLE leaked(x INT);"), 0o644)
+	os.WriteFile(filepath.Join(outside, "load.sql"), []byte(""), 0o644)
+	texts := []string{
+		// queries
+		"SELECT 1", "SELECT 1;", " SELECT 1 ; ", "SELECT 1 -- to the end", "-- first\nSELECT 2 AS x /* last */",
+		"SELECT * FROM items", "FROM items", "FROM items SELECT name", "TABLE items", "VALUES (1, 'a'), (2, 'b')",
+		"WITH x AS (SELECT 1 AS a) SELECT * FROM x", "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 5) SELECT * FROM r",
+		"SELECT * FROM items UNION ALL SELECT * FROM items", "(SELECT 1) UNION (SELECT 2)", "((SELECT 1))",
+		"SELECT name FROM items ORDER BY price DESC LIMIT 2", "SELECT 1 AS a, 2 AS a",
+		"PIVOT items ON name USING sum(price)", "UNPIVOT (SELECT 1 AS a, 2 AS b) ON a, b",
+		"DESCRIBE items", "SHOW items", "SUMMARIZE items", "SHOW TABLES", "SELECT * FROM (DESCRIBE items)",
+		"SELECT CAST({'e': 'a'} AS STRUCT(e ENUM('a', 'b'))) AS s",
+		"SELECT $n::INTEGER AS n", "SELECT 'it''s' AS s, E'a\\nb' AS e, $$dollar$$ AS d",
+		// what the cap's parentheses could close
+		"SELECT 1) t, (SELECT 1", "SELECT 1) UNION ALL (SELECT 2", "SELECT 1) t; DROP VIEW items; SELECT * FROM (SELECT 1",
+		"SELECT 1)", "(SELECT 1", "SELECT 1) LIMIT 1 --",
+		// statements
+		"SELECT 1; SELECT 2", "COMMIT; DROP VIEW items", "DROP VIEW items", "EXPLAIN SELECT 1", "EXPLAIN ANALYZE SELECT 1",
+		"PRAGMA version", "PRAGMA threads=64", "PRAGMA table_info('items')", "PRAGMA import_database('" + outside + "')",
+		"SET threads = 64", "RESET threads", "CALL pragma_version()", "CHECKPOINT", "VACUUM", "ANALYZE",
+		"ATTACH ':memory:' AS x", "DETACH model", "USE model", "INSTALL httpfs", "LOAD httpfs",
+		"COPY items TO '" + filepath.Join(outside, "o.csv") + "'", "EXPORT DATABASE '" + outside + "'",
+		"CREATE TABLE t AS SELECT 1", "CREATE MACRO m(x) AS x", "INSERT INTO items VALUES (9, 'x', 1, '2024-01-01')",
+		"UPDATE items SET name = 'x'", "DELETE FROM items", "BEGIN", "PREPARE p AS SELECT 1", "EXECUTE p",
+		"WITH d AS (DELETE FROM items RETURNING *) SELECT * FROM d",
+		"SELECT * FROM (INSERT INTO items VALUES (9, 'x', 1, '2024-01-01') RETURNING *)",
+		"SELECT * FROM items FOR UPDATE", "/* SELECT */ DROP VIEW items", "SELECT 1;;", ";SELECT 1", ";", "",
+		// errors
+		"SELECT name FROM items WHERE", "SELECT nme FROM items", "SELECT * FROM nowhere", "SELECT '", "SELECT 1 /* open",
+		"SELECT * FROM read_csv('/etc/passwd')", "SELECT * FROM '/etc/passwd'", "SELECT 1/0::INTEGER",
+	}
+	run := func(text string) string {
+		params := map[string]any(nil)
+		if text == "SELECT $n::INTEGER AS n" {
+			params = map[string]any{"n": 7}
+		}
+		res, err := d.Query(context.Background(), text, params, testLimits)
+		if err != nil {
+			return "error: " + err.Error()
+		}
+		b, _ := json.Marshal(map[string]any{"columns": res.Columns, "rows": res.Rows, "truncated": res.Truncated})
+		return string(b)
+	}
+	parser := d.parser
+	accepted := 0
+	for _, text := range texts {
+		d.parser = parser
+		fast := run(text)
+		d.parser = nil
+		slow := run(text)
+		if fast != slow {
+			t.Errorf("%q:\n parser and prepare: %s\n gate:               %s", text, fast, slow)
+		}
+		if fast[:6] != "error:" {
+			accepted++
+		}
+	}
+	d.parser = parser
+	t.Logf("%d of %d texts ran", accepted, len(texts))
+	if accepted < 20 {
+		t.Errorf("only %d of %d texts ran: the comparison says little", accepted, len(texts))
+	}
+	if res, err := d.Query(context.Background(), "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'leaked'", nil, testLimits); err != nil || res.Rows[0][0] != int64(0) {
+		t.Errorf("after: %v %+v", err, res)
+	}
+}
