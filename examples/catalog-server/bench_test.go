@@ -157,6 +157,7 @@ func benchOne(b *testing.B, cs, csStdio, csMem *mcp.ClientSession, svc *Service,
 	// run moments apart, so that drifts of the machine between iterations cancel.
 	b.ReportMetric(100*float64(benchdata.MedianDiff(times[1], times[0]))/float64(pd), "paired-overhead-%")
 	b.ReportMetric(100*float64(benchdata.MedianDiff(times[3], times[0]))/float64(pd), "paired-floor-%")
+	b.ReportMetric(100*float64(benchdata.MedianDiff(times[2], times[0]))/float64(pd), "paired-engine-overhead-%")
 	// The same call over stdio to the built server in its own process.
 	ps := benchdata.Median(times[4])
 	b.ReportMetric(float64(ps.Microseconds())/1000, "p50-mcp-stdio-ms")
