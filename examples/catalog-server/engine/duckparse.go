@@ -9,8 +9,10 @@ import (
 )
 
 // duckParserConns is how many texts the process's DuckDB parser splits at once.
-// Splitting one takes microseconds (the text is capped in size), so a query
-// waits for one of these no longer than it waits for its turn on a processor.
+// A query never waits for one: when all are busy (long texts, many queries at
+// once), it is judged by the gate on its own model's connection instead, as it
+// would be without the parser — so no caller, whatever it sends, can hold up the
+// queries of another model here.
 const duckParserConns = 4
 
 // duckParser is DuckDB's own parser with nothing to plan or run on: an in-memory
@@ -83,13 +85,16 @@ func (p *duckParser) close() {
 }
 
 // oneStatement reports whether DuckDB's parser reads sqlText as exactly one
-// statement. False means anything else — none, several, a syntax error, no
-// connection before ctx ended — and the caller asks the gate, which says which.
+// statement. False means anything else — none, several, a syntax error, every
+// connection busy, ctx ended — and the caller asks the gate, which says which.
 func (p *duckParser) oneStatement(ctx context.Context, sqlText string) bool {
+	if ctx.Err() != nil {
+		return false
+	}
 	var c mapping.Connection
 	select {
 	case c = <-p.conns:
-	case <-ctx.Done():
+	default:
 		return false
 	}
 	defer func() { p.conns <- c }()

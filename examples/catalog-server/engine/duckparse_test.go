@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/duckdb/duckdb-go/v2/mapping"
 )
@@ -36,16 +37,28 @@ func TestDuckParserOneStatement(t *testing.T) {
 			t.Errorf("%q: one statement %v, want %v", text, got, want)
 		}
 	}
-	// Every connection taken and the caller's time up: no answer, so the gate
-	// judges.
+	// Every connection busy: no wait, no answer — the gate judges. A caller
+	// whose time is up gets no answer either.
 	var taken []mapping.Connection
 	for range duckParserConns {
 		taken = append(taken, <-p.conns)
 	}
+	done := make(chan bool)
+	go func() { done <- p.oneStatement(context.Background(), "SELECT 1") }()
+	select {
+	case got := <-done:
+		if got {
+			t.Error("answered without a connection")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("waited for a busy parser")
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
+	p.conns <- taken[0]
+	taken = taken[1:]
 	if p.oneStatement(ctx, "SELECT 1") {
-		t.Error("answered without a connection")
+		t.Error("answered after the caller's time was up")
 	}
 	for _, c := range taken {
 		p.conns <- c
