@@ -3,9 +3,11 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/duckdb/duckdb-go/v2/mapping"
 )
@@ -23,7 +25,8 @@ func TestDuckParserOneStatement(t *testing.T) {
 		"SELECT 1;":                      true,
 		"-- a comment\nSELECT 1 -- more": true,
 		"FROM items":                     true,
-		"PRAGMA version":                 true, // one statement, not a query: the prepare refuses it
+		"PRAGMA version":                 false, // never split here (mayHoldPragma): the gate judges it
+		"SELECT * FROM pragma_version()": false, // the same, a false alarm
 		"SELECT 1) t, (SELECT 1":         false,
 		"SELECT 1; SELECT 2":             false,
 		"SELECT 1; DROP VIEW items":      false,
@@ -52,6 +55,35 @@ func TestDuckParserOneStatement(t *testing.T) {
 	}
 }
 
+// TestDuckParserRunsNoPragma: splitting a text evaluates the arguments of its
+// PRAGMA statements, with no deadline and nothing to interrupt it; a text that
+// could hold one goes to the gate, which only parses, so an argument that would
+// take seconds to evaluate is never evaluated and the refusal comes at once.
+func TestDuckParserRunsNoPragma(t *testing.T) {
+	d := openTestDuck(t)
+	// Quadratic work in little memory: seconds if evaluated.
+	slow := "table_info(list_sum(list_transform(range(40000), x -> list_sum(range(40000))))::VARCHAR)"
+	lim := Limits{RowLimit: 10, ByteBudget: 1 << 20, Timeout: 300 * time.Millisecond}
+	for _, text := range []string{
+		"PRAGMA " + slow,
+		"pRaGmA " + slow,
+		"SELECT 1; PRAGMA " + slow,
+		"PRAGMA " + slow + "; SELECT 1",
+		"SELECT * FROM items; PRAGMA " + slow,
+	} {
+		start := time.Now()
+		_, err := d.Query(context.Background(), text, nil, lim)
+		took := time.Since(start)
+		var re *RefusedError
+		if !errors.As(err, &re) {
+			t.Errorf("%.30q: %v, want a refusal", text, err)
+		}
+		if took > 2*time.Second {
+			t.Errorf("%.30q: answered after %v (time limit %v): the PRAGMA's argument was evaluated", text, took, lim.Timeout)
+		}
+	}
+}
+
 // TestDuckParserJudgesAsGate is the differential test of the two ways a query is
 // judged: the parser's statement count with the capped prepare (every query's
 // way), and the gate's json_serialize_sql before anything (the way with no
@@ -69,7 +101,7 @@ func TestDuckParserJudgesAsGate(t *testing.T) {
 		"SELECT 1", "SELECT 1;", " SELECT 1 ; ", "SELECT 1 -- to the end", "-- first\nSELECT 2 AS x /* last */",
 		"SELECT * FROM items", "FROM items", "FROM items SELECT name", "TABLE items", "VALUES (1, 'a'), (2, 'b')",
 		"WITH x AS (SELECT 1 AS a) SELECT * FROM x", "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 5) SELECT * FROM r",
-		"SELECT * FROM items UNION ALL SELECT * FROM items", "(SELECT 1) UNION (SELECT 2)", "((SELECT 1))",
+		"SELECT * FROM items UNION ALL SELECT * FROM items", "(SELECT 1) UNION (SELECT 2) ORDER BY 1", "((SELECT 1))",
 		"SELECT name FROM items ORDER BY price DESC LIMIT 2", "SELECT 1 AS a, 2 AS a",
 		"PIVOT items ON name USING sum(price)", "UNPIVOT (SELECT 1 AS a, 2 AS b) ON a, b",
 		"DESCRIBE items", "SHOW items", "SUMMARIZE items", "SHOW TABLES", "SELECT * FROM (DESCRIBE items)",
