@@ -257,8 +257,14 @@ func firstWord(sqlText string) string {
 // as the parser reads them, written out as JSON (or why it cannot).
 const gateQuery = "SELECT json_serialize_sql($1::VARCHAR)::VARCHAR"
 
+// errUncounted is the gate's answer for a text whose first statement is a
+// SELECT that json_serialize_sql cannot write out: not refused, but its
+// statements are not counted (the text's own prepare refuses more than one).
+var errUncounted = errors.New("duckdb: the gate could not count the statements")
+
 // gate asks DuckDB's parser, on the query's connection dc, whether sqlText is
-// exactly one SELECT statement, and when it is not, says what it is.
+// exactly one SELECT statement, and when it is not, says what it is. It
+// returns errUncounted when it cannot tell how many statements there are.
 func gate(ctx context.Context, dc *duckdb.Conn, sqlText string) error {
 	rows, err := dc.QueryContext(ctx, gateQuery, []driver.NamedValue{{Ordinal: 1, Value: sqlText}})
 	if err != nil {
@@ -283,7 +289,7 @@ func gate(ctx context.Context, dc *duckdb.Conn, sqlText string) error {
 			// statement is a SELECT; Prepare takes exactly one statement, and
 			// Query checks the prepared statement's kind: the query is judged
 			// there.
-			return nil
+			return errUncounted
 		}
 		if s.ErrorType == "parser" && strings.Contains(s.ErrorMessage, "locking clause") {
 			// DuckDB's grammar reads FOR UPDATE / FOR SHARE … and refuses it.
@@ -347,10 +353,14 @@ func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any,
 	waited := time.Since(start) // the wait for a connection, mostly
 	res := newResult(lim)
 	err = conn.Raw(func(dc any) error {
-		gated := false
+		gated, uncounted := false, false
 		runGate := func() error {
 			gated = true
-			return gate(qctx, dc.(*duckdb.Conn), sqlText)
+			err := gate(qctx, dc.(*duckdb.Conn), sqlText)
+			if err == errUncounted {
+				uncounted, err = true, nil
+			}
+			return err
 		}
 		if !one {
 			if err := runGate(); err != nil {
@@ -373,6 +383,12 @@ func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any,
 				if err := runGate(); err != nil {
 					return err
 				}
+			}
+			if uncounted && mayHoldPragma(sqlText) {
+				// Preparing the text as sent splits it into statements first, and
+				// splitting evaluates a PRAGMA's arguments (with no deadline):
+				// uncounted, a text that could hold one is not prepared.
+				return &RefusedError{Reason: "DuckDB's json_serialize_sql cannot write out this SELECT (a cast to a type with parameters), so it cannot count its statements, and the text could hold a PRAGMA; send exactly one SELECT, without the word pragma or without that cast"}
 			}
 			if st, err = dc.(*duckdb.Conn).Prepare(sqlText); err != nil {
 				if strings.Contains(err.Error(), "multi-statement") {
