@@ -309,6 +309,11 @@ func gate(ctx context.Context, dc *duckdb.Conn, sqlText string) error {
 			return &SQLError{Engine: "duckdb", Message: "Parser Error: " + s.ErrorMessage, Position: pos + 1}
 		}
 		kind := firstWord(sqlText)
+		if strings.HasPrefix(s.ErrorMessage, "Only SELECT statements") && (kind == "SELECT" || kind == "FROM" || kind == "VALUES") {
+			// A statement that starts with one of these words is a SELECT: the
+			// one json_serialize_sql refused comes after it.
+			return &RefusedError{Reason: "the SQL holds more than one statement, and one after the first is not a query; send exactly one"}
+		}
 		return &RefusedError{Reason: fmt.Sprintf("DuckDB's parser reads this as a %s statement, not a query", kind)}
 	}
 	switch n := len(s.Statements); {

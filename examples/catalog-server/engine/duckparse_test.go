@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -162,5 +165,97 @@ func TestDuckParserJudgesAsGate(t *testing.T) {
 	}
 	if res, err := d.Query(context.Background(), "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'leaked'", nil, testLimits); err != nil || res.Rows[0][0] != int64(0) {
 		t.Errorf("after: %v %+v", err, res)
+	}
+}
+
+// TestDuckParserConcurrent: many queries at once (more than the parser's and the
+// model's connections) each get their own answer — rows, a refusal, a syntax
+// error — and every parser connection is back in the pool afterwards.
+func TestDuckParserConcurrent(t *testing.T) {
+	d := openTestDuck(t)
+	p, err := processParser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct{ text, want string }{
+		{"SELECT count(*) AS n FROM items", `[[3]]`},
+		{"SELECT name FROM items WHERE id = 2", `[["pear"]]`},
+		{"SELECT 1; DROP VIEW items", "refused: the SQL holds more than one statement"},
+		{"SELECT 1; SELECT 2", "refused: the SQL holds 2 statements"},
+		{"SELECT 1) t, (SELECT 1", "Parser Error: syntax error"},
+		{"PRAGMA version", "refused: DuckDB's parser reads this as a PRAGMA statement"},
+		{"FROM items SELECT max(price) AS m", `[[1.25]]`},
+	}
+	const n = 6 * duckParserConns * 2 // 48 queries, bounded
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		c := cases[i%len(cases)]
+		wg.Go(func() {
+			res, err := d.Query(context.Background(), c.text, nil, Limits{RowLimit: 10, ByteBudget: 1 << 20, Timeout: time.Minute})
+			got := ""
+			if err != nil {
+				got = err.Error()
+			} else {
+				b, _ := json.Marshal(res.Rows)
+				got = string(b)
+			}
+			if !strings.Contains(got, c.want) {
+				errs <- fmt.Errorf("%q: %s, want %s", c.text, got, c.want)
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if got := len(p.conns); got != duckParserConns {
+		t.Errorf("%d of %d parser connections in the pool after the queries", got, duckParserConns)
+	}
+}
+
+// TestDuckParserWaitEnds: with every parser connection taken, a query waits for
+// one no longer than its time limit (then it is told the server is busy), and
+// one whose caller goes away gets the caller's error; neither hangs, and once
+// the connections are back queries run.
+func TestDuckParserWaitEnds(t *testing.T) {
+	d := openTestDuck(t)
+	p := d.parser
+	var taken []mapping.Connection
+	for range duckParserConns {
+		taken = append(taken, <-p.conns)
+	}
+	defer func() {
+		for _, c := range taken {
+			p.conns <- c
+		}
+	}()
+	lim := Limits{RowLimit: 10, ByteBudget: 1 << 20, Timeout: 200 * time.Millisecond}
+	start := time.Now()
+	_, err := d.Query(context.Background(), "SELECT count(*) FROM items", nil, lim)
+	var busy *BusyError
+	if !errors.As(err, &busy) {
+		t.Errorf("out of time waiting for the parser: %v, want busy", err)
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("answered after %v (limit %v)", took, lim.Timeout)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	lim.Timeout = time.Minute
+	start = time.Now()
+	if _, err := d.Query(ctx, "SELECT count(*) FROM items", nil, lim); !errors.Is(err, context.Canceled) {
+		t.Errorf("caller gone while waiting for the parser: %v, want context.Canceled", err)
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("answered after %v (caller gone after 50ms)", took)
+	}
+	for _, c := range taken {
+		p.conns <- c
+	}
+	taken = nil
+	if res, err := d.Query(context.Background(), "SELECT count(*) FROM items", nil, testLimits); err != nil || res.Rows[0][0] != int64(3) {
+		t.Errorf("after the connections came back: %v %+v", err, res)
 	}
 }
