@@ -131,11 +131,36 @@ func TestDuckParserJudgesAsGate(t *testing.T) {
 		// errors
 		"SELECT name FROM items WHERE", "SELECT nme FROM items", "SELECT * FROM nowhere", "SELECT '", "SELECT 1 /* open",
 		"SELECT * FROM read_csv('/etc/passwd')", "SELECT * FROM '/etc/passwd'", "SELECT 1/0::INTEGER",
+		// the cap's edges: comments, quotes and semicolons around its parentheses
+		"SELECT 1 --", "SELECT 1;--", "SELECT 1; /* c */", "SELECT 1 ; ;", "SELECT 1;\n;", "\n\nSELECT 1\n\n", "SELECT 1\n-- ;",
+		"SELECT 1 -- ) ; DROP VIEW items", "SELECT 1 /* ) */", "SELECT 1 /* nested /* c */ ok */", "SELECT 1 /* nested /* c */",
+		"SELECT 1 --c\r) t, (SELECT 2", "SELECT 1 /* ' */ AS x", "SELECT $tag$a ) ; b$tag$ AS s", "SELECT $$ ) $$ AS s) t, (SELECT 1",
+		"SELECT E'\\'' AS s", "SELECT E'a\\' ) t, (SELECT 1", "SELECT 'a;b' AS s", "SELECT 1 AS \"a)\"", "SELECT U&'\\0041' AS u",
+		"SELECT 1) t JOIN (SELECT 1", "SELECT ((1)", "SELECT (1))", "SELECT 1 FROM items WHERE id IN (SELECT id FROM items",
+		"((SELECT 1) UNION (SELECT 2)) ORDER BY 1", "SELECT 1 AS x; DROP VIEW items", "(SELECT 1); DROP VIEW items", "FROM items; DROP VIEW items",
+		// statements that read as queries, and ones that do not
+		"SHOW ALL TABLES", "SHOW DATABASES", "SHOW threads", "SELECT * FROM (SHOW ALL TABLES)", "DESCRIBE SELECT 1", "DESCRIBE TABLE items",
+		"SUMMARIZE (FROM items)", "PIVOT items ON name", "PIVOT_WIDER items ON name USING sum(price)",
+		"PIVOT_LONGER (SELECT 1 AS a, 2 AS b) ON a, b", "UNPIVOT items ON COLUMNS(* EXCLUDE (id, name, added)) INTO NAME k VALUE v",
+		"WITH x AS MATERIALIZED (SELECT 1 AS a) SELECT * FROM x", "WITH RECURSIVE r(n) USING KEY (n) AS (SELECT 1 UNION SELECT n + 1 FROM r WHERE n < 3) SELECT * FROM r ORDER BY n",
+		"WITH d AS (SELECT 1) DELETE FROM items", "SELECT 1 INTO x", "SELECT ? AS x", "SELECT $1 AS x", "SELECT $m AS x",
+		"SELECT 'a'::UNION(a VARCHAR, b INT) AS u", "SELECT ['a']::ENUM('a')[] AS e", "SELECT {'a': 1}::MAP(ENUM('a'), INT) AS m",
+		"SELECT * FROM items AT (VERSION => 1)", "VALUES (DEFAULT)", "SELECT * FROM query('SELECT 1')", "SELECT * FROM glob('/etc/*')",
+		"IMPORT DATABASE '" + outside + "'", "CHECKPOINT model", "DROP SECRET s", "COPY FROM DATABASE model TO memory",
+		"PRAGMA show_tables", "PRAGMA copy_database('model', 'memory')", "SELECT 1; PRAGMA version", "PRAGMA table_info(current_setting('temp_directory'))",
+		// Unicode and size
+		"SELECT 'é' AS \"ü\", '😀' AS e", "SELECT\u00a01 AS x", "SELECT 1\u3000AS x", "SELECT 1 AS x\u00a0FROM items", "SELECT 1 AS \"x\u00a0\"",
+		"SELECT 1 AS x\u2028", "\u2028SELECT 1", "SELECT 1\u0085", "SELECT 1 AS x\u00a0; DROP VIEW items",
+		"SELECT " + strings.Repeat("(", 900) + "1" + strings.Repeat(")", 900), "SELECT " + strings.Repeat("1 + ", 3000) + "1",
+		"SELECT 1 WHERE 1 IN (" + strings.Repeat("7, ", 20000) + "1)",
 	}
 	run := func(text string) string {
 		params := map[string]any(nil)
-		if text == "SELECT $n::INTEGER AS n" {
+		switch text {
+		case "SELECT $n::INTEGER AS n":
 			params = map[string]any{"n": 7}
+		case "SELECT $m AS x":
+			params = map[string]any{"m": "é"}
 		}
 		res, err := d.Query(context.Background(), text, params, testLimits)
 		if err != nil {
@@ -157,6 +182,18 @@ func TestDuckParserJudgesAsGate(t *testing.T) {
 		if fast[:6] != "error:" {
 			accepted++
 		}
+	}
+	// The one difference found: a Unicode space after the last semicolon.
+	// DuckDB's parser, as the split and the prepare call it, reads it as a
+	// space; json_serialize_sql's as a syntax error. The gate refused a text
+	// that DuckDB reads as one SELECT; the parser and the prepare run it.
+	const nbsp = "SELECT 1 AS x;\u00a0"
+	d.parser = parser
+	fast := run(nbsp)
+	d.parser = nil
+	slow := run(nbsp)
+	if fast != `{"columns":[{"name":"x","type":"INTEGER"}],"rows":[[1]],"truncated":false}` || !strings.Contains(slow, "Parser Error: syntax error") {
+		t.Errorf("%q:\n parser and prepare: %s\n gate:               %s", nbsp, fast, slow)
 	}
 	d.parser = parser
 	t.Logf("%d of %d texts ran", accepted, len(texts))
