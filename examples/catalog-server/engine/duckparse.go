@@ -10,8 +10,10 @@ import (
 )
 
 // duckParserConns is how many texts the process's DuckDB parser splits at once.
-// Splitting one takes microseconds (the text is capped in size), so a query
-// waits for one of these no longer than it waits for its turn on a processor.
+// Splitting takes time in proportion to the text's length, less than the
+// gate's query on the same text, and evaluates nothing (mayHoldPragma); a query
+// waits for one of these at most until its time limit, and is then told the
+// server is busy.
 const duckParserConns = 4
 
 // duckParser is DuckDB's own parser with nothing to plan or run on: an in-memory
