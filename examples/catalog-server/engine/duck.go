@@ -242,7 +242,7 @@ func firstWord(sqlText string) string {
 		if strings.HasPrefix(s, "--") {
 			_, s, _ = strings.Cut(s, "\n")
 		} else {
-			_, s, _ = strings.Cut(s, "*/")
+			s = afterComment(s)
 		}
 		s = strings.TrimSpace(s)
 	}
@@ -251,6 +251,26 @@ func firstWord(sqlText string) string {
 		return ""
 	}
 	return strings.ToUpper(f[0])
+}
+
+// afterComment returns s after the block comment it starts with; DuckDB's
+// block comments nest (/* a /* b */ c */ is one comment).
+func afterComment(s string) string {
+	depth := 0
+	for i := 0; i+1 < len(s); i++ {
+		switch s[i : i+2] {
+		case "/*":
+			depth++
+			i++
+		case "*/":
+			depth--
+			i++
+			if depth == 0 {
+				return s[i+1:]
+			}
+		}
+	}
+	return ""
 }
 
 // gateQuery is the gate's question to DuckDB's parser: the text's statements,

@@ -219,6 +219,7 @@ func TestDuckParserConcurrent(t *testing.T) {
 		{"SELECT name FROM items WHERE id = 2", `[["pear"]]`},
 		{"SELECT 1; DROP VIEW items", "refused: the SQL holds more than one statement"},
 		{"SELECT 1; SELECT 2", "refused: the SQL holds 2 statements"},
+		{"/* /* */ SELECT */ DROP VIEW items", "refused: DuckDB's parser reads this as a DROP statement"},
 		{"SELECT 1) t, (SELECT 1", "Parser Error: syntax error"},
 		{"PRAGMA version", "refused: DuckDB's parser reads this as a PRAGMA statement"},
 		{"FROM items SELECT max(price) AS m", `[[1.25]]`},
