@@ -42,6 +42,15 @@ func TestDuckParserOneStatement(t *testing.T) {
 			t.Errorf("%q: one statement %v, want %v", text, got, want)
 		}
 	}
+	// IMPORT DATABASE is split as PRAGMA import_database, which reads the
+	// folder's schema.sql and load.sql and stands for their statements: one
+	// here, had the parser's database read them. It may read no file.
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "schema.sql"), []byte("SELECT 42;"), 0o644)
+	os.WriteFile(filepath.Join(dir, "load.sql"), []byte(""), 0o644)
+	if p.oneStatement(context.Background(), "IMPORT DATABASE '"+dir+"'") {
+		t.Error("IMPORT DATABASE: the parser's database read the folder's files")
+	}
 	// Every connection taken and the caller's time up: no answer, so the gate
 	// judges.
 	var taken []mapping.Connection
