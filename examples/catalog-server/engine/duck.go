@@ -242,7 +242,7 @@ func firstWord(sqlText string) string {
 		if strings.HasPrefix(s, "--") {
 			_, s, _ = strings.Cut(s, "\n")
 		} else {
-			_, s, _ = strings.Cut(s, "*/")
+			s = afterComment(s)
 		}
 		s = strings.TrimSpace(s)
 	}
@@ -253,12 +253,38 @@ func firstWord(sqlText string) string {
 	return strings.ToUpper(f[0])
 }
 
+// afterComment returns s after the block comment it starts with; DuckDB's
+// block comments nest (/* a /* b */ c */ is one comment).
+func afterComment(s string) string {
+	depth := 0
+	for i := 0; i+1 < len(s); i++ {
+		switch s[i : i+2] {
+		case "/*":
+			depth++
+			i++
+		case "*/":
+			depth--
+			i++
+			if depth == 0 {
+				return s[i+1:]
+			}
+		}
+	}
+	return ""
+}
+
 // gateQuery is the gate's question to DuckDB's parser: the text's statements,
 // as the parser reads them, written out as JSON (or why it cannot).
 const gateQuery = "SELECT json_serialize_sql($1::VARCHAR)::VARCHAR"
 
+// errUncounted is the gate's answer for a text whose first statement is a
+// SELECT that json_serialize_sql cannot write out: not refused, but its
+// statements are not counted (the text's own prepare refuses more than one).
+var errUncounted = errors.New("duckdb: the gate could not count the statements")
+
 // gate asks DuckDB's parser, on the query's connection dc, whether sqlText is
-// exactly one SELECT statement, and when it is not, says what it is.
+// exactly one SELECT statement, and when it is not, says what it is. It
+// returns errUncounted when it cannot tell how many statements there are.
 func gate(ctx context.Context, dc *duckdb.Conn, sqlText string) error {
 	rows, err := dc.QueryContext(ctx, gateQuery, []driver.NamedValue{{Ordinal: 1, Value: sqlText}})
 	if err != nil {
@@ -283,7 +309,7 @@ func gate(ctx context.Context, dc *duckdb.Conn, sqlText string) error {
 			// statement is a SELECT; Prepare takes exactly one statement, and
 			// Query checks the prepared statement's kind: the query is judged
 			// there.
-			return nil
+			return errUncounted
 		}
 		if s.ErrorType == "parser" && strings.Contains(s.ErrorMessage, "locking clause") {
 			// DuckDB's grammar reads FOR UPDATE / FOR SHARE … and refuses it.
@@ -303,6 +329,11 @@ func gate(ctx context.Context, dc *duckdb.Conn, sqlText string) error {
 			return &SQLError{Engine: "duckdb", Message: "Parser Error: " + s.ErrorMessage, Position: pos + 1}
 		}
 		kind := firstWord(sqlText)
+		if strings.HasPrefix(s.ErrorMessage, "Only SELECT statements") && (kind == "SELECT" || kind == "FROM" || kind == "VALUES") {
+			// A statement that starts with one of these words is a SELECT: the
+			// one json_serialize_sql refused comes after it.
+			return &RefusedError{Reason: "the SQL holds more than one statement, and one after the first is not a query; send exactly one"}
+		}
 		return &RefusedError{Reason: fmt.Sprintf("DuckDB's parser reads this as a %s statement, not a query", kind)}
 	}
 	switch n := len(s.Statements); {
@@ -347,10 +378,14 @@ func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any,
 	waited := time.Since(start) // the wait for a connection, mostly
 	res := newResult(lim)
 	err = conn.Raw(func(dc any) error {
-		gated := false
+		gated, uncounted := false, false
 		runGate := func() error {
 			gated = true
-			return gate(qctx, dc.(*duckdb.Conn), sqlText)
+			err := gate(qctx, dc.(*duckdb.Conn), sqlText)
+			if err == errUncounted {
+				uncounted, err = true, nil
+			}
+			return err
 		}
 		if !one {
 			if err := runGate(); err != nil {
@@ -373,6 +408,12 @@ func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any,
 				if err := runGate(); err != nil {
 					return err
 				}
+			}
+			if uncounted && mayHoldPragma(sqlText) {
+				// Preparing the text as sent splits it into statements first, and
+				// splitting evaluates a PRAGMA's arguments (with no deadline):
+				// uncounted, a text that could hold one is not prepared.
+				return &RefusedError{Reason: "DuckDB's json_serialize_sql cannot write out this SELECT (a cast to a type with parameters), so it cannot count its statements, and the text could hold a PRAGMA; send exactly one SELECT, without the word pragma or without that cast"}
 			}
 			if st, err = dc.(*duckdb.Conn).Prepare(sqlText); err != nil {
 				if strings.Contains(err.Error(), "multi-statement") {

@@ -3,16 +3,19 @@ package engine
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 
 	"github.com/duckdb/duckdb-go/v2/mapping"
 )
 
 // duckParserConns is how many texts the process's DuckDB parser splits at once.
-// A query never waits for one: when all are busy (long texts, many queries at
-// once), it is judged by the gate on its own model's connection instead, as it
-// would be without the parser — so no caller, whatever it sends, can hold up the
-// queries of another model here.
+// Splitting takes time in proportion to the text's length, less than the gate's
+// query on the same text, and evaluates nothing (mayHoldPragma). A query never
+// waits for one: when all are busy (long texts, many queries at once), it is
+// judged by the gate on its own model's connection instead, as it would be
+// without the parser — so no caller, whatever it sends, can hold up the queries
+// of another model here.
 const duckParserConns = 4
 
 // duckParser is DuckDB's own parser with nothing to plan or run on: an in-memory
@@ -22,9 +25,13 @@ const duckParserConns = 4
 // exactly one statement without running a query to find out — what the gate's
 // json_serialize_sql query costs three to four times as long to say.
 //
-// Splitting also expands PRAGMA statements into the SQL they stand for
-// (PRAGMA import_database reads files to do so): here that happens on an empty
-// database that may read no file, and nothing split here is ever run.
+// Splitting also expands PRAGMA statements into the SQL they stand for: it
+// evaluates their arguments (PRAGMA table_info(<any constant expression>)),
+// with no deadline and no way to interrupt it, and PRAGMA import_database
+// reads files. So a text that could hold a PRAGMA statement is never split
+// here (mayHoldPragma): the gate, which only parses, judges it. Everything else
+// is split on an empty database that may read no file, and nothing split here
+// is ever run.
 type duckParser struct {
 	db    mapping.Database
 	conns chan mapping.Connection
@@ -88,7 +95,7 @@ func (p *duckParser) close() {
 // statement. False means anything else — none, several, a syntax error, every
 // connection busy, ctx ended — and the caller asks the gate, which says which.
 func (p *duckParser) oneStatement(ctx context.Context, sqlText string) bool {
-	if ctx.Err() != nil {
+	if ctx.Err() != nil || mayHoldPragma(sqlText) {
 		return false
 	}
 	var c mapping.Connection
@@ -102,4 +109,13 @@ func (p *duckParser) oneStatement(ctx context.Context, sqlText string) bool {
 	n := mapping.ExtractStatements(c, sqlText, &st)
 	mapping.DestroyExtracted(&st)
 	return n == 1
+}
+
+// mayHoldPragma reports whether sqlText has the letters of PRAGMA anywhere, in
+// any case (DuckDB reads keywords with ASCII letters only): the only statement
+// whose splitting evaluates expressions. It judges nothing — a text it names
+// goes to the gate — so a false alarm (a string, a name such as pragma_version)
+// only costs the gate's query.
+func mayHoldPragma(sqlText string) bool {
+	return strings.Contains(strings.ToLower(sqlText), "pragma")
 }
