@@ -348,7 +348,12 @@ func gate(ctx context.Context, dc *duckdb.Conn, sqlText string) error {
 // Query runs one read-only query with named parameters ($name in the SQL).
 func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any, lim Limits) (*Result, error) {
 	d.mu.RLock()
-	defer d.mu.RUnlock()
+	unlocked := false
+	defer func() {
+		if !unlocked {
+			d.mu.RUnlock()
+		}
+	}()
 	if d.closed {
 		return nil, ErrClosed
 	}
@@ -374,127 +379,34 @@ func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any,
 	if err != nil {
 		return nil, d.startErr(ctx, qctx, lim, err)
 	}
-	defer conn.Close()
 	waited := time.Since(start) // the wait for a connection, mostly
 	res := newResult(lim)
-	err = conn.Raw(func(dc any) error {
-		gated, uncounted := false, false
-		runGate := func() error {
-			gated = true
-			err := gate(qctx, dc.(*duckdb.Conn), sqlText)
-			if err == errUncounted {
-				uncounted, err = true, nil
-			}
-			return err
+	// The query runs on a goroutine of its own, which holds the connection and
+	// the model's read lock (Close waits for it) until DuckDB returns: DuckDB
+	// stops a query between pieces of work, not inside one (a long function call,
+	// the constant expressions it computes while preparing), and the caller is
+	// answered at its limit all the same.
+	unlocked = true
+	done := make(chan error, 1)
+	go func() {
+		defer d.mu.RUnlock()
+		defer conn.Close()
+		done <- conn.Raw(func(dc any) error { return d.run(qctx, dc.(*duckdb.Conn), one, sqlText, params, lim, res) })
+	}()
+	running := false
+	select {
+	case err = <-done:
+	case <-qctx.Done():
+		// duckdb-go interrupts the query now; between pieces of work DuckDB
+		// stops within milliseconds, and its own answer is the one to give.
+		grace := time.NewTimer(stopGrace)
+		select {
+		case err = <-done:
+		case <-grace.C:
+			err, running = qctx.Err(), true
 		}
-		if !one {
-			if err := runGate(); err != nil {
-				return err
-			}
-		}
-		// Prepare (without a context) refuses more than one statement outright,
-		// where PrepareContext would run all but the last.
-		//
-		// duckdb-go materialises a result whole before the first row is read (and
-		// outside DuckDB's memory_limit), so the query runs capped at the rows a
-		// result can hold (one more proves truncation): rows past them are never
-		// computed. What the cap cannot prepare (an error in the SQL) is prepared
-		// as sent, so the error and its position are about the caller's text.
-		wrapped := true
-		st, err := dc.(*duckdb.Conn).Prepare(capped(sqlText, lim.RowLimit+1))
-		if err != nil {
-			wrapped = false
-			if !gated {
-				if err := runGate(); err != nil {
-					return err
-				}
-			}
-			if uncounted && mayHoldPragma(sqlText) {
-				// Preparing the text as sent splits it into statements first, and
-				// splitting evaluates a PRAGMA's arguments (with no deadline):
-				// uncounted, a text that could hold one is not prepared.
-				return &RefusedError{Reason: "DuckDB's json_serialize_sql cannot write out this SELECT (a cast to a type with parameters), so it cannot count its statements, and the text could hold a PRAGMA; send exactly one SELECT, without the word pragma or without that cast"}
-			}
-			if st, err = dc.(*duckdb.Conn).Prepare(sqlText); err != nil {
-				if strings.Contains(err.Error(), "multi-statement") {
-					// duckdb-go's Prepare takes one statement; the gate counts
-					// them, except in a SELECT it could not serialize.
-					return &RefusedError{Reason: "the SQL holds more than one statement; send exactly one"}
-				}
-				return duckErr(err)
-			}
-		}
-		defer func() { st.Close() }()
-		stmt := st.(*duckdb.Stmt)
-		// duckdb-go decodes a JSON column into float64 numbers, which changes
-		// every integer past 2^53: such columns are read as their text instead,
-		// and decoded here with the digits kept.
-		var jsonCols map[int]string
-		if wrapped {
-			if repl, cols := jsonColumns(stmt); len(repl) > 0 {
-				if st2, err := dc.(*duckdb.Conn).Prepare(cappedText(sqlText, lim.RowLimit+1, repl)); err == nil {
-					st.Close()
-					st, stmt, jsonCols = st2, st2.(*duckdb.Stmt), cols
-				}
-			}
-		}
-		ty, err := stmt.StatementType()
-		if err != nil {
-			return duckErr(err)
-		}
-		if ty != duckdb.STATEMENT_TYPE_SELECT {
-			return &RefusedError{Reason: fmt.Sprintf("DuckDB prepares this as a %s statement, not a query", firstWord(sqlText))}
-		}
-		args, err := bindArgs(stmt, params)
-		if err != nil {
-			return err
-		}
-		rows, err := stmt.QueryContext(qctx, args)
-		if err != nil {
-			return duckErr(unwrapLines(err, wrapped))
-		}
-		defer rows.Close()
-		names := rows.Columns()
-		types := make([]string, len(names))
-		for i, n := range names {
-			if tn, ok := rows.(driver.RowsColumnTypeDatabaseTypeName); ok {
-				types[i] = tn.ColumnTypeDatabaseTypeName(i)
-			}
-			if t, ok := jsonCols[i]; ok {
-				types[i] = t
-			}
-			res.Columns = append(res.Columns, Column{Name: n, Type: types[i]})
-		}
-		app := rowAppender{lim: lim, res: res}
-		vals := make([]driver.Value, len(names))
-		for {
-			if err := qctx.Err(); err != nil {
-				return err
-			}
-			if err := rows.Next(vals); err != nil {
-				if errors.Is(err, io.EOF) {
-					return nil
-				}
-				return duckErr(unwrapLines(err, wrapped))
-			}
-			row := make([]any, len(vals))
-			for i, v := range vals {
-				if text, ok := v.(string); ok && jsonCols[i] == "JSON" {
-					var jv any
-					if err := jsonKeepNumbers([]byte(text), &jv); err != nil {
-						return fmt.Errorf("column %s: %w", names[i], err)
-					}
-					row[i] = jv
-					continue
-				}
-				row[i] = duckValue(v, types[i])
-			}
-			more, err := app.add(row)
-			if err != nil || !more {
-				return err
-			}
-		}
-	})
+		grace.Stop()
+	}
 	if err != nil {
 		var me *MemoryError
 		if errors.As(err, &me) {
@@ -502,11 +414,136 @@ func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any,
 		}
 		err = d.ctxErr(ctx, qctx, lim, withPosition(err, sqlText))
 		if te, ok := err.(*TimeoutError); ok {
-			te.Waited = waited
+			te.Waited, te.Running = waited, running
 		}
 		return nil, err
 	}
 	return res.finish(start), nil
+}
+
+// stopGrace is how long a query whose time is up (or whose caller went away)
+// has to stop once duckdb-go has interrupted it, before the caller is answered
+// without it.
+const stopGrace = 250 * time.Millisecond
+
+// run judges, prepares and runs one query on dc, appending its rows to res.
+func (d *Duck) run(qctx context.Context, dc *duckdb.Conn, one bool, sqlText string, params map[string]any, lim Limits, res *Result) error {
+	gated, uncounted := false, false
+	runGate := func() error {
+		gated = true
+		err := gate(qctx, dc, sqlText)
+		if err == errUncounted {
+			uncounted, err = true, nil
+		}
+		return err
+	}
+	if !one {
+		if err := runGate(); err != nil {
+			return err
+		}
+	}
+	// Prepare (without a context) refuses more than one statement outright,
+	// where PrepareContext would run all but the last.
+	//
+	// duckdb-go materialises a result whole before the first row is read (and
+	// outside DuckDB's memory_limit), so the query runs capped at the rows a
+	// result can hold (one more proves truncation): rows past them are never
+	// computed. What the cap cannot prepare (an error in the SQL) is prepared
+	// as sent, so the error and its position are about the caller's text.
+	wrapped := true
+	st, err := dc.Prepare(capped(sqlText, lim.RowLimit+1))
+	if err != nil {
+		wrapped = false
+		if !gated {
+			if err := runGate(); err != nil {
+				return err
+			}
+		}
+		if uncounted && mayHoldPragma(sqlText) {
+			// Preparing the text as sent splits it into statements first, and
+			// splitting evaluates a PRAGMA's arguments (with no deadline):
+			// uncounted, a text that could hold one is not prepared.
+			return &RefusedError{Reason: "DuckDB's json_serialize_sql cannot write out this SELECT (a cast to a type with parameters), so it cannot count its statements, and the text could hold a PRAGMA; send exactly one SELECT, without the word pragma or without that cast"}
+		}
+		if st, err = dc.Prepare(sqlText); err != nil {
+			if strings.Contains(err.Error(), "multi-statement") {
+				// duckdb-go's Prepare takes one statement; the gate counts
+				// them, except in a SELECT it could not serialize.
+				return &RefusedError{Reason: "the SQL holds more than one statement; send exactly one"}
+			}
+			return duckErr(err)
+		}
+	}
+	defer func() { st.Close() }()
+	stmt := st.(*duckdb.Stmt)
+	// duckdb-go decodes a JSON column into float64 numbers, which changes
+	// every integer past 2^53: such columns are read as their text instead,
+	// and decoded here with the digits kept.
+	var jsonCols map[int]string
+	if wrapped {
+		if repl, cols := jsonColumns(stmt); len(repl) > 0 {
+			if st2, err := dc.Prepare(cappedText(sqlText, lim.RowLimit+1, repl)); err == nil {
+				st.Close()
+				st, stmt, jsonCols = st2, st2.(*duckdb.Stmt), cols
+			}
+		}
+	}
+	ty, err := stmt.StatementType()
+	if err != nil {
+		return duckErr(err)
+	}
+	if ty != duckdb.STATEMENT_TYPE_SELECT {
+		return &RefusedError{Reason: fmt.Sprintf("DuckDB prepares this as a %s statement, not a query", firstWord(sqlText))}
+	}
+	args, err := bindArgs(stmt, params)
+	if err != nil {
+		return err
+	}
+	rows, err := stmt.QueryContext(qctx, args)
+	if err != nil {
+		return duckErr(unwrapLines(err, wrapped))
+	}
+	defer rows.Close()
+	names := rows.Columns()
+	types := make([]string, len(names))
+	for i, n := range names {
+		if tn, ok := rows.(driver.RowsColumnTypeDatabaseTypeName); ok {
+			types[i] = tn.ColumnTypeDatabaseTypeName(i)
+		}
+		if t, ok := jsonCols[i]; ok {
+			types[i] = t
+		}
+		res.Columns = append(res.Columns, Column{Name: n, Type: types[i]})
+	}
+	app := rowAppender{lim: lim, res: res}
+	vals := make([]driver.Value, len(names))
+	for {
+		if err := qctx.Err(); err != nil {
+			return err
+		}
+		if err := rows.Next(vals); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return duckErr(unwrapLines(err, wrapped))
+		}
+		row := make([]any, len(vals))
+		for i, v := range vals {
+			if text, ok := v.(string); ok && jsonCols[i] == "JSON" {
+				var jv any
+				if err := jsonKeepNumbers([]byte(text), &jv); err != nil {
+					return fmt.Errorf("column %s: %w", names[i], err)
+				}
+				row[i] = jv
+				continue
+			}
+			row[i] = duckValue(v, types[i])
+		}
+		more, err := app.add(row)
+		if err != nil || !more {
+			return err
+		}
+	}
 }
 
 // ctxErr turns the failure of a query whose deadline passed into a TimeoutError,

@@ -130,6 +130,11 @@ type TimeoutError struct {
 	// Waited is how much of Limit went by before the query started, waiting for
 	// one of its model's connections; Busy says it was most of it.
 	Waited time.Duration
+	// Running says the engine had not stopped when the caller was answered: it
+	// was inside one piece of work it cannot be interrupted in (a long function
+	// call, or a query's constant expressions computed while it was prepared),
+	// and finishes it in the background on one of the model's connections.
+	Running bool
 }
 
 // Busy reports whether the query spent most of its time limit waiting for a
@@ -139,6 +144,9 @@ func (e *TimeoutError) Busy() bool { return e.Waited >= e.Limit/2 }
 func (e *TimeoutError) Error() string {
 	if e.Busy() {
 		return fmt.Sprintf("the query was stopped at the %s limit, %s of which it spent waiting for a connection: the model was busy with other queries. Call again shortly; if it still runs out of time, ask for less work (aggregate, filter with WHERE, or query a smaller source)", e.Limit, e.Waited.Round(time.Millisecond))
+	}
+	if e.Running {
+		return fmt.Sprintf("the query ran longer than the %s limit; the engine cannot stop it inside the calculation it is in (a long function call, or constant expressions it computes before running), so it finishes that in the background. Ask for less work: smaller ranges and lists, aggregate (GROUP BY with count/sum/avg) instead of reading raw rows, filter with WHERE, or query a smaller source", e.Limit)
 	}
 	return fmt.Sprintf("the query ran longer than the %s limit and was stopped. Ask for less work: aggregate (GROUP BY with count/sum/avg) instead of reading raw rows, filter with WHERE, or query a smaller source", e.Limit)
 }

@@ -383,3 +383,40 @@ func TestDuckGateUnserializable(t *testing.T) {
 		t.Errorf("after: %s", got)
 	}
 }
+
+// TestDuckAnswersAtLimit: DuckDB cannot stop a query inside one piece of work —
+// here the constant expression it computes while preparing, seconds of it. The
+// caller is answered at its time limit (and a grace period) all the same, told
+// the engine is still computing; the model stays usable, and Close waits for
+// the computation to end.
+func TestDuckAnswersAtLimit(t *testing.T) {
+	d := openTestDuck(t)
+	lim := Limits{RowLimit: 10, ByteBudget: 1 << 20, Timeout: 300 * time.Millisecond}
+	start := time.Now()
+	_, err := d.Query(context.Background(), "SELECT list_sum(list_transform(range(40000), x -> list_sum(range(40000)))) AS n", nil, lim)
+	answered := time.Since(start)
+	var te *TimeoutError
+	if !errors.As(err, &te) {
+		t.Fatalf("want a timeout, got %v", err)
+	}
+	if max := lim.Timeout + stopGrace + time.Second; answered > max {
+		t.Errorf("answered after %v, more than %v", answered, max)
+	}
+	// Another query of the model runs meanwhile, on another connection.
+	if res, err := d.Query(context.Background(), "SELECT count(*) FROM items", nil, testLimits); err != nil || res.Rows[0][0] != int64(3) {
+		t.Errorf("beside it: %v %+v", err, res)
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	computed := time.Since(start)
+	t.Logf("answered after %v; the computation ended after %v", answered, computed)
+	if computed > lim.Timeout+stopGrace+time.Second {
+		// DuckDB was still computing when the caller was answered.
+		if !te.Running || !strings.Contains(err.Error(), "finishes that in the background") {
+			t.Errorf("answered while DuckDB computed, but the error says otherwise: %v", err)
+		}
+	} else {
+		t.Logf("this machine computed it within the limit and the grace period: Running not checked")
+	}
+}
