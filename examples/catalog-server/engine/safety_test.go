@@ -420,3 +420,45 @@ func TestDuckAnswersAtLimit(t *testing.T) {
 		t.Logf("this machine computed it within the limit and the grace period: Running not checked")
 	}
 }
+
+// longSQL is a constant expression DuckDB computes while preparing, where it
+// cannot be interrupted: about a second on a 2-core machine at n = 20000.
+func longSQL(n int) string {
+	return fmt.Sprintf("SELECT list_sum(list_transform(range(%d), x -> list_sum(range(%d)))) AS n", n, n)
+}
+
+// TestDuckClosingAnswersAtLimit: a model being closed (a reload replaced it)
+// while a computation it cannot stop runs in the background still answers a
+// query that meets it within the query's limit (ErrClosed: the caller runs it
+// again on the new model), instead of waiting for the computation to end.
+func TestDuckClosingAnswersAtLimit(t *testing.T) {
+	d := openTestDuck(t)
+	lim := Limits{RowLimit: 10, ByteBudget: 1 << 20, Timeout: 200 * time.Millisecond}
+	start := time.Now()
+	_, err := d.Query(context.Background(), longSQL(40000), nil, lim)
+	var te *TimeoutError
+	if !errors.As(err, &te) || !te.Running {
+		t.Fatalf("want the computation still running in the background at the limit, got %v after %v", err, time.Since(start))
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- d.Close() }()
+	time.Sleep(50 * time.Millisecond) // Close is waiting for the computation
+	qstart := time.Now()
+	_, err = d.Query(context.Background(), "SELECT 1", nil, lim)
+	took := time.Since(qstart)
+	if !errors.Is(err, ErrClosed) {
+		t.Errorf("a query on a closing model: want ErrClosed, got %v", err)
+	}
+	if max := lim.Timeout + stopGrace; took > max {
+		t.Errorf("a query on a closing model answered after %v, more than its limit and grace %v", took, max)
+	}
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Close did not return after the computation")
+	}
+	t.Logf("query on the closing model answered after %v; Close returned after %v", took, time.Since(start))
+}
