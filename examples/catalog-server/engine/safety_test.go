@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -461,4 +462,48 @@ func TestDuckClosingAnswersAtLimit(t *testing.T) {
 		t.Fatal("Close did not return after the computation")
 	}
 	t.Logf("query on the closing model answered after %v; Close returned after %v", took, time.Since(start))
+}
+
+// TestDuckBackgroundFairness: with every connection of one model held by
+// computations DuckDB cannot stop (their callers answered at the limit), a
+// query of another model still answers, and a query of the same model is told
+// the model is busy within its own limit.
+func TestDuckBackgroundFairness(t *testing.T) {
+	busy, other := openTestDuck(t), openTestDuck(t)
+	lim := Limits{RowLimit: 10, ByteBudget: 1 << 20, Timeout: 200 * time.Millisecond}
+	var wg sync.WaitGroup
+	errs := make([]error, duckMaxConns)
+	for i := range duckMaxConns {
+		wg.Go(func() { _, errs[i] = busy.Query(context.Background(), longSQL(20000+i), nil, lim) })
+	}
+	wg.Wait()
+	for i, err := range errs {
+		var te *TimeoutError
+		if !errors.As(err, &te) || !te.Running {
+			t.Fatalf("computation %d: want it answered at the limit while still running, got %v", i, err)
+		}
+	}
+	start := time.Now()
+	res, err := other.Query(context.Background(), "SELECT count(*) FROM items", nil, testLimits)
+	if err != nil || res.Rows[0][0] != int64(3) {
+		t.Fatalf("another model: %v %+v", err, res)
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("another model answered after %v", took)
+	}
+	start = time.Now()
+	_, err = busy.Query(context.Background(), "SELECT count(*) FROM items", nil, lim)
+	took := time.Since(start)
+	var be *BusyError
+	if !errors.As(err, &be) || !strings.Contains(err.Error(), "busy") {
+		t.Errorf("the busy model: want a BusyError, got %v", err)
+	}
+	if max := lim.Timeout + stopGrace; took > max {
+		t.Errorf("the busy model answered after %v, more than %v", took, max)
+	}
+	closeStart := time.Now()
+	if err := busy.Close(); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("busy model answered after %v; the computations ended %v later", took, time.Since(closeStart))
 }
