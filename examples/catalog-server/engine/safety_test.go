@@ -507,3 +507,35 @@ func TestDuckBackgroundFairness(t *testing.T) {
 	}
 	t.Logf("busy model answered after %v; the computations ended %v later", took, time.Since(closeStart))
 }
+
+// TestTimeoutTexts: what a timed-out query is told matches what happened: a
+// query answered while the engine computes on is never said to be stopped,
+// whether or not it first waited for a connection.
+func TestTimeoutTexts(t *testing.T) {
+	for _, tc := range []struct {
+		e        TimeoutError
+		want     []string
+		wantNot  []string
+		wantBusy bool
+	}{
+		{TimeoutError{Limit: time.Second}, []string{"ran longer than the 1s limit and was stopped"}, []string{"background", "waiting"}, false},
+		{TimeoutError{Limit: time.Second, Running: true}, []string{"ran longer than the 1s limit", "finishes that in the background"}, []string{"stopped"}, false},
+		{TimeoutError{Limit: time.Second, Waited: 600 * time.Millisecond}, []string{"was stopped at the 1s limit, 600ms of which it spent waiting"}, []string{"background"}, true},
+		{TimeoutError{Limit: time.Second, Waited: 600 * time.Millisecond, Running: true}, []string{"ran past the 1s limit, 600ms of which it spent waiting", "finishes that in the background"}, []string{"stopped"}, true},
+	} {
+		msg := tc.e.Error()
+		for _, w := range tc.want {
+			if !strings.Contains(msg, w) {
+				t.Errorf("%+v: %q does not say %q", tc.e, msg, w)
+			}
+		}
+		for _, w := range tc.wantNot {
+			if strings.Contains(msg, w) {
+				t.Errorf("%+v: %q says %q", tc.e, msg, w)
+			}
+		}
+		if tc.e.Busy() != tc.wantBusy {
+			t.Errorf("%+v: Busy() = %v", tc.e, tc.e.Busy())
+		}
+	}
+}
