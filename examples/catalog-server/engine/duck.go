@@ -387,12 +387,13 @@ func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any,
 	// and where — before anything else is prepared.
 	one := d.parser != nil && d.parser.oneStatement(qctx, sqlText)
 	// The query needs one of the model's duckMaxConns connections: running out of
-	// time before it has one means waiting for one, not a slow query.
+	// time waiting for one means the model is busy, not that the query is slow.
+	connStart := time.Now()
 	conn, err := d.db.Conn(qctx)
+	waited := time.Since(connStart) // the wait for a connection
 	if err != nil {
-		return nil, d.startErr(ctx, qctx, lim, err)
+		return nil, d.startErr(ctx, qctx, lim, waited, err)
 	}
-	waited := time.Since(start) // the wait for a connection, mostly
 	res := newResult(lim)
 	// The query runs on a goroutine of its own, which holds the connection and
 	// counts as running (Close waits for it) until DuckDB returns: DuckDB
@@ -572,9 +573,15 @@ func (d *Duck) ctxErr(parent, qctx context.Context, lim Limits, err error) error
 }
 
 // startErr is ctxErr for a query that has not started: its deadline passed while
-// it waited for a connection (BusyError).
-func (d *Duck) startErr(parent, qctx context.Context, lim Limits, err error) error {
+// it waited for a connection for most of its limit (BusyError). A query whose
+// time went mostly before that (DuckDB's parser splitting a long text, which it
+// cannot be interrupted in) is told it ran out of time, not that the model was
+// busy.
+func (d *Duck) startErr(parent, qctx context.Context, lim Limits, waited time.Duration, err error) error {
 	if parent.Err() == nil && errors.Is(qctx.Err(), context.DeadlineExceeded) {
+		if waited < lim.Timeout/2 {
+			return &TimeoutError{Limit: lim.Timeout, Waited: waited}
+		}
 		return &BusyError{Limit: lim.Timeout, Conns: duckMaxConns}
 	}
 	return d.ctxErr(parent, qctx, lim, err)

@@ -539,3 +539,20 @@ func TestTimeoutTexts(t *testing.T) {
 		}
 	}
 }
+
+// TestDuckParserTimeNotBusy: a query whose time limit passes while DuckDB's
+// parser splits its (long) text, before it asks for a connection, is told it
+// ran out of time — not that every connection of the model was busy, which
+// none was.
+func TestDuckParserTimeNotBusy(t *testing.T) {
+	d := openTestDuck(t)
+	text := "SELECT " + strings.Repeat("1+", 2_000_000) + "1" // 4 MB, the HTTP body limit
+	lim := Limits{RowLimit: 10, ByteBudget: 1 << 20, Timeout: 5 * time.Millisecond}
+	start := time.Now()
+	_, err := d.Query(context.Background(), text, nil, lim)
+	var te *TimeoutError
+	if !errors.As(err, &te) || te.Busy() || strings.Contains(err.Error(), "busy") {
+		t.Errorf("want a timeout that does not call the model busy, got %v", err)
+	}
+	t.Logf("answered after %v", time.Since(start))
+}
