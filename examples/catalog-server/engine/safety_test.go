@@ -556,3 +556,21 @@ func TestDuckParserTimeNotBusy(t *testing.T) {
 	}
 	t.Logf("answered after %v", time.Since(start))
 }
+
+// TestDuckCallerGoneWhileComputing: a caller that goes away while DuckDB
+// computes where it cannot be interrupted is answered with its context's error
+// (the MCP layer's "cancelled") within the grace period, not when DuckDB ends.
+func TestDuckCallerGoneWhileComputing(t *testing.T) {
+	d := openTestDuck(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	start := time.Now()
+	_, err := d.Query(ctx, longSQL(40000), nil, testLimits)
+	took := time.Since(start)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("want context.Canceled, got %v", err)
+	}
+	if max := 100*time.Millisecond + stopGrace + time.Second; took > max {
+		t.Errorf("answered after %v, more than %v", took, max)
+	}
+}
