@@ -167,6 +167,10 @@ func classify(err error) toolError {
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Query the model's other sources (describe the model to see which loaded); the source is picked up again once its file is fixed."}
 	case errors.As(err, &busy):
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Call again in a few seconds."}
+	case errors.Is(err, engine.ErrClosed):
+		// Met twice in a row (Execute runs a query again once): reloads keep
+		// replacing the model.
+		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Call again in a few seconds."}
 	case errors.As(err, new(*engine.MemoryError)):
 		return toolError{Error: err.Error(), Kind: "out_of_memory", Hint: "Aggregate, filter or select fewer columns to hold less data."}
 	case errors.As(err, &to) && to.Busy():
