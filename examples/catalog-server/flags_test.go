@@ -25,6 +25,7 @@ func TestBadFlagValues(t *testing.T) {
 		{[]string{"-timeout", "0s"}, "-timeout 0s: must be positive"},
 		{[]string{"-timeout", "-1s"}, "-timeout -1s: must be positive"},
 		{[]string{"-poll", "0s"}, "-poll 0s: must be at least 10ms"},
+		{[]string{"-stop-wait", "-1s"}, "-stop-wait -1s: must not be negative"},
 		{[]string{"-memory-limit", "abc"}, `-memory-limit "abc": DuckDB cannot run with it`},
 		{[]string{"-memory-limit", "1KB"}, `-memory-limit "1KB": DuckDB cannot run with it: Out of Memory Error`},
 	} {

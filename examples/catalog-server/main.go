@@ -37,6 +37,9 @@ const version = "0.1.0"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// The first signal stops the server (within -stop-wait); a second one ends
+	// the process at once, as the signal does by default.
+	context.AfterFunc(ctx, stop)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
@@ -56,6 +59,7 @@ type options struct {
 	stdio    bool
 	dir      string
 	poll     time.Duration
+	stopWait time.Duration
 	cfg      Config
 }
 
@@ -71,7 +75,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.IntVar(&o.cfg.DefaultRowLimit, "row-limit", 1000, "rows per result when a call gives no rowLimit")
 	fs.IntVar(&o.cfg.MaxRowLimit, "max-row-limit", 10000, "the largest rowLimit a call may ask for")
 	fs.IntVar(&o.cfg.ByteBudget, "byte-budget", 4<<20, "JSON `bytes` of rows per result at most")
-	fs.DurationVar(&o.cfg.QueryTimeout, "timeout", 30*time.Second, "per-query time limit (the query is interrupted)")
+	fs.DurationVar(&o.cfg.QueryTimeout, "timeout", 30*time.Second, "per-query time limit: the query is answered by then (interrupted, or left to finish in the background where DuckDB cannot interrupt it)")
+	fs.DurationVar(&o.stopWait, "stop-wait", 5*time.Second, "when stopping, how long to wait for computations DuckDB could not interrupt at their time limit (they end with the process after it)")
 	fs.IntVar(&o.cfg.Duck.Threads, "threads", 2, "DuckDB worker threads per model")
 	fs.StringVar(&o.cfg.Duck.MemoryLimit, "memory-limit", "512MB", "DuckDB memory limit per model")
 	if err := fs.Parse(args); err != nil {
@@ -114,6 +119,9 @@ func (o *options) check() error {
 	}
 	if c.QueryTimeout <= 0 {
 		return fmt.Errorf("-timeout %s: must be positive", c.QueryTimeout)
+	}
+	if o.stopWait < 0 {
+		return fmt.Errorf("-stop-wait %s: must not be negative", o.stopWait)
 	}
 	if o.poll < 10*time.Millisecond {
 		return fmt.Errorf("-poll %s: must be at least 10ms", o.poll)
@@ -164,7 +172,7 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, lo
 	if err != nil {
 		return err
 	}
-	defer svc.Close()
+	defer closeWithin(svc, o.stopWait, log)
 	// The MCP side follows reloads from the first one on: built before the watch.
 	var srv *mcp.Server
 	var h *streamable.Handler
@@ -218,6 +226,27 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, lo
 	}
 	<-errc
 	return nil
+}
+
+// closeWithin closes svc's engines, waiting at most wait for the computations
+// still running on them: a DuckDB query answered at its time limit may compute
+// on, uninterruptibly, for as long as it takes, and a server told to stop does
+// not wait for that. What it does not wait for ends with the process, and the
+// temporary files of those models are left behind (in os.TempDir,
+// catalog-duckdb-*).
+func closeWithin(svc *Service, wait time.Duration, log *slog.Logger) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		svc.Close()
+	}()
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		log.Warn("stopping without waiting any longer for queries the engine is still computing past their time limit", "waited", wait)
+	}
 }
 
 // newHTTPHandler serves svc over Streamable HTTP in stateless mode: every POST is

@@ -167,6 +167,10 @@ func classify(err error) toolError {
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Query the model's other sources (describe the model to see which loaded); the source is picked up again once its file is fixed."}
 	case errors.As(err, &busy):
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Call again in a few seconds."}
+	case errors.Is(err, engine.ErrClosed):
+		// Met twice in a row (Execute runs a query again once): reloads keep
+		// replacing the model.
+		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Call again in a few seconds."}
 	case errors.As(err, new(*engine.MemoryError)):
 		return toolError{Error: err.Error(), Kind: "out_of_memory", Hint: "Aggregate, filter or select fewer columns to hold less data."}
 	case errors.As(err, &to) && to.Busy():
@@ -388,7 +392,7 @@ func newMCPServer(svc *Service, version string, stateless bool) *mcp.Server {
 		})
 
 	execTool := &mcp.Tool{Name: "execute_query", Annotations: ro,
-		Description: fmt.Sprintf("Run one read-only query. Either sql (a single SELECT or WITH … SELECT over the model's sources, by name) against path = project/package/model, or a named query: queryName with path = the model, or path = the query itself; parameters by name. Returns columns with types, rows, rowCount, truncated (and by which limit), rowLimit and elapsedMs. rowLimit defaults to %d, at most %d; each query stops after %s.", svc.cfg.DefaultRowLimit, svc.cfg.MaxRowLimit, svc.cfg.QueryTimeout)}
+		Description: fmt.Sprintf("Run one read-only query. Either sql (a single SELECT or WITH … SELECT over the model's sources, by name) against path = project/package/model, or a named query: queryName with path = the model, or path = the query itself; parameters by name. Returns columns with types, rows, rowCount, truncated (and by which limit), rowLimit and elapsedMs. rowLimit defaults to %d, at most %d; each query is answered within %s (stopped there, or, inside a calculation the engine cannot interrupt, left to finish in the background).", svc.cfg.DefaultRowLimit, svc.cfg.MaxRowLimit, svc.cfg.QueryTimeout)}
 	addTool(s, execTool, func(ctx context.Context, req *mcp.CallToolRequest, in executeIn) (*mcp.CallToolResult, any, error) {
 		res, err := svc.Execute(ctx, in)
 		if err != nil {

@@ -142,3 +142,12 @@ func TestClassifyOutOfMemory(t *testing.T) {
 		t.Errorf("%+v", te)
 	}
 }
+
+// TestClassifyClosed: a query that met a model closed by a reload (twice: it runs
+// again once) is told to call again, as for a busy model, not that it is invalid.
+func TestClassifyClosed(t *testing.T) {
+	te := classify(fmt.Errorf("query: %w", engine.ErrClosed))
+	if te.Kind != "unavailable" || te.Hint == "" || !strings.Contains(te.Error, "reloaded") {
+		t.Errorf("%+v", te)
+	}
+}

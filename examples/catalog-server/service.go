@@ -208,14 +208,17 @@ func (s *Service) open(ctx context.Context, m *catalog.Model) (modelEngine, erro
 }
 
 // Close closes the engines of the current snapshot and waits for those of earlier
-// ones to close.
+// ones to close. The engines close at once, each as soon as its running queries
+// end: one model still computing holds up no other.
 func (s *Service) Close() {
 	defer s.old.Wait()
+	var wg sync.WaitGroup
 	if sn := s.cur.Load(); sn != nil {
 		for _, e := range sn.engines {
-			e.Close()
+			wg.Go(func() { e.Close() })
 		}
 	}
+	wg.Wait()
 }
 
 // Watch reloads the catalog whenever its directory changes, until ctx ends.

@@ -37,16 +37,22 @@ type DuckConfig struct {
 // Duck is one model opened on DuckDB: a small database file holding one view per
 // source, opened read-only. Safe for concurrent use.
 type Duck struct {
-	// mu is held shared by every query and exclusively by Close, so a database
-	// replaced by a reload closes only after its running queries end.
-	mu      sync.RWMutex
-	closed  bool
-	db      *sql.DB
-	parser  *duckParser // nil: the gate judges every text
-	tmp     string
-	memory  string // memory_limit, for MemoryError
-	columns map[string][]Column
-	broken  map[string]string // source name → why its view could not be made
+	// mu guards closed. running counts the queries holding one of the model's
+	// connections, until DuckDB returns (which may be after their caller was
+	// answered): Close marks the model closed, so no query starts on it any
+	// more, and closes the database once running is zero. A query meeting a
+	// closing model is answered ErrClosed at once; it never waits for the
+	// computations Close waits for.
+	mu        sync.Mutex
+	closed    bool
+	running   sync.WaitGroup
+	closeOnce sync.Once
+	db        *sql.DB
+	parser    *duckParser // nil: the gate judges every text
+	tmp       string
+	memory    string // memory_limit, for MemoryError
+	columns   map[string][]Column
+	broken    map[string]string // source name → why its view could not be made
 }
 
 // OpenDuck builds and opens the database of model m. Sources whose SQL fails are
@@ -181,16 +187,20 @@ func (d *Duck) Columns() map[string][]Column { return d.columns }
 // Broken returns, by source name, why a source's view could not be made.
 func (d *Duck) Broken() map[string]string { return d.broken }
 
-// Close closes the database (waiting for running queries) and removes its file.
+// Close closes the database (waiting for running queries, including those
+// still computing after their caller was answered) and removes its file.
+// Queries that start meanwhile get ErrClosed. A second call returns once the
+// first has closed the database.
 func (d *Duck) Close() error {
 	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.closed {
-		return nil
-	}
 	d.closed = true
-	err := d.db.Close()
-	os.RemoveAll(d.tmp)
+	d.mu.Unlock()
+	var err error
+	d.closeOnce.Do(func() {
+		d.running.Wait()
+		err = d.db.Close()
+		os.RemoveAll(d.tmp)
+	})
 	return err
 }
 
@@ -347,16 +357,19 @@ func gate(ctx context.Context, dc *duckdb.Conn, sqlText string) error {
 
 // Query runs one read-only query with named parameters ($name in the SQL).
 func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any, lim Limits) (*Result, error) {
-	d.mu.RLock()
-	unlocked := false
-	defer func() {
-		if !unlocked {
-			d.mu.RUnlock()
-		}
-	}()
+	d.mu.Lock()
 	if d.closed {
+		d.mu.Unlock()
 		return nil, ErrClosed
 	}
+	d.running.Add(1)
+	d.mu.Unlock()
+	handed := false // to the query's goroutine, which calls running.Done
+	defer func() {
+		if !handed {
+			d.running.Done()
+		}
+	}()
 	if err := checkText(sqlText); err != nil {
 		return nil, err
 	}
@@ -374,22 +387,23 @@ func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any,
 	// and where — before anything else is prepared.
 	one := d.parser != nil && d.parser.oneStatement(qctx, sqlText)
 	// The query needs one of the model's duckMaxConns connections: running out of
-	// time before it has one means waiting for one, not a slow query.
+	// time waiting for one means the model is busy, not that the query is slow.
+	connStart := time.Now()
 	conn, err := d.db.Conn(qctx)
+	waited := time.Since(connStart) // the wait for a connection
 	if err != nil {
-		return nil, d.startErr(ctx, qctx, lim, err)
+		return nil, d.startErr(ctx, qctx, lim, waited, err)
 	}
-	waited := time.Since(start) // the wait for a connection, mostly
 	res := newResult(lim)
 	// The query runs on a goroutine of its own, which holds the connection and
-	// the model's read lock (Close waits for it) until DuckDB returns: DuckDB
+	// counts as running (Close waits for it) until DuckDB returns: DuckDB
 	// stops a query between pieces of work, not inside one (a long function call,
 	// the constant expressions it computes while preparing), and the caller is
 	// answered at its limit all the same.
-	unlocked = true
+	handed = true
 	done := make(chan error, 1)
 	go func() {
-		defer d.mu.RUnlock()
+		defer d.running.Done()
 		defer conn.Close()
 		done <- conn.Raw(func(dc any) error { return d.run(qctx, dc.(*duckdb.Conn), one, sqlText, params, lim, res) })
 	}()
@@ -559,9 +573,15 @@ func (d *Duck) ctxErr(parent, qctx context.Context, lim Limits, err error) error
 }
 
 // startErr is ctxErr for a query that has not started: its deadline passed while
-// it waited for a connection (BusyError).
-func (d *Duck) startErr(parent, qctx context.Context, lim Limits, err error) error {
+// it waited for a connection for most of its limit (BusyError). A query whose
+// time went mostly before that (DuckDB's parser splitting a long text, which it
+// cannot be interrupted in) is told it ran out of time, not that the model was
+// busy.
+func (d *Duck) startErr(parent, qctx context.Context, lim Limits, waited time.Duration, err error) error {
 	if parent.Err() == nil && errors.Is(qctx.Err(), context.DeadlineExceeded) {
+		if waited < lim.Timeout/2 {
+			return &TimeoutError{Limit: lim.Timeout, Waited: waited}
+		}
 		return &BusyError{Limit: lim.Timeout, Conns: duckMaxConns}
 	}
 	return d.ctxErr(parent, qctx, lim, err)

@@ -143,7 +143,15 @@ func (e *TimeoutError) Busy() bool { return e.Waited >= e.Limit/2 }
 
 func (e *TimeoutError) Error() string {
 	if e.Busy() {
-		return fmt.Sprintf("the query was stopped at the %s limit, %s of which it spent waiting for a connection: the model was busy with other queries. Call again shortly; if it still runs out of time, ask for less work (aggregate, filter with WHERE, or query a smaller source)", e.Limit, e.Waited.Round(time.Millisecond))
+		what := "was stopped at"
+		if e.Running {
+			what = "ran past"
+		}
+		msg := fmt.Sprintf("the query %s the %s limit, %s of which it spent waiting for a connection: the model was busy with other queries. ", what, e.Limit, e.Waited.Round(time.Millisecond))
+		if e.Running {
+			msg += "The engine cannot stop it inside the calculation it is in, so it finishes that in the background. "
+		}
+		return msg + "Call again shortly; if it still runs out of time, ask for less work (aggregate, filter with WHERE, or query a smaller source)"
 	}
 	if e.Running {
 		return fmt.Sprintf("the query ran longer than the %s limit; the engine cannot stop it inside the calculation it is in (a long function call, or constant expressions it computes before running), so it finishes that in the background. Ask for less work: smaller ranges and lists, aggregate (GROUP BY with count/sum/avg) instead of reading raw rows, filter with WHERE, or query a smaller source", e.Limit)

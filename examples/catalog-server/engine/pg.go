@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -26,7 +27,11 @@ import (
 // common table expressions in front of every query, so queries read them by name
 // without anything being created on the server. Safe for concurrent use.
 type Postgres struct {
-	pool    *pgxpool.Pool
+	pool *pgxpool.Pool
+	// closed is set by Close before the pool closes: a query meeting it is
+	// answered ErrClosed (the caller runs it on the reloaded model), not with
+	// the pool's own error.
+	closed  atomic.Bool
 	schema  string
 	prefix  string // WITH "src" AS (…), … — the sources
 	columns map[string][]Column
@@ -162,6 +167,7 @@ func (p *Postgres) Broken() map[string]string { return p.broken }
 // Close closes the pool; it waits for the connections in use (running queries) to
 // be released.
 func (p *Postgres) Close() error {
+	p.closed.Store(true)
 	p.pool.Close()
 	return nil
 }
@@ -193,8 +199,14 @@ func (p *Postgres) Query(ctx context.Context, sqlText string, params map[string]
 }
 
 func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]any, lim Limits) (*Result, error) {
+	if p.closed.Load() {
+		return nil, ErrClosed
+	}
 	conn, err := p.pool.Acquire(ctx)
 	if err != nil {
+		if p.closed.Load() {
+			return nil, ErrClosed
+		}
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) && p.pool.Stat().AcquiredConns() >= pgMaxConns {
 			return nil, &BusyError{Limit: lim.Timeout, Conns: pgMaxConns}
 		}

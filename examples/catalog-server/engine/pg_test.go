@@ -370,3 +370,34 @@ func execPG(t *testing.T, stmts ...string) {
 		}
 	}
 }
+
+// TestPostgresClosed: a query that meets a PostgreSQL model closed by a reload
+// — before it starts, or while it waits for Close to end another query — is
+// answered ErrClosed (the server runs it again on the reloaded model), at once.
+func TestPostgresClosed(t *testing.T) {
+	p := openTestPG(t)
+	running := make(chan error, 1)
+	go func() {
+		_, err := p.Query(context.Background(), "SELECT pg_sleep(30)", nil, Limits{RowLimit: 1, ByteBudget: 1000, Timeout: time.Second})
+		running <- err
+	}()
+	time.Sleep(200 * time.Millisecond) // the query has its connection
+	closed := make(chan error, 1)
+	go func() { closed <- p.Close() }()
+	time.Sleep(100 * time.Millisecond) // Close waits for the query's connection
+	start := time.Now()
+	_, err := p.Query(context.Background(), "SELECT 1", nil, testLimits)
+	if !errors.Is(err, ErrClosed) || time.Since(start) > 500*time.Millisecond {
+		t.Errorf("a query on a closing model: want ErrClosed at once, got %v after %v", err, time.Since(start))
+	}
+	var te *TimeoutError
+	if err := <-running; !errors.As(err, &te) {
+		t.Errorf("the running query: want a timeout, got %v", err)
+	}
+	if err := <-closed; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Query(context.Background(), "SELECT 1", nil, testLimits); !errors.Is(err, ErrClosed) {
+		t.Errorf("a query on a closed model: want ErrClosed, got %v", err)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -418,5 +419,158 @@ func TestDuckAnswersAtLimit(t *testing.T) {
 		}
 	} else {
 		t.Logf("this machine computed it within the limit and the grace period: Running not checked")
+	}
+}
+
+// longSQL is a constant expression DuckDB computes while preparing, where it
+// cannot be interrupted: about a second on a 2-core machine at n = 20000.
+func longSQL(n int) string {
+	return fmt.Sprintf("SELECT list_sum(list_transform(range(%d), x -> list_sum(range(%d)))) AS n", n, n)
+}
+
+// TestDuckClosingAnswersAtLimit: a model being closed (a reload replaced it)
+// while a computation it cannot stop runs in the background still answers a
+// query that meets it within the query's limit (ErrClosed: the caller runs it
+// again on the new model), instead of waiting for the computation to end.
+func TestDuckClosingAnswersAtLimit(t *testing.T) {
+	d := openTestDuck(t)
+	lim := Limits{RowLimit: 10, ByteBudget: 1 << 20, Timeout: 200 * time.Millisecond}
+	start := time.Now()
+	_, err := d.Query(context.Background(), longSQL(40000), nil, lim)
+	var te *TimeoutError
+	if !errors.As(err, &te) || !te.Running {
+		t.Fatalf("want the computation still running in the background at the limit, got %v after %v", err, time.Since(start))
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- d.Close() }()
+	time.Sleep(50 * time.Millisecond) // Close is waiting for the computation
+	qstart := time.Now()
+	_, err = d.Query(context.Background(), "SELECT 1", nil, lim)
+	took := time.Since(qstart)
+	if !errors.Is(err, ErrClosed) {
+		t.Errorf("a query on a closing model: want ErrClosed, got %v", err)
+	}
+	if max := lim.Timeout + stopGrace; took > max {
+		t.Errorf("a query on a closing model answered after %v, more than its limit and grace %v", took, max)
+	}
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Close did not return after the computation")
+	}
+	t.Logf("query on the closing model answered after %v; Close returned after %v", took, time.Since(start))
+}
+
+// TestDuckBackgroundFairness: with every connection of one model held by
+// computations DuckDB cannot stop (their callers answered at the limit), a
+// query of another model still answers, and a query of the same model is told
+// the model is busy within its own limit.
+func TestDuckBackgroundFairness(t *testing.T) {
+	busy, other := openTestDuck(t), openTestDuck(t)
+	lim := Limits{RowLimit: 10, ByteBudget: 1 << 20, Timeout: 200 * time.Millisecond}
+	var wg sync.WaitGroup
+	errs := make([]error, duckMaxConns)
+	for i := range duckMaxConns {
+		wg.Go(func() { _, errs[i] = busy.Query(context.Background(), longSQL(20000+i), nil, lim) })
+	}
+	wg.Wait()
+	for i, err := range errs {
+		var te *TimeoutError
+		if !errors.As(err, &te) || !te.Running {
+			t.Fatalf("computation %d: want it answered at the limit while still running, got %v", i, err)
+		}
+	}
+	start := time.Now()
+	res, err := other.Query(context.Background(), "SELECT count(*) FROM items", nil, testLimits)
+	if err != nil || res.Rows[0][0] != int64(3) {
+		t.Fatalf("another model: %v %+v", err, res)
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("another model answered after %v", took)
+	}
+	start = time.Now()
+	_, err = busy.Query(context.Background(), "SELECT count(*) FROM items", nil, lim)
+	took := time.Since(start)
+	var be *BusyError
+	if !errors.As(err, &be) || !strings.Contains(err.Error(), "busy") {
+		t.Errorf("the busy model: want a BusyError, got %v", err)
+	}
+	if max := lim.Timeout + stopGrace; took > max {
+		t.Errorf("the busy model answered after %v, more than %v", took, max)
+	}
+	closeStart := time.Now()
+	if err := busy.Close(); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("busy model answered after %v; the computations ended %v later", took, time.Since(closeStart))
+}
+
+// TestTimeoutTexts: what a timed-out query is told matches what happened: a
+// query answered while the engine computes on is never said to be stopped,
+// whether or not it first waited for a connection.
+func TestTimeoutTexts(t *testing.T) {
+	for _, tc := range []struct {
+		e        TimeoutError
+		want     []string
+		wantNot  []string
+		wantBusy bool
+	}{
+		{TimeoutError{Limit: time.Second}, []string{"ran longer than the 1s limit and was stopped"}, []string{"background", "waiting"}, false},
+		{TimeoutError{Limit: time.Second, Running: true}, []string{"ran longer than the 1s limit", "finishes that in the background"}, []string{"stopped"}, false},
+		{TimeoutError{Limit: time.Second, Waited: 600 * time.Millisecond}, []string{"was stopped at the 1s limit, 600ms of which it spent waiting"}, []string{"background"}, true},
+		{TimeoutError{Limit: time.Second, Waited: 600 * time.Millisecond, Running: true}, []string{"ran past the 1s limit, 600ms of which it spent waiting", "finishes that in the background"}, []string{"stopped"}, true},
+	} {
+		msg := tc.e.Error()
+		for _, w := range tc.want {
+			if !strings.Contains(msg, w) {
+				t.Errorf("%+v: %q does not say %q", tc.e, msg, w)
+			}
+		}
+		for _, w := range tc.wantNot {
+			if strings.Contains(msg, w) {
+				t.Errorf("%+v: %q says %q", tc.e, msg, w)
+			}
+		}
+		if tc.e.Busy() != tc.wantBusy {
+			t.Errorf("%+v: Busy() = %v", tc.e, tc.e.Busy())
+		}
+	}
+}
+
+// TestDuckParserTimeNotBusy: a query whose time limit passes while DuckDB's
+// parser splits its (long) text, before it asks for a connection, is told it
+// ran out of time — not that every connection of the model was busy, which
+// none was.
+func TestDuckParserTimeNotBusy(t *testing.T) {
+	d := openTestDuck(t)
+	text := "SELECT " + strings.Repeat("1+", 2_000_000) + "1" // 4 MB, the HTTP body limit
+	lim := Limits{RowLimit: 10, ByteBudget: 1 << 20, Timeout: 5 * time.Millisecond}
+	start := time.Now()
+	_, err := d.Query(context.Background(), text, nil, lim)
+	var te *TimeoutError
+	if !errors.As(err, &te) || te.Busy() || strings.Contains(err.Error(), "busy") {
+		t.Errorf("want a timeout that does not call the model busy, got %v", err)
+	}
+	t.Logf("answered after %v", time.Since(start))
+}
+
+// TestDuckCallerGoneWhileComputing: a caller that goes away while DuckDB
+// computes where it cannot be interrupted is answered with its context's error
+// (the MCP layer's "cancelled") within the grace period, not when DuckDB ends.
+func TestDuckCallerGoneWhileComputing(t *testing.T) {
+	d := openTestDuck(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	start := time.Now()
+	_, err := d.Query(ctx, longSQL(40000), nil, testLimits)
+	took := time.Since(start)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("want context.Canceled, got %v", err)
+	}
+	if max := 100*time.Millisecond + stopGrace + time.Second; took > max {
+		t.Errorf("answered after %v, more than %v", took, max)
 	}
 }
