@@ -231,9 +231,8 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, lo
 // closeWithin closes svc's engines, waiting at most wait for the computations
 // still running on them: a DuckDB query answered at its time limit may compute
 // on, uninterruptibly, for as long as it takes, and a server told to stop does
-// not wait for that. What it does not wait for ends with the process, and the
-// temporary files of those models are left behind (in os.TempDir,
-// catalog-duckdb-*).
+// not wait for that. What it does not wait for ends with the process; the files
+// of those models (in os.TempDir, catalog-duckdb-*) are removed first.
 func closeWithin(svc *Service, wait time.Duration, log *slog.Logger) {
 	done := make(chan struct{})
 	go func() {
@@ -246,6 +245,7 @@ func closeWithin(svc *Service, wait time.Duration, log *slog.Logger) {
 	case <-done:
 	case <-t.C:
 		log.Warn("stopping without waiting any longer for queries the engine is still computing past their time limit", "waited", wait)
+		svc.Discard()
 	}
 }
 

@@ -74,13 +74,16 @@ type snapshot struct {
 
 // Service is the catalog being served: the current snapshot, swapped on reload.
 type Service struct {
-	cfg  Config
-	log  *slog.Logger
-	dir  string
-	cur  atomic.Pointer[snapshot]
-	mu   sync.Mutex // serialises reloads
-	old  sync.WaitGroup
-	subs []func(old, new *catalog.Catalog)
+	cfg Config
+	log *slog.Logger
+	dir string
+	cur atomic.Pointer[snapshot]
+	mu  sync.Mutex // serialises reloads
+	old sync.WaitGroup
+	// closing holds the engines replaced by reloads whose Close has not
+	// returned yet (it waits for the queries still running on them).
+	closing sync.Map // modelEngine → struct{}
+	subs    []func(old, new *catalog.Catalog)
 }
 
 // NewService loads dir and opens its engines.
@@ -184,7 +187,11 @@ func (s *Service) Reload(ctx context.Context) error {
 	if old != nil {
 		for _, e := range old.engines {
 			if !kept[e] {
-				s.old.Go(func() { e.Close() }) // waits for the queries still running on it
+				s.closing.Store(e, struct{}{})
+				s.old.Go(func() {
+					defer s.closing.Delete(e)
+					e.Close() // waits for the queries still running on it
+				})
 			}
 		}
 		for _, fn := range s.subs {
@@ -219,6 +226,26 @@ func (s *Service) Close() {
 		}
 	}
 	wg.Wait()
+}
+
+// Discard removes the files of every engine not yet closed (current ones, and
+// replaced ones still closing), for a process that stops without waiting for
+// the computations still running on them.
+func (s *Service) Discard() {
+	discard := func(e any) {
+		if d, ok := e.(interface{ Discard() }); ok {
+			d.Discard()
+		}
+	}
+	if sn := s.cur.Load(); sn != nil {
+		for _, e := range sn.engines {
+			discard(e)
+		}
+	}
+	s.closing.Range(func(e, _ any) bool {
+		discard(e)
+		return true
+	})
 }
 
 // Watch reloads the catalog whenever its directory changes, until ctx ends.

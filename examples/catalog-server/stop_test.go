@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,9 +14,15 @@ import (
 
 // TestStopDoesNotWaitForComputations: a server told to stop while DuckDB
 // computes past a query's time limit (a calculation it cannot interrupt) waits
-// for it at most -stop-wait, says so, and closes every other model meanwhile.
+// for it at most -stop-wait, says so, closes every other model meanwhile, and
+// leaves no model's files behind.
 func TestStopDoesNotWaitForComputations(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp) // the models' folders (catalog-duckdb-*) go here
 	svc := newTestService(t, sampleDir(t), Config{QueryTimeout: 200 * time.Millisecond})
+	if dirs, _ := filepath.Glob(filepath.Join(tmp, "catalog-duckdb-*")); len(dirs) == 0 {
+		t.Fatal("no model folder in TMPDIR: the check below would say nothing")
+	}
 	start := time.Now()
 	_, err := svc.Execute(context.Background(), executeIn{Path: "retail/shop/sales", SQL: "SELECT list_sum(list_transform(range(40000), x -> list_sum(range(40000)))) AS n"})
 	var te *engine.TimeoutError
@@ -54,6 +61,9 @@ func TestStopDoesNotWaitForComputations(t *testing.T) {
 	if closed == 0 {
 		t.Error("no other model to check")
 	}
+	if dirs, _ := filepath.Glob(filepath.Join(tmp, "catalog-duckdb-*")); len(dirs) > 0 {
+		t.Errorf("left behind: %v", dirs)
+	}
 	t.Logf("stopped after %v, %d other models closed; the computation started %v ago", took, closed, time.Since(start))
 }
 
@@ -62,6 +72,8 @@ func TestStopDoesNotWaitForComputations(t *testing.T) {
 // holding the replaced model (resolved before the reload) is told so at once
 // and runs again on the new one, and the new model answers.
 func TestReloadBesideComputation(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp) // the models' folders (catalog-duckdb-*) go here
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"p/a/manifest.json": "{}", "p/a/m.sql": "-- @source s\nSELECT * FROM read_csv('data/t.csv');\n", "p/a/data/t.csv": "x\n1\n"})
 	svc := newTestService(t, dir, Config{QueryTimeout: 200 * time.Millisecond})
@@ -95,5 +107,16 @@ func TestReloadBesideComputation(t *testing.T) {
 	}
 	if took := time.Since(start); took > time.Second {
 		t.Errorf("the new model answered after %v", took)
+	}
+	// A process stopping now (without waiting) removes the files of the new
+	// model and of the replaced one if it is still closing.
+	dirs, _ := filepath.Glob(filepath.Join(tmp, "catalog-duckdb-*"))
+	if len(dirs) == 0 {
+		t.Fatal("no model folder in TMPDIR: the check below would say nothing")
+	}
+	t.Logf("model folders before: %d (2 while the replaced model still closes)", len(dirs))
+	svc.Discard()
+	if dirs, _ = filepath.Glob(filepath.Join(tmp, "catalog-duckdb-*")); len(dirs) > 0 {
+		t.Errorf("left behind: %v", dirs)
 	}
 }

@@ -187,6 +187,13 @@ func (d *Duck) Columns() map[string][]Column { return d.columns }
 // Broken returns, by source name, why a source's view could not be made.
 func (d *Duck) Broken() map[string]string { return d.broken }
 
+// Discard removes the model's files (its database file and DuckDB's temporary
+// folder) without waiting for running queries: a process that stops without
+// waiting for a computation leaves nothing behind. The database stays open for
+// the queries still on it (on Unix a removed file stays readable while open;
+// spilling to disk then fails), so it is for a process about to exit.
+func (d *Duck) Discard() { os.RemoveAll(d.tmp) }
+
 // Close closes the database (waiting for running queries, including those
 // still computing after their caller was answered) and removes its file.
 // Queries that start meanwhile get ErrClosed. A second call returns once the
