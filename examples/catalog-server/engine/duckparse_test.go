@@ -54,10 +54,7 @@ func TestDuckParserOneStatement(t *testing.T) {
 	}
 	// Every connection busy: no wait, no answer — the gate judges. A caller
 	// whose time is up gets no answer either.
-	var taken []mapping.Connection
-	for range duckParserConns {
-		taken = append(taken, <-p.conns)
-	}
+	release := holdParser(t, p)
 	done := make(chan bool)
 	go func() { done <- p.oneStatement(context.Background(), "SELECT 1") }()
 	select {
@@ -70,14 +67,28 @@ func TestDuckParserOneStatement(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	p.conns <- taken[0]
-	taken = taken[1:]
+	release()
 	if p.oneStatement(ctx, "SELECT 1") {
 		t.Error("answered after the caller's time was up")
 	}
-	for _, c := range taken {
-		p.conns <- c
+}
+
+// holdParser takes every connection of p's pool, as many texts being split at
+// once would. release (also run when the test ends) puts them back.
+func holdParser(t *testing.T, p *duckParser) (release func()) {
+	t.Helper()
+	var taken []mapping.Connection
+	for range duckParserConns {
+		taken = append(taken, <-p.conns)
 	}
+	release = func() {
+		for _, c := range taken {
+			p.conns <- c
+		}
+		taken = nil
+	}
+	t.Cleanup(release)
+	return release
 }
 
 // TestDuckParserRunsNoPragma: splitting a text evaluates the arguments of its
@@ -288,16 +299,7 @@ func TestDuckParserConcurrent(t *testing.T) {
 // would have — rows, or the same refusal.
 func TestDuckParserBusy(t *testing.T) {
 	d := openTestDuck(t)
-	p := d.parser
-	var taken []mapping.Connection
-	for range duckParserConns {
-		taken = append(taken, <-p.conns)
-	}
-	defer func() {
-		for _, c := range taken {
-			p.conns <- c
-		}
-	}()
+	holdParser(t, d.parser)
 	lim := Limits{RowLimit: 10, ByteBudget: 1 << 20, Timeout: 5 * time.Second}
 	start := time.Now()
 	res, err := d.Query(context.Background(), "SELECT count(*) FROM items", nil, lim)
