@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/wiremcp/wiremcp/examples/catalog-server/benchdata"
+	"github.com/wiremcp/wiremcp/examples/catalog-server/engine"
 	"github.com/wiremcp/wiremcp/mcp"
 	"github.com/wiremcp/wiremcp/transport/memory"
 	"github.com/wiremcp/wiremcp/transport/stdio"
@@ -32,16 +33,7 @@ import (
 // (benchdata.Interleave). It reports the median of each and MCP's overhead at the
 // median.
 func BenchmarkExecuteQuery(b *testing.B) {
-	dir := b.TempDir()
-	pkg := filepath.Join(dir, "bench", "big")
-	os.MkdirAll(filepath.Join(pkg, "data"), 0o755)
-	file := filepath.Join(pkg, "data", "events.parquet")
-	if err := benchdata.WriteParquet(file); err != nil {
-		b.Fatal(err)
-	}
-	os.WriteFile(filepath.Join(pkg, "manifest.json"), []byte(`{}`), 0o644)
-	os.WriteFile(filepath.Join(pkg, "events.sql"), []byte("-- @source events\nSELECT * FROM 'data/events.parquet'"), 0o644)
-
+	dir, file := writeBenchCatalog(b)
 	svc := newTestService(b, dir, Config{})
 	cs := connectHTTP(b, startHTTP(b, svc).URL, "")
 	// The built server over stdio, in a process of its own, as a desktop client runs it.
@@ -74,6 +66,67 @@ func BenchmarkExecuteQuery(b *testing.B) {
 	floor := startFloor(b, direct)
 	for _, bq := range benchdata.Queries {
 		b.Run(bq.Name, func(b *testing.B) { benchOne(b, cs, csStdio, csMem, svc, direct, floor, bq.SQL, bq.Rows, file) })
+	}
+}
+
+// writeBenchCatalog writes a catalog of one model, bench/big/events, over a
+// 1,000,000-row Parquet file (benchdata.WriteParquet), and returns its folder and
+// the file's path.
+func writeBenchCatalog(b *testing.B) (dir, file string) {
+	dir = b.TempDir()
+	pkg := filepath.Join(dir, "bench", "big")
+	os.MkdirAll(filepath.Join(pkg, "data"), 0o755)
+	file = filepath.Join(pkg, "data", "events.parquet")
+	if err := benchdata.WriteParquet(file); err != nil {
+		b.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(pkg, "manifest.json"), []byte(`{}`), 0o644)
+	os.WriteFile(filepath.Join(pkg, "events.sql"), []byte("-- @source events\nSELECT * FROM 'data/events.parquet'"), 0o644)
+	return dir, file
+}
+
+// BenchmarkIsolatedQuery measures what -isolate costs a query: the benchmark's
+// aggregates through the engine layer (Service.Execute) in the server's process
+// and in a query process of the built server, interleaved (shuffled) with
+// duckdb-go directly on the file.
+func BenchmarkIsolatedQuery(b *testing.B) {
+	dir, file := writeBenchCatalog(b)
+	bin := buildServer(b)
+	svc := newTestService(b, dir, Config{})
+	iso := newTestService(b, dir, Config{Duck: engine.DuckConfig{Worker: func() *exec.Cmd { return exec.Command(bin, workerFlag) }}})
+	direct, err := sql.Open("duckdb", "?threads=2&memory_limit=512MB")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer direct.Close()
+	for _, bq := range benchdata.Queries {
+		b.Run(bq.Name, func(b *testing.B) {
+			in := executeIn{Path: "bench/big/events", SQL: fmt.Sprintf(bq.SQL, "events")}
+			directSQL := fmt.Sprintf(bq.SQL, benchdata.Quote(file))
+			on := func(s *Service) func() {
+				return func() {
+					res, err := s.Execute(context.Background(), in)
+					if err != nil || res.RowCount != bq.Rows {
+						b.Fatalf("execute: %v %+v", err, res)
+					}
+				}
+			}
+			runDirect := func() {
+				if n, err := benchdata.ScanAll(direct, directSQL); err != nil || n != bq.Rows {
+					b.Fatalf("direct: %d %v", n, err)
+				}
+			}
+			on(iso)() // the query process starts here, not in the loop
+			times := benchdata.Interleave(b.Loop, []func(){runDirect, on(svc), on(iso)})
+			b.StopTimer()
+			pd := benchdata.Median(times[0])
+			b.ReportMetric(float64(pd.Microseconds())/1000, "p50-direct-ms")
+			b.ReportMetric(float64(benchdata.Median(times[1]).Microseconds())/1000, "p50-engine-ms")
+			b.ReportMetric(float64(benchdata.Median(times[2]).Microseconds())/1000, "p50-isolated-ms")
+			b.ReportMetric(100*float64(benchdata.MedianDiff(times[1], times[0]))/float64(pd), "paired-engine-overhead-%")
+			b.ReportMetric(100*float64(benchdata.MedianDiff(times[2], times[0]))/float64(pd), "paired-isolated-overhead-%")
+			b.ReportMetric(float64(benchdata.MedianDiff(times[2], times[1]).Microseconds())/1000, "paired-isolated-minus-engine-ms")
+		})
 	}
 }
 

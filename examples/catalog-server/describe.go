@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -177,6 +178,10 @@ func toInt64(v any) (int64, bool) {
 		return int64(x), true
 	case uint64:
 		return int64(x), true
+	case json.RawMessage: // a value as a query process wrote it
+		var n int64
+		err := json.Unmarshal(x, &n)
+		return n, err == nil
 	case fmt.Stringer:
 		var n int64
 		_, err := fmt.Sscan(x.String(), &n)

@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"os/signal"
 	"strconv"
 	"strings"
@@ -36,6 +37,11 @@ import (
 const version = "0.1.0"
 
 func main() {
+	if len(os.Args) == 2 && os.Args[1] == workerFlag {
+		// A query process of a server run with -isolate: its server ends it.
+		signal.Ignore(os.Interrupt, syscall.SIGTERM)
+		os.Exit(engine.ServeDuckWorker(os.Stdin, os.Stdout))
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	// The first signal stops the server (within -stop-wait); a second one ends
 	// the process at once, as the signal does by default.
@@ -43,6 +49,19 @@ func main() {
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
+}
+
+// workerFlag, alone on the command line, runs the process as a query process of
+// a server run with -isolate (engine.ServeDuckWorker).
+const workerFlag = "-engine-worker"
+
+// workerCommand starts this program as a query process.
+func workerCommand() *exec.Cmd {
+	exe, err := os.Executable()
+	if err != nil {
+		exe = os.Args[0]
+	}
+	return exec.Command(exe, workerFlag)
 }
 
 const usage = `catalog-server serves a data catalog and read-only queries to MCP clients.
@@ -60,6 +79,7 @@ type options struct {
 	dir      string
 	poll     time.Duration
 	stopWait time.Duration
+	isolate  bool
 	cfg      Config
 }
 
@@ -77,6 +97,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.IntVar(&o.cfg.ByteBudget, "byte-budget", 4<<20, "JSON `bytes` of rows per result at most")
 	fs.DurationVar(&o.cfg.QueryTimeout, "timeout", 30*time.Second, "per-query time limit: the query is answered by then (interrupted, or left to finish in the background where DuckDB cannot interrupt it)")
 	fs.DurationVar(&o.stopWait, "stop-wait", 5*time.Second, "when stopping, how long to wait for computations DuckDB could not interrupt at their time limit (they end with the process after it)")
+	fs.BoolVar(&o.isolate, "isolate", false, "run each DuckDB query in a process of its own, ended at the query's time limit if DuckDB cannot stop (costs a round trip between processes per query; -threads and -memory-limit apply to each process)")
 	fs.IntVar(&o.cfg.Duck.Threads, "threads", 2, "DuckDB worker threads per model")
 	fs.StringVar(&o.cfg.Duck.MemoryLimit, "memory-limit", "512MB", "DuckDB memory limit per model")
 	if err := fs.Parse(args); err != nil {
@@ -84,6 +105,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return 0
 		}
 		return 2
+	}
+	if o.isolate {
+		o.cfg.Duck.Worker = workerCommand
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "catalog-server: unexpected argument %q (see -h)\n", fs.Arg(0))

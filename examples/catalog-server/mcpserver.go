@@ -167,6 +167,8 @@ func classify(err error) toolError {
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Query the model's other sources (describe the model to see which loaded); the source is picked up again once its file is fixed."}
 	case errors.As(err, &busy):
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Call again in a few seconds."}
+	case errors.As(err, new(*engine.EngineError)):
+		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Call again; if it fails again, ask for less work."}
 	case errors.Is(err, engine.ErrClosed):
 		// Met twice in a row (Execute runs a query again once): reloads keep
 		// replacing the model.

@@ -210,6 +210,9 @@ func (s *Service) open(ctx context.Context, m *catalog.Model) (modelEngine, erro
 		}
 		return engine.OpenPostgres(ctx, m, dsn)
 	default:
+		if s.cfg.Duck.Worker != nil {
+			return engine.OpenDuckProc(ctx, m, s.cfg.Duck)
+		}
 		return engine.OpenDuck(ctx, m, s.cfg.Duck)
 	}
 }

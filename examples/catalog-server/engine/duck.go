@@ -11,6 +11,7 @@ import (
 	"math"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -32,6 +33,11 @@ const duckMaxConns = 8
 type DuckConfig struct {
 	Threads     int    // worker threads per model database; zero means 2
 	MemoryLimit string // DuckDB memory_limit; empty means "512MB"
+	// Worker, when set, makes OpenDuckProc's command for a query process: a
+	// program that calls ServeDuckWorker on its standard input and output. Each
+	// process opens the model's database on its own (Threads and MemoryLimit
+	// apply to each).
+	Worker func() *exec.Cmd
 }
 
 // Duck is one model opened on DuckDB: a small database file holding one view per
@@ -58,12 +64,30 @@ type Duck struct {
 // OpenDuck builds and opens the database of model m. Sources whose SQL fails are
 // reported by Broken and left out; the model still opens.
 func OpenDuck(ctx context.Context, m *catalog.Model, cfg DuckConfig) (*Duck, error) {
-	if cfg.Threads <= 0 {
-		cfg.Threads = 2
+	f, err := buildDuckFile(ctx, m)
+	if err != nil {
+		return nil, err
 	}
-	if cfg.MemoryLimit == "" {
-		cfg.MemoryLimit = "512MB"
+	d, err := openDuckFile(ctx, f, cfg)
+	if err != nil {
+		os.RemoveAll(f.tmp)
+		return nil, err
 	}
+	return d, nil
+}
+
+// duckFile is the database file of a model: one view per source that loaded,
+// in a temporary folder of its own (with DuckDB's spill folder).
+type duckFile struct {
+	tmp     string // the folder, removed when the model closes
+	path    string // the database file in it
+	pkgDir  string // the package folder, symbolic links resolved
+	columns map[string][]Column
+	broken  map[string]string
+}
+
+// buildDuckFile writes the database file of model m.
+func buildDuckFile(ctx context.Context, m *catalog.Model) (*duckFile, error) {
 	// The package folder with its symbolic links resolved: file paths are judged
 	// against it, as DuckDB judges them against allowed_directories.
 	pkgDir, err := filepath.Abs(m.Package.Dir)
@@ -77,39 +101,50 @@ func OpenDuck(ctx context.Context, m *catalog.Model, cfg DuckConfig) (*Duck, err
 	if err != nil {
 		return nil, err
 	}
-	d := &Duck{tmp: tmp, memory: cfg.MemoryLimit, columns: map[string][]Column{}, broken: map[string]string{}}
-	dbPath := filepath.Join(tmp, "model.duckdb")
-	if err := d.build(ctx, m, pkgDir, dbPath); err != nil {
+	f := &duckFile{tmp: tmp, path: filepath.Join(tmp, "model.duckdb"), pkgDir: pkgDir}
+	b := &Duck{columns: map[string][]Column{}, broken: map[string]string{}}
+	if err := b.build(ctx, m, pkgDir, f.path); err != nil {
 		os.RemoveAll(tmp)
 		return nil, err
 	}
+	f.columns, f.broken = b.columns, b.broken
+	return f, nil
+}
+
+// openDuckFile opens the database file f read-only, locked down, for queries.
+func openDuckFile(ctx context.Context, f *duckFile, cfg DuckConfig) (*Duck, error) {
+	if cfg.Threads <= 0 {
+		cfg.Threads = 2
+	}
+	if cfg.MemoryLimit == "" {
+		cfg.MemoryLimit = "512MB"
+	}
+	d := &Duck{tmp: f.tmp, memory: cfg.MemoryLimit, columns: f.columns, broken: f.broken}
 	q := url.Values{}
 	q.Set("access_mode", "READ_ONLY")
 	q.Set("threads", strconv.Itoa(cfg.Threads))
 	q.Set("memory_limit", cfg.MemoryLimit)
-	q.Set("temp_directory", filepath.Join(tmp, "spill"))
+	q.Set("temp_directory", filepath.Join(f.tmp, "spill"))
 	// DuckDB's defaults for these are under the server user's home directory,
 	// which a query could read back (current_setting, duckdb_settings, the error
 	// of which_secret or duckdb_extensions). Neither is used: extensions cannot
 	// load and no secret can be stored.
-	q.Set("secret_directory", filepath.Join(tmp, "secrets"))
-	q.Set("extension_directory", filepath.Join(tmp, "extensions"))
+	q.Set("secret_directory", filepath.Join(f.tmp, "secrets"))
+	q.Set("extension_directory", filepath.Join(f.tmp, "extensions"))
 	// Nothing may be installed or stored anyway (INSTALL, LOAD and CREATE SECRET
 	// are statements, refused); these say so in the settings too.
 	q.Set("allow_community_extensions", "false")
 	q.Set("allow_persistent_secrets", "false")
-	db, err := sql.Open("duckdb", dbPath+"?"+q.Encode())
+	db, err := sql.Open("duckdb", f.path+"?"+q.Encode())
 	if err != nil {
-		os.RemoveAll(tmp)
 		return nil, err
 	}
 	// At most duckMaxConns queries of the model run at once (each holds its rows,
 	// up to the byte budget); the others wait for a connection within their time
 	// limit.
 	db.SetMaxOpenConns(duckMaxConns)
-	if err := lockDown(ctx, db, pkgDir); err != nil {
+	if err := lockDown(ctx, db, f.pkgDir); err != nil {
 		db.Close()
-		os.RemoveAll(tmp)
 		return nil, err
 	}
 	d.db = db

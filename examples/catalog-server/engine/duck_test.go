@@ -42,7 +42,18 @@ func loadModel(t *testing.T, files map[string]string, path string) *catalog.Mode
 
 func openTestDuck(t *testing.T) *Duck {
 	t.Helper()
-	m := loadModel(t, map[string]string{
+	d, err := OpenDuck(context.Background(), testModel(t), DuckConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
+// testModel is a model over a CSV and a JSON file, with two broken sources.
+func testModel(t *testing.T) *catalog.Model {
+	t.Helper()
+	return loadModel(t, map[string]string{
 		"p/k/manifest.json":  `{}`,
 		"p/k/data/items.csv": "id,name,price,added\n1,apple,0.5,2024-01-02\n2,pear,0.75,2024-02-03\n3,plum,1.25,2024-03-04\n",
 		"p/k/data/tags.json": `[{"id":1,"tag":"fruit"},{"id":3,"tag":"stone"}]`,
@@ -56,12 +67,6 @@ SELECT * FROM read_csv('../../../etc/passwd');
 SELECT * FROM 'data/missing.csv';
 `,
 	}, "p/k/m")
-	d, err := OpenDuck(context.Background(), m, DuckConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
-	return d
 }
 
 func TestDuckQuery(t *testing.T) {

@@ -1,0 +1,637 @@
+package engine
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/wiremcp/wiremcp/examples/catalog-server/catalog"
+)
+
+// Queries in processes of their own.
+//
+// DuckDB stops a query between pieces of work, not inside one function call and
+// not while it prepares the query (its constant expressions): in the server's
+// process such a computation goes on after its caller was answered, on one of
+// the model's connections, for as long as it computes (Duck.Query). In a
+// process of its own it can be stopped for real: the process is ended.
+//
+// DuckProc is a model whose queries run in worker processes (ServeDuckWorker,
+// started by DuckConfig.Worker), each with the model's database file opened
+// read-only and locked down as Duck opens it, one query at a time per process,
+// at most duckMaxConns processes per model. A worker whose query ran past its
+// limit without DuckDB stopping is killed, and so is one whose caller went
+// away; one that died (a crash, the system's out-of-memory killer) costs only
+// its own query. The price is a round trip between processes per query and the
+// memory of a DuckDB per process (MemoryLimit applies to each).
+
+// duckIdleWorkers is how many idle worker processes a model keeps for its next
+// queries; more are ended when their query is answered, and an idle one is
+// ended after duckIdleTime without a query.
+const duckIdleWorkers = 2
+
+var duckIdleTime = time.Minute // a variable for the tests
+
+// workerSlack is how long past a query's limit (and stopGrace) the server waits
+// for its worker's answer before it kills the worker: the worker answers at
+// the limit itself; this covers the round trip and a worker that hangs.
+const workerSlack = 500 * time.Millisecond
+
+// EngineError says the process that runs a query could not be started or ended
+// before it answered.
+type EngineError struct {
+	Detail string
+}
+
+func (e *EngineError) Error() string {
+	return "the query's DuckDB process " + e.Detail + ". Call again (a new process starts); if it happens again, ask for less work: aggregate, filter with WHERE, select fewer or smaller columns"
+}
+
+// DuckProc is one model opened on DuckDB whose queries run in worker processes.
+// Safe for concurrent use.
+type DuckProc struct {
+	file  *duckFile
+	cfg   DuckConfig
+	slots chan struct{} // one per query holding a worker
+
+	// mu guards closed, idle and all. running counts the queries under way;
+	// Close waits for them (each ends by its limit: its worker is killed).
+	mu        sync.Mutex
+	closed    bool
+	idle      []*duckWorker
+	all       map[*duckWorker]struct{}
+	running   sync.WaitGroup
+	closeOnce sync.Once
+}
+
+// OpenDuckProc builds the database of model m, as OpenDuck does, for queries in
+// processes started by cfg.Worker. No process starts until the first query.
+func OpenDuckProc(ctx context.Context, m *catalog.Model, cfg DuckConfig) (*DuckProc, error) {
+	if cfg.Worker == nil {
+		return nil, errors.New("duckdb: no worker command for queries in processes of their own")
+	}
+	f, err := buildDuckFile(ctx, m)
+	if err != nil {
+		return nil, err
+	}
+	return &DuckProc{file: f, cfg: cfg, slots: make(chan struct{}, duckMaxConns), all: map[*duckWorker]struct{}{}}, nil
+}
+
+// Columns returns the columns of each source that opened, by source name.
+func (p *DuckProc) Columns() map[string][]Column { return p.file.columns }
+
+// Broken returns, by source name, why a source's view could not be made.
+func (p *DuckProc) Broken() map[string]string { return p.file.broken }
+
+// Query runs one read-only query in one of the model's worker processes, judged
+// and run there as Duck.Query does it.
+func (p *DuckProc) Query(ctx context.Context, sqlText string, params map[string]any, lim Limits) (*Result, error) {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil, ErrClosed
+	}
+	p.running.Add(1)
+	p.mu.Unlock()
+	defer p.running.Done()
+	if err := checkText(sqlText); err != nil {
+		return nil, err
+	}
+	wp, err := wireParams(params)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	deadline := start.Add(lim.Timeout)
+	qctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	// A worker slot, as a connection of an in-process model: running out of time
+	// waiting for one means the model is busy.
+	select {
+	case p.slots <- struct{}{}:
+	case <-qctx.Done():
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, &BusyError{Limit: lim.Timeout, Conns: duckMaxConns}
+	}
+	defer func() { <-p.slots }()
+	waited := time.Since(start)
+	w, err := p.worker(qctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if qctx.Err() != nil {
+			return nil, &TimeoutError{Limit: lim.Timeout, Waited: waited}
+		}
+		return nil, err
+	}
+	left := time.Until(deadline)
+	if left <= 0 {
+		p.release(w)
+		return nil, &TimeoutError{Limit: lim.Timeout, Waited: waited}
+	}
+	req := workerRequest{Query: &workerQuery{SQL: sqlText, Params: wp, RowLimit: lim.RowLimit, ByteBudget: lim.ByteBudget, Timeout: left}}
+	if err := w.send(req, deadline); err != nil {
+		p.kill(w)
+		return nil, &EngineError{Detail: "did not take the query (" + err.Error() + ")"}
+	}
+	hard := time.NewTimer(left + stopGrace + workerSlack)
+	defer hard.Stop()
+	select {
+	case rep, ok := <-w.replies:
+		if !ok {
+			note := w.exitNote()
+			p.kill(w)
+			return nil, &EngineError{Detail: "ended before it answered" + note}
+		}
+		if rep.Error != nil {
+			err := rep.Error.err()
+			var te *TimeoutError
+			if errors.As(err, &te) {
+				te.Waited += waited
+				if te.Running {
+					// DuckDB did not stop: the process does, now.
+					p.kill(w)
+					te.Running = false
+					return nil, te
+				}
+			}
+			p.release(w)
+			return nil, err
+		}
+		p.release(w)
+		if rep.Result == nil {
+			return nil, &EngineError{Detail: "answered without a result"}
+		}
+		return rep.Result.result().finish(start), nil
+	case <-hard.C:
+		p.kill(w)
+		return nil, &TimeoutError{Limit: lim.Timeout, Waited: waited}
+	case <-ctx.Done():
+		// The caller went away: the query stops with its process.
+		p.kill(w)
+		return nil, ctx.Err()
+	}
+}
+
+// worker returns an idle worker of the model, or starts one.
+func (p *DuckProc) worker(ctx context.Context) (*duckWorker, error) {
+	for {
+		p.mu.Lock()
+		n := len(p.idle)
+		if n == 0 {
+			p.mu.Unlock()
+			return p.start(ctx)
+		}
+		w := p.idle[n-1]
+		p.idle = p.idle[:n-1]
+		w.retire.Stop() // retire finds it gone from idle if it runs now
+		p.mu.Unlock()
+		select {
+		case <-w.exited: // it died while idle
+			p.kill(w)
+		default:
+			return w, nil
+		}
+	}
+}
+
+// start starts a worker process and has it open the model's database.
+func (p *DuckProc) start(ctx context.Context) (*duckWorker, error) {
+	cmd := p.cfg.Worker()
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, &EngineError{Detail: "could not be started (" + err.Error() + ")"}
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, &EngineError{Detail: "could not be started (" + err.Error() + ")"}
+	}
+	cmd.Stdin, cmd.Stdout = inR, outW
+	if cmd.Stderr == nil {
+		cmd.Stderr = os.Stderr
+	}
+	endWithParent(cmd)
+	err = cmd.Start()
+	inR.Close()
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return nil, &EngineError{Detail: "could not be started (" + err.Error() + ")"}
+	}
+	w := &duckWorker{cmd: cmd, in: inW, replies: make(chan workerReply, 1), exited: make(chan struct{})}
+	go w.read(outR)
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		w.kill()
+		return nil, ErrClosed
+	}
+	p.all[w] = struct{}{}
+	p.mu.Unlock()
+	deadline, _ := ctx.Deadline()
+	open := workerRequest{Open: &workerOpen{Tmp: p.file.tmp, Path: p.file.path, PkgDir: p.file.pkgDir, Threads: p.cfg.Threads, MemoryLimit: p.cfg.MemoryLimit}}
+	if err := w.send(open, deadline); err != nil {
+		p.kill(w)
+		return nil, &EngineError{Detail: "could not be started (" + err.Error() + ")"}
+	}
+	select {
+	case rep, ok := <-w.replies:
+		switch {
+		case !ok:
+			note := w.exitNote()
+			p.kill(w)
+			return nil, &EngineError{Detail: "could not open the model" + note}
+		case rep.Error != nil:
+			p.kill(w)
+			return nil, &EngineError{Detail: "could not open the model: " + rep.Error.err().Error()}
+		}
+		return w, nil
+	case <-ctx.Done():
+		p.kill(w)
+		return nil, ctx.Err()
+	}
+}
+
+// release keeps w for the model's next query, or ends it.
+func (p *DuckProc) release(w *duckWorker) {
+	p.mu.Lock()
+	if !p.closed && len(p.idle) < duckIdleWorkers {
+		p.idle = append(p.idle, w)
+		w.retire = time.AfterFunc(duckIdleTime, func() { p.retire(w) })
+		p.mu.Unlock()
+		return
+	}
+	p.mu.Unlock()
+	p.kill(w)
+}
+
+// retire ends w if it is still idle.
+func (p *DuckProc) retire(w *duckWorker) {
+	p.mu.Lock()
+	i := slices.Index(p.idle, w)
+	if i >= 0 {
+		p.idle = slices.Delete(p.idle, i, i+1)
+	}
+	p.mu.Unlock()
+	if i >= 0 {
+		p.kill(w)
+	}
+}
+
+// kill ends w's process and forgets it.
+func (p *DuckProc) kill(w *duckWorker) {
+	w.kill()
+	p.mu.Lock()
+	delete(p.all, w)
+	p.mu.Unlock()
+}
+
+// Close ends the model's worker processes, idle ones at once and the others
+// when their queries are answered (by their limits at the latest), and removes
+// the model's files. Queries that start meanwhile get ErrClosed.
+func (p *DuckProc) Close() error {
+	p.mu.Lock()
+	p.closed = true
+	idle := p.idle
+	p.idle = nil
+	p.mu.Unlock()
+	for _, w := range idle {
+		w.retire.Stop()
+		p.kill(w)
+	}
+	p.closeOnce.Do(func() {
+		p.running.Wait()
+		p.killAll()
+		os.RemoveAll(p.file.tmp)
+	})
+	return nil
+}
+
+// Discard kills every worker process of the model and removes its files, for
+// a process about to exit.
+func (p *DuckProc) Discard() {
+	p.killAll()
+	os.RemoveAll(p.file.tmp)
+}
+
+func (p *DuckProc) killAll() {
+	p.mu.Lock()
+	ws := make([]*duckWorker, 0, len(p.all))
+	for w := range p.all {
+		ws = append(ws, w)
+	}
+	p.mu.Unlock()
+	for _, w := range ws {
+		p.kill(w)
+	}
+}
+
+// duckWorker is one worker process: requests go to its standard input, one JSON
+// document per line; its answers come back the same way on its standard output.
+type duckWorker struct {
+	cmd      *exec.Cmd
+	in       *os.File
+	replies  chan workerReply // closed when its output ends
+	exited   chan struct{}    // closed once the process has ended
+	retire   *time.Timer      // while idle: ends it after duckIdleTime
+	killOnce sync.Once
+	waitErr  error // how the process ended, once exited is closed
+}
+
+// send writes one request to the worker, by deadline (zero: none).
+func (w *duckWorker) send(req workerRequest, deadline time.Time) error {
+	b, err := json.Marshal(req)
+	if err != nil {
+		return err
+	}
+	w.in.SetWriteDeadline(deadline) // zero: none (a past one is cleared)
+	_, err = w.in.Write(append(b, '\n'))
+	return err
+}
+
+// read decodes the worker's answers until its output ends, then waits for the
+// process.
+func (w *duckWorker) read(out *os.File) {
+	dec := json.NewDecoder(bufio.NewReader(out))
+	for {
+		var rep workerReply
+		if err := dec.Decode(&rep); err != nil {
+			break
+		}
+		w.replies <- rep
+	}
+	close(w.replies)
+	out.Close()
+	w.waitErr = w.cmd.Wait()
+	close(w.exited)
+}
+
+// kill ends the process (at once: its database is read-only) and waits for it.
+func (w *duckWorker) kill() {
+	w.killOnce.Do(func() {
+		w.cmd.Process.Kill()
+		w.in.Close()
+		// The reader sees the output end; drain what it may still hand over.
+		go func() {
+			for range w.replies {
+			}
+		}()
+		<-w.exited
+	})
+}
+
+// exitNote says how the worker ended, when it has.
+func (w *duckWorker) exitNote() string {
+	select {
+	case <-w.exited:
+	case <-time.After(time.Second):
+		return ""
+	}
+	if w.waitErr != nil {
+		return " (" + w.waitErr.Error() + ")"
+	}
+	return ""
+}
+
+// The worker protocol: one JSON document per line each way. The first request
+// opens the model's database; each later one is a query, answered by a result
+// or an error.
+type workerRequest struct {
+	Open  *workerOpen  `json:"open,omitempty"`
+	Query *workerQuery `json:"query,omitempty"`
+}
+
+type workerOpen struct {
+	Tmp         string `json:"tmp"`
+	Path        string `json:"path"`
+	PkgDir      string `json:"pkgDir"`
+	Threads     int    `json:"threads"`
+	MemoryLimit string `json:"memoryLimit"`
+}
+
+type workerQuery struct {
+	SQL        string               `json:"sql"`
+	Params     map[string]wireValue `json:"params,omitempty"`
+	RowLimit   int                  `json:"rowLimit"`
+	ByteBudget int                  `json:"byteBudget"`
+	Timeout    time.Duration        `json:"timeout"`
+}
+
+type workerReply struct {
+	OK     bool        `json:"ok,omitempty"`
+	Result *wireResult `json:"result,omitempty"`
+	Error  *wireError  `json:"error,omitempty"`
+}
+
+// workerAnswer is a workerReply as the worker writes it.
+type workerAnswer struct {
+	OK     bool       `json:"ok,omitempty"`
+	Result *Result    `json:"result,omitempty"`
+	Error  *wireError `json:"error,omitempty"`
+}
+
+// wireResult is a Result whose values stay as the worker wrote them: each one
+// goes to the client as the same JSON, byte for byte (a value decoded and
+// encoded again could change, as the order of an object's members).
+type wireResult struct {
+	Result
+	Rows [][]json.RawMessage `json:"rows"`
+}
+
+func (w *wireResult) result() *Result {
+	res := w.Result
+	res.Rows = make([][]any, len(w.Rows))
+	for i, row := range w.Rows {
+		out := make([]any, len(row))
+		for j, v := range row {
+			out[j] = v
+		}
+		res.Rows[i] = out
+	}
+	return &res
+}
+
+// wireValue is a query parameter with its Go type kept: the named queries'
+// parameters are int64, float64, bool or string (checkParams), and a float64
+// must not come back as an integer.
+type wireValue struct {
+	Int    *int64   `json:"int,omitempty"`
+	Float  *float64 `json:"float,omitempty"`
+	Bool   *bool    `json:"bool,omitempty"`
+	String *string  `json:"string,omitempty"`
+}
+
+func wireParams(params map[string]any) (map[string]wireValue, error) {
+	if len(params) == 0 {
+		return nil, nil
+	}
+	out := make(map[string]wireValue, len(params))
+	for k, v := range params {
+		switch x := v.(type) {
+		case int64:
+			out[k] = wireValue{Int: &x}
+		case float64:
+			out[k] = wireValue{Float: &x}
+		case bool:
+			out[k] = wireValue{Bool: &x}
+		case string:
+			out[k] = wireValue{String: &x}
+		default:
+			return nil, fmt.Errorf("parameter %q: a %T cannot be passed to the query's process", k, v)
+		}
+	}
+	return out, nil
+}
+
+func (v wireValue) value() any {
+	switch {
+	case v.Int != nil:
+		return *v.Int
+	case v.Float != nil:
+		return *v.Float
+	case v.Bool != nil:
+		return *v.Bool
+	case v.String != nil:
+		return *v.String
+	}
+	return nil
+}
+
+// wireError carries the engine's errors between processes with their types.
+type wireError struct {
+	Type     string        `json:"type"`
+	Reason   string        `json:"reason,omitempty"`
+	Rule     string        `json:"rule,omitempty"`
+	Engine   string        `json:"engine,omitempty"`
+	Message  string        `json:"message,omitempty"`
+	Position int           `json:"position,omitempty"`
+	SQLState string        `json:"sqlState,omitempty"`
+	Name     string        `json:"name,omitempty"`
+	Limit    time.Duration `json:"limit,omitempty"`
+	Waited   time.Duration `json:"waited,omitempty"`
+	Running  bool          `json:"running,omitempty"`
+	Memory   string        `json:"memory,omitempty"`
+	Detail   string        `json:"detail,omitempty"`
+	Conns    int           `json:"conns,omitempty"`
+}
+
+func toWire(err error) *wireError {
+	var (
+		ref *RefusedError
+		se  *SQLError
+		ub  *UnboundParamError
+		te  *TimeoutError
+		me  *MemoryError
+		be  *BusyError
+	)
+	switch {
+	case errors.As(err, &ref):
+		return &wireError{Type: "refused", Reason: ref.Reason, Rule: ref.Rule}
+	case errors.As(err, &se):
+		return &wireError{Type: "sql", Engine: se.Engine, Message: se.Message, Position: se.Position, SQLState: se.SQLState}
+	case errors.As(err, &ub):
+		return &wireError{Type: "unbound", Name: ub.Name}
+	case errors.As(err, &te):
+		return &wireError{Type: "timeout", Limit: te.Limit, Waited: te.Waited, Running: te.Running}
+	case errors.As(err, &me):
+		return &wireError{Type: "memory", Memory: me.Limit, Detail: me.Detail}
+	case errors.As(err, &be):
+		return &wireError{Type: "busy", Limit: be.Limit, Conns: be.Conns}
+	}
+	return &wireError{Type: "error", Message: err.Error()}
+}
+
+func (e *wireError) err() error {
+	switch e.Type {
+	case "refused":
+		return &RefusedError{Reason: e.Reason, Rule: e.Rule}
+	case "sql":
+		return &SQLError{Engine: e.Engine, Message: e.Message, Position: e.Position, SQLState: e.SQLState}
+	case "unbound":
+		return &UnboundParamError{Name: e.Name}
+	case "timeout":
+		return &TimeoutError{Limit: e.Limit, Waited: e.Waited, Running: e.Running}
+	case "memory":
+		return &MemoryError{Limit: e.Memory, Detail: e.Detail}
+	case "busy":
+		return &BusyError{Limit: e.Limit, Conns: e.Conns}
+	}
+	return errors.New(e.Message)
+}
+
+// ServeDuckWorker serves one model's queries, one at a time, to the process
+// that started this one (DuckProc): requests on in, answers on out. It returns
+// the exit code for the process: 0 when in ends, 1 when the model cannot be
+// opened, 3 after a query DuckDB did not stop at its limit (the process must
+// end for it to stop).
+func ServeDuckWorker(in io.Reader, out io.Writer) int {
+	dec := json.NewDecoder(bufio.NewReader(in))
+	bw := bufio.NewWriter(out)
+	reply := func(rep workerAnswer) bool {
+		b, err := json.Marshal(rep)
+		if err != nil {
+			b, _ = json.Marshal(workerAnswer{Error: toWire(err)})
+		}
+		bw.Write(append(b, '\n'))
+		return bw.Flush() == nil
+	}
+	var req workerRequest
+	if err := dec.Decode(&req); err != nil || req.Open == nil {
+		return 1
+	}
+	o := req.Open
+	d, err := openDuckFile(context.Background(), &duckFile{tmp: o.Tmp, path: o.Path, pkgDir: o.PkgDir},
+		DuckConfig{Threads: o.Threads, MemoryLimit: o.MemoryLimit})
+	if err != nil {
+		reply(workerAnswer{Error: toWire(err)})
+		return 1
+	}
+	d.tmp = "" // the model's files are the server's to remove
+	if !reply(workerAnswer{OK: true}) {
+		return 0
+	}
+	for {
+		var req workerRequest
+		if err := dec.Decode(&req); err != nil {
+			return 0
+		}
+		q := req.Query
+		if q == nil {
+			reply(workerAnswer{Error: &wireError{Type: "error", Message: "worker: a request without a query"}})
+			continue
+		}
+		params := make(map[string]any, len(q.Params))
+		for k, v := range q.Params {
+			params[k] = v.value()
+		}
+		res, err := d.Query(context.Background(), q.SQL, params, Limits{RowLimit: q.RowLimit, ByteBudget: q.ByteBudget, Timeout: q.Timeout})
+		if err != nil {
+			ok := reply(workerAnswer{Error: toWire(err)})
+			var te *TimeoutError
+			if errors.As(err, &te) && te.Running {
+				return 3
+			}
+			if !ok {
+				return 0
+			}
+			continue
+		}
+		if !reply(workerAnswer{Result: res}) {
+			return 0
+		}
+	}
+}

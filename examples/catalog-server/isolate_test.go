@@ -1,0 +1,199 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/wiremcp/wiremcp/examples/catalog-server/catalog"
+	"github.com/wiremcp/wiremcp/examples/catalog-server/engine"
+)
+
+var elapsedJSON = regexp.MustCompile(`"elapsedMs":[0-9.e+-]+`)
+
+// TestIsolatedMatchesInProcess: with -isolate (queries in processes of the
+// built server, -engine-worker), every source of the sample catalog is described
+// and read, and every named query and notebook cell runs, with the same answer,
+// to the byte, as in the server's process.
+func TestIsolatedMatchesInProcess(t *testing.T) {
+	bin := buildServer(t)
+	worker := func() *exec.Cmd { return exec.Command(bin, workerFlag) }
+	in := newTestService(t, sampleDir(t), Config{})
+	iso := newTestService(t, sampleDir(t), Config{Duck: engine.DuckConfig{Worker: worker}})
+	ctx := context.Background()
+	compare := func(what string, a, b any, errA, errB error) {
+		t.Helper()
+		ja, _ := json.Marshal(a)
+		jb, _ := json.Marshal(b)
+		sa := elapsedJSON.ReplaceAllString(fmt.Sprintf("%s %v", ja, errA), "")
+		sb := elapsedJSON.ReplaceAllString(fmt.Sprintf("%s %v", jb, errB), "")
+		if sa != sb {
+			t.Errorf("%s:\nin process    %s\nin processes  %s", what, sa, sb)
+		}
+	}
+	value := func(p catalog.Param) any {
+		switch p.JSONType() {
+		case "integer":
+			return 2024
+		case "number":
+			return 1.5
+		case "boolean":
+			return true
+		}
+		if strings.EqualFold(p.Type, "DATE") {
+			return "2024-03-01"
+		}
+		return "x"
+	}
+	n := 0
+	for _, e := range in.Catalog().Entries() {
+		switch e.Kind {
+		case catalog.KindSource:
+			da, errA := in.Describe(ctx, e.Path)
+			db, errB := iso.Describe(ctx, e.Path)
+			compare("describe "+e.Path, da, db, errA, errB)
+			q := executeIn{Path: e.Path, RowLimit: 50}
+			ra, errA := in.Execute(ctx, q)
+			rb, errB := iso.Execute(ctx, q)
+			compare("read "+e.Path, ra, rb, errA, errB)
+			n++
+		case catalog.KindQuery:
+			params := map[string]any{}
+			for _, p := range e.Query.Params {
+				params[p.Name] = value(p)
+			}
+			// As the tool's arguments arrive: JSON numbers are float64.
+			raw, _ := json.Marshal(params)
+			var args map[string]any
+			json.Unmarshal(raw, &args)
+			q := executeIn{Path: e.Path, Parameters: args, RowLimit: 50}
+			ra, errA := in.Execute(ctx, q)
+			rb, errB := iso.Execute(ctx, q)
+			compare("run "+e.Path, ra, rb, errA, errB)
+			n++
+		}
+	}
+	// Errors keep their kind and message.
+	for _, sql := range []string{"SELECT nme FROM sales", "SELECT 1; SELECT 2", "DROP VIEW sales", "SELECT * FROM read_csv('/etc/passwd')"} {
+		q := executeIn{Path: "retail/shop/sales", SQL: sql}
+		_, errA := in.Execute(ctx, q)
+		_, errB := iso.Execute(ctx, q)
+		compare(sql, classify(errA), classify(errB), nil, nil)
+		n++
+	}
+	if n < 10 {
+		t.Errorf("only %d comparisons: the sample catalog changed", n)
+	}
+	t.Logf("%d sources, queries and errors compared", n)
+}
+
+// children returns the processes whose parent is pid.
+func children(pid int) []int {
+	var out []int
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, f := range stats {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		fields := strings.Fields(s[i+1:]) // state, ppid, …
+		if len(fields) > 1 && fields[1] == strconv.Itoa(pid) {
+			c, _ := strconv.Atoi(filepath.Base(filepath.Dir(f)))
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// TestIsolatedBinary: the built server with -isolate stops computations DuckDB
+// cannot interrupt at their limit (their processes end): four at once are all
+// answered within the limit and a grace period, the model answers at once
+// afterwards instead of being busy with them, and the server stops at once on
+// SIGINT, its query processes with it.
+func TestIsolatedBinary(t *testing.T) {
+	bin := buildServer(t)
+	cmd := exec.Command(bin, "-isolate", "-timeout", "1s", "-http", "127.0.0.1:0", "-catalog", sampleDir(t))
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = testWriter{t}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	defer func() {
+		cmd.Process.Kill()
+		<-exited
+	}()
+	sc := bufio.NewScanner(out)
+	if !sc.Scan() {
+		t.Fatal("no URL printed")
+	}
+	u, ok := strings.CutPrefix(sc.Text(), "MCP endpoint: ")
+	if !ok {
+		t.Fatalf("first line %q", sc.Text())
+	}
+	cs := connectHTTP(t, u, "")
+	var res struct {
+		Rows     [][]any
+		RowCount int
+	}
+	call(t, cs, "execute_query", map[string]any{"path": "retail/shop/sales", "queryName": "revenue_by_month", "parameters": map[string]any{"year": 2024}}, &res)
+	if res.RowCount != 12 {
+		t.Fatalf("revenue_by_month: %+v", res)
+	}
+	start := time.Now()
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			var te toolError
+			r := call(t, cs, "execute_query", map[string]any{"path": "retail/shop/sales", "sql": "SELECT list_sum(list_transform(range(40000), x -> list_sum(range(40000)))) AS n"}, &te)
+			if !r.IsError || te.Kind != "timeout" || !strings.Contains(te.Error, "was stopped") {
+				t.Errorf("runaway: %+v", te)
+			}
+		})
+	}
+	wg.Wait()
+	if took := time.Since(start); took > 4*time.Second {
+		t.Errorf("four runaway queries answered after %v, with a 1s limit", took)
+	}
+	start = time.Now()
+	var after struct{ RowCount int }
+	r := call(t, cs, "execute_query", map[string]any{"path": "retail/shop/sales", "queryName": "revenue_by_month", "parameters": map[string]any{"year": 2024}}, &after)
+	if took := time.Since(start); r.IsError || after.RowCount != 12 || took > 2*time.Second {
+		t.Errorf("after the runaways: %s in %v", text(r), took)
+	}
+	kids := children(cmd.Process.Pid)
+	if len(kids) == 0 {
+		t.Fatal("no query process found: the checks below would say nothing")
+	}
+	cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-exited:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the server did not stop within 5s of SIGINT")
+	}
+	time.Sleep(200 * time.Millisecond)
+	for _, pid := range kids {
+		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); err == nil && strings.Contains(string(b), workerFlag) {
+			t.Errorf("query process %d outlived the server", pid)
+		}
+	}
+}
