@@ -40,7 +40,7 @@ func main() {
 	if len(os.Args) == 2 && os.Args[1] == workerFlag {
 		// A query process of a server run with -isolate: its server ends it.
 		signal.Ignore(os.Interrupt, syscall.SIGTERM)
-		os.Exit(engine.ServeDuckWorker(os.Stdin, os.Stdout))
+		os.Exit(engine.ServeDuckWorker(os.Stdin, engine.WorkerAnswers()))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	// The first signal stops the server (within -stop-wait); a second one ends

@@ -219,10 +219,13 @@ func (p *DuckProc) start(ctx context.Context) (*duckWorker, error) {
 		inW.Close()
 		return nil, &EngineError{Detail: "could not be started (" + err.Error() + ")"}
 	}
-	cmd.Stdin, cmd.Stdout = inR, outW
+	// Answers come back on a pipe of their own (the worker's file descriptor 3,
+	// WorkerAnswers), not on its standard output, which anything in the process
+	// might write to: that goes to the server's standard error.
 	if cmd.Stderr == nil {
 		cmd.Stderr = os.Stderr
 	}
+	cmd.Stdin, cmd.Stdout, cmd.ExtraFiles = inR, cmd.Stderr, []*os.File{outW}
 	endWithParent(cmd)
 	err = cmd.Start()
 	inR.Close()
@@ -341,7 +344,8 @@ func (p *DuckProc) killAll() {
 }
 
 // duckWorker is one worker process: requests go to its standard input, one JSON
-// document per line; its answers come back the same way on its standard output.
+// document per line; its answers come back the same way on its file descriptor
+// 3 (WorkerAnswers).
 type duckWorker struct {
 	cmd      *exec.Cmd
 	in       *os.File
@@ -573,8 +577,13 @@ func (e *wireError) err() error {
 	return errors.New(e.Message)
 }
 
+// WorkerAnswers is the file a worker process writes its answers to: the file
+// descriptor 3 its server gives it.
+func WorkerAnswers() *os.File { return os.NewFile(3, "answers") }
+
 // ServeDuckWorker serves one model's queries, one at a time, to the process
-// that started this one (DuckProc): requests on in, answers on out. It returns
+// that started this one (DuckProc): requests on in (its standard input),
+// answers on out (WorkerAnswers). It returns
 // the exit code for the process: 0 when in ends, 1 when the model cannot be
 // opened, 3 after a query DuckDB did not stop at its limit (the process must
 // end for it to stop).

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -316,5 +317,25 @@ func TestDuckProcIdleWorkersEnd(t *testing.T) {
 	res, err := p.Query(context.Background(), "SELECT count(*) FROM items", nil, testLimits)
 	if err != nil || cell(res, 0, 0) != "3" {
 		t.Fatalf("after: %v %+v", err, res)
+	}
+}
+
+// TestDuckProcStdoutApart: what a query process writes to its standard output
+// (nothing of ours does; a library might) goes to the server's standard error,
+// not into the answers.
+func TestDuckProcStdoutApart(t *testing.T) {
+	noisy := func() *exec.Cmd {
+		cmd := exec.Command(os.Args[0])
+		cmd.Env = append(os.Environ(), workerEnv+"=noisy")
+		return cmd
+	}
+	p, err := OpenDuckProc(context.Background(), testModel(t), DuckConfig{Worker: noisy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	res, err := p.Query(context.Background(), "SELECT count(*) FROM items", nil, testLimits)
+	if err != nil || cell(res, 0, 0) != "3" {
+		t.Fatalf("%v %+v", err, res)
 	}
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"testing"
@@ -11,8 +12,14 @@ import (
 const workerEnv = "CATALOG_ENGINE_TEST_WORKER"
 
 func TestMain(m *testing.M) {
-	if os.Getenv(workerEnv) == "1" {
-		os.Exit(ServeDuckWorker(os.Stdin, os.Stdout))
+	switch os.Getenv(workerEnv) {
+	case "noisy":
+		// Output on the worker's standard output must not reach its answers.
+		fmt.Println(`{"ok":true}`)
+		fmt.Println("noise")
+		fallthrough
+	case "1":
+		os.Exit(ServeDuckWorker(os.Stdin, WorkerAnswers()))
 	}
 	os.Exit(m.Run())
 }
