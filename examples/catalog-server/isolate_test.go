@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -126,31 +125,8 @@ func children(pid int) []int {
 // afterwards instead of being busy with them, and the server stops at once on
 // SIGINT, its query processes with it.
 func TestIsolatedBinary(t *testing.T) {
-	bin := buildServer(t)
-	cmd := exec.Command(bin, "-isolate", "-timeout", "1s", "-http", "127.0.0.1:0", "-catalog", sampleDir(t))
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = testWriter{t}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	defer func() {
-		cmd.Process.Kill()
-		<-exited
-	}()
-	sc := bufio.NewScanner(out)
-	if !sc.Scan() {
-		t.Fatal("no URL printed")
-	}
-	u, ok := strings.CutPrefix(sc.Text(), "MCP endpoint: ")
-	if !ok {
-		t.Fatalf("first line %q", sc.Text())
-	}
-	cs := connectHTTP(t, u, "")
+	srv := startBinary(t, "-isolate", "-timeout", "1s", "-http", "127.0.0.1:0", "-catalog", sampleDir(t))
+	cs := connectHTTP(t, srv.url, "")
 	var res struct {
 		Rows     [][]any
 		RowCount int
@@ -180,16 +156,11 @@ func TestIsolatedBinary(t *testing.T) {
 	if took := time.Since(start); r.IsError || after.RowCount != 12 || took > 2*time.Second {
 		t.Errorf("after the runaways: %s in %v", text(r), took)
 	}
-	kids := children(cmd.Process.Pid)
+	kids := children(srv.cmd.Process.Pid)
 	if len(kids) == 0 {
 		t.Fatal("no query process found: the checks below would say nothing")
 	}
-	cmd.Process.Signal(os.Interrupt)
-	select {
-	case <-exited:
-	case <-time.After(5 * time.Second):
-		t.Fatal("the server did not stop within 5s of SIGINT")
-	}
+	srv.stop(t, os.Interrupt, 5*time.Second)
 	time.Sleep(200 * time.Millisecond)
 	for _, pid := range kids {
 		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); err == nil && strings.Contains(string(b), workerFlag) {

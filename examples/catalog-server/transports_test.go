@@ -48,8 +48,28 @@ func (w testWriter) Write(p []byte) (int, error) {
 // TestHTTPBinaryDefault runs `catalog-server` with no catalog flag (the built-in
 // samples) on a free port and checks the printed URL serves MCP.
 func TestHTTPBinaryDefault(t *testing.T) {
-	bin := buildServer(t)
-	cmd := exec.Command(bin, "-http", "127.0.0.1:0")
+	srv := startBinary(t, "-http", "127.0.0.1:0")
+	defer srv.stop(t, os.Interrupt, 10*time.Second)
+	cs := connectHTTP(t, srv.url, "")
+	var lst listOut
+	call(t, cs, "list_catalog", map[string]any{"path": "climate/stations/weather"}, &lst)
+	if len(lst.Items) != 3 {
+		t.Errorf("weather model: %+v", lst)
+	}
+}
+
+// binaryServer is the built server running over HTTP.
+type binaryServer struct {
+	cmd    *exec.Cmd
+	url    string        // its MCP endpoint, as it printed it
+	exited chan struct{} // closed once it has exited
+}
+
+// startBinary runs the built server with args (which must make it serve HTTP)
+// and waits for the URL it prints; it is killed when the test ends.
+func startBinary(t *testing.T, args ...string) *binaryServer {
+	t.Helper()
+	cmd := exec.Command(buildServer(t), args...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -58,18 +78,12 @@ func TestHTTPBinaryDefault(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() {
-		cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-done
-			t.Error("the server did not stop on SIGINT")
-		}
-	}()
+	srv := &binaryServer{cmd: cmd, exited: make(chan struct{})}
+	go func() { cmd.Wait(); close(srv.exited) }()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-srv.exited
+	})
 	lines := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(out)
@@ -88,11 +102,18 @@ func TestHTTPBinaryDefault(t *testing.T) {
 	if !ok {
 		t.Fatalf("first line %q", line)
 	}
-	cs := connectHTTP(t, u, "")
-	var lst listOut
-	call(t, cs, "list_catalog", map[string]any{"path": "climate/stations/weather"}, &lst)
-	if len(lst.Items) != 3 {
-		t.Errorf("weather model: %+v", lst)
+	srv.url = u
+	return srv
+}
+
+// stop sends sig and reports an error unless the server exits within wait.
+func (s *binaryServer) stop(t *testing.T, sig os.Signal, wait time.Duration) {
+	t.Helper()
+	s.cmd.Process.Signal(sig)
+	select {
+	case <-s.exited:
+	case <-time.After(wait):
+		t.Errorf("the server did not stop within %v of %v", wait, sig)
 	}
 }
 
