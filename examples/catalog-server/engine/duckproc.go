@@ -10,7 +10,9 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/wiremcp/wiremcp/examples/catalog-server/catalog"
@@ -40,6 +42,49 @@ const duckIdleWorkers = 2
 
 var duckIdleTime = time.Minute // a variable for the tests
 
+// duckIdleTotal caps the idle worker processes of all models together: a
+// client reading one model after another (describe of every source of a large
+// catalog) would otherwise leave duckIdleWorkers processes, each with a
+// DuckDB, per model for duckIdleTime. Past it, the longest idle ends.
+var duckIdleTotal = 8 // a variable for the tests
+
+// idleAll lists the idle workers of every model, longest idle first.
+var idleAll idleList
+
+type idleList struct {
+	mu   sync.Mutex
+	list []idleEntry
+}
+
+type idleEntry struct {
+	p *DuckProc
+	w *duckWorker
+}
+
+// add notes that w became an idle worker of p, and ends the longest idle
+// workers past duckIdleTotal. Called without p.mu held.
+func (l *idleList) add(p *DuckProc, w *duckWorker) {
+	l.mu.Lock()
+	kept := l.list[:0]
+	for _, e := range l.list {
+		if e.w != w && e.w.idle.Load() { // the others were taken or ended
+			kept = append(kept, e)
+		}
+	}
+	clear(l.list[len(kept):])
+	kept = append(kept, idleEntry{p, w})
+	var over []idleEntry
+	if n := len(kept) - duckIdleTotal; n > 0 {
+		over = slices.Clone(kept[:n])
+		kept = slices.Delete(kept, 0, n)
+	}
+	l.list = kept
+	l.mu.Unlock()
+	for _, e := range over {
+		e.p.retire(e.w)
+	}
+}
+
 // workerSlack is how long past a query's limit (and stopGrace) the server waits
 // for its worker's answer before it kills the worker: the worker answers at
 // the limit itself; this covers the round trip and a worker that hangs.
@@ -49,9 +94,15 @@ const workerSlack = 500 * time.Millisecond
 // before it answered.
 type EngineError struct {
 	Detail string
+	// Starting says the process was still starting when the query's time was
+	// up: a time limit shorter than starting a process takes.
+	Starting bool
 }
 
 func (e *EngineError) Error() string {
+	if e.Starting {
+		return "the query's DuckDB process " + e.Detail + ". Call again shortly (it is ready then); if this keeps happening, the server's query time limit is shorter than starting a query process takes on this machine"
+	}
 	return "the query's DuckDB process " + e.Detail + ". Call again (a new process starts); if it happens again, ask for less work: aggregate, filter with WHERE, select fewer or smaller columns"
 }
 
@@ -66,6 +117,7 @@ type DuckProc struct {
 	// Close waits for them (each ends by its limit: its worker is killed).
 	mu        sync.Mutex
 	closed    bool
+	closing   chan struct{} // closed with closed: queries waiting for a slot give up
 	idle      []*duckWorker
 	all       map[*duckWorker]struct{}
 	running   sync.WaitGroup
@@ -82,7 +134,7 @@ func OpenDuckProc(ctx context.Context, m *catalog.Model, cfg DuckConfig) (*DuckP
 	if err != nil {
 		return nil, err
 	}
-	return &DuckProc{file: f, cfg: cfg, slots: make(chan struct{}, duckMaxConns), all: map[*duckWorker]struct{}{}}, nil
+	return &DuckProc{file: f, cfg: cfg, slots: make(chan struct{}, duckMaxConns), closing: make(chan struct{}), all: map[*duckWorker]struct{}{}}, nil
 }
 
 // Columns returns the columns of each source that opened, by source name.
@@ -115,20 +167,35 @@ func (p *DuckProc) Query(ctx context.Context, sqlText string, params map[string]
 	defer cancel()
 	// A worker slot, as a connection of an in-process model: running out of time
 	// waiting for one means the model is busy.
+	// A model being closed (replaced by a reload) answers ErrClosed at once, and
+	// its caller runs the query again on the new one.
 	select {
 	case p.slots <- struct{}{}:
+	case <-p.closing:
+		return nil, ErrClosed
 	case <-qctx.Done():
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		return nil, &BusyError{Limit: lim.Timeout, Conns: duckMaxConns}
 	}
-	defer func() { <-p.slots }()
+	slotHeld := true // until handed to a process still starting
+	defer func() {
+		if slotHeld {
+			<-p.slots
+		}
+	}()
 	waited := time.Since(start)
-	w, err := p.worker(qctx)
+	w, handed, err := p.worker(ctx, qctx)
+	if handed {
+		slotHeld = false
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
+		}
+		if qctx.Err() != nil && handed {
+			return nil, &EngineError{Detail: fmt.Sprintf("was not ready within the query's %s limit (it goes on starting, for the next query)", lim.Timeout), Starting: true}
 		}
 		if qctx.Err() != nil {
 			return nil, &TimeoutError{Limit: lim.Timeout, Waited: waited}
@@ -184,30 +251,75 @@ func (p *DuckProc) Query(ctx context.Context, sqlText string, params map[string]
 	}
 }
 
-// worker returns an idle worker of the model, or starts one.
-func (p *DuckProc) worker(ctx context.Context) (*duckWorker, error) {
+// worker returns an idle worker of the model, or starts one. A process that is
+// not ready by the query's deadline (qctx) goes on starting: the query's slot
+// goes with it (handed), and it becomes an idle worker for the next query,
+// so that a model whose processes take longer to start than its queries' limit
+// still gets to answer them.
+func (p *DuckProc) worker(ctx, qctx context.Context) (w *duckWorker, handed bool, err error) {
 	for {
 		p.mu.Lock()
+		if p.closed {
+			p.mu.Unlock()
+			return nil, false, ErrClosed
+		}
 		n := len(p.idle)
 		if n == 0 {
 			p.mu.Unlock()
-			return p.start(ctx)
+			break
 		}
 		w := p.idle[n-1]
 		p.idle = p.idle[:n-1]
+		w.idle.Store(false)
 		w.retire.Stop() // retire finds it gone from idle if it runs now
 		p.mu.Unlock()
 		select {
 		case <-w.exited: // it died while idle
 			p.kill(w)
 		default:
-			return w, nil
+			return w, false, nil
 		}
+	}
+	type started struct {
+		w   *duckWorker
+		err error
+	}
+	got := make(chan started) // unbuffered: either the query takes it or abandon is closed
+	abandon := make(chan struct{})
+	go func() {
+		sctx, cancel := context.WithTimeout(context.Background(), duckStartLimit)
+		defer cancel()
+		w, err := p.start(sctx)
+		select {
+		case got <- started{w, err}:
+		case <-abandon:
+			if err == nil {
+				p.release(w)
+			}
+			<-p.slots
+		}
+	}()
+	select {
+	case r := <-got:
+		return r.w, false, r.err
+	case <-qctx.Done():
+		close(abandon)
+		return nil, true, qctx.Err()
 	}
 }
 
+// duckStartLimit is how long a worker process has to start and open its
+// model's database before it is killed.
+const duckStartLimit = 10 * time.Second
+
 // start starts a worker process and has it open the model's database.
 func (p *DuckProc) start(ctx context.Context) (*duckWorker, error) {
+	p.mu.Lock()
+	closed := p.closed
+	p.mu.Unlock()
+	if closed {
+		return nil, ErrClosed
+	}
 	cmd := p.cfg.Worker()
 	inR, inW, err := os.Pipe()
 	if err != nil {
@@ -225,6 +337,12 @@ func (p *DuckProc) start(ctx context.Context) (*duckWorker, error) {
 	if cmd.Stderr == nil {
 		cmd.Stderr = os.Stderr
 	}
+	// Nothing of the server's environment but what DuckDB and Go read: the
+	// worker needs no credential (a PostgreSQL package's DSN variable).
+	if cmd.Env == nil {
+		cmd.Env = os.Environ()
+	}
+	cmd.Env = workerEnviron(cmd.Env)
 	cmd.Stdin, cmd.Stdout, cmd.ExtraFiles = inR, cmd.Stderr, []*os.File{outW}
 	endWithParent(cmd)
 	err = cmd.Start()
@@ -269,13 +387,33 @@ func (p *DuckProc) start(ctx context.Context) (*duckWorker, error) {
 	}
 }
 
+// workerEnviron keeps of env the variables a worker process may need: the
+// locale and time zone (DuckDB renders times in the process's zone, as in the
+// server's), the folders for temporary files and the home directory, PATH,
+// and the Go runtime's settings.
+func workerEnviron(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		switch {
+		case slices.Contains([]string{"PATH", "HOME", "TMPDIR", "TZ", "LANG", "LANGUAGE",
+			"GODEBUG", "GOGC", "GOMEMLIMIT", "GOMAXPROCS", "GOTRACEBACK", "GORACE"}, name),
+			strings.HasPrefix(name, "LC_"):
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
 // release keeps w for the model's next query, or ends it.
 func (p *DuckProc) release(w *duckWorker) {
 	p.mu.Lock()
 	if !p.closed && len(p.idle) < duckIdleWorkers {
 		p.idle = append(p.idle, w)
+		w.idle.Store(true)
 		w.retire = time.AfterFunc(duckIdleTime, func() { p.retire(w) })
 		p.mu.Unlock()
+		idleAll.add(p, w)
 		return
 	}
 	p.mu.Unlock()
@@ -288,6 +426,7 @@ func (p *DuckProc) retire(w *duckWorker) {
 	i := slices.Index(p.idle, w)
 	if i >= 0 {
 		p.idle = slices.Delete(p.idle, i, i+1)
+		w.idle.Store(false)
 	}
 	p.mu.Unlock()
 	if i >= 0 {
@@ -307,11 +446,7 @@ func (p *DuckProc) kill(w *duckWorker) {
 // when their queries are answered (by their limits at the latest), and removes
 // the model's files. Queries that start meanwhile get ErrClosed.
 func (p *DuckProc) Close() error {
-	p.mu.Lock()
-	p.closed = true
-	idle := p.idle
-	p.idle = nil
-	p.mu.Unlock()
+	idle := p.shut()
 	for _, w := range idle {
 		w.retire.Stop()
 		p.kill(w)
@@ -327,8 +462,26 @@ func (p *DuckProc) Close() error {
 // Discard kills every worker process of the model and removes its files, for
 // a process about to exit.
 func (p *DuckProc) Discard() {
+	p.shut()
 	p.killAll()
 	os.RemoveAll(p.file.tmp)
+}
+
+// shut marks the model closed, so that no query or worker process starts on it
+// any more, and returns its idle workers, no longer idle.
+func (p *DuckProc) shut() []*duckWorker {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.closed {
+		p.closed = true
+		close(p.closing)
+	}
+	idle := p.idle
+	p.idle = nil
+	for _, w := range idle {
+		w.idle.Store(false)
+	}
+	return idle
 }
 
 func (p *DuckProc) killAll() {
@@ -352,6 +505,7 @@ type duckWorker struct {
 	replies  chan workerReply // closed when its output ends
 	exited   chan struct{}    // closed once the process has ended
 	retire   *time.Timer      // while idle: ends it after duckIdleTime
+	idle     atomic.Bool      // in its model's idle list (set under the model's mu)
 	killOnce sync.Once
 	waitErr  error // how the process ended, once exited is closed
 }
@@ -588,6 +742,7 @@ func WorkerAnswers() *os.File { return os.NewFile(3, "answers") }
 // opened, 3 after a query DuckDB did not stop at its limit (the process must
 // end for it to stop).
 func ServeDuckWorker(in io.Reader, out io.Writer) int {
+	closeInherited()
 	dec := json.NewDecoder(bufio.NewReader(in))
 	bw := bufio.NewWriter(out)
 	reply := func(rep workerAnswer) bool {

@@ -1,7 +1,10 @@
 package engine
 
 import (
+	"os"
 	"os/exec"
+	"strconv"
+	"strings"
 	"syscall"
 )
 
@@ -13,4 +16,42 @@ func endWithParent(cmd *exec.Cmd) {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+}
+
+// closeInherited closes the files past the answers' (3) that the worker
+// process inherited from its server: the files DuckDB opens in the server (the
+// databases of other models, being built or opened in the server's process)
+// are not closed on exec, and a worker has no use for them. What the worker's
+// own runtime opened is closed on exec (Go opens every file so) and stays.
+func closeInherited() {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		fd, err := strconv.Atoi(e.Name())
+		if err != nil || fd <= 3 {
+			continue
+		}
+		info, err := os.ReadFile("/proc/self/fdinfo/" + e.Name())
+		if err != nil {
+			continue // the directory's own, closed meanwhile
+		}
+		flags, ok := fdFlags(string(info))
+		if !ok || flags&syscall.O_CLOEXEC != 0 {
+			continue
+		}
+		os.NewFile(uintptr(fd), "inherited").Close()
+	}
+}
+
+// fdFlags reads the "flags:" line (octal) of a /proc/self/fdinfo file.
+func fdFlags(info string) (int64, bool) {
+	for line := range strings.Lines(info) {
+		if v, ok := strings.CutPrefix(line, "flags:"); ok {
+			n, err := strconv.ParseInt(strings.TrimSpace(v), 8, 64)
+			return n, err == nil
+		}
+	}
+	return 0, false
 }

@@ -1,0 +1,339 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// workerFiles returns where the open files of process pid lead, by number.
+func workerFiles(t *testing.T, pid int) map[string]string {
+	t.Helper()
+	dir := fmt.Sprintf("/proc/%d/fd", pid)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatalf("the worker's files: %v", err)
+	}
+	out := map[string]string{}
+	for _, e := range ents {
+		if l, err := os.Readlink(filepath.Join(dir, e.Name())); err == nil {
+			out[e.Name()] = l
+		}
+	}
+	return out
+}
+
+// TestDuckProcWorkerEnvironment: a query process gets none of the server's
+// environment but what DuckDB and Go read — not a PostgreSQL package's DSN.
+func TestDuckProcWorkerEnvironment(t *testing.T) {
+	t.Setenv("CATALOG_TEST_PG_DSN", "postgres://u:hunter2@db.example/prod")
+	t.Setenv("TZ", "UTC")
+	t.Setenv("LC_ALL", "C.UTF-8")
+	p := openTestProc(t, nil)
+	if _, err := p.Query(context.Background(), "SELECT 1", nil, testLimits); err != nil {
+		t.Fatal(err)
+	}
+	pids := p.pids()
+	if len(pids) != 1 {
+		t.Fatalf("workers: %v", pids)
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pids[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := strings.Split(string(b), "\x00")
+	for _, kv := range env {
+		if strings.Contains(kv, "hunter2") || strings.HasPrefix(kv, "CATALOG_TEST_PG_DSN=") {
+			t.Errorf("the worker has the DSN: %q", kv)
+		}
+	}
+	for _, want := range []string{"TZ=UTC", "LC_ALL=C.UTF-8"} {
+		if !strings.Contains("\x00"+string(b)+"\x00", "\x00"+want+"\x00") {
+			t.Errorf("the worker lacks %s (its environment: %q)", want, env)
+		}
+	}
+}
+
+// TestDuckProcWorkerInheritsNoFiles: files DuckDB opened in the server (the
+// database of another model, not closed on exec) are not open in a query
+// process: it holds its pipes and its own model's files only.
+func TestDuckProcWorkerInheritsNoFiles(t *testing.T) {
+	other := openTestDuck(t) // its database file is open in this process
+	self := fmt.Sprintf("/proc/%d/fd", os.Getpid())
+	held := false
+	for fd, l := range workerFiles(t, os.Getpid()) {
+		if strings.HasPrefix(l, other.tmp+string(filepath.Separator)) {
+			info, _ := os.ReadFile(filepath.Join(self, "..", "fdinfo", fd))
+			if flags, ok := fdFlags(string(info)); ok && flags&0o2000000 == 0 {
+				held = true
+			}
+		}
+	}
+	if !held {
+		t.Fatal("no file of the in-process model is open without close-on-exec here: this test would show nothing")
+	}
+	p := openTestProc(t, nil)
+	if _, err := p.Query(context.Background(), "SELECT 1", nil, testLimits); err != nil {
+		t.Fatal(err)
+	}
+	for _, pid := range p.pids() {
+		for fd, l := range workerFiles(t, pid) {
+			if strings.HasPrefix(l, other.tmp+string(filepath.Separator)) {
+				t.Errorf("the worker holds file %s, %s, of another model", fd, l)
+			}
+		}
+	}
+}
+
+// TestDuckProcProtocolUnreachable: a query cannot read the worker's protocol
+// pipes (its standard input, file descriptor 3) or what the process is made
+// of: every such path is refused as outside the package folder, and the worker
+// goes on answering.
+func TestDuckProcProtocolUnreachable(t *testing.T) {
+	p := openTestProc(t, nil)
+	if _, err := p.Query(context.Background(), "SELECT 1", nil, testLimits); err != nil {
+		t.Fatal(err)
+	}
+	before := p.pids()
+	for _, sql := range []string{
+		"SELECT * FROM read_text('/dev/fd/3')",
+		"SELECT * FROM read_text('/proc/self/fd/3')",
+		"SELECT * FROM read_blob('/dev/fd/0')",
+		"SELECT * FROM read_text('/dev/stdin')",
+		"SELECT * FROM read_csv('/dev/stdin')",
+		"SELECT * FROM read_json('/proc/self/fd/0')",
+		"SELECT * FROM read_text('/proc/self/environ')",
+		"SELECT * FROM read_text('/proc/self/cmdline')",
+		"SELECT * FROM read_blob('/proc/self/mem')",
+		fmt.Sprintf("SELECT * FROM read_text('/proc/%d/environ')", os.Getpid()),
+		"SELECT * FROM glob('/proc/self/fd/*')",
+	} {
+		_, err := p.Query(context.Background(), sql, nil, testLimits)
+		var ref *RefusedError
+		if !errors.As(err, &ref) || !strings.Contains(err.Error(), "Permission Error") {
+			t.Errorf("%s: want a refusal, got %v", sql, err)
+		}
+	}
+	res, err := p.Query(context.Background(), "SELECT count(*) FROM items", nil, testLimits)
+	if err != nil || cell(res, 0, 0) != "3" {
+		t.Fatalf("after: %v %+v", err, res)
+	}
+	if after := p.pids(); fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Errorf("workers before %v, after %v: the refusals should cost no process", before, after)
+	}
+}
+
+// TestDuckProcSlowStart: a model whose processes take longer to start than its
+// queries' limit still answers: the query that started one is answered at its
+// limit with an error that says so, the process goes on starting, and the next
+// query runs in it. No slot stays taken.
+func TestDuckProcSlowStart(t *testing.T) {
+	slow := func() *exec.Cmd { return exec.Command(os.Args[0], workerArg+"-slow") }
+	p, err := OpenDuckProc(context.Background(), testModel(t), DuckConfig{Worker: slow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	lim := Limits{RowLimit: 10, ByteBudget: 1 << 20, Timeout: slowStart / 3}
+	start := time.Now()
+	_, err = p.Query(context.Background(), "SELECT count(*) FROM items", nil, lim)
+	took := time.Since(start)
+	var ee *EngineError
+	if !errors.As(err, &ee) || !ee.Starting || !strings.Contains(err.Error(), "not ready within") {
+		t.Fatalf("want an EngineError saying the process was still starting, got %T %v", err, err)
+	}
+	if took > lim.Timeout+time.Second {
+		t.Errorf("answered after %v, with a %v limit", took, lim.Timeout)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(p.pids()) == 0 || len(p.slots) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the started process never became idle (workers %v, slots taken %d)", p.pids(), len(p.slots))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	res, err := p.Query(context.Background(), "SELECT count(*) FROM items", nil, lim)
+	if err != nil || cell(res, 0, 0) != "3" {
+		t.Fatalf("the next query: %v %+v", err, res)
+	}
+}
+
+// TestDuckProcCloseAnswersWaiters: closing a model (a reload replaced it)
+// answers the queries waiting for one of its slots at once with ErrClosed (the
+// service runs them again on the new model), instead of after their limit.
+func TestDuckProcCloseAnswersWaiters(t *testing.T) {
+	p := openTestProc(t, nil)
+	for range duckMaxConns { // every slot held, as by queries computing
+		p.slots <- struct{}{}
+	}
+	defer func() {
+		for range duckMaxConns {
+			<-p.slots
+		}
+	}()
+	errc := make(chan error, 1)
+	go func() {
+		_, err := p.Query(context.Background(), "SELECT 1", nil, Limits{RowLimit: 10, ByteBudget: 1 << 20, Timeout: 5 * time.Second})
+		errc <- err
+	}()
+	time.Sleep(100 * time.Millisecond) // the query waits for a slot
+	start := time.Now()
+	closed := make(chan struct{})
+	go func() { p.Close(); close(closed) }()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, ErrClosed) {
+			t.Errorf("want ErrClosed, got %v", err)
+		}
+		if took := time.Since(start); took > time.Second {
+			t.Errorf("answered %v after Close", took)
+		}
+	case <-time.After(3 * time.Second):
+		t.Fatal("the waiting query was not answered within 3s of Close")
+	}
+	select {
+	case <-closed:
+	case <-time.After(3 * time.Second):
+		t.Fatal("Close did not return")
+	}
+}
+
+// TestDuckProcDiscard: a discarded model (the server stopping without waiting)
+// starts no process any more: its queries get ErrClosed.
+func TestDuckProcDiscard(t *testing.T) {
+	p := openTestProc(t, nil)
+	if _, err := p.Query(context.Background(), "SELECT 1", nil, testLimits); err != nil {
+		t.Fatal(err)
+	}
+	pids := p.pids()
+	p.Discard()
+	for _, pid := range pids {
+		if alive(pid) {
+			t.Errorf("worker %d runs after Discard", pid)
+		}
+	}
+	if _, err := p.Query(context.Background(), "SELECT 1", nil, testLimits); !errors.Is(err, ErrClosed) {
+		t.Errorf("after Discard: %v", err)
+	}
+	if left := p.pids(); len(left) > 0 {
+		t.Errorf("workers after Discard: %v", left)
+	}
+}
+
+// TestDuckProcIdleTotal: the idle processes of all models together are capped
+// (duckIdleTotal): reading one model after another ends the longest idle, and
+// every model still answers.
+func TestDuckProcIdleTotal(t *testing.T) {
+	defer func(n int) { duckIdleTotal = n }(duckIdleTotal)
+	duckIdleTotal = 3
+	var ps []*DuckProc
+	var all []int
+	for range 5 {
+		p := openTestProc(t, nil)
+		ps = append(ps, p)
+		if _, err := p.Query(context.Background(), "SELECT 1", nil, testLimits); err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, p.pids()...)
+	}
+	idle := 0
+	for _, p := range ps {
+		idle += len(p.pids())
+	}
+	living := 0
+	for _, pid := range all {
+		if alive(pid) {
+			living++
+		}
+	}
+	if idle > duckIdleTotal || living > duckIdleTotal {
+		t.Errorf("%d idle workers known, %d processes alive; want at most %d", idle, living, duckIdleTotal)
+	}
+	if len(ps[0].pids()) != 0 || len(ps[4].pids()) != 1 {
+		t.Errorf("the longest idle should have ended first: first model %v, last %v", ps[0].pids(), ps[4].pids())
+	}
+	for i, p := range ps {
+		res, err := p.Query(context.Background(), "SELECT count(*) FROM items", nil, testLimits)
+		if err != nil || cell(res, 0, 0) != "3" {
+			t.Errorf("model %d: %v %+v", i, err, res)
+		}
+	}
+}
+
+// TestDuckProcStress: many queries at once, with short limits (some shorter
+// than starting a process), computations DuckDB cannot stop and callers that
+// go away, while the model is closed under them: every query is answered, and
+// afterwards no process of the model is alive, no slot is taken and no
+// goroutine is left.
+func TestDuckProcStress(t *testing.T) {
+	goroutines := runtime.NumGoroutine()
+	p := openTestProc(t, nil)
+	var seen sync.Map
+	var wg sync.WaitGroup
+	for i := range 40 {
+		wg.Go(func() {
+			ctx := context.Background()
+			if i%7 == 3 {
+				c, cancel := context.WithTimeout(ctx, 150*time.Millisecond)
+				defer cancel()
+				ctx = c
+			}
+			sql := fmt.Sprintf("SELECT count(*) + %d FROM range(100000)", i)
+			if i%5 == 0 {
+				sql = longSQL(40000)
+			}
+			lim := Limits{RowLimit: 10, ByteBudget: 1 << 20, Timeout: time.Duration(20+(i%6)*80) * time.Millisecond}
+			time.Sleep(time.Duration(i%10) * 30 * time.Millisecond)
+			for _, pid := range p.pids() {
+				seen.Store(pid, true)
+			}
+			_, err := p.Query(ctx, sql, nil, lim)
+			var (
+				te *TimeoutError
+				ee *EngineError
+				be *BusyError
+			)
+			if err != nil && !errors.As(err, &te) && !errors.As(err, &ee) && !errors.As(err, &be) &&
+				!errors.Is(err, ErrClosed) && !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("query %d: %T %v", i, err, err)
+			}
+		})
+	}
+	time.Sleep(250 * time.Millisecond)
+	p.Close()
+	wg.Wait()
+	for _, pid := range p.pids() {
+		seen.Store(pid, true)
+	}
+	n := 0
+	seen.Range(func(k, _ any) bool {
+		n++
+		if alive(k.(int)) {
+			t.Errorf("worker %d alive after Close", k)
+		}
+		return true
+	})
+	if len(p.slots) != 0 {
+		t.Errorf("%d slots taken after Close", len(p.slots))
+	}
+	if left := p.pids(); len(left) > 0 {
+		t.Errorf("workers known after Close: %v", left)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > goroutines+2 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if g := runtime.NumGoroutine(); g > goroutines+2 {
+		buf := make([]byte, 1<<16)
+		t.Errorf("%d goroutines, %d before:\n%s", g, goroutines, buf[:runtime.Stack(buf, true)])
+	}
+	t.Logf("%d worker processes seen", n)
+}
