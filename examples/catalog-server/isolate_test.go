@@ -12,11 +12,13 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/wiremcp/wiremcp/examples/catalog-server/catalog"
 	"github.com/wiremcp/wiremcp/examples/catalog-server/engine"
+	"github.com/wiremcp/wiremcp/mcp"
 )
 
 var elapsedJSON = regexp.MustCompile(`"elapsedMs":[0-9.e+-]+`)
@@ -195,5 +197,109 @@ func TestIsolatedBinary(t *testing.T) {
 		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); err == nil && strings.Contains(string(b), workerFlag) {
 			t.Errorf("query process %d outlived the server", pid)
 		}
+	}
+}
+
+// startIsolated runs the built server with -isolate and args on a free port; it
+// returns the process, a channel closed when it has ended, and its MCP URL.
+func startIsolated(t *testing.T, args ...string) (*exec.Cmd, chan struct{}, string) {
+	t.Helper()
+	bin := buildServer(t)
+	cmd := exec.Command(bin, append([]string{"-isolate", "-http", "127.0.0.1:0", "-catalog", sampleDir(t)}, args...)...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = testWriter{t}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-exited
+	})
+	sc := bufio.NewScanner(out)
+	if !sc.Scan() {
+		t.Fatal("no URL printed")
+	}
+	u, ok := strings.CutPrefix(sc.Text(), "MCP endpoint: ")
+	if !ok {
+		t.Fatalf("first line %q", sc.Text())
+	}
+	return cmd, exited, u
+}
+
+// queryProcesses returns the query processes (-engine-worker) whose parent is
+// pid.
+func queryProcesses(pid int) []int {
+	var out []int
+	for _, k := range children(pid) {
+		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", k)); err == nil && strings.Contains(string(b), workerFlag) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// TestIsolatedServerKilled: a server ended while a query process computes —
+// killed (SIGKILL: on Linux the system ends its query processes), or told to
+// stop (SIGTERM: the request's cancellation kills the process, the server does
+// not wait for its 60s limit or -stop-wait) — takes its query processes with it:
+// the calculation does not go on for nobody.
+func TestIsolatedServerKilled(t *testing.T) {
+	for _, how := range []string{"SIGKILL", "SIGTERM"} {
+		t.Run(how, func(t *testing.T) {
+			cmd, exited, u := startIsolated(t, "-timeout", "60s", "-stop-wait", "60s")
+			cs := connectHTTP(t, u, "")
+			go func() {
+				args, _ := json.Marshal(map[string]any{"path": "retail/shop/sales", "sql": "SELECT list_sum(list_transform(range(100000), x -> list_sum(range(100000)))) AS n"})
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				defer cancel()
+				cs.CallTool(ctx, &mcp.CallToolParams{Name: "execute_query", Arguments: args}) // fails: the server ends
+			}()
+			var kids []int
+			deadline := time.Now().Add(10 * time.Second)
+			for len(kids) == 0 && time.Now().Before(deadline) {
+				time.Sleep(50 * time.Millisecond)
+				kids = queryProcesses(cmd.Process.Pid)
+			}
+			if len(kids) == 0 {
+				t.Fatal("no query process started")
+			}
+			time.Sleep(300 * time.Millisecond) // computing
+			if how == "SIGKILL" {
+				cmd.Process.Kill()
+			} else {
+				cmd.Process.Signal(syscall.SIGTERM)
+			}
+			select {
+			case <-exited:
+			case <-time.After(5 * time.Second):
+				t.Fatal("the server did not end")
+			}
+			deadline = time.Now().Add(3 * time.Second)
+			for {
+				var left []int
+				for _, pid := range kids {
+					if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); err == nil && strings.Contains(string(b), workerFlag) {
+						left = append(left, pid)
+					}
+				}
+				if len(left) == 0 {
+					break
+				}
+				if time.Now().After(deadline) {
+					for _, pid := range left {
+						if p, err := os.FindProcess(pid); err == nil {
+							p.Kill()
+						}
+					}
+					t.Fatalf("query processes %v outlived the server", left)
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+		})
 	}
 }

@@ -225,6 +225,9 @@ func (p *DuckProc) Query(ctx context.Context, sqlText string, params map[string]
 			err := rep.Error.err()
 			var te *TimeoutError
 			if errors.As(err, &te) {
+				// The process was given what was left of the limit (starting
+				// it may have taken some); the caller was given the limit.
+				te.Limit = lim.Timeout
 				te.Waited += waited
 				if te.Running {
 					// DuckDB did not stop: the process does, now.
@@ -743,6 +746,7 @@ func WorkerAnswers() *os.File { return os.NewFile(3, "answers") }
 // end for it to stop).
 func ServeDuckWorker(in io.Reader, out io.Writer) int {
 	closeInherited()
+	preferOOMKill()
 	dec := json.NewDecoder(bufio.NewReader(in))
 	bw := bufio.NewWriter(out)
 	reply := func(rep workerAnswer) bool {

@@ -337,3 +337,71 @@ func TestDuckProcStress(t *testing.T) {
 	}
 	t.Logf("%d worker processes seen", n)
 }
+
+// TestDuckProcTimeoutSaysTheLimit: a query whose process had to start first
+// (part of its time went to that) is told the limit it was given, not what was
+// left of it when its process got the query — in both ways DuckDB stops.
+func TestDuckProcTimeoutSaysTheLimit(t *testing.T) {
+	lim := Limits{RowLimit: 10, ByteBudget: 1 << 20, Timeout: 700 * time.Millisecond}
+	for _, sql := range []string{
+		longSQL(40000), // DuckDB cannot stop it: the process is killed
+		"SELECT count(*) FROM range(1000000000000) a", // DuckDB stops it
+	} {
+		p := openTestProc(t, nil) // no process yet
+		_, err := p.Query(context.Background(), sql, nil, lim)
+		var te *TimeoutError
+		if !errors.As(err, &te) {
+			t.Fatalf("%s: want a TimeoutError, got %T %v", sql, err, err)
+		}
+		if te.Limit != lim.Timeout || !strings.Contains(err.Error(), " 700ms limit") {
+			t.Errorf("%s: the limit given was %v, the error says %v: %v", sql, lim.Timeout, te.Limit, err)
+		}
+	}
+}
+
+// TestDuckProcCloseWhileStarting: a model closed while a process it abandoned
+// (its query's time was up) is still starting leaves no process behind.
+func TestDuckProcCloseWhileStarting(t *testing.T) {
+	slow := func() *exec.Cmd { return exec.Command(os.Args[0], workerArg+"-slow") }
+	p, err := OpenDuckProc(context.Background(), testModel(t), DuckConfig{Worker: slow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.Query(context.Background(), "SELECT 1", nil, Limits{RowLimit: 10, ByteBudget: 1 << 20, Timeout: 100 * time.Millisecond})
+	if ee := (*EngineError)(nil); !errors.As(err, &ee) || !ee.Starting {
+		t.Fatalf("want the process still starting, got %v", err)
+	}
+	starting := p.pids()
+	if len(starting) != 1 {
+		t.Fatalf("starting processes: %v", starting)
+	}
+	p.Close()
+	deadline := time.Now().Add(slowStart + 2*time.Second)
+	for (alive(starting[0]) || len(p.slots) > 0) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if alive(starting[0]) || len(p.pids()) > 0 || len(p.slots) > 0 {
+		t.Errorf("after Close: process %d alive %v, workers %v, slots taken %d", starting[0], alive(starting[0]), p.pids(), len(p.slots))
+	}
+}
+
+// TestDuckProcOOMScore: the system's out-of-memory killer picks a query process
+// before the server (its score raised to the most).
+func TestDuckProcOOMScore(t *testing.T) {
+	p := openTestProc(t, nil)
+	if _, err := p.Query(context.Background(), "SELECT 1", nil, testLimits); err != nil {
+		t.Fatal(err)
+	}
+	for _, pid := range p.pids() {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/oom_score_adj", pid))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.TrimSpace(string(b)); got != "1000" {
+			t.Errorf("worker %d: oom_score_adj %s, want 1000", pid, got)
+		}
+	}
+	if b, _ := os.ReadFile("/proc/self/oom_score_adj"); strings.TrimSpace(string(b)) == "1000" {
+		t.Fatal("this process's score is 1000 already: the test shows nothing")
+	}
+}

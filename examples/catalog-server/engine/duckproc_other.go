@@ -11,3 +11,6 @@ func endWithParent(*exec.Cmd) {}
 
 // closeInherited does nothing where the process cannot list its files.
 func closeInherited() {}
+
+// preferOOMKill does nothing where the system has no out-of-memory score.
+func preferOOMKill() {}
