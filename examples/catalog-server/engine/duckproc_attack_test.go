@@ -405,3 +405,28 @@ func TestDuckProcOOMScore(t *testing.T) {
 		t.Fatal("this process's score is 1000 already: the test shows nothing")
 	}
 }
+
+// TestNotUTF8Refused: SQL that is not UTF-8 text (a catalog file in Latin-1) is
+// refused, saying where, the same way in the server's process and in a query
+// process — not failed without a message in one and run with the bytes
+// replaced (U+FFFD, as JSON carries them) in the other.
+func TestNotUTF8Refused(t *testing.T) {
+	m := testModel(t)
+	d, err := OpenDuck(context.Background(), m, DuckConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	p := openTestProc(t, m)
+	for _, sql := range []string{"SELECT 'caf\xe9' AS x", "SELECT name FROM items WHERE name = 'caf\xe9'", "SELECT nme\xff FROM items"} {
+		_, errIn := d.Query(context.Background(), sql, nil, testLimits)
+		_, errIso := p.Query(context.Background(), sql, nil, testLimits)
+		var ref *RefusedError
+		if !errors.As(errIn, &ref) || !strings.Contains(errIn.Error(), "not UTF-8") || !strings.Contains(errIn.Error(), "at character") {
+			t.Errorf("%q in process: want a refusal saying where, got %T %v", sql, errIn, errIn)
+		}
+		if fmt.Sprint(errIn) != fmt.Sprint(errIso) {
+			t.Errorf("%q: in process %v, in a query process %v", sql, errIn, errIso)
+		}
+	}
+}
