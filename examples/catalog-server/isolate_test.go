@@ -303,3 +303,81 @@ func TestIsolatedServerKilled(t *testing.T) {
 		})
 	}
 }
+
+// TestIsolatedReloadUnderLoad: with queries running and waiting on a model
+// (some computing past their limit), reloads that replace it leave no query
+// process of the replaced models behind; every query is answered, with a result
+// or an error a client can act on; closing the service ends the rest.
+func TestIsolatedReloadUnderLoad(t *testing.T) {
+	bin := buildServer(t)
+	dir := t.TempDir()
+	var csv strings.Builder
+	csv.WriteString("k,v\n")
+	for i := range 5000 {
+		fmt.Fprintf(&csv, "%d,%d\n", i%17, i)
+	}
+	writeFiles(t, dir, map[string]string{"p/a/manifest.json": "{}", "p/a/m.sql": "-- @source s\nSELECT * FROM read_csv('data/t.csv');\n", "p/a/data/t.csv": csv.String()})
+	svc, err := NewService(context.Background(), dir, Config{QueryTimeout: 400 * time.Millisecond, Duck: engine.DuckConfig{Worker: func() *exec.Cmd { return exec.Command(bin, workerFlag) }}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := false
+	defer func() {
+		if !closed {
+			svc.Close()
+		}
+	}()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	kinds := map[string]int{}
+	stop := time.Now().Add(1500 * time.Millisecond)
+	for i := range 12 {
+		wg.Go(func() {
+			for n := 0; time.Now().Before(stop); n++ {
+				sql := fmt.Sprintf("SELECT k, sum(v) + %d AS total FROM s GROUP BY k ORDER BY k", n)
+				if (i+n)%6 == 0 {
+					sql = "SELECT list_sum(list_transform(range(40000), x -> list_sum(range(40000)))) AS n"
+				}
+				_, err := svc.Execute(context.Background(), executeIn{Path: "p/a/m", SQL: sql})
+				k := "ok"
+				if err != nil {
+					k = classify(err).Kind
+				}
+				mu.Lock()
+				kinds[k]++
+				mu.Unlock()
+				if k == "unavailable" {
+					t.Logf("query %d/%d: %v", i, n, err)
+				}
+				if k != "ok" && k != "timeout" && k != "unavailable" {
+					t.Errorf("query %d/%d: %v", i, n, err)
+				}
+			}
+		})
+	}
+	for n := range 5 {
+		time.Sleep(250 * time.Millisecond)
+		writeFiles(t, dir, map[string]string{"p/a/data/t.csv": csv.String() + fmt.Sprintf("%d,%d\n", n, n)})
+		if err := svc.Reload(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wg.Wait()
+	svc.old.Wait() // the replaced models closed
+	t.Logf("answers by kind: %v", kinds)
+	if kinds["ok"] == 0 {
+		t.Error("no query answered")
+	}
+	if left := queryProcesses(os.Getpid()); len(left) > 2 {
+		t.Errorf("%d query processes after the reloads (%v): the current model keeps at most 2 idle", len(left), left)
+	}
+	svc.Close()
+	closed = true
+	deadline := time.Now().Add(2 * time.Second)
+	for len(queryProcesses(os.Getpid())) > 0 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if left := queryProcesses(os.Getpid()); len(left) > 0 {
+		t.Errorf("query processes after Close: %v", left)
+	}
+}
