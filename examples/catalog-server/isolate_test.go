@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -380,4 +382,89 @@ func TestIsolatedReloadUnderLoad(t *testing.T) {
 	if left := queryProcesses(os.Getpid()); len(left) > 0 {
 		t.Errorf("query processes after Close: %v", left)
 	}
+}
+
+// TestIsolatedBinaryReplaced: the server starts its query processes from the
+// program it runs, not from the file it was started from: that file replaced
+// by another program (an upgrade in place, speaking another protocol), queries
+// still run.
+func TestIsolatedBinaryReplaced(t *testing.T) {
+	b, err := os.ReadFile(buildServer(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "catalog-server")
+	if err := os.WriteFile(bin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-isolate", "-http", "127.0.0.1:0", "-catalog", sampleDir(t))
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = testWriter{t}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	defer func() {
+		cmd.Process.Kill()
+		<-exited
+	}()
+	sc := bufio.NewScanner(out)
+	if !sc.Scan() {
+		t.Fatal("no URL printed")
+	}
+	u, _ := strings.CutPrefix(sc.Text(), "MCP endpoint: ")
+	// Another program where the server's was (removed first: the running
+	// program's file cannot be written).
+	if err := os.Remove(bin); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\nexit 3\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cs := connectHTTP(t, u, "")
+	var res struct{ RowCount int }
+	r := call(t, cs, "execute_query", map[string]any{"path": "retail/shop/sales", "queryName": "revenue_by_month", "parameters": map[string]any{"year": 2024}}, &res)
+	if r.IsError || res.RowCount != 12 {
+		t.Fatalf("after the program's file was replaced: %s", text(r))
+	}
+}
+
+// TestIsolatedCannotStartSaysSo: when a model's query processes cannot start,
+// the call says the server is at fault (calling again will not help) and the
+// server's log says why.
+func TestIsolatedCannotStartSaysSo(t *testing.T) {
+	var logBuf strings.Builder
+	var logMu sync.Mutex
+	log := slog.New(slog.NewTextHandler(lockedWriter{&logMu, &logBuf}, nil))
+	missing := filepath.Join(t.TempDir(), "no-such-program")
+	svc, err := NewService(context.Background(), sampleDir(t), Config{Duck: engine.DuckConfig{Worker: func() *exec.Cmd { return exec.Command(missing, workerFlag) }}}, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	_, err = svc.Execute(context.Background(), executeIn{Path: "retail/shop/sales", SQL: "SELECT 1"})
+	te := classify(err)
+	if te.Kind != "unavailable" || !strings.Contains(te.Hint, "will not help") || !strings.Contains(te.Error, "fault of the server") {
+		t.Errorf("want the server's fault, got %+v", te)
+	}
+	logMu.Lock()
+	defer logMu.Unlock()
+	if !strings.Contains(logBuf.String(), "no-such-program") {
+		t.Errorf("the log does not say why: %q", logBuf.String())
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

@@ -55,11 +55,16 @@ func main() {
 // a server run with -isolate (engine.ServeDuckWorker).
 const workerFlag = "-engine-worker"
 
-// workerCommand starts this program as a query process.
+// workerCommand starts this program as a query process. On Linux it starts
+// the running program itself (/proc/self/exe), not the file it was started
+// from: that file may since have been replaced by another version (an upgrade
+// in place, speaking another protocol) or removed.
 func workerCommand() *exec.Cmd {
-	exe, err := os.Executable()
-	if err != nil {
-		exe = os.Args[0]
+	exe := "/proc/self/exe"
+	if _, err := os.Stat(exe); err != nil {
+		if exe, err = os.Executable(); err != nil {
+			exe = os.Args[0]
+		}
 	}
 	return exec.Command(exe, workerFlag)
 }

@@ -152,6 +152,7 @@ func classify(err error) toolError {
 	var se *engine.SQLError
 	var to *engine.TimeoutError
 	var busy *engine.BusyError
+	var ee *engine.EngineError
 	var cse *catalogSQLError
 	switch {
 	case errors.As(err, &cse):
@@ -167,7 +168,9 @@ func classify(err error) toolError {
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Query the model's other sources (describe the model to see which loaded); the source is picked up again once its file is fixed."}
 	case errors.As(err, &busy):
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Call again in a few seconds."}
-	case errors.As(err, new(*engine.EngineError)):
+	case errors.As(err, &ee) && ee.Broken:
+		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Calling again will not help: the server cannot start the process that runs this model's queries. Tell the server's operator (the server's log says why)."}
+	case errors.As(err, &ee):
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Call again; if it fails again, ask for less work."}
 	case errors.Is(err, engine.ErrClosed):
 		// Met twice in a row (Execute runs a query again once): reloads keep
@@ -413,6 +416,9 @@ func (s *Service) Execute(ctx context.Context, in executeIn) (*engine.Result, er
 	res, err := s.execute(ctx, in)
 	if errors.Is(err, engine.ErrClosed) {
 		res, err = s.execute(ctx, in)
+	}
+	if ee := (*engine.EngineError)(nil); errors.As(err, &ee) && ee.Broken {
+		s.log.Error("a query process could not serve a model", "path", in.Path, "err", ee.Detail)
 	}
 	return res, err
 }

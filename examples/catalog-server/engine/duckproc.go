@@ -97,9 +97,15 @@ type EngineError struct {
 	// Starting says the process was still starting when the query's time was
 	// up: a time limit shorter than starting a process takes.
 	Starting bool
+	// Broken says the process could not be started or could not open the
+	// model: the server's fault, which calling again does not mend.
+	Broken bool
 }
 
 func (e *EngineError) Error() string {
+	if e.Broken {
+		return "the query's DuckDB process " + e.Detail + ". This is a fault of the server, not of the query: queries on this model fail until it is fixed; tell the server's operator"
+	}
 	if e.Starting {
 		return "the query's DuckDB process " + e.Detail + ". Call again shortly (it is ready then); if this keeps happening, the server's query time limit is shorter than starting a query process takes on this machine"
 	}
@@ -326,13 +332,13 @@ func (p *DuckProc) start(ctx context.Context) (*duckWorker, error) {
 	cmd := p.cfg.Worker()
 	inR, inW, err := os.Pipe()
 	if err != nil {
-		return nil, &EngineError{Detail: "could not be started (" + err.Error() + ")"}
+		return nil, p.startErr("could not be started (" + err.Error() + ")")
 	}
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		inR.Close()
 		inW.Close()
-		return nil, &EngineError{Detail: "could not be started (" + err.Error() + ")"}
+		return nil, p.startErr("could not be started (" + err.Error() + ")")
 	}
 	// Answers come back on a pipe of their own (the worker's file descriptor 3,
 	// WorkerAnswers), not on its standard output, which anything in the process
@@ -354,7 +360,7 @@ func (p *DuckProc) start(ctx context.Context) (*duckWorker, error) {
 	if err != nil {
 		inW.Close()
 		outR.Close()
-		return nil, &EngineError{Detail: "could not be started (" + err.Error() + ")"}
+		return nil, p.startErr("could not be started (" + err.Error() + ")")
 	}
 	w := &duckWorker{cmd: cmd, in: inW, replies: make(chan workerReply, 1), exited: make(chan struct{})}
 	go w.read(outR)
@@ -370,7 +376,7 @@ func (p *DuckProc) start(ctx context.Context) (*duckWorker, error) {
 	open := workerRequest{Open: &workerOpen{Tmp: p.file.tmp, Path: p.file.path, PkgDir: p.file.pkgDir, Threads: p.cfg.Threads, MemoryLimit: p.cfg.MemoryLimit}}
 	if err := w.send(open, deadline); err != nil {
 		p.kill(w)
-		return nil, &EngineError{Detail: "could not be started (" + err.Error() + ")"}
+		return nil, p.startErr("could not be started (" + err.Error() + ")")
 	}
 	select {
 	case rep, ok := <-w.replies:
@@ -378,15 +384,15 @@ func (p *DuckProc) start(ctx context.Context) (*duckWorker, error) {
 		case !ok:
 			note := w.exitNote()
 			p.kill(w)
-			return nil, &EngineError{Detail: "could not open the model" + note}
+			return nil, p.startErr("could not open the model" + note)
 		case rep.Error != nil:
 			p.kill(w)
-			return nil, &EngineError{Detail: "could not open the model: " + rep.Error.err().Error()}
+			return nil, p.startErr("could not open the model: " + rep.Error.err().Error())
 		}
 		return w, nil
 	case <-ctx.Done():
 		p.kill(w)
-		return nil, ctx.Err()
+		return nil, p.startErr(fmt.Sprintf("did not open the model within %s", duckStartLimit))
 	}
 }
 
@@ -406,6 +412,19 @@ func workerEnviron(env []string) []string {
 		}
 	}
 	return out
+}
+
+// startErr is the error of a worker that could not be started or open the
+// model: ErrClosed when the model was closed meanwhile (its workers killed),
+// else the server's fault.
+func (p *DuckProc) startErr(detail string) error {
+	p.mu.Lock()
+	closed := p.closed
+	p.mu.Unlock()
+	if closed {
+		return ErrClosed
+	}
+	return &EngineError{Detail: detail, Broken: true}
 }
 
 // release keeps w for the model's next query, or ends it.

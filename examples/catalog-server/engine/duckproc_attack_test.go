@@ -430,3 +430,35 @@ func TestNotUTF8Refused(t *testing.T) {
 		}
 	}
 }
+
+// TestDuckProcCannotStart: a model whose query processes cannot start (the
+// program is missing, or ends at once) fails each query at once, saying it is
+// the server's fault, and holds no slot or process afterwards.
+func TestDuckProcCannotStart(t *testing.T) {
+	for name, worker := range map[string]func() *exec.Cmd{
+		"missing":      func() *exec.Cmd { return exec.Command(filepath.Join(t.TempDir(), "no-such-program")) },
+		"ends at once": func() *exec.Cmd { return exec.Command("/bin/sh", "-c", "exit 7") },
+	} {
+		t.Run(name, func(t *testing.T) {
+			p, err := OpenDuckProc(context.Background(), testModel(t), DuckConfig{Worker: worker})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			for range 3 {
+				start := time.Now()
+				_, err := p.Query(context.Background(), "SELECT 1", nil, testLimits)
+				var ee *EngineError
+				if !errors.As(err, &ee) || !ee.Broken || !strings.Contains(err.Error(), "fault of the server") {
+					t.Fatalf("want an EngineError saying the server is at fault, got %T %v", err, err)
+				}
+				if took := time.Since(start); took > 5*time.Second {
+					t.Errorf("answered after %v", took)
+				}
+			}
+			if len(p.slots) != 0 || len(p.pids()) != 0 {
+				t.Errorf("slots taken %d, workers %v", len(p.slots), p.pids())
+			}
+		})
+	}
+}
