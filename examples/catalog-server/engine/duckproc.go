@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -128,6 +129,7 @@ type DuckProc struct {
 	all       map[*duckWorker]struct{}
 	running   sync.WaitGroup
 	closeOnce sync.Once
+	started   atomic.Int64 // workers started, naming their spill folders
 }
 
 // OpenDuckProc builds the database of model m, as OpenDuck does, for queries in
@@ -362,7 +364,8 @@ func (p *DuckProc) start(ctx context.Context) (*duckWorker, error) {
 		outR.Close()
 		return nil, p.startErr("could not be started (" + err.Error() + ")")
 	}
-	w := &duckWorker{cmd: cmd, in: inW, replies: make(chan workerReply, 1), exited: make(chan struct{})}
+	w := &duckWorker{cmd: cmd, in: inW, replies: make(chan workerReply, 1), exited: make(chan struct{}),
+		spill: filepath.Join(p.file.tmp, fmt.Sprintf("spill-%d", p.started.Add(1)))}
 	go w.read(outR)
 	p.mu.Lock()
 	if p.closed {
@@ -373,7 +376,7 @@ func (p *DuckProc) start(ctx context.Context) (*duckWorker, error) {
 	p.all[w] = struct{}{}
 	p.mu.Unlock()
 	deadline, _ := ctx.Deadline()
-	open := workerRequest{Open: &workerOpen{Tmp: p.file.tmp, Path: p.file.path, PkgDir: p.file.pkgDir, Threads: p.cfg.Threads, MemoryLimit: p.cfg.MemoryLimit}}
+	open := workerRequest{Open: &workerOpen{Tmp: p.file.tmp, Path: p.file.path, PkgDir: p.file.pkgDir, Spill: w.spill, Threads: p.cfg.Threads, MemoryLimit: p.cfg.MemoryLimit}}
 	if err := w.send(open, deadline); err != nil {
 		p.kill(w)
 		return nil, p.startErr("could not be started (" + err.Error() + ")")
@@ -527,6 +530,7 @@ type duckWorker struct {
 	replies  chan workerReply // closed when its output ends
 	exited   chan struct{}    // closed once the process has ended
 	retire   *time.Timer      // while idle: ends it after duckIdleTime
+	spill    string           // its DuckDB's spill folder, removed when it ends
 	idle     atomic.Bool      // in its model's idle list (set under the model's mu)
 	killOnce sync.Once
 	waitErr  error // how the process ended, once exited is closed
@@ -571,6 +575,7 @@ func (w *duckWorker) kill() {
 			}
 		}()
 		<-w.exited
+		os.RemoveAll(w.spill) // what it spilled, left by a process killed
 	})
 }
 
@@ -599,6 +604,7 @@ type workerOpen struct {
 	Tmp         string `json:"tmp"`
 	Path        string `json:"path"`
 	PkgDir      string `json:"pkgDir"`
+	Spill       string `json:"spill"`
 	Threads     int    `json:"threads"`
 	MemoryLimit string `json:"memoryLimit"`
 }
@@ -781,7 +787,7 @@ func ServeDuckWorker(in io.Reader, out io.Writer) int {
 		return 1
 	}
 	o := req.Open
-	d, err := openDuckFile(context.Background(), &duckFile{tmp: o.Tmp, path: o.Path, pkgDir: o.PkgDir},
+	d, err := openDuckFile(context.Background(), &duckFile{tmp: o.Tmp, path: o.Path, pkgDir: o.PkgDir, spill: o.Spill},
 		DuckConfig{Threads: o.Threads, MemoryLimit: o.MemoryLimit})
 	if err != nil {
 		reply(workerAnswer{Error: toWire(err)})

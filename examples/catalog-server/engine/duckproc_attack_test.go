@@ -462,3 +462,51 @@ func TestDuckProcCannotStart(t *testing.T) {
 		})
 	}
 }
+
+// TestDuckProcSpillApart: queries of one model spilling to disk at once, each
+// in its own process, get the answer the query has alone: each process spills
+// to a folder of its own (DuckDB names its spill files after their order, so two
+// processes sharing a folder overwrote each other's: "Could not read enough
+// bytes from file …/duckdb_temp_storage_DEFAULT-0.tmp", or a wrong answer), and
+// a process's spill folder goes with it.
+func TestDuckProcSpillApart(t *testing.T) {
+	p, err := OpenDuckProc(context.Background(), testModel(t), DuckConfig{MemoryLimit: "40MB", Threads: 1, Worker: testWorker})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	lim := Limits{RowLimit: 10, ByteBudget: 1 << 20, Timeout: 60 * time.Second}
+	// A sort of a million rows of 55 bytes and more: past 40MB, it spills.
+	const q = "SELECT sum(rn * (h % 1000)) AS s, count(*) AS n FROM (SELECT h, row_number() OVER (ORDER BY h, pad) rn FROM (SELECT hash(x) AS h, repeat('y', 50) || x AS pad FROM range(1000000) t(x)))"
+	res, err := p.Query(context.Background(), q, nil, lim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := cell(res, 0, 0)
+	for round := range 2 {
+		var wg sync.WaitGroup
+		for i := range 4 {
+			wg.Go(func() {
+				res, err := p.Query(context.Background(), q, nil, lim)
+				if err != nil || cell(res, 0, 0) != want {
+					t.Errorf("round %d, query %d: %v %s, want %s", round, i, err, cell(res, 0, 0), want)
+				}
+			})
+		}
+		wg.Wait()
+	}
+	ents, err := os.ReadDir(p.file.tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spills := 0
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), "spill") {
+			spills++
+		}
+	}
+	// At most duckIdleWorkers processes stay; the others' folders went with them.
+	if spills > duckIdleWorkers {
+		t.Errorf("%d spill folders for %d processes: %v", spills, len(p.pids()), ents)
+	}
+}
