@@ -194,31 +194,46 @@ func (p *DuckProc) Query(ctx context.Context, sqlText string, params map[string]
 		}
 	}()
 	waited := time.Since(start)
-	w, handed, err := p.worker(ctx, qctx)
-	if handed {
-		slotHeld = false
-	}
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
+	var (
+		w    *duckWorker
+		left time.Duration
+	)
+	for {
+		var handed bool
+		var err error
+		w, handed, err = p.worker(ctx, qctx)
+		if handed {
+			slotHeld = false
 		}
-		if qctx.Err() != nil && handed {
-			return nil, &EngineError{Detail: fmt.Sprintf("was not ready within the query's %s limit (it goes on starting, for the next query)", lim.Timeout), Starting: true}
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			if qctx.Err() != nil && handed {
+				return nil, &EngineError{Detail: fmt.Sprintf("was not ready within the query's %s limit (it goes on starting, for the next query)", lim.Timeout), Starting: true}
+			}
+			if qctx.Err() != nil {
+				return nil, &TimeoutError{Limit: lim.Timeout, Waited: waited}
+			}
+			return nil, err
 		}
-		if qctx.Err() != nil {
+		left = time.Until(deadline)
+		if left <= 0 {
+			p.release(w)
 			return nil, &TimeoutError{Limit: lim.Timeout, Waited: waited}
 		}
-		return nil, err
-	}
-	left := time.Until(deadline)
-	if left <= 0 {
-		p.release(w)
-		return nil, &TimeoutError{Limit: lim.Timeout, Waited: waited}
-	}
-	req := workerRequest{Query: &workerQuery{SQL: sqlText, Params: wp, RowLimit: lim.RowLimit, ByteBudget: lim.ByteBudget, Timeout: left}}
-	if err := w.send(req, deadline); err != nil {
+		req := workerRequest{Query: &workerQuery{SQL: sqlText, Params: wp, RowLimit: lim.RowLimit, ByteBudget: lim.ByteBudget, Timeout: left}}
+		err = w.send(req, deadline)
+		if err == nil {
+			break
+		}
 		p.kill(w)
-		return nil, &EngineError{Detail: "did not take the query (" + err.Error() + ")"}
+		if !w.reused {
+			return nil, &EngineError{Detail: "did not take the query (" + err.Error() + ")"}
+		}
+		// An idle process that ended (the system's out-of-memory killer, which
+		// picks query processes first) before its end was noticed: the query
+		// never reached it, and goes to another.
 	}
 	hard := time.NewTimer(left + stopGrace + workerSlack)
 	defer hard.Stop()
@@ -281,6 +296,7 @@ func (p *DuckProc) worker(ctx, qctx context.Context) (w *duckWorker, handed bool
 		}
 		w := p.idle[n-1]
 		p.idle = p.idle[:n-1]
+		w.reused = true
 		w.idle.Store(false)
 		w.retire.Stop() // retire finds it gone from idle if it runs now
 		p.mu.Unlock()
@@ -531,6 +547,7 @@ type duckWorker struct {
 	exited   chan struct{}    // closed once the process has ended
 	retire   *time.Timer      // while idle: ends it after duckIdleTime
 	spill    string           // its DuckDB's spill folder, removed when it ends
+	reused   bool             // taken from the idle ones (set under the model's mu, before its query)
 	idle     atomic.Bool      // in its model's idle list (set under the model's mu)
 	killOnce sync.Once
 	waitErr  error // how the process ended, once exited is closed

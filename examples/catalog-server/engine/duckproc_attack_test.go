@@ -510,3 +510,28 @@ func TestDuckProcSpillApart(t *testing.T) {
 		t.Errorf("%d spill folders for %d processes: %v", spills, len(p.pids()), ents)
 	}
 }
+
+// TestDuckProcIdleWorkerGone: an idle process that cannot take a query any more
+// (it ended, and the server has not noticed yet) costs the query nothing: it
+// goes to a new process.
+func TestDuckProcIdleWorkerGone(t *testing.T) {
+	p := openTestProc(t, nil)
+	if _, err := p.Query(context.Background(), "SELECT 1", nil, testLimits); err != nil {
+		t.Fatal(err)
+	}
+	p.mu.Lock()
+	if len(p.idle) != 1 {
+		p.mu.Unlock()
+		t.Fatalf("idle workers: %d", len(p.idle))
+	}
+	gone := p.idle[0]
+	p.mu.Unlock()
+	gone.in.Close() // its input, as a pipe whose reader is gone: the query cannot be sent
+	res, err := p.Query(context.Background(), "SELECT count(*) FROM items", nil, testLimits)
+	if err != nil || cell(res, 0, 0) != "3" {
+		t.Fatalf("%v %+v", err, res)
+	}
+	if alive(gone.cmd.Process.Pid) {
+		t.Error("the process that could not take the query still runs")
+	}
+}
