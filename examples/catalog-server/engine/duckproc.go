@@ -446,8 +446,18 @@ func (p *DuckProc) startErr(detail string) error {
 	return &EngineError{Detail: detail, Broken: true}
 }
 
+// duckIdleMaxRSS is the most resident memory a worker process may hold to be
+// kept idle: one that grew past it (a result of wide rows, which duckdb-go
+// materialises whole, leaves its process holding hundreds of megabytes) is
+// ended, and its memory returns to the system. An idle one holds about 65 MB.
+var duckIdleMaxRSS int64 = 256 << 20 // a variable for the tests
+
 // release keeps w for the model's next query, or ends it.
 func (p *DuckProc) release(w *duckWorker) {
+	if residentBytes(w.cmd.Process.Pid) > duckIdleMaxRSS {
+		p.kill(w)
+		return
+	}
 	p.mu.Lock()
 	if !p.closed && len(p.idle) < duckIdleWorkers {
 		p.idle = append(p.idle, w)

@@ -535,3 +535,35 @@ func TestDuckProcIdleWorkerGone(t *testing.T) {
 		t.Error("the process that could not take the query still runs")
 	}
 }
+
+// TestDuckProcBigIdleEnds: a process holding more than duckIdleMaxRSS after its
+// query is ended rather than kept idle; one under it is kept.
+func TestDuckProcBigIdleEnds(t *testing.T) {
+	defer func(n int64) { duckIdleMaxRSS = n }(duckIdleMaxRSS)
+	p := openTestProc(t, nil)
+	if _, err := p.Query(context.Background(), "SELECT 1", nil, testLimits); err != nil {
+		t.Fatal(err)
+	}
+	pids := p.pids()
+	if len(pids) != 1 {
+		t.Fatalf("under the limit, the process is kept: %v", pids)
+	}
+	duckIdleMaxRSS = residentBytes(pids[0]) + 50<<20
+	// Wide rows, materialised whole in the process: about 200 MB.
+	res, err := p.Query(context.Background(), "SELECT repeat('x', 100000) AS w FROM range(2000)", nil, Limits{RowLimit: 2000, ByteBudget: 1 << 20, Timeout: 30 * time.Second})
+	if err != nil || !res.Truncated {
+		t.Fatalf("%v %+v", err, res)
+	}
+	if left := p.pids(); len(left) != 0 {
+		t.Errorf("the process that grew past %d MB is kept idle: %v", duckIdleMaxRSS>>20, left)
+	}
+	for _, pid := range pids {
+		if alive(pid) {
+			t.Errorf("process %d still runs", pid)
+		}
+	}
+	res, err = p.Query(context.Background(), "SELECT count(*) FROM items", nil, testLimits)
+	if err != nil || cell(res, 0, 0) != "3" {
+		t.Fatalf("after: %v %+v", err, res)
+	}
+}

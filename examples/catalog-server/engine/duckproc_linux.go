@@ -63,3 +63,21 @@ func fdFlags(info string) (int64, bool) {
 func preferOOMKill() {
 	os.WriteFile("/proc/self/oom_score_adj", []byte("1000"), 0)
 }
+
+// residentBytes returns the resident memory of process pid, or -1 when it
+// cannot be read.
+func residentBytes(pid int) int64 {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/statm")
+	if err != nil {
+		return -1
+	}
+	f := strings.Fields(string(b)) // size resident shared …, in pages
+	if len(f) < 2 {
+		return -1
+	}
+	n, err := strconv.ParseInt(f[1], 10, 64)
+	if err != nil {
+		return -1
+	}
+	return n * int64(os.Getpagesize())
+}

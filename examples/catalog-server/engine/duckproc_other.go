@@ -14,3 +14,6 @@ func closeInherited() {}
 
 // preferOOMKill does nothing where the system has no out-of-memory score.
 func preferOOMKill() {}
+
+// residentBytes returns -1: the resident memory of a process is not read here.
+func residentBytes(int) int64 { return -1 }
