@@ -567,3 +567,36 @@ func TestDuckProcBigIdleEnds(t *testing.T) {
 		t.Fatalf("after: %v %+v", err, res)
 	}
 }
+
+// TestDuckProcMemoryErrorMatches: a query past the model's memory limit is told
+// so the same way in a query process as in the server's process (the limit as
+// configured, DuckDB's message), and the process goes on serving.
+func TestDuckProcMemoryErrorMatches(t *testing.T) {
+	m := testModel(t)
+	cfg := DuckConfig{MemoryLimit: "20MB", Threads: 1}
+	d, err := OpenDuck(context.Background(), m, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	cfg.Worker = testWorker
+	p, err := OpenDuckProc(context.Background(), m, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	const q = "SELECT list(x ORDER BY x) FROM range(20000000) t(x)"
+	_, errIn := d.Query(context.Background(), q, nil, testLimits)
+	_, errIso := p.Query(context.Background(), q, nil, testLimits)
+	var me *MemoryError
+	if !errors.As(errIn, &me) || me.Limit != "20MB" {
+		t.Fatalf("in process: want a MemoryError at 20MB, got %T %v", errIn, errIn)
+	}
+	if fmt.Sprintf("%T %v", errIn, errIn) != fmt.Sprintf("%T %v", errIso, errIso) {
+		t.Errorf("in process %T %v\nin a query process %T %v", errIn, errIn, errIso, errIso)
+	}
+	res, err := p.Query(context.Background(), "SELECT 41 + 1", nil, testLimits)
+	if err != nil || cell(res, 0, 0) != "42" {
+		t.Errorf("after: %v %+v", err, res)
+	}
+}
