@@ -32,9 +32,11 @@ import (
 // read-only and locked down as Duck opens it, one query at a time per process,
 // at most duckMaxConns processes per model. A worker whose query ran past its
 // limit without DuckDB stopping is killed, and so is one whose caller went
-// away; one that died (a crash, the system's out-of-memory killer) costs only
-// its own query. The price is a round trip between processes per query and the
-// memory of a DuckDB per process (MemoryLimit applies to each).
+// away; one that died (a crash, the system's out-of-memory killer, which picks
+// workers first) costs only its own query. A worker gets only the environment
+// DuckDB and Go read (workerEnviron), closes the files it inherited, and spills
+// to a folder of its own. The price is a round trip between processes per query
+// and the memory of a DuckDB per process (MemoryLimit applies to each).
 
 // duckIdleWorkers is how many idle worker processes a model keeps for its next
 // queries; more are ended when their query is answered, and an idle one is
@@ -174,9 +176,9 @@ func (p *DuckProc) Query(ctx context.Context, sqlText string, params map[string]
 	qctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	// A worker slot, as a connection of an in-process model: running out of time
-	// waiting for one means the model is busy.
-	// A model being closed (replaced by a reload) answers ErrClosed at once, and
-	// its caller runs the query again on the new one.
+	// waiting for one means the model is busy. A model being closed (replaced
+	// by a reload) answers ErrClosed at once, and its caller runs the query
+	// again on the new one.
 	select {
 	case p.slots <- struct{}{}:
 	case <-p.closing:
@@ -201,7 +203,7 @@ func (p *DuckProc) Query(ctx context.Context, sqlText string, params map[string]
 	for {
 		var handed bool
 		var err error
-		w, handed, err = p.worker(ctx, qctx)
+		w, handed, err = p.worker(qctx)
 		if handed {
 			slotHeld = false
 		}
@@ -282,7 +284,7 @@ func (p *DuckProc) Query(ctx context.Context, sqlText string, params map[string]
 // goes with it (handed), and it becomes an idle worker for the next query,
 // so that a model whose processes take longer to start than its queries' limit
 // still gets to answer them.
-func (p *DuckProc) worker(ctx, qctx context.Context) (w *duckWorker, handed bool, err error) {
+func (p *DuckProc) worker(qctx context.Context) (w *duckWorker, handed bool, err error) {
 	for {
 		p.mu.Lock()
 		if p.closed {
