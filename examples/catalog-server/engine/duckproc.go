@@ -49,7 +49,7 @@ var duckIdleTime = time.Minute // a variable for the tests
 // client reading one model after another (describe of every source of a large
 // catalog) would otherwise leave duckIdleWorkers processes, each with a
 // DuckDB, per model for duckIdleTime. Past it, the longest idle ends.
-var duckIdleTotal = 8 // a variable for the tests
+var duckIdleTotal = 8 // a variable for the tests, read under idleAll.mu
 
 // idleAll lists the idle workers of every model, longest idle first.
 var idleAll idleList
@@ -452,14 +452,13 @@ func (p *DuckProc) startErr(detail string) error {
 // kept idle: one that grew past it (a result of wide rows, which duckdb-go
 // materialises whole, leaves its process holding hundreds of megabytes) is
 // ended, and its memory returns to the system. An idle one holds about 65 MB.
-var duckIdleMaxRSS int64 = 256 << 20 // a variable for the tests
+var duckIdleMaxRSS atomic.Int64 // 256 MB; a variable for the tests
 
-// release keeps w for the model's next query, or ends it.
+func init() { duckIdleMaxRSS.Store(256 << 20) }
+
+// release keeps w for the model's next query, or ends it. Its size is looked
+// at after its caller is answered (reading it takes about 12 µs).
 func (p *DuckProc) release(w *duckWorker) {
-	if residentBytes(w.cmd.Process.Pid) > duckIdleMaxRSS {
-		p.kill(w)
-		return
-	}
 	p.mu.Lock()
 	if !p.closed && len(p.idle) < duckIdleWorkers {
 		p.idle = append(p.idle, w)
@@ -467,6 +466,11 @@ func (p *DuckProc) release(w *duckWorker) {
 		w.retire = time.AfterFunc(duckIdleTime, func() { p.retire(w) })
 		p.mu.Unlock()
 		idleAll.add(p, w)
+		go func() {
+			if residentBytes(w.cmd.Process.Pid) > duckIdleMaxRSS.Load() {
+				p.retire(w) // unless a query took it meanwhile
+			}
+		}()
 		return
 	}
 	p.mu.Unlock()

@@ -232,8 +232,14 @@ func TestDuckProcDiscard(t *testing.T) {
 // (duckIdleTotal): reading one model after another ends the longest idle, and
 // every model still answers.
 func TestDuckProcIdleTotal(t *testing.T) {
-	defer func(n int) { duckIdleTotal = n }(duckIdleTotal)
-	duckIdleTotal = 3
+	setIdleTotal := func(n int) (old int) {
+		idleAll.mu.Lock() // add reads it under this lock
+		defer idleAll.mu.Unlock()
+		old, duckIdleTotal = duckIdleTotal, n
+		return old
+	}
+	defer setIdleTotal(setIdleTotal(3))
+	const total = 3
 	var ps []*DuckProc
 	var all []int
 	for range 5 {
@@ -254,8 +260,8 @@ func TestDuckProcIdleTotal(t *testing.T) {
 			living++
 		}
 	}
-	if idle > duckIdleTotal || living > duckIdleTotal {
-		t.Errorf("%d idle workers known, %d processes alive; want at most %d", idle, living, duckIdleTotal)
+	if idle > total || living > total {
+		t.Errorf("%d idle workers known, %d processes alive; want at most %d", idle, living, total)
 	}
 	if len(ps[0].pids()) != 0 || len(ps[4].pids()) != 1 {
 		t.Errorf("the longest idle should have ended first: first model %v, last %v", ps[0].pids(), ps[4].pids())
@@ -539,23 +545,28 @@ func TestDuckProcIdleWorkerGone(t *testing.T) {
 // TestDuckProcBigIdleEnds: a process holding more than duckIdleMaxRSS after its
 // query is ended rather than kept idle; one under it is kept.
 func TestDuckProcBigIdleEnds(t *testing.T) {
-	defer func(n int64) { duckIdleMaxRSS = n }(duckIdleMaxRSS)
+	defer duckIdleMaxRSS.Store(duckIdleMaxRSS.Load())
 	p := openTestProc(t, nil)
 	if _, err := p.Query(context.Background(), "SELECT 1", nil, testLimits); err != nil {
 		t.Fatal(err)
 	}
+	time.Sleep(100 * time.Millisecond) // its size looked at
 	pids := p.pids()
 	if len(pids) != 1 {
 		t.Fatalf("under the limit, the process is kept: %v", pids)
 	}
-	duckIdleMaxRSS = residentBytes(pids[0]) + 50<<20
+	duckIdleMaxRSS.Store(residentBytes(pids[0]) + 50<<20)
 	// Wide rows, materialised whole in the process: about 200 MB.
 	res, err := p.Query(context.Background(), "SELECT repeat('x', 100000) AS w FROM range(2000)", nil, Limits{RowLimit: 2000, ByteBudget: 1 << 20, Timeout: 30 * time.Second})
 	if err != nil || !res.Truncated {
 		t.Fatalf("%v %+v", err, res)
 	}
+	deadline := time.Now().Add(5 * time.Second)
+	for len(p.pids()) != 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
 	if left := p.pids(); len(left) != 0 {
-		t.Errorf("the process that grew past %d MB is kept idle: %v", duckIdleMaxRSS>>20, left)
+		t.Errorf("the process that grew past %d MB is kept idle: %v", duckIdleMaxRSS.Load()>>20, left)
 	}
 	for _, pid := range pids {
 		if alive(pid) {
