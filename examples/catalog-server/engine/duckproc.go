@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -455,6 +456,17 @@ func (p *DuckProc) startErr(detail string) error {
 var duckIdleMaxRSS atomic.Int64 // 256 MB; a variable for the tests
 
 func init() { duckIdleMaxRSS.Store(256 << 20) }
+
+// fdFlags reads the "flags:" line (octal) of a /proc/PID/fdinfo file (Linux).
+func fdFlags(info string) (int64, bool) {
+	for line := range strings.Lines(info) {
+		if v, ok := strings.CutPrefix(line, "flags:"); ok {
+			n, err := strconv.ParseInt(strings.TrimSpace(v), 8, 64)
+			return n, err == nil
+		}
+	}
+	return 0, false
+}
 
 // release keeps w for the model's next query, or ends it. Its size is looked
 // at after its caller is answered (reading it takes about 12 µs).

@@ -45,17 +45,6 @@ func closeInherited() {
 	}
 }
 
-// fdFlags reads the "flags:" line (octal) of a /proc/self/fdinfo file.
-func fdFlags(info string) (int64, bool) {
-	for line := range strings.Lines(info) {
-		if v, ok := strings.CutPrefix(line, "flags:"); ok {
-			n, err := strconv.ParseInt(strings.TrimSpace(v), 8, 64)
-			return n, err == nil
-		}
-	}
-	return 0, false
-}
-
 // preferOOMKill makes the worker process the system's first choice when it runs
 // out of memory (the most a process may ask for itself): a query that needs
 // more memory than the machine has ends its own process, which fails only its
