@@ -468,3 +468,34 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.w.Write(p)
 }
+
+// TestIsolatedToolSaysStopped: execute_query's description tells a client what
+// becomes of a query at its limit: with -isolate it is stopped, never left to
+// finish in the background.
+func TestIsolatedToolSaysStopped(t *testing.T) {
+	describe := func(cfg Config) string {
+		t.Helper()
+		cs := connectHTTP(t, startHTTP(t, newTestService(t, sampleDir(t), cfg)).URL+"/mcp", "")
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		res, err := cs.ListTools(ctx, &mcp.ListToolsParams{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tool := range res.Tools {
+			if tool.Name == "execute_query" {
+				return tool.Description
+			}
+		}
+		t.Fatal("no execute_query tool")
+		return ""
+	}
+	in := describe(Config{})
+	iso := describe(Config{Duck: engine.DuckConfig{Worker: func() *exec.Cmd { return exec.Command(buildServer(t), workerFlag) }}})
+	if !strings.Contains(in, "left to finish in the background") {
+		t.Errorf("in process: %q", in)
+	}
+	if strings.Contains(iso, "background") || !strings.Contains(iso, "(stopped there).") {
+		t.Errorf("with -isolate: %q", iso)
+	}
+}

@@ -397,7 +397,7 @@ func newMCPServer(svc *Service, version string, stateless bool) *mcp.Server {
 		})
 
 	execTool := &mcp.Tool{Name: "execute_query", Annotations: ro,
-		Description: fmt.Sprintf("Run one read-only query. Either sql (a single SELECT or WITH … SELECT over the model's sources, by name) against path = project/package/model, or a named query: queryName with path = the model, or path = the query itself; parameters by name. Returns columns with types, rows, rowCount, truncated (and by which limit), rowLimit and elapsedMs. rowLimit defaults to %d, at most %d; each query is answered within %s (stopped there, or, inside a calculation the engine cannot interrupt, left to finish in the background).", svc.cfg.DefaultRowLimit, svc.cfg.MaxRowLimit, svc.cfg.QueryTimeout)}
+		Description: fmt.Sprintf("Run one read-only query. Either sql (a single SELECT or WITH … SELECT over the model's sources, by name) against path = project/package/model, or a named query: queryName with path = the model, or path = the query itself; parameters by name. Returns columns with types, rows, rowCount, truncated (and by which limit), rowLimit and elapsedMs. rowLimit defaults to %d, at most %d; each query is answered within %s (%s).", svc.cfg.DefaultRowLimit, svc.cfg.MaxRowLimit, svc.cfg.QueryTimeout, stopNote(svc.cfg))}
 	addTool(s, execTool, func(ctx context.Context, req *mcp.CallToolRequest, in executeIn) (*mcp.CallToolResult, any, error) {
 		res, err := svc.Execute(ctx, in)
 		if err != nil {
@@ -408,6 +408,16 @@ func newMCPServer(svc *Service, version string, stateless bool) *mcp.Server {
 
 	registerResources(s, svc)
 	return s
+}
+
+// stopNote says what becomes of a query at its time limit: with queries in
+// processes of their own (-isolate), a calculation DuckDB cannot interrupt
+// ends with its process.
+func stopNote(cfg Config) string {
+	if cfg.Duck.Worker != nil {
+		return "stopped there"
+	}
+	return "stopped there, or, inside a calculation the engine cannot interrupt, left to finish in the background"
 }
 
 // Execute runs the query a call asks for. A query that meets a model closed by a
