@@ -611,3 +611,36 @@ func TestDuckProcMemoryErrorMatches(t *testing.T) {
 		t.Errorf("after: %v %+v", err, res)
 	}
 }
+
+// TestDuckProcCallerGoneWhileStarting: a caller that goes away while its
+// query's process starts is answered at once; the process still becomes an
+// idle one for the next query, and no slot stays taken.
+func TestDuckProcCallerGoneWhileStarting(t *testing.T) {
+	slow := func() *exec.Cmd { return exec.Command(os.Args[0], workerArg+"-slow") }
+	p, err := OpenDuckProc(context.Background(), testModel(t), DuckConfig{Worker: slow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	start := time.Now()
+	_, err = p.Query(ctx, "SELECT 1", nil, testLimits)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("want the caller's cancellation, got %v", err)
+	}
+	if took := time.Since(start); took > slowStart/2 {
+		t.Errorf("answered after %v, the process taking %v to start", took, slowStart)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(p.pids()) != 1 || len(p.slots) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("workers %v, slots taken %d", p.pids(), len(p.slots))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	res, err := p.Query(context.Background(), "SELECT count(*) FROM items", nil, Limits{RowLimit: 10, ByteBudget: 1 << 20, Timeout: slowStart / 3})
+	if err != nil || cell(res, 0, 0) != "3" {
+		t.Fatalf("the next query: %v %+v", err, res)
+	}
+}
