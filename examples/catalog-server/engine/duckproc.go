@@ -335,6 +335,11 @@ func (p *DuckProc) worker(qctx context.Context) (w *duckWorker, handed bool, err
 	case <-qctx.Done():
 		close(abandon)
 		return nil, true, qctx.Err()
+	case <-p.closing:
+		// The query runs again on the model that replaced this one; the
+		// process, once started, is ended (release finds the model closed).
+		close(abandon)
+		return nil, true, ErrClosed
 	}
 }
 

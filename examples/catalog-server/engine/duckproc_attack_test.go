@@ -644,3 +644,40 @@ func TestDuckProcCallerGoneWhileStarting(t *testing.T) {
 		t.Fatalf("the next query: %v %+v", err, res)
 	}
 }
+
+// TestDuckProcCloseWhileWaitingForStart: a query waiting for its process to
+// start when the model is closed is answered ErrClosed at once (the service
+// runs it again on the new model), and Close does not wait for the start.
+func TestDuckProcCloseWhileWaitingForStart(t *testing.T) {
+	slow := func() *exec.Cmd { return exec.Command(os.Args[0], workerArg+"-slow") }
+	p, err := OpenDuckProc(context.Background(), testModel(t), DuckConfig{Worker: slow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	errc := make(chan error, 1)
+	go func() {
+		_, err := p.Query(context.Background(), "SELECT 1", nil, testLimits)
+		errc <- err
+	}()
+	time.Sleep(100 * time.Millisecond) // the process is starting
+	start := time.Now()
+	p.Close()
+	if took := time.Since(start); took > slowStart/2 {
+		t.Errorf("Close took %v, the process taking %v to start", took, slowStart)
+	}
+	select {
+	case err := <-errc:
+		if !errors.Is(err, ErrClosed) {
+			t.Errorf("want ErrClosed, got %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the query was not answered")
+	}
+	deadline := time.Now().Add(slowStart + 2*time.Second)
+	for (len(p.pids()) > 0 || len(p.slots) > 0) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if len(p.pids()) > 0 || len(p.slots) > 0 {
+		t.Errorf("after Close: workers %v, slots taken %d", p.pids(), len(p.slots))
+	}
+}
