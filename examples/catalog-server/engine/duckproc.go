@@ -76,7 +76,9 @@ func (l *idleList) add(p *DuckProc, w *duckWorker) {
 		}
 	}
 	clear(l.list[len(kept):])
-	kept = append(kept, idleEntry{p, w})
+	if w.idle.Load() { // not taken by a query meanwhile
+		kept = append(kept, idleEntry{p, w})
+	}
 	var over []idleEntry
 	if n := len(kept) - duckIdleTotal; n > 0 {
 		over = slices.Clone(kept[:n])
