@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,11 +13,13 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/wiremcp/wiremcp/examples/catalog-server/catalog"
 	"github.com/wiremcp/wiremcp/examples/catalog-server/engine"
+	"github.com/wiremcp/wiremcp/mcp"
 )
 
 var elapsedJSON = regexp.MustCompile(`"elapsedMs":[0-9.e+-]+`)
@@ -166,5 +170,303 @@ func TestIsolatedBinary(t *testing.T) {
 		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); err == nil && strings.Contains(string(b), workerFlag) {
 			t.Errorf("query process %d outlived the server", pid)
 		}
+	}
+}
+
+// startIsolated runs the built server with -isolate and args on a free port; it
+// returns the process, a channel closed when it has ended, and its MCP URL.
+func startIsolated(t *testing.T, args ...string) (*exec.Cmd, chan struct{}, string) {
+	t.Helper()
+	bin := buildServer(t)
+	cmd := exec.Command(bin, append([]string{"-isolate", "-http", "127.0.0.1:0", "-catalog", sampleDir(t)}, args...)...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = testWriter{t}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-exited
+	})
+	sc := bufio.NewScanner(out)
+	if !sc.Scan() {
+		t.Fatal("no URL printed")
+	}
+	u, ok := strings.CutPrefix(sc.Text(), "MCP endpoint: ")
+	if !ok {
+		t.Fatalf("first line %q", sc.Text())
+	}
+	return cmd, exited, u
+}
+
+// queryProcesses returns the query processes (-engine-worker) whose parent is
+// pid.
+func queryProcesses(pid int) []int {
+	var out []int
+	for _, k := range children(pid) {
+		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", k)); err == nil && strings.Contains(string(b), workerFlag) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// TestIsolatedServerKilled: a server ended while a query process computes —
+// killed (SIGKILL: on Linux the system ends its query processes), or told to
+// stop (SIGTERM: the request's cancellation kills the process, the server does
+// not wait for its 60s limit or -stop-wait) — takes its query processes with it:
+// the calculation does not go on for nobody.
+func TestIsolatedServerKilled(t *testing.T) {
+	for _, how := range []string{"SIGKILL", "SIGTERM"} {
+		t.Run(how, func(t *testing.T) {
+			cmd, exited, u := startIsolated(t, "-timeout", "60s", "-stop-wait", "60s")
+			cs := connectHTTP(t, u, "")
+			go func() {
+				args, _ := json.Marshal(map[string]any{"path": "retail/shop/sales", "sql": "SELECT list_sum(list_transform(range(100000), x -> list_sum(range(100000)))) AS n"})
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				defer cancel()
+				cs.CallTool(ctx, &mcp.CallToolParams{Name: "execute_query", Arguments: args}) // fails: the server ends
+			}()
+			var kids []int
+			deadline := time.Now().Add(10 * time.Second)
+			for len(kids) == 0 && time.Now().Before(deadline) {
+				time.Sleep(50 * time.Millisecond)
+				kids = queryProcesses(cmd.Process.Pid)
+			}
+			if len(kids) == 0 {
+				t.Fatal("no query process started")
+			}
+			time.Sleep(300 * time.Millisecond) // computing
+			if how == "SIGKILL" {
+				cmd.Process.Kill()
+			} else {
+				cmd.Process.Signal(syscall.SIGTERM)
+			}
+			select {
+			case <-exited:
+			case <-time.After(5 * time.Second):
+				t.Fatal("the server did not end")
+			}
+			deadline = time.Now().Add(3 * time.Second)
+			for {
+				var left []int
+				for _, pid := range kids {
+					if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); err == nil && strings.Contains(string(b), workerFlag) {
+						left = append(left, pid)
+					}
+				}
+				if len(left) == 0 {
+					break
+				}
+				if time.Now().After(deadline) {
+					for _, pid := range left {
+						if p, err := os.FindProcess(pid); err == nil {
+							p.Kill()
+						}
+					}
+					t.Fatalf("query processes %v outlived the server", left)
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+		})
+	}
+}
+
+// TestIsolatedReloadUnderLoad: with queries running and waiting on a model
+// (some computing past their limit), reloads that replace it leave no query
+// process of the replaced models behind; every query is answered, with a result
+// or an error a client can act on; closing the service ends the rest.
+func TestIsolatedReloadUnderLoad(t *testing.T) {
+	bin := buildServer(t)
+	dir := t.TempDir()
+	var csv strings.Builder
+	csv.WriteString("k,v\n")
+	for i := range 5000 {
+		fmt.Fprintf(&csv, "%d,%d\n", i%17, i)
+	}
+	writeFiles(t, dir, map[string]string{"p/a/manifest.json": "{}", "p/a/m.sql": "-- @source s\nSELECT * FROM read_csv('data/t.csv');\n", "p/a/data/t.csv": csv.String()})
+	svc, err := NewService(context.Background(), dir, Config{QueryTimeout: 400 * time.Millisecond, Duck: engine.DuckConfig{Worker: func() *exec.Cmd { return exec.Command(bin, workerFlag) }}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := false
+	defer func() {
+		if !closed {
+			svc.Close()
+		}
+	}()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	kinds := map[string]int{}
+	stop := time.Now().Add(1500 * time.Millisecond)
+	for i := range 12 {
+		wg.Go(func() {
+			for n := 0; time.Now().Before(stop); n++ {
+				sql := fmt.Sprintf("SELECT k, sum(v) + %d AS total FROM s GROUP BY k ORDER BY k", n)
+				if (i+n)%6 == 0 {
+					sql = "SELECT list_sum(list_transform(range(40000), x -> list_sum(range(40000)))) AS n"
+				}
+				_, err := svc.Execute(context.Background(), executeIn{Path: "p/a/m", SQL: sql})
+				k := "ok"
+				if err != nil {
+					k = classify(err).Kind
+				}
+				mu.Lock()
+				kinds[k]++
+				mu.Unlock()
+				if k == "unavailable" {
+					t.Logf("query %d/%d: %v", i, n, err)
+				}
+				if k != "ok" && k != "timeout" && k != "unavailable" {
+					t.Errorf("query %d/%d: %v", i, n, err)
+				}
+			}
+		})
+	}
+	for n := range 5 {
+		time.Sleep(250 * time.Millisecond)
+		writeFiles(t, dir, map[string]string{"p/a/data/t.csv": csv.String() + fmt.Sprintf("%d,%d\n", n, n)})
+		if err := svc.Reload(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wg.Wait()
+	svc.old.Wait() // the replaced models closed
+	t.Logf("answers by kind: %v", kinds)
+	if kinds["ok"] == 0 {
+		t.Error("no query answered")
+	}
+	if left := queryProcesses(os.Getpid()); len(left) > 2 {
+		t.Errorf("%d query processes after the reloads (%v): the current model keeps at most 2 idle", len(left), left)
+	}
+	svc.Close()
+	closed = true
+	deadline := time.Now().Add(2 * time.Second)
+	for len(queryProcesses(os.Getpid())) > 0 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if left := queryProcesses(os.Getpid()); len(left) > 0 {
+		t.Errorf("query processes after Close: %v", left)
+	}
+}
+
+// TestIsolatedBinaryReplaced: the server starts its query processes from the
+// program it runs, not from the file it was started from: that file replaced
+// by another program (an upgrade in place, speaking another protocol), queries
+// still run.
+func TestIsolatedBinaryReplaced(t *testing.T) {
+	b, err := os.ReadFile(buildServer(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "catalog-server")
+	if err := os.WriteFile(bin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-isolate", "-http", "127.0.0.1:0", "-catalog", sampleDir(t))
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = testWriter{t}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	defer func() {
+		cmd.Process.Kill()
+		<-exited
+	}()
+	sc := bufio.NewScanner(out)
+	if !sc.Scan() {
+		t.Fatal("no URL printed")
+	}
+	u, _ := strings.CutPrefix(sc.Text(), "MCP endpoint: ")
+	// Another program where the server's was (removed first: the running
+	// program's file cannot be written).
+	if err := os.Remove(bin); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\nexit 3\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cs := connectHTTP(t, u, "")
+	var res struct{ RowCount int }
+	r := call(t, cs, "execute_query", map[string]any{"path": "retail/shop/sales", "queryName": "revenue_by_month", "parameters": map[string]any{"year": 2024}}, &res)
+	if r.IsError || res.RowCount != 12 {
+		t.Fatalf("after the program's file was replaced: %s", text(r))
+	}
+}
+
+// TestIsolatedCannotStartSaysSo: when a model's query processes cannot start,
+// the call says the server is at fault (calling again will not help) and the
+// server's log says why.
+func TestIsolatedCannotStartSaysSo(t *testing.T) {
+	var logBuf strings.Builder
+	var logMu sync.Mutex
+	log := slog.New(slog.NewTextHandler(lockedWriter{&logMu, &logBuf}, nil))
+	missing := filepath.Join(t.TempDir(), "no-such-program")
+	svc, err := NewService(context.Background(), sampleDir(t), Config{Duck: engine.DuckConfig{Worker: func() *exec.Cmd { return exec.Command(missing, workerFlag) }}}, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	_, err = svc.Execute(context.Background(), executeIn{Path: "retail/shop/sales", SQL: "SELECT 1"})
+	te := classify(err)
+	if te.Kind != "unavailable" || !strings.Contains(te.Hint, "will not help") || !strings.Contains(te.Error, "fault of the server") {
+		t.Errorf("want the server's fault, got %+v", te)
+	}
+	logMu.Lock()
+	defer logMu.Unlock()
+	if !strings.Contains(logBuf.String(), "no-such-program") {
+		t.Errorf("the log does not say why: %q", logBuf.String())
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// TestIsolatedToolSaysStopped: execute_query's description tells a client what
+// becomes of a query at its limit: with -isolate it is stopped, never left to
+// finish in the background.
+func TestIsolatedToolSaysStopped(t *testing.T) {
+	describe := func(cfg Config) string {
+		t.Helper()
+		cs := connectHTTP(t, startHTTP(t, newTestService(t, sampleDir(t), cfg)).URL+"/mcp", "")
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		res, err := cs.ListTools(ctx, &mcp.ListToolsParams{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tool := range res.Tools {
+			if tool.Name == "execute_query" {
+				return tool.Description
+			}
+		}
+		t.Fatal("no execute_query tool")
+		return ""
+	}
+	in := describe(Config{})
+	iso := describe(Config{Duck: engine.DuckConfig{Worker: func() *exec.Cmd { return exec.Command(buildServer(t), workerFlag) }}})
+	if !strings.Contains(in, "left to finish in the background") {
+		t.Errorf("in process: %q", in)
+	}
+	if strings.Contains(iso, "background") || !strings.Contains(iso, "(stopped there).") {
+		t.Errorf("with -isolate: %q", iso)
 	}
 }

@@ -55,11 +55,16 @@ func main() {
 // a server run with -isolate (engine.ServeDuckWorker).
 const workerFlag = "-engine-worker"
 
-// workerCommand starts this program as a query process.
+// workerCommand starts this program as a query process. On Linux it starts
+// the running program itself (/proc/self/exe), not the file it was started
+// from: that file may since have been replaced by another version (an upgrade
+// in place, speaking another protocol) or removed.
 func workerCommand() *exec.Cmd {
-	exe, err := os.Executable()
-	if err != nil {
-		exe = os.Args[0]
+	exe := "/proc/self/exe"
+	if _, err := os.Stat(exe); err != nil {
+		if exe, err = os.Executable(); err != nil {
+			exe = os.Args[0]
+		}
 	}
 	return exec.Command(exe, workerFlag)
 }
@@ -95,7 +100,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.IntVar(&o.cfg.DefaultRowLimit, "row-limit", 1000, "rows per result when a call gives no rowLimit")
 	fs.IntVar(&o.cfg.MaxRowLimit, "max-row-limit", 10000, "the largest rowLimit a call may ask for")
 	fs.IntVar(&o.cfg.ByteBudget, "byte-budget", 4<<20, "JSON `bytes` of rows per result at most")
-	fs.DurationVar(&o.cfg.QueryTimeout, "timeout", 30*time.Second, "per-query time limit: the query is answered by then (interrupted, or left to finish in the background where DuckDB cannot interrupt it)")
+	fs.DurationVar(&o.cfg.QueryTimeout, "timeout", 30*time.Second, "per-query time limit: the query is answered by then (interrupted, or left to finish in the background where DuckDB cannot interrupt it; with -isolate, its process ended)")
 	fs.DurationVar(&o.stopWait, "stop-wait", 5*time.Second, "when stopping, how long to wait for computations DuckDB could not interrupt at their time limit (they end with the process after it)")
 	fs.BoolVar(&o.isolate, "isolate", false, "run each DuckDB query in a process of its own, ended at the query's time limit if DuckDB cannot stop (costs a round trip between processes per query; -threads and -memory-limit apply to each process)")
 	fs.IntVar(&o.cfg.Duck.Threads, "threads", 2, "DuckDB worker threads per model")

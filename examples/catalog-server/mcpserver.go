@@ -152,6 +152,7 @@ func classify(err error) toolError {
 	var se *engine.SQLError
 	var to *engine.TimeoutError
 	var busy *engine.BusyError
+	var ee *engine.EngineError
 	var cse *catalogSQLError
 	switch {
 	case errors.As(err, &cse):
@@ -167,7 +168,9 @@ func classify(err error) toolError {
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Query the model's other sources (describe the model to see which loaded); the source is picked up again once its file is fixed."}
 	case errors.As(err, &busy):
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Call again in a few seconds."}
-	case errors.As(err, new(*engine.EngineError)):
+	case errors.As(err, &ee) && ee.Broken:
+		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Calling again will not help: the server cannot start the process that runs this model's queries. Tell the server's operator (the server's log says why)."}
+	case errors.As(err, &ee):
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Call again; if it fails again, ask for less work."}
 	case errors.Is(err, engine.ErrClosed):
 		// Met twice in a row (Execute runs a query again once): reloads keep
@@ -394,7 +397,7 @@ func newMCPServer(svc *Service, version string, stateless bool) *mcp.Server {
 		})
 
 	execTool := &mcp.Tool{Name: "execute_query", Annotations: ro,
-		Description: fmt.Sprintf("Run one read-only query. Either sql (a single SELECT or WITH … SELECT over the model's sources, by name) against path = project/package/model, or a named query: queryName with path = the model, or path = the query itself; parameters by name. Returns columns with types, rows, rowCount, truncated (and by which limit), rowLimit and elapsedMs. rowLimit defaults to %d, at most %d; each query is answered within %s (stopped there, or, inside a calculation the engine cannot interrupt, left to finish in the background).", svc.cfg.DefaultRowLimit, svc.cfg.MaxRowLimit, svc.cfg.QueryTimeout)}
+		Description: fmt.Sprintf("Run one read-only query. Either sql (a single SELECT or WITH … SELECT over the model's sources, by name) against path = project/package/model, or a named query: queryName with path = the model, or path = the query itself; parameters by name. Returns columns with types, rows, rowCount, truncated (and by which limit), rowLimit and elapsedMs. rowLimit defaults to %d, at most %d; each query is answered within %s (%s).", svc.cfg.DefaultRowLimit, svc.cfg.MaxRowLimit, svc.cfg.QueryTimeout, stopNote(svc.cfg))}
 	addTool(s, execTool, func(ctx context.Context, req *mcp.CallToolRequest, in executeIn) (*mcp.CallToolResult, any, error) {
 		res, err := svc.Execute(ctx, in)
 		if err != nil {
@@ -407,12 +410,25 @@ func newMCPServer(svc *Service, version string, stateless bool) *mcp.Server {
 	return s
 }
 
+// stopNote says what becomes of a query at its time limit: with queries in
+// processes of their own (-isolate), a calculation DuckDB cannot interrupt
+// ends with its process.
+func stopNote(cfg Config) string {
+	if cfg.Duck.Worker != nil {
+		return "stopped there"
+	}
+	return "stopped there, or, inside a calculation the engine cannot interrupt, left to finish in the background"
+}
+
 // Execute runs the query a call asks for. A query that meets a model closed by a
 // concurrent reload runs again on the new catalog.
 func (s *Service) Execute(ctx context.Context, in executeIn) (*engine.Result, error) {
 	res, err := s.execute(ctx, in)
 	if errors.Is(err, engine.ErrClosed) {
 		res, err = s.execute(ctx, in)
+	}
+	if ee := (*engine.EngineError)(nil); errors.As(err, &ee) && ee.Broken {
+		s.log.Error("a query process could not serve a model", "path", in.Path, "err", ee.Detail)
 	}
 	return res, err
 }

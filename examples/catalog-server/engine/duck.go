@@ -79,9 +79,13 @@ func OpenDuck(ctx context.Context, m *catalog.Model, cfg DuckConfig) (*Duck, err
 // duckFile is the database file of a model: one view per source that loaded,
 // in a temporary folder of its own (with DuckDB's spill folder).
 type duckFile struct {
-	tmp     string // the folder, removed when the model closes
-	path    string // the database file in it
-	pkgDir  string // the package folder, symbolic links resolved
+	tmp    string // the folder, removed when the model closes
+	path   string // the database file in it
+	pkgDir string // the package folder, symbolic links resolved
+	// spill is DuckDB's spill folder; empty means tmp/spill. Each query
+	// process has its own: DuckDB names its spill files after their order, so
+	// two DuckDBs sharing a folder overwrite each other's.
+	spill   string
 	columns map[string][]Column
 	broken  map[string]string
 }
@@ -124,7 +128,11 @@ func openDuckFile(ctx context.Context, f *duckFile, cfg DuckConfig) (*Duck, erro
 	q.Set("access_mode", "READ_ONLY")
 	q.Set("threads", strconv.Itoa(cfg.Threads))
 	q.Set("memory_limit", cfg.MemoryLimit)
-	q.Set("temp_directory", filepath.Join(f.tmp, "spill"))
+	spill := f.spill
+	if spill == "" {
+		spill = filepath.Join(f.tmp, "spill")
+	}
+	q.Set("temp_directory", spill)
 	// DuckDB's defaults for these are under the server user's home directory,
 	// which a query could read back (current_setting, duckdb_settings, the error
 	// of which_secret or duckdb_extensions). Neither is used: extensions cannot

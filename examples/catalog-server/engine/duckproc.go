@@ -9,8 +9,12 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/wiremcp/wiremcp/examples/catalog-server/catalog"
@@ -29,9 +33,11 @@ import (
 // read-only and locked down as Duck opens it, one query at a time per process,
 // at most duckMaxConns processes per model. A worker whose query ran past its
 // limit without DuckDB stopping is killed, and so is one whose caller went
-// away; one that died (a crash, the system's out-of-memory killer) costs only
-// its own query. The price is a round trip between processes per query and the
-// memory of a DuckDB per process (MemoryLimit applies to each).
+// away; one that died (a crash, the system's out-of-memory killer, which picks
+// workers first) costs only its own query. A worker gets only the environment
+// DuckDB and Go read (workerEnviron), closes the files it inherited, and spills
+// to a folder of its own. The price is a round trip between processes per query
+// and the memory of a DuckDB per process (MemoryLimit applies to each).
 
 // duckIdleWorkers is how many idle worker processes a model keeps for its next
 // queries; more are ended when their query is answered, and an idle one is
@@ -39,6 +45,51 @@ import (
 const duckIdleWorkers = 2
 
 var duckIdleTime = time.Minute // a variable for the tests
+
+// duckIdleTotal caps the idle worker processes of all models together: a
+// client reading one model after another (describe of every source of a large
+// catalog) would otherwise leave duckIdleWorkers processes, each with a
+// DuckDB, per model for duckIdleTime. Past it, the longest idle ends.
+var duckIdleTotal = 8 // a variable for the tests, read under idleAll.mu
+
+// idleAll lists the idle workers of every model, longest idle first.
+var idleAll idleList
+
+type idleList struct {
+	mu   sync.Mutex
+	list []idleEntry
+}
+
+type idleEntry struct {
+	p *DuckProc
+	w *duckWorker
+}
+
+// add notes that w became an idle worker of p, and ends the longest idle
+// workers past duckIdleTotal. Called without p.mu held.
+func (l *idleList) add(p *DuckProc, w *duckWorker) {
+	l.mu.Lock()
+	kept := l.list[:0]
+	for _, e := range l.list {
+		if e.w != w && e.w.idle.Load() { // the others were taken or ended
+			kept = append(kept, e)
+		}
+	}
+	clear(l.list[len(kept):])
+	if w.idle.Load() { // not taken by a query meanwhile
+		kept = append(kept, idleEntry{p, w})
+	}
+	var over []idleEntry
+	if n := len(kept) - duckIdleTotal; n > 0 {
+		over = slices.Clone(kept[:n])
+		kept = slices.Delete(kept, 0, n)
+	}
+	l.list = kept
+	l.mu.Unlock()
+	for _, e := range over {
+		e.p.retire(e.w)
+	}
+}
 
 // workerSlack is how long past a query's limit (and stopGrace) the server waits
 // for its worker's answer before it kills the worker: the worker answers at
@@ -49,9 +100,21 @@ const workerSlack = 500 * time.Millisecond
 // before it answered.
 type EngineError struct {
 	Detail string
+	// Starting says the process was still starting when the query's time was
+	// up: a time limit shorter than starting a process takes.
+	Starting bool
+	// Broken says the process could not be started or could not open the
+	// model: the server's fault, which calling again does not mend.
+	Broken bool
 }
 
 func (e *EngineError) Error() string {
+	if e.Broken {
+		return "the query's DuckDB process " + e.Detail + ". This is a fault of the server, not of the query: queries on this model fail until it is fixed; tell the server's operator"
+	}
+	if e.Starting {
+		return "the query's DuckDB process " + e.Detail + ". Call again shortly (it is ready then); if this keeps happening, the server's query time limit is shorter than starting a query process takes on this machine"
+	}
 	return "the query's DuckDB process " + e.Detail + ". Call again (a new process starts); if it happens again, ask for less work: aggregate, filter with WHERE, select fewer or smaller columns"
 }
 
@@ -66,10 +129,12 @@ type DuckProc struct {
 	// Close waits for them (each ends by its limit: its worker is killed).
 	mu        sync.Mutex
 	closed    bool
+	closing   chan struct{} // closed with closed: queries waiting for a slot give up
 	idle      []*duckWorker
 	all       map[*duckWorker]struct{}
 	running   sync.WaitGroup
 	closeOnce sync.Once
+	started   atomic.Int64 // workers started, naming their spill folders
 }
 
 // OpenDuckProc builds the database of model m, as OpenDuck does, for queries in
@@ -82,7 +147,7 @@ func OpenDuckProc(ctx context.Context, m *catalog.Model, cfg DuckConfig) (*DuckP
 	if err != nil {
 		return nil, err
 	}
-	return &DuckProc{file: f, cfg: cfg, slots: make(chan struct{}, duckMaxConns), all: map[*duckWorker]struct{}{}}, nil
+	return &DuckProc{file: f, cfg: cfg, slots: make(chan struct{}, duckMaxConns), closing: make(chan struct{}), all: map[*duckWorker]struct{}{}}, nil
 }
 
 // Columns returns the columns of each source that opened, by source name.
@@ -114,36 +179,66 @@ func (p *DuckProc) Query(ctx context.Context, sqlText string, params map[string]
 	qctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	// A worker slot, as a connection of an in-process model: running out of time
-	// waiting for one means the model is busy.
+	// waiting for one means the model is busy. A model being closed (replaced
+	// by a reload) answers ErrClosed at once, and its caller runs the query
+	// again on the new one.
 	select {
 	case p.slots <- struct{}{}:
+	case <-p.closing:
+		return nil, ErrClosed
 	case <-qctx.Done():
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		return nil, &BusyError{Limit: lim.Timeout, Conns: duckMaxConns}
 	}
-	defer func() { <-p.slots }()
-	waited := time.Since(start)
-	w, err := p.worker(qctx)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
+	slotHeld := true // until handed to a process still starting
+	defer func() {
+		if slotHeld {
+			<-p.slots
 		}
-		if qctx.Err() != nil {
+	}()
+	waited := time.Since(start)
+	var (
+		w    *duckWorker
+		left time.Duration
+	)
+	for {
+		var handed bool
+		var err error
+		w, handed, err = p.worker(qctx)
+		if handed {
+			slotHeld = false
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			if qctx.Err() != nil && handed {
+				return nil, &EngineError{Detail: fmt.Sprintf("was not ready within the query's %s limit (it goes on starting, for the next query)", lim.Timeout), Starting: true}
+			}
+			if qctx.Err() != nil {
+				return nil, &TimeoutError{Limit: lim.Timeout, Waited: waited}
+			}
+			return nil, err
+		}
+		left = time.Until(deadline)
+		if left <= 0 {
+			p.release(w)
 			return nil, &TimeoutError{Limit: lim.Timeout, Waited: waited}
 		}
-		return nil, err
-	}
-	left := time.Until(deadline)
-	if left <= 0 {
-		p.release(w)
-		return nil, &TimeoutError{Limit: lim.Timeout, Waited: waited}
-	}
-	req := workerRequest{Query: &workerQuery{SQL: sqlText, Params: wp, RowLimit: lim.RowLimit, ByteBudget: lim.ByteBudget, Timeout: left}}
-	if err := w.send(req, deadline); err != nil {
+		req := workerRequest{Query: &workerQuery{SQL: sqlText, Params: wp, RowLimit: lim.RowLimit, ByteBudget: lim.ByteBudget, Timeout: left}}
+		err = w.send(req, deadline)
+		if err == nil {
+			break
+		}
 		p.kill(w)
-		return nil, &EngineError{Detail: "did not take the query (" + err.Error() + ")"}
+		if !w.reused {
+			return nil, &EngineError{Detail: "did not take the query (" + err.Error() + ")"}
+		}
+		// An idle process that ended (the system's out-of-memory killer, which
+		// picks query processes first) before its end was noticed: the query
+		// never reached it, and goes to another.
 	}
 	hard := time.NewTimer(left + stopGrace + workerSlack)
 	defer hard.Stop()
@@ -158,6 +253,9 @@ func (p *DuckProc) Query(ctx context.Context, sqlText string, params map[string]
 			err := rep.Error.err()
 			var te *TimeoutError
 			if errors.As(err, &te) {
+				// The process was given what was left of the limit (starting
+				// it may have taken some); the caller was given the limit.
+				te.Limit = lim.Timeout
 				te.Waited += waited
 				if te.Running {
 					// DuckDB did not stop: the process does, now.
@@ -184,40 +282,91 @@ func (p *DuckProc) Query(ctx context.Context, sqlText string, params map[string]
 	}
 }
 
-// worker returns an idle worker of the model, or starts one.
-func (p *DuckProc) worker(ctx context.Context) (*duckWorker, error) {
+// worker returns an idle worker of the model, or starts one. A process that is
+// not ready by the query's deadline (qctx) goes on starting: the query's slot
+// goes with it (handed), and it becomes an idle worker for the next query,
+// so that a model whose processes take longer to start than its queries' limit
+// still gets to answer them.
+func (p *DuckProc) worker(qctx context.Context) (w *duckWorker, handed bool, err error) {
 	for {
 		p.mu.Lock()
+		if p.closed {
+			p.mu.Unlock()
+			return nil, false, ErrClosed
+		}
 		n := len(p.idle)
 		if n == 0 {
 			p.mu.Unlock()
-			return p.start(ctx)
+			break
 		}
 		w := p.idle[n-1]
 		p.idle = p.idle[:n-1]
+		w.reused = true
+		w.idle.Store(false)
 		w.retire.Stop() // retire finds it gone from idle if it runs now
 		p.mu.Unlock()
 		select {
 		case <-w.exited: // it died while idle
 			p.kill(w)
 		default:
-			return w, nil
+			return w, false, nil
 		}
+	}
+	type started struct {
+		w   *duckWorker
+		err error
+	}
+	got := make(chan started) // unbuffered: either the query takes it or abandon is closed
+	abandon := make(chan struct{})
+	go func() {
+		sctx, cancel := context.WithTimeout(context.Background(), duckStartLimit)
+		defer cancel()
+		w, err := p.start(sctx)
+		select {
+		case got <- started{w, err}:
+		case <-abandon:
+			if err == nil {
+				p.release(w)
+			}
+			<-p.slots
+		}
+	}()
+	select {
+	case r := <-got:
+		return r.w, false, r.err
+	case <-qctx.Done():
+		close(abandon)
+		return nil, true, qctx.Err()
+	case <-p.closing:
+		// The query runs again on the model that replaced this one; the
+		// process, once started, is ended (release finds the model closed).
+		close(abandon)
+		return nil, true, ErrClosed
 	}
 }
 
+// duckStartLimit is how long a worker process has to start and open its
+// model's database before it is killed.
+const duckStartLimit = 10 * time.Second
+
 // start starts a worker process and has it open the model's database.
 func (p *DuckProc) start(ctx context.Context) (*duckWorker, error) {
+	p.mu.Lock()
+	closed := p.closed
+	p.mu.Unlock()
+	if closed {
+		return nil, ErrClosed
+	}
 	cmd := p.cfg.Worker()
 	inR, inW, err := os.Pipe()
 	if err != nil {
-		return nil, &EngineError{Detail: "could not be started (" + err.Error() + ")"}
+		return nil, p.startErr("could not be started (" + err.Error() + ")")
 	}
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		inR.Close()
 		inW.Close()
-		return nil, &EngineError{Detail: "could not be started (" + err.Error() + ")"}
+		return nil, p.startErr("could not be started (" + err.Error() + ")")
 	}
 	// Answers come back on a pipe of their own (the worker's file descriptor 3,
 	// WorkerAnswers), not on its standard output, which anything in the process
@@ -225,6 +374,12 @@ func (p *DuckProc) start(ctx context.Context) (*duckWorker, error) {
 	if cmd.Stderr == nil {
 		cmd.Stderr = os.Stderr
 	}
+	// Nothing of the server's environment but what DuckDB and Go read: the
+	// worker needs no credential (a PostgreSQL package's DSN variable).
+	if cmd.Env == nil {
+		cmd.Env = os.Environ()
+	}
+	cmd.Env = workerEnviron(cmd.Env)
 	cmd.Stdin, cmd.Stdout, cmd.ExtraFiles = inR, cmd.Stderr, []*os.File{outW}
 	endWithParent(cmd)
 	err = cmd.Start()
@@ -233,9 +388,10 @@ func (p *DuckProc) start(ctx context.Context) (*duckWorker, error) {
 	if err != nil {
 		inW.Close()
 		outR.Close()
-		return nil, &EngineError{Detail: "could not be started (" + err.Error() + ")"}
+		return nil, p.startErr("could not be started (" + err.Error() + ")")
 	}
-	w := &duckWorker{cmd: cmd, in: inW, replies: make(chan workerReply, 1), exited: make(chan struct{})}
+	w := &duckWorker{cmd: cmd, in: inW, replies: make(chan workerReply, 1), exited: make(chan struct{}),
+		spill: filepath.Join(p.file.tmp, fmt.Sprintf("spill-%d", p.started.Add(1)))}
 	go w.read(outR)
 	p.mu.Lock()
 	if p.closed {
@@ -246,10 +402,10 @@ func (p *DuckProc) start(ctx context.Context) (*duckWorker, error) {
 	p.all[w] = struct{}{}
 	p.mu.Unlock()
 	deadline, _ := ctx.Deadline()
-	open := workerRequest{Open: &workerOpen{Tmp: p.file.tmp, Path: p.file.path, PkgDir: p.file.pkgDir, Threads: p.cfg.Threads, MemoryLimit: p.cfg.MemoryLimit}}
+	open := workerRequest{Open: &workerOpen{Tmp: p.file.tmp, Path: p.file.path, PkgDir: p.file.pkgDir, Spill: w.spill, Threads: p.cfg.Threads, MemoryLimit: p.cfg.MemoryLimit}}
 	if err := w.send(open, deadline); err != nil {
 		p.kill(w)
-		return nil, &EngineError{Detail: "could not be started (" + err.Error() + ")"}
+		return nil, p.startErr("could not be started (" + err.Error() + ")")
 	}
 	select {
 	case rep, ok := <-w.replies:
@@ -257,25 +413,83 @@ func (p *DuckProc) start(ctx context.Context) (*duckWorker, error) {
 		case !ok:
 			note := w.exitNote()
 			p.kill(w)
-			return nil, &EngineError{Detail: "could not open the model" + note}
+			return nil, p.startErr("could not open the model" + note)
 		case rep.Error != nil:
 			p.kill(w)
-			return nil, &EngineError{Detail: "could not open the model: " + rep.Error.err().Error()}
+			return nil, p.startErr("could not open the model: " + rep.Error.err().Error())
 		}
 		return w, nil
 	case <-ctx.Done():
 		p.kill(w)
-		return nil, ctx.Err()
+		return nil, p.startErr(fmt.Sprintf("did not open the model within %s", duckStartLimit))
 	}
 }
 
-// release keeps w for the model's next query, or ends it.
+// workerEnviron keeps of env the variables a worker process may need: the
+// locale and time zone (DuckDB renders times in the process's zone, as in the
+// server's), the folders for temporary files and the home directory, PATH,
+// and the Go runtime's settings.
+func workerEnviron(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		switch {
+		case slices.Contains([]string{"PATH", "HOME", "TMPDIR", "TZ", "LANG", "LANGUAGE",
+			"GODEBUG", "GOGC", "GOMEMLIMIT", "GOMAXPROCS", "GOTRACEBACK", "GORACE"}, name),
+			strings.HasPrefix(name, "LC_"):
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// startErr is the error of a worker that could not be started or open the
+// model: ErrClosed when the model was closed meanwhile (its workers killed),
+// else the server's fault.
+func (p *DuckProc) startErr(detail string) error {
+	p.mu.Lock()
+	closed := p.closed
+	p.mu.Unlock()
+	if closed {
+		return ErrClosed
+	}
+	return &EngineError{Detail: detail, Broken: true}
+}
+
+// duckIdleMaxRSS is the most resident memory a worker process may hold to be
+// kept idle: one that grew past it (a result of wide rows, which duckdb-go
+// materialises whole, leaves its process holding hundreds of megabytes) is
+// ended, and its memory returns to the system. An idle one holds about 65 MB.
+var duckIdleMaxRSS atomic.Int64 // 256 MB; a variable for the tests
+
+func init() { duckIdleMaxRSS.Store(256 << 20) }
+
+// fdFlags reads the "flags:" line (octal) of a /proc/PID/fdinfo file (Linux).
+func fdFlags(info string) (int64, bool) {
+	for line := range strings.Lines(info) {
+		if v, ok := strings.CutPrefix(line, "flags:"); ok {
+			n, err := strconv.ParseInt(strings.TrimSpace(v), 8, 64)
+			return n, err == nil
+		}
+	}
+	return 0, false
+}
+
+// release keeps w for the model's next query, or ends it. Its size is looked
+// at after its caller is answered (reading it takes about 12 µs).
 func (p *DuckProc) release(w *duckWorker) {
 	p.mu.Lock()
 	if !p.closed && len(p.idle) < duckIdleWorkers {
 		p.idle = append(p.idle, w)
+		w.idle.Store(true)
 		w.retire = time.AfterFunc(duckIdleTime, func() { p.retire(w) })
 		p.mu.Unlock()
+		idleAll.add(p, w)
+		go func() {
+			if residentBytes(w.cmd.Process.Pid) > duckIdleMaxRSS.Load() {
+				p.retire(w) // unless a query took it meanwhile
+			}
+		}()
 		return
 	}
 	p.mu.Unlock()
@@ -288,6 +502,7 @@ func (p *DuckProc) retire(w *duckWorker) {
 	i := slices.Index(p.idle, w)
 	if i >= 0 {
 		p.idle = slices.Delete(p.idle, i, i+1)
+		w.idle.Store(false)
 	}
 	p.mu.Unlock()
 	if i >= 0 {
@@ -307,11 +522,7 @@ func (p *DuckProc) kill(w *duckWorker) {
 // when their queries are answered (by their limits at the latest), and removes
 // the model's files. Queries that start meanwhile get ErrClosed.
 func (p *DuckProc) Close() error {
-	p.mu.Lock()
-	p.closed = true
-	idle := p.idle
-	p.idle = nil
-	p.mu.Unlock()
+	idle := p.shut()
 	for _, w := range idle {
 		w.retire.Stop()
 		p.kill(w)
@@ -327,8 +538,26 @@ func (p *DuckProc) Close() error {
 // Discard kills every worker process of the model and removes its files, for
 // a process about to exit.
 func (p *DuckProc) Discard() {
+	p.shut()
 	p.killAll()
 	os.RemoveAll(p.file.tmp)
+}
+
+// shut marks the model closed, so that no query or worker process starts on it
+// any more, and returns its idle workers, no longer idle.
+func (p *DuckProc) shut() []*duckWorker {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.closed {
+		p.closed = true
+		close(p.closing)
+	}
+	idle := p.idle
+	p.idle = nil
+	for _, w := range idle {
+		w.idle.Store(false)
+	}
+	return idle
 }
 
 func (p *DuckProc) killAll() {
@@ -352,6 +581,9 @@ type duckWorker struct {
 	replies  chan workerReply // closed when its output ends
 	exited   chan struct{}    // closed once the process has ended
 	retire   *time.Timer      // while idle: ends it after duckIdleTime
+	spill    string           // its DuckDB's spill folder, removed when it ends
+	reused   bool             // taken from the idle ones (set under the model's mu, before its query)
+	idle     atomic.Bool      // in its model's idle list (set under the model's mu)
 	killOnce sync.Once
 	waitErr  error // how the process ended, once exited is closed
 }
@@ -395,6 +627,7 @@ func (w *duckWorker) kill() {
 			}
 		}()
 		<-w.exited
+		os.RemoveAll(w.spill) // what it spilled, left by a process killed
 	})
 }
 
@@ -423,6 +656,7 @@ type workerOpen struct {
 	Tmp         string `json:"tmp"`
 	Path        string `json:"path"`
 	PkgDir      string `json:"pkgDir"`
+	Spill       string `json:"spill"`
 	Threads     int    `json:"threads"`
 	MemoryLimit string `json:"memoryLimit"`
 }
@@ -588,6 +822,8 @@ func WorkerAnswers() *os.File { return os.NewFile(3, "answers") }
 // opened, 3 after a query DuckDB did not stop at its limit (the process must
 // end for it to stop).
 func ServeDuckWorker(in io.Reader, out io.Writer) int {
+	closeInherited()
+	preferOOMKill()
 	dec := json.NewDecoder(bufio.NewReader(in))
 	bw := bufio.NewWriter(out)
 	reply := func(rep workerAnswer) bool {
@@ -603,7 +839,7 @@ func ServeDuckWorker(in io.Reader, out io.Writer) int {
 		return 1
 	}
 	o := req.Open
-	d, err := openDuckFile(context.Background(), &duckFile{tmp: o.Tmp, path: o.Path, pkgDir: o.PkgDir},
+	d, err := openDuckFile(context.Background(), &duckFile{tmp: o.Tmp, path: o.Path, pkgDir: o.PkgDir, spill: o.Spill},
 		DuckConfig{Threads: o.Threads, MemoryLimit: o.MemoryLimit})
 	if err != nil {
 		reply(workerAnswer{Error: toWire(err)})

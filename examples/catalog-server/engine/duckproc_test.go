@@ -325,9 +325,7 @@ func TestDuckProcIdleWorkersEnd(t *testing.T) {
 // not into the answers.
 func TestDuckProcStdoutApart(t *testing.T) {
 	noisy := func() *exec.Cmd {
-		cmd := exec.Command(os.Args[0])
-		cmd.Env = append(os.Environ(), workerEnv+"=noisy")
-		return cmd
+		return exec.Command(os.Args[0], workerArg+"-noisy")
 	}
 	p, err := OpenDuckProc(context.Background(), testModel(t), DuckConfig{Worker: noisy})
 	if err != nil {

@@ -75,14 +75,30 @@ const (
 	ruleNoLocks  = "Queries only read and take no row locks: remove the locking clause and call again."
 	ruleFiles    = "A query may read only files inside its package folder (a symbolic link counts as the file it points to, and URLs are never read): query the model's sources by name instead."
 	ruleText     = "Send the SQL without NUL characters and call again."
+	ruleUTF8     = "Send the SQL as UTF-8 text and call again."
 )
 
 // checkText refuses SQL holding a NUL character: DuckDB reads its SQL as a C string
 // and would silently run only the text before it (a query cut short, its filters
-// dropped), and PostgreSQL's protocol ends a query's text at the first NUL.
+// dropped), and PostgreSQL's protocol ends a query's text at the first NUL. It
+// refuses SQL that is not UTF-8 text too.
 func checkText(sqlText string) error {
 	if i := strings.IndexByte(sqlText, 0); i >= 0 {
 		return &RefusedError{Reason: fmt.Sprintf("the SQL holds a NUL character (\\u0000) at character %d; the engine would read only the text before it", utf8.RuneCountInString(sqlText[:i])+1), Rule: ruleText}
+	}
+	// Text that is not UTF-8 (a catalog file in another encoding) is not read
+	// the same by every engine, nor by a query process, which gets its SQL as
+	// JSON (the bytes replaced by U+FFFD): DuckDB fails it without a message.
+	if !utf8.ValidString(sqlText) {
+		i := 0
+		for i < len(sqlText) {
+			r, n := utf8.DecodeRuneInString(sqlText[i:])
+			if r == utf8.RuneError && n == 1 {
+				break
+			}
+			i += n
+		}
+		return &RefusedError{Reason: fmt.Sprintf("the SQL is not UTF-8 text: byte 0x%02X at character %d is not a character in UTF-8", sqlText[i], utf8.RuneCountInString(sqlText[:i])+1), Rule: ruleUTF8}
 	}
 	return nil
 }

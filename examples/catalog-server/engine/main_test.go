@@ -5,20 +5,34 @@ import (
 	"os"
 	"os/exec"
 	"testing"
+	"time"
 )
 
-// workerEnv makes the test binary a query process (ServeDuckWorker) for the
-// DuckProc tests, as the server's binary is one with -engine-worker.
-const workerEnv = "CATALOG_ENGINE_TEST_WORKER"
+// workerArg, the test binary's only argument, makes it a query process
+// (ServeDuckWorker) for the DuckProc tests, as the server's binary is one with
+// -engine-worker; workerArg+"-noisy" one that writes to its standard output,
+// workerArg+"-slow" one that takes slowStart to start. (An argument, not an
+// environment variable: the worker's environment is trimmed.)
+const workerArg = "-engine-test-worker"
+
+// slowStart is how long a worker started as workerArg+"-slow" takes to start.
+const slowStart = 700 * time.Millisecond
 
 func TestMain(m *testing.M) {
-	switch os.Getenv(workerEnv) {
-	case "noisy":
+	arg := ""
+	if len(os.Args) == 2 {
+		arg = os.Args[1]
+	}
+	switch arg {
+	case workerArg + "-slow":
+		time.Sleep(slowStart)
+		os.Exit(ServeDuckWorker(os.Stdin, WorkerAnswers()))
+	case workerArg + "-noisy":
 		// Output on the worker's standard output must not reach its answers.
 		fmt.Println(`{"ok":true}`)
 		fmt.Println("noise")
 		fallthrough
-	case "1":
+	case workerArg:
 		os.Exit(ServeDuckWorker(os.Stdin, WorkerAnswers()))
 	}
 	os.Exit(m.Run())
@@ -26,7 +40,5 @@ func TestMain(m *testing.M) {
 
 // testWorker starts this test binary as a query process.
 func testWorker() *exec.Cmd {
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), workerEnv+"=1")
-	return cmd
+	return exec.Command(os.Args[0], workerArg)
 }
