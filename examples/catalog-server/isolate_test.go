@@ -173,35 +173,10 @@ func TestIsolatedBinary(t *testing.T) {
 	}
 }
 
-// startIsolated runs the built server with -isolate and args on a free port; it
-// returns the process, a channel closed when it has ended, and its MCP URL.
-func startIsolated(t *testing.T, args ...string) (*exec.Cmd, chan struct{}, string) {
+// startIsolated runs the built server with -isolate and args on a free port.
+func startIsolated(t *testing.T, args ...string) *binaryServer {
 	t.Helper()
-	bin := buildServer(t)
-	cmd := exec.Command(bin, append([]string{"-isolate", "-http", "127.0.0.1:0", "-catalog", sampleDir(t)}, args...)...)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = testWriter{t}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		<-exited
-	})
-	sc := bufio.NewScanner(out)
-	if !sc.Scan() {
-		t.Fatal("no URL printed")
-	}
-	u, ok := strings.CutPrefix(sc.Text(), "MCP endpoint: ")
-	if !ok {
-		t.Fatalf("first line %q", sc.Text())
-	}
-	return cmd, exited, u
+	return startBinary(t, append([]string{"-isolate", "-http", "127.0.0.1:0", "-catalog", sampleDir(t)}, args...)...)
 }
 
 // queryProcesses returns the query processes (-engine-worker) whose parent is
@@ -224,8 +199,9 @@ func queryProcesses(pid int) []int {
 func TestIsolatedServerKilled(t *testing.T) {
 	for _, how := range []string{"SIGKILL", "SIGTERM"} {
 		t.Run(how, func(t *testing.T) {
-			cmd, exited, u := startIsolated(t, "-timeout", "60s", "-stop-wait", "60s")
-			cs := connectHTTP(t, u, "")
+			srv := startIsolated(t, "-timeout", "60s", "-stop-wait", "60s")
+			cmd, exited := srv.cmd, srv.exited
+			cs := connectHTTP(t, srv.url, "")
 			go func() {
 				args, _ := json.Marshal(map[string]any{"path": "retail/shop/sales", "sql": "SELECT list_sum(list_transform(range(100000), x -> list_sum(range(100000)))) AS n"})
 				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -368,26 +344,7 @@ func TestIsolatedBinaryReplaced(t *testing.T) {
 	if err := os.WriteFile(bin, b, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "-isolate", "-http", "127.0.0.1:0", "-catalog", sampleDir(t))
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = testWriter{t}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	defer func() {
-		cmd.Process.Kill()
-		<-exited
-	}()
-	sc := bufio.NewScanner(out)
-	if !sc.Scan() {
-		t.Fatal("no URL printed")
-	}
-	u, _ := strings.CutPrefix(sc.Text(), "MCP endpoint: ")
+	u := startProgram(t, bin, "-isolate", "-http", "127.0.0.1:0", "-catalog", sampleDir(t)).url
 	// Another program where the server's was (removed first: the running
 	// program's file cannot be written).
 	if err := os.Remove(bin); err != nil {

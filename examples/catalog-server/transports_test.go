@@ -69,7 +69,13 @@ type binaryServer struct {
 // and waits for the URL it prints; it is killed when the test ends.
 func startBinary(t *testing.T, args ...string) *binaryServer {
 	t.Helper()
-	cmd := exec.Command(buildServer(t), args...)
+	return startProgram(t, buildServer(t), args...)
+}
+
+// startProgram is startBinary for the server's program at path bin.
+func startProgram(t *testing.T, bin string, args ...string) *binaryServer {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
