@@ -334,3 +334,118 @@ func TestInitializedWaitEndsWithContext(t *testing.T) {
 		t.Errorf("Notify returned after %v, not when its context ended", d)
 	}
 }
+
+// A client transport given a DirectFunc (as jsonrpc.NewConn gives it) hands a
+// response to it on the goroutine of the Write that received it, unless something
+// received before it still waits for Read: then it queues the response behind it,
+// so that the response overtakes nothing. A DirectFunc that refuses leaves the
+// response to Read.
+func TestClientPassesResponsesDirectly(t *testing.T) {
+	tests := []struct {
+		name     string
+		noteHead bool // the reply stream carries a notification before the response
+		refuse   bool // the DirectFunc reports false
+		want     []string
+		wantRead []string
+	}{
+		{"json reply", false, false, []string{"response 1"}, nil},
+		{"notification first", true, false, nil, []string{"notifications/progress", "response 1"}},
+		{"refused", false, true, []string{"response 1"}, []string{"response 1"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stop := make(chan struct{})
+			m := newMockServer(t, &mockServer{stop: stop,
+				post: func(w http.ResponseWriter, r *http.Request, method, id string) {
+					resp := `{"jsonrpc":"2.0","id":` + id + `,"result":{}}`
+					if !tt.noteHead {
+						w.Header().Set("Content-Type", "application/json")
+						io.WriteString(w, resp)
+						return
+					}
+					sseStart(w)
+					sseWrite(w, "event: message\ndata: "+`{"jsonrpc":"2.0","method":"notifications/progress","params":{}}`+"\n\n")
+					sseWrite(w, "event: message\ndata: "+resp+"\n\n")
+				},
+			})
+			tr, err := NewClient(m.url, &ClientOptions{DisableGETStream: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tr.Close()
+			name := func(msg jsonrpc.Message) string {
+				switch m := msg.(type) {
+				case *jsonrpc.Response:
+					return "response " + m.ID.String()
+				case *jsonrpc.Request:
+					return m.Method
+				}
+				return fmt.Sprintf("%T", msg)
+			}
+			var direct []string
+			tr.SetDirect(func(msg jsonrpc.Message) bool {
+				direct = append(direct, name(msg))
+				return !tt.refuse
+			})
+			if err := tr.Write(t.Context(), &jsonrpc.Request{ID: jsonrpc.Int64ID(1), Method: "echo"}); err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(direct) != fmt.Sprint(tt.want) {
+				t.Errorf("passed directly: %q, want %q", direct, tt.want)
+			}
+			var read []string
+			for {
+				ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+				msg, err := tr.Read(ctx)
+				cancel()
+				if err != nil {
+					break
+				}
+				read = append(read, name(msg))
+			}
+			if fmt.Sprint(read) != fmt.Sprint(tt.wantRead) {
+				t.Errorf("read: %q, want %q", read, tt.wantRead)
+			}
+			// Everything queued has been read and passed on: the next response is
+			// passed directly again.
+			direct = nil
+			if err := tr.Write(t.Context(), &jsonrpc.Request{ID: jsonrpc.Int64ID(2), Method: "echo"}); err != nil {
+				t.Fatal(err)
+			}
+			if !tt.noteHead && (len(direct) != 1 || direct[0] != "response 2") {
+				t.Errorf("second call passed directly: %q, want [response 2]", direct)
+			}
+		})
+	}
+}
+
+// Over a jsonrpc.Conn, a notification the server sends on the reply stream before
+// the response has been handled when Call returns, whichever way the response took.
+func TestClientNotificationBeforeResponse(t *testing.T) {
+	stop := make(chan struct{})
+	m := newMockServer(t, &mockServer{stop: stop,
+		post: func(w http.ResponseWriter, r *http.Request, method, id string) {
+			sseStart(w)
+			sseWrite(w, "event: message\ndata: "+`{"jsonrpc":"2.0","method":"notifications/progress","params":{}}`+"\n\n")
+			sseWrite(w, "event: message\ndata: "+`{"jsonrpc":"2.0","id":`+id+`,"result":{}}`+"\n\n")
+		},
+	})
+	tr, err := NewClient(m.url, &ClientOptions{DisableGETStream: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var handled atomic.Int32
+	conn := jsonrpc.NewConn(tr, &jsonrpc.ConnOptions{Handler: jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+		handled.Add(1)
+		return nil, nil
+	})})
+	defer conn.Close()
+	for i := range 20 {
+		if got := callResult(conn, "echo"); got != `{}` {
+			t.Fatalf("call %d = %s", i, got)
+		}
+		if n := handled.Load(); n != int32(i+1) {
+			t.Fatalf("after call %d, %d notifications handled, want %d", i, n, i+1)
+		}
+	}
+}
