@@ -35,7 +35,7 @@ func (c *Conn) enqueue(req *Request) {
 	start := !c.noteWorker
 	if start {
 		c.noteWorker = true
-		c.handlers.Add(1)
+		c.addHandler()
 	}
 	c.mu.Unlock()
 	if start {
@@ -48,7 +48,7 @@ func (c *Conn) enqueue(req *Request) {
 // when a handler it runs calls Async (a new worker then carries on if anything is
 // queued).
 func (c *Conn) noteLoop() {
-	defer c.handlers.Done()
+	defer c.handlerDone()
 	for {
 		c.mu.Lock()
 		if len(c.notes) == 0 {
@@ -147,7 +147,7 @@ func Async(ctx context.Context) {
 	// that has already seen zero.
 	start := len(c.notes) > 0
 	if start {
-		c.handlers.Add(1)
+		c.addHandler()
 	} else {
 		c.noteWorker = false
 	}
