@@ -9,7 +9,6 @@ import (
 	"reflect"
 	"runtime/debug"
 	"sync"
-	"sync/atomic"
 )
 
 // Handler answers requests and notifications. For a notification the result is
@@ -79,8 +78,7 @@ const DefaultMaxQueuedNotifications = 1024
 var ErrClosed = errors.New("jsonrpc: connection closed")
 
 // Conn is one JSON-RPC connection over a Transport. Exactly one goroutine reads at
-// any time, from NewConn until Close or the end of the transport (from when a
-// LazyReader transport asks for it, if it does).
+// any time, from NewConn until Close or the end of the transport.
 //
 // Goroutines: the reader reads, matches responses to pending Calls and dispatches
 // requests. Each incoming call runs on a goroutine of its own, so calls run
@@ -123,19 +121,16 @@ type Conn struct {
 	room       *sync.Cond            // on mu: the worker took a notification, or the conn stopped taking work
 	dropped    int64                 // notifications dropped because maxQueued were queued
 	noteWorker bool                  // a notification worker goroutine runs (noteLoop)
-	reading    bool                  // the reader was started (or Close took its place); see LazyReader
 	onDone     func()
 
 	handlers   sync.WaitGroup // call goroutines and the notification worker
-	nhandlers  atomic.Int32   // what handlers counts (see addHandler)
 	readerDone chan struct{}
 	done       chan struct{}
 	closeErr   error // from Transport.Close
 }
 
 // NewConn starts serving t. The Conn takes ownership of t: it calls t.Read from its
-// reader goroutine only, and t.Close when it ends. The reader starts at once, or,
-// for a transport that implements LazyReader, when the transport asks for it.
+// reader goroutine only, and t.Close when it ends.
 func NewConn(t Transport, opts *ConnOptions) *Conn {
 	var o ConnOptions
 	if opts != nil {
@@ -175,33 +170,8 @@ func NewConn(t Transport, opts *ConnOptions) *Conn {
 	if d, ok := t.(Direct); ok {
 		d.SetDirect(c.serveDirect)
 	}
-	if lr, ok := t.(LazyReader); ok && !lr.SetReaderStart(c.startReader) {
-		return c
-	}
-	c.reading = true
 	go c.readLoop()
 	return c
-}
-
-// startReader starts the reader of a LazyReader transport, once. When the
-// transport has ended and no handler runs, the reader only has its end to read:
-// it runs on the calling goroutine, which spares spawning one.
-func (c *Conn) startReader(ended bool) {
-	c.mu.Lock()
-	if c.reading {
-		c.mu.Unlock()
-		return
-	}
-	c.reading = true
-	c.mu.Unlock()
-	// No handler runs: the end waits for none, and none is the caller. (One that
-	// starts from now on is waited for, as by Close.)
-	inline := ended && c.nhandlers.Load() == 0
-	if inline {
-		c.readLoop()
-		return
-	}
-	go c.readLoop()
 }
 
 // Call sends a request with a fresh id and waits for its response, decoding the
@@ -363,21 +333,15 @@ func (c *Conn) Cancel(id ID) bool {
 func (c *Conn) Close() error {
 	c.mu.Lock()
 	first := c.running
-	noReader := false
 	if first {
 		c.running = false
 		c.endErr = ErrClosed
 		c.room.Broadcast() // a reader waiting for room in the queue (WaitWhenQueueFull) stops
-		// A lazy reader that never started never will: Close takes its place.
-		noReader, c.reading = !c.reading, true
 	}
 	c.mu.Unlock()
 	if first {
 		c.stopRead()
 		c.drain()
-		if noReader {
-			close(c.readerDone)
-		}
 		<-c.readerDone
 		c.finish()
 	}
@@ -429,18 +393,6 @@ func (c *Conn) finish() {
 	if c.onDone != nil {
 		c.onDone()
 	}
-}
-
-// addHandler counts a handler goroutine (or a call run directly) that Close and
-// the end of the connection wait for; handlerDone ends it.
-func (c *Conn) addHandler() {
-	c.nhandlers.Add(1)
-	c.handlers.Add(1)
-}
-
-func (c *Conn) handlerDone() {
-	c.nhandlers.Add(-1)
-	c.handlers.Done()
 }
 
 // readLoop is the reader goroutine.
@@ -623,7 +575,7 @@ func (c *Conn) startCall(req *Request, b *batchReply) (*callCtx, *Error) {
 	x.Context, x.cancel = context.WithCancel(c.ctx)
 	x.write = reqCtx{Context: c.ctx, req: req}
 	c.active[req.ID] = x
-	c.addHandler()
+	c.handlers.Add(1)
 	return x, nil
 }
 
@@ -661,7 +613,7 @@ func (x *reqCtx) Value(key any) any {
 
 // runCall runs one incoming call and sends its reply.
 func (c *Conn) runCall(x *callCtx) {
-	defer c.handlerDone()
+	defer c.handlers.Done()
 	resp := &Response{ID: x.req.ID}
 	result, err := c.handle(x, x.req)
 	if err == nil {

@@ -35,7 +35,7 @@ func (c *Conn) enqueue(req *Request) {
 	start := !c.noteWorker
 	if start {
 		c.noteWorker = true
-		c.addHandler()
+		c.handlers.Add(1)
 	}
 	c.mu.Unlock()
 	if start {
@@ -48,7 +48,7 @@ func (c *Conn) enqueue(req *Request) {
 // when a handler it runs calls Async (a new worker then carries on if anything is
 // queued).
 func (c *Conn) noteLoop() {
-	defer c.handlerDone()
+	defer c.handlers.Done()
 	for {
 		c.mu.Lock()
 		if len(c.notes) == 0 {
@@ -147,7 +147,7 @@ func Async(ctx context.Context) {
 	// that has already seen zero.
 	start := len(c.notes) > 0
 	if start {
-		c.addHandler()
+		c.handlers.Add(1)
 	} else {
 		c.noteWorker = false
 	}

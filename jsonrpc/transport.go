@@ -68,24 +68,3 @@ type DirectFunc func(msg Message) bool
 type Direct interface {
 	SetDirect(serve DirectFunc)
 }
-
-// LazyReader is an optional Transport method set, for transports that pass most
-// messages directly (see Direct) and may never need Read at all: a Streamable HTTP
-// connection that serves one POST. NewConn then starts its reader goroutine only
-// when the transport asks for it, sparing a goroutine per connection that would
-// only wait for the end.
-//
-// NewConn calls SetReaderStart once, instead of starting the reader, and starts it
-// at once when SetReaderStart reports true (a message is already queued for Read,
-// or the transport has ended). From then on the transport calls start before it
-// queues a message for Read, and once it has ended (ended true: Read returns an
-// error as soon as the messages queued have been read), outside of any lock of its
-// own and never from within its Close method's own critical section, since start
-// may run the reader's end on the calling goroutine: when the transport has ended
-// and no handler of the Conn is running, start reads the end, waits for nothing,
-// calls Transport.Close (which must return at once by then) and ends the Conn
-// there. Calls after the first are no-ops. A transport whose SetReaderStart
-// reports true every time behaves as one without it.
-type LazyReader interface {
-	SetReaderStart(start func(ended bool)) (now bool)
-}

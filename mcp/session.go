@@ -88,16 +88,6 @@ func (w *watchedTransport) SetDirect(serve jsonrpc.DirectFunc) {
 	}
 }
 
-// SetReaderStart passes jsonrpc.LazyReader through to the transport, so that a
-// stateless Streamable HTTP connection needs no reader goroutine; over any other
-// transport the reader starts at once.
-func (w *watchedTransport) SetReaderStart(start func(ended bool)) bool {
-	if lr, ok := w.Transport.(jsonrpc.LazyReader); ok {
-		return lr.SetReaderStart(start)
-	}
-	return true
-}
-
 func (ss *ServerSession) stop() { ss.stopOnce.Do(func() { close(ss.stopping) }) }
 
 type sessionState int

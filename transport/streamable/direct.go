@@ -31,27 +31,6 @@ import (
 // the connection's reader. Older revisions have no early end (their clients are
 // owed the response on the stream), so their calls run on the POST's goroutine.
 
-// The reader. A connection whose messages are all passed directly never needs the
-// jsonrpc.Conn's reader goroutine, which would only wait for the end: a stateless
-// POST's. The transport implements jsonrpc.LazyReader: the reader starts when a
-// message is first queued for Read (deliver, cancelRequest), and at Close, where the
-// Conn ends on the closing goroutine when no handler runs.
-
-// SetReaderStart implements jsonrpc.LazyReader. It is called by jsonrpc.NewConn.
-func (t *ServerTransport) SetReaderStart(start func(ended bool)) bool {
-	t.reader.Store(start)
-	// A message queued, or a Close, before the store did not start the reader.
-	return len(t.in) > 0 || t.closed()
-}
-
-// wakeReader makes sure the connection's reader runs (or, ended, has run), when
-// the connection has a lazy one.
-func (t *ServerTransport) wakeReader(ended bool) {
-	if start, _ := t.reader.Load().(func(bool)); start != nil {
-		start(ended)
-	}
-}
-
 // SetDirect implements jsonrpc.Direct. It is called by jsonrpc.NewConn.
 func (t *ServerTransport) SetDirect(serve jsonrpc.DirectFunc) {
 	if serve != nil && !t.h.opts.DisableDirectCalls {

@@ -699,7 +699,6 @@ func (t *ServerTransport) cancelRequest(req *jsonrpc.Request, pv string, hdr htt
 	}
 	b = append(b, '}')
 	n := &jsonrpc.Request{Method: "notifications/cancelled", Params: b, Header: hdr}
-	t.wakeReader(false)
 	t.ordered.Add(1)
 	select {
 	case t.in <- n:

@@ -62,9 +62,6 @@ type ServerTransport struct {
 	direct  atomic.Pointer[jsonrpc.DirectFunc]
 	ordered atomic.Int64
 	held    bool
-	// reader starts the connection's reader (jsonrpc.LazyReader); nil until the
-	// connection set it, and for a connection that reads without one.
-	reader atomic.Value // of func(ended bool)
 
 	lastUse atomic.Int64 // h.now() at the last HTTP activity
 	busy    atomic.Int32 // HTTP requests in progress on this session
@@ -233,8 +230,6 @@ func (t *ServerTransport) revision(header string) string {
 // forgotten (later requests naming it get 404). It is safe to call more than once.
 func (t *ServerTransport) Close() error {
 	t.closeOnce.Do(t.shutdown)
-	// Outside the Once: the connection's end may run here, and closes t again.
-	t.wakeReader(true)
 	return nil
 }
 
@@ -380,7 +375,6 @@ func (t *ServerTransport) unregister(st *stream) {
 // deliver hands msg to the connection's reader. It reports false when the connection
 // ended or ctx was cancelled first.
 func (t *ServerTransport) deliver(ctx context.Context, msg jsonrpc.Message) bool {
-	t.wakeReader(false)
 	counted := countsForOrder(msg)
 	if counted {
 		t.ordered.Add(1)
