@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/wiremcp/wiremcp/jsonrpc"
@@ -85,10 +84,6 @@ var defaultHTTPClient = sync.OnceValue(func() *http.Client {
 // resumption, or the standalone GET stream); only the POST's own stream is read on to
 // its end, for at most replyTailGrace, so that its connection can be reused.
 //
-// A jsonrpc.Conn over the transport (which calls SetDirect) gets responses straight
-// from the goroutine that received them; "handed to Read" above then means handed
-// to the Conn. Without SetDirect every message goes through Read.
-//
 // Read, Write and Close may be called concurrently (Read from one goroutine at a
 // time). The transport owns one goroutine, the reader of the GET stream, which Close
 // ends.
@@ -101,15 +96,8 @@ type ClientTransport struct {
 
 	tailGrace time.Duration // replyTailGrace; tests lengthen it
 
-	in   chan jsonrpc.Message
-	done chan struct{}
-	// direct hands a response to the connection on the goroutine that received it
-	// (see SetDirect); queued counts the messages put in in and not yet passed on
-	// by the connection's reader, and held whether the reader's last message was
-	// one of them (reader only).
-	direct atomic.Pointer[jsonrpc.DirectFunc]
-	queued atomic.Int64
-	held   bool
+	in     chan jsonrpc.Message
+	done   chan struct{}
 	ctx    context.Context // lives as long as the transport (GET stream, DELETE)
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -186,14 +174,8 @@ func (t *ClientTransport) SetProtocolVersion(v string) {
 
 // Read returns the next message from the server. It returns io.EOF after Close.
 func (t *ClientTransport) Read(ctx context.Context) (jsonrpc.Message, error) {
-	if t.held {
-		// The Conn is back for more: it has passed the previous message on.
-		t.held = false
-		t.queued.Add(-1)
-	}
 	select {
 	case m := <-t.in:
-		t.held = true
 		return m, nil
 	case <-t.done:
 		return nil, io.EOF
@@ -317,30 +299,10 @@ func (t *ClientTransport) Write(ctx context.Context, msg jsonrpc.Message) error 
 	return nil
 }
 
-// SetDirect implements jsonrpc.Direct (jsonrpc.NewConn calls it): a response is
-// then handed to its Call on the goroutine that received it (the Write that POSTed
-// the request, or the GET stream's reader) instead of through Read, which spares
-// two goroutine hand-offs per call. Everything else still goes through Read.
-func (t *ClientTransport) SetDirect(serve jsonrpc.DirectFunc) {
-	if serve != nil {
-		t.direct.Store(&serve)
-	}
-}
-
-// deliver hands m to the connection: a response directly when nothing received
-// before it still waits for the reader (so it overtakes nothing: a notification
-// sent before it is handled before its Call returns), anything else through Read.
 func (t *ClientTransport) deliver(m jsonrpc.Message) {
-	if _, ok := m.(*jsonrpc.Response); ok && t.queued.Load() == 0 {
-		if serve := t.direct.Load(); serve != nil && (*serve)(m) {
-			return
-		}
-	}
-	t.queued.Add(1)
 	select {
 	case t.in <- m:
 	case <-t.done:
-		t.queued.Add(-1)
 	}
 }
 
