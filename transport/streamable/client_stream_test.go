@@ -334,3 +334,34 @@ func TestInitializedWaitEndsWithContext(t *testing.T) {
 		t.Errorf("Notify returned after %v, not when its context ended", d)
 	}
 }
+
+// Over a jsonrpc.Conn, a notification the server sends on the reply stream before
+// the response has been handled when Call returns.
+func TestClientNotificationBeforeResponse(t *testing.T) {
+	stop := make(chan struct{})
+	m := newMockServer(t, &mockServer{stop: stop,
+		post: func(w http.ResponseWriter, r *http.Request, method, id string) {
+			sseStart(w)
+			sseWrite(w, "event: message\ndata: "+`{"jsonrpc":"2.0","method":"notifications/progress","params":{}}`+"\n\n")
+			sseWrite(w, "event: message\ndata: "+`{"jsonrpc":"2.0","id":`+id+`,"result":{}}`+"\n\n")
+		},
+	})
+	tr, err := NewClient(m.url, &ClientOptions{DisableGETStream: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var handled atomic.Int32
+	conn := jsonrpc.NewConn(tr, &jsonrpc.ConnOptions{Handler: jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+		handled.Add(1)
+		return nil, nil
+	})})
+	defer conn.Close()
+	for i := range 20 {
+		if got := callResult(conn, "echo"); got != `{}` {
+			t.Fatalf("call %d = %s", i, got)
+		}
+		if n := handled.Load(); n != int32(i+1) {
+			t.Fatalf("after call %d, %d notifications handled, want %d", i, n, i+1)
+		}
+	}
+}
