@@ -22,6 +22,7 @@ func TestBadFlagValues(t *testing.T) {
 		{[]string{"-max-row-limit", "5"}, "-row-limit 1000 is above -max-row-limit 5"},
 		{[]string{"-byte-budget", "-1"}, "-byte-budget -1: must be at least 1"},
 		{[]string{"-threads", "0"}, "-threads 0: must be at least 1"},
+		{[]string{"-isolate", "-max-query-processes", "0"}, "-max-query-processes 0: must be at least 1"},
 		{[]string{"-timeout", "0s"}, "-timeout 0s: must be positive"},
 		{[]string{"-timeout", "-1s"}, "-timeout -1s: must be positive"},
 		{[]string{"-poll", "0s"}, "-poll 0s: must be at least 10ms"},

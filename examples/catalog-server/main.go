@@ -85,6 +85,7 @@ type options struct {
 	poll     time.Duration
 	stopWait time.Duration
 	isolate  bool
+	maxProcs int
 	cfg      Config
 }
 
@@ -102,6 +103,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.IntVar(&o.cfg.ByteBudget, "byte-budget", 4<<20, "JSON `bytes` of rows per result at most")
 	fs.DurationVar(&o.cfg.QueryTimeout, "timeout", 30*time.Second, "per-query time limit: the query is answered by then (interrupted, or left to finish in the background where DuckDB cannot interrupt it; with -isolate, its process ended)")
 	fs.DurationVar(&o.stopWait, "stop-wait", 5*time.Second, "when stopping, how long to wait for computations DuckDB could not interrupt at their time limit (they end with the process after it)")
+	fs.IntVar(&o.maxProcs, "max-query-processes", defaultQueryProcesses, "with -isolate, the most query processes running queries at once over all models (each model runs 8 at most)")
 	fs.BoolVar(&o.isolate, "isolate", false, "run each DuckDB query in a process of its own, ended at the query's time limit if DuckDB cannot stop (costs a round trip between processes per query; -threads and -memory-limit apply to each process)")
 	fs.IntVar(&o.cfg.Duck.Threads, "threads", 2, "DuckDB worker threads per model")
 	fs.StringVar(&o.cfg.Duck.MemoryLimit, "memory-limit", "512MB", "DuckDB memory limit per model")
@@ -113,6 +115,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if o.isolate {
 		o.cfg.Duck.Worker = workerCommand
+		o.cfg.Duck.Processes = engine.NewProcessLimit(o.maxProcs)
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "catalog-server: unexpected argument %q (see -h)\n", fs.Arg(0))
@@ -138,7 +141,7 @@ func (o *options) check() error {
 	for _, f := range []struct {
 		name string
 		v    int
-	}{{"row-limit", c.DefaultRowLimit}, {"max-row-limit", c.MaxRowLimit}, {"byte-budget", c.ByteBudget}, {"threads", c.Duck.Threads}} {
+	}{{"row-limit", c.DefaultRowLimit}, {"max-row-limit", c.MaxRowLimit}, {"byte-budget", c.ByteBudget}, {"threads", c.Duck.Threads}, {"max-query-processes", o.maxProcs}} {
 		if f.v < 1 {
 			return fmt.Errorf("-%s %d: must be at least 1", f.name, f.v)
 		}

@@ -58,7 +58,14 @@ func (c *Config) fill() {
 	if c.PageSize <= 0 {
 		c.PageSize = 100
 	}
+	if c.Duck.Worker != nil && c.Duck.Processes == nil {
+		c.Duck.Processes = engine.NewProcessLimit(defaultQueryProcesses)
+	}
 }
+
+// defaultQueryProcesses is how many query processes run queries at once over all
+// models with -isolate, unless -max-query-processes says otherwise.
+const defaultQueryProcesses = 16
 
 // snapshot is one loaded catalog with its engines. It is never changed once
 // published; a reload publishes a new one.

@@ -38,6 +38,21 @@ type DuckConfig struct {
 	// process opens the model's database on its own (Threads and MemoryLimit
 	// apply to each).
 	Worker func() *exec.Cmd
+	// Processes, when set, caps the query processes running queries at once
+	// over every model that shares it (each model has its own cap of
+	// duckMaxConns as well); nil means the models' caps alone.
+	Processes *ProcessLimit
+}
+
+// ProcessLimit caps the query processes running queries at once over the models
+// that share it.
+type ProcessLimit struct {
+	slots chan struct{}
+}
+
+// NewProcessLimit returns a cap of n (at least 1) running query processes.
+func NewProcessLimit(n int) *ProcessLimit {
+	return &ProcessLimit{slots: make(chan struct{}, max(n, 1))}
 }
 
 // Duck is one model opened on DuckDB: a small database file holding one view per

@@ -182,6 +182,8 @@ func (p *DuckProc) Query(ctx context.Context, sqlText string, params map[string]
 	// waiting for one means the model is busy. A model being closed (replaced
 	// by a reload) answers ErrClosed at once, and its caller runs the query
 	// again on the new one.
+	// Then one of the server's, when the models share a cap (taken in this
+	// order by every query, and given back together).
 	select {
 	case p.slots <- struct{}{}:
 	case <-p.closing:
@@ -190,12 +192,26 @@ func (p *DuckProc) Query(ctx context.Context, sqlText string, params map[string]
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, &BusyError{Limit: lim.Timeout, Conns: duckMaxConns}
+		return nil, &BusyError{Limit: lim.Timeout, Conns: duckMaxConns, What: "query processes of this model"}
+	}
+	if g := p.cfg.Processes; g != nil {
+		select {
+		case g.slots <- struct{}{}:
+		case <-p.closing:
+			<-p.slots
+			return nil, ErrClosed
+		case <-qctx.Done():
+			<-p.slots
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, &BusyError{Limit: lim.Timeout, Conns: cap(g.slots), What: "query processes of the server"}
+		}
 	}
 	slotHeld := true // until handed to a process still starting
 	defer func() {
 		if slotHeld {
-			<-p.slots
+			p.freeSlot()
 		}
 	}()
 	waited := time.Since(start)
@@ -328,7 +344,7 @@ func (p *DuckProc) worker(qctx context.Context) (w *duckWorker, handed bool, err
 			if err == nil {
 				p.release(w)
 			}
-			<-p.slots
+			p.freeSlot()
 		}
 	}()
 	select {
@@ -473,6 +489,14 @@ func fdFlags(info string) (int64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// freeSlot gives back a query's slot of the model and of the server.
+func (p *DuckProc) freeSlot() {
+	if g := p.cfg.Processes; g != nil {
+		<-g.slots
+	}
+	<-p.slots
 }
 
 // release keeps w for the model's next query, or ends it. Its size is looked
@@ -765,6 +789,7 @@ type wireError struct {
 	Memory   string        `json:"memory,omitempty"`
 	Detail   string        `json:"detail,omitempty"`
 	Conns    int           `json:"conns,omitempty"`
+	What     string        `json:"what,omitempty"`
 }
 
 func toWire(err error) *wireError {
@@ -788,7 +813,7 @@ func toWire(err error) *wireError {
 	case errors.As(err, &me):
 		return &wireError{Type: "memory", Memory: me.Limit, Detail: me.Detail}
 	case errors.As(err, &be):
-		return &wireError{Type: "busy", Limit: be.Limit, Conns: be.Conns}
+		return &wireError{Type: "busy", Limit: be.Limit, Conns: be.Conns, What: be.What}
 	}
 	return &wireError{Type: "error", Message: err.Error()}
 }
@@ -806,7 +831,7 @@ func (e *wireError) err() error {
 	case "memory":
 		return &MemoryError{Limit: e.Memory, Detail: e.Detail}
 	case "busy":
-		return &BusyError{Limit: e.Limit, Conns: e.Conns}
+		return &BusyError{Limit: e.Limit, Conns: e.Conns, What: e.What}
 	}
 	return errors.New(e.Message)
 }

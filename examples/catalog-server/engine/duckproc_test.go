@@ -337,3 +337,46 @@ func TestDuckProcStdoutApart(t *testing.T) {
 		t.Fatalf("%v %+v", err, res)
 	}
 }
+
+// TestDuckProcServerCap: models sharing a ProcessLimit run at most that many
+// query processes at once between them: a query of another model waits, and
+// is told the server's query processes were busy if none frees up within its
+// limit; all slots are free again afterwards.
+func TestDuckProcServerCap(t *testing.T) {
+	g := NewProcessLimit(2)
+	open := func() *DuckProc {
+		p, err := OpenDuckProc(context.Background(), testModel(t), DuckConfig{Worker: testWorker, Processes: g})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { p.Close() })
+		return p
+	}
+	a, b := open(), open()
+	slow := Limits{RowLimit: 10, ByteBudget: 1 << 20, Timeout: 20 * time.Second}
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Go(func() {
+			if _, err := a.Query(context.Background(), longSQL(20000), nil, slow); err != nil {
+				t.Errorf("slow query: %v", err)
+			}
+		})
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(g.slots) < 2 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	_, err := b.Query(context.Background(), "SELECT 1", nil, Limits{RowLimit: 10, ByteBudget: 1 << 20, Timeout: 200 * time.Millisecond})
+	var be *BusyError
+	if !errors.As(err, &be) || !strings.Contains(err.Error(), "all 2 query processes of the server were running other queries") {
+		t.Errorf("with the server's query processes busy: %v", err)
+	}
+	wg.Wait()
+	res, err := b.Query(context.Background(), "SELECT count(*) FROM items", nil, testLimits)
+	if err != nil || cell(res, 0, 0) != "3" {
+		t.Fatalf("after: %v %+v", err, res)
+	}
+	if n := len(g.slots); n != 0 {
+		t.Errorf("%d of the server's slots still taken", n)
+	}
+}

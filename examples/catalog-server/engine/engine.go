@@ -191,10 +191,17 @@ func (e *MemoryError) Error() string {
 type BusyError struct {
 	Limit time.Duration
 	Conns int
+	// What the Conns are: empty for the connections of a model; the query
+	// processes of the model or of the server under -isolate.
+	What string
 }
 
 func (e *BusyError) Error() string {
-	return fmt.Sprintf("the server is busy: all %d connections of this model were running other queries for the whole %s limit, so this query did not start. Try again shortly", e.Conns, e.Limit)
+	what := e.What
+	if what == "" {
+		what = "connections of this model"
+	}
+	return fmt.Sprintf("the server is busy: all %d %s were running other queries for the whole %s limit, so this query did not start. Try again shortly", e.Conns, what, e.Limit)
 }
 
 // rowAppender accumulates rows under a row limit and a byte budget.
