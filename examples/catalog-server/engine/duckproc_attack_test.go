@@ -417,13 +417,7 @@ func TestDuckProcOOMScore(t *testing.T) {
 // process — not failed without a message in one and run with the bytes
 // replaced (U+FFFD, as JSON carries them) in the other.
 func TestNotUTF8Refused(t *testing.T) {
-	m := testModel(t)
-	d, err := OpenDuck(context.Background(), m, DuckConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	p := openTestProc(t, m)
+	d, p := openBoth(t)
 	for _, sql := range []string{"SELECT 'caf\xe9' AS x", "SELECT name FROM items WHERE name = 'caf\xe9'", "SELECT nme\xff FROM items"} {
 		_, errIn := d.Query(context.Background(), sql, nil, testLimits)
 		_, errIso := p.Query(context.Background(), sql, nil, testLimits)

@@ -37,6 +37,18 @@ func killPID(pid int) {
 	}
 }
 
+// openBoth opens one model in the server's process and for query processes.
+func openBoth(t *testing.T) (*Duck, *DuckProc) {
+	t.Helper()
+	m := testModel(t)
+	d, err := OpenDuck(context.Background(), m, DuckConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d, openTestProc(t, m)
+}
+
 // cell is the JSON of a result's value.
 func cell(res *Result, i, j int) string {
 	if res == nil || i >= len(res.Rows) || j >= len(res.Rows[i]) {
@@ -73,13 +85,7 @@ func alive(pid int) bool {
 // answers in the server's process — the same columns and rows (as JSON), or the
 // same error, of the same type, with the same message.
 func TestDuckProcMatchesDuck(t *testing.T) {
-	m := testModel(t)
-	d, err := OpenDuck(context.Background(), m, DuckConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	p := openTestProc(t, m)
+	d, p := openBoth(t)
 	if diff := fmt.Sprint(d.Columns()) + fmt.Sprint(d.Broken()); diff != fmt.Sprint(p.Columns())+fmt.Sprint(p.Broken()) {
 		t.Errorf("columns or broken sources differ:\n%v %v\n%v %v", d.Columns(), d.Broken(), p.Columns(), p.Broken())
 	}
