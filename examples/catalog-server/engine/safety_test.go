@@ -470,11 +470,15 @@ func TestDuckClosingAnswersAtLimit(t *testing.T) {
 // the model is busy within its own limit.
 func TestDuckBackgroundFairness(t *testing.T) {
 	busy, other := openTestDuck(t), openTestDuck(t)
-	lim := Limits{RowLimit: 10, ByteBudget: 1 << 20, Timeout: 200 * time.Millisecond}
+	// Eight computations of over a second each share two processors: each runs
+	// for seconds, far past a 500 ms limit (and past the busy model's query
+	// below). A much shorter limit could pass, on a loaded machine, before a
+	// query reaches its prepare (it is then stopped, not left computing).
+	lim := Limits{RowLimit: 10, ByteBudget: 1 << 20, Timeout: 500 * time.Millisecond}
 	var wg sync.WaitGroup
 	errs := make([]error, duckMaxConns)
 	for i := range duckMaxConns {
-		wg.Go(func() { _, errs[i] = busy.Query(context.Background(), longSQL(20000+i), nil, lim) })
+		wg.Go(func() { _, errs[i] = busy.Query(context.Background(), longSQL(24000+i), nil, lim) })
 	}
 	wg.Wait()
 	for i, err := range errs {
