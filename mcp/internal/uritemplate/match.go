@@ -5,12 +5,13 @@ import (
 	"strings"
 )
 
-// matcher is the compiled form of a template for Match: two regular expressions
-// with the same capture groups, one accepting only what Expand writes (tried
-// first) and one that is lenient about unencoded characters.
+// matcher is the compiled form of a template for Match: three regular expressions
+// with the same capture groups, tried in turn: two accepting only what Expand
+// writes (the first with the separators that give the natural split kept out of
+// values, the second without) and one that is lenient about unencoded characters.
 type matcher struct {
-	strict, lenient *regexp.Regexp
-	groups          []group
+	strict, loose, lenient *regexp.Regexp
+	groups                 []group
 	// query holds the variables of trailing '?' and '&' expressions, matched
 	// from the query string in any order; tail is the capture group holding it.
 	query []string
@@ -49,7 +50,10 @@ const (
 //   - {+var} and {#var} also match the reserved characters, so they may span '/'.
 //   - {.a,b}, {/a,b}, {;a,b} and {#a,b} are optional as a whole, and each of their
 //     variables may be missing (absent from the result) or empty. A {.var} value
-//     holds no '.', a {;var} value no ';', a {#var} value no '#'.
+//     holds no '.', a {;var} value no ';', a {#var} value no '#' — unless the URI
+//     has no other split into what Expand writes: Expand leaves '.' in a {.var}
+//     value (and '#', ',', '?', '&' in a {+var} or {#var} one) as it is, so
+//     {.x} of "." is "..", and only a value holding the '.' gives it back.
 //   - Trailing {?a,b} and {&a,b} match the query: parameters in any order, each at
 //     most once (as often as the template names it), all optional, none other
 //     allowed; "a" and "a=" both give "".
@@ -76,6 +80,9 @@ func (t *Template) Match(uri string) (map[string]string, bool) {
 		return nil, false
 	}
 	idx := m.strict.FindStringSubmatchIndex(uri)
+	if idx == nil {
+		idx = m.loose.FindStringSubmatchIndex(uri)
+	}
 	if idx == nil {
 		idx = m.lenient.FindStringSubmatchIndex(uri)
 	}
@@ -190,10 +197,13 @@ func (t *Template) compileMatcher() *matcher {
 	}
 	m := &matcher{}
 	var err error
-	if m.strict, err = t.buildRegexp(end, false); err != nil {
+	if m.strict, err = t.buildRegexp(end, matchStrict); err != nil {
 		return nil
 	}
-	if m.lenient, err = t.buildRegexp(end, true); err != nil {
+	if m.loose, err = t.buildRegexp(end, matchLoose); err != nil {
+		return nil
+	}
+	if m.lenient, err = t.buildRegexp(end, matchLenient); err != nil {
 		return nil
 	}
 	for _, p := range t.parts[:end] {
@@ -216,7 +226,7 @@ func (t *Template) compileMatcher() *matcher {
 
 // buildRegexp writes the pattern for the parts before queryStart, one capture
 // group per variable, and a last group for the query string when there is one.
-func (t *Template) buildRegexp(queryStart int, lenient bool) (*regexp.Regexp, error) {
+func (t *Template) buildRegexp(queryStart int, mode matchMode) (*regexp.Regexp, error) {
 	hasQuery := queryStart < len(t.parts)
 	var re strings.Builder
 	re.WriteString(`^`)
@@ -225,7 +235,7 @@ func (t *Template) buildRegexp(queryStart int, lenient bool) (*regexp.Regexp, er
 			re.WriteString(regexp.QuoteMeta(p.lit))
 			continue
 		}
-		writeExpr(&re, p.expr, hasQuery, lenient)
+		writeExpr(&re, p.expr, hasQuery, mode)
 	}
 	if hasQuery {
 		lead := `\?`
@@ -238,10 +248,21 @@ func (t *Template) buildRegexp(queryStart int, lenient bool) (*regexp.Regexp, er
 	return regexp.Compile(re.String())
 }
 
-// writeExpr appends the pattern for one expression. Strict patterns accept only the
-// characters Expand leaves unencoded; lenient ones also accept the rest of what a
-// path segment may hold (sub-delims, ':' and '@').
-func writeExpr(re *strings.Builder, e *expression, hasQuery, lenient bool) {
+// matchMode is one of Match's passes.
+type matchMode int
+
+const (
+	matchStrict  matchMode = iota // what Expand writes, separators kept out of values
+	matchLoose                    // what Expand writes
+	matchLenient                  // also unencoded characters Expand would encode
+)
+
+// writeExpr appends the pattern for one expression. Strict and loose patterns
+// accept only the characters Expand leaves unencoded (strict ones keep the
+// operator's separators out of values); lenient ones also accept the rest of what
+// a path segment may hold (sub-delims, ':' and '@').
+func writeExpr(re *strings.Builder, e *expression, hasQuery bool, mode matchMode) {
+	lenient := mode == matchLenient
 	op := e.op
 	multi := len(e.vars) > 1
 	allowed := unreservedChars
@@ -265,6 +286,11 @@ func writeExpr(re *strings.Builder, e *expression, hasQuery, lenient bool) {
 	}
 	if hasQuery {
 		exclude += "?&#"
+	}
+	if mode == matchLoose {
+		// Every character of allowed is one Expand writes as it is: a value
+		// may hold any of them.
+		exclude = ""
 	}
 	val := `(?:` + charClass(allowed, exclude) + `|%[0-9A-Fa-f]{2})`
 

@@ -70,7 +70,11 @@ func TestMatch(t *testing.T) {
 		{"label", "www{.dom,tld}", "www.example.com", m{"dom": "example", "tld": "com"}},
 		{"label one", "www{.dom,tld}", "www.example", m{"dom": "example"}},
 		{"label extension", "file{.ext}", "file.tar", m{"ext": "tar"}},
-		{"label too many dots", "file{.ext}", "file.tar.gz", nil},
+		// Expand writes ext "tar.gz" as ".tar.gz" ('.' is unreserved): the URI is
+		// that expansion, and no split keeps the '.' out of the value.
+		{"label value with a dot", "file{.ext}", "file.tar.gz", m{"ext": "tar.gz"}},
+		{"label dots split where they can", "file{.a,b}", "file.tar.gz", m{"a": "tar", "b": "gz"}},
+		{"label dot value then others", "{.0}{;1}{2}", "..;1=..", m{"0": ".", "1": ".", "2": "."}},
 		{"path segments", "{/a,b}/here", "/x/y/here", m{"a": "x", "b": "y"}},
 		{"path segments one", "{/a,b}/here", "/x/here", m{"a": "x"}},
 		{"path segments none", "{/a,b}/here", "/here", m{}},
