@@ -136,15 +136,10 @@ func TestDuckProcProtocolUnreachable(t *testing.T) {
 // limit with an error that says so, the process goes on starting, and the next
 // query runs in it. No slot stays taken.
 func TestDuckProcSlowStart(t *testing.T) {
-	slow := func() *exec.Cmd { return exec.Command(os.Args[0], workerArg+"-slow") }
-	p, err := OpenDuckProc(context.Background(), testModel(t), DuckConfig{Worker: slow})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := openProc(t, nil, DuckConfig{Worker: workerAs("-slow")})
 	lim := Limits{RowLimit: 10, ByteBudget: 1 << 20, Timeout: slowStart / 3}
 	start := time.Now()
-	_, err = p.Query(context.Background(), "SELECT count(*) FROM items", nil, lim)
+	_, err := p.Query(context.Background(), "SELECT count(*) FROM items", nil, lim)
 	took := time.Since(start)
 	var ee *EngineError
 	if !errors.As(err, &ee) || !ee.Starting || !strings.Contains(err.Error(), "not ready within") {
@@ -368,12 +363,8 @@ func TestDuckProcTimeoutSaysTheLimit(t *testing.T) {
 // TestDuckProcCloseWhileStarting: a model closed while a process it abandoned
 // (its query's time was up) is still starting leaves no process behind.
 func TestDuckProcCloseWhileStarting(t *testing.T) {
-	slow := func() *exec.Cmd { return exec.Command(os.Args[0], workerArg+"-slow") }
-	p, err := OpenDuckProc(context.Background(), testModel(t), DuckConfig{Worker: slow})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = p.Query(context.Background(), "SELECT 1", nil, Limits{RowLimit: 10, ByteBudget: 1 << 20, Timeout: 100 * time.Millisecond})
+	p := openProc(t, nil, DuckConfig{Worker: workerAs("-slow")})
+	_, err := p.Query(context.Background(), "SELECT 1", nil, Limits{RowLimit: 10, ByteBudget: 1 << 20, Timeout: 100 * time.Millisecond})
 	if ee := (*EngineError)(nil); !errors.As(err, &ee) || !ee.Starting {
 		t.Fatalf("want the process still starting, got %v", err)
 	}
@@ -440,11 +431,7 @@ func TestDuckProcCannotStart(t *testing.T) {
 		"ends at once": func() *exec.Cmd { return exec.Command("/bin/sh", "-c", "exit 7") },
 	} {
 		t.Run(name, func(t *testing.T) {
-			p, err := OpenDuckProc(context.Background(), testModel(t), DuckConfig{Worker: worker})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer p.Close()
+			p := openProc(t, nil, DuckConfig{Worker: worker})
 			for range 3 {
 				start := time.Now()
 				_, err := p.Query(context.Background(), "SELECT 1", nil, testLimits)
@@ -470,11 +457,7 @@ func TestDuckProcCannotStart(t *testing.T) {
 // bytes from file …/duckdb_temp_storage_DEFAULT-0.tmp", or a wrong answer), and
 // a process's spill folder goes with it.
 func TestDuckProcSpillApart(t *testing.T) {
-	p, err := OpenDuckProc(context.Background(), testModel(t), DuckConfig{MemoryLimit: "40MB", Threads: 1, Worker: testWorker})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := openProc(t, nil, DuckConfig{MemoryLimit: "40MB", Threads: 1})
 	lim := Limits{RowLimit: 10, ByteBudget: 1 << 20, Timeout: 60 * time.Second}
 	// A sort of a million rows of 55 bytes and more: past 40MB, it spills.
 	const q = "SELECT sum(rn * (h % 1000)) AS s, count(*) AS n FROM (SELECT h, row_number() OVER (ORDER BY h, pad) rn FROM (SELECT hash(x) AS h, repeat('y', 50) || x AS pad FROM range(1000000) t(x)))"
@@ -584,12 +567,7 @@ func TestDuckProcMemoryErrorMatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	cfg.Worker = testWorker
-	p, err := OpenDuckProc(context.Background(), m, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := openProc(t, m, cfg)
 	const q = "SELECT list(x ORDER BY x) FROM range(20000000) t(x)"
 	_, errIn := d.Query(context.Background(), q, nil, testLimits)
 	_, errIso := p.Query(context.Background(), q, nil, testLimits)
@@ -610,16 +588,11 @@ func TestDuckProcMemoryErrorMatches(t *testing.T) {
 // query's process starts is answered at once; the process still becomes an
 // idle one for the next query, and no slot stays taken.
 func TestDuckProcCallerGoneWhileStarting(t *testing.T) {
-	slow := func() *exec.Cmd { return exec.Command(os.Args[0], workerArg+"-slow") }
-	p, err := OpenDuckProc(context.Background(), testModel(t), DuckConfig{Worker: slow})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := openProc(t, nil, DuckConfig{Worker: workerAs("-slow")})
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(100*time.Millisecond, cancel)
 	start := time.Now()
-	_, err = p.Query(ctx, "SELECT 1", nil, testLimits)
+	_, err := p.Query(ctx, "SELECT 1", nil, testLimits)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("want the caller's cancellation, got %v", err)
 	}
@@ -643,11 +616,7 @@ func TestDuckProcCallerGoneWhileStarting(t *testing.T) {
 // start when the model is closed is answered ErrClosed at once (the service
 // runs it again on the new model), and Close does not wait for the start.
 func TestDuckProcCloseWhileWaitingForStart(t *testing.T) {
-	slow := func() *exec.Cmd { return exec.Command(os.Args[0], workerArg+"-slow") }
-	p, err := OpenDuckProc(context.Background(), testModel(t), DuckConfig{Worker: slow})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := openProc(t, nil, DuckConfig{Worker: workerAs("-slow")})
 	errc := make(chan error, 1)
 	go func() {
 		_, err := p.Query(context.Background(), "SELECT 1", nil, testLimits)

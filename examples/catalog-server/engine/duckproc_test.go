@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -19,10 +18,20 @@ import (
 // their own, started from this test binary.
 func openTestProc(t *testing.T, m *catalog.Model) *DuckProc {
 	t.Helper()
+	return openProc(t, m, DuckConfig{})
+}
+
+// openProc is openTestProc with cfg (its Worker testWorker when nil); the model
+// is closed when the test ends (closing it again is harmless).
+func openProc(t *testing.T, m *catalog.Model, cfg DuckConfig) *DuckProc {
+	t.Helper()
 	if m == nil {
 		m = testModel(t)
 	}
-	p, err := OpenDuckProc(context.Background(), m, DuckConfig{Worker: testWorker})
+	if cfg.Worker == nil {
+		cfg.Worker = testWorker
+	}
+	p, err := OpenDuckProc(context.Background(), m, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,14 +339,7 @@ func TestDuckProcIdleWorkersEnd(t *testing.T) {
 // (nothing of ours does; a library might) goes to the server's standard error,
 // not into the answers.
 func TestDuckProcStdoutApart(t *testing.T) {
-	noisy := func() *exec.Cmd {
-		return exec.Command(os.Args[0], workerArg+"-noisy")
-	}
-	p, err := OpenDuckProc(context.Background(), testModel(t), DuckConfig{Worker: noisy})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := openProc(t, nil, DuckConfig{Worker: workerAs("-noisy")})
 	res, err := p.Query(context.Background(), "SELECT count(*) FROM items", nil, testLimits)
 	if err != nil || cell(res, 0, 0) != "3" {
 		t.Fatalf("%v %+v", err, res)
@@ -350,15 +352,7 @@ func TestDuckProcStdoutApart(t *testing.T) {
 // limit; all slots are free again afterwards.
 func TestDuckProcServerCap(t *testing.T) {
 	g := NewProcessLimit(2)
-	open := func() *DuckProc {
-		p, err := OpenDuckProc(context.Background(), testModel(t), DuckConfig{Worker: testWorker, Processes: g})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { p.Close() })
-		return p
-	}
-	a, b := open(), open()
+	a, b := openProc(t, nil, DuckConfig{Processes: g}), openProc(t, nil, DuckConfig{Processes: g})
 	slow := Limits{RowLimit: 10, ByteBudget: 1 << 20, Timeout: 20 * time.Second}
 	var wg sync.WaitGroup
 	for range 2 {

@@ -39,6 +39,10 @@ func TestMain(m *testing.M) {
 }
 
 // testWorker starts this test binary as a query process.
-func testWorker() *exec.Cmd {
-	return exec.Command(os.Args[0], workerArg)
+func testWorker() *exec.Cmd { return workerAs("")() }
+
+// workerAs starts this test binary as a query process of the kind ("-slow",
+// "-noisy"; "" for a plain one).
+func workerAs(kind string) func() *exec.Cmd {
+	return func() *exec.Cmd { return exec.Command(os.Args[0], workerArg+kind) }
 }
