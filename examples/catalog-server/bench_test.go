@@ -27,17 +27,23 @@ import (
 // DuckDB) and, interleaved in the same loop, the same query through duckdb-go
 // directly with the same thread count, reading every row; also the engine layer
 // alone, the HTTP floor, execute_query over stdio to the built server in a
-// process of its own, and execute_query in process over the memory transport
-// (every message still encoded and decoded, no operating system in between):
-// MCP's own part of the overhead. The six ways run in a shuffled order in every iteration
+// process of its own (as it runs by default: each query in a query process),
+// execute_query in process over the memory transport (every message still
+// encoded and decoded, no operating system in between): MCP's own part of the
+// overhead, and execute_query over HTTP to a server whose queries run in query
+// processes (-isolate, the built server's default; the other ways run them in
+// the server's process). The seven ways run in a shuffled order in every iteration
 // (benchdata.Interleave). It reports the median of each and MCP's overhead at the
 // median.
 func BenchmarkExecuteQuery(b *testing.B) {
 	dir, file := writeBenchCatalog(b)
+	bin := buildServer(b)
 	svc := newTestService(b, dir, Config{})
 	cs := connectHTTP(b, startHTTP(b, svc).URL, "")
+	svcIso := newTestService(b, dir, Config{Duck: engine.DuckConfig{Worker: func() *exec.Cmd { return exec.Command(bin, workerFlag) }}})
+	csIso := connectHTTP(b, startHTTP(b, svcIso).URL, "")
 	// The built server over stdio, in a process of its own, as a desktop client runs it.
-	tr, err := stdio.Command(exec.Command(buildServer(b), "-stdio", "-catalog", dir), nil)
+	tr, err := stdio.Command(exec.Command(bin, "-stdio", "-catalog", dir), nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -65,7 +71,7 @@ func BenchmarkExecuteQuery(b *testing.B) {
 	defer direct.Close()
 	floor := startFloor(b, direct)
 	for _, bq := range benchdata.Queries {
-		b.Run(bq.Name, func(b *testing.B) { benchOne(b, cs, csStdio, csMem, svc, direct, floor, bq.SQL, bq.Rows, file) })
+		b.Run(bq.Name, func(b *testing.B) { benchOne(b, cs, csStdio, csMem, csIso, svc, direct, floor, bq.SQL, bq.Rows, file) })
 	}
 }
 
@@ -149,7 +155,7 @@ func startFloor(b *testing.B, db *sql.DB) string {
 	return srv.URL
 }
 
-func benchOne(b *testing.B, cs, csStdio, csMem *mcp.ClientSession, svc *Service, direct *sql.DB, floor, query string, want int, file string) {
+func benchOne(b *testing.B, cs, csStdio, csMem, csIso *mcp.ClientSession, svc *Service, direct *sql.DB, floor, query string, want int, file string) {
 	args, _ := json.Marshal(map[string]any{"path": "bench/big/events", "sql": fmt.Sprintf(query, "events")})
 	directSQL := fmt.Sprintf(query, benchdata.Quote(file))
 	callOn := func(cs *mcp.ClientSession) func() int {
@@ -163,7 +169,7 @@ func benchOne(b *testing.B, cs, csStdio, csMem *mcp.ClientSession, svc *Service,
 			return out.RowCount
 		}
 	}
-	runMCP, runStdio, runMem := callOn(cs), callOn(csStdio), callOn(csMem)
+	runMCP, runStdio, runMem, runIso := callOn(cs), callOn(csStdio), callOn(csMem), callOn(csIso)
 	runDirect := func() int {
 		n, err := benchdata.ScanAll(direct, directSQL)
 		if err != nil {
@@ -193,10 +199,10 @@ func benchOne(b *testing.B, cs, csStdio, csMem *mcp.ClientSession, svc *Service,
 		}
 		return res.RowCount
 	}
-	if a, d, e, f, o, m := runMCP(), runDirect(), runEngine(), runFloor(), runStdio(), runMem(); a != want || d != want || e != want || f != want || o != want || m != want {
-		b.Fatalf("rows: mcp %d direct %d engine %d http floor %d stdio %d memory %d", a, d, e, f, o, m)
+	if a, d, e, f, o, m, i := runMCP(), runDirect(), runEngine(), runFloor(), runStdio(), runMem(), runIso(); a != want || d != want || e != want || f != want || o != want || m != want || i != want {
+		b.Fatalf("rows: mcp %d direct %d engine %d http floor %d stdio %d memory %d isolated %d", a, d, e, f, o, m, i)
 	}
-	runs := []func(){func() { runDirect() }, func() { runMCP() }, func() { runEngine() }, func() { runFloor() }, func() { runStdio() }, func() { runMem() }}
+	runs := []func(){func() { runDirect() }, func() { runMCP() }, func() { runEngine() }, func() { runFloor() }, func() { runStdio() }, func() { runMem() }, func() { runIso() }}
 	times := benchdata.Interleave(b.Loop, runs)
 	b.StopTimer()
 	pd, pm, pe, pf := benchdata.Median(times[0]), benchdata.Median(times[1]), benchdata.Median(times[2]), benchdata.Median(times[3])
@@ -222,6 +228,10 @@ func benchOne(b *testing.B, cs, csStdio, csMem *mcp.ClientSession, svc *Service,
 	b.ReportMetric(float64(pmem.Microseconds())/1000, "p50-mcp-memory-ms")
 	b.ReportMetric(100*(float64(pmem)-float64(pd))/float64(pd), "memory-overhead-%")
 	b.ReportMetric(100*float64(benchdata.MedianDiff(times[5], times[0]))/float64(pd), "paired-memory-overhead-%")
+	// Over HTTP again, each query in a query process (the built server's default).
+	piso := benchdata.Median(times[6])
+	b.ReportMetric(float64(piso.Microseconds())/1000, "p50-mcp-isolated-ms")
+	b.ReportMetric(100*float64(benchdata.MedianDiff(times[6], times[0]))/float64(pd), "paired-isolated-overhead-%")
 }
 
 // writeBigCatalog writes a catalog of 10,000 sources: 10 projects × 10 packages ×

@@ -430,3 +430,36 @@ func TestIsolatedToolSaysStopped(t *testing.T) {
 		t.Errorf("with -isolate: %q", iso)
 	}
 }
+
+// TestIsolatedByDefault: the server runs its DuckDB queries in query processes
+// unless told -isolate=false, and its execute_query description says which.
+func TestIsolatedByDefault(t *testing.T) {
+	for _, tc := range []struct {
+		args     []string
+		isolated bool
+	}{{nil, true}, {[]string{"-isolate=false"}, false}} {
+		srv := startBinary(t, append([]string{"-http", "127.0.0.1:0", "-catalog", sampleDir(t)}, tc.args...)...)
+		cs := connectHTTP(t, srv.url, "")
+		var out struct{ RowCount int }
+		call(t, cs, "execute_query", map[string]any{"path": "retail/shop/sales", "sql": "SELECT count(*) AS n FROM orders"}, &out)
+		if out.RowCount != 1 {
+			t.Fatalf("%v: rowCount %d", tc.args, out.RowCount)
+		}
+		procs := queryProcesses(srv.cmd.Process.Pid)
+		if got := len(procs) > 0; got != tc.isolated {
+			t.Errorf("%v: query processes %v after a query, want some: %v", tc.args, procs, tc.isolated)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		res, err := cs.ListTools(ctx, &mcp.ListToolsParams{})
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tool := range res.Tools {
+			if tool.Name == "execute_query" && strings.Contains(tool.Description, "background") == tc.isolated {
+				t.Errorf("%v: execute_query says %q", tc.args, tool.Description)
+			}
+		}
+		srv.stop(t, os.Interrupt, 10*time.Second)
+	}
+}

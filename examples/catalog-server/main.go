@@ -38,7 +38,7 @@ const version = "0.1.0"
 
 func main() {
 	if len(os.Args) == 2 && os.Args[1] == workerFlag {
-		// A query process of a server run with -isolate: its server ends it.
+		// A query process (-isolate, the default): its server ends it.
 		signal.Ignore(os.Interrupt, syscall.SIGTERM)
 		os.Exit(engine.ServeDuckWorker(os.Stdin, engine.WorkerAnswers()))
 	}
@@ -52,7 +52,7 @@ func main() {
 }
 
 // workerFlag, alone on the command line, runs the process as a query process of
-// a server run with -isolate (engine.ServeDuckWorker).
+// the server (-isolate, the default; engine.ServeDuckWorker).
 const workerFlag = "-engine-worker"
 
 // workerCommand starts this program as a query process. On Linux it starts
@@ -101,12 +101,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.IntVar(&o.cfg.DefaultRowLimit, "row-limit", 1000, "rows per result when a call gives no rowLimit")
 	fs.IntVar(&o.cfg.MaxRowLimit, "max-row-limit", 10000, "the largest rowLimit a call may ask for")
 	fs.IntVar(&o.cfg.ByteBudget, "byte-budget", 4<<20, "JSON `bytes` of rows per result at most")
-	fs.DurationVar(&o.cfg.QueryTimeout, "timeout", 30*time.Second, "per-query time limit: the query is answered by then (interrupted, or left to finish in the background where DuckDB cannot interrupt it; with -isolate, its process ended)")
-	fs.DurationVar(&o.stopWait, "stop-wait", 5*time.Second, "when stopping, how long to wait for computations DuckDB could not interrupt at their time limit (they end with the process after it)")
-	fs.IntVar(&o.maxProcs, "max-query-processes", defaultQueryProcesses, "with -isolate, the most query processes running queries at once over all models (each model runs 8 at most)")
-	fs.BoolVar(&o.isolate, "isolate", false, "run each DuckDB query in a process of its own, ended at the query's time limit if DuckDB cannot stop (costs a round trip between processes per query; -threads and -memory-limit apply to each process)")
-	fs.IntVar(&o.cfg.Duck.Threads, "threads", 2, "DuckDB worker threads per model")
-	fs.StringVar(&o.cfg.Duck.MemoryLimit, "memory-limit", "512MB", "DuckDB memory limit per model")
+	fs.DurationVar(&o.cfg.QueryTimeout, "timeout", 30*time.Second, "per-query time limit: the query is answered by then and stopped (its query process ended where DuckDB cannot interrupt it; with -isolate=false, left to finish in the background)")
+	fs.DurationVar(&o.stopWait, "stop-wait", 5*time.Second, "with -isolate=false, when stopping, how long to wait for computations DuckDB could not interrupt at their time limit (they end with the process after it)")
+	fs.IntVar(&o.maxProcs, "max-query-processes", defaultQueryProcesses, "the most query processes running DuckDB queries at once over all models (each model runs 8 at most)")
+	fs.BoolVar(&o.isolate, "isolate", true, "run each DuckDB query in a query process (this program, started again), ended at the query's time limit if DuckDB cannot stop; -isolate=false runs queries in the server's process: a round trip between processes faster, but a calculation DuckDB cannot interrupt then runs on past its limit")
+	fs.IntVar(&o.cfg.Duck.Threads, "threads", 2, "DuckDB worker threads per query process (with -isolate=false, per model)")
+	fs.StringVar(&o.cfg.Duck.MemoryLimit, "memory-limit", "512MB", "DuckDB memory limit per query process (with -isolate=false, per model)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0

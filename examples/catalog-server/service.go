@@ -64,7 +64,7 @@ func (c *Config) fill() {
 }
 
 // defaultQueryProcesses is how many query processes run queries at once over all
-// models with -isolate, unless -max-query-processes says otherwise.
+// models (-isolate, the default), unless -max-query-processes says otherwise.
 const defaultQueryProcesses = 16
 
 // snapshot is one loaded catalog with its engines. It is never changed once

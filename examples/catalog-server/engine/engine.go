@@ -192,7 +192,7 @@ type BusyError struct {
 	Limit time.Duration
 	Conns int
 	// What the Conns are: empty for the connections of a model; the query
-	// processes of the model or of the server under -isolate.
+	// processes of the model or of the server (-isolate).
 	What string
 }
 
