@@ -694,7 +694,7 @@ func cappedText(sqlText string, n int, replace []string) string {
 }
 
 // jsonColumns finds the columns of a prepared query that hold JSON, as a whole or
-// inside a LIST, ARRAY, STRUCT or MAP (duckdb-go decodes JSON into float64
+// inside a LIST, ARRAY, STRUCT, MAP or UNION (duckdb-go decodes JSON into float64
 // numbers, which changes every integer past 2^53): the REPLACE items that read
 // them with VARCHAR where JSON is, and by index the type to convert each one by —
 // DuckDB's name of the type with JSON where JSON is ("JSON", "JSON[]",
@@ -714,7 +714,7 @@ func jsonColumns(stmt *duckdb.Stmt) ([]string, map[int]string) {
 		switch t, err := stmt.ColumnType(i); {
 		case err != nil:
 			continue
-		case t == duckdb.TYPE_VARCHAR, t == duckdb.TYPE_LIST, t == duckdb.TYPE_ARRAY, t == duckdb.TYPE_STRUCT, t == duckdb.TYPE_MAP:
+		case t == duckdb.TYPE_VARCHAR, t == duckdb.TYPE_LIST, t == duckdb.TYPE_ARRAY, t == duckdb.TYPE_STRUCT, t == duckdb.TYPE_MAP, t == duckdb.TYPE_UNION:
 		default:
 			continue
 		}
@@ -722,8 +722,8 @@ func jsonColumns(stmt *duckdb.Stmt) ([]string, map[int]string) {
 		if err != nil {
 			continue
 		}
-		guide, cast, ok := duckTypeNames(ti)
-		if !ok || guide == cast {
+		guide, cast, hasJSON, ok := duckTypeNames(ti)
+		if !ok || !hasJSON {
 			continue // no JSON in it, or a type that cannot be written back
 		}
 		name, err := stmt.ColumnName(i)
@@ -738,44 +738,69 @@ func jsonColumns(stmt *duckdb.Stmt) ([]string, map[int]string) {
 
 // duckTypeNames writes the type ti as DuckDB names it (as duckdb-go's
 // ColumnTypeDatabaseTypeName does: INTEGER, DECIMAL(18,3), VARCHAR[], INTEGER[3],
-// STRUCT("a" DATE), MAP(VARCHAR, BIGINT)), twice: with JSON where a JSON value is
-// (guide), and with VARCHAR there (cast, a type to cast to). ok is false for a type
-// that holds one this cannot write (a UNION, an ENUM, a type without a name).
-func duckTypeNames(ti duckdb.TypeInfo) (guide, cast string, ok bool) {
+// STRUCT("a" DATE), MAP(VARCHAR, BIGINT), UNION("i" INTEGER), ENUM), twice: with
+// JSON where a JSON value is (guide), and with VARCHAR there (cast, a type to cast
+// to; an ENUM is cast to VARCHAR too, its values read the same as text, since its
+// name does not say its values). hasJSON says whether a JSON value is in it; ok is
+// false for a type that holds one this cannot write (a type without a name).
+func duckTypeNames(ti duckdb.TypeInfo) (guide, cast string, hasJSON, ok bool) {
 	if ti.InternalType() == duckdb.TYPE_VARCHAR && ti.Alias() == "JSON" {
-		return "JSON", "VARCHAR", true
+		return "JSON", "VARCHAR", true, true
 	}
 	switch d := ti.Details().(type) {
 	case *duckdb.DecimalDetails:
 		s := fmt.Sprintf("DECIMAL(%d,%d)", d.Width, d.Scale)
-		return s, s, true
+		return s, s, false, true
+	case *duckdb.EnumDetails:
+		return "ENUM", "VARCHAR", false, true
 	case *duckdb.ListDetails:
-		g, c, ok := duckTypeNames(d.Child)
-		return g + "[]", c + "[]", ok
+		g, c, j, ok := duckTypeNames(d.Child)
+		return g + "[]", c + "[]", j, ok
 	case *duckdb.ArrayDetails:
-		g, c, ok := duckTypeNames(d.Child)
-		return fmt.Sprintf("%s[%d]", g, d.Size), fmt.Sprintf("%s[%d]", c, d.Size), ok
+		g, c, j, ok := duckTypeNames(d.Child)
+		return fmt.Sprintf("%s[%d]", g, d.Size), fmt.Sprintf("%s[%d]", c, d.Size), j, ok
 	case *duckdb.MapDetails:
-		kg, kc, kok := duckTypeNames(d.Key)
-		vg, vc, vok := duckTypeNames(d.Value)
-		return "MAP(" + kg + ", " + vg + ")", "MAP(" + kc + ", " + vc + ")", kok && vok
+		kg, kc, kj, kok := duckTypeNames(d.Key)
+		vg, vc, vj, vok := duckTypeNames(d.Value)
+		return "MAP(" + kg + ", " + vg + ")", "MAP(" + kc + ", " + vc + ")", kj || vj, kok && vok
 	case *duckdb.StructDetails:
-		var g, c []string
-		for _, e := range d.Entries {
-			fg, fc, fok := duckTypeNames(e.Info())
-			if !fok {
-				return "", "", false
-			}
-			name := `"` + strings.ReplaceAll(e.Name(), `"`, `""`) + `" `
-			g, c = append(g, name+fg), append(c, name+fc)
+		fields := make([]namedType, len(d.Entries))
+		for i, e := range d.Entries {
+			fields[i] = namedType{e.Name(), e.Info()}
 		}
-		return "STRUCT(" + strings.Join(g, ", ") + ")", "STRUCT(" + strings.Join(c, ", ") + ")", true
+		return namedTypes("STRUCT", fields)
+	case *duckdb.UnionDetails:
+		members := make([]namedType, len(d.Members))
+		for i, m := range d.Members {
+			members[i] = namedType{m.Name, m.Type}
+		}
+		return namedTypes("UNION", members)
 	case nil:
 		if name, ok := duckPrimitiveNames[ti.InternalType()]; ok {
-			return name, name, true
+			return name, name, false, true
 		}
 	}
-	return "", "", false
+	return "", "", false, false
+}
+
+// namedType is a field of a STRUCT or a member of a UNION.
+type namedType struct {
+	name string
+	ti   duckdb.TypeInfo
+}
+
+// namedTypes is duckTypeNames for a STRUCT or UNION (kind) of the named types.
+func namedTypes(kind string, types []namedType) (guide, cast string, hasJSON, ok bool) {
+	var g, c []string
+	for _, nt := range types {
+		fg, fc, fj, fok := duckTypeNames(nt.ti)
+		if !fok {
+			return "", "", false, false
+		}
+		name := quoteIdent(nt.name) + " "
+		g, c, hasJSON = append(g, name+fg), append(c, name+fc), hasJSON || fj
+	}
+	return kind + "(" + strings.Join(g, ", ") + ")", kind + "(" + strings.Join(c, ", ") + ")", hasJSON, true
 }
 
 // duckPrimitiveNames are the names of DuckDB's types without parameters, as
@@ -930,8 +955,11 @@ func duckValue(v any, dbType string) any {
 			out[i] = duckValue(e, elem)
 		}
 		return out
+	case duckdb.Union:
+		// {tag, value}, the value written by its member's type.
+		return map[string]any{"tag": x.Tag, "value": duckValue(x.Value, namedArgs(dbType, "UNION")[x.Tag])}
 	case map[string]any:
-		fields := structFields(dbType)
+		fields := namedArgs(dbType, "STRUCT")
 		out := make(map[string]any, len(x))
 		for k, e := range x {
 			out[k] = duckValue(e, fields[k])
@@ -982,11 +1010,12 @@ func mapPairs(m *duckdb.OrderedMap, dbType string) []map[string]any {
 	return out
 }
 
-// structFields returns the type of each field of a STRUCT type as DuckDB names it
-// (STRUCT("d" DECIMAL(4,2), "l" DATE[])), by field name; nil for another type.
-// Values inside a struct are converted by their own type, as a column's are.
-func structFields(dbType string) map[string]string {
-	args := typeArgs(dbType, "STRUCT")
+// namedArgs returns the type of each field of a STRUCT, or member of a UNION (kind),
+// as DuckDB names it (STRUCT("d" DECIMAL(4,2), "l" DATE[])), by name; nil for
+// another type. Values inside a struct or union are converted by their own type,
+// as a column's are.
+func namedArgs(dbType, kind string) map[string]string {
+	args := typeArgs(dbType, kind)
 	if args == nil {
 		return nil
 	}

@@ -367,9 +367,21 @@ func TestDuckNestedJSONNumbers(t *testing.T) {
 		{`MAP {'a': json '9007199254740993'}`, "MAP(VARCHAR, JSON)", `[{"key":"a","value":9007199254740993}]`},
 		{`[{'k': 'x', 'v': json '{"n": 9007199254740993}'}]`, `STRUCT("k" VARCHAR, "v" JSON)[]`, `[{"k":"x","v":{"n":9007199254740993}}]`},
 		{`{'a b"c': json '1'}`, `STRUCT("a b""c" JSON)`, `{"a b\"c":1}`},
+		// In a UNION, {tag, value}; beside an ENUM (whose type name does not
+		// say its values: read as text, as it is written).
+		{`union_value(j := json '9007199254740993')::UNION(j JSON, i INTEGER)`, `UNION("j" JSON, "i" INTEGER)`, `{"tag":"j","value":9007199254740993}`},
+		{`[union_value(i := 3)::UNION(j JSON, i INTEGER), NULL]`, `UNION("j" JSON, "i" INTEGER)[]`, `[{"tag":"i","value":3},null]`},
+		{`{'e': 'a'::ENUM('a', 'b'), 'j': json '9007199254740993'}`, `STRUCT("e" ENUM, "j" JSON)`, `{"e":"a","j":9007199254740993}`},
+		{`MAP {'k'::ENUM('k'): json '9007199254740993'}`, `MAP(ENUM, JSON)`, `[{"key":"k","value":9007199254740993}]`},
 		// Without JSON, nothing changes.
 		{`[1, 2]`, "INTEGER[]", `[1,2]`},
 		{`{'s': 'x'}`, `STRUCT("s" VARCHAR)`, `{"s":"x"}`},
+		{`'a'::ENUM('a', 'b')`, "ENUM", `"a"`},
+		{`{'e': 'b'::ENUM('a', 'b')}`, `STRUCT("e" ENUM)`, `{"e":"b"}`},
+		// A union's value is written by its member's type, as a column's is
+		// (a DECIMAL came back as duckdb-go's {"Width","Scale","Value"}).
+		{`union_value("a b" := 2.25::DECIMAL(4,2))`, `UNION("a b" DECIMAL(4,2))`, `{"tag":"a b","value":2.25}`},
+		{`union_value(d := DATE '2024-03-01')::UNION(d DATE, n INTEGER)`, `UNION("d" DATE, "n" INTEGER)`, `{"tag":"d","value":"2024-03-01"}`},
 	} {
 		res, err := d.Query(context.Background(), "SELECT "+tc.expr+" AS v, 1 AS w", nil, testLimits)
 		if err != nil {
