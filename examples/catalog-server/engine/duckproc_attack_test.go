@@ -343,9 +343,11 @@ func TestDuckProcStress(t *testing.T) {
 // (part of its time went to that) is told the limit it was given, not what was
 // left of it when its process got the query — in both ways DuckDB stops.
 func TestDuckProcTimeoutSaysTheLimit(t *testing.T) {
-	lim := Limits{RowLimit: 10, ByteBudget: 1 << 20, Timeout: 700 * time.Millisecond}
+	// Long enough for a process to start on a loaded machine, far shorter
+	// than longSQL(80000) computes (about 14 s here).
+	lim := Limits{RowLimit: 10, ByteBudget: 1 << 20, Timeout: 2 * time.Second}
 	for _, sql := range []string{
-		longSQL(40000), // DuckDB cannot stop it: the process is killed
+		longSQL(80000), // DuckDB cannot stop it: the process is killed
 		"SELECT count(*) FROM range(1000000000000) a", // DuckDB stops it
 	} {
 		p := openTestProc(t, nil) // no process yet
@@ -354,7 +356,7 @@ func TestDuckProcTimeoutSaysTheLimit(t *testing.T) {
 		if !errors.As(err, &te) {
 			t.Fatalf("%s: want a TimeoutError, got %T %v", sql, err, err)
 		}
-		if te.Limit != lim.Timeout || !strings.Contains(err.Error(), " 700ms limit") {
+		if te.Limit != lim.Timeout || !strings.Contains(err.Error(), " 2s limit") {
 			t.Errorf("%s: the limit given was %v, the error says %v: %v", sql, lim.Timeout, te.Limit, err)
 		}
 	}
