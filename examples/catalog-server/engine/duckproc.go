@@ -710,7 +710,7 @@ type workerQuery struct {
 }
 
 // workerReply is an answer as the server reads it (readAnswer): a result's
-// values are json.RawMessage, the JSON the worker wrote for them, which goes
+// values are *json.RawMessage, the JSON the worker wrote for them, which goes
 // to the client byte for byte (a value decoded and encoded again could change,
 // as the order of an object's members).
 type workerReply struct {
@@ -845,7 +845,7 @@ func readAnswer(r io.Reader, limits func() (maxHead, maxBody int64)) (workerRepl
 }
 
 // decodeRows returns the rows of an answer's body, each value a
-// json.RawMessage of the body's bytes.
+// *json.RawMessage of the body's bytes.
 func decodeRows(body []byte) ([][]any, error) {
 	bad := errors.New("worker: an answer's rows do not parse")
 	uvarint := func(b []byte) (uint64, []byte, bool) {
@@ -886,6 +886,9 @@ func decodeRows(body []byte) ([][]any, error) {
 	if total != uint64(len(cells)) || (nRows == 0 && len(lens) != 0) {
 		return nil, bad
 	}
+	// A value is a pointer into raws: a json.RawMessage itself in an any
+	// would take an allocation of its own.
+	raws := make([]json.RawMessage, nVals)
 	vals := make([]any, nVals)
 	rows := make([][]any, nRows)
 	b, v, off := lens, 0, uint64(0)
@@ -896,7 +899,8 @@ func decodeRows(body []byte) ([][]any, error) {
 		for j := range row {
 			l, k := binary.Uvarint(b)
 			b = b[k:]
-			row[j] = json.RawMessage(cells[off : off+l : off+l])
+			raws[v+j] = cells[off : off+l : off+l]
+			row[j] = &raws[v+j]
 			off += l
 		}
 		rows[i] = row

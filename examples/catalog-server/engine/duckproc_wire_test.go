@@ -138,7 +138,7 @@ func TestAnswerFrame(t *testing.T) {
 		}
 		for _, row := range rep.Result.Rows {
 			for _, v := range row {
-				if _, ok := v.(json.RawMessage); !ok {
+				if _, ok := v.(*json.RawMessage); !ok {
 					t.Fatalf("%s: a value of type %T", name, v)
 				}
 			}
@@ -237,7 +237,7 @@ func FuzzReadAnswer(f *testing.F) {
 		}
 		for _, row := range rep.Result.Rows {
 			for _, v := range row {
-				if !bytes.Contains(frame, v.(json.RawMessage)) {
+				if !bytes.Contains(frame, *v.(*json.RawMessage)) {
 					t.Fatalf("a value %q not in the frame", v)
 				}
 			}
