@@ -627,10 +627,11 @@ func (w *duckWorker) send(req workerRequest, deadline time.Time) error {
 		return err
 	}
 	if q := req.Query; q != nil {
-		// The head holds the columns and errors, whose text comes from the
-		// SQL (JSON escapes a byte in at most 6); the body holds at most
-		// ByteBudget bytes of values and a byte or two of length for each
-		// value, which takes at least two of the budget (a digit and a comma).
+		// The head holds the columns and errors, whose text may come from
+		// the SQL (JSON escapes a byte in at most 6); the body holds at most
+		// ByteBudget bytes of values, and fewer of lengths: a value's length
+		// takes no more bytes than the value, a row's count of values fewer
+		// than its brackets.
 		w.maxHead.Store(maxAnswerHead + 6*int64(len(q.SQL)))
 		w.maxBody.Store(2*int64(q.ByteBudget) + 1<<16)
 	}
@@ -736,8 +737,10 @@ type workerAnswer struct {
 const frameLens = 8
 
 // maxAnswerHead is the most bytes an answer's head may take beyond 6 per byte
-// of the query's SQL (duckWorker.send); more is taken as a broken worker.
-const maxAnswerHead = 1 << 20
+// of the query's SQL (duckWorker.send): the columns' names and types (a
+// source's, or the SQL's) and an error's text. More is taken as a broken
+// worker.
+const maxAnswerHead = 16 << 20
 
 // appendAnswer appends ans's frame to dst.
 func appendAnswer(dst []byte, ans workerAnswer) ([]byte, error) {
