@@ -178,9 +178,9 @@ func toInt64(v any) (int64, bool) {
 		return int64(x), true
 	case uint64:
 		return int64(x), true
-	case json.RawMessage: // a value as a query process wrote it
+	case *json.RawMessage: // a value as a query process wrote it
 		var n int64
-		err := json.Unmarshal(x, &n)
+		err := json.Unmarshal(*x, &n)
 		return n, err == nil
 	case fmt.Stringer:
 		var n int64

@@ -74,6 +74,7 @@ type Duck struct {
 	memory    string // memory_limit, for MemoryError
 	columns   map[string][]Column
 	broken    map[string]string // source name → why its view could not be made
+	keepWire  bool              // in a query process: results keep their values' JSON (rowAppender)
 }
 
 // OpenDuck builds and opens the database of model m. Sources whose SQL fails are
@@ -594,7 +595,7 @@ func (d *Duck) run(qctx context.Context, dc *duckdb.Conn, one bool, sqlText stri
 		}
 		res.Columns = append(res.Columns, Column{Name: n, Type: types[i]})
 	}
-	app := rowAppender{lim: lim, res: res}
+	app := rowAppender{lim: lim, res: res, keep: d.keepWire}
 	vals := make([]driver.Value, len(names))
 	for {
 		if err := qctx.Err(); err != nil {

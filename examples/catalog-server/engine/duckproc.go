@@ -2,11 +2,14 @@ package engine
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -287,7 +290,7 @@ func (p *DuckProc) Query(ctx context.Context, sqlText string, params map[string]
 		if rep.Result == nil {
 			return nil, &EngineError{Detail: "answered without a result"}
 		}
-		return rep.Result.result().finish(start), nil
+		return rep.Result.finish(start), nil
 	case <-hard.C:
 		p.kill(w)
 		return nil, &TimeoutError{Limit: lim.Timeout, Waited: waited}
@@ -408,6 +411,7 @@ func (p *DuckProc) start(ctx context.Context) (*duckWorker, error) {
 	}
 	w := &duckWorker{cmd: cmd, in: inW, replies: make(chan workerReply, 1), exited: make(chan struct{}),
 		spill: filepath.Join(p.file.tmp, fmt.Sprintf("spill-%d", p.started.Add(1)))}
+	w.maxHead.Store(maxAnswerHead)
 	go w.read(outR)
 	p.mu.Lock()
 	if p.closed {
@@ -610,6 +614,10 @@ type duckWorker struct {
 	idle     atomic.Bool      // in its model's idle list (set under the model's mu)
 	killOnce sync.Once
 	waitErr  error // how the process ended, once exited is closed
+
+	// The most bytes the answer to the request sent last may take (readAnswer):
+	// set before the request is written, read by the reader goroutine.
+	maxHead, maxBody atomic.Int64
 }
 
 // send writes one request to the worker, by deadline (zero: none).
@@ -618,18 +626,27 @@ func (w *duckWorker) send(req workerRequest, deadline time.Time) error {
 	if err != nil {
 		return err
 	}
+	if q := req.Query; q != nil {
+		// The head holds the columns and errors, whose text may come from
+		// the SQL (JSON escapes a byte in at most 6); the body holds at most
+		// ByteBudget bytes of values, and fewer of lengths: a value's length
+		// takes no more bytes than the value, a row's count of values fewer
+		// than its brackets.
+		w.maxHead.Store(maxAnswerHead + 6*int64(len(q.SQL)))
+		w.maxBody.Store(2*int64(q.ByteBudget) + 1<<16)
+	}
 	w.in.SetWriteDeadline(deadline) // zero: none (a past one is cleared)
 	_, err = w.in.Write(append(b, '\n'))
 	return err
 }
 
-// read decodes the worker's answers until its output ends, then waits for the
-// process.
+// read decodes the worker's answers until its output ends (or is not an
+// answer), then waits for the process.
 func (w *duckWorker) read(out *os.File) {
-	dec := json.NewDecoder(bufio.NewReader(out))
+	br := bufio.NewReader(out)
 	for {
-		var rep workerReply
-		if err := dec.Decode(&rep); err != nil {
+		rep, err := readAnswer(br, w.limits)
+		if err != nil {
 			break
 		}
 		w.replies <- rep
@@ -668,9 +685,9 @@ func (w *duckWorker) exitNote() string {
 	return ""
 }
 
-// The worker protocol: one JSON document per line each way. The first request
-// opens the model's database; each later one is a query, answered by a result
-// or an error.
+// The worker protocol: requests are one JSON document per line; each answer is
+// one frame (appendAnswer). The first request opens the model's database;
+// each later one is a query, answered by a result or an error.
 type workerRequest struct {
 	Open  *workerOpen  `json:"open,omitempty"`
 	Query *workerQuery `json:"query,omitempty"`
@@ -693,38 +710,206 @@ type workerQuery struct {
 	Timeout    time.Duration        `json:"timeout"`
 }
 
+// workerReply is an answer as the server reads it (readAnswer): a result's
+// values are *json.RawMessage, the JSON the worker wrote for them, which goes
+// to the client byte for byte (a value decoded and encoded again could change,
+// as the order of an object's members).
 type workerReply struct {
-	OK     bool        `json:"ok,omitempty"`
-	Result *wireResult `json:"result,omitempty"`
-	Error  *wireError  `json:"error,omitempty"`
+	OK     bool       `json:"ok,omitempty"`
+	Result *Result    `json:"result,omitempty"`
+	Error  *wireError `json:"error,omitempty"`
 }
 
-// workerAnswer is a workerReply as the worker writes it.
+// workerAnswer is an answer as the worker writes it (appendAnswer).
 type workerAnswer struct {
 	OK     bool       `json:"ok,omitempty"`
 	Result *Result    `json:"result,omitempty"`
 	Error  *wireError `json:"error,omitempty"`
 }
 
-// wireResult is a Result whose values stay as the worker wrote them: each one
-// goes to the client as the same JSON, byte for byte (a value decoded and
-// encoded again could change, as the order of an object's members).
-type wireResult struct {
-	Result
-	Rows [][]json.RawMessage `json:"rows"`
+// An answer's frame: the lengths of its head and of its body (4 bytes each,
+// big-endian), the head — the workerAnswer as JSON, its result without rows —
+// and the body, a result's rows (empty without one): their count, the length
+// of the lengths, then for each row its count of values and each value's
+// length, all uvarints, and the values' JSON one after another. The server
+// slices each value out of the body: nothing is decoded or scanned but the
+// head and the lengths.
+const frameLens = 8
+
+// maxAnswerHead is the most bytes an answer's head may take beyond 6 per byte
+// of the query's SQL (duckWorker.send): the columns' names and types (a
+// source's, or the SQL's) and an error's text. More is taken as a broken
+// worker.
+const maxAnswerHead = 16 << 20
+
+// appendAnswer appends ans's frame to dst.
+func appendAnswer(dst []byte, ans workerAnswer) ([]byte, error) {
+	var res *Result
+	if ans.Result != nil {
+		res = ans.Result
+		head := *res
+		head.Rows, head.wire = nil, nil
+		ans.Result = &head
+	}
+	start := len(dst)
+	dst = append(dst, make([]byte, frameLens)...)
+	var err error
+	if dst, err = appendJSON(dst, ans); err != nil {
+		return dst[:start], err
+	}
+	headLen := len(dst) - start - frameLens
+	if res != nil {
+		w := res.wire
+		if w == nil || w.rows != len(res.Rows) {
+			// Rows that did not come through a rowAppender with keep.
+			if w, err = encodeRows(res.Rows); err != nil {
+				return dst[:start], err
+			}
+		}
+		dst = binary.AppendUvarint(dst, uint64(len(res.Rows)))
+		dst = binary.AppendUvarint(dst, uint64(len(w.lens)))
+		dst = append(dst, w.lens...)
+		dst = append(dst, w.cells...)
+	}
+	bodyLen := len(dst) - start - frameLens - headLen
+	if uint64(headLen) > math.MaxUint32 || uint64(bodyLen) > math.MaxUint32 {
+		return dst[:start], errors.New("worker: the answer is too large to send")
+	}
+	binary.BigEndian.PutUint32(dst[start:], uint32(headLen))
+	binary.BigEndian.PutUint32(dst[start+4:], uint32(bodyLen))
+	return dst, nil
 }
 
-func (w *wireResult) result() *Result {
-	res := w.Result
-	res.Rows = make([][]any, len(w.Rows))
-	for i, row := range w.Rows {
-		out := make([]any, len(row))
-		for j, v := range row {
-			out[j] = v
-		}
-		res.Rows[i] = out
+// appendJSON appends v as json.Marshal writes it.
+func appendJSON(dst []byte, v any) ([]byte, error) {
+	b := bytes.NewBuffer(dst)
+	enc := json.NewEncoder(b)
+	if err := enc.Encode(v); err != nil {
+		return dst, err
 	}
-	return &res
+	out := b.Bytes()
+	return out[:len(out)-1], nil // Encode ends with a newline
+}
+
+// encodeRows is what a rowAppender with keep keeps of rows.
+func encodeRows(rows [][]any) (*wireCells, error) {
+	a := rowAppender{lim: Limits{RowLimit: len(rows), ByteBudget: math.MaxInt}, res: &Result{}, keep: true}
+	for _, row := range rows {
+		if _, err := a.add(row); err != nil {
+			return nil, err
+		}
+	}
+	if a.res.wire == nil {
+		return &wireCells{}, nil
+	}
+	return a.res.wire, nil
+}
+
+// limits returns the most bytes the head and the body of the answer to the
+// request sent last may take.
+func (w *duckWorker) limits() (maxHead, maxBody int64) {
+	return w.maxHead.Load(), w.maxBody.Load()
+}
+
+// readAnswer reads one answer's frame from r. A head or body longer than
+// limits allows (asked once the frame's lengths are read: its request was
+// sent), or a frame that does not parse, is an error.
+func readAnswer(r io.Reader, limits func() (maxHead, maxBody int64)) (workerReply, error) {
+	var lens [frameLens]byte
+	if _, err := io.ReadFull(r, lens[:]); err != nil {
+		return workerReply{}, err
+	}
+	maxHead, maxBody := limits()
+	headLen, bodyLen := int64(binary.BigEndian.Uint32(lens[:])), int64(binary.BigEndian.Uint32(lens[4:]))
+	if headLen > maxHead || bodyLen > maxBody {
+		return workerReply{}, fmt.Errorf("worker: an answer of %d+%d bytes, past %d+%d", headLen, bodyLen, maxHead, maxBody)
+	}
+	buf := make([]byte, headLen+bodyLen)
+	if _, err := io.ReadFull(r, buf); err != nil {
+		return workerReply{}, err
+	}
+	var rep workerReply
+	if err := json.Unmarshal(buf[:headLen], &rep); err != nil {
+		return workerReply{}, err
+	}
+	body := buf[headLen:]
+	if rep.Result == nil {
+		if len(body) > 0 {
+			return workerReply{}, errors.New("worker: rows without a result")
+		}
+		return rep, nil
+	}
+	rows, err := decodeRows(body)
+	if err != nil {
+		return workerReply{}, err
+	}
+	rep.Result.Rows = rows
+	return rep, nil
+}
+
+// decodeRows returns the rows of an answer's body, each value a
+// *json.RawMessage of the body's bytes.
+func decodeRows(body []byte) ([][]any, error) {
+	bad := errors.New("worker: an answer's rows do not parse")
+	uvarint := func(b []byte) (uint64, []byte, bool) {
+		v, n := binary.Uvarint(b)
+		if n <= 0 {
+			return 0, b, false
+		}
+		return v, b[n:], true
+	}
+	nRows, rest, ok := uvarint(body)
+	if !ok {
+		return nil, bad
+	}
+	nLens, rest, ok := uvarint(rest)
+	if !ok || nLens > uint64(len(rest)) || nRows > nLens {
+		return nil, bad // every row takes at least a byte of lengths
+	}
+	lens, cells := rest[:nLens], rest[nLens:]
+	// First the counts, all checked, then the values, in one array.
+	nVals, total := uint64(0), uint64(0)
+	for b, i := lens, uint64(0); i < nRows; i++ {
+		var n uint64
+		if n, b, ok = uvarint(b); !ok || n > uint64(len(b)) {
+			return nil, bad
+		}
+		for range n {
+			var l uint64
+			if l, b, ok = uvarint(b); !ok || l > uint64(len(cells))-total {
+				return nil, bad
+			}
+			total += l
+		}
+		nVals += n
+		if i == nRows-1 && len(b) != 0 {
+			return nil, bad
+		}
+	}
+	if total != uint64(len(cells)) || (nRows == 0 && len(lens) != 0) {
+		return nil, bad
+	}
+	// A value is a pointer into raws: a json.RawMessage itself in an any
+	// would take an allocation of its own.
+	raws := make([]json.RawMessage, nVals)
+	vals := make([]any, nVals)
+	rows := make([][]any, nRows)
+	b, v, off := lens, 0, uint64(0)
+	for i := range rows {
+		n, k := binary.Uvarint(b) // checked above
+		b = b[k:]
+		row := vals[v : v+int(n) : v+int(n)]
+		for j := range row {
+			l, k := binary.Uvarint(b)
+			b = b[k:]
+			raws[v+j] = cells[off : off+l : off+l]
+			row[j] = &raws[v+j]
+			off += l
+		}
+		rows[i] = row
+		v += int(n)
+	}
+	return rows, nil
 }
 
 // wireValue is a query parameter with its Go type kept: the named queries'
@@ -850,14 +1035,18 @@ func ServeDuckWorker(in io.Reader, out io.Writer) int {
 	closeInherited()
 	preferOOMKill()
 	dec := json.NewDecoder(bufio.NewReader(in))
-	bw := bufio.NewWriter(out)
+	var frame []byte // reused: each answer is written whole, in one call
 	reply := func(rep workerAnswer) bool {
-		b, err := json.Marshal(rep)
+		var err error
+		frame, err = appendAnswer(frame[:0], rep)
 		if err != nil {
-			b, _ = json.Marshal(workerAnswer{Error: toWire(err)})
+			frame, _ = appendAnswer(frame[:0], workerAnswer{Error: toWire(err)})
 		}
-		bw.Write(append(b, '\n'))
-		return bw.Flush() == nil
+		_, err = out.Write(frame)
+		if cap(frame) > 1<<20 {
+			frame = nil // a large answer's memory is not kept for the next
+		}
+		return err == nil
 	}
 	var req workerRequest
 	if err := dec.Decode(&req); err != nil || req.Open == nil {
@@ -870,7 +1059,8 @@ func ServeDuckWorker(in io.Reader, out io.Writer) int {
 		reply(workerAnswer{Error: toWire(err)})
 		return 1
 	}
-	d.tmp = "" // the model's files are the server's to remove
+	d.tmp = ""        // the model's files are the server's to remove
+	d.keepWire = true // results keep their values' JSON, for the answers
 	if !reply(workerAnswer{OK: true}) {
 		return 0
 	}

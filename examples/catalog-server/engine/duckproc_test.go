@@ -122,6 +122,8 @@ func TestDuckProcMatchesDuck(t *testing.T) {
 		{"SELECT 1\x00; DROP VIEW items", nil, testLimits},
 		{"SELECT repeat('x', 1000) FROM range(100000)", nil, Limits{RowLimit: 10000, ByteBudget: 1 << 20, Timeout: 10 * time.Second}},
 		{"SELECT * FROM escapes", nil, testLimits},
+		// The most values a byte budget holds (its answer's frame at its largest).
+		{"SELECT 1 AS a, 2 AS b, 3 AS c, 4 AS d, NULL AS e FROM range(100000)", nil, Limits{RowLimit: 100000, ByteBudget: 64 << 10, Timeout: 10 * time.Second}},
 	} {
 		t.Run(strings.ReplaceAll(tc.sql, "\x00", "NUL"), func(t *testing.T) {
 			want, wantErr := d.Query(context.Background(), tc.sql, tc.params, tc.lim)

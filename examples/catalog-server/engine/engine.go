@@ -17,6 +17,8 @@
 package engine
 
 import (
+	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -44,6 +46,8 @@ type Result struct {
 	RowLimit    int     `json:"rowLimit"`
 	ByteBudget  int     `json:"byteBudget"`
 	ElapsedMs   float64 `json:"elapsedMs"`
+
+	wire *wireCells // in a query process: the JSON of Rows' values
 }
 
 // Limits bound one query.
@@ -204,11 +208,20 @@ func (e *BusyError) Error() string {
 	return fmt.Sprintf("the server is busy: all %d %s were running other queries for the whole %s limit, so this query did not start. Try again shortly", e.Conns, what, e.Limit)
 }
 
-// rowAppender accumulates rows under a row limit and a byte budget.
+// rowAppender accumulates rows under a row limit and a byte budget. A row
+// counts as the bytes json.Marshal writes for it, and a newline: its values
+// encoded one by one (by one json.Encoder, as Marshal encodes each element of
+// a slice), one comma between two, and the brackets. With keep (a query
+// process) the values' JSON stays in res.wire, the bytes the query's answer
+// carries to the server.
 type rowAppender struct {
 	lim   Limits
 	res   *Result
 	bytes int
+	keep  bool
+
+	buf bytes.Buffer // the rows' values, as JSON one after another
+	enc *json.Encoder
 }
 
 // add appends a row of JSON-ready values and reports whether more may follow.
@@ -218,17 +231,62 @@ func (a *rowAppender) add(row []any) (more bool, err error) {
 		a.res.Truncated, a.res.TruncatedBy = true, "rowLimit"
 		return false, nil
 	}
-	b, err := json.Marshal(row)
-	if err != nil {
-		return false, err
+	if a.enc == nil {
+		a.enc = json.NewEncoder(&a.buf)
+		if a.keep {
+			a.res.wire = &wireCells{}
+		}
 	}
-	if a.bytes+len(b)+1 > a.lim.ByteBudget {
+	w := a.res.wire
+	start, nLens := a.buf.Len(), 0
+	if w != nil {
+		nLens = len(w.lens)
+		w.lens = binary.AppendUvarint(w.lens, uint64(len(row)))
+	}
+	for _, v := range row {
+		mark := a.buf.Len()
+		if err := a.enc.Encode(v); err != nil {
+			return false, err
+		}
+		a.buf.Truncate(a.buf.Len() - 1) // Encode ends each value with a newline
+		if w != nil {
+			w.lens = binary.AppendUvarint(w.lens, uint64(a.buf.Len()-mark))
+		}
+	}
+	size := a.buf.Len() - start + 2 // the values and the brackets
+	switch {
+	case row == nil:
+		size = len("null")
+	case len(row) > 1:
+		size += len(row) - 1 // the commas
+	}
+	if a.bytes+size+1 > a.lim.ByteBudget {
 		a.res.Truncated, a.res.TruncatedBy = true, "byteBudget"
+		a.buf.Truncate(start)
+		if w != nil {
+			w.lens = w.lens[:nLens]
+		}
 		return false, nil
 	}
-	a.bytes += len(b) + 1
+	a.bytes += size + 1
 	a.res.Rows = append(a.res.Rows, row)
+	if w == nil {
+		a.buf.Reset()
+	} else {
+		w.cells = a.buf.Bytes()
+		w.rows++
+	}
 	return true, nil
+}
+
+// wireCells is the JSON of a result's values as a query process encoded them
+// (rowAppender with keep), for its answer (appendAnswer): every value's length
+// (uvarint), each row's after its count of values, and the values one after
+// another.
+type wireCells struct {
+	rows  int
+	lens  []byte
+	cells []byte
 }
 
 func newResult(lim Limits) *Result {
