@@ -40,3 +40,32 @@ func TestBadFlagValues(t *testing.T) {
 		}
 	}
 }
+
+// TestStartSaysWhereQueriesRun: the server's log says, at start, whether DuckDB
+// queries run in query processes (the default) or in its own process.
+func TestStartSaysWhereQueriesRun(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "DuckDB queries run in query processes"},
+		{[]string{"-isolate=false"}, "DuckDB queries run in this process (-isolate=false)"},
+	} {
+		var stdout, stderr syncBuffer
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		done := make(chan int, 1)
+		go func() {
+			done <- run(ctx, append(tc.args, "-http", "127.0.0.1:0", "-catalog", t.TempDir()), strings.NewReader(""), &stdout, &stderr)
+		}()
+		for ctx.Err() == nil && !strings.Contains(stdout.String(), "MCP endpoint") {
+			time.Sleep(20 * time.Millisecond)
+		}
+		cancel()
+		if code := <-done; code != 0 {
+			t.Errorf("%v: exit %d, stderr %q", tc.args, code, stderr.String())
+		}
+		if !strings.Contains(stderr.String(), tc.want) {
+			t.Errorf("%v: the log does not say %q: %q", tc.args, tc.want, stderr.String())
+		}
+	}
+}

@@ -200,6 +200,11 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, lo
 	} else if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return fmt.Errorf("catalog directory %s: not a readable directory", dir)
 	}
+	if o.isolate {
+		log.Info("DuckDB queries run in query processes, each ended at its time limit (-isolate=false runs them in this process)", "max-query-processes", o.maxProcs)
+	} else {
+		log.Info("DuckDB queries run in this process (-isolate=false): a calculation DuckDB cannot interrupt runs on past its time limit")
+	}
 	svc, err := NewService(ctx, dir, o.cfg, log)
 	if err != nil {
 		return err
