@@ -3,8 +3,12 @@ package main
 import (
 	"context"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/wiremcp/wiremcp/examples/catalog-server/engine"
 )
 
 // TestBadFlagValues: a flag value the server cannot run with is refused at start
@@ -38,6 +42,31 @@ func TestBadFlagValues(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr.String(), tc.want) || stdout.Len() > 0 {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and %q", tc.args, code, stdout.String(), stderr.String(), tc.want)
 		}
+	}
+}
+
+// TestMemoryLimitCheckRefusesAlways: a memory limit DuckDB cannot run with is
+// refused every time, not only when the check's query happens to need memory
+// (its first query, a count over a range, ran under 1KB about once in 150 tries
+// with a few at once). Bounded: 600 checks, a few ms each.
+func TestMemoryLimitCheckRefusesAlways(t *testing.T) {
+	var wg sync.WaitGroup
+	var accepted atomic.Int32
+	for range 4 {
+		wg.Go(func() {
+			for range 150 {
+				if checkDuckConfig(engine.DuckConfig{Threads: 2, MemoryLimit: "1KB"}) == nil {
+					accepted.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if n := accepted.Load(); n > 0 {
+		t.Errorf("-memory-limit 1KB accepted in %d of 600 checks", n)
+	}
+	if err := checkDuckConfig(engine.DuckConfig{Threads: 2, MemoryLimit: "512MB"}); err != nil {
+		t.Errorf("the default limit refused: %v", err)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -222,10 +223,26 @@ func TestDuckProcWorkerDies(t *testing.T) {
 	if _, err := p.Query(context.Background(), "SELECT 1", nil, testLimits); err != nil {
 		t.Fatal(err)
 	}
-	for _, pid := range p.pids() {
-		killPID(pid)
+	p.mu.Lock()
+	idle := slices.Clone(p.idle)
+	p.mu.Unlock()
+	if len(idle) == 0 {
+		t.Fatal("no idle worker to kill")
 	}
-	time.Sleep(100 * time.Millisecond)
+	for _, w := range idle {
+		killPID(w.cmd.Process.Pid)
+	}
+	// Died while idle: ended, all its threads (a killed process's main thread
+	// shows as a zombie while the others still hold its pipes, longer than
+	// 100 ms on a loaded machine; a query written meanwhile reaches it and is
+	// answered "ended before it answered … call again").
+	for _, w := range idle {
+		select {
+		case <-w.exited:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("the killed worker %d did not end", w.cmd.Process.Pid)
+		}
+	}
 	res, err := p.Query(context.Background(), "SELECT count(*) FROM items", nil, testLimits)
 	if err != nil || cell(res, 0, 0) != "3" {
 		t.Fatalf("after an idle worker died: %v %+v", err, res)

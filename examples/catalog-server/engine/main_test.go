@@ -11,12 +11,15 @@ import (
 // workerArg, the test binary's only argument, makes it a query process
 // (ServeDuckWorker) for the DuckProc tests, as the server's binary is one with
 // -engine-worker; workerArg+"-noisy" one that writes to its standard output,
-// workerArg+"-slow" one that takes slowStart to start. (An argument, not an
-// environment variable: the worker's environment is trimmed.)
+// workerArg+"-slow" one that takes slowStart to start, workerArg+"-stuck" one
+// that does not start within duckStartLimit. (An argument, not an environment
+// variable: the worker's environment is trimmed.)
 const workerArg = "-engine-test-worker"
 
-// slowStart is how long a worker started as workerArg+"-slow" takes to start.
-const slowStart = 700 * time.Millisecond
+// slowStart is how long a worker started as workerArg+"-slow" takes to start:
+// long enough that a test's "answered before it started" holds on a loaded
+// machine, where answering a cancelled caller may itself take a second.
+const slowStart = 2 * time.Second
 
 func TestMain(m *testing.M) {
 	arg := ""
@@ -24,6 +27,9 @@ func TestMain(m *testing.M) {
 		arg = os.Args[1]
 	}
 	switch arg {
+	case workerArg + "-stuck":
+		time.Sleep(2 * duckStartLimit) // killed before: by its model or at duckStartLimit
+		os.Exit(ServeDuckWorker(os.Stdin, WorkerAnswers()))
 	case workerArg + "-slow":
 		time.Sleep(slowStart)
 		os.Exit(ServeDuckWorker(os.Stdin, WorkerAnswers()))
@@ -42,7 +48,7 @@ func TestMain(m *testing.M) {
 func testWorker() *exec.Cmd { return workerAs("")() }
 
 // workerAs starts this test binary as a query process of the kind ("-slow",
-// "-noisy"; "" for a plain one).
+// "-stuck", "-noisy"; "" for a plain one).
 func workerAs(kind string) func() *exec.Cmd {
 	return func() *exec.Cmd { return exec.Command(os.Args[0], workerArg+kind) }
 }
