@@ -250,7 +250,17 @@ func TestDuckParserJudgesAsGate(t *testing.T) {
 // model's connections) each get their own answer — rows, a refusal, a syntax
 // error — and every parser connection is back in the pool afterwards.
 func TestDuckParserConcurrent(t *testing.T) {
-	d := openTestDuck(t)
+	// 2GB: DuckDB takes a block of about 30 MiB for each thread scanning a CSV
+	// file, however small, and 8 connections × 2 threads of such scans at once
+	// can fill the default 512MB (a 3-row query failed "could not allocate
+	// block of size 30.5 MiB (458/488 MiB used)" once in about 45 runs) — a
+	// limit of the in-process engine (README, Known limits), not what this
+	// test is about.
+	d, err := OpenDuck(context.Background(), testModel(t), DuckConfig{MemoryLimit: "2GB"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
 	p, err := processParser()
 	if err != nil {
 		t.Fatal(err)
