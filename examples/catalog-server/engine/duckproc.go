@@ -409,7 +409,7 @@ func (p *DuckProc) start(ctx context.Context) (*duckWorker, error) {
 		outR.Close()
 		return nil, p.startErr("could not be started (" + err.Error() + ")")
 	}
-	w := &duckWorker{cmd: cmd, in: inW, replies: make(chan workerReply, 1), exited: make(chan struct{}),
+	w := &duckWorker{cmd: cmd, in: inW, replies: make(chan workerAnswer, 1), exited: make(chan struct{}),
 		spill: filepath.Join(p.file.tmp, fmt.Sprintf("spill-%d", p.started.Add(1)))}
 	w.maxHead.Store(maxAnswerHead)
 	go w.read(outR)
@@ -606,12 +606,12 @@ func (p *DuckProc) killAll() {
 type duckWorker struct {
 	cmd      *exec.Cmd
 	in       *os.File
-	replies  chan workerReply // closed when its output ends
-	exited   chan struct{}    // closed once the process has ended
-	retire   *time.Timer      // while idle: ends it after duckIdleTime
-	spill    string           // its DuckDB's spill folder, removed when it ends
-	reused   bool             // taken from the idle ones (set under the model's mu, before its query)
-	idle     atomic.Bool      // in its model's idle list (set under the model's mu)
+	replies  chan workerAnswer // closed when its output ends
+	exited   chan struct{}     // closed once the process has ended
+	retire   *time.Timer       // while idle: ends it after duckIdleTime
+	spill    string            // its DuckDB's spill folder, removed when it ends
+	reused   bool              // taken from the idle ones (set under the model's mu, before its query)
+	idle     atomic.Bool       // in its model's idle list (set under the model's mu)
 	killOnce sync.Once
 	waitErr  error // how the process ended, once exited is closed
 
@@ -710,17 +710,11 @@ type workerQuery struct {
 	Timeout    time.Duration        `json:"timeout"`
 }
 
-// workerReply is an answer as the server reads it (readAnswer): a result's
-// values are *json.RawMessage, the JSON the worker wrote for them, which goes
-// to the client byte for byte (a value decoded and encoded again could change,
-// as the order of an object's members).
-type workerReply struct {
-	OK     bool       `json:"ok,omitempty"`
-	Result *Result    `json:"result,omitempty"`
-	Error  *wireError `json:"error,omitempty"`
-}
-
-// workerAnswer is an answer as the worker writes it (appendAnswer).
+// workerAnswer is an answer as the worker writes it (appendAnswer) and as the
+// server reads it (readAnswer): read, a result's values are *json.RawMessage,
+// the JSON the worker wrote for them, which goes to the client byte for byte (a
+// value decoded and encoded again could change, as the order of an object's
+// members).
 type workerAnswer struct {
 	OK     bool       `json:"ok,omitempty"`
 	Result *Result    `json:"result,omitempty"`
@@ -814,34 +808,34 @@ func (w *duckWorker) limits() (maxHead, maxBody int64) {
 // readAnswer reads one answer's frame from r. A head or body longer than
 // limits allows (asked once the frame's lengths are read: its request was
 // sent), or a frame that does not parse, is an error.
-func readAnswer(r io.Reader, limits func() (maxHead, maxBody int64)) (workerReply, error) {
+func readAnswer(r io.Reader, limits func() (maxHead, maxBody int64)) (workerAnswer, error) {
 	var lens [frameLens]byte
 	if _, err := io.ReadFull(r, lens[:]); err != nil {
-		return workerReply{}, err
+		return workerAnswer{}, err
 	}
 	maxHead, maxBody := limits()
 	headLen, bodyLen := int64(binary.BigEndian.Uint32(lens[:])), int64(binary.BigEndian.Uint32(lens[4:]))
 	if headLen > maxHead || bodyLen > maxBody {
-		return workerReply{}, fmt.Errorf("worker: an answer of %d+%d bytes, past %d+%d", headLen, bodyLen, maxHead, maxBody)
+		return workerAnswer{}, fmt.Errorf("worker: an answer of %d+%d bytes, past %d+%d", headLen, bodyLen, maxHead, maxBody)
 	}
 	buf := make([]byte, headLen+bodyLen)
 	if _, err := io.ReadFull(r, buf); err != nil {
-		return workerReply{}, err
+		return workerAnswer{}, err
 	}
-	var rep workerReply
+	var rep workerAnswer
 	if err := json.Unmarshal(buf[:headLen], &rep); err != nil {
-		return workerReply{}, err
+		return workerAnswer{}, err
 	}
 	body := buf[headLen:]
 	if rep.Result == nil {
 		if len(body) > 0 {
-			return workerReply{}, errors.New("worker: rows without a result")
+			return workerAnswer{}, errors.New("worker: rows without a result")
 		}
 		return rep, nil
 	}
 	rows, err := decodeRows(body)
 	if err != nil {
-		return workerReply{}, err
+		return workerAnswer{}, err
 	}
 	rep.Result.Rows = rows
 	return rep, nil

@@ -149,22 +149,28 @@ func TestDuckProcSlowStart(t *testing.T) {
 	if took > lim.Timeout+time.Second {
 		t.Errorf("answered after %v, with a %v limit", took, lim.Timeout)
 	}
+	nextQueryInStarted(t, p)
+}
+
+// nextQueryInStarted waits until the one process a query left starting is idle
+// with no slot taken, and checks that the next query runs in it (a limit with
+// room: a first query in a process may take long on a loaded machine; a new
+// process would show as another pid).
+func nextQueryInStarted(t *testing.T, p *DuckProc) {
+	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
-	for len(p.pids()) == 0 || len(p.slots) > 0 {
+	for len(p.pids()) != 1 || len(p.slots) > 0 {
 		if time.Now().After(deadline) {
 			t.Fatalf("the started process never became idle (workers %v, slots taken %d)", p.pids(), len(p.slots))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	// The next query runs in that process (a limit with room: a first query
-	// in a process may take longer than lim on a loaded machine; a new
-	// process would show as another pid).
 	idle := p.pids()
 	res, err := p.Query(context.Background(), "SELECT count(*) FROM items", nil, testLimits)
 	if err != nil || cell(res, 0, 0) != "3" {
 		t.Fatalf("the next query: %v %+v", err, res)
 	}
-	if after := p.pids(); len(idle) != 1 || !slices.Equal(after, idle) {
+	if after := p.pids(); !slices.Equal(after, idle) {
 		t.Errorf("the next query did not run in the process the first one started: workers %v before it, %v after", idle, after)
 	}
 }
@@ -612,21 +618,7 @@ func TestDuckProcCallerGoneWhileStarting(t *testing.T) {
 	if took := time.Since(start); took > slowStart/2 {
 		t.Errorf("answered after %v, the process taking %v to start", took, slowStart)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for len(p.pids()) != 1 || len(p.slots) > 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("workers %v, slots taken %d", p.pids(), len(p.slots))
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	idle := p.pids()
-	res, err := p.Query(context.Background(), "SELECT count(*) FROM items", nil, testLimits)
-	if err != nil || cell(res, 0, 0) != "3" {
-		t.Fatalf("the next query: %v %+v", err, res)
-	}
-	if after := p.pids(); !slices.Equal(after, idle) {
-		t.Errorf("the next query did not run in the process started for the cancelled one: workers %v before it, %v after", idle, after)
-	}
+	nextQueryInStarted(t, p)
 }
 
 // TestDuckProcCloseWhileWaitingForStart: a query waiting for its process to

@@ -90,7 +90,7 @@ func TestRowAppenderBudgetExact(t *testing.T) {
 }
 
 // answerRoundTrip writes ans's frame and reads it back as the server does.
-func answerRoundTrip(t *testing.T, ans workerAnswer) workerReply {
+func answerRoundTrip(t *testing.T, ans workerAnswer) workerAnswer {
 	t.Helper()
 	frame, err := appendAnswer([]byte("prefix"), ans)
 	if err != nil {
