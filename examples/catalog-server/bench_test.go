@@ -11,6 +11,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -134,6 +136,93 @@ func BenchmarkIsolatedQuery(b *testing.B) {
 			b.ReportMetric(float64(benchdata.MedianDiff(times[2], times[1]).Microseconds())/1000, "paired-isolated-minus-engine-ms")
 		})
 	}
+}
+
+// BenchmarkWorkerMalloc measures what the query processes' allocator settings
+// (engine.WorkerMalloc) give a query: the benchmark's aggregates in query
+// processes with them (the server's default) and with the C library's own
+// defaults (GLIBC_TUNABLES set empty in the server's environment),
+// interleaved (shuffled) with duckdb-go directly, which runs with the
+// settings (benchdata.WithMalloc). After the loops it reports what each
+// idle query process holds in memory.
+func BenchmarkWorkerMalloc(b *testing.B) {
+	dir, file := writeBenchCatalog(b)
+	bin := buildServer(b)
+	worker := func(tunables ...string) func() *exec.Cmd {
+		return func() *exec.Cmd {
+			cmd := exec.Command(bin, workerFlag)
+			if tunables != nil {
+				cmd.Env = append(slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "GLIBC_TUNABLES=") }), "GLIBC_TUNABLES="+tunables[0])
+			}
+			return cmd
+		}
+	}
+	tuned := newTestService(b, dir, Config{Duck: engine.DuckConfig{Worker: worker()}})
+	plain := newTestService(b, dir, Config{Duck: engine.DuckConfig{Worker: worker("")}})
+	direct, err := sql.Open("duckdb", "?threads=2&memory_limit=512MB")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer direct.Close()
+	for _, bq := range benchdata.Queries {
+		b.Run(bq.Name, func(b *testing.B) {
+			in := executeIn{Path: "bench/big/events", SQL: fmt.Sprintf(bq.SQL, "events")}
+			directSQL := fmt.Sprintf(bq.SQL, benchdata.Quote(file))
+			on := func(s *Service) func() {
+				return func() {
+					res, err := s.Execute(context.Background(), in)
+					if err != nil || res.RowCount != bq.Rows {
+						b.Fatalf("execute: %v %+v", err, res)
+					}
+				}
+			}
+			runDirect := func() {
+				if n, err := benchdata.ScanAll(direct, directSQL); err != nil || n != bq.Rows {
+					b.Fatalf("direct: %d %v", n, err)
+				}
+			}
+			on(tuned)() // the query processes start here, not in the loop
+			on(plain)()
+			times := benchdata.Interleave(b.Loop, []func(){runDirect, on(tuned), on(plain)})
+			b.StopTimer()
+			b.ReportMetric(float64(benchdata.Median(times[0]).Microseconds())/1000, "p50-direct-ms")
+			b.ReportMetric(float64(benchdata.Median(times[1]).Microseconds())/1000, "p50-worker-malloc-ms")
+			b.ReportMetric(float64(benchdata.Median(times[2]).Microseconds())/1000, "p50-glibc-defaults-ms")
+			b.ReportMetric(float64(benchdata.MedianDiff(times[2], times[1]).Microseconds())/1000, "paired-defaults-minus-malloc-ms")
+			if rss := workerRSS(bin); len(rss) > 0 {
+				b.ReportMetric(rss[true], "idle-worker-malloc-MB")
+				b.ReportMetric(rss[false], "idle-glibc-defaults-MB")
+			}
+		})
+	}
+}
+
+// workerRSS returns the largest resident memory (MB) of the running query
+// processes of the server binary bin, by whether their GLIBC_TUNABLES is set
+// to anything (Linux's /proc; none elsewhere). glibc rewrites the variable as
+// it reads it: its value is not compared.
+func workerRSS(bin string) map[bool]float64 {
+	out := map[bool]float64{}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || !strings.HasPrefix(string(cmdline), bin+"\x00"+workerFlag) {
+			continue
+		}
+		env, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		tunables := false
+		for kv := range strings.SplitSeq(string(env), "\x00") {
+			if v, ok := strings.CutPrefix(kv, "GLIBC_TUNABLES="); ok {
+				tunables = v != ""
+			}
+		}
+		statm, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "statm"))
+		if f := strings.Fields(string(statm)); len(f) > 1 {
+			pages, _ := strconv.ParseFloat(f[1], 64)
+			out[tunables] = max(out[tunables], pages*float64(os.Getpagesize())/(1<<20))
+		}
+	}
+	return out
 }
 
 // startFloor serves the floor of any HTTP endpoint for BenchmarkExecuteQuery: a

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"net/http/httptest"
 	"os"
 	"strings"
@@ -10,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wiremcp/wiremcp/examples/catalog-server/benchdata"
+	"github.com/wiremcp/wiremcp/examples/catalog-server/engine"
 	"github.com/wiremcp/wiremcp/mcp"
 	"github.com/wiremcp/wiremcp/transport/memory"
 	"github.com/wiremcp/wiremcp/transport/streamable"
@@ -38,6 +41,12 @@ func sampleDir(t testing.TB) string {
 }
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	// The benchmarks compare with duckdb-go in this process: the same
+	// allocator settings as the query processes.
+	if code, ran := benchdata.WithMalloc(engine.WorkerMalloc(0)); ran {
+		os.Exit(code)
+	}
 	code := m.Run()
 	if samplesDir != "" {
 		os.RemoveAll(samplesDir)

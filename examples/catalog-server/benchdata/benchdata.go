@@ -6,8 +6,12 @@ package benchdata
 
 import (
 	"database/sql"
+	"flag"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"os/exec"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -128,4 +132,32 @@ func MedianDiff(a, b []time.Duration) time.Duration {
 		d[i] = a[i] - b[i]
 	}
 	return Median(d)
+}
+
+// WithMalloc runs this test binary again with GLIBC_TUNABLES=tunables in its
+// environment when it runs benchmarks (-test.bench) on Linux without that
+// variable, and returns the exit code and true; else it returns false and the
+// caller goes on. The catalog server's query processes run with their own
+// allocator settings (engine.WorkerMalloc): duckdb-go called directly, the
+// yardstick, must run with the same, or what the settings gain a query would
+// count as MCP's overhead below zero. Call it from TestMain after flag.Parse.
+func WithMalloc(tunables string) (int, bool) {
+	f := flag.Lookup("test.bench")
+	if runtime.GOOS != "linux" || f == nil || f.Value.String() == "" {
+		return 0, false
+	}
+	if _, set := os.LookupEnv("GLIBC_TUNABLES"); set {
+		return 0, false
+	}
+	cmd := exec.Command(os.Args[0], os.Args[1:]...)
+	cmd.Env = append(os.Environ(), "GLIBC_TUNABLES="+tunables)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if err := cmd.Run(); err != nil {
+		if ee, ok := err.(*exec.ExitError); ok {
+			return ee.ExitCode(), true
+		}
+		fmt.Fprintln(os.Stderr, "benchdata: running the benchmarks with GLIBC_TUNABLES:", err)
+		return 1, true
+	}
+	return 0, true
 }

@@ -1,11 +1,14 @@
 package engine
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"testing"
 	"time"
+
+	"github.com/wiremcp/wiremcp/examples/catalog-server/benchdata"
 )
 
 // workerArg, the test binary's only argument, makes it a query process
@@ -40,6 +43,12 @@ func TestMain(m *testing.M) {
 		fallthrough
 	case workerArg:
 		os.Exit(ServeDuckWorker(os.Stdin, WorkerAnswers()))
+	}
+	flag.Parse()
+	// BenchmarkDuckProcRoundTrip compares with the server's process: the same
+	// allocator settings as the query processes.
+	if code, ran := benchdata.WithMalloc(WorkerMalloc(0)); ran {
+		os.Exit(code)
 	}
 	os.Exit(m.Run())
 }
