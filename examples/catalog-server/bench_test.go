@@ -66,11 +66,7 @@ func BenchmarkExecuteQuery(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer csMem.Close()
-	direct, err := sql.Open("duckdb", "?threads=2&memory_limit=512MB")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer direct.Close()
+	direct := openDirect(b)
 	floor := startFloor(b, direct)
 	for _, bq := range benchdata.Queries {
 		b.Run(bq.Name, func(b *testing.B) { benchOne(b, cs, csStdio, csMem, csIso, svc, direct, floor, bq.SQL, bq.Rows, file) })
@@ -102,30 +98,10 @@ func BenchmarkIsolatedQuery(b *testing.B) {
 	bin := buildServer(b)
 	svc := newTestService(b, dir, Config{})
 	iso := newTestService(b, dir, Config{Duck: engine.DuckConfig{Worker: func() *exec.Cmd { return exec.Command(bin, workerFlag) }}})
-	direct, err := sql.Open("duckdb", "?threads=2&memory_limit=512MB")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer direct.Close()
+	direct := openDirect(b)
 	for _, bq := range benchdata.Queries {
 		b.Run(bq.Name, func(b *testing.B) {
-			in := executeIn{Path: "bench/big/events", SQL: fmt.Sprintf(bq.SQL, "events")}
-			directSQL := fmt.Sprintf(bq.SQL, benchdata.Quote(file))
-			on := func(s *Service) func() {
-				return func() {
-					res, err := s.Execute(context.Background(), in)
-					if err != nil || res.RowCount != bq.Rows {
-						b.Fatalf("execute: %v %+v", err, res)
-					}
-				}
-			}
-			runDirect := func() {
-				if n, err := benchdata.ScanAll(direct, directSQL); err != nil || n != bq.Rows {
-					b.Fatalf("direct: %d %v", n, err)
-				}
-			}
-			on(iso)() // the query process starts here, not in the loop
-			times := benchdata.Interleave(b.Loop, []func(){runDirect, on(svc), on(iso)})
+			times := benchdata.Interleave(b.Loop, aggregateWays(b, direct, file, bq, svc, iso))
 			b.StopTimer()
 			pd := benchdata.Median(times[0])
 			b.ReportMetric(float64(pd.Microseconds())/1000, "p50-direct-ms")
@@ -136,6 +112,43 @@ func BenchmarkIsolatedQuery(b *testing.B) {
 			b.ReportMetric(float64(benchdata.MedianDiff(times[2], times[1]).Microseconds())/1000, "paired-isolated-minus-engine-ms")
 		})
 	}
+}
+
+// openDirect opens the yardstick: duckdb-go with the server's default DuckDB
+// limits (2 threads, 512 MB), closed when the benchmark ends.
+func openDirect(b *testing.B) *sql.DB {
+	direct, err := sql.Open("duckdb", "?threads=2&memory_limit=512MB")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { direct.Close() })
+	return direct
+}
+
+// aggregateWays returns the ways to run the aggregate bq that BenchmarkIsolatedQuery
+// and BenchmarkWorkerMalloc interleave: duckdb-go directly on file, then the engine
+// layer (Service.Execute) of each of svcs on the benchmark's model, each checking
+// the rows. It runs each once first: query processes start here, not in the loop.
+func aggregateWays(b *testing.B, direct *sql.DB, file string, bq benchdata.Query, svcs ...*Service) []func() {
+	in := executeIn{Path: "bench/big/events", SQL: fmt.Sprintf(bq.SQL, "events")}
+	directSQL := fmt.Sprintf(bq.SQL, benchdata.Quote(file))
+	ways := []func(){func() {
+		if n, err := benchdata.ScanAll(direct, directSQL); err != nil || n != bq.Rows {
+			b.Fatalf("direct: %d %v", n, err)
+		}
+	}}
+	for _, s := range svcs {
+		ways = append(ways, func() {
+			res, err := s.Execute(context.Background(), in)
+			if err != nil || res.RowCount != bq.Rows {
+				b.Fatalf("execute: %v %+v", err, res)
+			}
+		})
+	}
+	for _, w := range ways {
+		w()
+	}
+	return ways
 }
 
 // BenchmarkWorkerMalloc measures what the query processes' allocator settings
@@ -159,31 +172,10 @@ func BenchmarkWorkerMalloc(b *testing.B) {
 	}
 	tuned := newTestService(b, dir, Config{Duck: engine.DuckConfig{Worker: worker()}})
 	plain := newTestService(b, dir, Config{Duck: engine.DuckConfig{Worker: worker("")}})
-	direct, err := sql.Open("duckdb", "?threads=2&memory_limit=512MB")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer direct.Close()
+	direct := openDirect(b)
 	for _, bq := range benchdata.Queries {
 		b.Run(bq.Name, func(b *testing.B) {
-			in := executeIn{Path: "bench/big/events", SQL: fmt.Sprintf(bq.SQL, "events")}
-			directSQL := fmt.Sprintf(bq.SQL, benchdata.Quote(file))
-			on := func(s *Service) func() {
-				return func() {
-					res, err := s.Execute(context.Background(), in)
-					if err != nil || res.RowCount != bq.Rows {
-						b.Fatalf("execute: %v %+v", err, res)
-					}
-				}
-			}
-			runDirect := func() {
-				if n, err := benchdata.ScanAll(direct, directSQL); err != nil || n != bq.Rows {
-					b.Fatalf("direct: %d %v", n, err)
-				}
-			}
-			on(tuned)() // the query processes start here, not in the loop
-			on(plain)()
-			times := benchdata.Interleave(b.Loop, []func(){runDirect, on(tuned), on(plain)})
+			times := benchdata.Interleave(b.Loop, aggregateWays(b, direct, file, bq, tuned, plain))
 			b.StopTimer()
 			b.ReportMetric(float64(benchdata.Median(times[0]).Microseconds())/1000, "p50-direct-ms")
 			b.ReportMetric(float64(benchdata.Median(times[1]).Microseconds())/1000, "p50-worker-malloc-ms")
