@@ -239,18 +239,7 @@ func startFloor(b *testing.B, db *sql.DB) string {
 func benchOne(b *testing.B, cs, csStdio, csMem, csIso *mcp.ClientSession, svc *Service, direct *sql.DB, floor, query string, want int, file string) {
 	args, _ := json.Marshal(map[string]any{"path": "bench/big/events", "sql": fmt.Sprintf(query, "events")})
 	directSQL := fmt.Sprintf(query, benchdata.Quote(file))
-	callOn := func(cs *mcp.ClientSession) func() int {
-		return func() int {
-			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "execute_query", Arguments: args})
-			if err != nil || res.IsError {
-				b.Fatalf("execute_query: %v %s", err, text(res))
-			}
-			var out struct{ RowCount int }
-			json.Unmarshal(res.StructuredContent.(json.RawMessage), &out)
-			return out.RowCount
-		}
-	}
-	runMCP, runStdio, runMem, runIso := callOn(cs), callOn(csStdio), callOn(csMem), callOn(csIso)
+	runMCP, runStdio, runMem, runIso := executeCall(b, cs, args), executeCall(b, csStdio, args), executeCall(b, csMem, args), executeCall(b, csIso, args)
 	runDirect := func() int {
 		n, err := benchdata.ScanAll(direct, directSQL)
 		if err != nil {
@@ -313,6 +302,66 @@ func benchOne(b *testing.B, cs, csStdio, csMem, csIso *mcp.ClientSession, svc *S
 	piso := benchdata.Median(times[6])
 	b.ReportMetric(float64(piso.Microseconds())/1000, "p50-mcp-isolated-ms")
 	b.ReportMetric(100*float64(benchdata.MedianDiff(times[6], times[0]))/float64(pd), "paired-isolated-overhead-%")
+}
+
+// executeCall returns a call of execute_query with args through cs, which
+// returns the result's rowCount (the caller reads the structured content, as a
+// program would).
+func executeCall(b *testing.B, cs *mcp.ClientSession, args json.RawMessage) func() int {
+	return func() int {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "execute_query", Arguments: args})
+		if err != nil || res.IsError {
+			b.Fatalf("execute_query: %v %s", err, text(res))
+		}
+		var out struct{ RowCount int }
+		json.Unmarshal(res.StructuredContent.(json.RawMessage), &out)
+		return out.RowCount
+	}
+}
+
+// BenchmarkHeadToHead is the comparison as a user would make it, two ways and
+// nothing else in the loop: execute_query from our client over stateless
+// Streamable HTTP on loopback to the built server in a process of its own, as
+// it runs by default (each query in a query process) and with -isolate=false,
+// against the same aggregate through duckdb-go directly on the file in this
+// process, interleaved (shuffled). Each way has a DuckDB of its own and
+// follows only the other; in BenchmarkExecuteQuery, which splits the cost into
+// its parts, every way runs among six others and four DuckDB instances.
+func BenchmarkHeadToHead(b *testing.B) {
+	dir, file := writeBenchCatalog(b)
+	bin := buildServer(b)
+	direct := openDirect(b)
+	for _, mode := range []struct {
+		name string
+		args []string
+	}{{"default", nil}, {"in-process", []string{"-isolate=false"}}} {
+		srv := startProgram(b, bin, append([]string{"-http", "127.0.0.1:0", "-catalog", dir}, mode.args...)...)
+		cs := connectHTTP(b, srv.url, "")
+		for _, bq := range benchdata.Queries {
+			b.Run(mode.name+"/"+bq.Name, func(b *testing.B) {
+				args, _ := json.Marshal(map[string]any{"path": "bench/big/events", "sql": fmt.Sprintf(bq.SQL, "events")})
+				directSQL := fmt.Sprintf(bq.SQL, benchdata.Quote(file))
+				call := executeCall(b, cs, args)
+				runDirect := func() int {
+					n, err := benchdata.ScanAll(direct, directSQL)
+					if err != nil {
+						b.Fatal(err)
+					}
+					return n
+				}
+				if m, d := call(), runDirect(); m != bq.Rows || d != bq.Rows {
+					b.Fatalf("rows: mcp %d direct %d, want %d", m, d, bq.Rows)
+				}
+				times := benchdata.Interleave(b.Loop, []func(){func() { runDirect() }, func() { call() }})
+				b.StopTimer()
+				pd, pm := benchdata.Median(times[0]), benchdata.Median(times[1])
+				b.ReportMetric(float64(pd.Microseconds())/1000, "p50-direct-ms")
+				b.ReportMetric(float64(pm.Microseconds())/1000, "p50-mcp-ms")
+				b.ReportMetric(100*(float64(pm)-float64(pd))/float64(pd), "overhead-%")
+				b.ReportMetric(100*float64(benchdata.MedianDiff(times[1], times[0]))/float64(pd), "paired-overhead-%")
+			})
+		}
+	}
 }
 
 // writeBigCatalog writes a catalog of 10,000 sources: 10 projects × 10 packages ×

@@ -38,7 +38,7 @@ func TestStdioBinary(t *testing.T) {
 	scenario(t, cs, dir)
 }
 
-type testWriter struct{ t *testing.T }
+type testWriter struct{ t testing.TB }
 
 func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Logf("server: %s", strings.TrimRight(string(p), "\n"))
@@ -73,7 +73,7 @@ func startBinary(t *testing.T, args ...string) *binaryServer {
 }
 
 // startProgram is startBinary for the server's program at path bin.
-func startProgram(t *testing.T, bin string, args ...string) *binaryServer {
+func startProgram(t testing.TB, bin string, args ...string) *binaryServer {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	out, err := cmd.StdoutPipe()
