@@ -161,16 +161,16 @@ func aggregateWays(b *testing.B, direct *sql.DB, file string, bq benchdata.Query
 func BenchmarkWorkerMalloc(b *testing.B) {
 	dir, file := writeBenchCatalog(b)
 	bin := buildServer(b)
-	worker := func(tunables ...string) func() *exec.Cmd {
+	// Each query process's GLIBC_TUNABLES is set here, whatever this process's
+	// environment says: the settings, and empty (glibc's defaults).
+	worker := func(tunables string) func() *exec.Cmd {
 		return func() *exec.Cmd {
 			cmd := exec.Command(bin, workerFlag)
-			if tunables != nil {
-				cmd.Env = append(slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "GLIBC_TUNABLES=") }), "GLIBC_TUNABLES="+tunables[0])
-			}
+			cmd.Env = append(slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "GLIBC_TUNABLES=") }), "GLIBC_TUNABLES="+tunables)
 			return cmd
 		}
 	}
-	tuned := newTestService(b, dir, Config{Duck: engine.DuckConfig{Worker: worker()}})
+	tuned := newTestService(b, dir, Config{Duck: engine.DuckConfig{Worker: worker(engine.WorkerMalloc(0))}})
 	plain := newTestService(b, dir, Config{Duck: engine.DuckConfig{Worker: worker("")}})
 	direct := openDirect(b)
 	for _, bq := range benchdata.Queries {
