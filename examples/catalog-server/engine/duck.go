@@ -181,8 +181,16 @@ func openDuckFile(ctx context.Context, f *duckFile, cfg DuckConfig) (*Duck, erro
 // of the folder is refused), turns extension loading off and locks the
 // configuration. The settings are global: set once, then locked for every
 // connection.
+//
+// It also keeps the metadata of the Parquet files queries read (their footers:
+// schema, row groups, statistics) between queries: a model's queries read the
+// same files again and again, and without it each query parses each file's
+// footer when it is prepared and again when it runs. DuckDB checks a file's
+// modification time before it uses what it kept, so a file written again is
+// read afresh (TestDuckParquetChanged).
 func lockDown(ctx context.Context, db *sql.DB, pkgDir string) error {
 	for _, s := range []string{
+		"SET GLOBAL parquet_metadata_cache = true",
 		"SET GLOBAL allowed_directories = [" + quoteLit(pkgDir+string(filepath.Separator)) + "]",
 		"SET GLOBAL enable_external_access = false",
 		"SET GLOBAL autoinstall_known_extensions = false",

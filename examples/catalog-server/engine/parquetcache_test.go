@@ -1,0 +1,100 @@
+package engine
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestDuckParquetChanged: a model keeps the metadata of the Parquet files its
+// queries read (parquet_metadata_cache, set by lockDown), and a file written
+// again — in place, or replaced by a rename, with another number of rows — is
+// read afresh by the next query, in the server's process and in a query
+// process, without a reload.
+func TestDuckParquetChanged(t *testing.T) {
+	m := loadModel(t, map[string]string{
+		"p/k/manifest.json": `{}`,
+		"p/k/m.sql":         "-- @source events\nSELECT * FROM 'data/events.parquet'",
+	}, "p/k/m")
+	file := filepath.Join(m.Package.Dir, "data", "events.parquet")
+	os.MkdirAll(filepath.Dir(file), 0o755)
+	gen, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gen.Close()
+	// write makes the file hold rows 0 … n-1 (a, and b = 2a), written next to it
+	// and then renamed over it, or copied into it in place.
+	write := func(n int, inPlace bool) {
+		t.Helper()
+		tmp := file + ".tmp"
+		if _, err := gen.Exec(fmt.Sprintf("COPY (SELECT range AS a, range * 2 AS b FROM range(%d)) TO '%s' (FORMAT parquet)", n, tmp)); err != nil {
+			t.Fatal(err)
+		}
+		if inPlace {
+			b, err := os.ReadFile(tmp)
+			if err == nil {
+				err = os.WriteFile(file, b, 0o644)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			os.Remove(tmp)
+		} else if err := os.Rename(tmp, file); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(1000, false)
+	d, err := OpenDuck(context.Background(), m, DuckConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	p := openProc(t, m, DuckConfig{})
+	for _, e := range []struct {
+		name string
+		q    interface {
+			Query(context.Context, string, map[string]any, Limits) (*Result, error)
+		}
+	}{{"in process", d}, {"query process", p}} {
+		t.Run(e.name, func(t *testing.T) {
+			// query returns the one row of sqlText, each value as its JSON
+			// without quotes (a query process's values are raw JSON).
+			query := func(sqlText string) []string {
+				t.Helper()
+				res, err := e.q.Query(context.Background(), sqlText, nil, testLimits)
+				if err != nil || len(res.Rows) != 1 {
+					t.Fatalf("%s: %v %+v", sqlText, err, res)
+				}
+				var out []string
+				for _, v := range res.Rows[0] {
+					b, _ := json.Marshal(v)
+					out = append(out, strings.Trim(string(b), `"`))
+				}
+				return out
+			}
+			if got := query("SELECT current_setting('parquet_metadata_cache') AS on")[0]; got != "true" {
+				t.Fatalf("parquet_metadata_cache is %s", got)
+			}
+			write(1000, false)
+			for i, c := range []struct {
+				n       int
+				inPlace bool
+			}{{1000, false}, {5000, false}, {10, true}, {123456, true}, {7, false}} {
+				if i > 0 {
+					write(c.n, c.inPlace)
+				}
+				row := query("SELECT count(*) AS n, sum(b) AS s FROM events")
+				if want := []string{fmt.Sprint(c.n), fmt.Sprint(c.n * (c.n - 1))}; !slices.Equal(row, want) {
+					t.Errorf("after writing %d rows (in place: %v): count and sum %v, want %v", c.n, c.inPlace, row, want)
+				}
+			}
+		})
+	}
+}
