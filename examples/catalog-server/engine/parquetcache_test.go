@@ -29,12 +29,12 @@ func TestDuckParquetChanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer gen.Close()
-	// write makes the file hold rows 0 … n-1 (a, and b = 2a), written next to it
+	// write makes the file hold rows 0 … n-1 (a, and b = k·a), written next to it
 	// and then renamed over it, or copied into it in place.
-	write := func(n int, inPlace bool) {
+	write := func(n, k int, inPlace bool) {
 		t.Helper()
 		tmp := file + ".tmp"
-		if _, err := gen.Exec(fmt.Sprintf("COPY (SELECT range AS a, range * 2 AS b FROM range(%d)) TO '%s' (FORMAT parquet)", n, tmp)); err != nil {
+		if _, err := gen.Exec(fmt.Sprintf("COPY (SELECT range AS a, range * %d AS b FROM range(%d)) TO '%s' (FORMAT parquet)", k, n, tmp)); err != nil {
 			t.Fatal(err)
 		}
 		if inPlace {
@@ -50,7 +50,7 @@ func TestDuckParquetChanged(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write(1000, false)
+	write(1000, 2, false)
 	d, err := OpenDuck(context.Background(), m, DuckConfig{})
 	if err != nil {
 		t.Fatal(err)
@@ -82,17 +82,19 @@ func TestDuckParquetChanged(t *testing.T) {
 			if got := query("SELECT current_setting('parquet_metadata_cache') AS on")[0]; got != "true" {
 				t.Fatalf("parquet_metadata_cache is %s", got)
 			}
-			write(1000, false)
+			write(1000, 2, false)
+			// The last two write files of the same size (7 rows, other values)
+			// within a millisecond or so.
 			for i, c := range []struct {
-				n       int
+				n, k    int
 				inPlace bool
-			}{{1000, false}, {5000, false}, {10, true}, {123456, true}, {7, false}} {
+			}{{1000, 2, false}, {5000, 2, false}, {10, 2, true}, {123456, 2, true}, {7, 2, false}, {7, 3, true}, {7, 5, false}} {
 				if i > 0 {
-					write(c.n, c.inPlace)
+					write(c.n, c.k, c.inPlace)
 				}
 				row := query("SELECT count(*) AS n, sum(b) AS s FROM events")
-				if want := []string{fmt.Sprint(c.n), fmt.Sprint(c.n * (c.n - 1))}; !slices.Equal(row, want) {
-					t.Errorf("after writing %d rows (in place: %v): count and sum %v, want %v", c.n, c.inPlace, row, want)
+				if want := []string{fmt.Sprint(c.n), fmt.Sprint(c.k * c.n * (c.n - 1) / 2)}; !slices.Equal(row, want) {
+					t.Errorf("after writing %d rows of b = %d·a (in place: %v): count and sum %v, want %v", c.n, c.k, c.inPlace, row, want)
 				}
 			}
 		})
