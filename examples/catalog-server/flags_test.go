@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -73,13 +75,26 @@ func TestMemoryLimitCheckRefusesAlways(t *testing.T) {
 // TestStartSaysWhereQueriesRun: the server's log says, at start, whether DuckDB
 // queries run in query processes (the default) or in its own process.
 func TestStartSaysWhereQueriesRun(t *testing.T) {
+	t.Setenv("GLIBC_TUNABLES", "") // restored when the test ends
+	empty := ""
+	// With -isolate=false and without GLIBC_TUNABLES the log says how to give
+	// the server's own process the query processes' allocator settings: it
+	// allocates as its environment said when it started (Linux's C library).
+	hint := "GLIBC_TUNABLES=" + engine.WorkerMalloc(3)
 	for _, tc := range []struct {
-		args []string
-		want string
+		args     []string
+		tunables *string // GLIBC_TUNABLES; nil: unset
+		want     string
+		hint     bool
 	}{
-		{nil, "DuckDB queries run in query processes"},
-		{[]string{"-isolate=false"}, "DuckDB queries run in this process (-isolate=false)"},
+		{nil, nil, "DuckDB queries run in query processes", false},
+		{[]string{"-isolate=false", "-threads", "3"}, nil, "DuckDB queries run in this process (-isolate=false)", runtime.GOOS == "linux"},
+		{[]string{"-isolate=false", "-threads", "3"}, &empty, "DuckDB queries run in this process (-isolate=false)", false},
 	} {
+		os.Unsetenv("GLIBC_TUNABLES")
+		if tc.tunables != nil {
+			os.Setenv("GLIBC_TUNABLES", *tc.tunables)
+		}
 		var stdout, stderr syncBuffer
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		done := make(chan int, 1)
@@ -95,6 +110,9 @@ func TestStartSaysWhereQueriesRun(t *testing.T) {
 		}
 		if !strings.Contains(stderr.String(), tc.want) {
 			t.Errorf("%v: the log does not say %q: %q", tc.args, tc.want, stderr.String())
+		}
+		if got := strings.Contains(stderr.String(), hint); got != tc.hint {
+			t.Errorf("%v (GLIBC_TUNABLES %v): the log says %q: %v, want %v: %q", tc.args, tc.tunables, hint, got, tc.hint, stderr.String())
 		}
 	}
 }

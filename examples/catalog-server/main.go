@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -205,7 +206,13 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, lo
 	if o.isolate {
 		log.Info("DuckDB queries run in query processes, each ended at its time limit (-isolate=false runs them in this process)", "max-query-processes", o.maxProcs)
 	} else {
-		log.Info("DuckDB queries run in this process (-isolate=false): a calculation DuckDB cannot interrupt runs on past its time limit")
+		var hint []any
+		if _, set := os.LookupEnv("GLIBC_TUNABLES"); !set && runtime.GOOS == "linux" {
+			// Query processes get the allocator settings in their environment
+			// (engine.WorkerMalloc); this process's were read when it started.
+			hint = append(hint, "allocator", "the C library's defaults; start the server with GLIBC_TUNABLES="+engine.WorkerMalloc(o.cfg.Duck.Threads)+" to keep the memory DuckDB frees between queries, as query processes do (quantiles about 1.7 times faster)")
+		}
+		log.Info("DuckDB queries run in this process (-isolate=false): a calculation DuckDB cannot interrupt runs on past its time limit", hint...)
 	}
 	svc, err := NewService(ctx, dir, o.cfg, log)
 	if err != nil {
