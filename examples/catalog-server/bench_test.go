@@ -244,13 +244,7 @@ func benchOne(b *testing.B, cs, csStdio, csMem, csIso *mcp.ClientSession, svc *S
 	args, _ := json.Marshal(map[string]any{"path": "bench/big/events", "sql": fmt.Sprintf(query, "events")})
 	directSQL := fmt.Sprintf(query, benchdata.Quote(file))
 	runMCP, runStdio, runMem, runIso := executeCall(b, cs, args), executeCall(b, csStdio, args), executeCall(b, csMem, args), executeCall(b, csIso, args)
-	runDirect := func() int {
-		n, err := benchdata.ScanAll(direct, directSQL)
-		if err != nil {
-			b.Fatal(err)
-		}
-		return n
-	}
+	runDirect := directCall(b, direct, directSQL)
 	runFloor := func() int {
 		resp, err := http.Post(floor, "text/plain", strings.NewReader(directSQL))
 		if err != nil {
@@ -323,6 +317,18 @@ func executeCall(b *testing.B, cs *mcp.ClientSession, args json.RawMessage) func
 	}
 }
 
+// directCall returns a run of query through duckdb-go directly on direct, every
+// row read (benchdata.ScanAll), which returns the number of rows.
+func directCall(b *testing.B, direct *sql.DB, query string) func() int {
+	return func() int {
+		n, err := benchdata.ScanAll(direct, query)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return n
+	}
+}
+
 // BenchmarkHeadToHead is the comparison as a user would make it, two ways and
 // nothing else in the loop: execute_query from our client over stateless
 // Streamable HTTP on loopback to the built server in a process of its own, as
@@ -346,13 +352,7 @@ func BenchmarkHeadToHead(b *testing.B) {
 				args, _ := json.Marshal(map[string]any{"path": "bench/big/events", "sql": fmt.Sprintf(bq.SQL, "events")})
 				directSQL := fmt.Sprintf(bq.SQL, benchdata.Quote(file))
 				call := executeCall(b, cs, args)
-				runDirect := func() int {
-					n, err := benchdata.ScanAll(direct, directSQL)
-					if err != nil {
-						b.Fatal(err)
-					}
-					return n
-				}
+				runDirect := directCall(b, direct, directSQL)
 				if m, d := call(), runDirect(); m != bq.Rows || d != bq.Rows {
 					b.Fatalf("rows: mcp %d direct %d, want %d", m, d, bq.Rows)
 				}

@@ -131,10 +131,14 @@ func buildDuckFile(ctx context.Context, m *catalog.Model) (*duckFile, error) {
 	return f, nil
 }
 
+// duckDefaultThreads is DuckDB's thread count for a model whose DuckConfig
+// gives none.
+const duckDefaultThreads = 2
+
 // openDuckFile opens the database file f read-only, locked down, for queries.
 func openDuckFile(ctx context.Context, f *duckFile, cfg DuckConfig) (*Duck, error) {
 	if cfg.Threads <= 0 {
-		cfg.Threads = 2
+		cfg.Threads = duckDefaultThreads
 	}
 	if cfg.MemoryLimit == "" {
 		cfg.MemoryLimit = "512MB"

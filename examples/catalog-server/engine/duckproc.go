@@ -473,7 +473,7 @@ func workerEnviron(env []string, threads int) []string {
 }
 
 // WorkerMalloc is how a query process of a model run on threads threads (0:
-// DuckDB's 2) has its C library (glibc) keep the memory DuckDB frees, set in
+// duckDefaultThreads) has its C library (glibc) keep the memory DuckDB frees, set in
 // its environment as GLIBC_TUNABLES unless the server's environment has that
 // variable: blocks under 32 MB come from the heap (glibc's default starts at
 // 128 KB, then adapts), each heap keeps up to 64 MB of free memory at its top
@@ -489,7 +489,7 @@ func workerEnviron(env []string, threads int) []string {
 // after a query is ended.
 func WorkerMalloc(threads int) string {
 	if threads <= 0 {
-		threads = 2
+		threads = duckDefaultThreads
 	}
 	return fmt.Sprintf("glibc.malloc.mmap_threshold=%d:glibc.malloc.trim_threshold=%d:glibc.malloc.arena_max=%d", 32<<20, 64<<20, threads)
 }

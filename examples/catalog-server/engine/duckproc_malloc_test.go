@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"runtime"
 	"slices"
@@ -92,15 +91,12 @@ func TestDuckProcWorkerMalloc(t *testing.T) {
 	}
 }
 
-// minorFaults reads the minor page faults of process pid from /proc/PID/stat.
+// minorFaults reads the minor page faults of process pid (procStat).
 func minorFaults(t *testing.T, pid int) int {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		t.Fatal(err)
+	f, ok := procStat(pid)
+	if !ok || len(f) < 8 {
+		t.Fatalf("process %d: no minor faults in %q", pid, f)
 	}
-	// Fields after the command's ")": state, ppid, pgrp, session, tty, tpgid,
-	// flags, minflt.
-	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
 	n, err := strconv.Atoi(f[7])
 	if err != nil {
 		t.Fatal(err)

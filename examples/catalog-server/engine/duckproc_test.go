@@ -81,14 +81,20 @@ func (p *DuckProc) pids() []int {
 
 // alive reports whether process pid exists (and is not a zombie).
 func alive(pid int) bool {
+	f, ok := procStat(pid)
+	return ok && (len(f) == 0 || f[0] != "Z") // the state: "Z" is a zombie
+}
+
+// procStat returns the fields of /proc/PID/stat after the command name (in
+// parentheses, which may hold spaces): state, ppid, pgrp, session, tty, tpgid,
+// flags, minflt, …; false when the process is gone.
+func procStat(pid int) ([]string, bool) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return false
+		return nil, false
 	}
-	// The state follows the command name in parentheses: "Z" is a zombie.
 	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
+	return strings.Fields(s[strings.LastIndexByte(s, ')')+1:]), true
 }
 
 // TestDuckProcMatchesDuck: a query in a process of its own answers what it
