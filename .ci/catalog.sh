@@ -40,7 +40,7 @@ go test -race -count=1 ./...
 # The query benchmarks once each (about 15 s): every way returns duckdb-go's rows, and
 # the benchmark binary starts itself again with the query processes' allocator
 # settings (benchdata.WithMalloc).
-go test -race -count=1 -run '^$' -bench 'ExecuteQuery|HeadToHead|IsolatedQuery|WorkerMalloc' -benchtime 1x .
+go test -race -count=1 -run '^$' -bench 'ExecuteQuery|HeadToHead|IsolatedQuery|WorkerMalloc|WorkerGoProcs' -benchtime 1x .
 
 # The comparison with the other Go MCP libraries (a module of its own): one round per
 # query, which checks that every library's way returns duckdb-go's rows. duckdb-go's

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -193,12 +194,88 @@ func BenchmarkWorkerMalloc(b *testing.B) {
 	}
 }
 
+// BenchmarkWorkerGoProcs measures what running query processes with
+// GOMAXPROCS=1 (workerGoProcs) gives a query: the benchmark's aggregates in
+// query processes as the server starts them and in query processes with one
+// of the Go runtime's processors per processor (the runtime's default, set by
+// starting them through env(1)), interleaved (shuffled) with duckdb-go
+// directly in this process as it runs, and with GOMAXPROCS=1 — this process
+// switches to one processor before each such call and back after it, outside
+// the time measured: the same setting for duckdb-go in a program of its own.
+// It reports, for the query processes, the voluntary context switches and the
+// processor time per query (Linux).
+func BenchmarkWorkerGoProcs(b *testing.B) {
+	dir, file := writeBenchCatalog(b)
+	bin := buildServer(b)
+	procs := strconv.Itoa(runtime.NumCPU())
+	if procs == "1" {
+		b.Skip("one processor: GOMAXPROCS=1 is the Go runtime's default")
+	}
+	one := newTestService(b, dir, Config{Duck: engine.DuckConfig{Worker: func() *exec.Cmd { return exec.Command(bin, workerFlag) }}})
+	all := newTestService(b, dir, Config{Duck: engine.DuckConfig{Worker: func() *exec.Cmd {
+		return exec.Command("env", "GOMAXPROCS="+procs, bin, workerFlag)
+	}}})
+	direct, direct1 := openDirect(b), openDirect(b)
+	for _, bq := range benchdata.Queries {
+		b.Run(bq.Name, func(b *testing.B) {
+			ways := aggregateWays(b, direct, file, bq, one, all)
+			runDirect1 := directCall(b, direct1, fmt.Sprintf(bq.SQL, benchdata.Quote(file)))
+			before := workerPIDs(bin, "GOMAXPROCS")
+			sw1, cpu1 := workerSched(before["1"])
+			swN, cpuN := workerSched(before[procs])
+			times := benchdata.InterleaveTimed(b.Loop, []func() time.Duration{
+				benchdata.Timed(ways[0]), benchdata.Timed(ways[1]), benchdata.Timed(ways[2]),
+				func() time.Duration {
+					defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+					return benchdata.Timed(func() { runDirect1() })()
+				},
+			})
+			b.StopTimer()
+			n := len(times[0])
+			after := workerPIDs(bin, "GOMAXPROCS")
+			b.ReportMetric(float64(benchdata.Median(times[0]).Microseconds())/1000, "p50-direct-ms")
+			b.ReportMetric(float64(benchdata.Median(times[3]).Microseconds())/1000, "p50-direct-procs1-ms")
+			b.ReportMetric(float64(benchdata.Median(times[1]).Microseconds())/1000, "p50-worker-procs1-ms")
+			b.ReportMetric(float64(benchdata.Median(times[2]).Microseconds())/1000, "p50-worker-default-ms")
+			b.ReportMetric(float64(benchdata.MedianDiff(times[2], times[1]).Microseconds())/1000, "paired-worker-default-minus-procs1-ms")
+			b.ReportMetric(float64(benchdata.MedianDiff(times[0], times[3]).Microseconds())/1000, "paired-direct-default-minus-procs1-ms")
+			// Query processes are kept between the loops (duckIdleWorkers a model):
+			// the counts are of the same processes, unless one was ended.
+			if slices.Equal(before["1"], after["1"]) && slices.Equal(before[procs], after[procs]) && n > 0 {
+				s1, c1 := workerSched(after["1"])
+				sN, cN := workerSched(after[procs])
+				b.ReportMetric(float64(s1-sw1)/float64(n), "worker-procs1-switches/query")
+				b.ReportMetric(float64(sN-swN)/float64(n), "worker-default-switches/query")
+				b.ReportMetric(float64((c1-cpu1).Microseconds())/1000/float64(n), "worker-procs1-cpu-ms/query")
+				b.ReportMetric(float64((cN-cpuN).Microseconds())/1000/float64(n), "worker-default-cpu-ms/query")
+			}
+		})
+	}
+}
+
 // workerRSS returns the largest resident memory (MB) of the running query
 // processes of the server binary bin, by whether their GLIBC_TUNABLES is set
 // to anything (Linux's /proc; none elsewhere). glibc rewrites the variable as
 // it reads it: its value is not compared.
 func workerRSS(bin string) map[bool]float64 {
 	out := map[bool]float64{}
+	for value, pids := range workerPIDs(bin, "GLIBC_TUNABLES") {
+		for _, pid := range pids {
+			statm, _ := os.ReadFile(filepath.Join("/proc", pid, "statm"))
+			if f := strings.Fields(string(statm)); len(f) > 1 {
+				pages, _ := strconv.ParseFloat(f[1], 64)
+				out[value != ""] = max(out[value != ""], pages*float64(os.Getpagesize())/(1<<20))
+			}
+		}
+	}
+	return out
+}
+
+// workerPIDs returns the process ids of the running query processes of the
+// server binary bin, by the value of the variable name in their environment
+// (Linux's /proc; none elsewhere).
+func workerPIDs(bin, name string) map[string][]string {
+	out := map[string][]string{}
 	ents, _ := os.ReadDir("/proc")
 	for _, e := range ents {
 		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
@@ -206,19 +283,39 @@ func workerRSS(bin string) map[bool]float64 {
 			continue
 		}
 		env, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-		tunables := false
+		value := ""
 		for kv := range strings.SplitSeq(string(env), "\x00") {
-			if v, ok := strings.CutPrefix(kv, "GLIBC_TUNABLES="); ok {
-				tunables = v != ""
+			if v, ok := strings.CutPrefix(kv, name+"="); ok {
+				value = v
 			}
 		}
-		statm, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "statm"))
-		if f := strings.Fields(string(statm)); len(f) > 1 {
-			pages, _ := strconv.ParseFloat(f[1], 64)
-			out[tunables] = max(out[tunables], pages*float64(os.Getpagesize())/(1<<20))
-		}
+		out[value] = append(out[value], e.Name())
 	}
 	return out
+}
+
+// workerSched returns what the query processes with the given pids have done so
+// far, summed over their threads (Linux's /proc): the times a thread gave up its
+// processor to wait (voluntary context switches), and processor time.
+func workerSched(pids []string) (switches int, cpu time.Duration) {
+	for _, pid := range pids {
+		tasks, _ := os.ReadDir(filepath.Join("/proc", pid, "task"))
+		for _, task := range tasks {
+			status, _ := os.ReadFile(filepath.Join("/proc", pid, "task", task.Name(), "status"))
+			for line := range strings.SplitSeq(string(status), "\n") {
+				if v, ok := strings.CutPrefix(line, "voluntary_ctxt_switches:"); ok {
+					n, _ := strconv.Atoi(strings.TrimSpace(v))
+					switches += n
+				}
+			}
+			sched, _ := os.ReadFile(filepath.Join("/proc", pid, "task", task.Name(), "schedstat"))
+			if f := strings.Fields(string(sched)); len(f) > 0 {
+				ns, _ := strconv.ParseInt(f[0], 10, 64)
+				cpu += time.Duration(ns)
+			}
+		}
+	}
+	return switches, cpu
 }
 
 // startFloor serves the floor of any HTTP endpoint for BenchmarkExecuteQuery: a

@@ -97,6 +97,26 @@ func ScanAll(db *sql.DB, query string) (int, error) {
 // process, another database) is always measured cold, the one after it always
 // warm. Shuffled, each way follows each other way about equally often.
 func Interleave(loop func() bool, ways []func()) [][]time.Duration {
+	timed := make([]func() time.Duration, len(ways))
+	for i, w := range ways {
+		timed[i] = Timed(w)
+	}
+	return InterleaveTimed(loop, timed)
+}
+
+// Timed returns f as a way of InterleaveTimed: it reports how long f took.
+func Timed(f func()) func() time.Duration {
+	return func() time.Duration {
+		s := time.Now()
+		f()
+		return time.Since(s)
+	}
+}
+
+// InterleaveTimed is Interleave for ways that time themselves: each returns how
+// long its measured part took, so that what it must set up and undo around it
+// (a setting of the process) is not counted.
+func InterleaveTimed(loop func() bool, ways []func() time.Duration) [][]time.Duration {
 	rng := rand.New(rand.NewPCG(2026, 26))
 	times := make([][]time.Duration, len(ways))
 	order := make([]int, len(ways))
@@ -106,9 +126,7 @@ func Interleave(loop func() bool, ways []func()) [][]time.Duration {
 	for loop() {
 		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 		for _, k := range order {
-			s := time.Now()
-			ways[k]()
-			times[k] = append(times[k], time.Since(s))
+			times[k] = append(times[k], ways[k]())
 		}
 	}
 	return times

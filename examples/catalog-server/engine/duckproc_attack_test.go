@@ -38,6 +38,7 @@ func TestDuckProcWorkerEnvironment(t *testing.T) {
 	t.Setenv("CATALOG_TEST_PG_DSN", "postgres://u:hunter2@db.example/prod")
 	t.Setenv("TZ", "UTC")
 	t.Setenv("LC_ALL", "C.UTF-8")
+	t.Setenv("GOMAXPROCS", "2") // the server's: a query process runs with 1
 	p := openTestProc(t, nil)
 	if _, err := p.Query(context.Background(), "SELECT 1", nil, testLimits); err != nil {
 		t.Fatal(err)
@@ -56,10 +57,13 @@ func TestDuckProcWorkerEnvironment(t *testing.T) {
 			t.Errorf("the worker has the DSN: %q", kv)
 		}
 	}
-	for _, want := range []string{"TZ=UTC", "LC_ALL=C.UTF-8"} {
+	for _, want := range []string{"TZ=UTC", "LC_ALL=C.UTF-8", "GOMAXPROCS=1"} {
 		if !strings.Contains("\x00"+string(b)+"\x00", "\x00"+want+"\x00") {
 			t.Errorf("the worker lacks %s (its environment: %q)", want, env)
 		}
+	}
+	if strings.Contains("\x00"+string(b), "\x00GOMAXPROCS=2") {
+		t.Errorf("the worker has the server's GOMAXPROCS (its environment: %q)", env)
 	}
 }
 

@@ -12,20 +12,23 @@ import (
 
 // TestWorkerEnviron: a query process's environment gets WorkerMalloc (one heap
 // a thread) as GLIBC_TUNABLES unless the server's environment has the variable, whose
-// value (empty: the C library's defaults) then stays; nothing else of the
-// server's environment passes but what DuckDB and Go read.
+// value (empty: the C library's defaults) then stays, and GOMAXPROCS=1 whatever
+// the server's is; nothing else of the server's environment passes but what
+// DuckDB and Go read.
 func TestWorkerEnviron(t *testing.T) {
 	const malloc2 = "glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=67108864:glibc.malloc.arena_max=2"
+	const procs = "GOMAXPROCS=1"
 	for _, c := range []struct {
 		env     []string
 		threads int
 		want    []string
 	}{
-		{[]string{"TZ=UTC", "PGPASSWORD=hunter2"}, 0, []string{"TZ=UTC", "GLIBC_TUNABLES=" + malloc2}},
-		{[]string{"TZ=UTC"}, 2, []string{"TZ=UTC", "GLIBC_TUNABLES=" + malloc2}},
-		{nil, 8, []string{"GLIBC_TUNABLES=" + strings.Replace(malloc2, "arena_max=2", "arena_max=8", 1)}},
-		{[]string{"GLIBC_TUNABLES=glibc.malloc.arena_max=4", "HOME=/h"}, 2, []string{"GLIBC_TUNABLES=glibc.malloc.arena_max=4", "HOME=/h"}},
-		{[]string{"GLIBC_TUNABLES="}, 2, []string{"GLIBC_TUNABLES="}},
+		{[]string{"TZ=UTC", "PGPASSWORD=hunter2"}, 0, []string{"TZ=UTC", "GLIBC_TUNABLES=" + malloc2, procs}},
+		{[]string{"TZ=UTC"}, 2, []string{"TZ=UTC", "GLIBC_TUNABLES=" + malloc2, procs}},
+		{nil, 8, []string{"GLIBC_TUNABLES=" + strings.Replace(malloc2, "arena_max=2", "arena_max=8", 1), procs}},
+		{[]string{"GLIBC_TUNABLES=glibc.malloc.arena_max=4", "HOME=/h"}, 2, []string{"GLIBC_TUNABLES=glibc.malloc.arena_max=4", "HOME=/h", procs}},
+		{[]string{"GLIBC_TUNABLES="}, 2, []string{"GLIBC_TUNABLES=", procs}},
+		{[]string{"GOMAXPROCS=8", "GOGC=200", "GLIBC_TUNABLES="}, 2, []string{"GOGC=200", "GLIBC_TUNABLES=", procs}},
 	} {
 		if got := workerEnviron(c.env, c.threads); !slices.Equal(got, c.want) {
 			t.Errorf("workerEnviron(%q, %d) = %q, want %q", c.env, c.threads, got, c.want)
