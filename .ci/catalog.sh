@@ -37,7 +37,7 @@ cd "$ROOT/examples/catalog-server"
 # (duckdb-go's cgo glue, arrow-go) takes about 70 s of CPU; go vet would build it all
 # a second time without -race, so it is left to the developers' pre-commit checks.
 go test -race -count=1 ./...
-# The query benchmarks once each (about 15 s): every way returns duckdb-go's rows, and
+# The query benchmarks once each (about 20 s): every way returns duckdb-go's rows, and
 # the benchmark binary starts itself again with the query processes' allocator
 # settings (benchdata.WithMalloc).
 go test -race -count=1 -run '^$' -bench 'ExecuteQuery|HeadToHead|IsolatedQuery|WorkerMalloc|WorkerGoProcs' -benchtime 1x .

@@ -195,34 +195,38 @@ func BenchmarkWorkerMalloc(b *testing.B) {
 }
 
 // BenchmarkWorkerGoProcs measures what running query processes with
-// GOMAXPROCS=1 (workerGoProcs) gives a query: the benchmark's aggregates in
-// query processes as the server starts them and in query processes with one
-// of the Go runtime's processors per processor (the runtime's default, set by
-// starting them through env(1)), interleaved (shuffled) with duckdb-go
-// directly in this process as it runs, and with GOMAXPROCS=1 — this process
-// switches to one processor before each such call and back after it, outside
-// the time measured: the same setting for duckdb-go in a program of its own.
-// It reports, for the query processes, the voluntary context switches and the
-// processor time per query (Linux).
+// GOMAXPROCS=1 (workerGoProcs) gives a query: the benchmark's aggregates, and a
+// 1,000-row answer, in query processes as the server starts them and in query
+// processes with the Go runtime's default GOMAXPROCS (started through env(1)
+// without the variable), interleaved (shuffled) with duckdb-go directly in
+// this process as it runs, and with GOMAXPROCS=1 — this process switches to one
+// processor before each such call and back after it, outside the time
+// measured: the same setting for duckdb-go in a program of its own. It
+// reports, for the query processes, the voluntary context switches of their
+// threads and their processor time per query (Linux).
 func BenchmarkWorkerGoProcs(b *testing.B) {
 	dir, file := writeBenchCatalog(b)
 	bin := buildServer(b)
-	procs := strconv.Itoa(runtime.NumCPU())
-	if procs == "1" {
+	if runtime.NumCPU() == 1 {
 		b.Skip("one processor: GOMAXPROCS=1 is the Go runtime's default")
 	}
 	one := newTestService(b, dir, Config{Duck: engine.DuckConfig{Worker: func() *exec.Cmd { return exec.Command(bin, workerFlag) }}})
-	all := newTestService(b, dir, Config{Duck: engine.DuckConfig{Worker: func() *exec.Cmd {
-		return exec.Command("env", "GOMAXPROCS="+procs, bin, workerFlag)
+	dflt := newTestService(b, dir, Config{Duck: engine.DuckConfig{Worker: func() *exec.Cmd {
+		return exec.Command("env", "-u", "GOMAXPROCS", bin, workerFlag)
 	}}})
 	direct, direct1 := openDirect(b), openDirect(b)
-	for _, bq := range benchdata.Queries {
+	queries := append(slices.Clone(benchdata.Queries), benchdata.Query{Name: "rows-1000",
+		SQL: "SELECT * FROM %s WHERE amount > 10 ORDER BY ts LIMIT 1000", Rows: 1000})
+	for _, bq := range queries {
 		b.Run(bq.Name, func(b *testing.B) {
-			ways := aggregateWays(b, direct, file, bq, one, all)
+			ways := aggregateWays(b, direct, file, bq, one, dflt)
 			runDirect1 := directCall(b, direct1, fmt.Sprintf(bq.SQL, benchdata.Quote(file)))
+			if n := runDirect1(); n != bq.Rows {
+				b.Fatalf("direct: %d rows", n)
+			}
 			before := workerPIDs(bin, "GOMAXPROCS")
 			sw1, cpu1 := workerSched(before["1"])
-			swN, cpuN := workerSched(before[procs])
+			swD, cpuD := workerSched(before[""])
 			times := benchdata.InterleaveTimed(b.Loop, []func() time.Duration{
 				benchdata.Timed(ways[0]), benchdata.Timed(ways[1]), benchdata.Timed(ways[2]),
 				func() time.Duration {
@@ -241,14 +245,16 @@ func BenchmarkWorkerGoProcs(b *testing.B) {
 			b.ReportMetric(float64(benchdata.MedianDiff(times[0], times[3]).Microseconds())/1000, "paired-direct-default-minus-procs1-ms")
 			// Query processes are kept between the loops (duckIdleWorkers a model):
 			// the counts are of the same processes, unless one was ended.
-			if slices.Equal(before["1"], after["1"]) && slices.Equal(before[procs], after[procs]) && n > 0 {
-				s1, c1 := workerSched(after["1"])
-				sN, cN := workerSched(after[procs])
-				b.ReportMetric(float64(s1-sw1)/float64(n), "worker-procs1-switches/query")
-				b.ReportMetric(float64(sN-swN)/float64(n), "worker-default-switches/query")
-				b.ReportMetric(float64((c1-cpu1).Microseconds())/1000/float64(n), "worker-procs1-cpu-ms/query")
-				b.ReportMetric(float64((cN-cpuN).Microseconds())/1000/float64(n), "worker-default-cpu-ms/query")
+			if !slices.Equal(before["1"], after["1"]) || !slices.Equal(before[""], after[""]) || n == 0 {
+				b.Logf("query processes changed during the loop (%v to %v): no counts", before, after)
+				return
 			}
+			s1, c1 := workerSched(after["1"])
+			sD, cD := workerSched(after[""])
+			b.ReportMetric(float64(s1-sw1)/float64(n), "worker-procs1-switches/query")
+			b.ReportMetric(float64(sD-swD)/float64(n), "worker-default-switches/query")
+			b.ReportMetric(float64((c1-cpu1).Microseconds())/1000/float64(n), "worker-procs1-cpu-ms/query")
+			b.ReportMetric(float64((cD-cpuD).Microseconds())/1000/float64(n), "worker-default-cpu-ms/query")
 		})
 	}
 }
@@ -295,8 +301,11 @@ func workerPIDs(bin, name string) map[string][]string {
 }
 
 // workerSched returns what the query processes with the given pids have done so
-// far, summed over their threads (Linux's /proc): the times a thread gave up its
-// processor to wait (voluntary context switches), and processor time.
+// far (Linux's /proc): the times their threads gave up the processor to wait
+// (voluntary context switches, summed over the threads alive now: the Go
+// runtime's and DuckDB's stay for the process's life), and their processor
+// time (user and system, in the kernel's ticks of 10 ms, which include threads
+// that ended).
 func workerSched(pids []string) (switches int, cpu time.Duration) {
 	for _, pid := range pids {
 		tasks, _ := os.ReadDir(filepath.Join("/proc", pid, "task"))
@@ -308,10 +317,14 @@ func workerSched(pids []string) (switches int, cpu time.Duration) {
 					switches += n
 				}
 			}
-			sched, _ := os.ReadFile(filepath.Join("/proc", pid, "task", task.Name(), "schedstat"))
-			if f := strings.Fields(string(sched)); len(f) > 0 {
-				ns, _ := strconv.ParseInt(f[0], 10, 64)
-				cpu += time.Duration(ns)
+		}
+		// Fields 14 and 15 of stat, counted after the command's closing parenthesis.
+		stat, _ := os.ReadFile(filepath.Join("/proc", pid, "stat"))
+		if i := strings.LastIndexByte(string(stat), ')'); i >= 0 {
+			if f := strings.Fields(string(stat[i+1:])); len(f) > 12 {
+				utime, _ := strconv.ParseInt(f[11], 10, 64)
+				stime, _ := strconv.ParseInt(f[12], 10, 64)
+				cpu += time.Duration(utime+stime) * 10 * time.Millisecond
 			}
 		}
 	}

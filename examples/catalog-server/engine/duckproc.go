@@ -477,11 +477,11 @@ func workerEnviron(env []string, threads int) []string {
 // process that runs one query at a time — reading the request, waiting for
 // DuckDB, writing the answer — needs one processor, and DuckDB's threads are
 // its own, not the Go runtime's. With one per processor (the Go runtime's
-// default) the runtime woke threads of its own while the query computed, to
-// hand its goroutines between them, on the processors DuckDB's threads were
-// using: about twice the voluntary context switches a query and up to 3 ms
-// more processor time (BenchmarkWorkerGoProcs). The server's own GOMAXPROCS
-// is for the server's process and does not pass.
+// default) the runtime's own threads woke again and again while DuckDB
+// computed, on the processors DuckDB's threads were
+// using: twice the voluntary context switches a query or more, and about
+// 1–1.6 ms more processor time (BenchmarkWorkerGoProcs). The server's own
+// GOMAXPROCS is for the server's process and does not pass.
 const workerGoProcs = 1
 
 // WorkerMalloc is how a query process of a model run on threads threads (0:
