@@ -43,7 +43,7 @@ func BenchmarkExecuteQuery(b *testing.B) {
 	bin := buildServer(b)
 	svc := newTestService(b, dir, Config{})
 	cs := connectHTTP(b, startHTTP(b, svc).URL, "")
-	svcIso := newTestService(b, dir, Config{Duck: engine.DuckConfig{Worker: func() *exec.Cmd { return exec.Command(bin, workerFlag) }}})
+	svcIso := newTestService(b, dir, Config{Duck: engine.DuckConfig{Worker: builtWorker(bin)}})
 	csIso := connectHTTP(b, startHTTP(b, svcIso).URL, "")
 	// The built server over stdio, in a process of its own, as a desktop client runs it.
 	tr, err := stdio.Command(exec.Command(bin, "-stdio", "-catalog", dir), nil)
@@ -98,7 +98,7 @@ func BenchmarkIsolatedQuery(b *testing.B) {
 	dir, file := writeBenchCatalog(b)
 	bin := buildServer(b)
 	svc := newTestService(b, dir, Config{})
-	iso := newTestService(b, dir, Config{Duck: engine.DuckConfig{Worker: func() *exec.Cmd { return exec.Command(bin, workerFlag) }}})
+	iso := newTestService(b, dir, Config{Duck: engine.DuckConfig{Worker: builtWorker(bin)}})
 	direct := openDirect(b)
 	for _, bq := range benchdata.Queries {
 		b.Run(bq.Name, func(b *testing.B) {
@@ -210,7 +210,7 @@ func BenchmarkWorkerGoProcs(b *testing.B) {
 	if runtime.NumCPU() == 1 {
 		b.Skip("one processor: GOMAXPROCS=1 is the Go runtime's default")
 	}
-	one := newTestService(b, dir, Config{Duck: engine.DuckConfig{Worker: func() *exec.Cmd { return exec.Command(bin, workerFlag) }}})
+	one := newTestService(b, dir, Config{Duck: engine.DuckConfig{Worker: builtWorker(bin)}})
 	dflt := newTestService(b, dir, Config{Duck: engine.DuckConfig{Worker: func() *exec.Cmd {
 		return exec.Command("env", "-u", "GOMAXPROCS", bin, workerFlag)
 	}}})

@@ -35,3 +35,9 @@ func buildServer(t testing.TB) string {
 	}
 	return binPath
 }
+
+// builtWorker is DuckConfig.Worker for query processes of the built server bin,
+// as the server starts them (bin -engine-worker).
+func builtWorker(bin string) func() *exec.Cmd {
+	return func() *exec.Cmd { return exec.Command(bin, workerFlag) }
+}

@@ -30,7 +30,7 @@ var elapsedJSON = regexp.MustCompile(`"elapsedMs":[0-9.e+-]+`)
 // to the byte, as in the server's process.
 func TestIsolatedMatchesInProcess(t *testing.T) {
 	bin := buildServer(t)
-	worker := func() *exec.Cmd { return exec.Command(bin, workerFlag) }
+	worker := builtWorker(bin)
 	in := newTestService(t, sampleDir(t), Config{})
 	iso := newTestService(t, sampleDir(t), Config{Duck: engine.DuckConfig{Worker: worker}})
 	ctx := context.Background()
@@ -269,7 +269,7 @@ func TestIsolatedReloadUnderLoad(t *testing.T) {
 		fmt.Fprintf(&csv, "%d,%d\n", i%17, i)
 	}
 	writeFiles(t, dir, map[string]string{"p/a/manifest.json": "{}", "p/a/m.sql": "-- @source s\nSELECT * FROM read_csv('data/t.csv');\n", "p/a/data/t.csv": csv.String()})
-	svc, err := NewService(context.Background(), dir, Config{QueryTimeout: 400 * time.Millisecond, Duck: engine.DuckConfig{Worker: func() *exec.Cmd { return exec.Command(bin, workerFlag) }}}, nil)
+	svc, err := NewService(context.Background(), dir, Config{QueryTimeout: 400 * time.Millisecond, Duck: engine.DuckConfig{Worker: builtWorker(bin)}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -422,7 +422,7 @@ func TestIsolatedToolSaysStopped(t *testing.T) {
 		return ""
 	}
 	in := describe(Config{})
-	iso := describe(Config{Duck: engine.DuckConfig{Worker: func() *exec.Cmd { return exec.Command(buildServer(t), workerFlag) }}})
+	iso := describe(Config{Duck: engine.DuckConfig{Worker: builtWorker(buildServer(t))}})
 	if !strings.Contains(in, "left to finish in the background") {
 		t.Errorf("in process: %q", in)
 	}

@@ -478,10 +478,10 @@ func workerEnviron(env []string, threads int) []string {
 // DuckDB, writing the answer — needs one processor, and DuckDB's threads are
 // its own, not the Go runtime's. With one per processor (the Go runtime's
 // default) the runtime's own threads woke again and again while DuckDB
-// computed, on the processors DuckDB's threads were
-// using: twice the voluntary context switches a query or more, and about
-// 1–1.6 ms more processor time (BenchmarkWorkerGoProcs). The server's own
-// GOMAXPROCS is for the server's process and does not pass.
+// computed, on the processors DuckDB's threads were using: twice the voluntary
+// context switches a query or more, and 0.5–2.6 ms more processor time
+// (BenchmarkWorkerGoProcs). The server's own GOMAXPROCS is for the server's
+// process and does not pass.
 const workerGoProcs = 1
 
 // WorkerMalloc is how a query process of a model run on threads threads (0:
