@@ -19,7 +19,7 @@ import (
 
 var testLimits = Limits{RowLimit: 1000, ByteBudget: 1 << 20, Timeout: 10 * time.Second}
 
-func loadModel(t *testing.T, files map[string]string, path string) *catalog.Model {
+func loadModel(t testing.TB, files map[string]string, path string) *catalog.Model {
 	t.Helper()
 	root := t.TempDir()
 	for name, body := range files {
@@ -51,7 +51,7 @@ func openTestDuck(t *testing.T) *Duck {
 }
 
 // testModel is a model over a CSV and a JSON file, with two broken sources.
-func testModel(t *testing.T) *catalog.Model {
+func testModel(t testing.TB) *catalog.Model {
 	t.Helper()
 	return loadModel(t, map[string]string{
 		"p/k/manifest.json":  `{}`,

@@ -14,7 +14,7 @@ import (
 // differs: the same query on the model in the server's process (Duck) and in
 // a query process (DuckProc), interleaved (shuffled).
 func BenchmarkDuckProcRoundTrip(b *testing.B) {
-	m := testModel(&testing.T{})
+	m := testModel(b)
 	d, err := OpenDuck(context.Background(), m, DuckConfig{})
 	if err != nil {
 		b.Fatal(err)
