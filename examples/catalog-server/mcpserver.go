@@ -238,10 +238,11 @@ func argNames(t reflect.Type) (names, takes []string) {
 	return names, takes
 }
 
-// knownArg reports whether k names one of a tool's arguments: encoding/json
-// matches names case-insensitively, so "SQL" is sql.
+// knownArg reports whether k names one of a tool's arguments, exactly: JSON member
+// names are case-sensitive, and the input schema checks "rowLimit", not "RowLimit"
+// (which encoding/json would decode into the same field, unchecked).
 func knownArg(names []string, k string) bool {
-	return slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(n, k) })
+	return slices.Contains(names, k)
 }
 
 // unknownArguments refuses a call with an argument its tool does not take: its
@@ -458,6 +459,10 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 			if err != nil {
 				return nil, err
 			}
+			if qe.Kind != catalog.KindQuery {
+				// Anything else (a source, a column) would run as no query at all.
+				return nil, fmt.Errorf("queryName %q is a %s of %s, not a named query; read a source with path %s (without queryName), or give queryName one of the named queries list_catalog shows under %s", in.QueryName, qe.Kind, e.Path, qe.Path, e.Path)
+			}
 			q = qe.Query
 		} else if sqlText == "" {
 			return nil, fmt.Errorf("%s is a %s: give sql (a SELECT over its sources) or queryName (one of its named queries)", e.Path, e.Kind)
@@ -469,8 +474,16 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 		if in.SQL != "" {
 			return nil, fmt.Errorf("%s is a named query: drop sql, or run sql against the model %s", e.Path, e.Parent)
 		}
+		if in.QueryName != "" && in.QueryName != e.Name {
+			// The path already names the query to run: another name must not be
+			// dropped without a word (it would run this one instead).
+			return nil, fmt.Errorf("path %s is already the named query %s, and queryName names %q: drop queryName, or give path %s with queryName", e.Path, e.Name, in.QueryName, e.Parent)
+		}
 		q = e.Query
 	case catalog.KindSource:
+		if in.QueryName != "" {
+			return nil, fmt.Errorf("path %s is a source, which has no named queries, and queryName names %q: drop queryName to read the source, or give path %s (its model) with queryName", e.Path, in.QueryName, e.Parent)
+		}
 		if sqlText == "" {
 			sqlText = "SELECT * FROM " + quoteIdent(e.Name)
 		}
@@ -484,6 +497,9 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 			return nil, err
 		}
 	} else if len(in.Parameters) > 0 {
+		if in.SQL == "" {
+			return nil, fmt.Errorf("parameters go with a named query; reading the source %s takes none", e.Path)
+		}
 		return nil, errors.New("parameters go with a named query (queryName); ad-hoc sql takes none")
 	}
 	m := e.Model

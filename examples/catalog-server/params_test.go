@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -100,9 +101,21 @@ func TestUnknownArguments(t *testing.T) {
 			t.Errorf("%s %v: %+v", tc.tool, tc.args, te)
 		}
 	}
-	var res struct{ RowCount int }
-	if r := call(t, cs, "execute_query", map[string]any{"path": "p/k/m", "SQL": "SELECT * FROM a", "rowlimit": 2}, &res); r.IsError || res.RowCount != 2 {
-		t.Errorf("arguments in another case: %s", text(r))
+	// Argument names are case-sensitive, as the input schema is: "RowLimit" is not
+	// rowLimit (decoded anyway, -5 would have passed the schema's minimum of 1).
+	for _, tc := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"path": "p/k/m", "sql": "SELECT * FROM a", "RowLimit": -5}, "rowLimit"},
+		{map[string]any{"path": "p/k/m", "sql": "SELECT * FROM a", "rowLimit": 2, "RowLimit": -5}, "rowLimit"},
+		{map[string]any{"path": "p/k/m", "SQL": "SELECT * FROM a"}, "sql"},
+	} {
+		var te toolError
+		r := call(t, cs, "execute_query", tc.args, &te)
+		if !r.IsError || te.Kind != "invalid" || !strings.Contains(te.Error, `(did you mean "`+tc.want+`"?)`) || !slices.Equal(te.Suggestions, []string{tc.want}) {
+			t.Errorf("arguments in another case %v: %s", tc.args, text(r))
+		}
 	}
 	// A search for blanks (the schema's minLength lets them through) says so
 	// rather than finding nothing.
@@ -149,5 +162,36 @@ func TestClassifyClosed(t *testing.T) {
 	te := classify(fmt.Errorf("query: %w", engine.ErrClosed))
 	if te.Kind != "unavailable" || te.Hint == "" || !strings.Contains(te.Error, "reloaded") {
 		t.Errorf("%+v", te)
+	}
+}
+
+// TestQueryNameMustNameAQuery: queryName runs a named query or is refused; it is
+// never dropped, and never taken for a source. (Before, a path that was itself a
+// named query or a source ran that and ignored queryName, whatever it named.)
+func TestQueryNameMustNameAQuery(t *testing.T) {
+	cs := connectHTTP(t, startHTTP(t, newTestService(t, sampleDir(t), Config{})).URL, "")
+	for _, tc := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"path": "retail/shop/sales/revenue_by_month", "queryName": "top_customers", "parameters": map[string]any{"year": 2023}},
+			`path retail/shop/sales/revenue_by_month is already the named query revenue_by_month, and queryName names "top_customers": drop queryName, or give path retail/shop/sales with queryName`},
+		{map[string]any{"path": "retail/shop/sales/revenue_by_month", "queryName": "nonexistent", "parameters": map[string]any{"year": 2023}}, `queryName names "nonexistent"`},
+		{map[string]any{"path": "retail/shop/sales/orders", "queryName": "revenue_by_month", "rowLimit": 1},
+			`path retail/shop/sales/orders is a source, which has no named queries, and queryName names "revenue_by_month": drop queryName to read the source, or give path retail/shop/sales (its model) with queryName`},
+		{map[string]any{"path": "retail/shop/sales", "queryName": "orders"},
+			`queryName "orders" is a source of retail/shop/sales, not a named query; read a source with path retail/shop/sales/orders (without queryName)`},
+		{map[string]any{"path": "retail/shop/sales/orders", "parameters": map[string]any{"year": 2023}}, "parameters go with a named query; reading the source retail/shop/sales/orders takes none"},
+	} {
+		var te toolError
+		r := call(t, cs, "execute_query", tc.args, &te)
+		if !r.IsError || te.Kind != "invalid" || !strings.Contains(te.Error, tc.want) || !strings.Contains(text(r), tc.want) {
+			t.Errorf("%v: %s", tc.args, text(r))
+		}
+	}
+	// The same name twice is not a conflict.
+	var res struct{ RowCount int }
+	if r := call(t, cs, "execute_query", map[string]any{"path": "retail/shop/sales/revenue_by_month", "queryName": "revenue_by_month", "parameters": map[string]any{"year": 2023}}, &res); r.IsError || res.RowCount != 12 {
+		t.Errorf("path and queryName naming one query: %s", text(r))
 	}
 }
