@@ -145,6 +145,19 @@ func (e *catalogSQLError) Error() string {
 
 func (e *catalogSQLError) Unwrap() error { return e.se }
 
+// modelDownError is a query on a model that did not load (a PostgreSQL package
+// whose connection variable is unset, a DuckDB model that could not be built).
+type modelDownError struct{ err error }
+
+func (e *modelDownError) Error() string { return e.err.Error() }
+
+// catalogFaultError is a query the catalog itself keeps from running (a notebook
+// naming a model its package does not have, a named query using a parameter it
+// does not declare): nothing in the call can fix it.
+type catalogFaultError struct{ err error }
+
+func (e *catalogFaultError) Error() string { return e.err.Error() }
+
 // classify turns an error into what a model can act on.
 func classify(err error) toolError {
 	var nf *catalog.NotFoundError
@@ -164,6 +177,10 @@ func classify(err error) toolError {
 		return toolError{Error: err.Error(), Kind: "refused"}
 	case errors.As(err, &se):
 		return toolError{Error: err.Error(), Kind: "sql_error", Position: se.Position, SQLState: se.SQLState, Hint: "Fix the SQL and call again; describe the model to see its sources and columns."}
+	case errors.As(err, new(*modelDownError)):
+		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Calling again will not help until the model loads: the reason above is the catalog's or the server's to fix (tell its operator). Other models still answer."}
+	case errors.As(err, new(*catalogFaultError)):
+		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Nothing in this call can fix it: the catalog's file needs fixing (tell its owner). The model's other queries still run."}
 	case errors.As(err, new(*brokenSourceError)):
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Query the model's other sources (describe the model to see which loaded); the source is picked up again once its file is fixed."}
 	case errors.As(err, &busy):
@@ -512,13 +529,17 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 			for _, pm := range q.Notebook.Package.Models {
 				models = append(models, pm.Name)
 			}
-			return nil, fmt.Errorf("%s cannot run: its notebook names the model %q (<!-- model: … --> line), which the package does not have; its models: %s. Run the cell's SQL with sql against one of them", e.Path, q.Notebook.ModelName, strings.Join(models, ", "))
+			return nil, &catalogFaultError{fmt.Errorf("%s cannot run: its notebook names the model %q (<!-- model: … --> line), which the package does not have; its models: %s. Run the cell's SQL with sql against one of them", e.Path, q.Notebook.ModelName, strings.Join(models, ", "))}
 		}
 		return nil, fmt.Errorf("%s has no model to run against", e.Path)
 	}
 	eng := sn.engines[m]
 	if eng == nil {
-		return nil, fmt.Errorf("the model of %s is unavailable: %s", e.Path, sn.broken[m])
+		mpath := m.Package.Project.Name + "/" + m.Package.Name + "/" + m.Name
+		if mpath == e.Path {
+			return nil, &modelDownError{fmt.Errorf("the model %s is unavailable: %s", mpath, sn.broken[m])}
+		}
+		return nil, &modelDownError{fmt.Errorf("the model of %s (%s) is unavailable: %s", e.Path, mpath, sn.broken[m])}
 	}
 	if e.Kind == catalog.KindSource && eng.Broken()[e.Name] != "" {
 		return nil, &brokenSourceError{path: e.Path, reason: eng.Broken()[e.Name]}
@@ -548,7 +569,7 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 		}
 		// checkParams gave every parameter the query declares: the catalog's SQL
 		// uses one it does not declare.
-		return nil, fmt.Errorf("named query %s uses the parameter %s, which none of its @param lines declares, so no call can give it; the catalog's file must declare it (@param %s TYPE)", q.Name, ub.Name, strings.TrimLeft(ub.Name, "$@"))
+		return nil, &catalogFaultError{fmt.Errorf("named query %s uses the parameter %s, which none of its @param lines declares, so no call can give it; the catalog's file must declare it (@param %s TYPE)", q.Name, ub.Name, strings.TrimLeft(ub.Name, "$@"))}
 	}
 	var se *engine.SQLError
 	if q != nil && errors.As(err, &se) {

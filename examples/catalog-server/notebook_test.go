@@ -47,7 +47,7 @@ SELECT vv FROM s;
 	}
 	var te toolError
 	r := call(t, cs, "execute_query", map[string]any{"path": "p/k/other/cell-1"}, &te)
-	if !r.IsError || !strings.Contains(te.Error, `its notebook names the model "nosuch"`) || !strings.Contains(te.Error, "its models: m") {
+	if !r.IsError || te.Kind != "unavailable" || !strings.Contains(te.Error, `its notebook names the model "nosuch"`) || !strings.Contains(te.Error, "its models: m") {
 		t.Errorf("cell of a notebook without its model: %+v", te)
 	}
 	var d Description

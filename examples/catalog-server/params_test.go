@@ -65,7 +65,7 @@ func TestUnboundParams(t *testing.T) {
 	}
 	te = toolError{}
 	r = call(t, cs, "execute_query", map[string]any{"path": "p/k/m/above", "parameters": map[string]any{"lo": 1}}, &te)
-	if !r.IsError || te.Kind != "invalid" || !strings.Contains(te.Error, "named query above uses the parameter $hi, which none of its @param lines declares") {
+	if !r.IsError || te.Kind != "unavailable" || !strings.Contains(te.Error, "named query above uses the parameter $hi, which none of its @param lines declares") || !strings.Contains(te.Hint, "the catalog's file needs fixing") {
 		t.Errorf("undeclared parameter: %+v", te)
 	}
 }
@@ -193,5 +193,27 @@ func TestQueryNameMustNameAQuery(t *testing.T) {
 	var res struct{ RowCount int }
 	if r := call(t, cs, "execute_query", map[string]any{"path": "retail/shop/sales/revenue_by_month", "queryName": "revenue_by_month", "parameters": map[string]any{"year": 2023}}, &res); r.IsError || res.RowCount != 12 {
 		t.Errorf("path and queryName naming one query: %s", text(r))
+	}
+}
+
+// TestModelUnavailable: a query on a model that did not load (a PostgreSQL
+// package whose connection variable is unset) is the server's or the catalog's to
+// fix, kind unavailable with the reason, not a mistake of the call.
+func TestModelUnavailable(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"p/pg/manifest.json": `{"engine": "postgres", "dsnEnv": "CATALOG_TEST_NEVER_SET_DSN"}`,
+		"p/pg/hr.sql":        "-- @source staff\nSELECT 1 AS x;\n",
+	})
+	cs := connectHTTP(t, startHTTP(t, newTestService(t, dir, Config{})).URL, "")
+	for path, want := range map[string]string{
+		"p/pg/hr":       "the model p/pg/hr is unavailable: ",
+		"p/pg/hr/staff": "the model of p/pg/hr/staff (p/pg/hr) is unavailable: ",
+	} {
+		var te toolError
+		r := call(t, cs, "execute_query", map[string]any{"path": path, "sql": "SELECT 1"}, &te)
+		if !r.IsError || te.Kind != "unavailable" || !strings.Contains(te.Error, want) || !strings.Contains(te.Error, "CATALOG_TEST_NEVER_SET_DSN") || !strings.Contains(te.Hint, "Calling again will not help") {
+			t.Errorf("%s: %s", path, text(r))
+		}
 	}
 }
