@@ -201,6 +201,23 @@ func TestListPages(t *testing.T) {
 	if _, err := c.List("p/k/m", "garbage!", 10); err == nil {
 		t.Error("bad cursor accepted")
 	}
+	// A cursor continues its own listing only: with another path it is refused,
+	// not read as a place in that listing.
+	first, err := c.List("p/k/m", "", 10)
+	if err != nil || first.NextCursor == "" {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{
+		"p/k": "this cursor continues the listing of p/k/m, not of p/k",
+		"":    "this cursor continues the listing of p/k/m, not of the projects",
+	} {
+		if _, err := c.List(path, first.NextCursor, 10); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("cursor of p/k/m with path %q: %v", path, err)
+		}
+	}
+	if p, err := c.List("/p/k/m/", first.NextCursor, 10); err != nil || len(p.Items) == 0 || p.Items[0].Name != got[10] {
+		t.Errorf("cursor of p/k/m with /p/k/m/: %v %+v", err, p)
+	}
 }
 
 func TestSearch(t *testing.T) {

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"cmp"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -118,10 +119,13 @@ type Page struct {
 }
 
 // List returns one page of the children of path ("" lists projects). The cursor is
-// the opaque nextCursor of the previous page; it names the last item seen, so any
-// server reading the same catalog continues it the same way.
+// the opaque nextCursor of the previous page; it names the last item seen and the
+// listing it belongs to, so any server reading the same catalog continues it the
+// same way, and a cursor given with another path is refused (it would page
+// through the wrong listing without a word).
 func (c *Catalog) List(path, cursor string, size int) (*Page, error) {
 	var items []*Entry
+	listing := "" // the listing's own path, as the catalog spells it
 	if strings.Trim(path, "/") == "" {
 		items = c.Roots()
 	} else {
@@ -129,21 +133,29 @@ func (c *Catalog) List(path, cursor string, size int) (*Page, error) {
 		if err != nil {
 			return nil, err
 		}
-		items = e.Children
+		items, listing = e.Children, e.Path
 	}
 	start := 0
 	if cursor != "" {
 		raw, err := base64.RawURLEncoding.DecodeString(cursor)
-		after, ok := strings.CutPrefix(string(raw), "after:")
-		if err != nil || !ok {
+		rest, ok := strings.CutPrefix(string(raw), "after:")
+		after, of, tagged := strings.Cut(rest, "\x00in:")
+		if err != nil || !ok || !tagged {
 			return nil, errors.New("invalid cursor: pass the nextCursor of the previous page unchanged, or no cursor for the first page")
+		}
+		if of != listing {
+			where := "the projects (no path)"
+			if of != "" {
+				where = of
+			}
+			return nil, fmt.Errorf("this cursor continues the listing of %s, not of %s: pass it with that path, or no cursor for the first page of this one", where, cmp.Or(listing, "the projects"))
 		}
 		start = sort.Search(len(items), func(i int) bool { return items[i].Name > after })
 	}
 	end := min(start+size, len(items))
 	p := &Page{Items: items[start:end]}
 	if end < len(items) {
-		p.NextCursor = base64.RawURLEncoding.EncodeToString([]byte("after:" + items[end-1].Name))
+		p.NextCursor = base64.RawURLEncoding.EncodeToString([]byte("after:" + items[end-1].Name + "\x00in:" + listing))
 	}
 	return p, nil
 }
