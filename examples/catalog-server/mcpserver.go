@@ -133,6 +133,26 @@ type catalogSQLError struct {
 	query  string // path of the named query or cell
 	model  string // path of the model it runs against
 	isCell bool
+	params string // the call's parameter values, as JSON ("" for a query without parameters)
+}
+
+// valueDependent reports whether the error can come from the values the SQL ran
+// with rather than from the SQL itself: not a syntax error, nor a name or type the
+// engine could not bind (DuckDB's Parser and Catalog errors, and its Binder errors
+// but those about LIMIT and OFFSET, which DuckDB binds with the parameters'
+// values; PostgreSQL's SQLSTATE class 42).
+func (e *catalogSQLError) valueDependent() bool {
+	if e.se.Engine == "postgres" {
+		return !strings.HasPrefix(e.se.SQLState, "42")
+	}
+	m := e.se.Message
+	switch {
+	case strings.Contains(m, "Parser Error"), strings.Contains(m, "Catalog Error"):
+		return false
+	case strings.Contains(m, "Binder Error"):
+		return strings.Contains(m, "LIMIT") || strings.Contains(m, "OFFSET")
+	}
+	return true
 }
 
 func (e *catalogSQLError) Error() string {
@@ -168,6 +188,11 @@ func classify(err error) toolError {
 	var ee *engine.EngineError
 	var cse *catalogSQLError
 	switch {
+	case errors.As(err, &cse) && cse.params != "" && cse.valueDependent():
+		// A run-time error of a query with parameters: the values given may be
+		// what it cannot run with (a negative LIMIT, a date out of range).
+		return toolError{Error: err.Error(), Kind: "sql_error", Position: cse.se.Position, SQLState: cse.se.SQLState,
+			Hint: fmt.Sprintf("The named query failed with the parameter values of this call (%s): check them against its parameters (describe %s) and call again; if they are right, the error is in the catalog's SQL — run a corrected query with sql against the model %s.", cse.params, cse.query, cse.model)}
 	case errors.As(err, &cse):
 		return toolError{Error: err.Error(), Kind: "sql_error", Position: cse.se.Position, SQLState: cse.se.SQLState,
 			Hint: fmt.Sprintf("The error is in the catalog's SQL, not in this call: describe %s to read it, and run a corrected query with sql against the model %s; the catalog's file needs fixing.", cse.query, cse.model)}
@@ -577,7 +602,11 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 		if q.Notebook != nil {
 			qpath = m.Package.Project.Name + "/" + m.Package.Name + "/" + q.Notebook.Name + "/" + q.Name
 		}
-		return nil, &catalogSQLError{se: se, query: qpath, model: m.Package.Project.Name + "/" + m.Package.Name + "/" + m.Name, isCell: q.Notebook != nil}
+		cse := &catalogSQLError{se: se, query: qpath, model: m.Package.Project.Name + "/" + m.Package.Name + "/" + m.Name, isCell: q.Notebook != nil}
+		if len(q.Params) > 0 {
+			cse.params = jsonText(params)
+		}
+		return nil, cse
 	}
 	return res, err
 }
@@ -677,7 +706,7 @@ func paramValueError(q *catalog.Query, params map[string]any, err error) error {
 		return nil
 	}
 	for _, p := range q.Params {
-		if v, ok := params[p.Name].(string); ok && v != "" && strings.Contains(se.Message, `"`+v+`"`) {
+		if v, ok := params[p.Name].(string); ok && strings.Contains(se.Message, `"`+v+`"`) {
 			return fmt.Errorf("parameter %q must be a %s, and the engine could not read %s as one (%s); call again with a value of that type", p.Name, p.Type, jsonText(v), se.Message)
 		}
 	}

@@ -217,3 +217,39 @@ func TestModelUnavailable(t *testing.T) {
 		}
 	}
 }
+
+// TestNamedQueryErrorBlame: a named query that fails at run time with the
+// parameters a call gave (a negative LIMIT) says to check those values; one the
+// engine cannot even bind (a missing column) is the catalog's to fix, whatever the
+// values.
+func TestNamedQueryErrorBlame(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"p/k/manifest.json": `{}`,
+		"p/k/data/a.csv":    "x\n1\n2\n3\n",
+		"p/k/m.sql": "-- @source a\nSELECT * FROM 'data/a.csv';\n\n-- @query lim\n-- @param n INTEGER\nSELECT x FROM a ORDER BY x LIMIT $n;\n\n" +
+			"-- @query bad\n-- @param n INTEGER\nSELECT nope FROM a WHERE x > $n;\n\n" +
+			"-- @query since\n-- @param d DATE\nSELECT x FROM a WHERE DATE '2024-01-01' + x::INTEGER > CAST($d AS DATE);\n",
+	})
+	cs := connectHTTP(t, startHTTP(t, newTestService(t, dir, Config{})).URL, "")
+	var te toolError
+	r := call(t, cs, "execute_query", map[string]any{"path": "p/k/m/lim", "parameters": map[string]any{"n": -5}}, &te)
+	if !r.IsError || te.Kind != "sql_error" || !strings.Contains(te.Hint, `failed with the parameter values of this call ({"n":-5}): check them`) || strings.Contains(te.Hint, "needs fixing") {
+		t.Errorf("negative LIMIT: %s", text(r))
+	}
+	var res struct{ RowCount int }
+	if r := call(t, cs, "execute_query", map[string]any{"path": "p/k/m/lim", "parameters": map[string]any{"n": 2}}, &res); r.IsError || res.RowCount != 2 {
+		t.Errorf("LIMIT 2: %s", text(r))
+	}
+	// An empty string the engine cannot read as a date is the parameter's fault.
+	te = toolError{}
+	r = call(t, cs, "execute_query", map[string]any{"path": "p/k/m/since", "parameters": map[string]any{"d": ""}}, &te)
+	if !r.IsError || te.Kind != "invalid" || !strings.Contains(te.Error, `parameter "d" must be a DATE, and the engine could not read "" as one`) {
+		t.Errorf("empty date: %s", text(r))
+	}
+	te = toolError{}
+	r = call(t, cs, "execute_query", map[string]any{"path": "p/k/m/bad", "parameters": map[string]any{"n": 1}}, &te)
+	if !r.IsError || te.Kind != "sql_error" || !strings.Contains(te.Hint, "the catalog's file needs fixing") || !strings.Contains(te.Error, "Binder Error") {
+		t.Errorf("missing column: %s", text(r))
+	}
+}
