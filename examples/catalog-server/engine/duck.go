@@ -18,9 +18,11 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	duckdb "github.com/duckdb/duckdb-go/v2"
+	"golang.org/x/text/width"
 
 	"github.com/wiremcp/wiremcp/examples/catalog-server/catalog"
 )
@@ -883,14 +885,61 @@ func duckErr(err error) error {
 	if m := duckPos.FindStringSubmatchIndex(msg); m != nil {
 		// The caret line follows the LINE line. On the first line of a statement
 		// shown whole, the caret's column is the character offset.
-		_, caret, found := strings.Cut(msg[m[1]:], "\n")
+		shown, caret, found := strings.Cut(msg[m[1]:], "\n")
 		if found && msg[m[2]:m[3]] == "1" && !strings.Contains(msg, "...") {
 			if i := strings.IndexByte(caret, '^'); i >= 0 {
-				pos = i - len("LINE 1: ") + 1
+				if n, ok := caretRunes(shown, i-len("LINE 1: ")); ok {
+					pos = n + 1
+				}
 			}
 		}
 	}
 	return &SQLError{Engine: "duckdb", Message: strings.TrimSpace(msg), Position: max(pos, 0)}
+}
+
+// caretRunes turns the column at which DuckDB's message puts its caret under a
+// line of SQL it shows into a character offset in that line: DuckDB counts each
+// character by its width on screen (duckWidth), so a tab moves the caret not at
+// all and a CJK character two columns. The caret marks the first character that
+// starts at its column (past those of no width); false when none does (the column
+// falls inside a wide character, or past the line).
+func caretRunes(shown string, col int) (int, bool) {
+	w, n := 0, 0
+	for _, r := range shown {
+		cw := duckWidth(r)
+		if w == col && cw > 0 {
+			return n, true
+		}
+		if w > col {
+			return 0, false
+		}
+		w += cw
+		n++
+	}
+	return n, w == col && col >= 0
+}
+
+// duckWidth is the width DuckDB gives r on screen when it places the caret of an
+// error message (its utf8proc render width, character by character): none for a
+// tab or another control character, a combining mark, a zero-width space or
+// joiner, a variation selector or an emoji's skin tone; two for a wide or
+// full-width character (CJK, most emoji); one for the rest.
+func duckWidth(r rune) int {
+	switch {
+	case r < 0x20, r >= 0x7f && r < 0xa0:
+		return 0
+	case unicode.In(r, unicode.Mn, unicode.Me):
+		return 0
+	case r >= 0x200b && r <= 0x200f, r >= 0x2060 && r <= 0x2064, r == 0xfeff:
+		return 0
+	case r >= 0xfe00 && r <= 0xfe0f, r >= 0xe0100 && r <= 0xe01ef, r >= 0x1f3fb && r <= 0x1f3ff:
+		return 0
+	}
+	switch width.LookupRune(r).Kind() {
+	case width.EastAsianWide, width.EastAsianFullwidth:
+		return 2
+	}
+	return 1
 }
 
 // withPosition completes a DuckDB error on a later line of sqlText with its
@@ -912,14 +961,16 @@ func withPosition(err error, sqlText string) error {
 	if !found || caret < 0 {
 		return err
 	}
-	// The caret's column in the shown line, in characters.
-	col := utf8.RuneCountInString(rest[:caret]) - utf8.RuneCountInString(se.Message[m[0]:m[1]])
+	// The caret's column in the shown line, on screen (the caret line is spaces),
+	// then in characters.
+	col := caret - len(se.Message[m[0]:m[1]])
 	if strings.HasPrefix(shown, "...") {
 		shown, col = shown[3:], col-3
 	}
 	shown = strings.TrimSuffix(shown, "...")
 	lines := strings.SplitAfter(sqlText, "\n")
-	if lineNo < 1 || lineNo > len(lines) || col < 0 || col > utf8.RuneCountInString(shown) {
+	col, ok := caretRunes(shown, col)
+	if lineNo < 1 || lineNo > len(lines) || !ok {
 		return err
 	}
 	line := lines[lineNo-1]

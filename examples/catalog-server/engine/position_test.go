@@ -13,13 +13,21 @@ import (
 // TestDuckPositionBeyondFirstLine: an error DuckDB reports on a later line of a
 // multi-line query keeps its position (the character offset in the whole
 // statement), as one on the first line does — also when DuckDB shows the line cut
-// short with "...", and counted in characters, not bytes.
+// short with "...", and counted in characters, not bytes, nor the columns on
+// screen DuckDB places its caret by (a tab none, a CJK character or an emoji two).
 func TestDuckPositionBeyondFirstLine(t *testing.T) {
 	d := openTestDuck(t)
 	for _, sql := range []string{
 		"SELECT name\nFROM items\nWHERE nme = 'x'",
 		"SELECT name,\n       nme\nFROM items",
 		"SELECT 'é' AS e,\n  'ü' AS u, nme FROM items",
+		"\tSELECT\tnme\tFROM\titems",
+		"SELECT name,\n\t\tnme\nFROM items",
+		"SELECT 'é', 'ü', '日本語', nme FROM items",
+		"SELECT '😀😀', nme FROM items",
+		"SELECT 1 AS x,\n  '日本' AS y, nme FROM items",
+		"SELECT 'e\u0301', '\u200b', 'ｱ', '👍🏽', nme FROM items",
+		"SELECT name\nFROM items\nWHERE name <> '日本" + strings.Repeat("x", 150) + "' AND price > 0 AND nme = 'x' AND id > 0 AND name <> '" + strings.Repeat("y", 150) + "'",
 		"SELECT name\nFROM items\nWHERE name <> '" + strings.Repeat("x", 150) + "' AND price > 0 AND nme = 'x' AND id > 0 AND name <> '" + strings.Repeat("y", 150) + "'",
 	} {
 		_, err := d.Query(context.Background(), sql, nil, testLimits)
