@@ -432,7 +432,57 @@ func gate(ctx context.Context, dc *duckdb.Conn, sqlText string) error {
 	case n > 1:
 		return &RefusedError{Reason: fmt.Sprintf("the SQL holds %d statements; send exactly one", n)}
 	}
+	if mayCallStateful(sqlText) {
+		var stmt any
+		if err := json.Unmarshal(s.Statements[0], &stmt); err != nil {
+			return fmt.Errorf("duckdb: reading the parser's answer: %w", err)
+		}
+		if call := statefulCall(stmt); call != "" {
+			return &RefusedError{Reason: fmt.Sprintf("the query calls %s, which changes the server's state (logging, profiling, checkpoints, the random seed, tables) or runs SQL held in a string; queries may only read", call)}
+		}
+	}
 	return nil
+}
+
+// statementBody returns sqlText up to its statement's end when what follows is
+// only empty statements, comments and spaces ("SELECT 1; -- all"), and false when
+// it cannot tell. It cuts at a semicolon whose rest DuckDB's parser
+// (json_serialize_sql, on the query's connection dc) reads as no statement and no
+// error: one inside a string, a quoted name or a comment leaves a rest that does
+// not parse (an unclosed quote, a stray "*/"), so the leftmost that does is where
+// the statement ends. It looks at the last 16 semicolons at most.
+func statementBody(ctx context.Context, dc *duckdb.Conn, sqlText string) (string, bool) {
+	end := -1
+	for i, tries := len(sqlText), 0; tries < 16; tries++ {
+		if i = strings.LastIndexByte(sqlText[:i], ';'); i < 0 {
+			break
+		}
+		if noStatement(ctx, dc, sqlText[i:]) {
+			end = i
+		}
+	}
+	if end < 0 {
+		return "", false
+	}
+	return sqlText[:end], true
+}
+
+// noStatement reports whether DuckDB's parser reads text as no statement at all
+// (empty statements, comments, spaces) without an error.
+func noStatement(ctx context.Context, dc *duckdb.Conn, text string) bool {
+	rows, err := dc.QueryContext(ctx, gateQuery, []driver.NamedValue{{Ordinal: 1, Value: text}})
+	if err != nil {
+		return false
+	}
+	vals := make([]driver.Value, 1)
+	err = rows.Next(vals)
+	rows.Close()
+	if err != nil {
+		return false
+	}
+	raw, _ := vals[0].(string)
+	var s serialized
+	return json.Unmarshal([]byte(raw), &s) == nil && !s.Error && len(s.Statements) == 0
 }
 
 // Query runs one read-only query with named parameters ($name in the SQL).
@@ -528,6 +578,10 @@ func (d *Duck) run(qctx context.Context, dc *duckdb.Conn, one bool, sqlText stri
 		err := gate(qctx, dc, sqlText)
 		if err == errUncounted {
 			uncounted, err = true, nil
+			if mayCallStateful(sqlText) {
+				// Without the syntax tree, the calls cannot be read.
+				return &RefusedError{Reason: "DuckDB's json_serialize_sql cannot write out this SELECT (a cast to a type with parameters), so the functions it calls cannot be checked, and its text names one that changes the server's state or runs SQL from a string; send the query without that cast or without that name"}
+			}
 		}
 		return err
 	}
@@ -544,10 +598,18 @@ func (d *Duck) run(qctx context.Context, dc *duckdb.Conn, one bool, sqlText stri
 	// result can hold (one more proves truncation): rows past them are never
 	// computed. What the cap cannot prepare (an error in the SQL) is prepared
 	// as sent, so the error and its position are about the caller's text.
-	wrapped := true
-	st, err := dc.Prepare(capped(sqlText, lim.RowLimit+1))
+	capText := sqlText // what the cap wraps: the statement, without what follows it
+	st, err := dc.Prepare(capped(capText, lim.RowLimit+1))
 	if err != nil {
-		wrapped = false
+		// A comment after the statement's semicolon ("…; -- all"): the cap
+		// wraps the statement without it.
+		if body, ok := statementBody(qctx, dc, sqlText); ok {
+			if st2, err2 := dc.Prepare(capped(body, lim.RowLimit+1)); err2 == nil {
+				st, err, capText = st2, nil, body
+			}
+		}
+	}
+	if err != nil {
 		if !gated {
 			if err := runGate(); err != nil {
 				return err
@@ -567,6 +629,11 @@ func (d *Duck) run(qctx context.Context, dc *duckdb.Conn, one bool, sqlText stri
 			}
 			return duckErr(err)
 		}
+		// The text prepares as sent but not under the cap: run as sent, nothing
+		// would bound its rows (duckdb-go holds a whole result before the first
+		// row is read).
+		st.Close()
+		return &RefusedError{Reason: "DuckDB prepares this SQL as sent but not as a subquery under the row limit (a comment or an empty statement after a semicolon?); send the statement alone"}
 	}
 	defer func() { st.Close() }()
 	stmt := st.(*duckdb.Stmt)
@@ -574,12 +641,10 @@ func (d *Duck) run(qctx context.Context, dc *duckdb.Conn, one bool, sqlText stri
 	// every integer past 2^53: such columns are read as their text instead,
 	// and decoded here with the digits kept.
 	var jsonCols map[int]string
-	if wrapped {
-		if repl, cols := jsonColumns(stmt); len(repl) > 0 {
-			if st2, err := dc.Prepare(cappedText(sqlText, lim.RowLimit+1, repl)); err == nil {
-				st.Close()
-				st, stmt, jsonCols = st2, st2.(*duckdb.Stmt), cols
-			}
+	if repl, cols := jsonColumns(stmt); len(repl) > 0 {
+		if st2, err := dc.Prepare(cappedText(capText, lim.RowLimit+1, repl)); err == nil {
+			st.Close()
+			st, stmt, jsonCols = st2, st2.(*duckdb.Stmt), cols
 		}
 	}
 	ty, err := stmt.StatementType()
@@ -595,7 +660,7 @@ func (d *Duck) run(qctx context.Context, dc *duckdb.Conn, one bool, sqlText stri
 	}
 	rows, err := stmt.QueryContext(qctx, args)
 	if err != nil {
-		return duckErr(unwrapLines(err, wrapped))
+		return duckErr(unwrapLines(err, true))
 	}
 	defer rows.Close()
 	names := rows.Columns()
@@ -619,7 +684,7 @@ func (d *Duck) run(qctx context.Context, dc *duckdb.Conn, one bool, sqlText stri
 			if errors.Is(err, io.EOF) {
 				return nil
 			}
-			return duckErr(unwrapLines(err, wrapped))
+			return duckErr(unwrapLines(err, true))
 		}
 		row := make([]any, len(vals))
 		for i, v := range vals {
@@ -700,7 +765,9 @@ func capped(sqlText string, n int) string { return cappedText(sqlText, n, nil) }
 // cappedText is capped with columns of the query replaced (SELECT * REPLACE),
 // on the same first line, so the caller's text still starts on line 2.
 func cappedText(sqlText string, n int, replace []string) string {
-	body := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(sqlText), ";"))
+	// Semicolons at the end, however many (empty statements, which the parser
+	// does not count), are the statement's end, not part of it.
+	body := strings.TrimRightFunc(sqlText, func(r rune) bool { return r == ';' || unicode.IsSpace(r) })
 	sel := "SELECT * "
 	if len(replace) > 0 {
 		sel += "REPLACE (" + strings.Join(replace, ", ") + ") "

@@ -95,7 +95,7 @@ func (p *duckParser) close() {
 // statement. False means anything else — none, several, a syntax error, every
 // connection busy, ctx ended — and the caller asks the gate, which says which.
 func (p *duckParser) oneStatement(ctx context.Context, sqlText string) bool {
-	if ctx.Err() != nil || mayHoldPragma(sqlText) {
+	if ctx.Err() != nil || mayHoldPragma(sqlText) || mayCallStateful(sqlText) {
 		return false
 	}
 	var c mapping.Connection
@@ -118,4 +118,71 @@ func (p *duckParser) oneStatement(ctx context.Context, sqlText string) bool {
 // only costs the gate's query.
 func mayHoldPragma(sqlText string) bool {
 	return strings.Contains(strings.ToLower(sqlText), "pragma")
+}
+
+// statefulFunctions are DuckDB's functions that a SELECT may call but that change
+// something beyond the query, or run SQL held in a string (which the gate never
+// sees): logging and profiling (which write files in the package folder, change
+// settings the configuration lock does not cover, and show one client's queries to
+// another), checkpoints (checkpoint('system') invalidates the database), the
+// PEG parser switch, the connection's random seed, and SQL from strings or plans.
+// A query calling one is refused.
+var statefulFunctions = map[string]bool{
+	"enable_logging": true, "disable_logging": true, "truncate_duckdb_logs": true, "write_log": true,
+	"enable_profiling": true, "disable_profiling": true,
+	"checkpoint": true, "force_checkpoint": true,
+	"enable_peg_parser": true, "disable_peg_parser": true, "check_peg_parser": true,
+	"setseed":                     true,
+	"json_execute_serialized_sql": true, "json_serialize_plan": true, "query": true, "query_table": true,
+}
+
+// statefulOptions are the options of DuckDB's readers that make a query create
+// tables (read_csv's rejects tables, which would then hide the model's sources on
+// that connection).
+var statefulOptions = map[string]bool{"store_rejects": true, "rejects_table": true, "rejects_scan": true}
+
+// mayCallStateful reports whether sqlText has, in any case, the letters of one of
+// statefulFunctions or statefulOptions anywhere (a function's name can be written
+// no other way: DuckDB has no escapes in identifiers). Like mayHoldPragma it
+// judges nothing: such a text goes to the gate, which reads DuckDB's syntax tree
+// (statefulCall); a false alarm (a column named query_id) only costs the gate's
+// query.
+func mayCallStateful(sqlText string) bool {
+	lower := strings.ToLower(sqlText)
+	if strings.Contains(lower, "rejects") {
+		return true
+	}
+	for name := range statefulFunctions {
+		if strings.Contains(lower, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// statefulCall returns the first call in a statement's syntax tree (as
+// json_serialize_sql writes it) of one of statefulFunctions — by its name,
+// whatever its schema, as a table function, a scalar function or a method
+// (x.write_log()) — or of a function with one of statefulOptions, and "" when
+// there is none.
+func statefulCall(stmt any) string {
+	found := ""
+	eachNode(stmt, func(n map[string]any) {
+		if found != "" || n["class"] != "FUNCTION" {
+			return
+		}
+		name, _ := n["function_name"].(string)
+		if statefulFunctions[strings.ToLower(name)] {
+			found = name
+			return
+		}
+		ch, _ := n["children"].([]any)
+		for _, c := range ch {
+			if opt, ok := optionName(c); ok && statefulOptions[strings.ToLower(opt)] {
+				found = name + " with " + opt
+				return
+			}
+		}
+	})
+	return found
 }

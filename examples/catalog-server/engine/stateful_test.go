@@ -1,0 +1,122 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestDuckStatefulFunctionsRefused: DuckDB functions a SELECT may call that change
+// something beyond the query — logging and profiling (which write files in the
+// package folder despite the configuration lock, and show one client's queries to
+// another), checkpoints (checkpoint('system') invalidates the database), the
+// random seed, rejects tables that hide the sources — or that run SQL held in a
+// string are refused, however written; the package's files are unchanged, and the
+// model answers afterwards. In the server's process and in a query process.
+func TestDuckStatefulFunctionsRefused(t *testing.T) {
+	m := testModel(t)
+	pkg := m.Package.Dir
+	manifest := filepath.Join(pkg, "manifest.json")
+	items := filepath.Join(pkg, "data", "items.csv")
+	before := map[string][]byte{}
+	for _, f := range []string{manifest, items} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before[f] = b
+	}
+	d, err := OpenDuck(context.Background(), m, DuckConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	p := openProc(t, m, DuckConfig{})
+	q := func(s string) string { return strings.ReplaceAll(s, "PKG", pkg) }
+	texts := []string{
+		q("SELECT * FROM enable_profiling(save_location='PKG/manifest.json', format='json')"),
+		q("SELECT * FROM enable_logging(storage='file', storage_path='PKG/data/items.csv', storage_normalize=false)"),
+		q("SELECT * FROM enable_logging(storage='file', storage_path='PKG/logs')"),
+		"SELECT * FROM enable_logging()",
+		"SELECT * FROM ENABLE_LOGGING()",
+		`SELECT * FROM "enable_logging"()`,
+		"SELECT * FROM system.main.enable_logging()",
+		"SELECT * FROM enable_logging(storage='file', storage_path='/nonexistent/x')",
+		"SELECT * FROM disable_logging()", "SELECT * FROM truncate_duckdb_logs()",
+		"SELECT write_log('pwned')", "SELECT name.write_log() FROM items", "SELECT length(write_log(repeat('x', 1000)))",
+		"SELECT list_transform([1], v -> write_log('a')) AS l",
+		"WITH x AS (SELECT write_log('a') AS w) SELECT * FROM x",
+		"SELECT * FROM items WHERE id IN (SELECT 1 FROM enable_profiling())",
+		"SELECT * FROM enable_profiling()", "SELECT * FROM disable_profiling()",
+		"SELECT * FROM checkpoint('system')", "SELECT * FROM checkpoint()", "SELECT * FROM force_checkpoint()",
+		"SELECT * FROM enable_peg_parser()", "SELECT * FROM disable_peg_parser()",
+		"SELECT setseed(0.42)",
+		"SELECT * FROM query('SELECT 1')", "SELECT * FROM query_table('items')",
+		"SELECT * FROM json_execute_serialized_sql(json_serialize_sql('SELECT 1'))",
+		"SELECT json_serialize_plan('SELECT write_log(''x'')')",
+		q("SELECT count(*) FROM read_csv('PKG/data/items.csv', store_rejects=true, rejects_table='items', rejects_scan='tags')"),
+		q("SELECT count(*) FROM read_csv('PKG/data/items.csv', REJECTS_TABLE='t')"),
+		// A SELECT json_serialize_sql cannot write out: its calls cannot be read.
+		"SELECT CAST({'e': 'a'} AS STRUCT(e ENUM('a', 'b'))) AS s, write_log('x') AS w",
+	}
+	for _, e := range []struct {
+		name string
+		q    interface {
+			Query(context.Context, string, map[string]any, Limits) (*Result, error)
+		}
+	}{{"in process", d}, {"query process", p}} {
+		for _, text := range texts {
+			res, err := e.q.Query(context.Background(), text, nil, testLimits)
+			var re *RefusedError
+			if !errors.As(err, &re) {
+				t.Errorf("%s: %s: not refused: %v %+v", e.name, text, err, res)
+			}
+		}
+		// Names that only look like them run.
+		for _, text := range []string{"SELECT 1 AS query_id, 'checkpoint' AS s", "SELECT name AS setseed FROM items ORDER BY id LIMIT 1"} {
+			if res, err := e.q.Query(context.Background(), text, nil, testLimits); err != nil || res.RowCount != 1 {
+				t.Errorf("%s: %s: %v %+v", e.name, text, err, res)
+			}
+		}
+		res, err := e.q.Query(context.Background(), "SELECT count(*) AS n FROM items", nil, testLimits)
+		if err != nil || res.RowCount != 1 {
+			t.Fatalf("%s: afterwards: %v %+v", e.name, err, res)
+		}
+	}
+	for f, b := range before {
+		if after, err := os.ReadFile(f); err != nil || string(after) != string(b) {
+			t.Errorf("%s changed: %v %q", f, err, after)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(pkg, "logs")); !os.IsNotExist(err) {
+		t.Errorf("a logs folder was made: %v", err)
+	}
+}
+
+// TestDuckRowCapTrailingStatements: empty statements and comments after the
+// statement's semicolon do not take it out from under the row cap (DuckDB's
+// parser does not count them, and the capped text used to fail to prepare and
+// run as sent, every row computed and held).
+func TestDuckRowCapTrailingStatements(t *testing.T) {
+	d := openTestDuck(t)
+	p := openProc(t, nil, DuckConfig{})
+	lim := testLimits
+	lim.RowLimit = 3
+	for _, e := range []struct {
+		name string
+		q    interface {
+			Query(context.Context, string, map[string]any, Limits) (*Result, error)
+		}
+	}{{"in process", d}, {"query process", p}} {
+		for _, tail := range []string{";;", "; ;", "; -- c", "; /* c */", ";\n;\n-- c\n", "; -- it's\n; /* ; */"} {
+			text := "SELECT CASE WHEN i < 100000 THEN i ELSE error('computed past the row cap') END AS v FROM range(1000000) t(i)" + tail
+			res, err := e.q.Query(context.Background(), text, nil, lim)
+			if err != nil || res.RowCount != 3 || !res.Truncated {
+				t.Errorf("%s: %q: %v %+v", e.name, tail, err, res)
+			}
+		}
+	}
+}
