@@ -552,3 +552,42 @@ func Members(obj []byte, fn func(name, value []byte) bool) bool {
 	s.skipWS()
 	return s.pos == len(s.data) && s.sem == nil
 }
+
+// Elements calls fn with the raw value of each element of the JSON array arr, in
+// order, until fn returns false. It reports whether arr is a well-formed array by
+// the rules Members applies to an object (nesting up to DefaultMaxDepth, no member
+// name repeated in any object, valid UTF-8); fn may have been called for the
+// elements before a malformation that comes later in arr. With Members, it lets the
+// mcp package walk a typed tool's arguments alongside the Go type they decode into.
+func Elements(arr []byte, fn func(value []byte) bool) bool {
+	s := newScanner(arr, DefaultMaxDepth)
+	defer s.free()
+	if s.expect('[') != nil {
+		return false
+	}
+	s.skipWS()
+	if s.pos < len(s.data) && s.data[s.pos] == ']' {
+		s.pos++
+		s.skipWS()
+		return s.pos == len(s.data)
+	}
+	for {
+		s.skipWS()
+		start := s.pos
+		if s.value(2) != nil {
+			return false
+		}
+		if !fn(s.data[start:s.pos]) {
+			return s.sem == nil
+		}
+		more, err := s.next(']')
+		if err != nil {
+			return false
+		}
+		if !more {
+			break
+		}
+	}
+	s.skipWS()
+	return s.pos == len(s.data) && s.sem == nil
+}

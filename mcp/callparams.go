@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
-	"strings"
 
 	"github.com/wiremcp/wiremcp/jsonrpc"
 )
@@ -46,7 +45,7 @@ func decodeCallToolParams(params json.RawMessage, p *CallToolParams) error {
 		case "_meta":
 			err = json.Unmarshal(value, &p.Meta)
 		default:
-			if exact, found := names[strings.ToLower(string(key))]; found && exact != string(key) {
+			if _, found := names.variant(key); found {
 				variant = true // a case variant: unmarshalParams reports it
 				return false
 			}

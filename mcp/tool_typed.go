@@ -27,7 +27,13 @@ type TypedToolHandler[In, Out any] func(ctx context.Context, req *CallToolReques
 //     flags required, optional and nullable.
 //
 // Arguments are validated against the input schema, then decoded into In with
-// encoding/json.Unmarshal.
+// encoding/json.Unmarshal, with member names matched exactly, as the schema matches
+// them. A member whose name differs from a field's json name only in case
+// ({"RowLimit": -5} for `json:"rowLimit"`), which encoding/json would decode into the
+// field although the schema checked it only as an unknown member, is refused with
+// the isError result of invalid arguments, at any depth where the arguments decode
+// into a struct (through pointers, slices, arrays and map values; not inside
+// interfaces or json.RawMessage). Members of other names are the schema's business.
 //
 // When Out is the empty interface (any) the tool has no output schema and its result
 // is whatever the handler returns. Schemas are compiled once, here; a type or tag the
@@ -53,6 +59,7 @@ func AddTool[In, Out any](s *Server, t *Tool, h TypedToolHandler[In, Out]) {
 		}
 		tt.OutputSchema = raw
 	}
+	inCase := checkedType(reflect.TypeFor[In]()) // nil: no struct to hold to exact names
 	st := &serverTool{tool: &tt}
 	var err error
 	if st.in, err = compileToolSchema(tt.InputSchema); err != nil {
@@ -65,6 +72,11 @@ func AddTool[In, Out any](s *Server, t *Tool, h TypedToolHandler[In, Out]) {
 	}
 	st.handler = func(ctx context.Context, req *CallToolRequest) (*CallToolResult, error) {
 		var in In
+		if inCase != nil {
+			if err := checkArgumentCase(req.Params.Arguments, inCase); err != nil {
+				return invalidArgumentsResult(ctx, req, err), nil
+			}
+		}
 		if err := json.Unmarshal(req.Params.Arguments, &in); err != nil {
 			return invalidArgumentsResult(ctx, req, err), nil
 		}

@@ -170,3 +170,22 @@ func validTagName(s string) bool {
 	}
 	return true
 }
+
+// A Member is one JSON object member of a struct type, as encoding/json decodes it.
+type Member struct {
+	Name string       // the json tag's name, or the Go field's name
+	Type reflect.Type // the type of the field it decodes into
+}
+
+// Members lists the JSON members of struct type t by encoding/json's rules (those
+// of the schemas For derives: embedded structs flattened, conflicts resolved), in
+// field order. The mcp package holds the member names of params and of typed tool
+// arguments to their exact case with it.
+func Members(t reflect.Type) []Member {
+	fs := structFields(t)
+	ms := make([]Member, len(fs))
+	for i, f := range fs {
+		ms[i] = Member{Name: f.name, Type: f.sf.Type}
+	}
+	return ms
+}
