@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/wiremcp/wiremcp/examples/catalog-server/catalog"
 	"github.com/wiremcp/wiremcp/examples/catalog-server/engine"
@@ -105,6 +106,9 @@ func okResult(v any) (*mcp.CallToolResult, any, error) {
 }
 
 func errorResult(te toolError) *mcp.CallToolResult {
+	// An error can echo what the call sent (a path, a search) or what the query
+	// made (DuckDB's error(repeat('x', 5000000))): the answer keeps its start.
+	te.Error, te.Hint = cutText(te.Error, maxErrorText), cutText(te.Hint, maxErrorText)
 	raw, _ := json.Marshal(te)
 	// The text says all the structured content says (some clients show only text):
 	// the message (with the closest names and the position) and what to try.
@@ -113,6 +117,23 @@ func errorResult(te toolError) *mcp.CallToolResult {
 		msg += "\n" + te.Hint
 	}
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}, StructuredContent: json.RawMessage(raw)}
+}
+
+// maxErrorText is the most of an error's message, and of its hint, that an error
+// result carries (in bytes).
+const maxErrorText = 8 << 10
+
+// cutText returns s cut to at most n bytes on a character boundary, saying how
+// much was left out.
+func cutText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := n
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + fmt.Sprintf("… (%d more bytes not shown)", len(s)-i)
 }
 
 // brokenSourceError says a source exists in the catalog but did not load (its SQL

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/wiremcp/wiremcp/examples/catalog-server/catalog"
 	"github.com/wiremcp/wiremcp/examples/catalog-server/engine"
@@ -251,5 +252,24 @@ func TestNamedQueryErrorBlame(t *testing.T) {
 	r = call(t, cs, "execute_query", map[string]any{"path": "p/k/m/bad", "parameters": map[string]any{"n": 1}}, &te)
 	if !r.IsError || te.Kind != "sql_error" || !strings.Contains(te.Hint, "the catalog's file needs fixing") || !strings.Contains(te.Error, "Binder Error") {
 		t.Errorf("missing column: %s", text(r))
+	}
+}
+
+// TestErrorTextCut: an error that echoes what the call sent or what the query made
+// carries its first 8 KiB, and says how much it left out.
+func TestErrorTextCut(t *testing.T) {
+	cs := connectHTTP(t, startHTTP(t, newTestService(t, sampleDir(t), Config{})).URL, "")
+	for _, args := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"execute_query", map[string]any{"path": "retail/shop/sales", "sql": "SELECT error(repeat('x', 200000))"}},
+		{"describe", map[string]any{"path": "retail/" + strings.Repeat("é", 100000)}},
+	} {
+		var te toolError
+		r := call(t, cs, args.tool, args.args, &te)
+		if !r.IsError || len(te.Error) > 8<<10+64 || !strings.Contains(te.Error, "more bytes not shown)") || !utf8.ValidString(te.Error) || len(text(r)) > 17<<10 {
+			t.Errorf("%s: %d bytes of error, %d of text: %.200s", args.tool, len(te.Error), len(text(r)), te.Error)
+		}
 	}
 }
