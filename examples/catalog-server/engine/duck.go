@@ -137,13 +137,17 @@ func buildDuckFile(ctx context.Context, m *catalog.Model) (*duckFile, error) {
 // gives none.
 const duckDefaultThreads = 2
 
+// duckDefaultMemory is DuckDB's memory limit for a model whose DuckConfig gives
+// none.
+const duckDefaultMemory = "512MB"
+
 // openDuckFile opens the database file f read-only, locked down, for queries.
 func openDuckFile(ctx context.Context, f *duckFile, cfg DuckConfig) (*Duck, error) {
 	if cfg.Threads <= 0 {
 		cfg.Threads = duckDefaultThreads
 	}
 	if cfg.MemoryLimit == "" {
-		cfg.MemoryLimit = "512MB"
+		cfg.MemoryLimit = duckDefaultMemory
 	}
 	d := &Duck{tmp: f.tmp, memory: cfg.MemoryLimit, columns: f.columns, broken: f.broken}
 	q := url.Values{}

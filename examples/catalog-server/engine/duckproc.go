@@ -3,6 +3,7 @@ package engine
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -262,44 +263,110 @@ func (p *DuckProc) Query(ctx context.Context, sqlText string, params map[string]
 	}
 	hard := time.NewTimer(left + stopGrace + workerSlack)
 	defer hard.Stop()
-	select {
-	case rep, ok := <-w.replies:
-		if !ok {
-			note := w.exitNote()
-			p.kill(w)
-			return nil, &EngineError{Detail: "ended before it answered" + note}
-		}
-		if rep.Error != nil {
-			err := rep.Error.err()
-			var te *TimeoutError
-			if errors.As(err, &te) {
-				// The process was given what was left of the limit (starting
-				// it may have taken some); the caller was given the limit.
-				te.Limit = lim.Timeout
-				te.Waited += waited
-				if te.Running {
-					// DuckDB did not stop: the process does, now.
-					p.kill(w)
-					te.Running = false
-					return nil, te
+	maxRSS := p.runningMaxRSS()
+	var watch <-chan time.Time
+	if maxRSS > 0 {
+		t := time.NewTicker(rssWatchEvery)
+		defer t.Stop()
+		watch = t.C
+	}
+	for {
+		select {
+		case <-watch:
+			if rss := residentBytes(w.cmd.Process.Pid); rss > maxRSS {
+				p.kill(w)
+				return nil, &MemoryError{Limit: cmp.Or(p.cfg.MemoryLimit, duckDefaultMemory),
+					Detail: fmt.Sprintf("its process held %d MiB, past the %d MiB a query process may hold: DuckDB's limit does not count all it allocates, such as the lists and strings a function builds", rss>>20, maxRSS>>20)}
+			}
+			continue
+		case rep, ok := <-w.replies:
+			if !ok {
+				note := w.exitNote()
+				p.kill(w)
+				return nil, &EngineError{Detail: "ended before it answered" + note}
+			}
+			if rep.Error != nil {
+				err := rep.Error.err()
+				var te *TimeoutError
+				if errors.As(err, &te) {
+					// The process was given what was left of the limit (starting
+					// it may have taken some); the caller was given the limit.
+					te.Limit = lim.Timeout
+					te.Waited += waited
+					if te.Running {
+						// DuckDB did not stop: the process does, now.
+						p.kill(w)
+						te.Running = false
+						return nil, te
+					}
 				}
+				p.release(w)
+				return nil, err
 			}
 			p.release(w)
-			return nil, err
+			if rep.Result == nil {
+				return nil, &EngineError{Detail: "answered without a result"}
+			}
+			return rep.Result.finish(start), nil
+		case <-hard.C:
+			p.kill(w)
+			return nil, &TimeoutError{Limit: lim.Timeout, Waited: waited}
+		case <-ctx.Done():
+			// The caller went away: the query stops with its process.
+			p.kill(w)
+			return nil, ctx.Err()
 		}
-		p.release(w)
-		if rep.Result == nil {
-			return nil, &EngineError{Detail: "answered without a result"}
-		}
-		return rep.Result.finish(start), nil
-	case <-hard.C:
-		p.kill(w)
-		return nil, &TimeoutError{Limit: lim.Timeout, Waited: waited}
-	case <-ctx.Done():
-		// The caller went away: the query stops with its process.
-		p.kill(w)
-		return nil, ctx.Err()
 	}
+}
+
+// rssWatchEvery is how often the server reads the resident memory of a query
+// process that is computing.
+const rssWatchEvery = 50 * time.Millisecond
+
+// duckRunMaxRSS, when above zero, is the most resident memory a computing query
+// process may hold instead of runningMaxRSS's (for the tests).
+var duckRunMaxRSS atomic.Int64
+
+// runningMaxRSS is the most resident memory a query process may hold while it
+// computes: twice the model's memory limit, and at least 256 MB more than it (an
+// idle process holds 70–110 MB of its own), or 0 (no bound) for a limit it
+// cannot read. DuckDB's memory_limit bounds what its buffer manager holds, not all it
+// allocates: the lists and strings a function builds grew past 2 GB under a
+// 512 MB limit. The server reads the process's size every rssWatchEvery and
+// ends it past the bound (on Linux; elsewhere the size cannot be read).
+func (p *DuckProc) runningMaxRSS() int64 {
+	if n := duckRunMaxRSS.Load(); n > 0 {
+		return n
+	}
+	b, ok := sizeBytes(cmp.Or(p.cfg.MemoryLimit, duckDefaultMemory))
+	if !ok {
+		return 0
+	}
+	return max(2*b, b+256<<20)
+}
+
+// sizeBytes reads a size as DuckDB's settings take it ("512MB", "1.5 GiB",
+// "100000 bytes"; KB, MB, GB and TB in powers of 1000, KiB … TiB of 1024), and
+// false for anything else (a percentage of the machine's memory).
+func sizeBytes(s string) (int64, bool) {
+	s = strings.TrimSpace(s)
+	i := strings.IndexFunc(s, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
+	if i < 0 {
+		i = len(s)
+	}
+	n, err := strconv.ParseFloat(s[:i], 64)
+	if err != nil || n < 0 {
+		return 0, false
+	}
+	units := map[string]float64{"": 1, "b": 1, "byte": 1, "bytes": 1,
+		"kb": 1e3, "kilobyte": 1e3, "kilobytes": 1e3, "mb": 1e6, "megabyte": 1e6, "megabytes": 1e6,
+		"gb": 1e9, "gigabyte": 1e9, "gigabytes": 1e9, "tb": 1e12, "terabyte": 1e12, "terabytes": 1e12,
+		"kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40}
+	u, ok := units[strings.ToLower(strings.TrimSpace(s[i:]))]
+	if !ok {
+		return 0, false
+	}
+	return int64(n * u), true
 }
 
 // worker returns an idle worker of the model, or starts one. A process that is

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestDuckStatefulFunctionsRefused: DuckDB functions a SELECT may call that change
@@ -117,6 +118,50 @@ func TestDuckRowCapTrailingStatements(t *testing.T) {
 			if err != nil || res.RowCount != 3 || !res.Truncated {
 				t.Errorf("%s: %q: %v %+v", e.name, tail, err, res)
 			}
+		}
+	}
+}
+
+// TestDuckProcRunningMemory: a query process that grows past its bound while it
+// computes (memory DuckDB's memory_limit does not count: the strings of a list a
+// function builds) is ended, and the query answered out of memory; the next query
+// runs in a new process. (Linux: elsewhere the size cannot be read.)
+func TestDuckProcRunningMemory(t *testing.T) {
+	if residentBytes(os.Getpid()) < 0 {
+		t.Skip("the resident memory of a process cannot be read here")
+	}
+	duckRunMaxRSS.Store(400 << 20)
+	defer duckRunMaxRSS.Store(0)
+	p := openProc(t, nil, DuckConfig{MemoryLimit: "256MB"})
+	lim := Limits{RowLimit: 10, ByteBudget: 1 << 20, Timeout: 20 * time.Second}
+	start := time.Now()
+	_, err := p.Query(context.Background(), "SELECT sum(len(x)) AS n FROM (SELECT list_transform(range(2000000), i -> repeat('z', 500)) AS x)", nil, lim)
+	var me *MemoryError
+	if !errors.As(err, &me) || me.Limit != "256MB" || !strings.Contains(err.Error(), "past the 400 MiB a query process may hold") {
+		t.Fatalf("after %s: %v", time.Since(start), err)
+	}
+	if res, err := p.Query(context.Background(), "SELECT count(*) AS n FROM items", nil, testLimits); err != nil || res.RowCount != 1 {
+		t.Fatalf("afterwards: %v %+v", err, res)
+	}
+}
+
+func TestSizeBytes(t *testing.T) {
+	for in, want := range map[string]int64{"512MB": 512e6, "1.5 GiB": 3 << 29, "100000 bytes": 100000, "2gb": 2e9, " 64 MiB ": 64 << 20, "7": 7} {
+		if got, ok := sizeBytes(in); !ok || got != want {
+			t.Errorf("%q: %d %v, want %d", in, got, ok, want)
+		}
+	}
+	for _, in := range []string{"80%", "", "MB", "-1MB", "12 parsecs"} {
+		if got, ok := sizeBytes(in); ok {
+			t.Errorf("%q: %d, want none", in, got)
+		}
+	}
+}
+
+func TestRunningMaxRSS(t *testing.T) {
+	for limit, want := range map[string]int64{"": 1024e6, "512MB": 1024e6, "40MB": 40e6 + 256<<20, "2GiB": 4 << 30, "80%": 0} {
+		if got := (&DuckProc{cfg: DuckConfig{MemoryLimit: limit}}).runningMaxRSS(); got != want {
+			t.Errorf("%q: %d, want %d", limit, got, want)
 		}
 	}
 }
