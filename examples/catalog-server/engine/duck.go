@@ -678,6 +678,9 @@ func (d *Duck) run(qctx context.Context, dc *duckdb.Conn, one bool, sqlText stri
 		}
 		res.Columns = append(res.Columns, Column{Name: n, Type: types[i]})
 	}
+	if err := checkColumns(res.Columns, lim.ByteBudget); err != nil {
+		return err
+	}
 	app := rowAppender{lim: lim, res: res, keep: d.keepWire}
 	vals := make([]driver.Value, len(names))
 	for {

@@ -289,6 +289,22 @@ type wireCells struct {
 	cells []byte
 }
 
+// checkColumns refuses a result whose columns alone — their names and types, as
+// JSON — take more than the byte budget its rows may: the budget bounds an
+// answer only if its head is bounded too (a query of nested STRUCTs with long
+// field names answered 12 MB under a 4 MB budget).
+func checkColumns(cols []Column, budget int) error {
+	b, err := json.Marshal(cols)
+	if err != nil {
+		return err
+	}
+	if len(b) > budget {
+		return &RefusedError{Reason: fmt.Sprintf("the result's columns alone (their names and types) take %d bytes of JSON, more than the byte budget of %d", len(b), budget),
+			Rule: "Select fewer columns, or name long or nested ones shorter (AS) and unpack STRUCTs into columns of simple types."}
+	}
+	return nil
+}
+
 func newResult(lim Limits) *Result {
 	return &Result{Rows: [][]any{}, Columns: []Column{}, RowLimit: lim.RowLimit, ByteBudget: lim.ByteBudget}
 }

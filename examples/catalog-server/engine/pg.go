@@ -290,6 +290,10 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 	if len(unnamed) > 0 {
 		fds = slices.Clone(fds) // read after the rows close, when pgconn may reuse them
 	}
+	if err := checkColumns(res.Columns, lim.ByteBudget); err != nil {
+		rows.Close()
+		return nil, err
+	}
 	app := rowAppender{lim: lim, res: res}
 	for rows.Next() {
 		vals, err := rows.Values()

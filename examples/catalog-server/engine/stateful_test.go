@@ -165,3 +165,24 @@ func TestRunningMaxRSS(t *testing.T) {
 		}
 	}
 }
+
+// TestDuckColumnsWithinBudget: a result whose column names and types alone take
+// more than the byte budget is refused, so that the budget bounds the answer.
+func TestDuckColumnsWithinBudget(t *testing.T) {
+	d := openTestDuck(t)
+	lim := Limits{RowLimit: 10, ByteBudget: 4096, Timeout: testLimits.Timeout}
+	long := strings.Repeat("n", 3000)
+	for _, text := range []string{
+		`SELECT 1 AS "` + long + `", 2 AS "` + long + `x"`,
+		"SELECT {'" + long + "': {'" + long + "': 1}} AS s",
+	} {
+		_, err := d.Query(context.Background(), text, nil, lim)
+		var re *RefusedError
+		if !errors.As(err, &re) || !strings.Contains(err.Error(), "more than the byte budget of 4096") {
+			t.Errorf("%.60s…: %v", text, err)
+		}
+	}
+	if res, err := d.Query(context.Background(), `SELECT 1 AS "`+strings.Repeat("n", 1000)+`"`, nil, lim); err != nil || res.RowCount != 1 {
+		t.Errorf("a long name within the budget: %v", err)
+	}
+}
