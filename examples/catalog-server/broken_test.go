@@ -96,3 +96,31 @@ func TestEmptyCatalogSaysWhy(t *testing.T) {
 		}
 	}
 }
+
+// TestBrokenSourceByPathAndCase: SQL sent with a broken source's path runs when it
+// does not read that source; a broken source named in another case ("Gone") is
+// still told as the source that did not load.
+func TestBrokenSourceByPathAndCase(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"p/k/manifest.json": `{}`,
+		"p/k/data/a.csv":    "x\n1\n2\n",
+		"p/k/m.sql":         "-- @source a\nSELECT * FROM 'data/a.csv';\n-- @source gone\nSELECT * FROM 'data/missing.csv';\n",
+	})
+	cs := connectHTTP(t, startHTTP(t, newTestService(t, dir, Config{})).URL, "")
+	var res struct{ RowCount int }
+	if r := call(t, cs, "execute_query", map[string]any{"path": "p/k/m/gone", "sql": "SELECT * FROM a"}, &res); r.IsError || res.RowCount != 2 {
+		t.Errorf("SQL with the broken source's path: %s", text(r))
+	}
+	for _, args := range []map[string]any{
+		{"path": "p/k/m/gone"},
+		{"path": "p/k/m", "sql": "SELECT * FROM Gone"},
+		{"path": "p/k/m/gone", "sql": "SELECT * FROM gone"},
+	} {
+		var te toolError
+		r := call(t, cs, "execute_query", args, &te)
+		if !r.IsError || te.Kind != "unavailable" || !strings.Contains(te.Error, "p/k/m/gone") {
+			t.Errorf("%v: %s", args, text(r))
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -587,7 +588,9 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 		}
 		return nil, &modelDownError{fmt.Errorf("the model of %s (%s) is unavailable: %s", e.Path, mpath, sn.broken[m])}
 	}
-	if e.Kind == catalog.KindSource && eng.Broken()[e.Name] != "" {
+	if e.Kind == catalog.KindSource && in.SQL == "" && eng.Broken()[e.Name] != "" {
+		// Reading the source itself; SQL of the caller's own may not need it
+		// (and is told the same below if it does).
 		return nil, &brokenSourceError{path: e.Path, reason: eng.Broken()[e.Name]}
 	}
 	res, err := eng.Query(ctx, sqlText, params, engine.Limits{RowLimit: rowLimit, ByteBudget: s.cfg.ByteBudget, Timeout: s.cfg.QueryTimeout})
@@ -596,8 +599,10 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 		// it is missing rather than "no such table, did you mean …".
 		var se *engine.SQLError
 		if errors.As(err, &se) && se.Engine == "duckdb" {
+			miss := duckNoTable.FindStringSubmatch(se.Message)
 			for name, reason := range eng.Broken() {
-				if strings.Contains(se.Message, "Table with name "+name+" does not exist") {
+				// DuckDB compares names without case: "Gone" is the source gone.
+				if miss != nil && strings.EqualFold(strings.Trim(miss[1], `"`), name) {
 					return nil, &brokenSourceError{path: m.Package.Project.Name + "/" + m.Package.Name + "/" + m.Name + "/" + name, reason: reason}
 				}
 			}
@@ -665,13 +670,33 @@ func withClosestSources(se *engine.SQLError, m *catalog.Model) error {
 // checkParams checks values against a named query's typed parameters.
 func checkParams(q *catalog.Query, in map[string]any) (map[string]any, error) {
 	out := map[string]any{}
-	var names []string
+	// Every parameter missing is named at once, with what each is.
+	var missing, all []string
 	for _, p := range q.Params {
-		names = append(names, p.Name+" ("+p.Type+")")
-		v, ok := in[p.Name]
-		if !ok {
-			return nil, fmt.Errorf("named query %s needs parameter %q of type %s; its parameters: %s", q.Name, p.Name, p.Type, strings.Join(names, ", "))
+		desc := p.Name + " (" + p.Type
+		if p.Description != "" {
+			desc += ": " + p.Description
 		}
+		all = append(all, desc+")")
+		if _, ok := in[p.Name]; !ok {
+			m := strconv.Quote(p.Name)
+			for k := range in {
+				if k != p.Name && (strings.EqualFold(k, p.Name) || strings.EqualFold(strings.TrimLeft(k, "$@:"), p.Name)) {
+					m += fmt.Sprintf(" (given as %q: names are exact, without $)", k)
+				}
+			}
+			missing = append(missing, m)
+		}
+	}
+	if len(missing) > 0 {
+		what := "parameter " + missing[0]
+		if len(missing) > 1 {
+			what = "parameters " + strings.Join(missing, ", ")
+		}
+		return nil, fmt.Errorf("named query %s needs %s; its parameters: %s", q.Name, what, strings.Join(all, ", "))
+	}
+	for _, p := range q.Params {
+		v := in[p.Name]
 		switch p.JSONType() {
 		case "integer":
 			f, ok := v.(float64)

@@ -273,3 +273,25 @@ func TestErrorTextCut(t *testing.T) {
 		}
 	}
 }
+
+// TestMissingParams: every missing parameter is named at once, with the type and
+// description of each, and a near miss ("Region", "$region") is pointed out.
+func TestMissingParams(t *testing.T) {
+	cs := connectHTTP(t, startHTTP(t, newTestService(t, sampleDir(t), Config{})).URL, "")
+	all := "its parameters: region (VARCHAR: one of north, south, east, west), n (INTEGER: how many customers)"
+	for _, tc := range []struct {
+		params map[string]any
+		want   string
+	}{
+		{map[string]any{}, `named query top_customers needs parameters "region", "n"; ` + all},
+		{map[string]any{"n": 3}, `named query top_customers needs parameter "region"; ` + all},
+		{map[string]any{"Region": "north", "n": 3}, `needs parameter "region" (given as "Region": names are exact, without $)`},
+		{map[string]any{"$region": "north", "n": 3}, `needs parameter "region" (given as "$region": names are exact, without $)`},
+	} {
+		var te toolError
+		r := call(t, cs, "execute_query", map[string]any{"path": "retail/shop/sales/top_customers", "parameters": tc.params}, &te)
+		if !r.IsError || te.Kind != "invalid" || !strings.Contains(te.Error, tc.want) {
+			t.Errorf("%v: %s", tc.params, text(r))
+		}
+	}
+}

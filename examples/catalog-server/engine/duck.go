@@ -347,6 +347,15 @@ func firstWord(sqlText string) string {
 	return strings.ToUpper(f[0])
 }
 
+// article is "an" before a word that starts with a vowel sound as spelled
+// (INSERT, UPDATE, ALTER, EXPLAIN), "a" before the rest.
+func article(word string) string {
+	if word != "" && strings.ContainsRune("AEIOU", rune(word[0])) {
+		return "an"
+	}
+	return "a"
+}
+
 // afterComment returns s after the block comment it starts with; DuckDB's
 // block comments nest (/* a /* b */ c */ is one comment).
 func afterComment(s string) string {
@@ -428,7 +437,7 @@ func gate(ctx context.Context, dc *duckdb.Conn, sqlText string) error {
 			// one json_serialize_sql refused comes after it.
 			return &RefusedError{Reason: "the SQL holds more than one statement, and one after the first is not a query; send exactly one"}
 		}
-		return &RefusedError{Reason: fmt.Sprintf("DuckDB's parser reads this as a %s statement, not a query", kind)}
+		return &RefusedError{Reason: fmt.Sprintf("DuckDB's parser reads this as %s %s statement, not a query", article(kind), kind)}
 	}
 	switch n := len(s.Statements); {
 	case n == 0:
@@ -656,7 +665,7 @@ func (d *Duck) run(qctx context.Context, dc *duckdb.Conn, one bool, sqlText stri
 		return duckErr(err)
 	}
 	if ty != duckdb.STATEMENT_TYPE_SELECT {
-		return &RefusedError{Reason: fmt.Sprintf("DuckDB prepares this as a %s statement, not a query", firstWord(sqlText))}
+		return &RefusedError{Reason: fmt.Sprintf("DuckDB prepares this as %s %s statement, not a query", article(firstWord(sqlText)), firstWord(sqlText))}
 	}
 	args, err := bindArgs(stmt, params)
 	if err != nil {
