@@ -50,3 +50,22 @@ SELECT 1 AS one;
 		t.Errorf("quick source: %v %+v", err, d)
 	}
 }
+
+// TestDescribePathFromLowerDown: a path given from below the project ("orders",
+// "sales/orders") is answered with the objects whose paths end with it; a name
+// nothing is close to is not called close.
+func TestDescribePathFromLowerDown(t *testing.T) {
+	cs := connectHTTP(t, startHTTP(t, newTestService(t, sampleDir(t), Config{})).URL, "")
+	for path, want := range map[string]string{
+		"orders":           "closest: retail/shop/sales/orders",
+		"sales/orders":     "closest: retail/shop/sales/orders",
+		"Shop/Sales":       "closest: retail/shop/sales",
+		"climate/zzzzzzzz": `no package named "zzzzzzzz" in "climate"; no name there is close to it; the first there: climate/stations`,
+	} {
+		var te toolError
+		r := call(t, cs, "describe", map[string]any{"path": path}, &te)
+		if !r.IsError || te.Kind != "not_found" || !strings.Contains(te.Error, want) {
+			t.Errorf("%s: %s", path, text(r))
+		}
+	}
+}

@@ -265,6 +265,19 @@ var toolInputs = map[string]reflect.Type{
 // closest one it does.
 func invalidArguments(tool string, args json.RawMessage, err error) toolError {
 	te := toolError{Error: err.Error(), Kind: "invalid"}
+	var ute *json.UnmarshalTypeError
+	if errors.As(err, &ute) && ute.Field != "" {
+		// The schema let it through (JSON Schema's integer takes 2.0 and 1e1);
+		// Go's decoding did not: say so in the caller's terms, not Go's.
+		want := "a " + ute.Type.Kind().String()
+		switch ute.Type.Kind() {
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+			want = "an integer written without a fraction or an exponent (10, not 10.0 or 1e1)"
+		case reflect.String:
+			want = "a string"
+		}
+		te.Error = fmt.Sprintf("invalid arguments for tool %q: %s must be %s, got %s", tool, ute.Field, want, ute.Value)
+	}
 	t, ok := toolInputs[tool]
 	if !ok {
 		return te

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -292,6 +293,21 @@ func TestMissingParams(t *testing.T) {
 		r := call(t, cs, "execute_query", map[string]any{"path": "retail/shop/sales/top_customers", "parameters": tc.params}, &te)
 		if !r.IsError || te.Kind != "invalid" || !strings.Contains(te.Error, tc.want) {
 			t.Errorf("%v: %s", tc.params, text(r))
+		}
+	}
+}
+
+// TestIntegralFloatArgument: an integer argument written as 2.0 or 1e1 (valid
+// integers to JSON Schema, not to Go's decoding) is refused in the caller's
+// terms.
+func TestIntegralFloatArgument(t *testing.T) {
+	cs := connectHTTP(t, startHTTP(t, newTestService(t, sampleDir(t), Config{})).URL, "")
+	for _, v := range []json.RawMessage{json.RawMessage(`2.0`), json.RawMessage(`1e1`)} {
+		var te toolError
+		r := call(t, cs, "execute_query", map[string]any{"path": "retail/shop/sales", "sql": "SELECT 1", "rowLimit": v}, &te)
+		want := `invalid arguments for tool "execute_query": rowLimit must be an integer written without a fraction or an exponent (10, not 10.0 or 1e1), got number`
+		if !r.IsError || te.Kind != "invalid" || !strings.Contains(te.Error, want) || strings.Contains(te.Error, "Go struct") {
+			t.Errorf("rowLimit %s: %s", v, text(r))
 		}
 	}
 }

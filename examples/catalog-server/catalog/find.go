@@ -13,11 +13,14 @@ import (
 // NotFoundError says that a path names nothing, how far it resolved, and which
 // existing names are closest to the part that failed.
 type NotFoundError struct {
-	Path     string   // the path asked for
-	Kind     string   // what the failing segment was expected to be ("project", "package", …)
-	Name     string   // the failing segment
-	Parent   string   // the deepest path that exists ("" for the root)
-	Closest  []string // paths of the closest existing names, best first
+	Path    string   // the path asked for
+	Kind    string   // what the failing segment was expected to be ("project", "package", …)
+	Name    string   // the failing segment
+	Parent  string   // the deepest path that exists ("" for the root)
+	Closest []string // paths of the closest existing names, best first
+	// Far says none of Closest is close to Name: they are the first names at
+	// that level.
+	Far      bool
 	Expected []string // every kind allowed at that level
 	// Skipped, when set, says why the file that would have made the object at
 	// Parent/Name was skipped when the catalog loaded (it does not parse, say).
@@ -34,9 +37,12 @@ func (e *NotFoundError) Error() string {
 	if e.Skipped != "" {
 		fmt.Fprintf(&b, ": its file was skipped when the catalog loaded (%s); fix the file and it is picked up", e.Skipped)
 	}
-	if len(e.Closest) > 0 {
+	switch {
+	case len(e.Closest) > 0 && e.Far:
+		fmt.Fprintf(&b, "; no name there is close to it; the first there: %s", strings.Join(e.Closest, ", "))
+	case len(e.Closest) > 0:
 		fmt.Fprintf(&b, "; closest: %s", strings.Join(e.Closest, ", "))
-	} else {
+	default:
 		b.WriteString("; it has no children")
 	}
 	b.WriteString(". Call list_catalog to see what exists, or search_catalog to find by name, column or description.")
@@ -99,17 +105,39 @@ func (c *Catalog) Resolve(path string) (*Entry, error) {
 					closest = append(closest, parentPath+"/"+n)
 				}
 			}
+			far := false
 			if len(closest) == 0 {
+				far = true
 				for j := 0; j < len(names) && j < 5; j++ {
 					closest = append(closest, strings.TrimPrefix(parentPath+"/"+names[j], "/"))
 				}
 			}
+			if parent == nil {
+				// A path from lower down ("orders", "sales/orders"): the objects
+				// whose paths end with it come first.
+				if ends := c.endingWith(path, 5); len(ends) > 0 {
+					closest, far = ends, false
+				}
+			}
 			skipped := c.skipped[strings.TrimPrefix(parentPath+"/"+s, "/")]
-			return nil, &NotFoundError{Path: path, Kind: kindsBelow(kind), Name: s, Parent: parentPath, Closest: closest, Skipped: skipped}
+			return nil, &NotFoundError{Path: path, Kind: kindsBelow(kind), Name: s, Parent: parentPath, Closest: closest, Far: far, Skipped: skipped}
 		}
 		parent, children = next, next.Children
 	}
 	return nil, &NotFoundError{Path: path, Kind: "object", Name: path}
+}
+
+// endingWith returns the paths, at most n, of the objects whose path ends with
+// "/"+path, compared without case.
+func (c *Catalog) endingWith(path string, n int) []string {
+	suffix := "/" + strings.ToLower(path)
+	var out []string
+	for _, e := range c.entries {
+		if len(out) < n && strings.HasSuffix(strings.ToLower(e.Path), suffix) {
+			out = append(out, e.Path)
+		}
+	}
+	return out
 }
 
 // Page is one page of a listing.
