@@ -619,7 +619,7 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 					return nil, &brokenSourceError{path: m.Package.Project.Name + "/" + m.Package.Name + "/" + m.Name + "/" + name, reason: reason}
 				}
 			}
-			err = withClosestSources(se, m)
+			err = withClosestSources(se, m, sn.cat, eng.Columns())
 		}
 	}
 	if pe := paramValueError(q, params, err); pe != nil {
@@ -650,15 +650,73 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 	return res, err
 }
 
+// sourceModels returns the paths of the models, other than m, that have a source
+// named name (compared without case, as DuckDB compares names).
+func sourceModels(cat *catalog.Catalog, name string, m *catalog.Model) []string {
+	var out []string
+	for _, p := range cat.Projects {
+		for _, k := range p.Packages {
+			for _, mm := range k.Models {
+				if mm == m {
+					continue
+				}
+				for _, src := range mm.Sources {
+					if strings.EqualFold(src.Name, name) {
+						out = append(out, p.Name+"/"+k.Name+"/"+mm.Name)
+						break
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
 var (
-	duckNoTable    = regexp.MustCompile(`Table with name ([^ ]+) does not exist`)
-	duckDidYouMean = regexp.MustCompile(`Did you mean "([^"]+)"`)
+	duckNoColumn    = regexp.MustCompile(`does not have a column named "([^"]+)"`)
+	duckCatalogPath = regexp.MustCompile(`Catalog "[^"]*" does not exist|NameListToString NOT IMPLEMENTED`)
+	duckNoTable     = regexp.MustCompile(`Table with name ([^ ]+) does not exist`)
+	duckDidYouMean  = regexp.MustCompile(`Did you mean "([^"]+)"`)
 )
 
 // withClosestSources adds the model's sources closest to a table DuckDB did not
 // find when DuckDB's own guess is not one of them: it guesses among every table
 // it knows, its system views included ("sales_orders": Did you mean "pg_class"?).
-func withClosestSources(se *engine.SQLError, m *catalog.Model) error {
+//
+// It also helps where DuckDB gives no names: a column missing from a table
+// named by an alias ("o.quantty") gets the model's closest columns, a source named
+// with the catalog's path ("shop.sales.orders") is told to be named alone, and a
+// missing table that is a source of another model is told where it is.
+func withClosestSources(se *engine.SQLError, m *catalog.Model, cat *catalog.Catalog, cols map[string][]engine.Column) error {
+	if c := duckNoColumn.FindStringSubmatch(se.Message); c != nil {
+		var names []string
+		where := map[string][]string{}
+		for src, cs := range cols {
+			for _, col := range cs {
+				if where[col.Name] == nil {
+					names = append(names, col.Name)
+				}
+				where[col.Name] = append(where[col.Name], src)
+			}
+		}
+		var hints []string
+		for _, n := range catalog.Closest(c[1], names, 3) {
+			srcs := where[n]
+			sort.Strings(srcs)
+			hints = append(hints, n+" ("+strings.Join(srcs, ", ")+")")
+		}
+		if len(hints) == 0 {
+			return se
+		}
+		out := *se
+		out.Message += "\n(closest columns of the model's sources: " + strings.Join(hints, ", ") + ")"
+		return &out
+	}
+	if duckCatalogPath.MatchString(se.Message) {
+		out := *se
+		out.Message += "\n(name a source by itself, as in FROM orders: the model is the call's path, not part of the SQL)"
+		return &out
+	}
 	miss := duckNoTable.FindStringSubmatch(se.Message)
 	if miss == nil {
 		return se
@@ -666,6 +724,11 @@ func withClosestSources(se *engine.SQLError, m *catalog.Model) error {
 	var names []string
 	for _, src := range m.Sources {
 		names = append(names, src.Name)
+	}
+	if elsewhere := sourceModels(cat, strings.Trim(miss[1], `"`), m); len(elsewhere) > 0 && !slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(n, strings.Trim(miss[1], `"`)) }) {
+		out := *se
+		out.Message += fmt.Sprintf("\n(%s is a source of the model %s, not of this one: run the query with path %s)", strings.Trim(miss[1], `"`), strings.Join(elsewhere, ", the model "), elsewhere[0])
+		return &out
 	}
 	if g := duckDidYouMean.FindStringSubmatch(se.Message); g != nil && slices.Contains(names, g[1]) {
 		return se

@@ -24,3 +24,23 @@ func TestUnknownTableNamesSources(t *testing.T) {
 		}
 	}
 }
+
+// TestSQLNameHints: where DuckDB's message names nothing to try, the server adds
+// it: the closest columns for a column missing from an aliased table, the source
+// named alone for a catalog path in SQL, and the model of another that has the
+// missing table as a source.
+func TestSQLNameHints(t *testing.T) {
+	cs := connectHTTP(t, startHTTP(t, newTestService(t, sampleDir(t), Config{})).URL, "")
+	for sql, want := range map[string]string{
+		"SELECT o.quantty FROM orders o":         "(closest columns of the model's sources: quantity (orders)",
+		"SELECT * FROM shop.sales.orders":        "(name a source by itself, as in FROM orders",
+		"SELECT * FROM retail.shop.sales.orders": "(name a source by itself, as in FROM orders",
+		"SELECT * FROM requests":                 "(requests is a source of the model operations/web/traffic, not of this one: run the query with path operations/web/traffic)",
+	} {
+		var te toolError
+		r := call(t, cs, "execute_query", map[string]any{"path": "retail/shop/sales", "sql": sql}, &te)
+		if !r.IsError || te.Kind != "sql_error" || !strings.Contains(te.Error, want) {
+			t.Errorf("%s: %s", sql, text(r))
+		}
+	}
+}

@@ -148,8 +148,10 @@ var intRanges = map[string][2]float64{
 	"UHUGEINT": {0, math.MaxUint64}, "UINT128": {0, math.MaxUint64},
 }
 
-// MaxExactInt is the largest integer a JSON number (a float64) carries exactly.
-const MaxExactInt = 1 << 53
+// MaxExactInt is the largest integer a JSON number (a float64) carries without
+// doubt: 2^53 itself is exact, but 2^53+1 arrives as 2^53, so a call's 2^53 may
+// be a rounded value.
+const MaxExactInt = 1<<53 - 1
 
 // IntRange returns the smallest and largest value of an integer parameter that a
 // call can pass: the type's range, within ±MaxExactInt (a JSON number beyond it is
