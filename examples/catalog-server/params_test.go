@@ -232,7 +232,7 @@ func TestNamedQueryErrorBlame(t *testing.T) {
 		"p/k/manifest.json": `{}`,
 		"p/k/data/a.csv":    "x\n1\n2\n3\n",
 		"p/k/m.sql": "-- @source a\nSELECT * FROM 'data/a.csv';\n\n-- @query lim\n-- @param n INTEGER\nSELECT x FROM a ORDER BY x LIMIT $n;\n\n" +
-			"-- @query bad\n-- @param n INTEGER\nSELECT nope FROM a WHERE x > $n;\n\n" +
+			"-- @query bad\n-- @param n INTEGER\nSELECT nope FROM a WHERE x > 0 ORDER BY x LIMIT $n;\n\n" +
 			"-- @query since\n-- @param d DATE\nSELECT x FROM a WHERE DATE '2024-01-01' + x::INTEGER > CAST($d AS DATE);\n",
 	})
 	cs := connectHTTP(t, startHTTP(t, newTestService(t, dir, Config{})).URL, "")

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"database/sql/driver"
@@ -347,10 +348,10 @@ func firstWord(sqlText string) string {
 	return strings.ToUpper(f[0])
 }
 
-// article is "an" before a word that starts with a vowel sound as spelled
-// (INSERT, UPDATE, ALTER, EXPLAIN), "a" before the rest.
+// article is "an" before a word that starts with a vowel sound (INSERT, UPDATE,
+// ALTER, EXPLAIN), "a" before the rest (USE among them).
 func article(word string) string {
-	if word != "" && strings.ContainsRune("AEIOU", rune(word[0])) {
+	if word != "" && strings.ContainsRune("AEIOU", rune(word[0])) && word != "USE" {
 		return "an"
 	}
 	return "a"
@@ -457,45 +458,55 @@ func gate(ctx context.Context, dc *duckdb.Conn, sqlText string) error {
 	return nil
 }
 
-// statementBody returns sqlText up to its statement's end when what follows is
-// only empty statements, comments and spaces ("SELECT 1; -- all"), and false when
-// it cannot tell. It cuts at a semicolon whose rest DuckDB's parser
-// (json_serialize_sql, on the query's connection dc) reads as no statement and no
-// error: one inside a string, a quoted name or a comment leaves a rest that does
-// not parse (an unclosed quote, a stray "*/"), so the leftmost that does is where
-// the statement ends. It looks at the last 16 semicolons at most.
+// statementBody returns sqlText without what follows its statement — empty
+// statements, comments, spaces ("SELECT 1; -- all") — and false when it cannot
+// tell. A cut at a semicolon is taken only if DuckDB's parser
+// (json_serialize_sql, on the query's connection dc) reads what is before it as
+// exactly the statement it reads in the whole text, the same syntax tree to the
+// last node and position: a semicolon inside a string, a quoted name or a comment
+// (which may open a comment that closes later) cuts out a different statement, or
+// none. It tries the last 16 semicolons at most, leftmost first.
 func statementBody(ctx context.Context, dc *duckdb.Conn, sqlText string) (string, bool) {
-	end := -1
+	whole, ok := serializeOne(ctx, dc, sqlText)
+	if !ok {
+		return "", false
+	}
+	var cuts []int
 	for i, tries := len(sqlText), 0; tries < 16; tries++ {
 		if i = strings.LastIndexByte(sqlText[:i], ';'); i < 0 {
 			break
 		}
-		if noStatement(ctx, dc, sqlText[i:]) {
-			end = i
+		cuts = append(cuts, i)
+	}
+	for k := len(cuts) - 1; k >= 0; k-- {
+		body := sqlText[:cuts[k]]
+		if st, ok := serializeOne(ctx, dc, body); ok && bytes.Equal(st, whole) {
+			return body, true
 		}
 	}
-	if end < 0 {
-		return "", false
-	}
-	return sqlText[:end], true
+	return "", false
 }
 
-// noStatement reports whether DuckDB's parser reads text as no statement at all
-// (empty statements, comments, spaces) without an error.
-func noStatement(ctx context.Context, dc *duckdb.Conn, text string) bool {
+// serializeOne returns DuckDB's syntax tree (json_serialize_sql) of the one
+// statement in text, and false when text is not exactly one statement the
+// parser can write out.
+func serializeOne(ctx context.Context, dc *duckdb.Conn, text string) (json.RawMessage, bool) {
 	rows, err := dc.QueryContext(ctx, gateQuery, []driver.NamedValue{{Ordinal: 1, Value: text}})
 	if err != nil {
-		return false
+		return nil, false
 	}
 	vals := make([]driver.Value, 1)
 	err = rows.Next(vals)
 	rows.Close()
 	if err != nil {
-		return false
+		return nil, false
 	}
 	raw, _ := vals[0].(string)
 	var s serialized
-	return json.Unmarshal([]byte(raw), &s) == nil && !s.Error && len(s.Statements) == 0
+	if json.Unmarshal([]byte(raw), &s) != nil || s.Error || len(s.Statements) != 1 {
+		return nil, false
+	}
+	return s.Statements[0], true
 }
 
 // Query runs one read-only query with named parameters ($name in the SQL).
@@ -613,9 +624,9 @@ func (d *Duck) run(qctx context.Context, dc *duckdb.Conn, one bool, sqlText stri
 	// as sent, so the error and its position are about the caller's text.
 	capText := sqlText // what the cap wraps: the statement, without what follows it
 	st, err := dc.Prepare(capped(capText, lim.RowLimit+1))
-	if err != nil {
-		// A comment after the statement's semicolon ("…; -- all"): the cap
-		// wraps the statement without it.
+	if err != nil && strings.Contains(err.Error(), "Parser Error") && strings.Contains(sqlText, ";") {
+		// A comment or an empty statement after the statement's semicolon
+		// ("…; -- all"): the cap wraps the statement without it.
 		if body, ok := statementBody(qctx, dc, sqlText); ok {
 			if st2, err2 := dc.Prepare(capped(body, lim.RowLimit+1)); err2 == nil {
 				st, err, capText = st2, nil, body

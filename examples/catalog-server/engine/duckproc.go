@@ -361,6 +361,7 @@ func sizeBytes(s string) (int64, bool) {
 	units := map[string]float64{"": 1, "b": 1, "byte": 1, "bytes": 1,
 		"kb": 1e3, "kilobyte": 1e3, "kilobytes": 1e3, "mb": 1e6, "megabyte": 1e6, "megabytes": 1e6,
 		"gb": 1e9, "gigabyte": 1e9, "gigabytes": 1e9, "tb": 1e12, "terabyte": 1e12, "terabytes": 1e12,
+		"k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12,
 		"kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40}
 	u, ok := units[strings.ToLower(strings.TrimSpace(s[i:]))]
 	if !ok {

@@ -311,9 +311,14 @@ func eachNode(v any, fn func(n map[string]any)) {
 	}
 }
 
-// optionName returns the name of a named argument (name = value).
+// optionName returns the name of a named argument: name = value, or name :=
+// value (which DuckDB's syntax tree writes as the value with the name as its
+// alias).
 func optionName(v any) (string, bool) {
 	n, _ := v.(map[string]any)
+	if a, _ := n["alias"].(string); a != "" {
+		return a, true
+	}
 	if n == nil || n["class"] != "COMPARISON" || n["type"] != "COMPARE_EQUAL" {
 		return "", false
 	}

@@ -60,6 +60,8 @@ func TestDuckStatefulFunctionsRefused(t *testing.T) {
 		"SELECT json_serialize_plan('SELECT write_log(''x'')')",
 		q("SELECT count(*) FROM read_csv('PKG/data/items.csv', store_rejects=true, rejects_table='items', rejects_scan='tags')"),
 		q("SELECT count(*) FROM read_csv('PKG/data/items.csv', REJECTS_TABLE='t')"),
+		q("SELECT count(*) FROM read_csv('PKG/data/items.csv', rejects_table := 'items', columns := {'id': 'INTEGER', 'name': 'VARCHAR'})"),
+		q("SELECT count(*) FROM read_csv('PKG/data/items.csv', store_rejects := true)"),
 		// A SELECT json_serialize_sql cannot write out: its calls cannot be read.
 		"SELECT CAST({'e': 'a'} AS STRUCT(e ENUM('a', 'b'))) AS s, write_log('x') AS w",
 	}
@@ -119,6 +121,19 @@ func TestDuckRowCapTrailingStatements(t *testing.T) {
 				t.Errorf("%s: %q: %v %+v", e.name, tail, err, res)
 			}
 		}
+		// A semicolon inside a comment, a string or a quoted name is not the
+		// statement's end: the whole statement runs, under the cap.
+		for text, cols := range map[string]int{
+			"SELECT 1 AS a -- x; /*\n, 2 AS b, count(*) AS n FROM items\n-- */\n; -- end": 3,
+			"SELECT 'a; --' AS x FROM items; -- c":                                        1,
+			"SELECT 1 AS a /* ; -- */, 2 AS b; -- c":                                      2,
+			`SELECT 1 AS "a;" ; -- c`:                                                     1,
+		} {
+			res, err := e.q.Query(context.Background(), text, nil, lim)
+			if err != nil || len(res.Columns) != cols {
+				t.Errorf("%s: %q: %v %+v", e.name, text, err, res)
+			}
+		}
 	}
 }
 
@@ -146,7 +161,7 @@ func TestDuckProcRunningMemory(t *testing.T) {
 }
 
 func TestSizeBytes(t *testing.T) {
-	for in, want := range map[string]int64{"512MB": 512e6, "1.5 GiB": 3 << 29, "100000 bytes": 100000, "2gb": 2e9, " 64 MiB ": 64 << 20, "7": 7} {
+	for in, want := range map[string]int64{"512MB": 512e6, "1.5 GiB": 3 << 29, "100000 bytes": 100000, "2gb": 2e9, " 64 MiB ": 64 << 20, "7": 7, "4g": 4e9, "512m": 512e6} {
 		if got, ok := sizeBytes(in); !ok || got != want {
 			t.Errorf("%q: %d %v, want %d", in, got, ok, want)
 		}
