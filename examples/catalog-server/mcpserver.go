@@ -532,7 +532,13 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 	switch e.Kind {
 	case catalog.KindModel, catalog.KindNotebook:
 		if in.QueryName != "" {
-			qe, err := sn.cat.Resolve(e.Path + "/" + in.QueryName)
+			qe, err := sn.cat.Resolve(e.Path + "/" + strings.TrimSpace(in.QueryName))
+			var nf *catalog.NotFoundError
+			if errors.As(err, &nf) {
+				// queryName names a named query (or a cell): the closest of
+				// those, not of the model's sources.
+				return nil, queryNameNotFound(nf, e)
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -541,11 +547,19 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 				return nil, fmt.Errorf("queryName %q is a %s of %s, not a named query; read a source with path %s (without queryName), or give queryName one of the named queries list_catalog shows under %s", in.QueryName, qe.Kind, e.Path, qe.Path, e.Path)
 			}
 			q = qe.Query
-		} else if sqlText == "" {
+		} else if sqlText == "" && e.Kind == catalog.KindModel {
 			return nil, fmt.Errorf("%s is a %s: give sql (a SELECT over its sources) or queryName (one of its named queries)", e.Path, e.Kind)
 		}
 		if e.Kind == catalog.KindNotebook && q == nil {
-			return nil, fmt.Errorf("%s is a notebook: give queryName (one of its cells, e.g. cell-1), or run sql against the model %s", e.Path, e.Notebook.ModelName)
+			// A notebook runs its cells; ad-hoc SQL goes to its model, by path.
+			nb := e.Notebook
+			where := "one of the package's models (the notebook names " + strconv.Quote(nb.ModelName) + ", which the package does not have)"
+			for _, pm := range nb.Package.Models {
+				if pm.Name == nb.ModelName {
+					where = "the model " + nb.Package.Project.Name + "/" + nb.Package.Name + "/" + pm.Name
+				}
+			}
+			return nil, fmt.Errorf("%s is a notebook: give queryName (one of its cells, e.g. cell-1) to run a cell, or run sql with path %s", e.Path, where)
 		}
 	case catalog.KindQuery:
 		if in.SQL != "" {
@@ -648,6 +662,30 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 		return nil, cse
 	}
 	return res, err
+}
+
+// queryNameNotFound is the answer to a queryName that names nothing in e (a model
+// or a notebook): the closest of its named queries or cells, not of its sources,
+// which no queryName runs.
+func queryNameNotFound(nf *catalog.NotFoundError, e *catalog.Entry) error {
+	var names []string
+	for _, ch := range e.Children {
+		if ch.Kind == catalog.KindQuery {
+			names = append(names, ch.Name)
+		}
+	}
+	out := *nf
+	out.Kind, out.Far, out.Closest = "query", false, nil
+	for _, n := range catalog.Closest(nf.Name, names, 3) {
+		out.Closest = append(out.Closest, e.Path+"/"+n)
+	}
+	if len(out.Closest) == 0 && len(names) > 0 {
+		out.Far = true
+		for _, n := range names[:min(len(names), 5)] {
+			out.Closest = append(out.Closest, e.Path+"/"+n)
+		}
+	}
+	return &out
 }
 
 // sourceModels returns the paths of the models, other than m, that have a source

@@ -313,3 +313,29 @@ func TestIntegralFloatArgument(t *testing.T) {
 		}
 	}
 }
+
+// TestQueryNameNotFoundAndNotebookAdvice: an unknown queryName is answered with the
+// closest named queries, never sources (which no queryName runs); a notebook
+// without a cell to run says which model's path takes SQL.
+func TestQueryNameNotFoundAndNotebookAdvice(t *testing.T) {
+	cs := connectHTTP(t, startHTTP(t, newTestService(t, sampleDir(t), Config{})).URL, "")
+	for _, tc := range []struct {
+		args map[string]any
+		kind string
+		want string
+	}{
+		{map[string]any{"path": "retail/shop/sales", "queryName": "revenue_by_mnth"}, "not_found",
+			`no query named "revenue_by_mnth" in "retail/shop/sales"; closest: retail/shop/sales/revenue_by_month`},
+		{map[string]any{"path": "retail/shop/sales", "queryName": "ordrs"}, "not_found",
+			`no query named "ordrs" in "retail/shop/sales"; no name there is close to it; the first there: retail/shop/sales/revenue_by_month, retail/shop/sales/top_customers`},
+		{map[string]any{"path": "retail/shop/monthly-review"}, "invalid",
+			"retail/shop/monthly-review is a notebook: give queryName (one of its cells, e.g. cell-1) to run a cell, or run sql with path the model retail/shop/sales"},
+		{map[string]any{"path": "retail/shop/monthly-review", "sql": "SELECT 1"}, "invalid", "or run sql with path the model retail/shop/sales"},
+	} {
+		var te toolError
+		r := call(t, cs, "execute_query", tc.args, &te)
+		if !r.IsError || te.Kind != tc.kind || !strings.Contains(te.Error, tc.want) || slices.ContainsFunc(te.Suggestions, func(s string) bool { return strings.HasSuffix(s, "/orders") }) {
+			t.Errorf("%v: %s (%v)", tc.args, text(r), te.Suggestions)
+		}
+	}
+}
