@@ -20,7 +20,7 @@ func handleListTools(ctx context.Context, ss *ServerSession, ri *requestInfo) (a
 		return nil, err
 	}
 	all := ss.server.sortedTools()
-	page, next, err := paginate(all, func(t *serverTool) string { return seqKey(t.seq) }, p.Cursor, ss.server.opts.PageSize)
+	page, next, err := paginate("tools/list", all, func(t *serverTool) string { return seqKey(t.seq) }, p.Cursor, ss.server.opts.PageSize)
 	if err != nil {
 		return nil, err
 	}
@@ -137,9 +137,9 @@ func handleListResources(ctx context.Context, ss *ServerSession, ri *requestInfo
 	var next string
 	var err error
 	if ss.server.opts.ListResourcesByURI {
-		page, next, err = paginate(ss.server.resourcesByURI(), func(r *serverResource) string { return r.res.URI }, p.Cursor, ss.server.opts.PageSize)
+		page, next, err = paginate("resources/list", ss.server.resourcesByURI(), func(r *serverResource) string { return r.res.URI }, p.Cursor, ss.server.opts.PageSize)
 	} else {
-		page, next, err = paginate(ss.server.sortedResources(), func(r *serverResource) string { return seqKey(r.seq) }, p.Cursor, ss.server.opts.PageSize)
+		page, next, err = paginate("resources/list", ss.server.sortedResources(), func(r *serverResource) string { return seqKey(r.seq) }, p.Cursor, ss.server.opts.PageSize)
 	}
 	if err != nil {
 		return nil, err
@@ -156,7 +156,7 @@ func handleListTemplates(ctx context.Context, ss *ServerSession, ri *requestInfo
 	if err := unmarshalParams(ri.req.Params, &p); err != nil {
 		return nil, err
 	}
-	page, next, err := paginate(ss.server.sortedTemplates(), func(t *serverTemplate) string { return seqKey(t.seq) }, p.Cursor, ss.server.opts.PageSize)
+	page, next, err := paginate("resources/templates/list", ss.server.sortedTemplates(), func(t *serverTemplate) string { return seqKey(t.seq) }, p.Cursor, ss.server.opts.PageSize)
 	if err != nil {
 		return nil, err
 	}
@@ -260,7 +260,7 @@ func handleListPrompts(ctx context.Context, ss *ServerSession, ri *requestInfo) 
 	if err := unmarshalParams(ri.req.Params, &p); err != nil {
 		return nil, err
 	}
-	page, next, err := paginate(ss.server.sortedPrompts(), func(p *serverPrompt) string { return seqKey(p.seq) }, p.Cursor, ss.server.opts.PageSize)
+	page, next, err := paginate("prompts/list", ss.server.sortedPrompts(), func(p *serverPrompt) string { return seqKey(p.seq) }, p.Cursor, ss.server.opts.PageSize)
 	if err != nil {
 		return nil, err
 	}
@@ -372,14 +372,18 @@ func handleComplete(ctx context.Context, ss *ServerSession, ri *requestInfo) (an
 
 // paginate returns the page after cursor. Cursors are opaque to clients; they encode
 // the key of the last item sent, so they stay valid while the list changes elsewhere.
-func paginate[T any](items []T, key func(T) string, cursor string, size int) ([]T, string, error) {
+func paginate[T any](list string, items []T, key func(T) string, cursor string, size int) ([]T, string, error) {
+	// A cursor names its list as well as the last item sent: one from another
+	// list (a tools/list cursor given to resources/list) is refused, not read as
+	// a place in this one.
+	prefix := "after:" + list + "\x00"
 	start := 0
 	if cursor != "" {
 		raw, err := base64.RawURLEncoding.DecodeString(cursor)
-		if err != nil || !strings.HasPrefix(string(raw), "after:") {
-			return nil, "", invalidParams("invalid cursor")
+		if err != nil || !strings.HasPrefix(string(raw), prefix) {
+			return nil, "", invalidParams("invalid cursor: pass the nextCursor of the previous %s page unchanged, or none for the first page", list)
 		}
-		after := strings.TrimPrefix(string(raw), "after:")
+		after := strings.TrimPrefix(string(raw), prefix)
 		start = len(items)
 		for i, it := range items {
 			if key(it) > after {
@@ -392,7 +396,7 @@ func paginate[T any](items []T, key func(T) string, cursor string, size int) ([]
 	page := items[start:end]
 	next := ""
 	if end < len(items) {
-		next = base64.RawURLEncoding.EncodeToString([]byte("after:" + key(items[end-1])))
+		next = base64.RawURLEncoding.EncodeToString([]byte(prefix + key(items[end-1])))
 	}
 	return page, next, nil
 }

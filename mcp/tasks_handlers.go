@@ -289,7 +289,7 @@ func handleTaskList(ctx context.Context, ss *ServerSession, ri *requestInfo) (an
 	}
 	st.mu.Unlock()
 	slices.SortFunc(mine, func(a, b *task) int { return cmpString(key(a), key(b)) })
-	page, next, err := paginate(mine, key, p.Cursor, ss.server.opts.PageSize)
+	page, next, err := paginate("tasks/list", mine, key, p.Cursor, ss.server.opts.PageSize)
 	if err != nil {
 		return nil, err
 	}

@@ -292,6 +292,10 @@ func TestPagination(t *testing.T) {
 		s.AddTool(&Tool{Name: string(rune('a' + i)), InputSchema: json.RawMessage(`{"type":"object"}`)},
 			func(context.Context, *CallToolRequest) (*CallToolResult, error) { return nil, nil })
 	}
+	s.AddPrompt(&Prompt{Name: "p"}, func(context.Context, *GetPromptRequest) (*GetPromptResult, error) { return &GetPromptResult{}, nil })
+	s.AddResource(&Resource{Name: "r", URI: "test://r"}, func(context.Context, *ReadResourceRequest) (*ReadResourceResult, error) {
+		return &ReadResourceResult{}, nil
+	})
 	cs, _ := pair(t, s, nil)
 	ctx := testCtx(t)
 	var names []string
@@ -326,6 +330,18 @@ func TestPagination(t *testing.T) {
 		if !errors.Is(err, jsonrpc.ErrInvalidParams) {
 			t.Errorf("cursor %q: err = %v, want -32602", bad, err)
 		}
+	}
+	// A cursor continues its own list only: a tools/list cursor given to
+	// prompts/list or resources/list is refused, not read as a place in it.
+	first, err := cs.ListTools(ctx, nil)
+	if err != nil || first.NextCursor == "" {
+		t.Fatal(err)
+	}
+	if _, err := cs.ListPrompts(ctx, &ListPromptsParams{Cursor: first.NextCursor}); !errors.Is(err, jsonrpc.ErrInvalidParams) || !strings.Contains(err.Error(), "prompts/list") {
+		t.Errorf("a tools/list cursor on prompts/list: %v, want -32602", err)
+	}
+	if _, err := cs.ListResources(ctx, &ListResourcesParams{Cursor: first.NextCursor}); !errors.Is(err, jsonrpc.ErrInvalidParams) {
+		t.Errorf("a tools/list cursor on resources/list: %v, want -32602", err)
 	}
 }
 
