@@ -125,8 +125,14 @@ func (t *Template) Match(uri string) (map[string]string, bool) {
 		queried = map[string]int{}
 		q := uri[idx[2*m.tail]+1 : idx[2*m.tail+1]]
 		for _, param := range strings.Split(q, "&") {
+			if param == "" && q == "" {
+				continue // a bare "?"
+			}
 			if param == "" {
-				continue
+				// "a&&b": Expand never writes an empty parameter. A value of a
+				// variable before the query that held '&' ({#f}{&q}, f = "&")
+				// would be split here wrongly; there is no match instead.
+				return nil, false
 			}
 			name, raw, _ := strings.Cut(param, "=")
 			// A name may repeat as often as the template names it (Expand
