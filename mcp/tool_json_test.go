@@ -89,8 +89,11 @@ func compareCallToolResult(t *testing.T, b []byte) {
 	if err := again.UnmarshalJSON(enc); err != nil {
 		t.Fatalf("%s: encoded as %s, which does not decode: %v", b, enc, err)
 	}
-	// (An empty _meta is not written, so it comes back absent.)
-	emptyMeta := cmp.FilterPath(func(p cmp.Path) bool { return p.Last().Type() == reflect.TypeFor[Meta]() }, cmpopts.EquateEmpty())
+	// (An empty _meta, or an empty audience of annotations, is not written, so it
+	// comes back absent.)
+	emptyMeta := cmp.FilterPath(func(p cmp.Path) bool {
+		return p.Last().Type() == reflect.TypeFor[Meta]() || p.Last().Type() == reflect.TypeFor[[]Role]()
+	}, cmpopts.EquateEmpty())
 	if diff := cmp.Diff(&got, &again, cmp.Comparer(sameJSON), emptyMeta); diff != "" {
 		t.Fatalf("%s: encoded as %s, decoded again differs:\n%s", b, enc, diff)
 	}
