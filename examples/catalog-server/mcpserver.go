@@ -675,16 +675,8 @@ func queryNameNotFound(nf *catalog.NotFoundError, e *catalog.Entry) error {
 		}
 	}
 	out := *nf
-	out.Kind, out.Far, out.Closest = "query", false, nil
-	for _, n := range catalog.Closest(nf.Name, names, 3) {
-		out.Closest = append(out.Closest, e.Path+"/"+n)
-	}
-	if len(out.Closest) == 0 && len(names) > 0 {
-		out.Far = true
-		for _, n := range names[:min(len(names), 5)] {
-			out.Closest = append(out.Closest, e.Path+"/"+n)
-		}
-	}
+	out.Kind = "query"
+	out.Closest, out.Far = catalog.Near(nf.Name, names, e.Path, 3)
 	return &out
 }
 

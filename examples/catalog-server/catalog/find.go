@@ -97,21 +97,7 @@ func (c *Catalog) Resolve(path string) (*Entry, error) {
 			for j, ch := range children {
 				names[j] = ch.Name
 			}
-			var closest []string
-			for _, n := range Closest(s, names, 5) {
-				if parentPath == "" {
-					closest = append(closest, n)
-				} else {
-					closest = append(closest, parentPath+"/"+n)
-				}
-			}
-			far := false
-			if len(closest) == 0 {
-				far = true
-				for j := 0; j < len(names) && j < 5; j++ {
-					closest = append(closest, strings.TrimPrefix(parentPath+"/"+names[j], "/"))
-				}
-			}
+			closest, far := Near(s, names, parentPath, 5)
 			if parent == nil {
 				// A path from lower down ("orders", "sales/orders"): the objects
 				// whose paths end with it come first.
@@ -125,6 +111,23 @@ func (c *Catalog) Resolve(path string) (*Entry, error) {
 		parent, children = next, next.Children
 	}
 	return nil, &NotFoundError{Path: path, Kind: "object", Name: path}
+}
+
+// Near returns the paths (under parent, "" for the root) of the at most n names
+// closest to name, best first; when none is close, those of the first five names,
+// with far set.
+func Near(name string, names []string, parent string, n int) (paths []string, far bool) {
+	at := func(n string) string { return strings.TrimPrefix(parent+"/"+n, "/") }
+	for _, c := range Closest(name, names, n) {
+		paths = append(paths, at(c))
+	}
+	if len(paths) > 0 {
+		return paths, false
+	}
+	for _, c := range names[:min(len(names), 5)] {
+		paths = append(paths, at(c))
+	}
+	return paths, len(paths) > 0
 }
 
 // endingWith returns the paths, at most n, of the objects whose path ends with

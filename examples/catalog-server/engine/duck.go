@@ -390,20 +390,9 @@ var errUncounted = errors.New("duckdb: the gate could not count the statements")
 // exactly one SELECT statement, and when it is not, says what it is. It
 // returns errUncounted when it cannot tell how many statements there are.
 func gate(ctx context.Context, dc *duckdb.Conn, sqlText string) error {
-	rows, err := dc.QueryContext(ctx, gateQuery, []driver.NamedValue{{Ordinal: 1, Value: sqlText}})
+	s, err := serialize(ctx, dc, sqlText)
 	if err != nil {
-		return duckErr(err)
-	}
-	vals := make([]driver.Value, 1)
-	err = rows.Next(vals)
-	rows.Close()
-	if err != nil {
-		return duckErr(err)
-	}
-	raw, _ := vals[0].(string)
-	var s serialized
-	if err := json.Unmarshal([]byte(raw), &s); err != nil {
-		return fmt.Errorf("duckdb: reading the parser's answer: %w", err)
+		return err
 	}
 	if s.Error {
 		if s.ErrorType == "serialization" {
@@ -491,22 +480,32 @@ func statementBody(ctx context.Context, dc *duckdb.Conn, sqlText string) (string
 // statement in text, and false when text is not exactly one statement the
 // parser can write out.
 func serializeOne(ctx context.Context, dc *duckdb.Conn, text string) (json.RawMessage, bool) {
+	s, err := serialize(ctx, dc, text)
+	if err != nil || s.Error || len(s.Statements) != 1 {
+		return nil, false
+	}
+	return s.Statements[0], true
+}
+
+// serialize asks DuckDB's parser, on the connection dc, what text is
+// (json_serialize_sql: its statements, or where and why it does not parse).
+func serialize(ctx context.Context, dc *duckdb.Conn, text string) (serialized, error) {
+	var s serialized
 	rows, err := dc.QueryContext(ctx, gateQuery, []driver.NamedValue{{Ordinal: 1, Value: text}})
 	if err != nil {
-		return nil, false
+		return s, duckErr(err)
 	}
 	vals := make([]driver.Value, 1)
 	err = rows.Next(vals)
 	rows.Close()
 	if err != nil {
-		return nil, false
+		return s, duckErr(err)
 	}
 	raw, _ := vals[0].(string)
-	var s serialized
-	if json.Unmarshal([]byte(raw), &s) != nil || s.Error || len(s.Statements) != 1 {
-		return nil, false
+	if err := json.Unmarshal([]byte(raw), &s); err != nil {
+		return s, fmt.Errorf("duckdb: reading the parser's answer: %w", err)
 	}
-	return s.Statements[0], true
+	return s, nil
 }
 
 // Query runs one read-only query with named parameters ($name in the SQL).
