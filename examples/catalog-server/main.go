@@ -164,7 +164,7 @@ func (o *options) check() error {
 
 // checkDuckConfig opens an in-memory DuckDB database with the models' memory and
 // thread limits and runs a small query under them: DuckDB judges the memory limit
-// (512MB, 1.5GB, 80%, …) as it will for every model. The query builds a hash
+// (512MB, 1.5GB, 2GiB, …) as it will for every model. The query builds a hash
 // table (about 2 MiB), which needs memory however its threads are scheduled: a
 // plain count over a range ran under 1KB once in about 150 tries.
 func checkDuckConfig(c engine.DuckConfig) error {

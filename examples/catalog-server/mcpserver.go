@@ -79,7 +79,7 @@ type executeIn struct {
 	SQL        string         `json:"sql,omitempty" description:"one read-only SELECT (or WITH … SELECT) over the model's sources, referenced by name"`
 	QueryName  string         `json:"queryName,omitempty" description:"a named query of the model (or a cell of the notebook) to run instead of sql"`
 	Parameters map[string]any `json:"parameters,omitempty" description:"values of the named query's parameters, by name"`
-	RowLimit   int            `json:"rowLimit,omitempty" description:"rows to return at most (default 1000)" mcp:"minimum=1"`
+	RowLimit   int            `json:"rowLimit,omitempty" description:"rows to return at most (the tool's description gives the default and the most allowed)" mcp:"minimum=1"`
 }
 
 // toolError is the structured content of an isError result.
