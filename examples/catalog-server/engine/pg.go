@@ -228,16 +228,25 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 		}
 	}
 	// Layer 1: PostgreSQL's parser must see one statement. The unnamed prepared
-	// statement of the extended protocol refuses several.
-	body := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(sqlText), ";"))
-	if body == "" {
+	// statement of the extended protocol refuses several. It is given the
+	// caller's text as sent (empty statements and comments after it count for
+	// nothing), so that a syntax error's position is about that text.
+	//
+	// The cap below wraps the statement alone: what follows its last token —
+	// semicolons, comments, spaces ("SELECT 1;; -- all") — would end the
+	// subquery early or leave it open, and the query be refused as not a query.
+	body, ok := pgStatementBody(sqlText, tx.Conn().PgConn().ParameterStatus("standard_conforming_strings") != "off")
+	if !ok {
+		body = sqlText // a token left open: PostgreSQL's parser says where
+	}
+	if strings.TrimSpace(body) == "" {
 		return nil, &RefusedError{Reason: "the SQL holds no statement"}
 	}
 	var bareErr *pgconn.PgError
 	if _, err := tx.Exec(ctx, "SAVEPOINT gate"); err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
-	if _, err := tx.Conn().PgConn().Prepare(ctx, "", body, nil); err != nil {
+	if _, err := tx.Conn().PgConn().Prepare(ctx, "", sqlText, nil); err != nil {
 		if !errors.As(err, &bareErr) {
 			return nil, err
 		}
@@ -330,6 +339,116 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 		p.arraysFromText(res, fds, unnamed, lim)
 	}
 	return res, nil
+}
+
+// pgStatementBody returns sqlText up to the end of its last token, without
+// what follows it: spaces, comments and semicolons (empty statements), read as
+// PostgreSQL's lexer reads them — strings ('…', E'…' with backslash escapes,
+// and '…' with them too when std, standard_conforming_strings, is off), quoted
+// names, dollar-quoted strings ($tag$…$tag$), nested block comments and line
+// comments — so that a semicolon or a comment mark inside one of them is not
+// taken for one outside. What precedes the statement stays: a syntax error's
+// position is about the caller's text. It returns false when a string, a
+// quoted name or a block comment is left open (PostgreSQL's parser then says
+// where). PostgreSQL's own parse of the whole text (one statement) and of the
+// capped body (one query) still judge the SQL: this only decides where the cap
+// closes.
+func pgStatementBody(sqlText string, std bool) (string, bool) {
+	identStart := func(c byte) bool { return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80 }
+	identCont := func(c byte) bool { return identStart(c) || c >= '0' && c <= '9' || c == '$' }
+	// quoted returns the offset after the string or name that starts with the
+	// quote q at i, or -1 when it is not closed; a doubled quote is one, and a
+	// backslash escapes the next byte when backslash.
+	quoted := func(i int, q byte, backslash bool) int {
+		for j := i + 1; j < len(sqlText); j++ {
+			switch c := sqlText[j]; {
+			case c == '\\' && backslash:
+				j++
+			case c == q:
+				if j+1 < len(sqlText) && sqlText[j+1] == q {
+					j++
+					continue
+				}
+				return j + 1
+			}
+		}
+		return -1
+	}
+	end, i, n := 0, 0, len(sqlText)
+	for i < n {
+		c := sqlText[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' || c == ';':
+			i++
+			continue
+		case strings.HasPrefix(sqlText[i:], "--"):
+			if j := strings.IndexAny(sqlText[i:], "\n\r"); j >= 0 {
+				i += j
+			} else {
+				i = n
+			}
+			continue
+		case strings.HasPrefix(sqlText[i:], "/*"):
+			depth, j := 0, i
+			for j < n {
+				if strings.HasPrefix(sqlText[j:], "/*") {
+					depth, j = depth+1, j+2
+				} else if strings.HasPrefix(sqlText[j:], "*/") {
+					depth, j = depth-1, j+2
+					if depth == 0 {
+						break
+					}
+				} else {
+					j++
+				}
+			}
+			if depth > 0 {
+				return "", false
+			}
+			i = j
+			continue
+		case c == '\'' || c == '"':
+			i = quoted(i, c, c == '\'' && !std)
+		case identStart(c):
+			j := i + 1
+			for j < n && identCont(sqlText[j]) {
+				j++
+			}
+			if j == i+1 && (c == 'E' || c == 'e') && j < n && sqlText[j] == '\'' {
+				j = quoted(j, '\'', true) // E'…': backslash escapes
+			}
+			i = j
+		case c >= '0' && c <= '9':
+			j := i + 1
+			for j < n && (identCont(sqlText[j]) && sqlText[j] != '$' || sqlText[j] == '.') {
+				j++
+			}
+			i = j
+		case c == '$':
+			j := i + 1
+			for j < n && identCont(sqlText[j]) && sqlText[j] != '$' && (j > i+1 || !(sqlText[j] >= '0' && sqlText[j] <= '9')) {
+				j++
+			}
+			if j < n && sqlText[j] == '$' {
+				// $tag$…$tag$ (the tag may be empty); $1 is a parameter.
+				tag := sqlText[i : j+1]
+				k := strings.Index(sqlText[j+1:], tag)
+				if k < 0 {
+					return "", false
+				}
+				i = j + 1 + k + len(tag)
+			} else {
+				i++
+			}
+		default:
+			i++
+		}
+		if i < 0 {
+			return "", false
+		}
+		end = i
+	}
+	return sqlText[:end], true
 }
 
 // isTextArray says whether oid is an array type pgx does not know (of enums,
