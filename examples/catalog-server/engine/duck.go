@@ -697,10 +697,11 @@ func (d *Duck) run(qctx context.Context, dc *duckdb.Conn, one bool, sqlText stri
 		}
 		res.Columns = append(res.Columns, Column{Name: n, Type: types[i]})
 	}
-	if err := checkColumns(res.Columns, lim.ByteBudget); err != nil {
+	colBytes, err := checkColumns(res.Columns, lim.ByteBudget)
+	if err != nil {
 		return err
 	}
-	app := rowAppender{lim: lim, res: res, keep: d.keepWire}
+	app := rowAppender{lim: lim, res: res, bytes: colBytes, keep: d.keepWire}
 	vals := make([]driver.Value, len(names))
 	for {
 		if err := qctx.Err(); err != nil {

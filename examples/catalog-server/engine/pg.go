@@ -299,11 +299,12 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 	if len(unnamed) > 0 {
 		fds = slices.Clone(fds) // read after the rows close, when pgconn may reuse them
 	}
-	if err := checkColumns(res.Columns, lim.ByteBudget); err != nil {
+	colBytes, err := checkColumns(res.Columns, lim.ByteBudget)
+	if err != nil {
 		rows.Close()
 		return nil, err
 	}
-	app := rowAppender{lim: lim, res: res}
+	app := rowAppender{lim: lim, res: res, bytes: colBytes}
 	for rows.Next() {
 		vals, err := rows.Values()
 		if err != nil {
@@ -336,7 +337,11 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 	}
 	if len(unnamed) > 0 {
 		p.nameTypes(ctx, tx, unnamed, res.Columns)
-		p.arraysFromText(res, fds, unnamed, lim)
+		p.arraysFromText(res, fds, unnamed)
+		// Named, the columns take other bytes, and the arrays' values too.
+		if err := rebudget(res, lim); err != nil {
+			return nil, err
+		}
 	}
 	return res, nil
 }
@@ -478,9 +483,8 @@ func (p *Postgres) fromText(oid uint32, raw []byte) any {
 }
 
 // arraysFromText makes the values of array types met for the first time (unnamed,
-// now read from pg_type) JSON arrays, as fromText does for the next queries, and
-// applies the byte budget again to the rows so changed.
-func (p *Postgres) arraysFromText(res *Result, fds []pgconn.FieldDescription, unnamed []uint32, lim Limits) {
+// now read from pg_type) JSON arrays, as fromText does for the next queries.
+func (p *Postgres) arraysFromText(res *Result, fds []pgconn.FieldDescription, unnamed []uint32) {
 	var cols []int
 	for i, fd := range fds {
 		if _, ok := p.arrayDelims.Load(fd.DataTypeOID); ok && fd.Format == pgx.TextFormatCode && slices.Contains(unnamed, fd.DataTypeOID) {
@@ -490,21 +494,33 @@ func (p *Postgres) arraysFromText(res *Result, fds []pgconn.FieldDescription, un
 	if len(cols) == 0 {
 		return
 	}
-	used := 0
-	for r, row := range res.Rows {
+	for _, row := range res.Rows {
 		for _, i := range cols {
 			if s, ok := row[i].(string); ok {
 				row[i] = p.fromText(fds[i].DataTypeOID, []byte(s))
 			}
 		}
+	}
+}
+
+// rebudget applies the byte budget again to a result whose columns or values
+// changed after its rows were read (rowAppender): the columns first, then the
+// rows that fit after them.
+func rebudget(res *Result, lim Limits) error {
+	used, err := checkColumns(res.Columns, lim.ByteBudget)
+	if err != nil {
+		return err
+	}
+	for r, row := range res.Rows {
 		b, err := json.Marshal(row)
 		if err == nil && used+len(b)+1 > lim.ByteBudget {
 			res.Rows = res.Rows[:r]
 			res.Truncated, res.TruncatedBy = true, "byteBudget"
-			return
+			return nil
 		}
 		used += len(b) + 1
 	}
+	return nil
 }
 
 // jsonKeepNumbers decodes JSON keeping its numbers' digits (json.Number): pgx's

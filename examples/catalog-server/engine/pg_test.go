@@ -503,3 +503,30 @@ func TestPgStatementBody(t *testing.T) {
 		}
 	}
 }
+
+// TestPostgresByteBudgetCountsColumns: TestByteBudgetCountsColumns on
+// PostgreSQL (whose names have at most 63 bytes: more columns), also for a
+// result whose column types are named after its rows were read (an enum, of a
+// long name, where the rows were counted with "oid n").
+func TestPostgresByteBudgetCountsColumns(t *testing.T) {
+	p := openTestPG(t)
+	long := "mood_" + strings.Repeat("z", 58)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, pgDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "CREATE TYPE shop."+long+" AS ENUM ('a', 'b')"); err != nil {
+		t.Fatal(err)
+	}
+	const budget = 32 << 10
+	lim := Limits{RowLimit: 1000, ByteBudget: budget, Timeout: testLimits.Timeout}
+	res, err := p.Query(ctx, budgetSQL(200, 63, "repeat('v', 10)", "generate_series(1, 100)"), nil, lim)
+	checkBudget(t, "postgres", res, err, budget)
+	res, err = p.Query(ctx, budgetSQL(200, 63, "'a'::"+long, "generate_series(1, 100)"), nil, lim)
+	if err == nil && (res.Columns[0].Type != long) {
+		t.Errorf("enum column: %+v", res.Columns[0])
+	}
+	checkBudget(t, "postgres, enum", res, err, budget)
+}
