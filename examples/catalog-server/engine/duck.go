@@ -61,7 +61,7 @@ func NewProcessLimit(n int) *ProcessLimit {
 // Duck is one model opened on DuckDB: a small database file holding one view per
 // source, opened read-only. Safe for concurrent use.
 type Duck struct {
-	// mu guards closed. running counts the queries holding one of the model's
+	// mu guards closed and db. running counts the queries holding one of the model's
 	// connections, until DuckDB returns (which may be after their caller was
 	// answered): Close marks the model closed, so no query starts on it any
 	// more, and closes the database once running is zero. A query meeting a
@@ -71,13 +71,19 @@ type Duck struct {
 	closed    bool
 	running   sync.WaitGroup
 	closeOnce sync.Once
-	db        *sql.DB
+	db        *sql.DB     // replaced by reopen
 	parser    *duckParser // nil: the gate judges every text
 	tmp       string
 	memory    string // memory_limit, for MemoryError
 	columns   map[string][]Column
 	broken    map[string]string // source name → why its view could not be made
 	keepWire  bool              // in a query process: results keep their values' JSON (rowAppender)
+	// file and cfg open the database again after DuckDB invalidated it
+	// (reopen); nil in a query process, which is ended instead (DuckProc).
+	file     *duckFile
+	cfg      DuckConfig
+	reopenMu sync.Mutex // one reopen at a time; guards reopened
+	reopened int        // times the database was opened again
 }
 
 // OpenDuck builds and opens the database of model m. Sources whose SQL fails are
@@ -92,6 +98,7 @@ func OpenDuck(ctx context.Context, m *catalog.Model, cfg DuckConfig) (*Duck, err
 		os.RemoveAll(f.tmp)
 		return nil, err
 	}
+	d.file, d.cfg = f, cfg
 	return d, nil
 }
 
@@ -144,13 +151,27 @@ const duckDefaultMemory = "512MB"
 
 // openDuckFile opens the database file f read-only, locked down, for queries.
 func openDuckFile(ctx context.Context, f *duckFile, cfg DuckConfig) (*Duck, error) {
+	if cfg.MemoryLimit == "" {
+		cfg.MemoryLimit = duckDefaultMemory
+	}
+	db, err := openDuckDB(ctx, f, cfg)
+	if err != nil {
+		return nil, err
+	}
+	d := &Duck{tmp: f.tmp, memory: cfg.MemoryLimit, columns: f.columns, broken: f.broken, db: db}
+	d.parser, _ = processParser() // without it (an error) the gate judges every text
+	return d, nil
+}
+
+// openDuckDB opens the database file f read-only, locked down, with cfg's
+// threads and memory limit.
+func openDuckDB(ctx context.Context, f *duckFile, cfg DuckConfig) (*sql.DB, error) {
 	if cfg.Threads <= 0 {
 		cfg.Threads = duckDefaultThreads
 	}
 	if cfg.MemoryLimit == "" {
 		cfg.MemoryLimit = duckDefaultMemory
 	}
-	d := &Duck{tmp: f.tmp, memory: cfg.MemoryLimit, columns: f.columns, broken: f.broken}
 	q := url.Values{}
 	q.Set("access_mode", "READ_ONLY")
 	q.Set("threads", strconv.Itoa(cfg.Threads))
@@ -182,9 +203,69 @@ func openDuckFile(ctx context.Context, f *duckFile, cfg DuckConfig) (*Duck, erro
 		db.Close()
 		return nil, err
 	}
+	return db, nil
+}
+
+// duckFatal reports whether err is one of DuckDB's FATAL or INTERNAL errors
+// (its message starts with the type, as "INTERNAL Error: …"). After one DuckDB
+// may have invalidated the database ("FATAL Error: Failed: database has been
+// invalidated because of a previous fatal error"), and every later query on it
+// fails until it is opened again: a query process is ended (DuckProc.Query),
+// and in the server's process the model's database is opened again (reopen).
+func duckFatal(err error) bool {
+	var se *SQLError
+	if !errors.As(err, &se) || se.Engine != "duckdb" {
+		return false
+	}
+	return strings.HasPrefix(se.Message, "FATAL Error") || strings.HasPrefix(se.Message, "INTERNAL Error")
+}
+
+// reopen opens the model's database again in place of old, after a query on
+// old failed with one of DuckDB's FATAL or INTERNAL errors, so that the next
+// queries do not fail with "database has been invalidated". The queries still
+// running on old keep their connections (DuckDB holds the old database until
+// they close); old is closed for new ones. Nothing happens when another query
+// reopened it already, the model is closing, or it is a query process's.
+func (d *Duck) reopen(old *sql.DB) {
+	if d.file == nil {
+		return
+	}
+	d.reopenMu.Lock()
+	defer d.reopenMu.Unlock()
+	d.mu.Lock()
+	current, closed := d.db, d.closed
+	d.mu.Unlock()
+	if closed || current != old {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), duckStartLimit)
+	defer cancel()
+	// duckdb-go opens a file through DuckDB's instance cache, by path: the
+	// invalidated database stays the one at the file's path until the last
+	// query on it ends. The new one opens the file under another name (a hard
+	// link, or a copy: it holds the views alone), and spills to a folder of its
+	// own (DuckDB names its spill files after their order, and two databases
+	// sharing a folder overwrite each other's).
+	d.reopened++
+	f := *d.file
+	f.path = filepath.Join(f.tmp, fmt.Sprintf("model-%d.duckdb", d.reopened))
+	f.spill = filepath.Join(f.tmp, fmt.Sprintf("spill-%d", d.reopened))
+	if err := linkOrCopy(d.file.path, f.path); err != nil {
+		return // the next query fails as this one did, and tries again
+	}
+	db, err := openDuckDB(ctx, &f, d.cfg)
+	if err != nil {
+		return
+	}
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		db.Close()
+		return
+	}
 	d.db = db
-	d.parser, _ = processParser() // without it (an error) the gate judges every text
-	return d, nil
+	d.mu.Unlock()
+	old.Close()
 }
 
 // lockDown limits file access to the package folder pkgDir (DuckDB resolves
@@ -259,6 +340,28 @@ func (d *Duck) build(ctx context.Context, m *catalog.Model, pkgDir, path string)
 	return rows.Err()
 }
 
+// linkOrCopy makes the file dst hold src's contents: a hard link, or a copy
+// where one cannot be made.
+func linkOrCopy(src, dst string) error {
+	if os.Link(src, dst) == nil {
+		return nil
+	}
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
 // Columns returns the columns of each source that opened, by source name.
 func (d *Duck) Columns() map[string][]Column { return d.columns }
 
@@ -283,7 +386,10 @@ func (d *Duck) Close() error {
 	var err error
 	d.closeOnce.Do(func() {
 		d.running.Wait()
-		err = d.db.Close()
+		d.mu.Lock()
+		db := d.db
+		d.mu.Unlock()
+		err = db.Close()
 		os.RemoveAll(d.tmp)
 	})
 	return err
@@ -516,6 +622,7 @@ func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any,
 		return nil, ErrClosed
 	}
 	d.running.Add(1)
+	db := d.db
 	d.mu.Unlock()
 	handed := false // to the query's goroutine, which calls running.Done
 	defer func() {
@@ -542,7 +649,17 @@ func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any,
 	// The query needs one of the model's duckMaxConns connections: running out of
 	// time waiting for one means the model is busy, not that the query is slow.
 	connStart := time.Now()
-	conn, err := d.db.Conn(qctx)
+	conn, err := db.Conn(qctx)
+	if err != nil && qctx.Err() == nil {
+		// Closed meanwhile, replaced by reopen: the query runs on the new one.
+		d.mu.Lock()
+		cur := d.db
+		d.mu.Unlock()
+		if cur != db {
+			db = cur
+			conn, err = db.Conn(qctx)
+		}
+	}
 	waited := time.Since(connStart) // the wait for a connection
 	if err != nil {
 		return nil, d.startErr(ctx, qctx, lim, waited, err)
@@ -575,6 +692,9 @@ func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any,
 		grace.Stop()
 	}
 	if err != nil {
+		if duckFatal(err) {
+			d.reopen(db)
+		}
 		var me *MemoryError
 		if errors.As(err, &me) {
 			me.Limit = d.memory

@@ -300,6 +300,12 @@ func (p *DuckProc) Query(ctx context.Context, sqlText string, params map[string]
 						return nil, te
 					}
 				}
+				if duckFatal(err) {
+					// Its DuckDB may be invalidated, failing every later
+					// query: the next one gets a new process.
+					p.kill(w)
+					return nil, err
+				}
 				p.release(w)
 				return nil, err
 			}
@@ -1143,6 +1149,11 @@ func (e *wireError) err() error {
 	return errors.New(e.Message)
 }
 
+// workerQueryHook, when set (by the tests, in a worker process of their own
+// kind), is called by ServeDuckWorker with each query before the query runs; an
+// error it returns is the query's answer. It is nil in the server's program.
+var workerQueryHook func(d *Duck, sqlText string) error
+
 // WorkerAnswers is the file a worker process writes its answers to: the file
 // descriptor 3 its server gives it.
 func WorkerAnswers() *os.File { return os.NewFile(3, "answers") }
@@ -1200,7 +1211,16 @@ func ServeDuckWorker(in io.Reader, out io.Writer) int {
 		for k, v := range q.Params {
 			params[k] = v.value()
 		}
-		res, err := d.Query(context.Background(), q.SQL, params, Limits{RowLimit: q.RowLimit, ByteBudget: q.ByteBudget, Timeout: q.Timeout})
+		var (
+			res *Result
+			err error
+		)
+		if workerQueryHook != nil {
+			err = workerQueryHook(d, q.SQL)
+		}
+		if err == nil {
+			res, err = d.Query(context.Background(), q.SQL, params, Limits{RowLimit: q.RowLimit, ByteBudget: q.ByteBudget, Timeout: q.Timeout})
+		}
 		if err != nil {
 			ok := reply(workerAnswer{Error: toWire(err)})
 			var te *TimeoutError
