@@ -23,6 +23,7 @@ import (
 	"unicode/utf8"
 
 	duckdb "github.com/duckdb/duckdb-go/v2"
+	"github.com/rivo/uniseg"
 	"golang.org/x/text/width"
 
 	"github.com/wiremcp/wiremcp/examples/catalog-server/catalog"
@@ -1112,14 +1113,18 @@ func duckErr(err error) error {
 }
 
 // caretRunes turns the column at which DuckDB's message puts its caret under a
-// line of SQL it shows into a character offset in that line: DuckDB counts each
-// character by its width on screen (duckWidth), so a tab moves the caret not at
-// all and a CJK character two columns. The caret marks the first character that
-// starts at its column (past those of no width); false when none does (the column
-// falls inside a wide character, or past the line).
+// line of SQL it shows into a character offset in that line. DuckDB steps
+// through the line by grapheme cluster (duckGraphemes: a letter and its marks, a
+// flag's two regional indicators, a Hangul syllable of jamo, an emoji family
+// joined by ZWJ), each as wide on screen as its first character (duckWidth): a
+// tab moves the caret not at all, a CJK character or an emoji two columns, a
+// flag one. The caret marks the first cluster that starts at its column (past
+// those of no width); false when none does (the column falls inside a wide
+// character, or past the line).
 func caretRunes(shown string, col int) (int, bool) {
 	w, n := 0, 0
-	for _, r := range shown {
+	for _, g := range duckGraphemes(shown) {
+		r, _ := utf8.DecodeRuneInString(g)
 		cw := duckWidth(r)
 		if w == col && cw > 0 {
 			return n, true
@@ -1128,16 +1133,86 @@ func caretRunes(shown string, col int) (int, bool) {
 			return 0, false
 		}
 		w += cw
-		n++
+		n += utf8.RuneCountInString(g)
 	}
 	return n, w == col && col >= 0
 }
 
-// duckWidth is the width DuckDB gives r on screen when it places the caret of an
-// error message (its utf8proc render width, character by character): none for a
-// tab or another control character, a combining mark, a zero-width space or
-// joiner, a variation selector or an emoji's skin tone; two for a wide or
-// full-width character (CJK, most emoji); one for the rest.
+// duckGraphemes splits s into grapheme clusters as DuckDB's utf8proc does:
+// Unicode's extended grapheme clusters (uniseg, Unicode 15.0), joined where
+// Unicode 15.1's rule GB9c does not break an Indic conjunct (a consonant, a
+// virama, a consonant: क्ष is one cluster).
+func duckGraphemes(s string) []string {
+	var out []string
+	state := -1
+	for s != "" {
+		var g string
+		g, s, _, state = uniseg.FirstGraphemeClusterInString(s, state)
+		if n := len(out); n > 0 && conjunctJoins(out[n-1], g) {
+			out[n-1] += g
+			continue
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+// conjunctJoins reports whether GB9c joins the clusters prev and next: next
+// starts with a consonant (Indic_Conjunct_Break=Consonant) and prev ends with a
+// consonant followed by marks and joiners (Extend) and at least one virama
+// (Linker).
+func conjunctJoins(prev, next string) bool {
+	r, _ := utf8.DecodeRuneInString(next)
+	if !inCBConsonant(r) {
+		return false
+	}
+	linked := false
+	for prev != "" {
+		r, n := utf8.DecodeLastRuneInString(prev)
+		switch {
+		case inCBLinker(r):
+			linked = true
+		case r == 0x200d || unicode.In(r, unicode.Mn, unicode.Me):
+		default:
+			return linked && inCBConsonant(r)
+		}
+		prev = prev[:len(prev)-n]
+	}
+	return false
+}
+
+// inCBLinker reports whether r is a virama of Indic_Conjunct_Break=Linker.
+func inCBLinker(r rune) bool {
+	switch r {
+	case 0x094d, 0x09cd, 0x0acd, 0x0b4d, 0x0c4d, 0x0d4d:
+		return true
+	}
+	return false
+}
+
+// inCBConsonant reports whether r is a consonant of Indic_Conjunct_Break (the
+// scripts of inCBLinker's viramas: Devanagari, Bengali, Gujarati, Oriya,
+// Telugu, Malayalam).
+func inCBConsonant(r rune) bool {
+	return unicode.Is(inCBConsonants, r)
+}
+
+var inCBConsonants = &unicode.RangeTable{R16: []unicode.Range16{
+	{0x0915, 0x0939, 1}, {0x0958, 0x095f, 1}, {0x0978, 0x097f, 1},
+	{0x0995, 0x09a8, 1}, {0x09aa, 0x09b0, 1}, {0x09b2, 0x09b6, 4}, {0x09b7, 0x09b9, 1},
+	{0x09dc, 0x09dd, 1}, {0x09df, 0x09f0, 0x11}, {0x09f1, 0x09f1, 1},
+	{0x0a95, 0x0aa8, 1}, {0x0aaa, 0x0ab0, 1}, {0x0ab2, 0x0ab3, 1}, {0x0ab5, 0x0ab9, 1}, {0x0af9, 0x0af9, 1},
+	{0x0b15, 0x0b28, 1}, {0x0b2a, 0x0b30, 1}, {0x0b32, 0x0b33, 1}, {0x0b35, 0x0b39, 1},
+	{0x0b5c, 0x0b5d, 1}, {0x0b5f, 0x0b71, 0x12},
+	{0x0c15, 0x0c28, 1}, {0x0c2a, 0x0c39, 1}, {0x0c58, 0x0c5a, 1},
+	{0x0d15, 0x0d3a, 1},
+}}
+
+// duckWidth is the width DuckDB gives a grapheme cluster starting with r on
+// screen when it places the caret of an error message (utf8proc's width of
+// r): none for a tab or another control character, a combining mark, a
+// zero-width space or joiner, a variation selector or an emoji's skin tone;
+// two for a wide or full-width character (CJK, most emoji); one for the rest.
 func duckWidth(r rune) int {
 	switch {
 	case r < 0x20, r >= 0x7f && r < 0xa0:
@@ -1182,7 +1257,7 @@ func withPosition(err error, sqlText string) error {
 		shown, col = shown[3:], col-3
 	}
 	shown = strings.TrimSuffix(shown, "...")
-	lines := strings.SplitAfter(sqlText, "\n")
+	lines := duckLines(sqlText)
 	col, ok := caretRunes(shown, col)
 	if lineNo < 1 || lineNo > len(lines) || !ok {
 		return err
@@ -1197,6 +1272,27 @@ func withPosition(err error, sqlText string) error {
 	out := *se
 	out.Position = pos
 	return &out
+}
+
+// duckLines splits sqlText after each line break as DuckDB numbers the lines
+// of its messages: "\r\n", "\n", or a "\r" alone.
+func duckLines(sqlText string) []string {
+	var lines []string
+	start := 0
+	for i := 0; i < len(sqlText); i++ {
+		switch sqlText[i] {
+		case '\r':
+			if i+1 < len(sqlText) && sqlText[i+1] == '\n' {
+				i++
+			}
+		case '\n':
+		default:
+			continue
+		}
+		lines = append(lines, sqlText[start:i+1])
+		start = i + 1
+	}
+	return append(lines, sqlText[start:])
 }
 
 // duckValue turns a value read from DuckDB into faithful JSON, also inside lists,
