@@ -4,6 +4,7 @@ go 1.25.0
 
 require (
 	github.com/google/go-cmp v0.7.0
+	github.com/rivo/uniseg v0.4.7
 	golang.org/x/text v0.41.0
 )
 

@@ -101,7 +101,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.DurationVar(&o.poll, "poll", time.Second, "how often to look for changes in the catalog directory")
 	fs.IntVar(&o.cfg.DefaultRowLimit, "row-limit", 1000, "rows per result when a call gives no rowLimit")
 	fs.IntVar(&o.cfg.MaxRowLimit, "max-row-limit", 10000, "the largest rowLimit a call may ask for")
-	fs.IntVar(&o.cfg.ByteBudget, "byte-budget", 4<<20, "JSON `bytes` of rows per result at most")
+	fs.IntVar(&o.cfg.ByteBudget, "byte-budget", 4<<20, "JSON `bytes` of columns and rows per result at most")
 	fs.DurationVar(&o.cfg.QueryTimeout, "timeout", 30*time.Second, "per-query time limit: the query is answered by then and stopped (its query process ended where DuckDB cannot interrupt it; with -isolate=false, left to finish in the background)")
 	fs.DurationVar(&o.stopWait, "stop-wait", 5*time.Second, "with -isolate=false, when stopping, how long to wait for computations DuckDB could not interrupt at their time limit (they end with the process after it)")
 	fs.IntVar(&o.maxProcs, "max-query-processes", defaultQueryProcesses, "the most query processes running DuckDB queries at once over all models (each model runs 8 at most)")

@@ -30,7 +30,7 @@ type modelEngine interface {
 type Config struct {
 	DefaultRowLimit int           // rows when a call gives no rowLimit; zero means 1000
 	MaxRowLimit     int           // the largest rowLimit a call may ask for; zero means 10000
-	ByteBudget      int           // JSON bytes of rows per result; zero means 4 MiB
+	ByteBudget      int           // JSON bytes of columns and rows per result; zero means 4 MiB
 	QueryTimeout    time.Duration // per query; zero means 30s
 	PageSize        int           // items per list page; zero means 100
 	Duck            engine.DuckConfig

@@ -2,7 +2,9 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -68,5 +70,59 @@ func TestDuckOutOfMemory(t *testing.T) {
 	}
 	if res, err := d.Query(context.Background(), "SELECT 1", nil, testLimits); err != nil || res.RowCount != 1 {
 		t.Errorf("after: %v", err)
+	}
+}
+
+// querier is a model opened on either engine.
+type querier interface {
+	Query(context.Context, string, map[string]any, Limits) (*Result, error)
+}
+
+// budgetSQL selects n columns of the value val, named c0_xxx… to c(n-1)_xxx…
+// with about width bytes each, from from.
+func budgetSQL(n, width int, val, from string) string {
+	var cols []string
+	for i := range n {
+		name := fmt.Sprintf("c%d_%s", i, strings.Repeat("x", width))
+		cols = append(cols, val+" AS "+name[:width])
+	}
+	return "SELECT " + strings.Join(cols, ", ") + " FROM " + from
+}
+
+// checkBudget says whether res's columns and rows, as JSON, stay within the byte
+// budget (the rows' brackets aside).
+func checkBudget(t *testing.T, name string, res *Result, err error, budget int) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	b, err := json.Marshal(struct {
+		Columns []Column `json:"columns"`
+		Rows    [][]any  `json:"rows"`
+	}{res.Columns, res.Rows})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// {"columns":…,"rows":…} and the rows' closing bracket.
+	if over := len(b) - len(`{"columns":,"rows":}`) - 1; over > budget || !res.Truncated || res.TruncatedBy != "byteBudget" || res.RowCount == 0 {
+		t.Errorf("%s: columns and %d rows take %d bytes of JSON, budget %d (truncated %v by %q)", name, res.RowCount, over, budget, res.Truncated, res.TruncatedBy)
+	}
+}
+
+// TestByteBudgetCountsColumns: the result's columns (their names and types) take
+// their share of the byte budget before the rows: with wide column names an
+// answer stays within the budget (the columns were counted apart, so an answer
+// could reach about twice it).
+func TestByteBudgetCountsColumns(t *testing.T) {
+	d := openTestDuck(t)
+	p := openProc(t, nil, DuckConfig{})
+	const budget = 32 << 10
+	lim := Limits{RowLimit: 1000, ByteBudget: budget, Timeout: testLimits.Timeout}
+	for _, e := range []struct {
+		name string
+		q    querier
+	}{{"in process", d}, {"query process", p}} {
+		res, err := e.q.Query(context.Background(), budgetSQL(16, 900, "repeat('v', 100)", "range(100)"), nil, lim)
+		checkBudget(t, e.name, res, err, budget)
 	}
 }

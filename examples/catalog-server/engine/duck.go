@@ -23,6 +23,7 @@ import (
 	"unicode/utf8"
 
 	duckdb "github.com/duckdb/duckdb-go/v2"
+	"github.com/rivo/uniseg"
 	"golang.org/x/text/width"
 
 	"github.com/wiremcp/wiremcp/examples/catalog-server/catalog"
@@ -61,7 +62,7 @@ func NewProcessLimit(n int) *ProcessLimit {
 // Duck is one model opened on DuckDB: a small database file holding one view per
 // source, opened read-only. Safe for concurrent use.
 type Duck struct {
-	// mu guards closed. running counts the queries holding one of the model's
+	// mu guards closed and db. running counts the queries holding one of the model's
 	// connections, until DuckDB returns (which may be after their caller was
 	// answered): Close marks the model closed, so no query starts on it any
 	// more, and closes the database once running is zero. A query meeting a
@@ -71,13 +72,19 @@ type Duck struct {
 	closed    bool
 	running   sync.WaitGroup
 	closeOnce sync.Once
-	db        *sql.DB
+	db        *sql.DB     // replaced by reopen
 	parser    *duckParser // nil: the gate judges every text
 	tmp       string
 	memory    string // memory_limit, for MemoryError
 	columns   map[string][]Column
 	broken    map[string]string // source name → why its view could not be made
 	keepWire  bool              // in a query process: results keep their values' JSON (rowAppender)
+	// file and cfg open the database again after DuckDB invalidated it
+	// (reopen); nil in a query process, which is ended instead (DuckProc).
+	file     *duckFile
+	cfg      DuckConfig
+	reopenMu sync.Mutex // one reopen at a time; guards reopened
+	reopened int        // times the database was opened again
 }
 
 // OpenDuck builds and opens the database of model m. Sources whose SQL fails are
@@ -92,6 +99,7 @@ func OpenDuck(ctx context.Context, m *catalog.Model, cfg DuckConfig) (*Duck, err
 		os.RemoveAll(f.tmp)
 		return nil, err
 	}
+	d.file, d.cfg = f, cfg
 	return d, nil
 }
 
@@ -144,13 +152,27 @@ const duckDefaultMemory = "512MB"
 
 // openDuckFile opens the database file f read-only, locked down, for queries.
 func openDuckFile(ctx context.Context, f *duckFile, cfg DuckConfig) (*Duck, error) {
+	if cfg.MemoryLimit == "" {
+		cfg.MemoryLimit = duckDefaultMemory
+	}
+	db, err := openDuckDB(ctx, f, cfg)
+	if err != nil {
+		return nil, err
+	}
+	d := &Duck{tmp: f.tmp, memory: cfg.MemoryLimit, columns: f.columns, broken: f.broken, db: db}
+	d.parser, _ = processParser() // without it (an error) the gate judges every text
+	return d, nil
+}
+
+// openDuckDB opens the database file f read-only, locked down, with cfg's
+// threads and memory limit.
+func openDuckDB(ctx context.Context, f *duckFile, cfg DuckConfig) (*sql.DB, error) {
 	if cfg.Threads <= 0 {
 		cfg.Threads = duckDefaultThreads
 	}
 	if cfg.MemoryLimit == "" {
 		cfg.MemoryLimit = duckDefaultMemory
 	}
-	d := &Duck{tmp: f.tmp, memory: cfg.MemoryLimit, columns: f.columns, broken: f.broken}
 	q := url.Values{}
 	q.Set("access_mode", "READ_ONLY")
 	q.Set("threads", strconv.Itoa(cfg.Threads))
@@ -182,9 +204,69 @@ func openDuckFile(ctx context.Context, f *duckFile, cfg DuckConfig) (*Duck, erro
 		db.Close()
 		return nil, err
 	}
+	return db, nil
+}
+
+// duckFatal reports whether err is one of DuckDB's FATAL or INTERNAL errors
+// (its message starts with the type, as "INTERNAL Error: …"). After one DuckDB
+// may have invalidated the database ("FATAL Error: Failed: database has been
+// invalidated because of a previous fatal error"), and every later query on it
+// fails until it is opened again: a query process is ended (DuckProc.Query),
+// and in the server's process the model's database is opened again (reopen).
+func duckFatal(err error) bool {
+	var se *SQLError
+	if !errors.As(err, &se) || se.Engine != "duckdb" {
+		return false
+	}
+	return strings.HasPrefix(se.Message, "FATAL Error") || strings.HasPrefix(se.Message, "INTERNAL Error")
+}
+
+// reopen opens the model's database again in place of old, after a query on
+// old failed with one of DuckDB's FATAL or INTERNAL errors, so that the next
+// queries do not fail with "database has been invalidated". The queries still
+// running on old keep their connections (DuckDB holds the old database until
+// they close); old is closed for new ones. Nothing happens when another query
+// reopened it already, the model is closing, or it is a query process's.
+func (d *Duck) reopen(old *sql.DB) {
+	if d.file == nil {
+		return
+	}
+	d.reopenMu.Lock()
+	defer d.reopenMu.Unlock()
+	d.mu.Lock()
+	current, closed := d.db, d.closed
+	d.mu.Unlock()
+	if closed || current != old {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), duckStartLimit)
+	defer cancel()
+	// duckdb-go opens a file through DuckDB's instance cache, by path: the
+	// invalidated database stays the one at the file's path until the last
+	// query on it ends. The new one opens the file under another name (a hard
+	// link, or a copy: it holds the views alone), and spills to a folder of its
+	// own (DuckDB names its spill files after their order, and two databases
+	// sharing a folder overwrite each other's).
+	d.reopened++
+	f := *d.file
+	f.path = filepath.Join(f.tmp, fmt.Sprintf("model-%d.duckdb", d.reopened))
+	f.spill = filepath.Join(f.tmp, fmt.Sprintf("spill-%d", d.reopened))
+	if err := linkOrCopy(d.file.path, f.path); err != nil {
+		return // the next query fails as this one did, and tries again
+	}
+	db, err := openDuckDB(ctx, &f, d.cfg)
+	if err != nil {
+		return
+	}
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		db.Close()
+		return
+	}
 	d.db = db
-	d.parser, _ = processParser() // without it (an error) the gate judges every text
-	return d, nil
+	d.mu.Unlock()
+	old.Close()
 }
 
 // lockDown limits file access to the package folder pkgDir (DuckDB resolves
@@ -259,6 +341,28 @@ func (d *Duck) build(ctx context.Context, m *catalog.Model, pkgDir, path string)
 	return rows.Err()
 }
 
+// linkOrCopy makes the file dst hold src's contents: a hard link, or a copy
+// where one cannot be made.
+func linkOrCopy(src, dst string) error {
+	if os.Link(src, dst) == nil {
+		return nil
+	}
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
 // Columns returns the columns of each source that opened, by source name.
 func (d *Duck) Columns() map[string][]Column { return d.columns }
 
@@ -283,7 +387,10 @@ func (d *Duck) Close() error {
 	var err error
 	d.closeOnce.Do(func() {
 		d.running.Wait()
-		err = d.db.Close()
+		d.mu.Lock()
+		db := d.db
+		d.mu.Unlock()
+		err = db.Close()
 		os.RemoveAll(d.tmp)
 	})
 	return err
@@ -516,6 +623,7 @@ func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any,
 		return nil, ErrClosed
 	}
 	d.running.Add(1)
+	db := d.db
 	d.mu.Unlock()
 	handed := false // to the query's goroutine, which calls running.Done
 	defer func() {
@@ -542,7 +650,17 @@ func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any,
 	// The query needs one of the model's duckMaxConns connections: running out of
 	// time waiting for one means the model is busy, not that the query is slow.
 	connStart := time.Now()
-	conn, err := d.db.Conn(qctx)
+	conn, err := db.Conn(qctx)
+	if err != nil && qctx.Err() == nil {
+		// Closed meanwhile, replaced by reopen: the query runs on the new one.
+		d.mu.Lock()
+		cur := d.db
+		d.mu.Unlock()
+		if cur != db {
+			db = cur
+			conn, err = db.Conn(qctx)
+		}
+	}
 	waited := time.Since(connStart) // the wait for a connection
 	if err != nil {
 		return nil, d.startErr(ctx, qctx, lim, waited, err)
@@ -575,6 +693,9 @@ func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any,
 		grace.Stop()
 	}
 	if err != nil {
+		if duckFatal(err) {
+			d.reopen(db)
+		}
 		var me *MemoryError
 		if errors.As(err, &me) {
 			me.Limit = d.memory
@@ -697,10 +818,11 @@ func (d *Duck) run(qctx context.Context, dc *duckdb.Conn, one bool, sqlText stri
 		}
 		res.Columns = append(res.Columns, Column{Name: n, Type: types[i]})
 	}
-	if err := checkColumns(res.Columns, lim.ByteBudget); err != nil {
+	colBytes, err := checkColumns(res.Columns, lim.ByteBudget)
+	if err != nil {
 		return err
 	}
-	app := rowAppender{lim: lim, res: res, keep: d.keepWire}
+	app := rowAppender{lim: lim, res: res, bytes: colBytes, keep: d.keepWire}
 	vals := make([]driver.Value, len(names))
 	for {
 		if err := qctx.Err(); err != nil {
@@ -991,14 +1113,18 @@ func duckErr(err error) error {
 }
 
 // caretRunes turns the column at which DuckDB's message puts its caret under a
-// line of SQL it shows into a character offset in that line: DuckDB counts each
-// character by its width on screen (duckWidth), so a tab moves the caret not at
-// all and a CJK character two columns. The caret marks the first character that
-// starts at its column (past those of no width); false when none does (the column
-// falls inside a wide character, or past the line).
+// line of SQL it shows into a character offset in that line. DuckDB steps
+// through the line by grapheme cluster (duckGraphemes: a letter and its marks, a
+// flag's two regional indicators, a Hangul syllable of jamo, an emoji family
+// joined by ZWJ), each as wide on screen as its first character (duckWidth): a
+// tab moves the caret not at all, a CJK character or an emoji two columns, a
+// flag one. The caret marks the first cluster that starts at its column (past
+// those of no width); false when none does (the column falls inside a wide
+// character, or past the line).
 func caretRunes(shown string, col int) (int, bool) {
 	w, n := 0, 0
-	for _, r := range shown {
+	for _, g := range duckGraphemes(shown) {
+		r, _ := utf8.DecodeRuneInString(g)
 		cw := duckWidth(r)
 		if w == col && cw > 0 {
 			return n, true
@@ -1007,16 +1133,86 @@ func caretRunes(shown string, col int) (int, bool) {
 			return 0, false
 		}
 		w += cw
-		n++
+		n += utf8.RuneCountInString(g)
 	}
 	return n, w == col && col >= 0
 }
 
-// duckWidth is the width DuckDB gives r on screen when it places the caret of an
-// error message (its utf8proc render width, character by character): none for a
-// tab or another control character, a combining mark, a zero-width space or
-// joiner, a variation selector or an emoji's skin tone; two for a wide or
-// full-width character (CJK, most emoji); one for the rest.
+// duckGraphemes splits s into grapheme clusters as DuckDB's utf8proc does:
+// Unicode's extended grapheme clusters (uniseg, Unicode 15.0), joined where
+// Unicode 15.1's rule GB9c does not break an Indic conjunct (a consonant, a
+// virama, a consonant: क्ष is one cluster).
+func duckGraphemes(s string) []string {
+	var out []string
+	state := -1
+	for s != "" {
+		var g string
+		g, s, _, state = uniseg.FirstGraphemeClusterInString(s, state)
+		if n := len(out); n > 0 && conjunctJoins(out[n-1], g) {
+			out[n-1] += g
+			continue
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+// conjunctJoins reports whether GB9c joins the clusters prev and next: next
+// starts with a consonant (Indic_Conjunct_Break=Consonant) and prev ends with a
+// consonant followed by marks and joiners (Extend) and at least one virama
+// (Linker).
+func conjunctJoins(prev, next string) bool {
+	r, _ := utf8.DecodeRuneInString(next)
+	if !inCBConsonant(r) {
+		return false
+	}
+	linked := false
+	for prev != "" {
+		r, n := utf8.DecodeLastRuneInString(prev)
+		switch {
+		case inCBLinker(r):
+			linked = true
+		case r == 0x200d || unicode.In(r, unicode.Mn, unicode.Me):
+		default:
+			return linked && inCBConsonant(r)
+		}
+		prev = prev[:len(prev)-n]
+	}
+	return false
+}
+
+// inCBLinker reports whether r is a virama of Indic_Conjunct_Break=Linker.
+func inCBLinker(r rune) bool {
+	switch r {
+	case 0x094d, 0x09cd, 0x0acd, 0x0b4d, 0x0c4d, 0x0d4d:
+		return true
+	}
+	return false
+}
+
+// inCBConsonant reports whether r is a consonant of Indic_Conjunct_Break (the
+// scripts of inCBLinker's viramas: Devanagari, Bengali, Gujarati, Oriya,
+// Telugu, Malayalam).
+func inCBConsonant(r rune) bool {
+	return unicode.Is(inCBConsonants, r)
+}
+
+var inCBConsonants = &unicode.RangeTable{R16: []unicode.Range16{
+	{0x0915, 0x0939, 1}, {0x0958, 0x095f, 1}, {0x0978, 0x097f, 1},
+	{0x0995, 0x09a8, 1}, {0x09aa, 0x09b0, 1}, {0x09b2, 0x09b6, 4}, {0x09b7, 0x09b9, 1},
+	{0x09dc, 0x09dd, 1}, {0x09df, 0x09f0, 0x11}, {0x09f1, 0x09f1, 1},
+	{0x0a95, 0x0aa8, 1}, {0x0aaa, 0x0ab0, 1}, {0x0ab2, 0x0ab3, 1}, {0x0ab5, 0x0ab9, 1}, {0x0af9, 0x0af9, 1},
+	{0x0b15, 0x0b28, 1}, {0x0b2a, 0x0b30, 1}, {0x0b32, 0x0b33, 1}, {0x0b35, 0x0b39, 1},
+	{0x0b5c, 0x0b5d, 1}, {0x0b5f, 0x0b71, 0x12},
+	{0x0c15, 0x0c28, 1}, {0x0c2a, 0x0c39, 1}, {0x0c58, 0x0c5a, 1},
+	{0x0d15, 0x0d3a, 1},
+}}
+
+// duckWidth is the width DuckDB gives a grapheme cluster starting with r on
+// screen when it places the caret of an error message (utf8proc's width of
+// r): none for a tab or another control character, a combining mark, a
+// zero-width space or joiner, a variation selector or an emoji's skin tone;
+// two for a wide or full-width character (CJK, most emoji); one for the rest.
 func duckWidth(r rune) int {
 	switch {
 	case r < 0x20, r >= 0x7f && r < 0xa0:
@@ -1061,7 +1257,7 @@ func withPosition(err error, sqlText string) error {
 		shown, col = shown[3:], col-3
 	}
 	shown = strings.TrimSuffix(shown, "...")
-	lines := strings.SplitAfter(sqlText, "\n")
+	lines := duckLines(sqlText)
 	col, ok := caretRunes(shown, col)
 	if lineNo < 1 || lineNo > len(lines) || !ok {
 		return err
@@ -1076,6 +1272,27 @@ func withPosition(err error, sqlText string) error {
 	out := *se
 	out.Position = pos
 	return &out
+}
+
+// duckLines splits sqlText after each line break as DuckDB numbers the lines
+// of its messages: "\r\n", "\n", or a "\r" alone.
+func duckLines(sqlText string) []string {
+	var lines []string
+	start := 0
+	for i := 0; i < len(sqlText); i++ {
+		switch sqlText[i] {
+		case '\r':
+			if i+1 < len(sqlText) && sqlText[i+1] == '\n' {
+				i++
+			}
+		case '\n':
+		default:
+			continue
+		}
+		lines = append(lines, sqlText[start:i+1])
+		start = i + 1
+	}
+	return append(lines, sqlText[start:])
 }
 
 // duckValue turns a value read from DuckDB into faithful JSON, also inside lists,

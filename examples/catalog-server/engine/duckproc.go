@@ -300,6 +300,12 @@ func (p *DuckProc) Query(ctx context.Context, sqlText string, params map[string]
 						return nil, te
 					}
 				}
+				if duckFatal(err) {
+					// Its DuckDB may be invalidated, failing every later
+					// query: the next one gets a new process.
+					p.kill(w)
+					return nil, err
+				}
 				p.release(w)
 				return nil, err
 			}
@@ -392,13 +398,22 @@ func (p *DuckProc) worker(qctx context.Context) (w *duckWorker, handed bool, err
 		w.reused = true
 		w.idle.Store(false)
 		w.retire.Stop() // retire finds it gone from idle if it runs now
+		released := w.released
 		p.mu.Unlock()
 		select {
 		case <-w.exited: // it died while idle
 			p.kill(w)
+			continue
 		default:
-			return w, false, nil
 		}
+		if w.sized.Load() != released && residentBytes(w.cmd.Process.Pid) > duckIdleMaxRSS.Load() {
+			// Taken before its size was looked at (release): looked at now, so
+			// that what its last query left does not count against this one's
+			// bound (runningMaxRSS).
+			p.kill(w)
+			continue
+		}
+		return w, false, nil
 	}
 	type started struct {
 		w   *duckWorker
@@ -615,10 +630,14 @@ func (p *DuckProc) freeSlot() {
 }
 
 // release keeps w for the model's next query, or ends it. Its size is looked
-// at after its caller is answered (reading it takes about 12 µs).
+// at after its caller is answered (reading it takes about 12 µs): past
+// duckIdleMaxRSS it is ended. A query that takes it before then looks at its
+// size itself (worker), so a process is never reused unlooked at.
 func (p *DuckProc) release(w *duckWorker) {
 	p.mu.Lock()
 	if !p.closed && len(p.idle) < duckIdleWorkers {
+		w.released++
+		released := w.released
 		p.idle = append(p.idle, w)
 		w.idle.Store(true)
 		w.retire = time.AfterFunc(duckIdleTime, func() { p.retire(w) })
@@ -626,8 +645,10 @@ func (p *DuckProc) release(w *duckWorker) {
 		idleAll.add(p, w)
 		go func() {
 			if residentBytes(w.cmd.Process.Pid) > duckIdleMaxRSS.Load() {
-				p.retire(w) // unless a query took it meanwhile
+				p.retire(w) // unless a query took it meanwhile (which looks again)
+				return
 			}
+			w.sized.Store(released)
 		}()
 		return
 	}
@@ -723,6 +744,8 @@ type duckWorker struct {
 	spill    string            // its DuckDB's spill folder, removed when it ends
 	reused   bool              // taken from the idle ones (set under the model's mu, before its query)
 	idle     atomic.Bool       // in its model's idle list (set under the model's mu)
+	released uint64            // times it became idle (release, under the model's mu)
+	sized    atomic.Uint64     // the last of those after which its size was under duckIdleMaxRSS
 	killOnce sync.Once
 	waitErr  error // how the process ended, once exited is closed
 
@@ -1126,6 +1149,11 @@ func (e *wireError) err() error {
 	return errors.New(e.Message)
 }
 
+// workerQueryHook, when set (by the tests, in a worker process of their own
+// kind), is called by ServeDuckWorker with each query before the query runs; an
+// error it returns is the query's answer. It is nil in the server's program.
+var workerQueryHook func(d *Duck, sqlText string) error
+
 // WorkerAnswers is the file a worker process writes its answers to: the file
 // descriptor 3 its server gives it.
 func WorkerAnswers() *os.File { return os.NewFile(3, "answers") }
@@ -1183,7 +1211,16 @@ func ServeDuckWorker(in io.Reader, out io.Writer) int {
 		for k, v := range q.Params {
 			params[k] = v.value()
 		}
-		res, err := d.Query(context.Background(), q.SQL, params, Limits{RowLimit: q.RowLimit, ByteBudget: q.ByteBudget, Timeout: q.Timeout})
+		var (
+			res *Result
+			err error
+		)
+		if workerQueryHook != nil {
+			err = workerQueryHook(d, q.SQL)
+		}
+		if err == nil {
+			res, err = d.Query(context.Background(), q.SQL, params, Limits{RowLimit: q.RowLimit, ByteBudget: q.ByteBudget, Timeout: q.Timeout})
+		}
 		if err != nil {
 			ok := reply(workerAnswer{Error: toWire(err)})
 			var te *TimeoutError

@@ -660,3 +660,35 @@ func TestDuckProcCloseWhileWaitingForStart(t *testing.T) {
 		t.Errorf("after Close: workers %v, slots taken %d", p.pids(), len(p.slots))
 	}
 }
+
+// TestDuckProcIdleSizedBeforeReuse: a process whose size after its query has
+// not been looked at yet is not given to the next query unlooked at: one past
+// duckIdleMaxRSS is ended, even when the next query comes at once (its size was
+// looked at after it became idle, and a query taking it first ran with its
+// leftover memory counted against its own bound). One under it is kept.
+func TestDuckProcIdleSizedBeforeReuse(t *testing.T) {
+	defer duckIdleMaxRSS.Store(duckIdleMaxRSS.Load())
+	p := openTestProc(t, nil)
+	// Each process spills to a folder of its own: the query names its process.
+	const which = "SELECT current_setting('temp_directory')"
+	spill := func() string {
+		res, err := p.Query(context.Background(), which, nil, testLimits)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cell(res, 0, 0)
+	}
+	first := spill()
+	if again := spill(); again != first {
+		t.Fatalf("under the limit the process is kept: %s, then %s", first, again)
+	}
+	duckIdleMaxRSS.Store(1) // every process is past it
+	seen := map[string]bool{}
+	for range 20 {
+		s := spill()
+		if seen[s] {
+			t.Fatalf("a process past duckIdleMaxRSS answered again: %s", s)
+		}
+		seen[s] = true
+	}
+}

@@ -53,7 +53,7 @@ type Result struct {
 // Limits bound one query.
 type Limits struct {
 	RowLimit   int           // rows returned at most (must be > 0)
-	ByteBudget int           // JSON bytes of rows returned at most (must be > 0)
+	ByteBudget int           // JSON bytes of the columns and rows returned at most (must be > 0)
 	Timeout    time.Duration // the query is stopped after this long (must be > 0)
 }
 
@@ -208,8 +208,9 @@ func (e *BusyError) Error() string {
 	return fmt.Sprintf("the server is busy: all %d %s were running other queries for the whole %s limit, so this query did not start. Try again shortly", e.Conns, what, e.Limit)
 }
 
-// rowAppender accumulates rows under a row limit and a byte budget. A row
-// counts as the bytes json.Marshal writes for it, and a newline: its values
+// rowAppender accumulates rows under a row limit and a byte budget, which the
+// result's columns take their share of first (bytes starts at checkColumns's
+// count). A row counts as the bytes json.Marshal writes for it, and a newline: its values
 // encoded one by one (by one json.Encoder, as Marshal encodes each element of
 // a slice), one comma between two, and the brackets. With keep (a query
 // process) the values' JSON stays in res.wire, the bytes the query's answer
@@ -292,17 +293,20 @@ type wireCells struct {
 // checkColumns refuses a result whose columns alone — their names and types, as
 // JSON — take more than the byte budget its rows may: the budget bounds an
 // answer only if its head is bounded too (a query of nested STRUCTs with long
-// field names answered 12 MB under a 4 MB budget).
-func checkColumns(cols []Column, budget int) error {
+// field names answered 12 MB under a 4 MB budget). It returns the bytes the
+// columns take, which the rows' share of the budget is short of
+// (rowAppender.bytes starts there): the columns and the rows together stay
+// within the budget.
+func checkColumns(cols []Column, budget int) (int, error) {
 	b, err := json.Marshal(cols)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if len(b) > budget {
-		return &RefusedError{Reason: fmt.Sprintf("the result's columns alone (their names and types) take %d bytes of JSON, more than the byte budget of %d", len(b), budget),
+		return 0, &RefusedError{Reason: fmt.Sprintf("the result's columns alone (their names and types) take %d bytes of JSON, more than the byte budget of %d", len(b), budget),
 			Rule: "Select fewer columns, or name long or nested ones shorter (AS) and unpack STRUCTs into columns of simple types."}
 	}
-	return nil
+	return len(b), nil
 }
 
 func newResult(lim Limits) *Result {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -15,9 +16,14 @@ import (
 // (ServeDuckWorker) for the DuckProc tests, as the server's binary is one with
 // -engine-worker; workerArg+"-noisy" one that writes to its standard output,
 // workerArg+"-slow" one that takes slowStart to start, workerArg+"-stuck" one
-// that does not start within duckStartLimit. (An argument, not an environment
+// that does not start within duckStartLimit, workerArg+"-fatal" one whose
+// database fatalTrigger invalidates. (An argument, not an environment
 // variable: the worker's environment is trimmed.)
 const workerArg = "-engine-test-worker"
+
+// fatalTrigger is the query a worker started as workerArg+"-fatal" answers
+// with a DuckDB INTERNAL error that invalidates its database.
+const fatalTrigger = "SELECT 'invalidate'"
 
 // slowStart is how long a worker started as workerArg+"-slow" takes to start:
 // long enough that a test's "answered before it started" holds on a loaded
@@ -30,6 +36,21 @@ func TestMain(m *testing.M) {
 		arg = os.Args[1]
 	}
 	switch arg {
+	case workerArg + "-fatal":
+		// The query fatalTrigger invalidates the process's database, as a
+		// DuckDB INTERNAL error in a query's execution does (the gate refuses
+		// checkpoint in a query: it is called here without it).
+		workerQueryHook = func(d *Duck, sqlText string) error {
+			if sqlText != fatalTrigger {
+				return nil
+			}
+			_, err := d.db.Exec("SELECT * FROM checkpoint('system')")
+			if err == nil {
+				return errors.New("checkpoint('system') did not fail")
+			}
+			return duckErr(err)
+		}
+		os.Exit(ServeDuckWorker(os.Stdin, WorkerAnswers()))
 	case workerArg + "-stuck":
 		time.Sleep(2 * duckStartLimit) // killed before: by its model or at duckStartLimit
 		os.Exit(ServeDuckWorker(os.Stdin, WorkerAnswers()))

@@ -228,16 +228,25 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 		}
 	}
 	// Layer 1: PostgreSQL's parser must see one statement. The unnamed prepared
-	// statement of the extended protocol refuses several.
-	body := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(sqlText), ";"))
-	if body == "" {
+	// statement of the extended protocol refuses several. It is given the
+	// caller's text as sent (empty statements and comments after it count for
+	// nothing), so that a syntax error's position is about that text.
+	//
+	// The cap below wraps the statement alone: what follows its last token —
+	// semicolons, comments, spaces ("SELECT 1;; -- all") — would end the
+	// subquery early or leave it open, and the query be refused as not a query.
+	body, ok := pgStatementBody(sqlText, tx.Conn().PgConn().ParameterStatus("standard_conforming_strings") != "off")
+	if !ok {
+		body = sqlText // a token left open: PostgreSQL's parser says where
+	}
+	if strings.TrimSpace(body) == "" {
 		return nil, &RefusedError{Reason: "the SQL holds no statement"}
 	}
 	var bareErr *pgconn.PgError
 	if _, err := tx.Exec(ctx, "SAVEPOINT gate"); err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
-	if _, err := tx.Conn().PgConn().Prepare(ctx, "", body, nil); err != nil {
+	if _, err := tx.Conn().PgConn().Prepare(ctx, "", sqlText, nil); err != nil {
 		if !errors.As(err, &bareErr) {
 			return nil, err
 		}
@@ -290,11 +299,12 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 	if len(unnamed) > 0 {
 		fds = slices.Clone(fds) // read after the rows close, when pgconn may reuse them
 	}
-	if err := checkColumns(res.Columns, lim.ByteBudget); err != nil {
+	colBytes, err := checkColumns(res.Columns, lim.ByteBudget)
+	if err != nil {
 		rows.Close()
 		return nil, err
 	}
-	app := rowAppender{lim: lim, res: res}
+	app := rowAppender{lim: lim, res: res, bytes: colBytes}
 	for rows.Next() {
 		vals, err := rows.Values()
 		if err != nil {
@@ -327,9 +337,123 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 	}
 	if len(unnamed) > 0 {
 		p.nameTypes(ctx, tx, unnamed, res.Columns)
-		p.arraysFromText(res, fds, unnamed, lim)
+		p.arraysFromText(res, fds, unnamed)
+		// Named, the columns take other bytes, and the arrays' values too.
+		if err := rebudget(res, lim); err != nil {
+			return nil, err
+		}
 	}
 	return res, nil
+}
+
+// pgStatementBody returns sqlText up to the end of its last token, without
+// what follows it: spaces, comments and semicolons (empty statements), read as
+// PostgreSQL's lexer reads them — strings ('…', E'…' with backslash escapes,
+// and '…' with them too when std, standard_conforming_strings, is off), quoted
+// names, dollar-quoted strings ($tag$…$tag$), nested block comments and line
+// comments — so that a semicolon or a comment mark inside one of them is not
+// taken for one outside. What precedes the statement stays: a syntax error's
+// position is about the caller's text. It returns false when a string, a
+// quoted name or a block comment is left open (PostgreSQL's parser then says
+// where). PostgreSQL's own parse of the whole text (one statement) and of the
+// capped body (one query) still judge the SQL: this only decides where the cap
+// closes.
+func pgStatementBody(sqlText string, std bool) (string, bool) {
+	identStart := func(c byte) bool { return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80 }
+	identCont := func(c byte) bool { return identStart(c) || c >= '0' && c <= '9' || c == '$' }
+	// quoted returns the offset after the string or name that starts with the
+	// quote q at i, or -1 when it is not closed; a doubled quote is one, and a
+	// backslash escapes the next byte when backslash.
+	quoted := func(i int, q byte, backslash bool) int {
+		for j := i + 1; j < len(sqlText); j++ {
+			switch c := sqlText[j]; {
+			case c == '\\' && backslash:
+				j++
+			case c == q:
+				if j+1 < len(sqlText) && sqlText[j+1] == q {
+					j++
+					continue
+				}
+				return j + 1
+			}
+		}
+		return -1
+	}
+	end, i, n := 0, 0, len(sqlText)
+	for i < n {
+		c := sqlText[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' || c == ';':
+			i++
+			continue
+		case strings.HasPrefix(sqlText[i:], "--"):
+			if j := strings.IndexAny(sqlText[i:], "\n\r"); j >= 0 {
+				i += j
+			} else {
+				i = n
+			}
+			continue
+		case strings.HasPrefix(sqlText[i:], "/*"):
+			depth, j := 0, i
+			for j < n {
+				if strings.HasPrefix(sqlText[j:], "/*") {
+					depth, j = depth+1, j+2
+				} else if strings.HasPrefix(sqlText[j:], "*/") {
+					depth, j = depth-1, j+2
+					if depth == 0 {
+						break
+					}
+				} else {
+					j++
+				}
+			}
+			if depth > 0 {
+				return "", false
+			}
+			i = j
+			continue
+		case c == '\'' || c == '"':
+			i = quoted(i, c, c == '\'' && !std)
+		case identStart(c):
+			j := i + 1
+			for j < n && identCont(sqlText[j]) {
+				j++
+			}
+			if j == i+1 && (c == 'E' || c == 'e') && j < n && sqlText[j] == '\'' {
+				j = quoted(j, '\'', true) // E'…': backslash escapes
+			}
+			i = j
+		case c >= '0' && c <= '9':
+			j := i + 1
+			for j < n && (identCont(sqlText[j]) && sqlText[j] != '$' || sqlText[j] == '.') {
+				j++
+			}
+			i = j
+		case c == '$':
+			j := i + 1
+			for j < n && identCont(sqlText[j]) && sqlText[j] != '$' && (j > i+1 || !(sqlText[j] >= '0' && sqlText[j] <= '9')) {
+				j++
+			}
+			if j < n && sqlText[j] == '$' {
+				// $tag$…$tag$ (the tag may be empty); $1 is a parameter.
+				tag := sqlText[i : j+1]
+				k := strings.Index(sqlText[j+1:], tag)
+				if k < 0 {
+					return "", false
+				}
+				i = j + 1 + k + len(tag)
+			} else {
+				i++
+			}
+		default:
+			i++
+		}
+		if i < 0 {
+			return "", false
+		}
+		end = i
+	}
+	return sqlText[:end], true
 }
 
 // isTextArray says whether oid is an array type pgx does not know (of enums,
@@ -359,9 +483,8 @@ func (p *Postgres) fromText(oid uint32, raw []byte) any {
 }
 
 // arraysFromText makes the values of array types met for the first time (unnamed,
-// now read from pg_type) JSON arrays, as fromText does for the next queries, and
-// applies the byte budget again to the rows so changed.
-func (p *Postgres) arraysFromText(res *Result, fds []pgconn.FieldDescription, unnamed []uint32, lim Limits) {
+// now read from pg_type) JSON arrays, as fromText does for the next queries.
+func (p *Postgres) arraysFromText(res *Result, fds []pgconn.FieldDescription, unnamed []uint32) {
 	var cols []int
 	for i, fd := range fds {
 		if _, ok := p.arrayDelims.Load(fd.DataTypeOID); ok && fd.Format == pgx.TextFormatCode && slices.Contains(unnamed, fd.DataTypeOID) {
@@ -371,21 +494,33 @@ func (p *Postgres) arraysFromText(res *Result, fds []pgconn.FieldDescription, un
 	if len(cols) == 0 {
 		return
 	}
-	used := 0
-	for r, row := range res.Rows {
+	for _, row := range res.Rows {
 		for _, i := range cols {
 			if s, ok := row[i].(string); ok {
 				row[i] = p.fromText(fds[i].DataTypeOID, []byte(s))
 			}
 		}
+	}
+}
+
+// rebudget applies the byte budget again to a result whose columns or values
+// changed after its rows were read (rowAppender): the columns first, then the
+// rows that fit after them.
+func rebudget(res *Result, lim Limits) error {
+	used, err := checkColumns(res.Columns, lim.ByteBudget)
+	if err != nil {
+		return err
+	}
+	for r, row := range res.Rows {
 		b, err := json.Marshal(row)
 		if err == nil && used+len(b)+1 > lim.ByteBudget {
 			res.Rows = res.Rows[:r]
 			res.Truncated, res.TruncatedBy = true, "byteBudget"
-			return
+			return nil
 		}
 		used += len(b) + 1
 	}
+	return nil
 }
 
 // jsonKeepNumbers decodes JSON keeping its numbers' digits (json.Number): pgx's

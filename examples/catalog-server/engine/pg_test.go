@@ -401,3 +401,132 @@ func TestPostgresClosed(t *testing.T) {
 		t.Errorf("a query on a closed model: want ErrClosed, got %v", err)
 	}
 }
+
+// TestPostgresRowCapTrailingStatements: empty statements and comments after the
+// statement's semicolon ("…;;", "…; -- all") are not part of what the row cap
+// wraps: the query runs capped, as it does without them (they made the capped
+// text a syntax error, and the query was refused as not a query). A semicolon or
+// comment mark inside a string, a quoted name, a dollar-quoted string or a
+// comment is not the statement's end.
+func TestPostgresRowCapTrailingStatements(t *testing.T) {
+	p := openTestPG(t)
+	lim := testLimits
+	lim.RowLimit = 3
+	for _, tail := range []string{";", ";;", "; ;", "; -- c", "; /* c */", ";\n;\n-- c\n", "; -- it's\n; /* ; */", " -- c", "; /* a /* nested; */ b */ ;"} {
+		text := "SELECT i FROM generate_series(1, 1000) i ORDER BY i" + tail
+		res, err := p.Query(context.Background(), text, nil, lim)
+		if err != nil || res.RowCount != 3 || !res.Truncated || fmt.Sprint(res.Rows[2][0]) != "3" {
+			t.Errorf("%q: %v %+v", tail, err, res)
+		}
+	}
+	for text, want := range map[string]string{
+		"SELECT 1 AS a -- x; /*\n, 2 AS b, count(*) AS n FROM stock\n-- */\n; -- end": `[[1,2,50]]`,
+		"SELECT 'a; --' AS x FROM stock LIMIT 1; -- c":                                `[["a; --"]]`,
+		"SELECT 1 AS a /* ; -- */, 2 AS b; -- c":                                      `[[1,2]]`,
+		`SELECT 1 AS "a;" ; -- c`:                                                     `[[1]]`,
+		"SELECT $$;--$$ AS a, $x$ $$; $x$ AS b;;":                                     `[[";--"," $$; "]]`,
+		`SELECT E'\';--' AS a; /* c */`:                                               `[["';--"]]`,
+		"SELECT 'it''s;' AS a ;;":                                                     `[["it's;"]]`,
+		"SELECT sku FROM stock WHERE qty >= @min ORDER BY qty DESC LIMIT 1;; -- top":  `[["sku-50"]]`,
+	} {
+		res, err := p.Query(context.Background(), text, map[string]any{"min": int64(1)}, lim)
+		if err != nil {
+			t.Errorf("%q: %v", text, err)
+			continue
+		}
+		if b, _ := json.Marshal(res.Rows); string(b) != want {
+			t.Errorf("%q: %s, want %s", text, b, want)
+		}
+	}
+	// The one-statement rule and the read-only transaction hold as before.
+	for text, want := range map[string]string{
+		"SELECT 1;; SELECT 2":               "more than one statement",
+		"SELECT 1; -- c\nDELETE FROM stock": "more than one statement",
+		"DELETE FROM stock;;":               "refused",
+		"COMMIT; -- c":                      "refused",
+		";; -- nothing":                     "no statement",
+		"SELECT 'open; -- c":                "unterminated quoted string",
+	} {
+		if _, err := p.Query(context.Background(), text, nil, lim); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", text, err, want)
+		}
+	}
+	if res, err := p.Query(context.Background(), "SELECT count(*) FROM stock", nil, testLimits); err != nil || res.Rows[0][0] != int64(50) {
+		t.Errorf("stock changed: %v %+v", err, res)
+	}
+}
+
+// TestPostgresPositionAfterSpaces: an error's position is about the caller's
+// text, also when it starts with spaces or empty lines (they were trimmed before
+// the statement was parsed, and the position moved by as many characters).
+func TestPostgresPositionAfterSpaces(t *testing.T) {
+	p := openTestPG(t)
+	for _, text := range []string{"  SELECT nosuch FROM stock", "\n\nSELECT sku,\n qty + FROM stock", "  SELECT sku, qty + FROM stock;; -- c", "\t-- c\nSELECT 'é', nosuch FROM stock"} {
+		_, err := p.Query(context.Background(), text, nil, testLimits)
+		at := strings.Index(text, "nosuch")
+		if at < 0 {
+			at = strings.Index(text, "FROM")
+		}
+		var se *SQLError
+		if want := len([]rune(text[:at])) + 1; !errors.As(err, &se) || se.Position != want {
+			t.Errorf("%q: %v, want position %d", text, err, want)
+		}
+	}
+}
+
+func TestPgStatementBody(t *testing.T) {
+	for _, tc := range []struct {
+		in, want string
+		std, ok  bool
+	}{
+		{"SELECT 1", "SELECT 1", true, true},
+		{"SELECT 1;; -- c\n /* d */ ;", "SELECT 1", true, true},
+		{"  SELECT 1 ;", "  SELECT 1", true, true},
+		{"SELECT ';' ;", "SELECT ';'", true, true},
+		{`SELECT 'a\';' ;`, `SELECT 'a\'`, true, false}, // standard strings: the string is 'a\', then ;' opens one
+		{`SELECT 'a\';' ;`, `SELECT 'a\';'`, false, true},
+		{`SELECT e'a\';' ;`, `SELECT e'a\';'`, true, true},
+		{`SELECT "x;""y" ;`, `SELECT "x;""y"`, true, true},
+		{"SELECT $t$ ; $$ $t$ ;", "SELECT $t$ ; $$ $t$", true, true},
+		{"SELECT $1 ;", "SELECT $1", true, true},
+		{"SELECT a$b$ ;", "SELECT a$b$", true, true},
+		{"SELECT 1$$;$$ ;", "SELECT 1$$;$$", true, true},
+		{"SELECT 1 /* /* ; */ ; */ ;", "SELECT 1", true, true},
+		{"SELECT 1 /* open", "", true, false},
+		{"SELECT $x$ open", "", true, false},
+		{"SELECT 1 -- ;\n, 2;", "SELECT 1 -- ;\n, 2", true, true},
+		{";;", "", true, true},
+	} {
+		got, ok := pgStatementBody(tc.in, tc.std)
+		if ok != tc.ok || ok && got != tc.want {
+			t.Errorf("pgStatementBody(%q, %v) = %q, %v; want %q, %v", tc.in, tc.std, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+// TestPostgresByteBudgetCountsColumns: TestByteBudgetCountsColumns on
+// PostgreSQL (whose names have at most 63 bytes: more columns), also for a
+// result whose column types are named after its rows were read (an enum, of a
+// long name, where the rows were counted with "oid n").
+func TestPostgresByteBudgetCountsColumns(t *testing.T) {
+	p := openTestPG(t)
+	long := "mood_" + strings.Repeat("z", 58)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, pgDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "CREATE TYPE shop."+long+" AS ENUM ('a', 'b')"); err != nil {
+		t.Fatal(err)
+	}
+	const budget = 32 << 10
+	lim := Limits{RowLimit: 1000, ByteBudget: budget, Timeout: testLimits.Timeout}
+	res, err := p.Query(ctx, budgetSQL(200, 63, "repeat('v', 10)", "generate_series(1, 100)"), nil, lim)
+	checkBudget(t, "postgres", res, err, budget)
+	res, err = p.Query(ctx, budgetSQL(200, 63, "'a'::"+long, "generate_series(1, 100)"), nil, lim)
+	if err == nil && (res.Columns[0].Type != long) {
+		t.Errorf("enum column: %+v", res.Columns[0])
+	}
+	checkBudget(t, "postgres, enum", res, err, budget)
+}

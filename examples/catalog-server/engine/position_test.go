@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -14,10 +15,25 @@ import (
 // multi-line query keeps its position (the character offset in the whole
 // statement), as one on the first line does — also when DuckDB shows the line cut
 // short with "...", and counted in characters, not bytes, nor the columns on
-// screen DuckDB places its caret by (a tab none, a CJK character or an emoji two).
+// screen DuckDB places its caret by (a tab none, a CJK character or an emoji two),
+// nor its grapheme clusters, each as wide as its first character (a flag's two
+// regional indicators one column, a Hangul syllable of jamo two, a letter and its
+// spacing mark one, an emoji family joined by ZWJ two, an Indic conjunct one);
+// a "\r" alone or "\r\n" ends a line, as DuckDB counts lines. In the server's
+// process and in a query process.
 func TestDuckPositionBeyondFirstLine(t *testing.T) {
 	d := openTestDuck(t)
+	p := openProc(t, nil, DuckConfig{})
 	for _, sql := range []string{
+		"SELECT '🇫🇷' AS a, nosuch FROM items",
+		"SELECT '🇫🇷🇩🇪🇫' AS a,\n  '🇯🇵' AS b, nosuch FROM items",
+		"SELECT '\u1100\u1161\u11a8', '\u1100\u1161', '한', '\u115f', 'a\u1161', nosuch FROM items",
+		"SELECT 1,\n  'क्षि', 'का', 'क्\u200dष', 'ก\u0e33', nosuch FROM items",
+		"SELECT '👨\u200d👩\u200d👧', '🏳\ufe0f\u200d🌈', 'a\u200db', '❤\ufe0f', nosuch FROM items",
+		"SELECT 'x\u0308\u0308', '\t\u0301', '\u00ad', nosuch FROM items",
+		"SELECT 1 AS a,\r  '🇫🇷' AS b, nosuch FROM items",
+		"SELECT 1 AS a,\r\n  '👨\u200d👩\u200d👧' AS b,\r\n nosuch FROM items",
+		"SELECT name\nFROM items\nWHERE name <> '" + strings.Repeat("🇫🇷क्षि", 30) + "' AND nme = 'x' AND name <> '" + strings.Repeat("👨\u200d👩\u200d👧", 30) + "'",
 		"SELECT name\nFROM items\nWHERE nme = 'x'",
 		"SELECT name,\n       nme\nFROM items",
 		"SELECT 'é' AS e,\n  'ü' AS u, nme FROM items",
@@ -30,11 +46,47 @@ func TestDuckPositionBeyondFirstLine(t *testing.T) {
 		"SELECT name\nFROM items\nWHERE name <> '日本" + strings.Repeat("x", 150) + "' AND price > 0 AND nme = 'x' AND id > 0 AND name <> '" + strings.Repeat("y", 150) + "'",
 		"SELECT name\nFROM items\nWHERE name <> '" + strings.Repeat("x", 150) + "' AND price > 0 AND nme = 'x' AND id > 0 AND name <> '" + strings.Repeat("y", 150) + "'",
 	} {
-		_, err := d.Query(context.Background(), sql, nil, testLimits)
-		var se *SQLError
-		want := utf8.RuneCountInString(sql[:strings.Index(sql, "nme")]) + 1
-		if !errors.As(err, &se) || se.Position != want {
-			t.Errorf("%q: position %d, want %d (%v)", sql, positionOf(se), want, err)
+		at := strings.Index(sql, "nme")
+		if at < 0 {
+			at = strings.Index(sql, "nosuch")
+		}
+		want := utf8.RuneCountInString(sql[:at]) + 1
+		for _, e := range []struct {
+			name string
+			q    querier
+		}{{"in process", d}, {"query process", p}} {
+			_, err := e.q.Query(context.Background(), sql, nil, testLimits)
+			var se *SQLError
+			if !errors.As(err, &se) || se.Position != want {
+				t.Errorf("%s: %q: position %d, want %d (%v)", e.name, sql, positionOf(se), want, err)
+			}
+		}
+	}
+}
+
+// TestDuckGraphemes: clusters as DuckDB's utf8proc makes them, and the columns
+// DuckDB puts its caret at after them.
+func TestDuckGraphemes(t *testing.T) {
+	for s, want := range map[string][]string{
+		"🇫🇷🇩🇪🇫":               {"🇫🇷", "🇩🇪", "🇫"},
+		"\u1100\u1161\u11a8x": {"\u1100\u1161\u11a8", "x"},
+		"क्षि का":             {"क्षि", " ", "का"},
+		"क्ष्म":               {"क्ष्म"},
+		"क्":                  {"क्"},
+		"क्a":                 {"क्", "a"},
+		"a्क":                 {"a्", "क"},
+		"👨\u200d👩\u200d👧!":    {"👨\u200d👩\u200d👧", "!"},
+		"\t\u0301":            {"\t", "\u0301"},
+	} {
+		if got := duckGraphemes(s); !slices.Equal(got, want) {
+			t.Errorf("%+q: %+q, want %+q", s, got, want)
+		}
+	}
+	// The column after each text DuckDB showed its caret at (TestDuckPositionBeyondFirstLine).
+	for s, col := range map[string]int{"🇫🇷": 1, "🇫🇷🇩🇪": 2, "\u1100\u1161\u11a8": 2, "क्षि": 1, "\u0915\u093e": 1,
+		"👨\u200d👩\u200d👧": 2, "👍🏽": 2, "\u200b": 0, "a\u200db": 2, "🏳\ufe0f\u200d🌈": 1, "ｱ": 1, "\u0e01\u0e33": 1} {
+		if n, ok := caretRunes(s+"x", col); !ok || n != utf8.RuneCountInString(s) {
+			t.Errorf("%+q then x at column %d: character %d, %v", s, col, n, ok)
 		}
 	}
 }

@@ -1,0 +1,97 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestDuckProcFatalEndsProcess: a query process whose query was answered with
+// one of DuckDB's INTERNAL (or FATAL) errors is ended, not kept idle: its
+// database is invalidated ("database has been invalidated because of a previous
+// fatal error") and would fail every later query. The caller gets the error;
+// the next query gets a new process.
+func TestDuckProcFatalEndsProcess(t *testing.T) {
+	p := openProc(t, nil, DuckConfig{Worker: workerAs("-fatal")})
+	ctx := context.Background()
+	if res, err := p.Query(ctx, "SELECT count(*) FROM items", nil, testLimits); err != nil || cell(res, 0, 0) != "3" {
+		t.Fatalf("before: %v %+v", err, res)
+	}
+	before := p.pids()
+	if len(before) != 1 {
+		t.Fatalf("query processes: %v", before)
+	}
+	_, err := p.Query(ctx, fatalTrigger, nil, testLimits)
+	var se *SQLError
+	if !errors.As(err, &se) || !strings.HasPrefix(se.Message, "INTERNAL Error") {
+		t.Fatalf("the INTERNAL error: %T %v", err, err)
+	}
+	if left := p.pids(); len(left) != 0 {
+		t.Errorf("the process whose database was invalidated is kept: %v", left)
+	}
+	if alive(before[0]) {
+		t.Errorf("process %d still runs", before[0])
+	}
+	for range 2 {
+		res, err := p.Query(ctx, "SELECT count(*) FROM items", nil, testLimits)
+		if err != nil || cell(res, 0, 0) != "3" {
+			t.Fatalf("after: %v %+v", err, res)
+		}
+	}
+	if after := p.pids(); len(after) != 1 || slices.Contains(after, before[0]) {
+		t.Errorf("query processes after: %v (before: %v)", after, before)
+	}
+}
+
+// TestDuckFatalReopens: with queries in the server's process (-isolate=false),
+// a query answered with DuckDB's FATAL error of an invalidated database (here
+// invalidated by checkpoint('system'), which the gate refuses in a query) gets
+// that error, and the model's database is opened again, locked down as before:
+// the next queries run.
+func TestDuckFatalReopens(t *testing.T) {
+	d := openTestDuck(t)
+	ctx := context.Background()
+	old := d.db
+	if _, err := d.db.Exec("SELECT * FROM checkpoint('system')"); err == nil || !strings.Contains(err.Error(), "INTERNAL Error") {
+		t.Fatalf("checkpoint('system'): %v", err)
+	}
+	_, err := d.Query(ctx, "SELECT count(*) FROM items", nil, testLimits)
+	var se *SQLError
+	if !errors.As(err, &se) || !strings.Contains(se.Message, "database has been invalidated") {
+		t.Fatalf("on the invalidated database: %T %v", err, err)
+	}
+	for range 2 {
+		res, err := d.Query(ctx, "SELECT count(*) FROM items", nil, testLimits)
+		if err != nil || res.Rows[0][0] != int64(3) {
+			t.Fatalf("after: %v %+v", err, res)
+		}
+	}
+	if d.db == old {
+		t.Error("the database was not opened again")
+	}
+	res, err := d.Query(ctx, "SELECT current_setting('lock_configuration'), current_setting('enable_external_access'), current_setting('access_mode')", nil, testLimits)
+	if err != nil || cell(res, 0, 0) != "true" || cell(res, 0, 1) != "false" || cell(res, 0, 2) != `"read_only"` {
+		t.Errorf("reopened, not locked down: %v %+v", err, res)
+	}
+	if _, err := d.Query(ctx, "SELECT * FROM read_text('/etc/hostname')", nil, testLimits); err == nil || !strings.Contains(err.Error(), "package folder") {
+		t.Errorf("reopened, a file outside the package: %v", err)
+	}
+}
+
+func TestDuckFatal(t *testing.T) {
+	for msg, want := range map[string]bool{
+		"INTERNAL Error: Internal system catalog does not have storage":                           true,
+		"FATAL Error: Failed: database has been invalidated because of a previous fatal error. …": true,
+		"Binder Error: Referenced column \"x\" not found":                                         false,
+		"Invalid Input Error: INTERNAL Error: from the error() function":                          false,
+	} {
+		if got := duckFatal(&SQLError{Engine: "duckdb", Message: msg}); got != want {
+			t.Errorf("%q: %v", msg, got)
+		}
+	}
+	if duckFatal(&SQLError{Engine: "postgres", Message: "INTERNAL Error: x"}) || duckFatal(errors.New("INTERNAL Error: x")) {
+		t.Error("not DuckDB's")
+	}
+}
