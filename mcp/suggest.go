@@ -157,27 +157,36 @@ func closestNames(name string, names []string, n int) []string {
 }
 
 // boundedDistance returns the edit distance (Levenshtein, in bytes) between a
-// and b when it is at most limit; ok is false when it is more. It gives up as
-// soon as every entry of a row is past limit.
+// and b when it is at most limit; ok is false when it is more. Only the cells
+// within limit of the diagonal are computed (the others are past limit), and it
+// gives up as soon as a whole row is past limit: O(len(a)·limit).
 func boundedDistance(a, b string, limit int) (d int, ok bool) {
 	if abs(len(a)-len(b)) > limit {
 		return 0, false
 	}
+	far := limit + 1
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {
-		prev[j] = j
+		prev[j] = min(j, far)
 	}
 	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		low := cur[0]
-		for j := 1; j <= len(b); j++ {
+		lo, hi := max(1, i-limit), min(len(b), i+limit)
+		cur[0] = min(i, far)
+		if lo > 1 {
+			cur[lo-1] = far
+		}
+		low := cur[lo-1]
+		for j := lo; j <= hi; j++ {
 			cost := 1
 			if a[i-1] == b[j-1] {
 				cost = 0
 			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost, far)
 			low = min(low, cur[j])
+		}
+		if hi < len(b) {
+			cur[hi+1] = far
 		}
 		if low > limit {
 			return 0, false

@@ -119,4 +119,51 @@ func TestClosestNamesBounded(t *testing.T) {
 			t.Errorf("boundedDistance(%q, %q, %d) = %d, %v; want %d, %v", tc.a, tc.b, tc.limit, d, ok, tc.d, tc.ok)
 		}
 	}
+	// Against the whole table, on short strings of few letters (many near
+	// misses): the band gives the same distance whenever it is within limit.
+	full := func(a, b string) int {
+		prev := make([]int, len(b)+1)
+		for j := range prev {
+			prev[j] = j
+		}
+		for i := 1; i <= len(a); i++ {
+			cur := make([]int, len(b)+1)
+			cur[0] = i
+			for j := 1; j <= len(b); j++ {
+				cost := 1
+				if a[i-1] == b[j-1] {
+					cost = 0
+				}
+				cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			}
+			prev = cur
+		}
+		return prev[len(b)]
+	}
+	words := func(n int) []string {
+		var out []string
+		var gen func(prefix string)
+		gen = func(prefix string) {
+			out = append(out, prefix)
+			if len(prefix) < n {
+				for _, c := range "ab" {
+					gen(prefix + string(c))
+				}
+			}
+		}
+		gen("")
+		return out
+	}
+	all := words(5)
+	for _, a := range all {
+		for _, b := range all {
+			want := full(a, b)
+			for limit := 0; limit <= 4; limit++ {
+				d, ok := boundedDistance(a, b, limit)
+				if ok != (want <= limit) || ok && d != want {
+					t.Fatalf("boundedDistance(%q, %q, %d) = %d, %v; the distance is %d", a, b, limit, d, ok, want)
+				}
+			}
+		}
+	}
 }
