@@ -24,9 +24,12 @@ const (
 
 var (
 	// ErrResourceNotFound is returned (possibly wrapped) by a resource handler for an
-	// unknown URI. The server answers with the negotiated revision's code and the URI
-	// in data; a wrapping error's own words (fmt.Errorf("%w: no such …; did you mean
-	// …", ErrResourceNotFound)) go in data.detail.
+	// unknown URI. The server answers with the negotiated revision's code, the
+	// message "Resource not found" and the URI in data; a wrapping error's own words
+	// (fmt.Errorf("%w: no such …; did you mean …", ErrResourceNotFound)) go in
+	// data.detail. The server adds the listed URIs closest to the one asked for
+	// (data.closest) and its URI templates (data.templates), as it does for a URI
+	// that nothing matches.
 	ErrResourceNotFound = errors.New("resource not found")
 
 	// ErrCapabilityNotSupported is returned by server-to-client requests (sampling,

@@ -88,11 +88,11 @@ func TestResources(t *testing.T) {
 		if !errors.As(err, &je) || je.Code != CodeResourceNotFound || !IsResourceNotFound(err) {
 			t.Errorf("%s: err = %v, want -32002", uri, err)
 		}
-		// The message is the standard one; data holds the URI and the handler's
-		// explanation, when it gave one.
-		want := `{"uri":"` + uri + `"}`
+		// The message is the standard one; data holds the URI, the handler's
+		// explanation when it gave one, and the server's templates.
+		want := `{"templates":["test://items/{id}"],"uri":"` + uri + `"}`
 		if uri == "test://items/missing" {
-			want = `{"detail":"no item \"missing\"; items are numbered, try test://items/1","uri":"test://items/missing"}`
+			want = `{"detail":"no item \"missing\"; items are numbered, try test://items/1","templates":["test://items/{id}"],"uri":"test://items/missing"}`
 		}
 		if je != nil && (je.Message != "Resource not found" || string(je.Data) != want) {
 			t.Errorf("%s: message %q data %s, want data %s", uri, je.Message, je.Data, want)

@@ -43,7 +43,9 @@ func handleCallTool(ctx context.Context, ss *ServerSession, ri *requestInfo) (an
 	st := ss.server.tools[p.Name]
 	ss.server.mu.Unlock()
 	if st == nil {
-		return nil, invalidParams("unknown tool %q", p.Name)
+		// The closest listed names, when some are close: a model that misspelt
+		// a tool can call the right one without listing the tools again.
+		return nil, unknownTool(ss.server, p.Name)
 	}
 	if ts := ss.server.tasks; ts != nil {
 		return ts.callTool(ctx, ss, ri, st, p)
@@ -167,10 +169,6 @@ func handleListTemplates(ctx context.Context, ss *ServerSession, ri *requestInfo
 	return res, nil
 }
 
-func resourceNotFound(rev *revision, uri string) *jsonrpc.Error {
-	return jsonrpc.NewError(rev.resourceNotFound, "Resource not found", map[string]string{"uri": uri})
-}
-
 func handleReadResource(ctx context.Context, ss *ServerSession, ri *requestInfo) (any, error) {
 	var p ReadResourceParams
 	if err := unmarshalParams(ri.req.Params, &p); err != nil {
@@ -195,7 +193,7 @@ func handleReadResource(ctx context.Context, ss *ServerSession, ri *requestInfo)
 		}
 	}
 	if h == nil {
-		return nil, resourceNotFound(ri.rev, p.URI)
+		return nil, resourceNotFound(ss.server, ri.rev, p.URI, "")
 	}
 	res, err := h(ctx, req)
 	if err != nil {
@@ -203,10 +201,11 @@ func handleReadResource(ctx context.Context, ss *ServerSession, ri *requestInfo)
 			// The handler's explanation (which names may be meant, say) goes in
 			// data beside the URI; the message stays the standard one, which
 			// clients of 2026-07-28 tell this -32602 from others by.
-			if detail := strings.TrimPrefix(err.Error(), ErrResourceNotFound.Error()+": "); detail != ErrResourceNotFound.Error() {
-				return nil, jsonrpc.NewError(ri.rev.resourceNotFound, "Resource not found", map[string]string{"uri": p.URI, "detail": detail})
+			detail := strings.TrimPrefix(err.Error(), ErrResourceNotFound.Error()+": ")
+			if detail == ErrResourceNotFound.Error() {
+				detail = ""
 			}
-			return nil, resourceNotFound(ri.rev, p.URI)
+			return nil, resourceNotFound(ss.server, ri.rev, p.URI, detail)
 		}
 		return nil, err
 	}

@@ -94,7 +94,7 @@ func (s *Service) Describe(ctx context.Context, path string) (*Description, erro
 		for _, src := range e.Model.Sources {
 			ss := SourceSummary{Name: src.Name, Description: src.Description}
 			if eng != nil {
-				ss.Columns, ss.Error = eng.Columns()[src.Name], eng.Broken()[src.Name]
+				ss.Columns, ss.Error = eng.Columns()[src.Name], sourceProblem(e.Model, eng.Broken()[src.Name])
 			}
 			d.Sources = append(d.Sources, ss)
 		}
@@ -129,7 +129,7 @@ func (s *Service) Describe(ctx context.Context, path string) (*Description, erro
 			break
 		}
 		if msg := eng.Broken()[e.Name]; msg != "" {
-			d.Error = msg
+			d.Error = sourceProblem(e.Model, msg)
 			break
 		}
 		d.Columns = eng.Columns()[e.Name]
@@ -142,12 +142,12 @@ func (s *Service) Describe(ctx context.Context, path string) (*Description, erro
 		run := func(what, sqlText string) *engine.Result {
 			left := time.Until(deadline)
 			if left <= 0 {
-				problems = append(problems, fmt.Sprintf("%s: not read, describe's %s limit was spent", what, budget))
+				problems = append(problems, fmt.Sprintf("%s: not read, describe's %s limit was spent; %s with execute_query may still answer", what, budget, sqlText))
 				return nil
 			}
 			res, err := eng.Query(ctx, sqlText, nil, engine.Limits{RowLimit: sampleRows, ByteBudget: 64 << 10, Timeout: left})
-			if errors.As(err, new(*engine.TimeoutError)) {
-				err = fmt.Errorf("not done within describe's %s limit; run %s with execute_query, which may take up to %s", budget, sqlText, s.cfg.QueryTimeout)
+			if to := (*engine.TimeoutError)(nil); errors.As(err, &to) {
+				err = errors.New(describeTimeoutProblem(to, e.Name, sqlText, budget, s.cfg.QueryTimeout))
 			}
 			if err != nil {
 				problems = append(problems, what+": "+err.Error())

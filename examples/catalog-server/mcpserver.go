@@ -209,6 +209,7 @@ func classify(err error) toolError {
 	var busy *engine.BusyError
 	var ee *engine.EngineError
 	var cse *catalogSQLError
+	var qt *queryTimeoutError
 	switch {
 	case errors.As(err, &cse) && cse.params != "" && cse.valueDependent():
 		// A run-time error of a query with parameters: the values given may be
@@ -242,6 +243,8 @@ func classify(err error) toolError {
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Call again in a few seconds."}
 	case errors.As(err, new(*engine.MemoryError)):
 		return toolError{Error: err.Error(), Kind: "out_of_memory", Hint: "Aggregate, filter or select fewer columns to hold less data."}
+	case errors.As(err, &qt):
+		return toolError{Error: err.Error(), Kind: "timeout", Hint: qt.hint()}
 	case errors.As(err, &to) && to.Busy():
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Call again in a few seconds; if it runs out of time again, aggregate or filter to read less data."}
 	case errors.As(err, &to):
@@ -618,7 +621,7 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 	if e.Kind == catalog.KindSource && in.SQL == "" && eng.Broken()[e.Name] != "" {
 		// Reading the source itself; SQL of the caller's own may not need it
 		// (and is told the same below if it does).
-		return nil, &brokenSourceError{path: e.Path, reason: eng.Broken()[e.Name]}
+		return nil, &brokenSourceError{path: e.Path, reason: sourceProblem(m, eng.Broken()[e.Name])}
 	}
 	res, err := eng.Query(ctx, sqlText, params, engine.Limits{RowLimit: rowLimit, ByteBudget: s.cfg.ByteBudget, Timeout: s.cfg.QueryTimeout})
 	if err != nil {
@@ -630,10 +633,36 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 			for name, reason := range eng.Broken() {
 				// DuckDB compares names without case: "Gone" is the source gone.
 				if miss != nil && strings.EqualFold(strings.Trim(miss[1], `"`), name) {
-					return nil, &brokenSourceError{path: m.Package.Project.Name + "/" + m.Package.Name + "/" + m.Name + "/" + name, reason: reason}
+					return nil, &brokenSourceError{path: m.Package.Project.Name + "/" + m.Package.Name + "/" + m.Name + "/" + name, reason: sourceProblem(m, reason)}
 				}
 			}
 			err = withClosestSources(se, m, sn.cat, eng.Columns())
+		}
+		// A file named by a relative path: said in the package's terms.
+		var ref *engine.RefusedError
+		if errors.As(err, &ref) {
+			if fe := fileRefusal(ref, m); fe != nil {
+				err = fe
+			}
+		}
+		// Out of time on SQL the caller did not write: what to change instead.
+		var to *engine.TimeoutError
+		if errors.As(err, &to) && !to.Busy() {
+			mpath := m.Package.Project.Name + "/" + m.Package.Name + "/" + m.Name
+			switch {
+			case q != nil:
+				qt := &queryTimeoutError{to: to, path: e.Path, model: mpath, params: q.Params, given: jsonText(params), cell: q.Notebook != nil}
+				if e.Kind != catalog.KindQuery { // the model (or notebook) with queryName
+					qt.path = e.Path + "/" + q.Name
+				}
+				qt.what = "the named query " + qt.path
+				if qt.cell {
+					qt.what = "the notebook cell " + qt.path
+				}
+				return nil, qt
+			case e.Kind == catalog.KindSource && in.SQL == "":
+				return nil, &queryTimeoutError{to: to, what: "reading the source " + e.Path, path: e.Path, model: mpath, source: e.Name}
+			}
 		}
 	}
 	if pe := paramValueError(q, params, err); pe != nil {
@@ -642,12 +671,13 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 	var ub *engine.UnboundParamError
 	if errors.As(err, &ub) {
 		if q == nil {
-			// Ad-hoc SQL takes no parameters (above): say what to do instead.
-			return nil, &engine.SQLError{Engine: "duckdb", Message: fmt.Sprintf("the SQL uses the parameter %s, but ad-hoc SQL takes no parameters: write the value into the SQL as a literal, or run a named query that declares it (queryName)", ub.Name)}
+			// Ad-hoc SQL takes no parameters (above): say what to do instead,
+			// naming the parameter as the SQL writes it (?, not DuckDB's $1).
+			return nil, unboundAdHoc(sqlText, ub.Name)
 		}
 		// checkParams gave every parameter the query declares: the catalog's SQL
 		// uses one it does not declare.
-		return nil, &catalogFaultError{fmt.Errorf("named query %s uses the parameter %s, which none of its @param lines declares, so no call can give it; the catalog's file must declare it (@param %s TYPE)", q.Name, ub.Name, strings.TrimLeft(ub.Name, "$@"))}
+		return nil, unboundNamed(q, ub.Name)
 	}
 	var se *engine.SQLError
 	if q != nil && errors.As(err, &se) {
@@ -677,6 +707,11 @@ func queryNameNotFound(nf *catalog.NotFoundError, e *catalog.Entry) error {
 	out := *nf
 	out.Kind = "query"
 	out.Closest, out.Far = catalog.Near(nf.Name, names, e.Path, 3)
+	out.LookAlike = ""
+	if match, note := catalog.LookAlike(nf.Name, names); match != "" {
+		out.Closest, out.Far = catalog.FirstOf(e.Path+"/"+match, out.Closest, out.Far)
+		out.LookAlike = note
+	}
 	return &out
 }
 
@@ -718,6 +753,22 @@ var (
 // with the catalog's path ("shop.sales.orders") is told to be named alone, and a
 // missing table that is a source of another model is told where it is.
 func withClosestSources(se *engine.SQLError, m *catalog.Model, cat *catalog.Catalog, cols map[string][]engine.Column) error {
+	out := closestSources(se, m, cat, cols)
+	// A name that only looks like one the model has ("оrders" with a Cyrillic
+	// "о"): which characters differ, whatever else was said.
+	if note := lookAlikeNote(se.Message, m, cols); note != "" {
+		var o *engine.SQLError
+		if errors.As(out, &o) {
+			c := *o
+			c.Message += "\n(" + note + ")"
+			return &c
+		}
+	}
+	return out
+}
+
+// closestSources is withClosestSources without the look-alike note.
+func closestSources(se *engine.SQLError, m *catalog.Model, cat *catalog.Catalog, cols map[string][]engine.Column) error {
 	if c := duckNoColumn.FindStringSubmatch(se.Message); c != nil {
 		var names []string
 		where := map[string][]string{}
@@ -826,6 +877,9 @@ func checkParams(q *catalog.Query, in map[string]any) (map[string]any, error) {
 				return nil, fmt.Errorf("parameter %q must be a string (%s), got %v", p.Name, p.Type, jsonText(v))
 			}
 		}
+		if err := checkTypedValue(p, v); err != nil {
+			return nil, err
+		}
 		out[p.Name] = v
 	}
 	for k := range in {
@@ -858,7 +912,9 @@ func paramValueError(q *catalog.Query, params map[string]any, err error) error {
 		return nil
 	}
 	for _, p := range q.Params {
-		if v, ok := params[p.Name].(string); ok && strings.Contains(se.Message, `"`+v+`"`) {
+		// DuckDB quotes the value either way: date field value out of range:
+		// "2025-13-45"; Could not convert string 'yesterday' to INTERVAL.
+		if v, ok := params[p.Name].(string); ok && (strings.Contains(se.Message, `"`+v+`"`) || strings.Contains(se.Message, `'`+v+`'`)) {
 			return fmt.Errorf("parameter %q must be a %s, and the engine could not read %s as one (%s); call again with a value of that type", p.Name, p.Type, jsonText(v), se.Message)
 		}
 	}

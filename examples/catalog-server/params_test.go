@@ -130,20 +130,28 @@ func TestUnknownArguments(t *testing.T) {
 }
 
 // TestParamValueUnreadable: a string parameter the engine cannot read as its type
-// (a DATE "yesterday") is answered as the parameter's fault, with the engine's
-// message (which says the format), not as a SQL error the caller did not write.
+// (an INTERVAL "yesterday", a type the server does not check itself) is answered
+// as the parameter's fault, with the engine's message, not as a SQL error the
+// caller did not write; a DATE "yesterday" is refused before the query runs
+// (TestTypedParamValues).
 func TestParamValueUnreadable(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"p/k/manifest.json": `{}`,
 		"p/k/data/a.csv":    "d,n\n2024-07-13,1\n2024-07-14,2\n",
-		"p/k/m.sql":         "-- @source a\nSELECT * FROM 'data/a.csv';\n\n-- @query on_day\n-- @param day DATE the day\nSELECT sum(n) AS n FROM a WHERE d = $day;\n",
+		"p/k/m.sql": "-- @source a\nSELECT * FROM 'data/a.csv';\n\n-- @query on_day\n-- @param day DATE the day\nSELECT sum(n) AS n FROM a WHERE d = $day;\n\n" +
+			"-- @query within\n-- @param span INTERVAL how far back\nSELECT sum(n) AS n FROM a WHERE d > DATE '2024-07-14' - CAST($span AS INTERVAL);\n",
 	})
 	cs := connectHTTP(t, startHTTP(t, newTestService(t, dir, Config{})).URL, "")
 	var te toolError
-	r := call(t, cs, "execute_query", map[string]any{"path": "p/k/m/on_day", "parameters": map[string]any{"day": "yesterday"}}, &te)
-	if !r.IsError || te.Kind != "invalid" || !strings.Contains(te.Error, `parameter "day" must be a DATE, and the engine could not read "yesterday" as one`) ||
-		!strings.Contains(te.Error, "YYYY-MM-DD") || strings.Contains(text(r), "Fix the SQL") {
+	r := call(t, cs, "execute_query", map[string]any{"path": "p/k/m/within", "parameters": map[string]any{"span": "yesterday"}}, &te)
+	if !r.IsError || te.Kind != "invalid" || !strings.Contains(te.Error, `parameter "span" must be a INTERVAL, and the engine could not read "yesterday" as one`) ||
+		strings.Contains(text(r), "Fix the SQL") {
+		t.Errorf("an INTERVAL parameter that is no interval: %+v (text %q)", te, text(r))
+	}
+	te = toolError{}
+	r = call(t, cs, "execute_query", map[string]any{"path": "p/k/m/on_day", "parameters": map[string]any{"day": "yesterday"}}, &te)
+	if !r.IsError || te.Kind != "invalid" || !strings.Contains(te.Error, `parameter "day" must be a DATE written YYYY-MM-DD`) || strings.Contains(text(r), "Fix the SQL") {
 		t.Errorf("a DATE parameter that is no date: %+v (text %q)", te, text(r))
 	}
 	var res struct{ Rows [][]any }
@@ -248,7 +256,7 @@ func TestNamedQueryErrorBlame(t *testing.T) {
 	// An empty string the engine cannot read as a date is the parameter's fault.
 	te = toolError{}
 	r = call(t, cs, "execute_query", map[string]any{"path": "p/k/m/since", "parameters": map[string]any{"d": ""}}, &te)
-	if !r.IsError || te.Kind != "invalid" || !strings.Contains(te.Error, `parameter "d" must be a DATE, and the engine could not read "" as one`) {
+	if !r.IsError || te.Kind != "invalid" || !strings.Contains(te.Error, `parameter "d" must be a DATE written YYYY-MM-DD (e.g. "2024-07-14"), got ""`) {
 		t.Errorf("empty date: %s", text(r))
 	}
 	te = toolError{}

@@ -25,6 +25,9 @@ type NotFoundError struct {
 	// Skipped, when set, says why the file that would have made the object at
 	// Parent/Name was skipped when the catalog loaded (it does not parse, say).
 	Skipped string
+	// LookAlike, when set, says that Name differs from an existing name (the
+	// first of Closest) only by characters that look alike (LookAlike).
+	LookAlike string
 }
 
 func (e *NotFoundError) Error() string {
@@ -34,6 +37,9 @@ func (e *NotFoundError) Error() string {
 		where = fmt.Sprintf("%q", e.Parent)
 	}
 	fmt.Fprintf(&b, "no %s named %q in %s", e.Kind, e.Name, where)
+	if e.LookAlike != "" {
+		fmt.Fprintf(&b, " (%s)", e.LookAlike)
+	}
 	if e.Skipped != "" {
 		fmt.Fprintf(&b, ": its file was skipped when the catalog loaded (%s); fix the file and it is picked up", e.Skipped)
 	}
@@ -105,8 +111,14 @@ func (c *Catalog) Resolve(path string) (*Entry, error) {
 					closest, far = ends, false
 				}
 			}
+			// A name that only looks like an existing one ("оrders" with a
+			// Cyrillic "о") is told so, and that name comes first.
+			match, lookAlike := LookAlike(s, names)
+			if match != "" {
+				closest, far = FirstOf(strings.TrimPrefix(parentPath+"/"+match, "/"), closest, far)
+			}
 			skipped := c.skipped[strings.TrimPrefix(parentPath+"/"+s, "/")]
-			return nil, &NotFoundError{Path: path, Kind: kindsBelow(kind), Name: s, Parent: parentPath, Closest: closest, Far: far, Skipped: skipped}
+			return nil, &NotFoundError{Path: path, Kind: kindsBelow(kind), Name: s, Parent: parentPath, Closest: closest, Far: far, Skipped: skipped, LookAlike: lookAlike}
 		}
 		parent, children = next, next.Children
 	}
@@ -128,6 +140,22 @@ func Near(name string, names []string, parent string, n int) (paths []string, fa
 		paths = append(paths, at(c))
 	}
 	return paths, len(paths) > 0
+}
+
+// FirstOf returns paths (as Near returned them, with far) with p first: p is
+// close whatever the others are, so when they were far (the first names
+// there), p alone is returned.
+func FirstOf(p string, paths []string, far bool) ([]string, bool) {
+	if far {
+		return []string{p}, false
+	}
+	out := []string{p}
+	for _, q := range paths {
+		if q != p {
+			out = append(out, q)
+		}
+	}
+	return out, false
 }
 
 // endingWith returns the paths, at most n, of the objects whose path ends with

@@ -1,0 +1,415 @@
+package main
+
+import (
+	"fmt"
+	"io/fs"
+	"maps"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/wiremcp/wiremcp/examples/catalog-server/catalog"
+	"github.com/wiremcp/wiremcp/examples/catalog-server/engine"
+)
+
+// This file turns engine errors that speak of things the caller did not write
+// (DuckDB's $1 for a ?, a relative path resolved from the server's working
+// directory, a time limit on SQL the caller cannot change) into errors about what
+// the caller did write, with what to try.
+
+// queryTimeoutError is a named query, a notebook cell, or a source read whole
+// (execute_query with a source's path and no sql) that ran out of time: the
+// caller wrote no SQL, so "aggregate or filter" must say how.
+type queryTimeoutError struct {
+	to     *engine.TimeoutError
+	what   string // "the named query p/k/m/q", "reading the source p/k/m/s"
+	path   string // the query's or the source's path, for describe
+	model  string // the model's path, for ad-hoc SQL
+	source string // a source read whole: its name
+	params []catalog.Param
+	given  string // the call's parameter values, as JSON
+	cell   bool
+}
+
+func (e *queryTimeoutError) Unwrap() error { return e.to }
+
+func (e *queryTimeoutError) Error() string {
+	if e.to.Running {
+		return fmt.Sprintf("%s ran longer than the %s limit; the engine cannot stop it inside the calculation it is in, so it finishes that in the background", e.what, e.to.Limit)
+	}
+	return fmt.Sprintf("%s ran longer than the %s limit and was stopped", e.what, e.to.Limit)
+}
+
+// hint says what to try: values that narrow a named query, or SQL of the
+// caller's own that reads less.
+func (e *queryTimeoutError) hint() string {
+	if e.source != "" {
+		return fmt.Sprintf("Reading the whole source takes longer than the limit: run sql against the model %s that reads part of it — SELECT … FROM %s WHERE a condition on its columns, or an aggregate (GROUP BY with count/sum/avg); describe %s shows its columns.", e.model, quoteIdent(e.source), e.path)
+	}
+	what := "named query"
+	if e.cell {
+		what = "notebook cell"
+	}
+	adhoc := fmt.Sprintf("run its SQL (describe %s shows it) as sql against the model %s with a narrower WHERE filter, an aggregate (GROUP BY with count/sum/avg) or a LIMIT", e.path, e.model)
+	if len(e.params) == 0 {
+		return fmt.Sprintf("The %s takes no parameters, so calling it again runs out of time again: %s.", what, adhoc)
+	}
+	var ps []string
+	for _, p := range e.params {
+		d := p.Name + " " + p.Type
+		if p.Description != "" {
+			d += " (" + p.Description + ")"
+		}
+		ps = append(ps, d)
+	}
+	return fmt.Sprintf("Call it again with parameter values that select less (a shorter range, a narrower filter) than this call's %s — its parameters: %s; or %s.", e.given, strings.Join(ps, ", "), adhoc)
+}
+
+// placeholders returns the ? placeholders of sqlText outside strings, quoted
+// names and comments, as DuckDB numbers them ("?" is the next number, "?3" is 3),
+// with the character offset (1-based) of each.
+func placeholders(sqlText string) (nums, offsets []int) {
+	next := 1
+	for i, chars := 0, 0; i < len(sqlText); {
+		c := sqlText[i]
+		switch {
+		case c == '\'' || c == '"':
+			j := i + 1
+			for j < len(sqlText) {
+				if sqlText[j] == c {
+					if j+1 < len(sqlText) && sqlText[j+1] == c {
+						j += 2
+						continue
+					}
+					break
+				}
+				j++
+			}
+			chars += utf8.RuneCountInString(sqlText[i:min(j+1, len(sqlText))])
+			i = j + 1
+			continue
+		case c == '-' && strings.HasPrefix(sqlText[i:], "--"):
+			j := strings.IndexByte(sqlText[i:], '\n')
+			if j < 0 {
+				j = len(sqlText) - i
+			}
+			chars += utf8.RuneCountInString(sqlText[i : i+j])
+			i += j
+			continue
+		case c == '/' && strings.HasPrefix(sqlText[i:], "/*"):
+			j := strings.Index(sqlText[i+2:], "*/")
+			end := len(sqlText)
+			if j >= 0 {
+				end = i + 2 + j + 2
+			}
+			chars += utf8.RuneCountInString(sqlText[i:end])
+			i = end
+			continue
+		case c == '?':
+			j := i + 1
+			for j < len(sqlText) && sqlText[j] >= '0' && sqlText[j] <= '9' {
+				j++
+			}
+			n := next
+			if j > i+1 {
+				n, _ = strconv.Atoi(sqlText[i+1 : j])
+			}
+			next = n + 1
+			nums = append(nums, n)
+			offsets = append(offsets, chars+1)
+			chars += j - i
+			i = j
+			continue
+		}
+		_, size := utf8.DecodeRuneInString(sqlText[i:])
+		chars++
+		i += size
+	}
+	return nums, offsets
+}
+
+// questionPlaceholder returns how the caller wrote the parameter DuckDB calls
+// name ("$1") in sqlText: "?" or "?1" with its character offset, when sqlText
+// numbers its placeholders with ?; ok is false otherwise.
+func questionPlaceholder(sqlText, name string) (shown string, offset int, ok bool) {
+	n, err := strconv.Atoi(strings.TrimPrefix(name, "$"))
+	if err != nil || !strings.HasPrefix(name, "$") {
+		return "", 0, false
+	}
+	nums, offs := placeholders(sqlText)
+	for i, num := range nums {
+		if num != n {
+			continue
+		}
+		// As written: "?" alone, or "?n".
+		shown = "?"
+		if numberedAt(sqlText, offs[i]) {
+			shown = "?" + strconv.Itoa(n)
+		}
+		return shown, offs[i], true
+	}
+	return "", 0, false
+}
+
+// numberedAt reports whether the ? at character offset off (1-based) of s is
+// followed by a digit.
+func numberedAt(s string, off int) bool {
+	i := 0
+	for k := 1; k < off && i < len(s); k++ {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	return i+1 < len(s) && s[i] == '?' && s[i+1] >= '0' && s[i+1] <= '9'
+}
+
+// unboundAdHoc is the answer to ad-hoc SQL using a parameter: it takes none.
+func unboundAdHoc(sqlText, name string) *engine.SQLError {
+	if shown, off, ok := questionPlaceholder(sqlText, name); ok {
+		return &engine.SQLError{Engine: "duckdb", Position: off, Message: fmt.Sprintf("the SQL uses the placeholder %s (at character %d), but ad-hoc SQL takes no parameters: write the value into the SQL as a literal, or run a named query that declares it (queryName)", shown, off)}
+	}
+	return &engine.SQLError{Engine: "duckdb", Message: fmt.Sprintf("the SQL uses the parameter %s, but ad-hoc SQL takes no parameters: write the value into the SQL as a literal, or run a named query that declares it (queryName)", name)}
+}
+
+// unboundNamed is the answer to a named query whose SQL uses a parameter none of
+// its @param lines declares.
+func unboundNamed(q *catalog.Query, name string) error {
+	if shown, off, ok := questionPlaceholder(q.SQL, name); ok {
+		return &catalogFaultError{fmt.Errorf("named query %s uses the placeholder %s (at character %d of its SQL), which has no name, so no call can give it a value; the catalog's file must name it ($name in the SQL) and declare it (@param name TYPE)", q.Name, shown, off)}
+	}
+	return &catalogFaultError{fmt.Errorf("named query %s uses the parameter %s, which none of its @param lines declares, so no call can give it; the catalog's file must declare it (@param %s TYPE)", q.Name, name, strings.TrimLeft(name, "$@"))}
+}
+
+var (
+	duckFileRefused = regexp.MustCompile(`Cannot access file "([^"]*)"`)
+	duckNoFiles     = regexp.MustCompile(`No files found that match the pattern "([^"]*)"`)
+)
+
+// dataFileExts are the endings of the files a package's listing in an error
+// names (what a source can read).
+var dataFileExts = []string{".csv", ".tsv", ".txt", ".parquet", ".json", ".jsonl", ".ndjson", ".csv.gz", ".tsv.gz", ".json.gz", ".jsonl.gz", ".ndjson.gz", ".csv.zst", ".json.zst"}
+
+// maxPackageFiles is how many files of a package folder an error looks at.
+const maxPackageFiles = 5000
+
+// packageFiles returns the data files under the package folder dir, as paths
+// relative to it with '/', in walk order; hidden folders and files are left out.
+func packageFiles(dir string) []string {
+	var out []string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || len(out) >= maxPackageFiles {
+			return fs.SkipDir
+		}
+		if p != dir && strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() || p == filepath.Join(dir, "manifest.json") {
+			return nil
+		}
+		name := strings.ToLower(d.Name())
+		if !slices.ContainsFunc(dataFileExts, func(ext string) bool { return strings.HasSuffix(name, ext) }) {
+			return nil
+		}
+		if rel, err := filepath.Rel(dir, p); err == nil {
+			out = append(out, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	return out
+}
+
+var sqlStringLit = regexp.MustCompile(`'((?:[^']|'')*)'`)
+
+// readers returns, for the package file rel, the sources of pkg whose SQL names
+// it (or a pattern matching it), as "name" for sources of m and "model/name"
+// for the package's other models.
+func readers(pkg *catalog.Package, m *catalog.Model, rel string) []string {
+	var out []string
+	for _, mm := range pkg.Models {
+		for _, src := range mm.Sources {
+			for _, lit := range sqlStringLit.FindAllStringSubmatch(src.SQL, -1) {
+				p := strings.TrimPrefix(strings.ReplaceAll(lit[1], "''", "'"), "./")
+				if ok, _ := path.Match(p, rel); ok || p == rel {
+					if mm == m {
+						out = append(out, src.Name)
+					} else {
+						out = append(out, mm.Name+"/"+src.Name)
+					}
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
+// describeFiles names files of the package with the sources that read them.
+func describeFiles(pkg *catalog.Package, m *catalog.Model, files []string) string {
+	var parts []string
+	for _, f := range files {
+		rs := readers(pkg, m, f)
+		switch {
+		case len(rs) == 0:
+			parts = append(parts, f+" (no source reads it)")
+		case !strings.Contains(rs[0], "/"):
+			parts = append(parts, fmt.Sprintf("%s (the source %s: SELECT * FROM %s)", f, rs[0], quoteIdent(rs[0])))
+		default:
+			model, src, _ := strings.Cut(rs[0], "/")
+			parts = append(parts, fmt.Sprintf("%s (the source %s of the model %s/%s/%s)", f, src, pkg.Project.Name, pkg.Name, model))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// closestFiles returns up to n files of files closest to p (by path, and by the
+// file's name alone), best first.
+func closestFiles(p string, files []string, n int) []string {
+	var out []string
+	base := path.Base(p)
+	for _, f := range files {
+		if len(out) < n && path.Base(f) == base && f != p {
+			out = append(out, f)
+		}
+	}
+	for _, f := range catalog.Closest(p, files, n) {
+		if len(out) < n && !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// fileRefusal turns DuckDB's refusal of a file a query names by a relative path
+// (resolved from the server's working directory, outside the package, so
+// refused) into what happened in the package's terms: where such paths are
+// resolved from, whether the package has the file, and the sources that read
+// the closest files. Paths are shown relative to the package folder. It
+// returns nil for other errors (an absolute path, a URL: the engine's own
+// message names what the caller wrote).
+func fileRefusal(ref *engine.RefusedError, m *catalog.Model) error {
+	mt := duckFileRefused.FindStringSubmatch(ref.Reason)
+	if mt == nil || mt[1] == "" || filepath.IsAbs(mt[1]) || strings.Contains(mt[1], "://") {
+		return nil
+	}
+	p := mt[1]
+	pkg := m.Package
+	pkgPath := pkg.Project.Name + "/" + pkg.Name
+	clean := path.Clean(strings.ReplaceAll(p, `\`, "/"))
+	files := packageFiles(pkg.Dir)
+	var b strings.Builder
+	fmt.Fprintf(&b, "the SQL names the file %q by a relative path, and a query's relative paths are not read from the package folder (%s) but from the server's working directory, outside the catalog", p, pkgPath)
+	var matched []string
+	for _, f := range files {
+		if ok, _ := path.Match(clean, f); ok {
+			matched = append(matched, f)
+		}
+	}
+	switch {
+	case clean == ".." || strings.HasPrefix(clean, "../"):
+		fmt.Fprintf(&b, "; %q would leave the package folder too, and a query reads only files inside it", p)
+	case len(matched) > 0 && strings.ContainsAny(clean, "*?["):
+		fmt.Fprintf(&b, "; in the package it matches %s", describeFiles(pkg, m, matched[:min(len(matched), 5)]))
+	case len(matched) > 0:
+		fmt.Fprintf(&b, "; in the package it is %s", describeFiles(pkg, m, matched[:min(len(matched), 5)]))
+	default:
+		fmt.Fprintf(&b, "; the package has no file %s either", clean)
+	}
+	rule := "Query the model's sources by name instead (describe the model to see them)"
+	if len(matched) == 0 {
+		if c := closestFiles(clean, files, 3); len(c) > 0 {
+			rule += "; the package's files closest to it: " + describeFiles(pkg, m, c)
+		} else if len(files) > 0 {
+			rule += "; the package's files: " + describeFiles(pkg, m, files[:min(len(files), 5)])
+		}
+	}
+	return &engine.RefusedError{Reason: b.String(), Rule: rule + "."}
+}
+
+// sourceProblem is the reason a source did not load as a client is shown it:
+// the package folder's absolute path left out (paths relative to the package),
+// and for a file that does not exist, the package's closest files.
+func sourceProblem(m *catalog.Model, reason string) string {
+	if m == nil || m.Package == nil || reason == "" {
+		return reason
+	}
+	pkg := m.Package
+	dirs := []string{pkg.Dir}
+	if real, err := filepath.EvalSymlinks(pkg.Dir); err == nil && real != pkg.Dir {
+		dirs = append([]string{real}, dirs...)
+	}
+	out := reason
+	for _, d := range dirs {
+		out = strings.ReplaceAll(out, d+string(filepath.Separator), "")
+		out = strings.ReplaceAll(out, d, "the package folder")
+	}
+	// Said on the first line, before DuckDB's excerpt of the SQL.
+	first, rest, multi := strings.Cut(out, "\n")
+	if out != reason {
+		first += fmt.Sprintf(" (paths are relative to the package folder %s/%s)", pkg.Project.Name, pkg.Name)
+	}
+	if mt := duckNoFiles.FindStringSubmatch(first); mt != nil && !filepath.IsAbs(mt[1]) {
+		if c := closestFiles(mt[1], packageFiles(pkg.Dir), 3); len(c) > 0 {
+			first += "; the package's files closest to it: " + strings.Join(c, ", ")
+		}
+	}
+	if multi {
+		return first + "\n" + rest
+	}
+	return first
+}
+
+// lookAlikeNote says, for DuckDB's error about a table or column it did not find
+// whose name only looks like one the model has (a Cyrillic "о" in "оrders"),
+// which characters differ and the name meant; "" otherwise.
+func lookAlikeNote(msg string, m *catalog.Model, cols map[string][]engine.Column) string {
+	var sources, columns []string
+	for _, src := range m.Sources {
+		sources = append(sources, src.Name)
+	}
+	for _, src := range slices.Sorted(maps.Keys(cols)) {
+		for _, c := range cols[src] {
+			if !slices.Contains(columns, c.Name) {
+				columns = append(columns, c.Name)
+			}
+		}
+	}
+	for _, re := range []struct {
+		re    *regexp.Regexp
+		names []string
+	}{
+		{duckNoTable, sources}, {duckRefTable, sources},
+		{duckNoColumn, columns}, {duckRefColumn, columns},
+	} {
+		if mt := re.re.FindStringSubmatch(msg); mt != nil {
+			if _, note := catalog.LookAlike(strings.Trim(mt[1], `"`), re.names); note != "" {
+				return note
+			}
+		}
+	}
+	return ""
+}
+
+var (
+	duckRefColumn = regexp.MustCompile(`Referenced column "((?:[^"]|"")+)" not found`)
+	duckRefTable  = regexp.MustCompile(`Referenced table "((?:[^"]|"")+)" not found`)
+)
+
+// describeTimeoutProblem says what a source's description could not read in
+// time (what: "row count" or "sample rows", by sqlText), and what still works.
+// budget is describe's limit; queryTimeout is execute_query's.
+func describeTimeoutProblem(to *engine.TimeoutError, src, sqlText string, budget, queryTimeout time.Duration) string {
+	if to.Busy() {
+		return fmt.Sprintf("not done within describe's %s limit: the model was busy with other queries; describe it again shortly", budget)
+	}
+	if queryTimeout > budget {
+		return fmt.Sprintf("not done within describe's %s limit; run %s with execute_query, which may take up to %s, or add a WHERE condition to read part of the source", budget, sqlText, queryTimeout)
+	}
+	return fmt.Sprintf("not done within describe's %s limit, which execute_query has too, so running it again will not finish either: the source is large or its SQL slow. Its columns above are complete; with execute_query, read part of it (SELECT … FROM %s WHERE a condition on its columns) or aggregate part of it", budget, quoteIdent(src))
+}

@@ -1,0 +1,169 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/wiremcp/wiremcp/jsonrpc"
+)
+
+// TestUnknownToolClosest: a tools/call of a tool the server does not have is
+// still -32602, and names the closest listed tools in its message and data (a
+// misspelling, another case or separator, a name cut short); a name close to
+// nothing gets none.
+func TestUnknownToolClosest(t *testing.T) {
+	s := NewServer(Implementation{Name: "s", Version: "1"}, nil)
+	for _, name := range []string{"execute_query", "list_catalog", "describe", "search_catalog"} {
+		s.AddTool(&Tool{Name: name, InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *CallToolRequest) (*CallToolResult, error) {
+			return &CallToolResult{}, nil
+		})
+	}
+	cs, _ := pair(t, s, nil)
+	for _, tc := range []struct {
+		name    string
+		closest []string
+	}{
+		{"execute_qeury", []string{"execute_query"}},
+		{"executeQuery", []string{"execute_query"}},
+		{"Describe", []string{"describe"}},
+		{"list", []string{"list_catalog"}},
+		{"search-catalog", []string{"search_catalog"}},
+		{"drop_everything", nil},
+		{"x", nil},
+	} {
+		_, err := cs.CallTool(testCtx(t), &CallToolParams{Name: tc.name})
+		var je *jsonrpc.Error
+		if !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams {
+			t.Errorf("%s: err = %v, want -32602", tc.name, err)
+			continue
+		}
+		var data struct {
+			Tool    string   `json:"tool"`
+			Closest []string `json:"closest"`
+		}
+		if err := json.Unmarshal(je.Data, &data); err != nil {
+			t.Errorf("%s: data %s: %v", tc.name, je.Data, err)
+		}
+		diff(t, tc.name, data.Tool)
+		diff(t, tc.closest, data.Closest)
+		if !strings.HasPrefix(je.Message, `unknown tool "`+tc.name+`"`) {
+			t.Errorf("%s: message %q", tc.name, je.Message)
+		}
+		if len(tc.closest) > 0 && !strings.Contains(je.Message, `did you mean "`+tc.closest[0]+`"`) {
+			t.Errorf("%s: message %q does not name %q", tc.name, je.Message, tc.closest[0])
+		}
+		if len(tc.closest) == 0 && strings.Contains(je.Message, "did you mean") {
+			t.Errorf("%s: message %q suggests a tool", tc.name, je.Message)
+		}
+	}
+}
+
+// TestResourceNotFoundClosest: resources/read of a URI no resource or template
+// matches keeps the standard message ("Resource not found", which peers match),
+// and its data names the closest listed URIs and the templates; a URI cut short
+// gets the URIs that continue it.
+func TestResourceNotFoundClosest(t *testing.T) {
+	s := resourceServer()
+	cs, _ := pair(t, s, nil)
+	for _, tc := range []struct {
+		uri     string
+		closest []string
+	}{
+		{"test://statc", []string{"test://static"}},
+		{"test://Blob", []string{"test://blob"}},
+		{"test://s", []string{"test://static"}},
+		{"other://zzzzzzzzzzzz", nil},
+	} {
+		_, err := cs.ReadResource(testCtx(t), &ReadResourceParams{URI: tc.uri})
+		var je *jsonrpc.Error
+		if !errors.As(err, &je) || !IsResourceNotFound(err) || je.Message != "Resource not found" {
+			t.Errorf("%s: err = %v, want Resource not found", tc.uri, err)
+			continue
+		}
+		var data struct {
+			URI       string   `json:"uri"`
+			Closest   []string `json:"closest"`
+			Templates []string `json:"templates"`
+		}
+		if err := json.Unmarshal(je.Data, &data); err != nil {
+			t.Errorf("%s: data %s: %v", tc.uri, je.Data, err)
+		}
+		diff(t, tc.uri, data.URI)
+		diff(t, tc.closest, data.Closest)
+		diff(t, []string{"test://items/{id}"}, data.Templates)
+	}
+}
+
+func TestClosestNamesBounded(t *testing.T) {
+	// A long name is not compared (the cost grows with it), and costs nothing.
+	if c := closestNames(strings.Repeat("a", 10000), []string{"a"}, 3); c != nil {
+		t.Errorf("closest of a long name: %v", c)
+	}
+	for _, tc := range []struct {
+		a, b  string
+		limit int
+		d     int
+		ok    bool
+	}{
+		{"kitten", "sitting", 3, 3, true},
+		{"kitten", "sitting", 2, 0, false},
+		{"", "abc", 3, 3, true},
+		{"abc", "abc", 0, 0, true},
+		{"abcdefgh", "a", 3, 0, false},
+	} {
+		d, ok := boundedDistance(tc.a, tc.b, tc.limit)
+		if d != tc.d || ok != tc.ok {
+			t.Errorf("boundedDistance(%q, %q, %d) = %d, %v; want %d, %v", tc.a, tc.b, tc.limit, d, ok, tc.d, tc.ok)
+		}
+	}
+	// Against the whole table, on short strings of few letters (many near
+	// misses): the band gives the same distance whenever it is within limit.
+	full := func(a, b string) int {
+		prev := make([]int, len(b)+1)
+		for j := range prev {
+			prev[j] = j
+		}
+		for i := 1; i <= len(a); i++ {
+			cur := make([]int, len(b)+1)
+			cur[0] = i
+			for j := 1; j <= len(b); j++ {
+				cost := 1
+				if a[i-1] == b[j-1] {
+					cost = 0
+				}
+				cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			}
+			prev = cur
+		}
+		return prev[len(b)]
+	}
+	words := func(n int) []string {
+		var out []string
+		var gen func(prefix string)
+		gen = func(prefix string) {
+			out = append(out, prefix)
+			if len(prefix) < n {
+				for _, c := range "ab" {
+					gen(prefix + string(c))
+				}
+			}
+		}
+		gen("")
+		return out
+	}
+	all := words(5)
+	for _, a := range all {
+		for _, b := range all {
+			want := full(a, b)
+			for limit := 0; limit <= 4; limit++ {
+				d, ok := boundedDistance(a, b, limit)
+				if ok != (want <= limit) || ok && d != want {
+					t.Fatalf("boundedDistance(%q, %q, %d) = %d, %v; the distance is %d", a, b, limit, d, ok, want)
+				}
+			}
+		}
+	}
+}
