@@ -1109,7 +1109,33 @@ func duckErr(err error) error {
 			}
 		}
 	}
-	return &SQLError{Engine: "duckdb", Message: strings.TrimSpace(msg), Position: max(pos, 0)}
+	return &SQLError{Engine: "duckdb", Message: withoutStackTrace(strings.TrimSpace(msg)), Position: max(pos, 0)}
+}
+
+// withoutStackTrace drops the "Stack Trace:" section DuckDB puts in its INTERNAL
+// errors — a frame per line, each naming the server's program by its path and
+// addresses in it, nothing a caller can act on — and keeps what comes before and
+// after it (the error, DuckDB's note on what such an error means).
+func withoutStackTrace(msg string) string {
+	i := strings.Index(msg, "Stack Trace:")
+	if i < 0 || (i > 0 && msg[i-1] != '\n') {
+		return msg
+	}
+	head := strings.TrimRight(msg[:i], " \t\n")
+	rest := strings.TrimLeft(msg[i+len("Stack Trace:"):], " \t\n")
+	// The frames end at the first blank line.
+	tail, at := "", 0
+	for line := range strings.Lines(rest) {
+		at += len(line)
+		if strings.TrimSpace(line) == "" {
+			tail = strings.TrimSpace(rest[at:])
+			break
+		}
+	}
+	if tail == "" {
+		return head
+	}
+	return head + "\n\n" + tail
 }
 
 // caretRunes turns the column at which DuckDB's message puts its caret under a

@@ -28,6 +28,9 @@ func TestDuckProcFatalEndsProcess(t *testing.T) {
 	if !errors.As(err, &se) || !strings.HasPrefix(se.Message, "INTERNAL Error") {
 		t.Fatalf("the INTERNAL error: %T %v", err, err)
 	}
+	if strings.Contains(se.Message, "Stack Trace") || strings.Contains(se.Message, "duckdb::") {
+		t.Errorf("the error shows DuckDB's stack trace: %q", se.Message)
+	}
 	if left := p.pids(); len(left) != 0 {
 		t.Errorf("the process whose database was invalidated is kept: %v", left)
 	}
@@ -93,5 +96,25 @@ func TestDuckFatal(t *testing.T) {
 	}
 	if duckFatal(&SQLError{Engine: "postgres", Message: "INTERNAL Error: x"}) || duckFatal(errors.New("INTERNAL Error: x")) {
 		t.Error("not DuckDB's")
+	}
+}
+
+// TestWithoutStackTrace: the frames of DuckDB's stack trace (the program's path,
+// addresses) are left out of an error's message; the error and DuckDB's note
+// after the frames stay, and a message without a trace is unchanged.
+func TestWithoutStackTrace(t *testing.T) {
+	const trace = "INTERNAL Error: Internal system catalog does not have storage\n\nStack Trace:\n\n" +
+		"/srv/catalog-server(duckdb::Exception::ToJSON(duckdb::ExceptionType, std::string const&)+0x5b) [0x1bcae4b]\n" +
+		"/lib/x86_64-linux-gnu/libc.so.6(+0x1098ec) [0x7f99b77278ec]\n\n" +
+		"This error signals an assertion failure within DuckDB.\nFor more information, see https://duckdb.org/docs/stable/dev/internal_errors"
+	for in, want := range map[string]string{
+		trace: "INTERNAL Error: Internal system catalog does not have storage\n\nThis error signals an assertion failure within DuckDB.\nFor more information, see https://duckdb.org/docs/stable/dev/internal_errors",
+		"INTERNAL Error: x\n\nStack Trace:\n\n/srv/catalog-server(+0x1) [0x1]\n": "INTERNAL Error: x",
+		"Binder Error: column \"Stack Trace:\" not found":                        "Binder Error: column \"Stack Trace:\" not found",
+		"Parser Error: syntax error":                                             "Parser Error: syntax error",
+	} {
+		if got := withoutStackTrace(in); got != want {
+			t.Errorf("%q:\n got %q\nwant %q", in, got, want)
+		}
 	}
 }
