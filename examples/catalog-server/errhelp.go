@@ -369,28 +369,37 @@ func sourceProblem(m *catalog.Model, reason string) string {
 // whose name only looks like one the model has (a Cyrillic "о" in "оrders"),
 // which characters differ and the name meant; "" otherwise.
 func lookAlikeNote(msg string, m *catalog.Model, cols map[string][]engine.Column) string {
-	var sources, columns []string
-	for _, src := range m.Sources {
-		sources = append(sources, src.Name)
-	}
-	for _, src := range slices.Sorted(maps.Keys(cols)) {
-		for _, c := range cols[src] {
-			if !slices.Contains(columns, c.Name) {
-				columns = append(columns, c.Name)
+	// The error first: most are about something else, and then no name list is
+	// built.
+	for _, re := range []struct {
+		re      *regexp.Regexp
+		columns bool
+	}{
+		{duckNoTable, false}, {duckRefTable, false},
+		{duckNoColumn, true}, {duckRefColumn, true},
+	} {
+		mt := re.re.FindStringSubmatch(msg)
+		if mt == nil {
+			continue
+		}
+		var names []string
+		if re.columns {
+			seen := map[string]bool{}
+			for _, src := range slices.Sorted(maps.Keys(cols)) {
+				for _, c := range cols[src] {
+					if !seen[c.Name] {
+						seen[c.Name] = true
+						names = append(names, c.Name)
+					}
+				}
+			}
+		} else {
+			for _, src := range m.Sources {
+				names = append(names, src.Name)
 			}
 		}
-	}
-	for _, re := range []struct {
-		re    *regexp.Regexp
-		names []string
-	}{
-		{duckNoTable, sources}, {duckRefTable, sources},
-		{duckNoColumn, columns}, {duckRefColumn, columns},
-	} {
-		if mt := re.re.FindStringSubmatch(msg); mt != nil {
-			if _, note := catalog.LookAlike(strings.Trim(mt[1], `"`), re.names); note != "" {
-				return note
-			}
+		if _, note := catalog.LookAlike(strings.Trim(mt[1], `"`), names); note != "" {
+			return note
 		}
 	}
 	return ""
@@ -403,13 +412,19 @@ var (
 
 // describeTimeoutProblem says what a source's description could not read in
 // time (what: "row count" or "sample rows", by sqlText), and what still works.
-// budget is describe's limit; queryTimeout is execute_query's.
+// budget is describe's limit, shared by its queries: the timed-out one had
+// to.Limit, what the ones before it left. queryTimeout is execute_query's.
 func describeTimeoutProblem(to *engine.TimeoutError, src, sqlText string, budget, queryTimeout time.Duration) string {
 	if to.Busy() {
 		return fmt.Sprintf("not done within describe's %s limit: the model was busy with other queries; describe it again shortly", budget)
 	}
-	if queryTimeout > budget {
-		return fmt.Sprintf("not done within describe's %s limit; run %s with execute_query, which may take up to %s, or add a WHERE condition to read part of the source", budget, sqlText, queryTimeout)
+	// The first query has the whole budget, but for the moment it took to start.
+	had, within := budget, fmt.Sprintf("within describe's %s limit", budget)
+	if to.Limit < budget*19/20 {
+		had, within = to.Limit, fmt.Sprintf("in the %s left of describe's %s limit", to.Limit.Round(time.Millisecond), budget)
 	}
-	return fmt.Sprintf("not done within describe's %s limit, which execute_query has too, so running it again will not finish either: the source is large or its SQL slow. Its columns above are complete; with execute_query, read part of it (SELECT … FROM %s WHERE a condition on its columns) or aggregate part of it", budget, quoteIdent(src))
+	if queryTimeout > had {
+		return fmt.Sprintf("not done %s; run %s with execute_query, which may take up to %s, or add a WHERE condition to read part of the source", within, sqlText, queryTimeout)
+	}
+	return fmt.Sprintf("not done %s, which execute_query has too, so running it again will not finish either: the source is large or its SQL slow. Its columns above are complete; with execute_query, read part of it (SELECT … FROM %s WHERE a condition on its columns) or aggregate part of it", within, quoteIdent(src))
 }

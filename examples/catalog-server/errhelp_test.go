@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -91,6 +92,12 @@ func TestDescribeTimeoutAdvice(t *testing.T) {
 	got = describeTimeoutProblem(&engine.TimeoutError{Limit: time.Second}, "big", `SELECT count(*) FROM "big"`, time.Second, time.Second)
 	if strings.Contains(got, "run SELECT count(*)") || !strings.Contains(got, "which execute_query has too") || !strings.Contains(got, `SELECT … FROM "big" WHERE`) {
 		t.Errorf("same limit: %q", got)
+	}
+	// The sample query after a count that used 9.5 s of 10 s had 0.5 s: with
+	// execute_query's 10 s it may well finish.
+	got = describeTimeoutProblem(&engine.TimeoutError{Limit: 500 * time.Millisecond}, "big", `SELECT * FROM "big" LIMIT 5`, 10*time.Second, 10*time.Second)
+	if !strings.Contains(got, `in the 500ms left of describe's 10s limit; run SELECT * FROM "big" LIMIT 5 with execute_query, which may take up to 10s`) || strings.Contains(got, "will not finish") {
+		t.Errorf("a query with what the count left: %q", got)
 	}
 	got = describeTimeoutProblem(&engine.TimeoutError{Limit: time.Second, Waited: 900 * time.Millisecond}, "big", `SELECT count(*) FROM "big"`, time.Second, time.Second)
 	if !strings.Contains(got, "busy") {
@@ -330,5 +337,32 @@ func TestLookAlikeNames(t *testing.T) {
 			raw, _ := json.Marshal(tc.args)
 			t.Errorf("%s %s: %s", tc.tool, raw, text(r))
 		}
+	}
+}
+
+// TestLookAlikeNoteMatchesFirst: an engine error about anything but an unknown
+// table or column builds no list of the model's names (it used to gather every
+// column, de-duplicated by a linear search, on every SQL error).
+func TestLookAlikeNoteMatchesFirst(t *testing.T) {
+	m := &catalog.Model{Sources: []*catalog.Source{{Name: "orders"}}}
+	few := map[string][]engine.Column{"orders": {{Name: "id"}}}
+	many := map[string][]engine.Column{}
+	for i := range 200 {
+		var cs []engine.Column
+		for j := range 50 {
+			cs = append(cs, engine.Column{Name: fmt.Sprintf("c%d_%d", i, j)})
+		}
+		many[fmt.Sprintf("s%d", i)] = cs
+	}
+	msg := "Binder Error: No function matches the given name and argument types"
+	a := testing.AllocsPerRun(20, func() { lookAlikeNote(msg, m, few) })
+	b := testing.AllocsPerRun(20, func() { lookAlikeNote(msg, m, many) })
+	if b > a+5 {
+		t.Errorf("an unrelated error: %.0f allocations with 10000 columns, %.0f with one", b, a)
+	}
+	// Still found: a column that only looks like one the model has.
+	cols := map[string][]engine.Column{"orders": {{Name: "id"}, {Name: "total"}}, "items": {{Name: "id"}}}
+	if note := lookAlikeNote(`Binder Error: Referenced column "tоtal" not found in FROM clause!`, m, cols); !strings.Contains(note, "total") {
+		t.Errorf("a look-alike column: %q", note)
 	}
 }
