@@ -70,8 +70,9 @@ func (e *queryTimeoutError) hint() string {
 	return fmt.Sprintf("Call it again with parameter values that select less (a shorter range, a narrower filter) than this call's %s — its parameters: %s; or %s.", e.given, strings.Join(ps, ", "), adhoc)
 }
 
-// placeholders returns the ? placeholders of sqlText outside strings, quoted
-// names and comments, as DuckDB numbers them ("?" is the next number, "?3" is 3),
+// placeholders returns the ? placeholders of sqlText outside strings ('…' and
+// dollar-quoted $$…$$, $tag$…$tag$), quoted names and comments (-- and /* */,
+// which nest), as DuckDB numbers them ("?" is the next number, "?3" is 3),
 // with the character offset (1-based) of each.
 func placeholders(sqlText string) (nums, offsets []int) {
 	next := 1
@@ -102,10 +103,43 @@ func placeholders(sqlText string) (nums, offsets []int) {
 			i += j
 			continue
 		case c == '/' && strings.HasPrefix(sqlText[i:], "/*"):
-			j := strings.Index(sqlText[i+2:], "*/")
+			// Comments nest: /* a /* b */ c */ is one.
+			end, depth := len(sqlText), 0
+			for j := i; j+1 < len(sqlText); {
+				switch sqlText[j : j+2] {
+				case "/*":
+					depth++
+					j += 2
+				case "*/":
+					depth--
+					j += 2
+					if depth == 0 {
+						end = j
+						j = len(sqlText)
+					}
+				default:
+					j++
+				}
+			}
+			chars += utf8.RuneCountInString(sqlText[i:end])
+			i = end
+			continue
+		case c == '$' && (i == 0 || !identByte(sqlText[i-1])):
+			// A dollar-quoted string, $$…$$ or $tag$…$tag$ (a $ inside a name,
+			// a$b, starts none; $1 is a parameter).
+			j := i + 1
+			if j < len(sqlText) && sqlText[j] != '$' && identByte(sqlText[j]) && !isDigit(sqlText[j]) {
+				for j < len(sqlText) && sqlText[j] != '$' && identByte(sqlText[j]) {
+					j++
+				}
+			}
+			if j >= len(sqlText) || sqlText[j] != '$' {
+				break
+			}
+			tag := sqlText[i : j+1]
 			end := len(sqlText)
-			if j >= 0 {
-				end = i + 2 + j + 2
+			if k := strings.Index(sqlText[j+1:], tag); k >= 0 {
+				end = j + 1 + k + len(tag)
 			}
 			chars += utf8.RuneCountInString(sqlText[i:end])
 			i = end
@@ -132,6 +166,14 @@ func placeholders(sqlText string) (nums, offsets []int) {
 	}
 	return nums, offsets
 }
+
+// identByte reports whether c may continue a name (letters, digits, '_', '$'
+// and the bytes of non-ASCII characters), as DuckDB's lexer reads them.
+func identByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || isDigit(c) || c == '_' || c == '$' || c >= 0x80
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // questionPlaceholder returns how the caller wrote the parameter DuckDB calls
 // name ("$1") in sqlText: "?" or "?1" with its character offset, when sqlText

@@ -211,6 +211,11 @@ func TestQuestionPlaceholders(t *testing.T) {
 		{"SELECT x FROM a WHERE x > ? AND x < ?", "the placeholder ? (at character 27)", 27},
 		{"SELECT '?' AS q, x /* ? */ FROM a -- ?\nWHERE x = ?", "the placeholder ? (at character 50)", 50},
 		{"SELECT ?2, ?1", "the placeholder ?1 (at character 12)", 12},
+		// Dollar-quoted strings and nested comments hide a ? as '…' does; a $
+		// inside a name starts no string.
+		{"SELECT $$?$$ AS q, $t$ ? $t$ AS r, x FROM a WHERE x = ?", "the placeholder ? (at character 55)", 55},
+		{"SELECT x /* a /* ? */ ? */ FROM a WHERE x = ?", "the placeholder ? (at character 45)", 45},
+		{"SELECT x$$y FROM (SELECT x AS x$$y FROM a) WHERE x$$y = ?", "the placeholder ? (at character 57)", 57},
 		{"SELECT $1", "the SQL uses the parameter $1, but ad-hoc SQL takes no parameters", 0},
 		{"SELECT $lo", "the SQL uses the parameter $lo", 0},
 	} {
