@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"os"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -235,36 +236,79 @@ var (
 // names (what a source can read).
 var dataFileExts = []string{".csv", ".tsv", ".txt", ".parquet", ".json", ".jsonl", ".ndjson", ".csv.gz", ".tsv.gz", ".json.gz", ".jsonl.gz", ".ndjson.gz", ".csv.zst", ".json.zst"}
 
-// maxPackageFiles is how many files of a package folder an error looks at.
-const maxPackageFiles = 5000
+// maxPackageFiles is how many data files of a package folder an error looks
+// at, and maxPackageEntries how many entries (files and folders, data or not).
+const (
+	maxPackageFiles   = 5000
+	maxPackageEntries = 20000
+)
 
 // packageFiles returns the data files under the package folder dir, as paths
-// relative to it with '/', in walk order; hidden folders and files are left out.
+// relative to it with '/', in walk order (by name, folders where they sort);
+// hidden folders and files are left out. It reads at most maxPackageEntries
+// entries.
 func packageFiles(dir string) []string {
+	return packageFilesWithin(dir, maxPackageEntries)
+}
+
+// packageFilesWithin is packageFiles reading at most budget entries of dir and
+// its folders.
+func packageFilesWithin(dir string, budget int) []string {
 	var out []string
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || len(out) >= maxPackageFiles {
-			return fs.SkipDir
+	var walk func(rel string)
+	walk = func(rel string) {
+		if budget <= 0 {
+			return
 		}
-		if p != dir && strings.HasPrefix(d.Name(), ".") {
-			if d.IsDir() {
-				return fs.SkipDir
+		f, err := os.Open(filepath.Join(dir, filepath.FromSlash(rel)))
+		if err != nil {
+			return
+		}
+		ents, _ := f.ReadDir(budget)
+		f.Close()
+		budget -= len(ents)
+		slices.SortFunc(ents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+		for _, d := range ents {
+			if len(out) >= maxPackageFiles {
+				return
 			}
-			return nil
+			if strings.HasPrefix(d.Name(), ".") {
+				continue
+			}
+			p := path.Join(rel, d.Name())
+			if d.IsDir() {
+				walk(p)
+				continue
+			}
+			if !d.Type().IsRegular() || p == "manifest.json" {
+				continue
+			}
+			name := strings.ToLower(d.Name())
+			if slices.ContainsFunc(dataFileExts, func(ext string) bool { return strings.HasSuffix(name, ext) }) {
+				out = append(out, p)
+			}
 		}
-		if !d.Type().IsRegular() || p == filepath.Join(dir, "manifest.json") {
-			return nil
-		}
-		name := strings.ToLower(d.Name())
-		if !slices.ContainsFunc(dataFileExts, func(ext string) bool { return strings.HasSuffix(name, ext) }) {
-			return nil
-		}
-		if rel, err := filepath.Rel(dir, p); err == nil {
-			out = append(out, filepath.ToSlash(rel))
-		}
-		return nil
-	})
+	}
+	walk("")
 	return out
+}
+
+// maxEchoPath is the longest file path (in bytes) an error about it repeats
+// and looks for in the package: past it, the path is cut ("…") and the
+// package's files are not compared with it.
+const maxEchoPath = 256
+
+// cutPath returns p, or its first maxEchoPath bytes (whole characters) and
+// "…" when it is longer.
+func cutPath(p string) string {
+	if len(p) <= maxEchoPath {
+		return p
+	}
+	i := maxEchoPath
+	for i > 0 && !utf8.RuneStart(p[i]) {
+		i--
+	}
+	return p[:i] + "…"
 }
 
 var sqlStringLit = regexp.MustCompile(`'((?:[^']|'')*)'`)
@@ -343,10 +387,18 @@ func fileRefusal(ref *engine.RefusedError, m *catalog.Model) error {
 	p := mt[1]
 	pkg := m.Package
 	pkgPath := pkg.Project.Name + "/" + pkg.Name
-	clean := path.Clean(strings.ReplaceAll(p, `\`, "/"))
 	files := packageFiles(pkg.Dir)
 	var b strings.Builder
-	fmt.Fprintf(&b, "the SQL names the file %q by a relative path, and a query's relative paths are not read from the package folder (%s) but from the server's working directory, outside the catalog", p, pkgPath)
+	fmt.Fprintf(&b, "the SQL names the file %q by a relative path, and a query's relative paths are not read from the package folder (%s) but from the server's working directory, outside the catalog", cutPath(p), pkgPath)
+	rule := "Query the model's sources by name instead (describe the model to see them)"
+	if len(p) > maxEchoPath {
+		// Said once, cut, and not looked for: the caller chose its length.
+		if len(files) > 0 {
+			rule += "; the package's files: " + describeFiles(pkg, m, files[:min(len(files), 5)])
+		}
+		return &engine.RefusedError{Reason: b.String(), Rule: rule + "."}
+	}
+	clean := path.Clean(strings.ReplaceAll(p, `\`, "/"))
 	var matched []string
 	for _, f := range files {
 		if ok, _ := path.Match(clean, f); ok {
@@ -363,7 +415,6 @@ func fileRefusal(ref *engine.RefusedError, m *catalog.Model) error {
 	default:
 		fmt.Fprintf(&b, "; the package has no file %s either", clean)
 	}
-	rule := "Query the model's sources by name instead (describe the model to see them)"
 	if len(matched) == 0 {
 		if c := closestFiles(clean, files, 3); len(c) > 0 {
 			rule += "; the package's files closest to it: " + describeFiles(pkg, m, c)
@@ -396,7 +447,7 @@ func sourceProblem(m *catalog.Model, reason string) string {
 	if out != reason {
 		first += fmt.Sprintf(" (paths are relative to the package folder %s/%s)", pkg.Project.Name, pkg.Name)
 	}
-	if mt := duckNoFiles.FindStringSubmatch(first); mt != nil && !filepath.IsAbs(mt[1]) {
+	if mt := duckNoFiles.FindStringSubmatch(first); mt != nil && !filepath.IsAbs(mt[1]) && len(mt[1]) <= maxEchoPath {
 		if c := closestFiles(mt[1], packageFiles(pkg.Dir), 3); len(c) > 0 {
 			first += "; the package's files closest to it: " + strings.Join(c, ", ")
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -280,8 +281,16 @@ func TestRelativeFilePaths(t *testing.T) {
 			t.Errorf("%q: shows more than the package's data files: %q", tc.sql, text(r))
 		}
 	}
+	// A path of 100,000 characters is said once, cut, and not compared with the
+	// package's files (that took about a second after the engine answered).
+	long := strings.Repeat("d/", 50000) + "orders.csv"
+	var lte toolError
+	r := call(t, cs, "execute_query", map[string]any{"path": "p/k/m", "sql": "SELECT * FROM '" + long + "'"}, &lte)
+	if !r.IsError || lte.Kind != "refused" || len(text(r)) > 4000 || strings.Count(lte.Error, long[:maxEchoPath]+"…") != 1 || strings.Contains(lte.Error, "closest") {
+		t.Errorf("a 100,000-character path: %d bytes: %.600q", len(text(r)), text(r))
+	}
 	var d Description
-	r := call(t, cs, "describe", map[string]any{"path": "p/k/m/gone"}, &d)
+	r = call(t, cs, "describe", map[string]any{"path": "p/k/m/gone"}, &d)
 	if r.IsError || strings.Contains(text(r), dir) || !strings.Contains(d.Error, `No files found that match the pattern "data/ordres_2023.csv"`) ||
 		!strings.Contains(d.Error, "the package's files closest to it: data/orders.csv") {
 		t.Errorf("a source whose file is missing: %s", text(r))
@@ -369,5 +378,22 @@ func TestLookAlikeNoteMatchesFirst(t *testing.T) {
 	cols := map[string][]engine.Column{"orders": {{Name: "id"}, {Name: "total"}}, "items": {{Name: "id"}}}
 	if note := lookAlikeNote(`Binder Error: Referenced column "tоtal" not found in FROM clause!`, m, cols); !strings.Contains(note, "total") {
 		t.Errorf("a look-alike column: %q", note)
+	}
+}
+
+// TestPackageFilesBounded: the files an error lists are found reading at most
+// a budget of entries, data files or not; within it, in walk order.
+func TestPackageFilesBounded(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{"zz/sub/x.csv": "x\n", "a.csv": "x\n", ".hidden/y.csv": "y\n", "manifest.json": "{}"}
+	for i := range 30 {
+		files[fmt.Sprintf("junk%02d.bin", i)] = ""
+	}
+	writeFiles(t, dir, files)
+	if got := packageFilesWithin(dir, 10); len(got) > 1 || slices.Contains(got, "zz/sub/x.csv") {
+		t.Errorf("within 10 entries of 34: %q", got)
+	}
+	if got, want := packageFiles(dir), []string{"a.csv", "zz/sub/x.csv"}; !slices.Equal(got, want) {
+		t.Errorf("packageFiles = %q, want %q", got, want)
 	}
 }
