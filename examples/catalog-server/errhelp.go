@@ -521,3 +521,19 @@ func describeTimeoutProblem(to *engine.TimeoutError, src, sqlText string, budget
 	}
 	return fmt.Sprintf("not done %s, which execute_query has too, so running it again will not finish either: the source is large or its SQL slow. Its columns above are complete; with execute_query, read part of it (SELECT … FROM %s WHERE a condition on its columns) or aggregate part of it", within, quoteIdent(src))
 }
+
+// duckICUAdvice is DuckDB's advice for a TIMESTAMP written with a time zone
+// other than UTC, which a caller cannot follow: extensions are not theirs to
+// load (and the one needed is loaded already).
+const duckICUAdvice = "Use the TIMESTAMPTZ type with the ICU extension loaded to handle non-UTC timestamps."
+
+// timeZoneAdvice replaces DuckDB's advice to load an extension with what to
+// send or write instead.
+func timeZoneAdvice(se *engine.SQLError) *engine.SQLError {
+	if !strings.Contains(se.Message, duckICUAdvice) {
+		return se
+	}
+	c := *se
+	c.Message = strings.Replace(c.Message, duckICUAdvice, "A TIMESTAMP takes no time zone but UTC: for the time in that zone, read the value as a TIMESTAMPTZ (CAST('2024-07-14 09:30:00 Europe/Paris' AS TIMESTAMPTZ), which time zones work with here, nothing to load); for the clock time as written, leave the zone out or write a two-digit offset right after the seconds (2024-07-14 09:30:00+02:00), which a TIMESTAMP reads and drops.", 1)
+	return &c
+}

@@ -636,7 +636,7 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 					return nil, &brokenSourceError{path: m.Package.Project.Name + "/" + m.Package.Name + "/" + m.Name + "/" + name, reason: sourceProblem(m, reason)}
 				}
 			}
-			err = withClosestSources(se, m, sn.cat, eng.Columns())
+			err = withClosestSources(timeZoneAdvice(se), m, sn.cat, eng.Columns())
 		}
 		// A file named by a relative path: said in the package's terms.
 		var ref *engine.RefusedError
