@@ -70,9 +70,17 @@ func resourceNotFound(s *Server, rev *revision, uri, detail string) *jsonrpc.Err
 	return jsonrpc.NewError(rev.resourceNotFound, "Resource not found", data)
 }
 
-// closestURIs returns up to n of the listed URIs (sorted by URI) closest to uri:
-// those that start with it (uri cut short) and those within a small edit
-// distance, best first.
+// maxSuggestCompare is how many listed URIs a resources/read miss is compared
+// with at most: those that sort nearest to the URI asked for.
+const maxSuggestCompare = 256
+
+// closestURIs returns up to n of the listed URIs (sorted by URI) closest to uri,
+// other than uri itself (a listed resource whose handler found nothing): those
+// that start with it (uri cut short) and those within a small edit distance,
+// best first. The work is bounded whatever the number of resources: uri is
+// compared with at most maxSuggestCompare URIs (uriWindow), each in
+// O(len(uri)·limit) with buffers reused, so on a server listing more than that,
+// a misspelling near the start of a URI may get no suggestion.
 func closestURIs(sorted []*serverResource, uri string, n int) []string {
 	if len(uri) > maxSuggestInput || len(sorted) == 0 {
 		return nil
@@ -84,17 +92,21 @@ func closestURIs(sorted []*serverResource, uri string, n int) []string {
 	var cs []cand
 	seen := map[string]bool{}
 	// URIs that continue uri sit together where uri would be inserted.
-	i := sort.Search(len(sorted), func(i int) bool { return sorted[i].res.URI >= uri })
-	for ; i < len(sorted) && len(cs) < n && strings.HasPrefix(sorted[i].res.URI, uri); i++ {
-		cs = append(cs, cand{sorted[i].res.URI, 1})
-		seen[sorted[i].res.URI] = true
-	}
-	limit := max(2, len(uri)/5)
-	for _, r := range sorted {
-		if seen[r.res.URI] {
+	window, at := uriWindow(sorted, uri)
+	for i := at; i < len(window) && len(cs) < n && strings.HasPrefix(window[i].res.URI, uri); i++ {
+		if window[i].res.URI == uri {
 			continue
 		}
-		if d, ok := boundedDistance(uri, r.res.URI, limit); ok {
+		cs = append(cs, cand{window[i].res.URI, 1})
+		seen[window[i].res.URI] = true
+	}
+	limit := max(2, len(uri)/5)
+	var dist distancer
+	for _, r := range window {
+		if seen[r.res.URI] || r.res.URI == uri {
+			continue
+		}
+		if d, ok := dist.bounded(uri, r.res.URI, limit); ok {
 			cs = append(cs, cand{r.res.URI, d})
 		}
 	}
@@ -104,6 +116,18 @@ func closestURIs(sorted []*serverResource, uri string, n int) []string {
 		out = append(out, c.uri)
 	}
 	return out
+}
+
+// uriWindow returns the at most maxSuggestCompare URIs of sorted (by URI) that a
+// miss of uri is compared with — all of them when there are no more, else those
+// around the place uri would be inserted — and that place's index in the window.
+func uriWindow(sorted []*serverResource, uri string) (window []*serverResource, at int) {
+	i := sort.Search(len(sorted), func(i int) bool { return sorted[i].res.URI >= uri })
+	if len(sorted) <= maxSuggestCompare {
+		return sorted, i
+	}
+	lo := min(max(0, i-maxSuggestCompare/2), len(sorted)-maxSuggestCompare)
+	return sorted[lo : lo+maxSuggestCompare], i - lo
 }
 
 // closestNames returns up to n of names closest to name, best first: those equal
@@ -161,12 +185,26 @@ func closestNames(name string, names []string, n int) []string {
 // within limit of the diagonal are computed (the others are past limit), and it
 // gives up as soon as a whole row is past limit: O(len(a)·limit).
 func boundedDistance(a, b string, limit int) (d int, ok bool) {
+	var dist distancer
+	return dist.bounded(a, b, limit)
+}
+
+// distancer computes bounded edit distances, reusing its two rows from one
+// call to the next. Its zero value is ready; it is not safe for concurrent use.
+type distancer struct {
+	prev, cur []int
+}
+
+// bounded is boundedDistance with dd's rows.
+func (dd *distancer) bounded(a, b string, limit int) (d int, ok bool) {
 	if abs(len(a)-len(b)) > limit {
 		return 0, false
 	}
 	far := limit + 1
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
+	if cap(dd.prev) < len(b)+1 {
+		dd.prev, dd.cur = make([]int, len(b)+1), make([]int, len(b)+1)
+	}
+	prev, cur := dd.prev[:len(b)+1], dd.cur[:len(b)+1]
 	for j := range prev {
 		prev[j] = min(j, far)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -155,6 +156,9 @@ func TestClosestNamesBounded(t *testing.T) {
 		return out
 	}
 	all := words(5)
+	// One distancer for every pair: rows reused from call to call (of other
+	// lengths, other limits) give the same answers as fresh ones.
+	var reused distancer
 	for _, a := range all {
 		for _, b := range all {
 			want := full(a, b)
@@ -163,7 +167,62 @@ func TestClosestNamesBounded(t *testing.T) {
 				if ok != (want <= limit) || ok && d != want {
 					t.Fatalf("boundedDistance(%q, %q, %d) = %d, %v; the distance is %d", a, b, limit, d, ok, want)
 				}
+				if rd, rok := reused.bounded(a, b, limit); rd != d || rok != ok {
+					t.Fatalf("reused distancer: (%q, %q, %d) = %d, %v; fresh: %d, %v", a, b, limit, rd, rok, d, ok)
+				}
 			}
 		}
 	}
+}
+
+// TestClosestURIsBounded: a resources/read miss on a server listing many
+// resources compares the URI with at most maxSuggestCompare of them — those
+// sorting nearest to it, so a misspelling near the end still finds its URI —
+// and a server listing fewer is compared with all.
+func TestClosestURIsBounded(t *testing.T) {
+	var sorted []*serverResource
+	for i := range 100000 {
+		sorted = append(sorted, &serverResource{res: &Resource{URI: fmt.Sprintf("file:///data/item%06d.txt", i)}})
+	}
+	for _, uri := range []string{"", "a", "file:///data/item050000.tx", "file:///data/item050000.txt", "zzz", "file:///data/item099999.txtx"} {
+		w, at := uriWindow(sorted, uri)
+		if len(w) > maxSuggestCompare {
+			t.Errorf("%q: compared with %d URIs, want at most %d", uri, len(w), maxSuggestCompare)
+		}
+		if at < 0 || at > len(w) || at < len(w) && w[at].res.URI < uri || at > 0 && w[at-1].res.URI >= uri {
+			t.Errorf("%q: insertion place %d in a window of %d is wrong", uri, at, len(w))
+		}
+	}
+	diff(t, []string{"file:///data/item050000.txt"}, closestURIs(sorted, "file:///data/item050000.tx", 1))
+	diff(t, []string{"file:///data/item050000.txt"}, closestURIs(sorted, "file:///data/item050000.tct", 1))
+	if w, _ := uriWindow(sorted[:10], "zzz"); len(w) != 10 {
+		t.Errorf("a server with 10 resources: compared with %d", len(w))
+	}
+}
+
+// TestResourceNotFoundNotItself: a listed resource whose handler answers
+// ErrResourceNotFound is not named as the closest URI to itself.
+func TestResourceNotFoundNotItself(t *testing.T) {
+	s := NewServer(Implementation{Name: "s", Version: "1"}, nil)
+	for _, uri := range []string{"test://gone", "test://gone2", "test://gonee"} {
+		s.AddResource(&Resource{URI: uri, Name: uri}, func(ctx context.Context, req *ReadResourceRequest) (*ReadResourceResult, error) {
+			if req.Params.URI == "test://gone" {
+				return nil, ErrResourceNotFound
+			}
+			return &ReadResourceResult{Contents: []*ResourceContents{{URI: req.Params.URI, Text: "x"}}}, nil
+		})
+	}
+	cs, _ := pair(t, s, nil)
+	_, err := cs.ReadResource(testCtx(t), &ReadResourceParams{URI: "test://gone"})
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) || !IsResourceNotFound(err) {
+		t.Fatalf("err = %v, want Resource not found", err)
+	}
+	var data struct {
+		Closest []string `json:"closest"`
+	}
+	if err := json.Unmarshal(je.Data, &data); err != nil {
+		t.Fatalf("data %s: %v", je.Data, err)
+	}
+	diff(t, []string{"test://gone2", "test://gonee"}, data.Closest)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"os"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -70,8 +71,9 @@ func (e *queryTimeoutError) hint() string {
 	return fmt.Sprintf("Call it again with parameter values that select less (a shorter range, a narrower filter) than this call's %s — its parameters: %s; or %s.", e.given, strings.Join(ps, ", "), adhoc)
 }
 
-// placeholders returns the ? placeholders of sqlText outside strings, quoted
-// names and comments, as DuckDB numbers them ("?" is the next number, "?3" is 3),
+// placeholders returns the ? placeholders of sqlText outside strings ('…' and
+// dollar-quoted $$…$$, $tag$…$tag$), quoted names and comments (-- and /* */,
+// which nest), as DuckDB numbers them ("?" is the next number, "?3" is 3),
 // with the character offset (1-based) of each.
 func placeholders(sqlText string) (nums, offsets []int) {
 	next := 1
@@ -102,10 +104,43 @@ func placeholders(sqlText string) (nums, offsets []int) {
 			i += j
 			continue
 		case c == '/' && strings.HasPrefix(sqlText[i:], "/*"):
-			j := strings.Index(sqlText[i+2:], "*/")
+			// Comments nest: /* a /* b */ c */ is one.
+			end, depth := len(sqlText), 0
+			for j := i; j+1 < len(sqlText); {
+				switch sqlText[j : j+2] {
+				case "/*":
+					depth++
+					j += 2
+				case "*/":
+					depth--
+					j += 2
+					if depth == 0 {
+						end = j
+						j = len(sqlText)
+					}
+				default:
+					j++
+				}
+			}
+			chars += utf8.RuneCountInString(sqlText[i:end])
+			i = end
+			continue
+		case c == '$' && (i == 0 || !identByte(sqlText[i-1])):
+			// A dollar-quoted string, $$…$$ or $tag$…$tag$ (a $ inside a name,
+			// a$b, starts none; $1 is a parameter).
+			j := i + 1
+			if j < len(sqlText) && sqlText[j] != '$' && identByte(sqlText[j]) && !isDigit(sqlText[j]) {
+				for j < len(sqlText) && sqlText[j] != '$' && identByte(sqlText[j]) {
+					j++
+				}
+			}
+			if j >= len(sqlText) || sqlText[j] != '$' {
+				break
+			}
+			tag := sqlText[i : j+1]
 			end := len(sqlText)
-			if j >= 0 {
-				end = i + 2 + j + 2
+			if k := strings.Index(sqlText[j+1:], tag); k >= 0 {
+				end = j + 1 + k + len(tag)
 			}
 			chars += utf8.RuneCountInString(sqlText[i:end])
 			i = end
@@ -132,6 +167,14 @@ func placeholders(sqlText string) (nums, offsets []int) {
 	}
 	return nums, offsets
 }
+
+// identByte reports whether c may continue a name (letters, digits, '_', '$'
+// and the bytes of non-ASCII characters), as DuckDB's lexer reads them.
+func identByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || isDigit(c) || c == '_' || c == '$' || c >= 0x80
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // questionPlaceholder returns how the caller wrote the parameter DuckDB calls
 // name ("$1") in sqlText: "?" or "?1" with its character offset, when sqlText
@@ -193,36 +236,79 @@ var (
 // names (what a source can read).
 var dataFileExts = []string{".csv", ".tsv", ".txt", ".parquet", ".json", ".jsonl", ".ndjson", ".csv.gz", ".tsv.gz", ".json.gz", ".jsonl.gz", ".ndjson.gz", ".csv.zst", ".json.zst"}
 
-// maxPackageFiles is how many files of a package folder an error looks at.
-const maxPackageFiles = 5000
+// maxPackageFiles is how many data files of a package folder an error looks
+// at, and maxPackageEntries how many entries (files and folders, data or not).
+const (
+	maxPackageFiles   = 5000
+	maxPackageEntries = 20000
+)
 
 // packageFiles returns the data files under the package folder dir, as paths
-// relative to it with '/', in walk order; hidden folders and files are left out.
+// relative to it with '/', in walk order (by name, folders where they sort);
+// hidden folders and files are left out. It reads at most maxPackageEntries
+// entries.
 func packageFiles(dir string) []string {
+	return packageFilesWithin(dir, maxPackageEntries)
+}
+
+// packageFilesWithin is packageFiles reading at most budget entries of dir and
+// its folders.
+func packageFilesWithin(dir string, budget int) []string {
 	var out []string
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || len(out) >= maxPackageFiles {
-			return fs.SkipDir
+	var walk func(rel string)
+	walk = func(rel string) {
+		if budget <= 0 {
+			return
 		}
-		if p != dir && strings.HasPrefix(d.Name(), ".") {
-			if d.IsDir() {
-				return fs.SkipDir
+		f, err := os.Open(filepath.Join(dir, filepath.FromSlash(rel)))
+		if err != nil {
+			return
+		}
+		ents, _ := f.ReadDir(budget)
+		f.Close()
+		budget -= len(ents)
+		slices.SortFunc(ents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+		for _, d := range ents {
+			if len(out) >= maxPackageFiles {
+				return
 			}
-			return nil
+			if strings.HasPrefix(d.Name(), ".") {
+				continue
+			}
+			p := path.Join(rel, d.Name())
+			if d.IsDir() {
+				walk(p)
+				continue
+			}
+			if !d.Type().IsRegular() || p == "manifest.json" {
+				continue
+			}
+			name := strings.ToLower(d.Name())
+			if slices.ContainsFunc(dataFileExts, func(ext string) bool { return strings.HasSuffix(name, ext) }) {
+				out = append(out, p)
+			}
 		}
-		if !d.Type().IsRegular() || p == filepath.Join(dir, "manifest.json") {
-			return nil
-		}
-		name := strings.ToLower(d.Name())
-		if !slices.ContainsFunc(dataFileExts, func(ext string) bool { return strings.HasSuffix(name, ext) }) {
-			return nil
-		}
-		if rel, err := filepath.Rel(dir, p); err == nil {
-			out = append(out, filepath.ToSlash(rel))
-		}
-		return nil
-	})
+	}
+	walk("")
 	return out
+}
+
+// maxEchoPath is the longest file path (in bytes) an error about it repeats
+// and looks for in the package: past it, the path is cut ("…") and the
+// package's files are not compared with it.
+const maxEchoPath = 256
+
+// cutPath returns p, or its first maxEchoPath bytes (whole characters) and
+// "…" when it is longer.
+func cutPath(p string) string {
+	if len(p) <= maxEchoPath {
+		return p
+	}
+	i := maxEchoPath
+	for i > 0 && !utf8.RuneStart(p[i]) {
+		i--
+	}
+	return p[:i] + "…"
 }
 
 var sqlStringLit = regexp.MustCompile(`'((?:[^']|'')*)'`)
@@ -301,10 +387,18 @@ func fileRefusal(ref *engine.RefusedError, m *catalog.Model) error {
 	p := mt[1]
 	pkg := m.Package
 	pkgPath := pkg.Project.Name + "/" + pkg.Name
-	clean := path.Clean(strings.ReplaceAll(p, `\`, "/"))
 	files := packageFiles(pkg.Dir)
 	var b strings.Builder
-	fmt.Fprintf(&b, "the SQL names the file %q by a relative path, and a query's relative paths are not read from the package folder (%s) but from the server's working directory, outside the catalog", p, pkgPath)
+	fmt.Fprintf(&b, "the SQL names the file %q by a relative path, and a query's relative paths are not read from the package folder (%s) but from the server's working directory, outside the catalog", cutPath(p), pkgPath)
+	rule := "Query the model's sources by name instead (describe the model to see them)"
+	if len(p) > maxEchoPath {
+		// Said once, cut, and not looked for: the caller chose its length.
+		if len(files) > 0 {
+			rule += "; the package's files: " + describeFiles(pkg, m, files[:min(len(files), 5)])
+		}
+		return &engine.RefusedError{Reason: b.String(), Rule: rule + "."}
+	}
+	clean := path.Clean(strings.ReplaceAll(p, `\`, "/"))
 	var matched []string
 	for _, f := range files {
 		if ok, _ := path.Match(clean, f); ok {
@@ -321,7 +415,6 @@ func fileRefusal(ref *engine.RefusedError, m *catalog.Model) error {
 	default:
 		fmt.Fprintf(&b, "; the package has no file %s either", clean)
 	}
-	rule := "Query the model's sources by name instead (describe the model to see them)"
 	if len(matched) == 0 {
 		if c := closestFiles(clean, files, 3); len(c) > 0 {
 			rule += "; the package's files closest to it: " + describeFiles(pkg, m, c)
@@ -354,7 +447,7 @@ func sourceProblem(m *catalog.Model, reason string) string {
 	if out != reason {
 		first += fmt.Sprintf(" (paths are relative to the package folder %s/%s)", pkg.Project.Name, pkg.Name)
 	}
-	if mt := duckNoFiles.FindStringSubmatch(first); mt != nil && !filepath.IsAbs(mt[1]) {
+	if mt := duckNoFiles.FindStringSubmatch(first); mt != nil && !filepath.IsAbs(mt[1]) && len(mt[1]) <= maxEchoPath {
 		if c := closestFiles(mt[1], packageFiles(pkg.Dir), 3); len(c) > 0 {
 			first += "; the package's files closest to it: " + strings.Join(c, ", ")
 		}
@@ -369,28 +462,37 @@ func sourceProblem(m *catalog.Model, reason string) string {
 // whose name only looks like one the model has (a Cyrillic "о" in "оrders"),
 // which characters differ and the name meant; "" otherwise.
 func lookAlikeNote(msg string, m *catalog.Model, cols map[string][]engine.Column) string {
-	var sources, columns []string
-	for _, src := range m.Sources {
-		sources = append(sources, src.Name)
-	}
-	for _, src := range slices.Sorted(maps.Keys(cols)) {
-		for _, c := range cols[src] {
-			if !slices.Contains(columns, c.Name) {
-				columns = append(columns, c.Name)
+	// The error first: most are about something else, and then no name list is
+	// built.
+	for _, re := range []struct {
+		re      *regexp.Regexp
+		columns bool
+	}{
+		{duckNoTable, false}, {duckRefTable, false},
+		{duckNoColumn, true}, {duckRefColumn, true},
+	} {
+		mt := re.re.FindStringSubmatch(msg)
+		if mt == nil {
+			continue
+		}
+		var names []string
+		if re.columns {
+			seen := map[string]bool{}
+			for _, src := range slices.Sorted(maps.Keys(cols)) {
+				for _, c := range cols[src] {
+					if !seen[c.Name] {
+						seen[c.Name] = true
+						names = append(names, c.Name)
+					}
+				}
+			}
+		} else {
+			for _, src := range m.Sources {
+				names = append(names, src.Name)
 			}
 		}
-	}
-	for _, re := range []struct {
-		re    *regexp.Regexp
-		names []string
-	}{
-		{duckNoTable, sources}, {duckRefTable, sources},
-		{duckNoColumn, columns}, {duckRefColumn, columns},
-	} {
-		if mt := re.re.FindStringSubmatch(msg); mt != nil {
-			if _, note := catalog.LookAlike(strings.Trim(mt[1], `"`), re.names); note != "" {
-				return note
-			}
+		if _, note := catalog.LookAlike(strings.Trim(mt[1], `"`), names); note != "" {
+			return note
 		}
 	}
 	return ""
@@ -403,13 +505,35 @@ var (
 
 // describeTimeoutProblem says what a source's description could not read in
 // time (what: "row count" or "sample rows", by sqlText), and what still works.
-// budget is describe's limit; queryTimeout is execute_query's.
+// budget is describe's limit, shared by its queries: the timed-out one had
+// to.Limit, what the ones before it left. queryTimeout is execute_query's.
 func describeTimeoutProblem(to *engine.TimeoutError, src, sqlText string, budget, queryTimeout time.Duration) string {
 	if to.Busy() {
 		return fmt.Sprintf("not done within describe's %s limit: the model was busy with other queries; describe it again shortly", budget)
 	}
-	if queryTimeout > budget {
-		return fmt.Sprintf("not done within describe's %s limit; run %s with execute_query, which may take up to %s, or add a WHERE condition to read part of the source", budget, sqlText, queryTimeout)
+	// The first query has the whole budget, but for the moment it took to start.
+	had, within := budget, fmt.Sprintf("within describe's %s limit", budget)
+	if to.Limit < budget*19/20 {
+		had, within = to.Limit, fmt.Sprintf("in the %s left of describe's %s limit", to.Limit.Round(time.Millisecond), budget)
 	}
-	return fmt.Sprintf("not done within describe's %s limit, which execute_query has too, so running it again will not finish either: the source is large or its SQL slow. Its columns above are complete; with execute_query, read part of it (SELECT … FROM %s WHERE a condition on its columns) or aggregate part of it", budget, quoteIdent(src))
+	if queryTimeout > had {
+		return fmt.Sprintf("not done %s; run %s with execute_query, which may take up to %s, or add a WHERE condition to read part of the source", within, sqlText, queryTimeout)
+	}
+	return fmt.Sprintf("not done %s, which execute_query has too, so running it again will not finish either: the source is large or its SQL slow. Its columns above are complete; with execute_query, read part of it (SELECT … FROM %s WHERE a condition on its columns) or aggregate part of it", within, quoteIdent(src))
+}
+
+// duckICUAdvice is DuckDB's advice for a TIMESTAMP written with a time zone
+// other than UTC, which a caller cannot follow: extensions are not theirs to
+// load (and the one needed is loaded already).
+const duckICUAdvice = "Use the TIMESTAMPTZ type with the ICU extension loaded to handle non-UTC timestamps."
+
+// timeZoneAdvice replaces DuckDB's advice to load an extension with what to
+// send or write instead.
+func timeZoneAdvice(se *engine.SQLError) *engine.SQLError {
+	if !strings.Contains(se.Message, duckICUAdvice) {
+		return se
+	}
+	c := *se
+	c.Message = strings.Replace(c.Message, duckICUAdvice, "A TIMESTAMP takes no time zone but UTC: for the time in that zone, read the value as a TIMESTAMPTZ (CAST('2024-07-14 09:30:00 Europe/Paris' AS TIMESTAMPTZ), which time zones work with here, nothing to load); for the clock time as written, leave the zone out or write a two-digit offset right after the seconds (2024-07-14 09:30:00+02:00), which a TIMESTAMP reads and drops.", 1)
+	return &c
 }

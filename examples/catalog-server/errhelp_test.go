@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -92,6 +94,12 @@ func TestDescribeTimeoutAdvice(t *testing.T) {
 	if strings.Contains(got, "run SELECT count(*)") || !strings.Contains(got, "which execute_query has too") || !strings.Contains(got, `SELECT … FROM "big" WHERE`) {
 		t.Errorf("same limit: %q", got)
 	}
+	// The sample query after a count that used 9.5 s of 10 s had 0.5 s: with
+	// execute_query's 10 s it may well finish.
+	got = describeTimeoutProblem(&engine.TimeoutError{Limit: 500 * time.Millisecond}, "big", `SELECT * FROM "big" LIMIT 5`, 10*time.Second, 10*time.Second)
+	if !strings.Contains(got, `in the 500ms left of describe's 10s limit; run SELECT * FROM "big" LIMIT 5 with execute_query, which may take up to 10s`) || strings.Contains(got, "will not finish") {
+		t.Errorf("a query with what the count left: %q", got)
+	}
 	got = describeTimeoutProblem(&engine.TimeoutError{Limit: time.Second, Waited: 900 * time.Millisecond}, "big", `SELECT count(*) FROM "big"`, time.Second, time.Second)
 	if !strings.Contains(got, "busy") {
 		t.Errorf("busy model: %q", got)
@@ -131,14 +139,17 @@ func TestTypedParamValues(t *testing.T) {
 		{"TIMESTAMP", "2024-07-14 09:30:00", ""},
 		{"TIMESTAMP", "2024-07-14T09:30:00.123456", ""},
 		{"TIMESTAMP", "2024-07-14", ""},
-		{"TIMESTAMP", "now", `must be a TIMESTAMP written YYYY-MM-DD or YYYY-MM-DD HH:MM[:SS[.fraction]] (e.g. "2024-07-14 09:30:00")`},
+		{"TIMESTAMP", "now", `must be a TIMESTAMP written YYYY-MM-DD or YYYY-MM-DD HH:MM[:SS[.fraction]], with an offset (Z, +02:00) or UTC right after the seconds if any (e.g. "2024-07-14 09:30:00")`},
 		{"TIMESTAMP", "2024-07-14 25:00", "there is no hour 25"},
 		{"TIMESTAMP", "2024-07-14T09:30:00Z", ""},
 		{"TIMESTAMP", "2024-07-14T09:30:00 Europe/Paris", "must be a TIMESTAMP"},
 		{"TIMESTAMPTZ", "2024-07-14T09:30:00Z", ""},
 		{"TIMESTAMPTZ", "2024-07-14 09:30:00+02:00", ""},
 		{"TIMESTAMPTZ", "2024-07-14 09:30:00 Europe/Paris", ""},
-		{"TIMESTAMPTZ", "2024-07-14 09:30 UTC", ""},
+		{"TIMESTAMPTZ", "2024-07-14 09:30 UTC", "an offset or time zone needs the seconds before it"},
+		{"TIMESTAMPTZ", "2024-07-14 09:30:00 +02:00", "an offset goes right after the seconds, with no space"},
+		{"TIMESTAMP", "2024-07-14 09:30:00 Europe/Paris", "a TIMESTAMP takes no time zone but UTC"},
+		{"timestamp with time zone", "2024-07-14 09:30:00 Europe/Paris", ""},
 		{"TIMESTAMPTZ", "2024-07-14 09:61", "there is no minute 61"},
 		{"TIME", "09:30", ""},
 		{"TIME", "9:30:15.5", ""},
@@ -149,7 +160,8 @@ func TestTypedParamValues(t *testing.T) {
 		{"UUID", "abc", `must be a UUID written 8-4-4-4-12 hexadecimal digits (e.g. "123e4567-e89b-12d3-a456-426614174000"), got "abc"`},
 		{"DECIMAL(5,2)", 999.99, ""},
 		{"DECIMAL(5,2)", -12.5, ""},
-		{"DECIMAL(5,2)", 12345.5, `parameter "v" must be a number with at most 3 digits before the decimal point (DECIMAL(5,2)), got 12345.5; e.g. 999.55`},
+		{"DECIMAL(5,2)", 12345.5, `parameter "v" must be a number with at most 3 digits before the decimal point once rounded to 2 decimals (DECIMAL(5,2)), got 12345.5; e.g. 999.55`},
+		{"DECIMAL(3,2)", 9.999, "once rounded to 2 decimals"},
 		{"NUMERIC(4)", 12345.0, "at most 4 digits before the decimal point"},
 		{"DECIMAL", 1e30, ""},
 		{"JSON", `{"a": [1, 2]}`, ""},
@@ -204,6 +216,11 @@ func TestQuestionPlaceholders(t *testing.T) {
 		{"SELECT x FROM a WHERE x > ? AND x < ?", "the placeholder ? (at character 27)", 27},
 		{"SELECT '?' AS q, x /* ? */ FROM a -- ?\nWHERE x = ?", "the placeholder ? (at character 50)", 50},
 		{"SELECT ?2, ?1", "the placeholder ?1 (at character 12)", 12},
+		// Dollar-quoted strings and nested comments hide a ? as '…' does; a $
+		// inside a name starts no string.
+		{"SELECT $$?$$ AS q, $t$ ? $t$ AS r, x FROM a WHERE x = ?", "the placeholder ? (at character 55)", 55},
+		{"SELECT x /* a /* ? */ ? */ FROM a WHERE x = ?", "the placeholder ? (at character 45)", 45},
+		{"SELECT x$$y FROM (SELECT x AS x$$y FROM a) WHERE x$$y = ?", "the placeholder ? (at character 57)", 57},
 		{"SELECT $1", "the SQL uses the parameter $1, but ad-hoc SQL takes no parameters", 0},
 		{"SELECT $lo", "the SQL uses the parameter $lo", 0},
 	} {
@@ -268,8 +285,16 @@ func TestRelativeFilePaths(t *testing.T) {
 			t.Errorf("%q: shows more than the package's data files: %q", tc.sql, text(r))
 		}
 	}
+	// A path of 100,000 characters is said once, cut, and not compared with the
+	// package's files (that took about a second after the engine answered).
+	long := strings.Repeat("d/", 50000) + "orders.csv"
+	var lte toolError
+	r := call(t, cs, "execute_query", map[string]any{"path": "p/k/m", "sql": "SELECT * FROM '" + long + "'"}, &lte)
+	if !r.IsError || lte.Kind != "refused" || len(text(r)) > 4000 || strings.Count(lte.Error, long[:maxEchoPath]+"…") != 1 || strings.Contains(lte.Error, "closest") {
+		t.Errorf("a 100,000-character path: %d bytes: %.600q", len(text(r)), text(r))
+	}
 	var d Description
-	r := call(t, cs, "describe", map[string]any{"path": "p/k/m/gone"}, &d)
+	r = call(t, cs, "describe", map[string]any{"path": "p/k/m/gone"}, &d)
 	if r.IsError || strings.Contains(text(r), dir) || !strings.Contains(d.Error, `No files found that match the pattern "data/ordres_2023.csv"`) ||
 		!strings.Contains(d.Error, "the package's files closest to it: data/orders.csv") {
 		t.Errorf("a source whose file is missing: %s", text(r))
@@ -330,5 +355,49 @@ func TestLookAlikeNames(t *testing.T) {
 			raw, _ := json.Marshal(tc.args)
 			t.Errorf("%s %s: %s", tc.tool, raw, text(r))
 		}
+	}
+}
+
+// TestLookAlikeNoteMatchesFirst: an engine error about anything but an unknown
+// table or column builds no list of the model's names (it used to gather every
+// column, de-duplicated by a linear search, on every SQL error).
+func TestLookAlikeNoteMatchesFirst(t *testing.T) {
+	m := &catalog.Model{Sources: []*catalog.Source{{Name: "orders"}}}
+	few := map[string][]engine.Column{"orders": {{Name: "id"}}}
+	many := map[string][]engine.Column{}
+	for i := range 200 {
+		var cs []engine.Column
+		for j := range 50 {
+			cs = append(cs, engine.Column{Name: fmt.Sprintf("c%d_%d", i, j)})
+		}
+		many[fmt.Sprintf("s%d", i)] = cs
+	}
+	msg := "Binder Error: No function matches the given name and argument types"
+	a := testing.AllocsPerRun(20, func() { lookAlikeNote(msg, m, few) })
+	b := testing.AllocsPerRun(20, func() { lookAlikeNote(msg, m, many) })
+	if b > a+5 {
+		t.Errorf("an unrelated error: %.0f allocations with 10000 columns, %.0f with one", b, a)
+	}
+	// Still found: a column that only looks like one the model has.
+	cols := map[string][]engine.Column{"orders": {{Name: "id"}, {Name: "total"}}, "items": {{Name: "id"}}}
+	if note := lookAlikeNote(`Binder Error: Referenced column "tоtal" not found in FROM clause!`, m, cols); !strings.Contains(note, "total") {
+		t.Errorf("a look-alike column: %q", note)
+	}
+}
+
+// TestPackageFilesBounded: the files an error lists are found reading at most
+// a budget of entries, data files or not; within it, in walk order.
+func TestPackageFilesBounded(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{"zz/sub/x.csv": "x\n", "a.csv": "x\n", ".hidden/y.csv": "y\n", "manifest.json": "{}"}
+	for i := range 30 {
+		files[fmt.Sprintf("junk%02d.bin", i)] = ""
+	}
+	writeFiles(t, dir, files)
+	if got := packageFilesWithin(dir, 10); len(got) > 1 || slices.Contains(got, "zz/sub/x.csv") {
+		t.Errorf("within 10 entries of 34: %q", got)
+	}
+	if got, want := packageFiles(dir), []string{"a.csv", "zz/sub/x.csv"}; !slices.Equal(got, want) {
+		t.Errorf("packageFiles = %q, want %q", got, want)
 	}
 }

@@ -636,7 +636,7 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 					return nil, &brokenSourceError{path: m.Package.Project.Name + "/" + m.Package.Name + "/" + m.Name + "/" + name, reason: sourceProblem(m, reason)}
 				}
 			}
-			err = withClosestSources(se, m, sn.cat, eng.Columns())
+			err = withClosestSources(timeZoneAdvice(se), m, sn.cat, eng.Columns())
 		}
 		// A file named by a relative path: said in the package's terms.
 		var ref *engine.RefusedError
@@ -911,10 +911,13 @@ func paramValueError(q *catalog.Query, params map[string]any, err error) error {
 		!strings.Contains(se.Message, "Conversion Error") && !strings.Contains(se.Message, "invalid input syntax") {
 		return nil
 	}
+	// Only the message's first line: after it, DuckDB quotes the SQL (LINE 1:
+	// …), whose literals (an empty one, 'x') would match any short value.
+	first, _, _ := strings.Cut(se.Message, "\n")
 	for _, p := range q.Params {
 		// DuckDB quotes the value either way: date field value out of range:
 		// "2025-13-45"; Could not convert string 'yesterday' to INTERVAL.
-		if v, ok := params[p.Name].(string); ok && (strings.Contains(se.Message, `"`+v+`"`) || strings.Contains(se.Message, `'`+v+`'`)) {
+		if v, ok := params[p.Name].(string); ok && v != "" && (strings.Contains(first, `"`+v+`"`) || strings.Contains(first, `'`+v+`'`)) {
 			return fmt.Errorf("parameter %q must be a %s, and the engine could not read %s as one (%s); call again with a value of that type", p.Name, p.Type, jsonText(v), se.Message)
 		}
 	}

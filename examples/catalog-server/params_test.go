@@ -160,6 +160,21 @@ func TestParamValueUnreadable(t *testing.T) {
 	}
 }
 
+// TestParamValueErrorFirstLine: a conversion error is blamed on a parameter only
+// when its value is quoted in the message's first line, not in DuckDB's excerpt
+// of the SQL after it (an empty value matches any empty literal, a short one
+// a literal of its own).
+func TestParamValueErrorFirstLine(t *testing.T) {
+	q := &catalog.Query{Name: "q", Params: []catalog.Param{{Name: "a", Type: "VARCHAR"}, {Name: "b", Type: "VARCHAR"}}}
+	err := &engine.SQLError{Engine: "duckdb", Message: "Conversion Error: Could not convert string 'abc' to INT32\n\nLINE 1: SELECT CAST('abc' AS INTEGER), '' || $a, 'x' || $b\n                    ^"}
+	if pe := paramValueError(q, map[string]any{"a": "", "b": "x"}, err); pe != nil {
+		t.Errorf("values quoted only in the SQL's excerpt: %v", pe)
+	}
+	if pe := paramValueError(q, map[string]any{"a": "", "b": "abc"}, err); pe == nil || !strings.Contains(pe.Error(), `parameter "b"`) {
+		t.Errorf("a value quoted on the first line: %v", pe)
+	}
+}
+
 // TestClassifyOutOfMemory: a query stopped for memory is its own kind, with a hint.
 func TestClassifyOutOfMemory(t *testing.T) {
 	te := classify(fmt.Errorf("query: %w", &engine.MemoryError{Limit: "512MB", Detail: "Out of Memory Error: …"}))

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // NotFoundError says that a path names nothing, how far it resolved, and which
@@ -394,25 +395,56 @@ func (c *Catalog) foldedIndex() []foldedEntry {
 	return c.folded
 }
 
+// maxClosestInput is the longest string (in characters) Closest looks for
+// names close to: the comparison's cost grows with its length, and a caller
+// may have written it (a path in 4 MB of SQL).
+const maxClosestInput = 256
+
+// maxClosestDistance is the furthest edit distance Closest reports, whatever
+// the strings' lengths.
+const maxClosestDistance = 16
+
 // Closest returns up to n of names nearest to s by edit distance, compared folded
 // (Fold: regardless of case, accents and compatibility forms), skipping any
-// further than half of the longer string, best first.
+// further than half of the longer string (and than maxClosestDistance), best
+// first; names that contain s or that s contains count as distance 1. A string
+// s longer than maxClosestInput characters has no close names. The work is
+// O(len(s)·maxClosestDistance) per name, rows reused: only distances under the
+// limit are computed.
 func Closest(s string, names []string, n int) []string {
 	type cand struct {
 		name string
 		d    int
 	}
-	ls := []rune(Fold(s))
+	out := []string{}
+	if utf8.RuneCountInString(s) > maxClosestInput {
+		return out
+	}
+	fs := Fold(s)
+	ls := []rune(fs)
+	if len(ls) > maxClosestInput {
+		return out
+	}
 	var cs []cand
+	var dist runeDistancer
+	var ln []rune
 	for _, name := range names {
-		ln := []rune(Fold(name))
-		d := editDistance(ls, ln)
-		if d > 1 && (strings.Contains(string(ln), string(ls)) || strings.Contains(string(ls), string(ln))) {
+		fn := Fold(name)
+		ln = append(ln[:0], []rune(fn)...)
+		limit := min(max(len(ls), len(ln))/2+1, maxClosestDistance)
+		var d int
+		switch {
+		case fs == fn:
+			d = 0
+		case strings.Contains(fn, fs) || strings.Contains(fs, fn):
 			d = 1
+		default:
+			var ok bool
+			if d, ok = dist.bounded(ls, ln, limit); !ok {
+				continue
+			}
 		}
-		if d <= max(len(ls), len(ln))/2+1 {
-			cs = append(cs, cand{name, d})
-		}
+		cs = append(cs, cand{name, d})
 	}
 	slices.SortStableFunc(cs, func(a, b cand) int {
 		if a.d != b.d {
@@ -420,30 +452,67 @@ func Closest(s string, names []string, n int) []string {
 		}
 		return strings.Compare(a.name, b.name)
 	})
-	out := []string{}
 	for i := 0; i < len(cs) && i < n; i++ {
 		out = append(out, cs[i].name)
 	}
 	return out
 }
 
-// editDistance is the Levenshtein distance between a and b (in characters).
-func editDistance(a, b []rune) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
+// runeDistancer computes the edit distance (Levenshtein, in characters)
+// between two strings when it is at most a limit, reusing its two rows from one
+// call to the next. Its zero value is ready; it is not safe for concurrent use.
+type runeDistancer struct {
+	prev, cur []int
+}
+
+// bounded returns the edit distance between a and b when it is at most limit;
+// ok is false when it is more. Only the cells within limit of the diagonal are
+// computed (the others are past limit), and it gives up as soon as a whole row
+// is past limit: O(len(a)·limit).
+func (dd *runeDistancer) bounded(a, b []rune, limit int) (d int, ok bool) {
+	if abs(len(a)-len(b)) > limit {
+		return 0, false
+	}
+	far := limit + 1
+	if cap(dd.prev) < len(b)+1 {
+		dd.prev, dd.cur = make([]int, len(b)+1), make([]int, len(b)+1)
+	}
+	prev, cur := dd.prev[:len(b)+1], dd.cur[:len(b)+1]
 	for j := range prev {
-		prev[j] = j
+		prev[j] = min(j, far)
 	}
 	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
+		lo, hi := max(1, i-limit), min(len(b), i+limit)
+		cur[0] = min(i, far)
+		if lo > 1 {
+			cur[lo-1] = far
+		}
+		low := cur[lo-1]
+		for j := lo; j <= hi; j++ {
 			cost := 1
 			if a[i-1] == b[j-1] {
 				cost = 0
 			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost, far)
+			low = min(low, cur[j])
+		}
+		if hi < len(b) {
+			cur[hi+1] = far
+		}
+		if low > limit {
+			return 0, false
 		}
 		prev, cur = cur, prev
 	}
-	return prev[len(b)]
+	if prev[len(b)] > limit {
+		return 0, false
+	}
+	return prev[len(b)], true
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }

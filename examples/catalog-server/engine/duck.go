@@ -81,11 +81,23 @@ type Duck struct {
 	keepWire  bool              // in a query process: results keep their values' JSON (rowAppender)
 	// file and cfg open the database again after DuckDB invalidated it
 	// (reopen); nil in a query process, which is ended instead (DuckProc).
-	file     *duckFile
-	cfg      DuckConfig
-	reopenMu sync.Mutex // one reopen at a time; guards reopened
-	reopened int        // times the database was opened again
+	// file names the database open now (a copy after a reopen).
+	file       *duckFile
+	cfg        DuckConfig
+	reopenMu   sync.Mutex // one reopen at a time; guards file, reopened and lastReopen
+	reopened   int        // times the database was opened again
+	lastReopen time.Time
+	// inUse counts, under mu, the queries on each database (the current one,
+	// and one reopen replaced while queries ran on it); retired holds the
+	// spill folder of a replaced one, removed when its last query ends.
+	inUse   map[*sql.DB]int
+	retired map[*sql.DB]string
 }
+
+// reopenEvery is how often at most a model's database is opened again: a
+// FATAL or INTERNAL error sooner after the last reopen is answered, and the
+// database left as it is until one comes later (no reopening in a loop).
+const reopenEvery = 10 * time.Second
 
 // OpenDuck builds and opens the database of model m. Sources whose SQL fails are
 // reported by Broken and left out; the model still opens.
@@ -226,19 +238,28 @@ func duckFatal(err error) bool {
 // queries do not fail with "database has been invalidated". The queries still
 // running on old keep their connections (DuckDB holds the old database until
 // they close); old is closed for new ones. Nothing happens when another query
-// reopened it already, the model is closing, or it is a query process's.
+// reopened it already, the model is closing, it is a query process's, or the
+// last reopen was less than reopenEvery ago.
+//
+// The caller waits for it: the file holds views alone, so opening it takes
+// milliseconds (at most duckStartLimit), and the queries after it find the
+// database ready. The previous database file is removed once the new one is
+// open (on Unix a file still open stays readable; elsewhere it goes with the
+// model's folder), and its spill folder when its last query ends: a model
+// keeps one database file and one spill folder, however often it is reopened.
 func (d *Duck) reopen(old *sql.DB) {
+	d.reopenMu.Lock()
+	defer d.reopenMu.Unlock()
 	if d.file == nil {
 		return
 	}
-	d.reopenMu.Lock()
-	defer d.reopenMu.Unlock()
 	d.mu.Lock()
 	current, closed := d.db, d.closed
 	d.mu.Unlock()
-	if closed || current != old {
+	if closed || current != old || !d.lastReopen.IsZero() && time.Since(d.lastReopen) < reopenEvery {
 		return
 	}
+	d.lastReopen = time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), duckStartLimit)
 	defer cancel()
 	// duckdb-go opens a file through DuckDB's instance cache, by path: the
@@ -248,14 +269,19 @@ func (d *Duck) reopen(old *sql.DB) {
 	// own (DuckDB names its spill files after their order, and two databases
 	// sharing a folder overwrite each other's).
 	d.reopened++
-	f := *d.file
+	prev := *d.file
+	if prev.spill == "" {
+		prev.spill = filepath.Join(prev.tmp, "spill")
+	}
+	f := prev
 	f.path = filepath.Join(f.tmp, fmt.Sprintf("model-%d.duckdb", d.reopened))
 	f.spill = filepath.Join(f.tmp, fmt.Sprintf("spill-%d", d.reopened))
-	if err := linkOrCopy(d.file.path, f.path); err != nil {
+	if err := linkOrCopy(prev.path, f.path); err != nil {
 		return // the next query fails as this one did, and tries again
 	}
 	db, err := openDuckDB(ctx, &f, d.cfg)
 	if err != nil {
+		os.Remove(f.path)
 		return
 	}
 	d.mu.Lock()
@@ -265,8 +291,46 @@ func (d *Duck) reopen(old *sql.DB) {
 		return
 	}
 	d.db = db
+	d.file = &f
+	idle := d.inUse[old] == 0
+	if !idle {
+		if d.retired == nil {
+			d.retired = map[*sql.DB]string{}
+		}
+		d.retired[old] = prev.spill
+	}
 	d.mu.Unlock()
 	old.Close()
+	os.Remove(prev.path)
+	if idle {
+		os.RemoveAll(prev.spill)
+	}
+}
+
+// use counts a query on db (the database it took from d.db) until release;
+// under d.mu.
+func (d *Duck) use(db *sql.DB) {
+	if d.inUse == nil {
+		d.inUse = map[*sql.DB]int{}
+	}
+	d.inUse[db]++
+}
+
+// release ends a query's use of db; the last query on a database reopen
+// replaced removes its spill folder (its connection closed, DuckDB closed it).
+func (d *Duck) release(db *sql.DB) {
+	d.mu.Lock()
+	d.inUse[db]--
+	spill, retired := "", false
+	if d.inUse[db] == 0 {
+		delete(d.inUse, db)
+		spill, retired = d.retired[db]
+		delete(d.retired, db)
+	}
+	d.mu.Unlock()
+	if retired {
+		os.RemoveAll(spill)
+	}
 }
 
 // lockDown limits file access to the package folder pkgDir (DuckDB resolves
@@ -624,10 +688,12 @@ func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any,
 	}
 	d.running.Add(1)
 	db := d.db
+	d.use(db)
 	d.mu.Unlock()
 	handed := false // to the query's goroutine, which calls running.Done
 	defer func() {
 		if !handed {
+			d.release(db)
 			d.running.Done()
 		}
 	}()
@@ -655,8 +721,12 @@ func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any,
 		// Closed meanwhile, replaced by reopen: the query runs on the new one.
 		d.mu.Lock()
 		cur := d.db
+		if cur != db {
+			d.use(cur)
+		}
 		d.mu.Unlock()
 		if cur != db {
+			d.release(db)
 			db = cur
 			conn, err = db.Conn(qctx)
 		}
@@ -675,6 +745,7 @@ func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any,
 	done := make(chan error, 1)
 	go func() {
 		defer d.running.Done()
+		defer d.release(db)
 		defer conn.Close()
 		done <- conn.Raw(func(dc any) error { return d.run(qctx, dc.(*duckdb.Conn), one, sqlText, params, lim, res) })
 	}()

@@ -1149,9 +1149,15 @@ func (e *wireError) err() error {
 	return errors.New(e.Message)
 }
 
-// workerQueryHook, when set (by the tests, in a worker process of their own
-// kind), is called by ServeDuckWorker with each query before the query runs; an
-// error it returns is the query's answer. It is nil in the server's program.
+// workerQueryHook, when set, is called by ServeDuckWorker with each query
+// before the query runs; an error it returns is the query's answer. It is the
+// one way to give a query process a FATAL error on demand (the gate refuses
+// what would cause one in a query), for TestDuckProcFatalEndsProcess.
+//
+// Only test code of this package sets it: TestMain, in the test binary started
+// as a worker of the "-fatal" kind. It is unexported, and nothing else in the
+// package assigns it — no input, flag, environment variable or request field
+// reaches it — so in the server's program it is always nil.
 var workerQueryHook func(d *Duck, sqlText string) error
 
 // WorkerAnswers is the file a worker process writes its answers to: the file

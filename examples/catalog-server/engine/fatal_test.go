@@ -3,9 +3,12 @@ package engine
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestDuckProcFatalEndsProcess: a query process whose query was answered with
@@ -115,6 +118,86 @@ func TestWithoutStackTrace(t *testing.T) {
 	} {
 		if got := withoutStackTrace(in); got != want {
 			t.Errorf("%q:\n got %q\nwant %q", in, got, want)
+		}
+	}
+}
+
+// TestDuckFatalReopenCleansUp: a reopened model keeps one database file and
+// no spill folder of a database it replaced (each reopen used to add a copy
+// and a folder that stayed until the model closed), and a second FATAL error
+// within reopenEvery of a reopen is answered without opening the database
+// again (no reopening in a loop); one later reopens it.
+func TestDuckFatalReopenCleansUp(t *testing.T) {
+	d := openTestDuck(t)
+	ctx := context.Background()
+	files := func() []string {
+		var out []string
+		ents, _ := os.ReadDir(d.tmp)
+		for _, e := range ents {
+			if strings.HasSuffix(e.Name(), ".duckdb") || strings.HasPrefix(e.Name(), "spill") {
+				out = append(out, e.Name())
+			}
+		}
+		return out
+	}
+	invalidate := func() {
+		t.Helper()
+		d.mu.Lock()
+		db := d.db
+		d.mu.Unlock()
+		if _, err := db.Exec("SELECT * FROM checkpoint('system')"); err == nil || !strings.Contains(err.Error(), "INTERNAL Error") {
+			t.Fatalf("checkpoint('system'): %v", err)
+		}
+	}
+	works := func() bool {
+		res, err := d.Query(ctx, "SELECT count(*) FROM items", nil, testLimits)
+		return err == nil && res.Rows[0][0] == int64(3)
+	}
+	// The first database's spill folder, as if a query had spilled.
+	if err := os.MkdirAll(filepath.Join(d.tmp, "spill"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	invalidate()
+	if works() || !works() {
+		t.Fatal("the invalidated database was not opened again")
+	}
+	if got := files(); !slices.Equal(got, []string{"model-1.duckdb"}) {
+		t.Errorf("after a reopen: %q, want the new database alone", got)
+	}
+	// Again at once: answered, not reopened.
+	invalidate()
+	old := d.db
+	if works() || works() || d.db != old {
+		t.Errorf("a second FATAL error within %s reopened the database", reopenEvery)
+	}
+	// Later: reopened, the copy before it removed.
+	d.reopenMu.Lock()
+	d.lastReopen = time.Now().Add(-reopenEvery)
+	d.reopenMu.Unlock()
+	if works() || !works() {
+		t.Fatal("not opened again after reopenEvery")
+	}
+	if got := files(); !slices.Equal(got, []string{"model-2.duckdb"}) {
+		t.Errorf("after two reopens: %q, want the new database alone", got)
+	}
+}
+
+// TestWorkerQueryHookTestOnly: no file of the server's program assigns
+// workerQueryHook; only this package's tests do.
+func TestWorkerQueryHookTestOnly(t *testing.T) {
+	names, _ := filepath.Glob("*.go")
+	for _, name := range names {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, assign := range []string{"workerQueryHook =", "workerQueryHook=", "&workerQueryHook"} {
+			if strings.Contains(string(b), assign) {
+				t.Errorf("%s assigns workerQueryHook (%q)", name, assign)
+			}
 		}
 	}
 }
