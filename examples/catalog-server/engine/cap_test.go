@@ -126,3 +126,23 @@ func TestByteBudgetCountsColumns(t *testing.T) {
 		checkBudget(t, e.name, res, err, budget)
 	}
 }
+
+// TestDuckLeadingEmptyStatement: a text that starts with an empty statement
+// (";SELECT 1") prepares as sent but not under the cap: it is refused, and
+// the refusal says what to send instead (the statement without the semicolon
+// before it), in the server's process and in a query process.
+func TestDuckLeadingEmptyStatement(t *testing.T) {
+	d := openTestDuck(t)
+	p := openProc(t, nil, DuckConfig{Worker: testWorker})
+	for _, e := range []interface {
+		Query(context.Context, string, map[string]any, Limits) (*Result, error)
+	}{d, p} {
+		for _, q := range []string{";SELECT 1", "; ;SELECT count(*) FROM items"} {
+			_, err := e.Query(context.Background(), q, nil, testLimits)
+			var re *RefusedError
+			if !errors.As(err, &re) || !strings.Contains(re.Reason, "without a semicolon before it") {
+				t.Errorf("%q: %T %v", q, err, err)
+			}
+		}
+	}
+}

@@ -848,7 +848,7 @@ func (d *Duck) run(qctx context.Context, dc *duckdb.Conn, one bool, sqlText stri
 		// would bound its rows (duckdb-go holds a whole result before the first
 		// row is read).
 		st.Close()
-		return &RefusedError{Reason: "DuckDB prepares this SQL as sent but not as a subquery under the row limit (a comment or an empty statement after a semicolon?); send the statement alone"}
+		return &RefusedError{Reason: "DuckDB prepares this SQL as sent but not as a subquery under the row limit (an empty statement before it, such as a leading semicolon, or a comment or an empty statement after it that the server could not cut off); send the statement alone, without a semicolon before it"}
 	}
 	defer func() { st.Close() }()
 	stmt := st.(*duckdb.Stmt)
