@@ -581,7 +581,11 @@ func describeTimeoutProblem(to *engine.TimeoutError, src, sqlText string, budget
 	if queryTimeout > had {
 		return fmt.Sprintf("not done %s; run %s with execute_query, which may take up to %s, or add a WHERE condition to read part of the source", within, sqlText, queryTimeout)
 	}
-	return fmt.Sprintf("not done %s, which execute_query has too, so running it again will not finish either: the source is large or its SQL slow. Its columns above are complete; with execute_query, read part of it (SELECT … FROM %s WHERE a condition on its columns) or aggregate part of it", within, quoteIdent(src))
+	limit := "which execute_query has too"
+	if queryTimeout < had {
+		limit = fmt.Sprintf("and execute_query's limit is shorter (%s)", queryTimeout)
+	}
+	return fmt.Sprintf("not done %s, %s, so running it again will not finish either: the source is large or its SQL slow. Its columns above are complete; with execute_query, read part of it (SELECT … FROM %s WHERE a condition on its columns) or aggregate part of it", within, limit, quoteIdent(src))
 }
 
 // duckICUAdvice is DuckDB's advice for a TIMESTAMP written with a time zone

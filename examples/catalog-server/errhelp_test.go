@@ -96,6 +96,11 @@ func TestDescribeTimeoutAdvice(t *testing.T) {
 	if strings.Contains(got, "run SELECT count(*)") || !strings.Contains(got, "which execute_query has too") || !strings.Contains(got, `SELECT … FROM "big" WHERE`) {
 		t.Errorf("same limit: %q", got)
 	}
+	// describe's limit longer than execute_query's: not "has too".
+	got = describeTimeoutProblem(&engine.TimeoutError{Limit: 10 * time.Second}, "big", `SELECT count(*) FROM "big"`, 10*time.Second, 5*time.Second)
+	if strings.Contains(got, "has too") || !strings.Contains(got, "execute_query's limit is shorter (5s)") || strings.Contains(got, "run SELECT count(*)") {
+		t.Errorf("shorter execute_query limit: %q", got)
+	}
 	// The sample query after a count that used 9.5 s of 10 s had 0.5 s: with
 	// execute_query's 10 s it may well finish.
 	got = describeTimeoutProblem(&engine.TimeoutError{Limit: 500 * time.Millisecond}, "big", `SELECT * FROM "big" LIMIT 5`, 10*time.Second, 10*time.Second)
