@@ -243,21 +243,26 @@ const (
 	maxPackageEntries = 20000
 )
 
-// packageFiles returns the data files under the package folder dir, as paths
-// relative to it with '/', in walk order (by name, folders where they sort);
-// hidden folders and files are left out. It reads at most maxPackageEntries
-// entries.
-func packageFiles(dir string) []string {
+// packageFiles returns data files under the package folder dir, as paths
+// relative to it with '/', and whether the listing was cut (more than
+// maxPackageFiles data files, or more than maxPackageEntries entries read):
+// then it holds some of the files, not all. Each folder's entries are listed
+// by name, folders where they sort (a folder with more entries than are left
+// to read gives those the system returned first, in name order); hidden
+// folders and files are left out.
+func packageFiles(dir string) ([]string, bool) {
 	return packageFilesWithin(dir, maxPackageEntries)
 }
 
 // packageFilesWithin is packageFiles reading at most budget entries of dir and
 // its folders.
-func packageFilesWithin(dir string, budget int) []string {
+func packageFilesWithin(dir string, budget int) ([]string, bool) {
 	var out []string
+	cut := false
 	var walk func(rel string)
 	walk = func(rel string) {
 		if budget <= 0 {
+			cut = true
 			return
 		}
 		f, err := os.Open(filepath.Join(dir, filepath.FromSlash(rel)))
@@ -265,32 +270,64 @@ func packageFilesWithin(dir string, budget int) []string {
 			return
 		}
 		ents, _ := f.ReadDir(budget)
+		if len(ents) == budget {
+			// Maybe more: ReadDir returns at most budget.
+			if more, _ := f.ReadDir(1); len(more) > 0 {
+				cut = true
+			}
+		}
 		f.Close()
 		budget -= len(ents)
 		slices.SortFunc(ents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 		for _, d := range ents {
 			if len(out) >= maxPackageFiles {
+				cut = true
 				return
 			}
-			if strings.HasPrefix(d.Name(), ".") {
-				continue
-			}
 			p := path.Join(rel, d.Name())
-			if d.IsDir() {
+			if d.IsDir() && !strings.HasPrefix(d.Name(), ".") {
 				walk(p)
 				continue
 			}
-			if !d.Type().IsRegular() || p == "manifest.json" {
-				continue
-			}
-			name := strings.ToLower(d.Name())
-			if slices.ContainsFunc(dataFileExts, func(ext string) bool { return strings.HasSuffix(name, ext) }) {
+			if isListedFile(p, d.Type()) {
 				out = append(out, p)
 			}
 		}
 	}
 	walk("")
-	return out
+	return out, cut
+}
+
+// isListedFile reports whether the package file p (relative, with '/'), of
+// the type t, is one packageFiles lists: a regular data file, not hidden, not
+// the manifest.
+func isListedFile(p string, t fs.FileMode) bool {
+	if !t.IsRegular() || p == "manifest.json" || slices.ContainsFunc(strings.Split(p, "/"), func(part string) bool { return strings.HasPrefix(part, ".") }) {
+		return false
+	}
+	name := strings.ToLower(path.Base(p))
+	return slices.ContainsFunc(dataFileExts, func(ext string) bool { return strings.HasSuffix(name, ext) })
+}
+
+// packageHasFile reports whether the package folder dir has the file clean (a
+// cleaned relative path with '/', no "..", no glob characters) as packageFiles
+// would list it, looking at that path alone. A path through a symbolic link
+// counts only when the link resolves inside the package folder; the file
+// itself must be a regular file, not a link (packageFiles lists no links).
+func packageHasFile(dir, clean string) bool {
+	full := filepath.Join(dir, filepath.FromSlash(clean))
+	fi, err := os.Lstat(full)
+	if err != nil || !isListedFile(clean, fi.Mode().Type()) {
+		return false
+	}
+	// The folders on the way may be links: the file must still be inside.
+	realDir, err1 := filepath.EvalSymlinks(dir)
+	real, err2 := filepath.EvalSymlinks(full)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	rel, err := filepath.Rel(realDir, real)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // maxEchoPath is the longest file path (in bytes) an error about it repeats
@@ -387,39 +424,63 @@ func fileRefusal(ref *engine.RefusedError, m *catalog.Model) error {
 	p := mt[1]
 	pkg := m.Package
 	pkgPath := pkg.Project.Name + "/" + pkg.Name
-	files := packageFiles(pkg.Dir)
+	files, cut := packageFiles(pkg.Dir)
+	some := "the package's files"
+	if cut {
+		some = fmt.Sprintf("some of the package's files (an error looks at no more than %d data files among %d entries, and the package has more)", maxPackageFiles, maxPackageEntries)
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "the SQL names the file %q by a relative path, and a query's relative paths are not read from the package folder (%s) but from the server's working directory, outside the catalog", cutPath(p), pkgPath)
 	rule := "Query the model's sources by name instead (describe the model to see them)"
 	if len(p) > maxEchoPath {
 		// Said once, cut, and not looked for: the caller chose its length.
 		if len(files) > 0 {
-			rule += "; the package's files: " + describeFiles(pkg, m, files[:min(len(files), 5)])
+			rule += "; " + some + ": " + describeFiles(pkg, m, files[:min(len(files), 5)])
 		}
 		return &engine.RefusedError{Reason: b.String(), Rule: rule + "."}
 	}
 	clean := path.Clean(strings.ReplaceAll(p, `\`, "/"))
+	glob := strings.ContainsAny(clean, "*?[")
+	outside := clean == ".." || strings.HasPrefix(clean, "../")
 	var matched []string
-	for _, f := range files {
-		if ok, _ := path.Match(clean, f); ok {
-			matched = append(matched, f)
+	if !glob && !outside {
+		// The path itself, whether or not the listing reached it.
+		if packageHasFile(pkg.Dir, clean) {
+			matched = []string{clean}
+		}
+	} else {
+		for _, f := range files {
+			if ok, _ := path.Match(clean, f); ok {
+				matched = append(matched, f)
+			}
 		}
 	}
 	switch {
-	case clean == ".." || strings.HasPrefix(clean, "../"):
+	case outside:
 		fmt.Fprintf(&b, "; %q would leave the package folder too, and a query reads only files inside it", p)
-	case len(matched) > 0 && strings.ContainsAny(clean, "*?["):
+	case len(matched) > 0 && glob:
 		fmt.Fprintf(&b, "; in the package it matches %s", describeFiles(pkg, m, matched[:min(len(matched), 5)]))
+		if cut {
+			b.WriteString(" (among the files an error looks at: the package has more)")
+		}
 	case len(matched) > 0:
-		fmt.Fprintf(&b, "; in the package it is %s", describeFiles(pkg, m, matched[:min(len(matched), 5)]))
+		fmt.Fprintf(&b, "; in the package it is %s", describeFiles(pkg, m, matched))
+	case glob && cut:
+		fmt.Fprintf(&b, "; it matches none of the package's first %d data files an error looks at (the package has more)", len(files))
+	case glob:
+		fmt.Fprintf(&b, "; it matches no file of the package either")
 	default:
 		fmt.Fprintf(&b, "; the package has no file %s either", clean)
 	}
 	if len(matched) == 0 {
+		closest := "the package's files closest to it"
+		if cut {
+			closest = "the closest to it of the files an error looks at (the package has more)"
+		}
 		if c := closestFiles(clean, files, 3); len(c) > 0 {
-			rule += "; the package's files closest to it: " + describeFiles(pkg, m, c)
+			rule += "; " + closest + ": " + describeFiles(pkg, m, c)
 		} else if len(files) > 0 {
-			rule += "; the package's files: " + describeFiles(pkg, m, files[:min(len(files), 5)])
+			rule += "; " + some + ": " + describeFiles(pkg, m, files[:min(len(files), 5)])
 		}
 	}
 	return &engine.RefusedError{Reason: b.String(), Rule: rule + "."}
@@ -448,7 +509,8 @@ func sourceProblem(m *catalog.Model, reason string) string {
 		first += fmt.Sprintf(" (paths are relative to the package folder %s/%s)", pkg.Project.Name, pkg.Name)
 	}
 	if mt := duckNoFiles.FindStringSubmatch(first); mt != nil && !filepath.IsAbs(mt[1]) && len(mt[1]) <= maxEchoPath {
-		if c := closestFiles(mt[1], packageFiles(pkg.Dir), 3); len(c) > 0 {
+		files, _ := packageFiles(pkg.Dir)
+		if c := closestFiles(mt[1], files, 3); len(c) > 0 {
 			first += "; the package's files closest to it: " + strings.Join(c, ", ")
 		}
 	}
@@ -519,7 +581,11 @@ func describeTimeoutProblem(to *engine.TimeoutError, src, sqlText string, budget
 	if queryTimeout > had {
 		return fmt.Sprintf("not done %s; run %s with execute_query, which may take up to %s, or add a WHERE condition to read part of the source", within, sqlText, queryTimeout)
 	}
-	return fmt.Sprintf("not done %s, which execute_query has too, so running it again will not finish either: the source is large or its SQL slow. Its columns above are complete; with execute_query, read part of it (SELECT … FROM %s WHERE a condition on its columns) or aggregate part of it", within, quoteIdent(src))
+	limit := "which execute_query has too"
+	if queryTimeout < had {
+		limit = fmt.Sprintf("and execute_query's limit is shorter (%s)", queryTimeout)
+	}
+	return fmt.Sprintf("not done %s, %s, so running it again will not finish either: the source is large or its SQL slow. Its columns above are complete; with execute_query, read part of it (SELECT … FROM %s WHERE a condition on its columns) or aggregate part of it", within, limit, quoteIdent(src))
 }
 
 // duckICUAdvice is DuckDB's advice for a TIMESTAMP written with a time zone

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -93,6 +95,11 @@ func TestDescribeTimeoutAdvice(t *testing.T) {
 	got = describeTimeoutProblem(&engine.TimeoutError{Limit: time.Second}, "big", `SELECT count(*) FROM "big"`, time.Second, time.Second)
 	if strings.Contains(got, "run SELECT count(*)") || !strings.Contains(got, "which execute_query has too") || !strings.Contains(got, `SELECT … FROM "big" WHERE`) {
 		t.Errorf("same limit: %q", got)
+	}
+	// describe's limit longer than execute_query's: not "has too".
+	got = describeTimeoutProblem(&engine.TimeoutError{Limit: 10 * time.Second}, "big", `SELECT count(*) FROM "big"`, 10*time.Second, 5*time.Second)
+	if strings.Contains(got, "has too") || !strings.Contains(got, "execute_query's limit is shorter (5s)") || strings.Contains(got, "run SELECT count(*)") {
+		t.Errorf("shorter execute_query limit: %q", got)
 	}
 	// The sample query after a count that used 9.5 s of 10 s had 0.5 s: with
 	// execute_query's 10 s it may well finish.
@@ -386,7 +393,8 @@ func TestLookAlikeNoteMatchesFirst(t *testing.T) {
 }
 
 // TestPackageFilesBounded: the files an error lists are found reading at most
-// a budget of entries, data files or not; within it, in walk order.
+// a budget of entries, data files or not; within it, in walk order; a listing
+// cut short says so.
 func TestPackageFilesBounded(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{"zz/sub/x.csv": "x\n", "a.csv": "x\n", ".hidden/y.csv": "y\n", "manifest.json": "{}"}
@@ -394,10 +402,74 @@ func TestPackageFilesBounded(t *testing.T) {
 		files[fmt.Sprintf("junk%02d.bin", i)] = ""
 	}
 	writeFiles(t, dir, files)
-	if got := packageFilesWithin(dir, 10); len(got) > 1 || slices.Contains(got, "zz/sub/x.csv") {
-		t.Errorf("within 10 entries of 34: %q", got)
+	if got, cut := packageFilesWithin(dir, 10); len(got) > 1 || slices.Contains(got, "zz/sub/x.csv") || !cut {
+		t.Errorf("within 10 entries of 34: %q, cut %v", got, cut)
 	}
-	if got, want := packageFiles(dir), []string{"a.csv", "zz/sub/x.csv"}; !slices.Equal(got, want) {
-		t.Errorf("packageFiles = %q, want %q", got, want)
+	if got, cut := packageFiles(dir); !slices.Equal(got, []string{"a.csv", "zz/sub/x.csv"}) || cut {
+		t.Errorf("packageFiles = %q, cut %v; want a.csv, zz/sub/x.csv, not cut", got, cut)
+	}
+	// Exactly the budget: all read, not cut.
+	if got, cut := packageFilesWithin(dir, 36); len(got) != 2 || cut {
+		t.Errorf("within 36 entries of 36: %q, cut %v", got, cut)
+	}
+}
+
+// TestFileRefusalBigPackage: in a package whose listing is cut (20,001 files
+// in one folder), a file the SQL names is looked up by its path: one that is
+// there is named, one that is not is said to be missing, and a pattern that
+// matches none of the files looked at is not said to match nothing.
+func TestFileRefusalBigPackage(t *testing.T) {
+	dir := t.TempDir()
+	pkgDir := filepath.Join(dir, "p", "k")
+	for _, d := range []string{"a_parts", "data"} {
+		if err := os.MkdirAll(filepath.Join(pkgDir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range maxPackageEntries + 1 {
+		if err := os.WriteFile(filepath.Join(pkgDir, "a_parts", fmt.Sprintf("part%05d.csv", i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFiles(t, pkgDir, map[string]string{"data/orders.csv": "id\n1\n", ".hidden/notes.csv": "x\n"})
+	// A link out of the package, and a folder link out of it.
+	outside := filepath.Join(dir, "outside")
+	writeFiles(t, outside, map[string]string{"secret.csv": "x\n"})
+	if err := os.Symlink(filepath.Join(outside, "secret.csv"), filepath.Join(pkgDir, "data", "secret.csv")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(pkgDir, "ext")); err != nil {
+		t.Fatal(err)
+	}
+	pkg := &catalog.Package{Project: &catalog.Project{Name: "p"}, Name: "k", Dir: pkgDir}
+	m := &catalog.Model{Package: pkg, Name: "m"}
+	pkg.Models = []*catalog.Model{m}
+	for _, tc := range []struct {
+		file    string
+		want    []string
+		wantNot []string
+	}{
+		{"data/orders.csv", []string{"in the package it is data/orders.csv (no source reads it)"}, []string{"has no file"}},
+		{"./data//orders.csv", []string{"in the package it is data/orders.csv"}, []string{"has no file"}},
+		{"data/ordrs.csv", []string{"the package has no file data/ordrs.csv either", "the package has more"}, nil},
+		{"data/secret.csv", []string{"the package has no file data/secret.csv"}, []string{"it is data/secret.csv"}},
+		{"ext/secret.csv", []string{"the package has no file ext/secret.csv"}, []string{"it is ext/secret.csv"}},
+		{".hidden/notes.csv", []string{"the package has no file .hidden/notes.csv"}, nil},
+		{"data/*.csv", []string{"it matches none of the package's first", "the package has more"}, []string{"no file", "matches no file"}},
+	} {
+		err := fileRefusal(&engine.RefusedError{Reason: fmt.Sprintf("Cannot access file %q", tc.file)}, m)
+		if err == nil {
+			t.Fatalf("%s: no answer", tc.file)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: %q missing from %q", tc.file, w, err)
+			}
+		}
+		for _, w := range tc.wantNot {
+			if strings.Contains(err.Error(), w) {
+				t.Errorf("%s: %q in %q", tc.file, w, err)
+			}
+		}
 	}
 }

@@ -877,7 +877,7 @@ func checkParams(q *catalog.Query, in map[string]any) (map[string]any, error) {
 				return nil, fmt.Errorf("parameter %q must be a string (%s), got %v", p.Name, p.Type, jsonText(v))
 			}
 		}
-		if err := checkTypedValue(p, v); err != nil {
+		if err := checkTypedValue(queryEngine(q), p, v); err != nil {
 			return nil, err
 		}
 		out[p.Name] = v
@@ -908,21 +908,37 @@ func checkParams(q *catalog.Query, in map[string]any) (map[string]any, error) {
 func paramValueError(q *catalog.Query, params map[string]any, err error) error {
 	var se *engine.SQLError
 	if q == nil || !errors.As(err, &se) ||
-		!strings.Contains(se.Message, "Conversion Error") && !strings.Contains(se.Message, "invalid input syntax") {
+		!strings.Contains(se.Message, "Conversion Error") && !strings.Contains(se.Message, "invalid input syntax") && !pgValueStates[se.SQLState] {
 		return nil
 	}
 	// Only the message's first line: after it, DuckDB quotes the SQL (LINE 1:
 	// …), whose literals (an empty one, 'x') would match any short value.
 	first, _, _ := strings.Cut(se.Message, "\n")
+	// PostgreSQL names only the zone it does not know: time zone "mars/olympus"
+	// not recognized.
+	zone := pgUnknownZone.FindStringSubmatch(first)
 	for _, p := range q.Params {
 		// DuckDB quotes the value either way: date field value out of range:
 		// "2025-13-45"; Could not convert string 'yesterday' to INTERVAL.
-		if v, ok := params[p.Name].(string); ok && v != "" && (strings.Contains(first, `"`+v+`"`) || strings.Contains(first, `'`+v+`'`)) {
+		// PostgreSQL with double quotes: date/time field value out of range:
+		// "2025-02-30 09:30"; time zone displacement out of range: "…+16".
+		v, ok := params[p.Name].(string)
+		if ok && v != "" && (strings.Contains(first, `"`+v+`"`) || strings.Contains(first, `'`+v+`'`) ||
+			zone != nil && strings.Contains(strings.ToLower(v), " "+zone[1])) {
 			return fmt.Errorf("parameter %q must be a %s, and the engine could not read %s as one (%s); call again with a value of that type", p.Name, p.Type, jsonText(v), se.Message)
 		}
 	}
 	return nil
 }
+
+// pgValueStates are PostgreSQL's SQLSTATEs for a value it cannot read as its
+// type: invalid_datetime_format, datetime_field_overflow,
+// invalid_time_zone_displacement_value, invalid_parameter_value (a time zone it
+// does not know), invalid_text_representation and untranslatable_character
+// (\u0000 in a jsonb).
+var pgValueStates = map[string]bool{"22007": true, "22008": true, "22009": true, "22023": true, "22P02": true, "22P05": true}
+
+var pgUnknownZone = regexp.MustCompile(`time zone "([^"]+)" not recognized`)
 
 func jsonText(v any) string {
 	b, _ := json.Marshal(v)

@@ -175,6 +175,53 @@ func TestParamValueErrorFirstLine(t *testing.T) {
 	}
 }
 
+// TestParamValueErrorPostgres: PostgreSQL's errors for a value it cannot read
+// (by SQLSTATE, the value in double quotes, or the zone it does not know) are
+// blamed on the parameter.
+func TestParamValueErrorPostgres(t *testing.T) {
+	q := &catalog.Query{Name: "q", Params: []catalog.Param{{Name: "at", Type: "TIMESTAMPTZ"}}}
+	for _, tc := range []struct {
+		v     string
+		err   *engine.SQLError
+		blame bool
+	}{
+		{"2024-02-30 09:30", &engine.SQLError{Engine: "postgres", SQLState: "22008", Message: `date/time field value out of range: "2024-02-30 09:30"`}, true},
+		{"2024-07-14 09:30+16", &engine.SQLError{Engine: "postgres", SQLState: "22009", Message: `time zone displacement out of range: "2024-07-14 09:30+16"`}, true},
+		{"2024-07-14 09:30 Mars/Olympus", &engine.SQLError{Engine: "postgres", SQLState: "22023", Message: `time zone "mars/olympus" not recognized`}, true},
+		{"2024-07-14 09:30 UTC", &engine.SQLError{Engine: "postgres", SQLState: "22023", Message: `time zone "mars/olympus" not recognized`}, false},
+		{"2024-07-14", &engine.SQLError{Engine: "postgres", SQLState: "42703", Message: `column "x" does not exist`}, false},
+	} {
+		pe := paramValueError(q, map[string]any{"at": tc.v}, tc.err)
+		if (pe != nil) != tc.blame || pe != nil && !strings.Contains(pe.Error(), `parameter "at" must be a TIMESTAMPTZ`) {
+			t.Errorf("%q, %v: %v", tc.v, tc.err, pe)
+		}
+	}
+}
+
+// TestCheckParamsByEngine: checkParams checks a value as the query's model's
+// engine reads it.
+func TestCheckParamsByEngine(t *testing.T) {
+	for _, tc := range []struct {
+		eng, typ, v string
+		ok          bool
+	}{
+		{catalog.EnginePostgres, "TIMESTAMPTZ", "2024-07-14T09:30Z", true},
+		{catalog.EngineDuckDB, "TIMESTAMPTZ", "2024-07-14T09:30Z", false},
+		{"", "TIMESTAMPTZ", "2024-07-14T09:30Z", false}, // a manifest without engine: DuckDB
+		{catalog.EnginePostgres, "TIMETZ", "09:30+02", true},
+		{catalog.EngineDuckDB, "TIMETZ", "09:30+02", false},
+		{catalog.EnginePostgres, "UUID", "-123e4567e89b12d3a456426614174000", false},
+		{catalog.EngineDuckDB, "UUID", "-123e4567e89b12d3a456426614174000", true},
+		{catalog.EnginePostgres, "DATE", "2024-13-01", false},
+	} {
+		q := &catalog.Query{Name: "q", Model: &catalog.Model{Package: &catalog.Package{Engine: tc.eng}}, Params: []catalog.Param{{Name: "v", Type: tc.typ}}}
+		_, err := checkParams(q, map[string]any{"v": tc.v})
+		if (err == nil) != tc.ok {
+			t.Errorf("%s %s %q: %v, want accepted: %v", tc.eng, tc.typ, tc.v, err, tc.ok)
+		}
+	}
+}
+
 // TestClassifyOutOfMemory: a query stopped for memory is its own kind, with a hint.
 func TestClassifyOutOfMemory(t *testing.T) {
 	te := classify(fmt.Errorf("query: %w", &engine.MemoryError{Limit: "512MB", Detail: "Out of Memory Error: …"}))

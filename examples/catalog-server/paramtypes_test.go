@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
 	"database/sql"
+	"os"
 	"strings"
 	"testing"
 
 	_ "github.com/duckdb/duckdb-go/v2"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/wiremcp/wiremcp/examples/catalog-server/catalog"
 )
@@ -37,6 +40,25 @@ var typedCases = []struct {
 	{"DATE", "today", false},
 	{"DATE", "20240714", false},
 	{"DATE", "5881581-07-10", false},
+	// DuckDB's DATE range, both sides of each end.
+	{"DATE", "5881580-07-10", true},
+	{"DATE", "5881580-07-11", false},
+	{"DATE", "5881580-12-31", false},
+	{"DATE", "5881580-07-10 24:00:00", true}, // the time is not read
+	{"DATE", "5877642-06-25 (BC)", true},
+	{"DATE", "5877642-06-24 (BC)", false},
+	{"DATE", "5877642-01-01 (BC)", false},
+	{"DATE", "290310-01-01 (BC)", true},
+	{"DATE", "9999999-01-01 (BC)", false},
+	{"DATE", "0000-01-01", true}, // 1 BC
+	{"DATE", "0000-01-01 (BC)", false},
+	{"DATE", "0001-01-01 (BC)", true},
+	{"DATE", " 2024-07-14", true},
+	{"DATE", "2024-07-14 ", true},
+	{"DATE", "\t2024-07-14\n", true},
+	{"DATE", "2024-07-14 (BC) ", true},
+	{"DATE", "2024-07-14 09:30 ", true},
+	{"DATE", " infinity ", true},
 
 	{"TIMESTAMP", "2024-07-14 09:30:00", true},
 	{"TIMESTAMP", "2024-07-14T09:30:00.123456", true},
@@ -64,6 +86,73 @@ var typedCases = []struct {
 	{"TIMESTAMP", "2024-07-14 09:30:00+2", false},
 	{"TIMESTAMP", "now", false},
 	{"TIMESTAMP", "294248-01-10", false},
+	// DuckDB's TIMESTAMP range: the largest is 294247-01-10 04:00:54.775806
+	// (the next microsecond is infinity); before the year 1 only a date is
+	// read, from 290309-12-22 (BC).
+	{"TIMESTAMP", "294247-01-10 04:00:54.775806", true},
+	{"TIMESTAMP", "294247-01-10 04:00:54.7758069", true}, // the 7th digit is dropped
+	{"TIMESTAMP", "294247-01-10 04:00:54.775807", false},
+	{"TIMESTAMP", "294247-01-10 04:00:55", false},
+	{"TIMESTAMP", "294247-01-10", true},
+	{"TIMESTAMP", "294247-01-09 24:00:00", true},
+	{"TIMESTAMP", "294247-01-10 24:00:00", false},
+	{"TIMESTAMP", "294247-12-31", false},
+	{"TIMESTAMP", "294247-01-10 04:00:54-02", true}, // the offset is dropped
+	{"TIMESTAMP", "294247-01-10 05:00:54-02", false},
+	{"TIMESTAMP", "290309-12-22 (BC)", true},
+	{"TIMESTAMP", "290309-12-21 (BC)", false},
+	{"TIMESTAMP", "290310-01-01 (BC)", false},
+	{"TIMESTAMP", "0000-01-01", true},
+	{"TIMESTAMP", "0000-01-01 (BC)", false},
+	{"TIMESTAMP", "2024-07-14 09:30:00 (BC)", false},
+	{"TIMESTAMP_S", "294247-01-10 04:00:54", true},
+	{"TIMESTAMP_S", "294247-01-10 04:00:55", false},
+	{"TIMESTAMP_S", "290309-12-22 (BC)", true},
+	{"TIMESTAMP_S", "290309-12-21 (BC)", false},
+	{"TIMESTAMP_MS", "294247-01-10 04:00:54.775", true},
+	{"TIMESTAMP_MS", "294247-01-10 04:00:54.776", false},
+	{"TIMESTAMP_MS", "290309-12-22 (BC)", true},
+	// TIMESTAMP_NS: from 1677-09-22 to 2262-04-11 23:47:16.854775806, in UTC
+	// (an offset is applied).
+	{"TIMESTAMP_NS", "2024-07-14 09:30:00.123456789", true},
+	{"TIMESTAMP_NS", "1677-09-22 00:00:00", true},
+	{"TIMESTAMP_NS", "1677-09-21 24:00:00", true},
+	{"TIMESTAMP_NS", "1677-09-21 23:59:59", false},
+	{"TIMESTAMP_NS", "1677-09-22 00:00:00+01", false},
+	{"TIMESTAMP_NS", "1677-09-22 00:30:00-01", true},
+	{"TIMESTAMP_NS", "1600-01-01", false},
+	{"TIMESTAMP_NS", "2262-04-11 23:47:16.854775806", true},
+	{"TIMESTAMP_NS", "2262-04-11 23:47:16.8547758069", true},
+	{"TIMESTAMP_NS", "2262-04-11 23:47:16.854775807", false},
+	{"TIMESTAMP_NS", "2262-04-11 23:47:17", false},
+	{"TIMESTAMP_NS", "2262-04-11 23:00:00-01", false},
+	{"TIMESTAMP_NS", "2262-04-11 23:00:00+01", true},
+	{"TIMESTAMP_NS", "2262-04-12", false},
+	{"TIMESTAMP_NS", "10000-01-01", false},
+	{"TIMESTAMP_NS", "2024-07-14 (BC)", false},
+	{"TIMESTAMP_NS", "2024-07-14 09:30:00 UTC", true},
+	{"TIMESTAMP_NS", "2024-07-14 09:30:00 Europe/Paris", false},
+	{"TIMESTAMP_NS", "infinity", true},
+	// Offsets: two digits of hours, then :MM[:SS] or MM, any value.
+	{"TIMESTAMP", "2024-07-14 09:30:00+05:30:30", true},
+	{"TIMESTAMP", "2024-07-14 09:30:00+053030", false},
+	{"TIMESTAMP", "2024-07-14 09:30:00+05:3030", false},
+	{"TIMESTAMP", "2024-07-14 09:30:00+0530:30", false},
+	{"TIMESTAMP", "2024-07-14 09:30:00+16", true},
+	{"TIMESTAMP", "2024-07-14 09:30:00+15:60", true},
+	{"TIMESTAMP", "2024-07-14 09:30:00+123", false},
+	// Spaces around: skipped, but one after the value needs seconds before it.
+	{"TIMESTAMP", "2024-07-14 09:30:00 ", true},
+	{"TIMESTAMP", " 2024-07-14 09:30:00", true},
+	{"TIMESTAMP", "2024-07-14 09:30:00Z ", true},
+	{"TIMESTAMP", "2024-07-14 09:30:00 UTC ", true},
+	{"TIMESTAMP", " infinity ", true},
+	{"TIMESTAMP", "2024-07-14 09:30 ", false},
+	{"TIMESTAMP", "2024-07-14 ", false},
+	{"TIMESTAMP", "2024-07-14 (BC) ", false},
+	// A fraction past 6 digits is dropped.
+	{"TIMESTAMP", "2024-07-14 24:00:00.0000001", true},
+	{"TIMESTAMP", "2024-07-14 24:00:00.000001", false},
 
 	{"TIMESTAMPTZ", "2024-07-14T09:30:00Z", true},
 	{"TIMESTAMPTZ", "2024-07-14 09:30:00+02:00", true},
@@ -86,6 +175,19 @@ var typedCases = []struct {
 	{"TIMESTAMPTZ", "2024-07-14 09:30 Europe/Paris", false},
 	{"TIMESTAMPTZ", "2024-07-14 09:30:00EST", false},
 	{"TIMESTAMPTZ", "2024-07-14 09:61", false},
+	{"TIMESTAMPTZ", "2024-07-14 09:30:00+053030", false},
+	{"TIMESTAMPTZ", "2024-07-14 09:30:00+05:30:30", true},
+	{"TIMESTAMPTZ", "2024-07-14 09:30:00+99", true},
+	{"TIMESTAMPTZ", "2024-07-14 09:30:00 ", true},
+	{"TIMESTAMPTZ", "2024-07-14 09:30:00 Europe/Paris ", true},
+	{"TIMESTAMPTZ", "2024-07-14 09:30 ", false},
+	{"TIMESTAMPTZ", "294247-01-10 04:00:54+02", true},
+	{"TIMESTAMPTZ", "294247-01-10 04:00:54-02", false},
+	{"TIMESTAMPTZ", "294247-01-10 05:00:54+01", false},
+	{"TIMESTAMPTZ", "294247-01-10 04:00:55", false},
+	{"TIMESTAMPTZ", "294247-12-31", false},
+	{"TIMESTAMPTZ", "290309-12-22 (BC)", true},
+	{"TIMESTAMPTZ", "290309-12-21 (BC)", false},
 
 	{"TIME", "09:30", true},
 	{"TIME", "9:30:15.5", true},
@@ -103,6 +205,15 @@ var typedCases = []struct {
 	{"TIME", "09:30+02", false},
 	{"TIME", "noon", false},
 	{"TIME", "allballs", false},
+	{"TIME", "24:00:00.0000001", true}, // the 7th digit is dropped
+	{"TIME", "24:00:00.0000009", true},
+	{"TIME", "24:00:00.000001", false},
+	{"TIME", "23:59:59.9999999", true},
+	{"TIME", " 09:30", true},
+	{"TIME", "09:30:00 ", true},
+	{"TIME", "\t09:30:00\t", true},
+	{"TIME", "09:30 ", false},
+	{"TIME", "09:30:00Z ", true},
 
 	{"TIMETZ", "09:30:00+02:00", true},
 	{"TIMETZ", "09:30:00+02", true},
@@ -121,6 +232,21 @@ var typedCases = []struct {
 	{"TIMETZ", "09:30:00+2", false},
 	{"TIMETZ", "09:30:00 UTC", false},
 	{"TIMETZ", "24:00:00.5", false},
+	{"TIMETZ", "24:00:00.0000001+02", true},
+	{"TIMETZ", " 09:30:00+02 ", true},
+	{"TIMETZ", "09:30 ", false},
+	// Offsets up to 15:59:59 in all (+05:60 is +06:00), written in any of
+	// these ways.
+	{"TIMETZ", "09:30:00+15:60", false},
+	{"TIMETZ", "09:30:00+15:59:59", true},
+	{"TIMETZ", "09:30:00+15:59:60", false},
+	{"TIMETZ", "09:30:00-15:59:59", true},
+	{"TIMETZ", "09:30:00+05:60", true},
+	{"TIMETZ", "09:30:00+1600", false},
+	{"TIMETZ", "09:30:00+053030", true},
+	{"TIMETZ", "09:30:00+05:3030", true},
+	{"TIMETZ", "09:30:00+0530:30", true},
+	{"TIMETZ", "09:30:00 -0530", true},
 
 	{"UUID", "123e4567-e89b-12d3-a456-426614174000", true},
 	{"UUID", "{123E4567-E89B-12D3-A456-426614174000}", true},
@@ -134,6 +260,28 @@ var typedCases = []struct {
 	{"UUID", "123e4567-e89b-12d3-a456-4266141740000", false},
 	{"UUID", "{123e4567-e89b-12d3-a456-426614174000", false},
 	{"UUID", "123e4567-e89b-12d3-a456-42661417400g", false},
+	// DuckDB reads hyphens anywhere (PostgreSQL does not).
+	{"UUID", "-123e4567e89b12d3a456426614174000", true},
+	{"UUID", "123e4567e89b12d3a456426614174000-", true},
+	{"UUID", "123e4567--e89b-12d3-a456-426614174000", true},
+	{"UUID", "{-123e4567e89b12d3a456426614174000}", true},
+	{"UUID", " 123e4567-e89b-12d3-a456-426614174000", false},
+	{"UUID", "123e4567-e89b-12d3-a456-426614174000 ", false},
+
+	{"JSON", `{"a": [1, 2]}`, true},
+	{"JSON", ` {"a":1} `, true},
+	{"JSON", `{a: 1}`, false},
+	{"JSON", `{"a":1}x`, false},
+	{"JSON", `"\u0000"`, true},
+	{"JSON", `"\ud800\udc00"`, true},
+	{"JSON", `"\uD800\uDC00"`, true},
+	{"JSON", `"\\ud800"`, true}, // a backslash, then ud800
+	{"JSON", `"\ud800"`, false},
+	{"JSON", `"\udc00"`, false},
+	{"JSON", `"\ud800x"`, false},
+	{"JSON", `"\ud800\u0041"`, false},
+	{"JSON", `["\ud800"]`, false},
+	{"JSON", `{"\ud800": 1}`, false},
 
 	{"DECIMAL(5,2)", 999.99, true},
 	{"DECIMAL(5,2)", -12.5, true},
@@ -148,6 +296,12 @@ var typedCases = []struct {
 	{"DECIMAL(3,0)", 999.4, true},
 	{"DECIMAL(3,0)", 999.5, false},
 	{"DECIMAL(4,2)", 99.995, false}, // a DOUBLE a little above 99.995
+	{"DECIMAL(3,2)", 9.995, true},   // a DOUBLE a little below: 9.99
+	{"DECIMAL(38,37)", 9.999999999999998, true},
+	{"DECIMAL(34,33)", 9.999999999999998, true},
+	{"DECIMAL(35,33)", 99.99999999999997, true},
+	{"DECIMAL(33,32)", 9.999999999999998, false}, // 10 once times 1e32 as a DOUBLE
+	{"DECIMAL(38,0)", 1e38, false},
 }
 
 // TestTypedParamsAgreeWithDuckDB: for every value of typedCases, the check
@@ -170,7 +324,7 @@ func TestTypedParamsAgreeWithDuckDB(t *testing.T) {
 		if (duckErr == nil) != tc.ok {
 			t.Errorf("%s %#v: DuckDB answers %q, %v; the table says it reads it: %v", tc.typ, tc.v, got, duckErr, tc.ok)
 		}
-		checkErr := checkTypedValue(catalog.Param{Name: "v", Type: tc.typ}, tc.v)
+		checkErr := checkTypedValue(catalog.EngineDuckDB, catalog.Param{Name: "v", Type: tc.typ}, tc.v)
 		if (checkErr == nil) != (duckErr == nil) {
 			t.Errorf("%s %#v: the check says %v; DuckDB answers %q, %v", tc.typ, tc.v, checkErr, got, firstLine(duckErr))
 		}
@@ -178,25 +332,210 @@ func TestTypedParamsAgreeWithDuckDB(t *testing.T) {
 }
 
 // TestTypedParamTypeNames: PostgreSQL's long names of the time types, and a
-// precision, are checked as the type they spell.
+// precision, are checked as the type they spell, by the model's engine.
 func TestTypedParamTypeNames(t *testing.T) {
 	for _, tc := range []struct {
-		typ, v string
-		ok     bool
+		eng, typ, v string
+		ok          bool
 	}{
-		{"timestamp with time zone", "2024-07-14 09:30:00 Europe/Paris", true},
-		{"timestamp with time zone", "2024-07-14 09:30:00 +02:00", false},
-		{"TIMESTAMP WITHOUT TIME ZONE", "2024-07-14 09:30:00 Europe/Paris", false},
-		{"timestamp without time zone", "2024-07-14 09:30:00", true},
-		{"timestamp(3) with time zone", "yesterday", false},
-		{"time with time zone", "09:30:00 +02:00", true},
-		{"time with time zone", "09:30:00Z", false},
-		{"time without time zone", "noon", false},
-		{"timestamptz(6)", "2024-07-14 09:30Z", false},
+		{catalog.EngineDuckDB, "timestamp with time zone", "2024-07-14 09:30:00 Europe/Paris", true},
+		{catalog.EngineDuckDB, "timestamp with time zone", "2024-07-14 09:30:00 +02:00", false},
+		{catalog.EngineDuckDB, "TIMESTAMP WITHOUT TIME ZONE", "2024-07-14 09:30:00 Europe/Paris", false},
+		{catalog.EngineDuckDB, "timestamp without time zone", "2024-07-14 09:30:00", true},
+		{catalog.EngineDuckDB, "timestamp(3) with time zone", "yesterday", false},
+		{catalog.EngineDuckDB, "time with time zone", "09:30:00 +02:00", true},
+		{catalog.EngineDuckDB, "time with time zone", "09:30:00Z", false},
+		{catalog.EngineDuckDB, "time without time zone", "noon", false},
+		{catalog.EngineDuckDB, "timestamptz(6)", "2024-07-14 09:30Z", false},
+		// PostgreSQL reads all of these (TestTypedParamsAgreeWithPostgres).
+		{catalog.EnginePostgres, "timestamp with time zone", "2024-07-14 09:30:00 +02:00", true},
+		{catalog.EnginePostgres, "TIMESTAMP WITHOUT TIME ZONE", "2024-07-14 09:30:00 Europe/Paris", true},
+		{catalog.EnginePostgres, "timestamp(3) with time zone", "yesterday", true},
+		{catalog.EnginePostgres, "time with time zone", "09:30:00Z", true},
+		{catalog.EnginePostgres, "time without time zone", "allballs", true},
+		{catalog.EnginePostgres, "timestamptz(6)", "2024-07-14 09:30Z", true},
+		{catalog.EnginePostgres, "timestamptz(6)", "2024-13-14 09:30Z", false},
+		{catalog.EnginePostgres, "time(0) with time zone", "09:61+02", false},
 	} {
-		err := checkTypedValue(catalog.Param{Name: "v", Type: tc.typ}, tc.v)
+		err := checkTypedValue(tc.eng, catalog.Param{Name: "v", Type: tc.typ}, tc.v)
 		if (err == nil) != tc.ok {
-			t.Errorf("%s %q: %v, want accepted: %v", tc.typ, tc.v, err, tc.ok)
+			t.Errorf("%s %s %q: %v, want accepted: %v", tc.eng, tc.typ, tc.v, err, tc.ok)
+		}
+	}
+}
+
+// pgTypedCases are values for the checked types of a PostgreSQL model, each
+// with whether PostgreSQL 15 reads it as that type (pg) and whether the check
+// refuses it before the query runs (pre: only values PostgreSQL refuses, and
+// surely so; the others go to PostgreSQL, whose error names the parameter).
+// Numbers are bound as the float64 a JSON number is, through pgx, as the
+// engine binds them.
+var pgTypedCases = []struct {
+	typ     string
+	v       any
+	pg, pre bool
+}{
+	// What DuckDB refuses and PostgreSQL reads.
+	{"TIMESTAMPTZ", "2024-07-14T09:30Z", true, false},
+	{"TIMESTAMPTZ", "2024-07-14 09:30+02:00", true, false},
+	{"TIMESTAMPTZ", "2024-07-14 09:30:00 +02:00", true, false},
+	{"TIMESTAMPTZ", "2024-07-14 09:30:00 Z", true, false},
+	{"TIMESTAMPTZ", "2024-07-14 09:30 UTC", true, false},
+	{"TIMESTAMPTZ", "2024-07-14 09:30 Europe/Paris", true, false},
+	{"TIMESTAMPTZ", "2024-07-14 09:30 ", true, false},
+	{"TIMESTAMPTZ", "294276-12-31 23:59:59.999999", true, false},
+	{"TIMESTAMPTZ", "294277-01-01 10:00+15", true, false},
+	{"TIMESTAMPTZ", "July 14, 2024 09:30", true, false},
+	{"TIMESTAMPTZ", "now", true, false},
+	{"TIMESTAMP", "2024-07-14T09:30Z", true, false},
+	{"TIMESTAMP", "2024-07-14 09:30+02", true, false},
+	{"TIMESTAMP", "2024-07-14 09:30:00 Europe/Paris", true, false},
+	{"TIMESTAMP", "2024-07-14 09:30 BC", true, false},
+	{"TIMESTAMP", "2024-07-14 (BC)", true, false},
+	{"TIMESTAMP", "2024-07-14 09:30:60", true, false}, // 09:31:00
+	{"TIMESTAMP", "2024-07-14 23:59:60", true, false},
+	{"TIMESTAMP", "2024-07-14 24:00:00.0000001", true, false},
+	{"TIMESTAMP", "2024-07-14 09:30:00+05:3", true, false},
+	{"TIMESTAMP", "2024-07-14 ", true, false},
+	{"TIMESTAMP", "yesterday", true, false},
+	{"TIMETZ", "09:30:00Z", true, false},
+	{"TIMETZ", "09:30+02", true, false},
+	{"TIMETZ", "09:30:00+5", true, false},
+	{"TIMETZ", "09:30 ", true, false},
+	{"time with time zone", "09:30:00Z", true, false},
+	{"timestamptz(6)", "2024-07-14 09:30Z", true, false},
+	{"TIME", "09:30:60", true, false},
+	{"TIME", "23:59:60", true, false},
+	{"TIME", "24:00:00.0000004", true, false},
+	{"TIME", "2024-07-14 09:30:00", true, false},
+	{"TIME", "allballs", true, false},
+	{"TIME", " 09:30 ", true, false},
+	{"DATE", "yesterday", true, false},
+	{"DATE", "2024-07-14 BC", true, false},
+	{"DATE", "0005-02-29 BC", true, false}, // 5 BC is a leap year
+	{"DATE", "2024-7-4", true, false},
+	{"DATE", "July 14, 2024", true, false},
+	{"DATE", "10000-01-01", true, false},
+	{"DATE", " 2024-07-14 ", true, false},
+	{"DATE", "5874897-12-31", true, false},
+	{"DATE", "4714-11-24 BC", true, false},
+
+	// Nonsense, refused before the query.
+	{"DATE", "2024-13-01", false, true},
+	{"DATE", "2023-02-29", false, true},
+	{"DATE", "2024-02-29 BC", false, true},
+	{"DATE", "0004-02-29 BC", false, true},
+	{"DATE", "2024-00-10", false, true},
+	{"DATE", "0000-01-01", false, true},
+	{"TIMESTAMP", "2024-07-14 25:00", false, true},
+	{"TIMESTAMP", "2024-07-14 24:00:01", false, true},
+	{"TIMESTAMP", "2024-07-14 09:60", false, true},
+	{"TIMESTAMP", "2024-07-14 23:59:60.5", false, true},
+	{"TIMESTAMP", "2024-07-14 09:30:61", false, true},
+	{"TIMESTAMPTZ", "2025-13-45 09:30Z", false, true},
+	{"TIMESTAMPTZ", "2024-07-14T09:61Z", false, true},
+	{"TIME", "09:60", false, true},
+	{"TIME", "24:00:00.000001", false, true},
+	{"TIME", "2024-13-01 09:30:00", false, true},
+	{"TIMETZ", "25:00+02", false, true},
+
+	// Left to PostgreSQL, which refuses them and names the value.
+	{"DATE", "5874898-01-01", false, false},
+	{"DATE", "4714-11-23 BC", false, false},
+	{"DATE", "20241301", false, false},
+	{"DATE", "someday", false, false},
+	{"TIMESTAMP", "294277-01-01", false, false},
+	{"TIMESTAMP", "2024-07-14 09:30:00+053030", false, false},
+	{"TIMESTAMP", "2024-07-14 09:30:00+16", false, false},
+	{"TIMESTAMPTZ", "2024-07-14 09:30:00 Mars/Olympus", false, false},
+	{"TIMESTAMPTZ", "2024-07-14 09:30:00+15:60", false, false},
+	{"TIME", "24:00:00.00000051", false, false}, // rounds to 24:00:00.000001
+	{"TIMETZ", "09:30:00+15:60", false, false},
+	{"TIMETZ", "09:30:00+02abc", false, false},
+
+	{"UUID", "123e4567-e89b-12d3-a456-426614174000", true, false},
+	{"UUID", "{123E4567-E89B-12D3-A456-426614174000}", true, false},
+	{"UUID", "123e4567e89b12d3a456426614174000", true, false},
+	{"UUID", "123e-4567-e89b-12d3-a456-4266-1417-4000", true, false},
+	{"UUID", "123e4567-e89b12d3-a456426614174000", true, false},
+	{"UUID", "{123e4567e89b12d3a456426614174000}", true, false},
+	{"UUID", "-123e4567e89b12d3a456426614174000", false, true},
+	{"UUID", "123e4567e89b12d3a456426614174000-", false, true},
+	{"UUID", "123e4567--e89b-12d3-a456-426614174000", false, true},
+	{"UUID", "{-123e4567e89b12d3a456426614174000}", false, true},
+	{"UUID", "12-3e4567e89b12d3a456426614174000", false, true},
+	{"UUID", " 123e4567-e89b-12d3-a456-426614174000", false, true},
+	{"UUID", "{123e4567-e89b-12d3-a456-426614174000", false, true},
+	{"UUID", "abc", false, true},
+
+	{"JSON", `{"a": [1, 2]}`, true, false},
+	{"JSON", `"\ud800"`, true, false}, // json keeps the text as written
+	{"JSON", `"\u0000"`, true, false},
+	{"JSON", `{a: 1}`, false, true},
+	{"JSONB", `"\ud800\udc00"`, true, false},
+	{"JSONB", `"\ud800"`, false, true},
+	{"JSONB", `"\udc00"`, false, true},
+	{"JSONB", `"\u0000"`, false, true},
+
+	// NUMERIC rounds the decimal text half away from zero.
+	{"DECIMAL(3,2)", 9.99, true, false},
+	{"DECIMAL(3,2)", 9.994, true, false},
+	{"DECIMAL(3,2)", 9.995, false, true}, // 10.00 (DuckDB: 9.99)
+	{"DECIMAL(3,2)", -9.995, false, true},
+	{"DECIMAL(3,2)", 9.999, false, true},
+	{"DECIMAL(4,2)", 99.995, false, true},
+	{"DECIMAL(5,2)", 999.99, true, false},
+	{"DECIMAL(5,2)", 12345.5, false, true},
+	{"NUMERIC(4)", 9999.4, true, false},
+	{"NUMERIC(4)", 9999.5, false, true},
+	{"DECIMAL(3,0)", 999.4, true, false},
+	{"DECIMAL(3,0)", 999.5, false, true},
+	{"DECIMAL(38,37)", 9.999999999999998, true, false},
+	{"DECIMAL(33,32)", 9.999999999999998, true, false}, // DuckDB: too wide
+	{"DECIMAL(38,0)", 9.99999999999999e37, true, false},
+	{"DECIMAL(38,0)", 1e38, false, true},
+	{"NUMERIC(50,2)", 1e47, true, false},
+	{"NUMERIC(50,2)", 1e48, false, true},
+}
+
+// TestTypedParamsAgreeWithPostgres: for every value of pgTypedCases, PostgreSQL
+// reads it as the table says, and the check for a PostgreSQL model refuses
+// exactly the values marked pre — never one PostgreSQL reads. It runs against
+// the server of CATALOG_TEST_PG_DSN (see engine's tests for when it skips).
+func TestTypedParamsAgreeWithPostgres(t *testing.T) {
+	dsn := os.Getenv("CATALOG_TEST_PG_DSN")
+	if dsn == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CATALOG_TEST_PG_DSN is unset under CI: .ci/catalog.sh should have started PostgreSQL")
+		}
+		t.Skip("CATALOG_TEST_PG_DSN is unset: no PostgreSQL to test against (see .ci/catalog.sh)")
+	}
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	// The session's settings the answers depend on, as a fresh server has them.
+	if _, err := conn.Exec(ctx, "SET DateStyle = 'ISO, MDY'; SET TimeZone = 'UTC'"); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range pgTypedCases {
+		cast := "SELECT CAST($1::text AS " + tc.typ + ")::text"
+		if _, num := tc.v.(float64); num {
+			cast = "SELECT CAST($1 AS " + tc.typ + ")::text"
+		}
+		var got string
+		pgErr := conn.QueryRow(ctx, cast, tc.v).Scan(&got)
+		if (pgErr == nil) != tc.pg {
+			t.Errorf("%s %#v: PostgreSQL answers %q, %v; the table says it reads it: %v", tc.typ, tc.v, got, pgErr, tc.pg)
+		}
+		if tc.pg && tc.pre {
+			t.Errorf("%s %#v: the table has the check refuse a value PostgreSQL reads", tc.typ, tc.v)
+		}
+		checkErr := checkTypedValue(catalog.EnginePostgres, catalog.Param{Name: "v", Type: tc.typ}, tc.v)
+		if (checkErr != nil) != tc.pre || checkErr != nil && pgErr == nil {
+			t.Errorf("%s %#v: the check says %v, want a refusal: %v; PostgreSQL answers %q, %v", tc.typ, tc.v, checkErr, tc.pre, got, pgErr)
 		}
 	}
 }

@@ -47,6 +47,10 @@ SELECT id, name, team, salary FROM staff;
 -- @query team_size
 -- @param team VARCHAR
 SELECT count(*) AS people FROM staff WHERE team = @team;
+-- Hours from a moment to midnight UTC of 2024-07-15.
+-- @query hours_left
+-- @param at TIMESTAMPTZ
+SELECT extract(epoch FROM TIMESTAMPTZ '2024-07-15 00:00Z' - @at) / 3600 AS hours;
 `,
 	}
 	writeFiles(t, dir, files)
@@ -70,6 +74,27 @@ SELECT count(*) AS people FROM staff WHERE team = @team;
 	call(t, cs, "execute_query", map[string]any{"path": "company/hr/people/team_size", "parameters": map[string]any{"team": "web"}}, &res)
 	if len(res.Rows) != 1 || res.Rows[0][0] != float64(100) {
 		t.Errorf("named query: %+v", res)
+	}
+	// A TIMESTAMPTZ parameter in forms PostgreSQL reads and DuckDB does not.
+	for v, want := range map[string]float64{"2024-07-14T09:30Z": 14.5, "2024-07-14 09:30 Europe/Paris": 16.5, "2024-07-14 09:30:00 +02:00": 16.5} {
+		res = engine.Result{}
+		if r := call(t, cs, "execute_query", map[string]any{"path": "company/hr/people/hours_left", "parameters": map[string]any{"at": v}}, &res); r.IsError || len(res.Rows) != 1 || res.Rows[0][0] != want {
+			t.Errorf("TIMESTAMPTZ %q: %s", v, text(r))
+		}
+	}
+	// Nonsense is refused before the query; what PostgreSQL refuses is blamed
+	// on the parameter too.
+	for v, want := range map[string]string{
+		"2024-13-14 09:30Z":             "there is no month 13",
+		"2024-07-14 09:30 Mars/Olympus": `time zone "mars/olympus" not recognized`,
+		"2024-07-14 09:30:00+16":        "time zone displacement out of range",
+		"294277-01-01":                  "timestamp out of range",
+	} {
+		var te toolError
+		r := call(t, cs, "execute_query", map[string]any{"path": "company/hr/people/hours_left", "parameters": map[string]any{"at": v}}, &te)
+		if !r.IsError || te.Kind != "invalid" || !strings.Contains(te.Error, `parameter "at" must be a TIMESTAMPTZ`) || !strings.Contains(te.Error, want) {
+			t.Errorf("TIMESTAMPTZ %q: %+v", v, te)
+		}
 	}
 	var te toolError
 	r := call(t, cs, "execute_query", map[string]any{"path": "company/hr/people", "sql": "COMMIT; DROP TABLE staff"}, &te)

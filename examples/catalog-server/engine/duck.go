@@ -84,9 +84,10 @@ type Duck struct {
 	// file names the database open now (a copy after a reopen).
 	file       *duckFile
 	cfg        DuckConfig
-	reopenMu   sync.Mutex // one reopen at a time; guards file, reopened and lastReopen
-	reopened   int        // times the database was opened again
-	lastReopen time.Time
+	reopenMu   sync.Mutex // one reopen at a time; guards file, reopened, lastReopen and lastFailed
+	reopened   int        // times the database was opened again (or tried to be)
+	lastReopen time.Time  // when the database was last opened again
+	lastFailed time.Time  // when the last try to open it again failed (zero after a success)
 	// inUse counts, under mu, the queries on each database (the current one,
 	// and one reopen replaced while queries ran on it); retired holds the
 	// spill folder of a replaced one, removed when its last query ends.
@@ -98,6 +99,12 @@ type Duck struct {
 // FATAL or INTERNAL error sooner after the last reopen is answered, and the
 // database left as it is until one comes later (no reopening in a loop).
 const reopenEvery = 10 * time.Second
+
+// reopenRetry is how long after a failed try to open the database again (its
+// file could not be linked or copied, or DuckDB did not open it) the next one
+// may be made: sooner than reopenEvery, as the database is still unusable, but
+// not at every query.
+const reopenRetry = time.Second
 
 // OpenDuck builds and opens the database of model m. Sources whose SQL fails are
 // reported by Broken and left out; the model still opens.
@@ -238,8 +245,9 @@ func duckFatal(err error) bool {
 // queries do not fail with "database has been invalidated". The queries still
 // running on old keep their connections (DuckDB holds the old database until
 // they close); old is closed for new ones. Nothing happens when another query
-// reopened it already, the model is closing, it is a query process's, or the
-// last reopen was less than reopenEvery ago.
+// reopened it already, the model is closing, it is a query process's, the
+// last reopen was less than reopenEvery ago, or the last try failed less than
+// reopenRetry ago.
 //
 // The caller waits for it: the file holds views alone, so opening it takes
 // milliseconds (at most duckStartLimit), and the queries after it find the
@@ -256,10 +264,10 @@ func (d *Duck) reopen(old *sql.DB) {
 	d.mu.Lock()
 	current, closed := d.db, d.closed
 	d.mu.Unlock()
-	if closed || current != old || !d.lastReopen.IsZero() && time.Since(d.lastReopen) < reopenEvery {
+	if closed || current != old || !d.lastReopen.IsZero() && time.Since(d.lastReopen) < reopenEvery ||
+		!d.lastFailed.IsZero() && time.Since(d.lastFailed) < reopenRetry {
 		return
 	}
-	d.lastReopen = time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), duckStartLimit)
 	defer cancel()
 	// duckdb-go opens a file through DuckDB's instance cache, by path: the
@@ -277,13 +285,18 @@ func (d *Duck) reopen(old *sql.DB) {
 	f.path = filepath.Join(f.tmp, fmt.Sprintf("model-%d.duckdb", d.reopened))
 	f.spill = filepath.Join(f.tmp, fmt.Sprintf("spill-%d", d.reopened))
 	if err := linkOrCopy(prev.path, f.path); err != nil {
-		return // the next query fails as this one did, and tries again
+		// The next query fails as this one did, and tries again if it comes
+		// reopenRetry or more after this try.
+		d.lastFailed = time.Now()
+		return
 	}
 	db, err := openDuckDB(ctx, &f, d.cfg)
 	if err != nil {
 		os.Remove(f.path)
+		d.lastFailed = time.Now()
 		return
 	}
+	d.lastReopen, d.lastFailed = time.Now(), time.Time{}
 	d.mu.Lock()
 	if d.closed {
 		d.mu.Unlock()

@@ -3,6 +3,10 @@ package engine
 import (
 	"context"
 	"errors"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -182,22 +186,96 @@ func TestDuckFatalReopenCleansUp(t *testing.T) {
 	}
 }
 
+// TestDuckReopenRetriesAfterFailure: a try to open an invalidated database
+// again that fails (here: its file is gone, so no copy can be made) does not
+// hold the next tries off for reopenEvery, only for reopenRetry; then the
+// database is opened again.
+func TestDuckReopenRetriesAfterFailure(t *testing.T) {
+	d := openTestDuck(t)
+	ctx := context.Background()
+	d.mu.Lock()
+	db := d.db
+	d.mu.Unlock()
+	if _, err := db.Exec("SELECT * FROM checkpoint('system')"); err == nil || !strings.Contains(err.Error(), "INTERNAL Error") {
+		t.Fatalf("checkpoint('system'): %v", err)
+	}
+	works := func() bool {
+		res, err := d.Query(ctx, "SELECT count(*) FROM items", nil, testLimits)
+		return err == nil && res.Rows[0][0] == int64(3)
+	}
+	file := d.file.path
+	if err := os.Rename(file, file+".aside"); err != nil {
+		t.Fatal(err)
+	}
+	if works() || works() {
+		t.Fatal("a query on the invalidated database worked")
+	}
+	if d.reopened != 1 || d.db != db {
+		t.Fatalf("after a failed try and a query right after it: %d tries, database replaced: %v; want 1 try, not replaced", d.reopened, d.db != db)
+	}
+	if err := os.Rename(file+".aside", file); err != nil {
+		t.Fatal(err)
+	}
+	d.reopenMu.Lock()
+	d.lastFailed = time.Now().Add(-reopenRetry)
+	d.reopenMu.Unlock()
+	if works() || !works() {
+		t.Fatalf("not opened again %s after a failed try (%d tries)", reopenRetry, d.reopened)
+	}
+}
+
 // TestWorkerQueryHookTestOnly: no file of the server's program assigns
 // workerQueryHook; only this package's tests do.
 func TestWorkerQueryHookTestOnly(t *testing.T) {
-	names, _ := filepath.Glob("*.go")
-	for _, name := range names {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		b, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, assign := range []string{"workerQueryHook =", "workerQueryHook=", "&workerQueryHook"} {
-			if strings.Contains(string(b), assign) {
-				t.Errorf("%s assigns workerQueryHook (%q)", name, assign)
+	fset := token.NewFileSet()
+	pkgs, err := parser.ParseDir(fset, ".", func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	isHook := func(e ast.Expr) bool {
+		for {
+			switch x := e.(type) {
+			case *ast.ParenExpr:
+				e = x.X
+				continue
+			case *ast.Ident:
+				return x.Name == "workerQueryHook"
+			case *ast.SelectorExpr: // engine.workerQueryHook, were it reachable so
+				return x.Sel.Name == "workerQueryHook"
 			}
+			return false
 		}
+	}
+	found := 0
+	for _, pkg := range pkgs {
+		for _, f := range pkg.Files {
+			ast.Inspect(f, func(n ast.Node) bool {
+				switch x := n.(type) {
+				case *ast.AssignStmt:
+					for _, l := range x.Lhs {
+						if isHook(l) {
+							t.Errorf("%s assigns workerQueryHook", fset.Position(l.Pos()))
+						}
+					}
+				case *ast.UnaryExpr:
+					if x.Op == token.AND && isHook(x.X) {
+						t.Errorf("%s takes the address of workerQueryHook", fset.Position(x.Pos()))
+					}
+				case *ast.ValueSpec:
+					for i, name := range x.Names {
+						if name.Name == "workerQueryHook" {
+							found++
+							if i < len(x.Values) {
+								t.Errorf("%s declares workerQueryHook with a value", fset.Position(name.Pos()))
+							}
+						}
+					}
+				}
+				return true
+			})
+		}
+	}
+	if found != 1 {
+		t.Errorf("workerQueryHook declared %d times in the package's files, want once (has it been renamed?)", found)
 	}
 }
