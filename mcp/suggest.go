@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/wiremcp/wiremcp/internal/editdist"
 	"github.com/wiremcp/wiremcp/jsonrpc"
 )
 
@@ -102,14 +101,12 @@ func closestURIs(sorted []*serverResource, uri string, n int) []string {
 		seen[window[i].res.URI] = true
 	}
 	limit := max(2, len(uri)/5)
-	var rows editdist.Rows
-	var ub []byte
+	var dist distancer
 	for _, r := range window {
 		if seen[r.res.URI] || r.res.URI == uri {
 			continue
 		}
-		ub = append(ub[:0], r.res.URI...)
-		if d, ok := editdist.Within(&rows, []byte(uri), ub, limit); ok {
+		if d, ok := dist.bounded(uri, r.res.URI, limit); ok {
 			cs = append(cs, cand{r.res.URI, d})
 		}
 	}
@@ -165,7 +162,7 @@ func closestNames(name string, names []string, n int) []string {
 		case min(len(got), len(want)) >= 3 && (strings.HasPrefix(got, want) || strings.HasPrefix(want, got)):
 			cs = append(cs, cand{c, 1})
 		default:
-			if d, ok := editdist.Within(nil, []byte(strings.ToLower(name)), []byte(strings.ToLower(c)), max(1, len(name)/3)); ok {
+			if d, ok := boundedDistance(strings.ToLower(name), strings.ToLower(c), max(1, len(name)/3)); ok {
 				cs = append(cs, cand{c, 1 + d})
 			}
 		}
@@ -181,4 +178,68 @@ func closestNames(name string, names []string, n int) []string {
 		out = append(out, c.name)
 	}
 	return out
+}
+
+// boundedDistance returns the edit distance (Levenshtein, in bytes) between a
+// and b when it is at most limit; ok is false when it is more. Only the cells
+// within limit of the diagonal are computed (the others are past limit), and it
+// gives up as soon as a whole row is past limit: O(len(a)·limit).
+func boundedDistance(a, b string, limit int) (d int, ok bool) {
+	var dist distancer
+	return dist.bounded(a, b, limit)
+}
+
+// distancer computes bounded edit distances, reusing its two rows from one
+// call to the next. Its zero value is ready; it is not safe for concurrent use.
+type distancer struct {
+	prev, cur []int
+}
+
+// bounded is boundedDistance with dd's rows.
+func (dd *distancer) bounded(a, b string, limit int) (d int, ok bool) {
+	if abs(len(a)-len(b)) > limit {
+		return 0, false
+	}
+	far := limit + 1
+	if cap(dd.prev) < len(b)+1 {
+		dd.prev, dd.cur = make([]int, len(b)+1), make([]int, len(b)+1)
+	}
+	prev, cur := dd.prev[:len(b)+1], dd.cur[:len(b)+1]
+	for j := range prev {
+		prev[j] = min(j, far)
+	}
+	for i := 1; i <= len(a); i++ {
+		lo, hi := max(1, i-limit), min(len(b), i+limit)
+		cur[0] = min(i, far)
+		if lo > 1 {
+			cur[lo-1] = far
+		}
+		low := cur[lo-1]
+		for j := lo; j <= hi; j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost, far)
+			low = min(low, cur[j])
+		}
+		if hi < len(b) {
+			cur[hi+1] = far
+		}
+		if low > limit {
+			return 0, false
+		}
+		prev, cur = cur, prev
+	}
+	if prev[len(b)] > limit {
+		return 0, false
+	}
+	return prev[len(b)], true
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }

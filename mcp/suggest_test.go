@@ -103,13 +103,75 @@ func TestClosestNamesBounded(t *testing.T) {
 	if c := closestNames(strings.Repeat("a", 10000), []string{"a"}, 3); c != nil {
 		t.Errorf("closest of a long name: %v", c)
 	}
-	// The distance is bounded (internal/editdist): a name more than a third
-	// of its length away is not close.
-	if c := closestNames("execute_qeury", []string{"execute_query", "list_catalog"}, 3); len(c) != 1 || c[0] != "execute_query" {
-		t.Errorf("closest to a misspelling: %v", c)
+	for _, tc := range []struct {
+		a, b  string
+		limit int
+		d     int
+		ok    bool
+	}{
+		{"kitten", "sitting", 3, 3, true},
+		{"kitten", "sitting", 2, 0, false},
+		{"", "abc", 3, 3, true},
+		{"abc", "abc", 0, 0, true},
+		{"abcdefgh", "a", 3, 0, false},
+	} {
+		d, ok := boundedDistance(tc.a, tc.b, tc.limit)
+		if d != tc.d || ok != tc.ok {
+			t.Errorf("boundedDistance(%q, %q, %d) = %d, %v; want %d, %v", tc.a, tc.b, tc.limit, d, ok, tc.d, tc.ok)
+		}
 	}
-	if c := closestNames("abcdefghij", []string{"abcdwxyzij"}, 3); c != nil {
-		t.Errorf("closest at distance 4 of 10: %v", c)
+	// Against the whole table, on short strings of few letters (many near
+	// misses): the band gives the same distance whenever it is within limit.
+	full := func(a, b string) int {
+		prev := make([]int, len(b)+1)
+		for j := range prev {
+			prev[j] = j
+		}
+		for i := 1; i <= len(a); i++ {
+			cur := make([]int, len(b)+1)
+			cur[0] = i
+			for j := 1; j <= len(b); j++ {
+				cost := 1
+				if a[i-1] == b[j-1] {
+					cost = 0
+				}
+				cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			}
+			prev = cur
+		}
+		return prev[len(b)]
+	}
+	words := func(n int) []string {
+		var out []string
+		var gen func(prefix string)
+		gen = func(prefix string) {
+			out = append(out, prefix)
+			if len(prefix) < n {
+				for _, c := range "ab" {
+					gen(prefix + string(c))
+				}
+			}
+		}
+		gen("")
+		return out
+	}
+	all := words(5)
+	// One distancer for every pair: rows reused from call to call (of other
+	// lengths, other limits) give the same answers as fresh ones.
+	var reused distancer
+	for _, a := range all {
+		for _, b := range all {
+			want := full(a, b)
+			for limit := 0; limit <= 4; limit++ {
+				d, ok := boundedDistance(a, b, limit)
+				if ok != (want <= limit) || ok && d != want {
+					t.Fatalf("boundedDistance(%q, %q, %d) = %d, %v; the distance is %d", a, b, limit, d, ok, want)
+				}
+				if rd, rok := reused.bounded(a, b, limit); rd != d || rok != ok {
+					t.Fatalf("reused distancer: (%q, %q, %d) = %d, %v; fresh: %d, %v", a, b, limit, rd, rok, d, ok)
+				}
+			}
+		}
 	}
 }
 

@@ -25,4 +25,48 @@ func TestClosestBounded(t *testing.T) {
 	if got := Closest(a, []string{b}, 3); len(got) != 0 {
 		t.Errorf("closest at distance 40: %q", got)
 	}
+
+	full := func(a, b []rune) int {
+		prev := make([]int, len(b)+1)
+		for j := range prev {
+			prev[j] = j
+		}
+		for i := 1; i <= len(a); i++ {
+			cur := make([]int, len(b)+1)
+			cur[0] = i
+			for j := 1; j <= len(b); j++ {
+				cost := 1
+				if a[i-1] == b[j-1] {
+					cost = 0
+				}
+				cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			}
+			prev = cur
+		}
+		return prev[len(b)]
+	}
+	var words []string
+	var gen func(prefix string)
+	gen = func(prefix string) {
+		words = append(words, prefix)
+		if len([]rune(prefix)) < 5 {
+			for _, c := range "aé" {
+				gen(prefix + string(c))
+			}
+		}
+	}
+	gen("")
+	var dist runeDistancer
+	for _, x := range words {
+		for _, y := range words {
+			a, b := []rune(x), []rune(y)
+			want := full(a, b)
+			for limit := 0; limit <= 4; limit++ {
+				d, ok := dist.bounded(a, b, limit)
+				if ok != (want <= limit) || ok && d != want {
+					t.Fatalf("bounded(%q, %q, %d) = %d, %v; the distance is %d", x, y, limit, d, ok, want)
+				}
+			}
+		}
+	}
 }

@@ -9,8 +9,6 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/wiremcp/wiremcp/internal/editdist"
 )
 
 // NotFoundError says that a path names nothing, how far it resolved, and which
@@ -428,7 +426,7 @@ func Closest(s string, names []string, n int) []string {
 		return out
 	}
 	var cs []cand
-	var rows editdist.Rows
+	var dist runeDistancer
 	var ln []rune
 	for _, name := range names {
 		fn := Fold(name)
@@ -442,7 +440,7 @@ func Closest(s string, names []string, n int) []string {
 			d = 1
 		default:
 			var ok bool
-			if d, ok = editdist.Within(&rows, ls, ln, limit); !ok {
+			if d, ok = dist.bounded(ls, ln, limit); !ok {
 				continue
 			}
 		}
@@ -458,4 +456,63 @@ func Closest(s string, names []string, n int) []string {
 		out = append(out, cs[i].name)
 	}
 	return out
+}
+
+// runeDistancer computes the edit distance (Levenshtein, in characters)
+// between two strings when it is at most a limit, reusing its two rows from one
+// call to the next. Its zero value is ready; it is not safe for concurrent use.
+type runeDistancer struct {
+	prev, cur []int
+}
+
+// bounded returns the edit distance between a and b when it is at most limit;
+// ok is false when it is more. Only the cells within limit of the diagonal are
+// computed (the others are past limit), and it gives up as soon as a whole row
+// is past limit: O(len(a)·limit).
+func (dd *runeDistancer) bounded(a, b []rune, limit int) (d int, ok bool) {
+	if abs(len(a)-len(b)) > limit {
+		return 0, false
+	}
+	far := limit + 1
+	if cap(dd.prev) < len(b)+1 {
+		dd.prev, dd.cur = make([]int, len(b)+1), make([]int, len(b)+1)
+	}
+	prev, cur := dd.prev[:len(b)+1], dd.cur[:len(b)+1]
+	for j := range prev {
+		prev[j] = min(j, far)
+	}
+	for i := 1; i <= len(a); i++ {
+		lo, hi := max(1, i-limit), min(len(b), i+limit)
+		cur[0] = min(i, far)
+		if lo > 1 {
+			cur[lo-1] = far
+		}
+		low := cur[lo-1]
+		for j := lo; j <= hi; j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost, far)
+			low = min(low, cur[j])
+		}
+		if hi < len(b) {
+			cur[hi+1] = far
+		}
+		if low > limit {
+			return 0, false
+		}
+		prev, cur = cur, prev
+	}
+	if prev[len(b)] > limit {
+		return 0, false
+	}
+	return prev[len(b)], true
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }

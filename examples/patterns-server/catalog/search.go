@@ -5,8 +5,6 @@ import (
 	"sort"
 	"strings"
 	"unicode"
-
-	"github.com/wiremcp/wiremcp/internal/editdist"
 )
 
 // MatchAll is the query text that browses the whole catalog.
@@ -216,7 +214,6 @@ func (c *Catalog) Suggest(text string, n int) []string {
 	terms := Terms(text)
 	low := strings.ToLower(strings.TrimSpace(text))
 	var ms []Match
-	var rows editdist.Rows
 	for i, p := range c.patterns {
 		e := &c.index[i]
 		total := 0
@@ -227,7 +224,7 @@ func (c *Catalog) Suggest(text string, n int) []string {
 			if strings.Contains(p.ID, low) {
 				total += 20
 			}
-			if d, ok := editdist.Within(&rows, []rune(low), []rune(p.ID), suggestIDDistance); ok {
+			if d := editDistance(low, p.ID, suggestIDDistance+1); d <= suggestIDDistance {
 				total += 30 - 5*d
 			}
 		}
@@ -244,6 +241,37 @@ func (c *Catalog) Suggest(text string, n int) []string {
 		ids = append(ids, m.Pattern.ID)
 	}
 	return ids
+}
+
+// editDistance is the Levenshtein distance between a and b, or limit when it is
+// at least limit (so long inputs cost little).
+func editDistance(a, b string, limit int) int {
+	ra, rb := []rune(a), []rune(b)
+	if d := len(ra) - len(rb); d >= limit || -d >= limit {
+		return limit
+	}
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		rowMin := cur[0]
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			rowMin = min(rowMin, cur[j])
+		}
+		if rowMin >= limit {
+			return limit
+		}
+		prev, cur = cur, prev
+	}
+	return min(prev[len(rb)], limit)
 }
 
 // Counts tallies matches by category and difficulty.

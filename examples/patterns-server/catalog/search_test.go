@@ -173,6 +173,27 @@ func TestSuggest(t *testing.T) {
 	}
 }
 
+func TestEditDistance(t *testing.T) {
+	tests := []struct {
+		a, b  string
+		limit int
+		want  int
+	}{
+		{"", "", 5, 0},
+		{"abc", "abc", 5, 0},
+		{"kitten", "sitting", 5, 3},
+		{"kitten", "sitting", 3, 3},
+		{"kitten", "sitting", 2, 2},
+		{"a", "abcdefgh", 4, 4},
+		{"héllo", "hello", 5, 1},
+	}
+	for _, tc := range tests {
+		if got := editDistance(tc.a, tc.b, tc.limit); got != tc.want {
+			t.Errorf("editDistance(%q, %q, %d) = %d, want %d", tc.a, tc.b, tc.limit, got, tc.want)
+		}
+	}
+}
+
 func TestTopTags(t *testing.T) {
 	c := mustDefault(t)
 	tags := c.TopTags(5)
