@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"database/sql"
-	"os"
 	"strings"
 	"testing"
 
@@ -503,13 +502,7 @@ var pgTypedCases = []struct {
 // exactly the values marked pre — never one PostgreSQL reads. It runs against
 // the server of CATALOG_TEST_PG_DSN (see engine's tests for when it skips).
 func TestTypedParamsAgreeWithPostgres(t *testing.T) {
-	dsn := os.Getenv("CATALOG_TEST_PG_DSN")
-	if dsn == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CATALOG_TEST_PG_DSN is unset under CI: .ci/catalog.sh should have started PostgreSQL")
-		}
-		t.Skip("CATALOG_TEST_PG_DSN is unset: no PostgreSQL to test against (see .ci/catalog.sh)")
-	}
+	dsn := pgTestDSN(t)
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {

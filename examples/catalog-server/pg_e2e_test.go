@@ -14,13 +14,7 @@ import (
 // TestPostgresOverMCP serves a package whose data live in PostgreSQL
 // (CATALOG_TEST_PG_DSN; see engine's tests for when this skips).
 func TestPostgresOverMCP(t *testing.T) {
-	dsn := os.Getenv("CATALOG_TEST_PG_DSN")
-	if dsn == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CATALOG_TEST_PG_DSN is unset under CI: .ci/catalog.sh should have started PostgreSQL")
-		}
-		t.Skip("CATALOG_TEST_PG_DSN is unset: no PostgreSQL to test against (see .ci/catalog.sh)")
-	}
+	dsn := pgTestDSN(t)
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
@@ -107,4 +101,19 @@ SELECT extract(epoch FROM TIMESTAMPTZ '2024-07-15 00:00Z' - @at) / 3600 AS hours
 	if !r.IsError || te.Kind != "sql_error" || te.SQLState != "42703" || te.Position != 8 || !strings.Contains(text(r), "SQLSTATE 42703") {
 		t.Errorf("unknown column: %+v", te)
 	}
+}
+
+// pgTestDSN returns the connection string of the PostgreSQL the tests run
+// against (CATALOG_TEST_PG_DSN), skips the test without one, and fails it
+// without one under CI, where .ci/catalog.sh starts a server.
+func pgTestDSN(t *testing.T) string {
+	t.Helper()
+	dsn := os.Getenv("CATALOG_TEST_PG_DSN")
+	if dsn == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CATALOG_TEST_PG_DSN is unset under CI: .ci/catalog.sh should have started PostgreSQL")
+		}
+		t.Skip("CATALOG_TEST_PG_DSN is unset: no PostgreSQL to test against (see .ci/catalog.sh)")
+	}
+	return dsn
 }
