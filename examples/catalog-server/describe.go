@@ -150,7 +150,7 @@ func (s *Service) Describe(ctx context.Context, path string) (*Description, erro
 				err = errors.New(describeTimeoutProblem(to, e.Name, sqlText, budget, s.cfg.QueryTimeout))
 			}
 			if err != nil {
-				problems = append(problems, what+": "+err.Error())
+				problems = append(problems, what+": "+packageRelative(e.Model, err.Error()))
 				return nil
 			}
 			return res

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -494,15 +495,7 @@ func sourceProblem(m *catalog.Model, reason string) string {
 		return reason
 	}
 	pkg := m.Package
-	dirs := []string{pkg.Dir}
-	if real, err := filepath.EvalSymlinks(pkg.Dir); err == nil && real != pkg.Dir {
-		dirs = append([]string{real}, dirs...)
-	}
-	out := reason
-	for _, d := range dirs {
-		out = strings.ReplaceAll(out, d+string(filepath.Separator), "")
-		out = strings.ReplaceAll(out, d, "the package folder")
-	}
+	out := packageRelative(m, reason)
 	// Said on the first line, before DuckDB's excerpt of the SQL.
 	first, rest, multi := strings.Cut(out, "\n")
 	if out != reason {
@@ -601,5 +594,43 @@ func timeZoneAdvice(se *engine.SQLError) *engine.SQLError {
 	}
 	c := *se
 	c.Message = strings.Replace(c.Message, duckICUAdvice, "A TIMESTAMP takes no time zone but UTC: for the time in that zone, read the value as a TIMESTAMPTZ (CAST('2024-07-14 09:30:00 Europe/Paris' AS TIMESTAMPTZ), which time zones work with here, nothing to load); for the clock time as written, leave the zone out or write a two-digit offset right after the seconds (2024-07-14 09:30:00+02:00), which a TIMESTAMP reads and drops.", 1)
+	return &c
+}
+
+// packageRelative is msg with the absolute path of m's package folder left out:
+// a file in it named by its path in the package (data/orders.csv), the folder
+// itself as "the package folder". DuckDB names the files it read by the
+// absolute paths the model's views give them (a CSV that fails to convert, a
+// JSON file that does not parse): where the server's catalog lies on its disk
+// is no business of a client's.
+func packageRelative(m *catalog.Model, msg string) string {
+	if m == nil || m.Package == nil || m.Package.Dir == "" || msg == "" {
+		return msg
+	}
+	dirs := []string{m.Package.Dir}
+	if real, err := filepath.EvalSymlinks(m.Package.Dir); err == nil && real != m.Package.Dir {
+		dirs = append([]string{real}, dirs...)
+	}
+	for _, d := range dirs {
+		msg = strings.ReplaceAll(msg, d+string(filepath.Separator), "")
+		msg = strings.ReplaceAll(msg, d, "the package folder")
+	}
+	return msg
+}
+
+// withPackageRelative is err with the package folder's path left out of its
+// message (packageRelative), for the engine's SQL errors; other errors as they
+// are.
+func withPackageRelative(err error, m *catalog.Model) error {
+	var se *engine.SQLError
+	if !errors.As(err, &se) {
+		return err
+	}
+	msg := packageRelative(m, se.Message)
+	if msg == se.Message {
+		return err
+	}
+	c := *se
+	c.Message = msg
 	return &c
 }

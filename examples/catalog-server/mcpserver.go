@@ -625,6 +625,9 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 	}
 	res, err := eng.Query(ctx, sqlText, params, engine.Limits{RowLimit: rowLimit, ByteBudget: s.cfg.ByteBudget, Timeout: s.cfg.QueryTimeout})
 	if err != nil {
+		// The files DuckDB names (a CSV that fails to convert) by their place in
+		// the package, not on the server's disk.
+		err = withPackageRelative(err, m)
 		// DuckDB knows nothing of a source whose view could not be made: say why
 		// it is missing rather than "no such table, did you mean …".
 		var se *engine.SQLError

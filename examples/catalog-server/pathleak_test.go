@@ -1,0 +1,49 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestErrorsHidePackageFolder: DuckDB names the files it reads by the absolute
+// paths the model's views give them; an error met while reading one (a CSV
+// value that does not convert, a JSON file that does not parse) names it by its
+// path in the package, in execute_query and in describe: the server's folders
+// are not in the answer, but for SQL that names them itself.
+func TestErrorsHidePackageFolder(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"p/k/manifest.json": `{}`,
+		"p/k/data/a.csv":    "x\n1\n2\n" + strings.Repeat("3\n", 5000) + "abc\n",
+		"p/k/data/j.json":   `[{"a":1},{"a":`,
+		"p/k/data/b.csv":    "x\nabc\n1\n",
+		"p/k/m.sql":         "-- @source a\nSELECT * FROM read_csv('data/a.csv', columns={'x':'INTEGER'}, header=true);\n\n-- @source b\nSELECT * FROM read_csv('data/b.csv', columns={'x':'INTEGER'}, header=true);\n",
+	})
+	svc := newTestService(t, dir, Config{})
+	cs := connectHTTP(t, startHTTP(t, svc).URL, "")
+	real, _ := filepath.EvalSymlinks(dir)
+	for _, c := range []struct {
+		sql, want string
+	}{
+		{"SELECT sum(x) FROM a", "data/a.csv"},
+		{"SELECT * FROM read_json('" + filepath.Join(dir, "p/k/data/j.json") + "')", "data/j.json"},
+	} {
+		var te toolError
+		r := call(t, cs, "execute_query", map[string]any{"path": "p/k/m", "sql": c.sql}, &te)
+		if !r.IsError || te.Kind != "sql_error" || !strings.Contains(te.Error, c.want) {
+			t.Errorf("%s: %+v", c.sql, te)
+		}
+		// The caller's own SQL, quoted after the first line (LINE 1: …), may
+		// hold the path the caller wrote, cut short by DuckDB.
+		first, _, _ := strings.Cut(te.Error, "\n")
+		if strings.Contains(first, dir) || strings.Contains(first, real) || !strings.Contains(c.sql, dir) && (strings.Contains(text(r), dir) || strings.Contains(text(r), real)) {
+			t.Errorf("%s: the answer shows the server's folder: %s", c.sql, text(r))
+		}
+	}
+	var d struct{ Error string }
+	r := call(t, cs, "describe", map[string]any{"path": "p/k/m/b"}, &d)
+	if r.IsError || !strings.Contains(d.Error, "data/b.csv") || strings.Contains(text(r), dir) || strings.Contains(text(r), real) {
+		t.Errorf("describe: %s", text(r))
+	}
+}
