@@ -148,7 +148,9 @@ func closestNames(name string, names []string, n int) []string {
 			return r
 		}, strings.ToLower(s))
 	}
-	want := norm(name)
+	want, lname := norm(name), strings.ToLower(name)
+	limit := max(1, len(name)/3)
+	var dist distancer
 	type cand struct {
 		name string
 		d    int
@@ -162,7 +164,7 @@ func closestNames(name string, names []string, n int) []string {
 		case min(len(got), len(want)) >= 3 && (strings.HasPrefix(got, want) || strings.HasPrefix(want, got)):
 			cs = append(cs, cand{c, 1})
 		default:
-			if d, ok := boundedDistance(strings.ToLower(name), strings.ToLower(c), max(1, len(name)/3)); ok {
+			if d, ok := dist.bounded(lname, strings.ToLower(c), limit); ok {
 				cs = append(cs, cand{c, 1 + d})
 			}
 		}
@@ -180,22 +182,16 @@ func closestNames(name string, names []string, n int) []string {
 	return out
 }
 
-// boundedDistance returns the edit distance (Levenshtein, in bytes) between a
-// and b when it is at most limit; ok is false when it is more. Only the cells
-// within limit of the diagonal are computed (the others are past limit), and it
-// gives up as soon as a whole row is past limit: O(len(a)·limit).
-func boundedDistance(a, b string, limit int) (d int, ok bool) {
-	var dist distancer
-	return dist.bounded(a, b, limit)
-}
-
 // distancer computes bounded edit distances, reusing its two rows from one
 // call to the next. Its zero value is ready; it is not safe for concurrent use.
 type distancer struct {
 	prev, cur []int
 }
 
-// bounded is boundedDistance with dd's rows.
+// bounded returns the edit distance (Levenshtein, in bytes) between a and b
+// when it is at most limit; ok is false when it is more. Only the cells within
+// limit of the diagonal are computed (the others are past limit), and it gives
+// up as soon as a whole row is past limit: O(len(a)·limit).
 func (dd *distancer) bounded(a, b string, limit int) (d int, ok bool) {
 	if abs(len(a)-len(b)) > limit {
 		return 0, false

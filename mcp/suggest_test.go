@@ -115,9 +115,9 @@ func TestClosestNamesBounded(t *testing.T) {
 		{"abc", "abc", 0, 0, true},
 		{"abcdefgh", "a", 3, 0, false},
 	} {
-		d, ok := boundedDistance(tc.a, tc.b, tc.limit)
+		d, ok := new(distancer).bounded(tc.a, tc.b, tc.limit)
 		if d != tc.d || ok != tc.ok {
-			t.Errorf("boundedDistance(%q, %q, %d) = %d, %v; want %d, %v", tc.a, tc.b, tc.limit, d, ok, tc.d, tc.ok)
+			t.Errorf("bounded(%q, %q, %d) = %d, %v; want %d, %v", tc.a, tc.b, tc.limit, d, ok, tc.d, tc.ok)
 		}
 	}
 	// Against the whole table, on short strings of few letters (many near
@@ -163,9 +163,9 @@ func TestClosestNamesBounded(t *testing.T) {
 		for _, b := range all {
 			want := full(a, b)
 			for limit := 0; limit <= 4; limit++ {
-				d, ok := boundedDistance(a, b, limit)
+				d, ok := new(distancer).bounded(a, b, limit)
 				if ok != (want <= limit) || ok && d != want {
-					t.Fatalf("boundedDistance(%q, %q, %d) = %d, %v; the distance is %d", a, b, limit, d, ok, want)
+					t.Fatalf("bounded(%q, %q, %d) = %d, %v; the distance is %d", a, b, limit, d, ok, want)
 				}
 				if rd, rok := reused.bounded(a, b, limit); rd != d || rok != ok {
 					t.Fatalf("reused distancer: (%q, %q, %d) = %d, %v; fresh: %d, %v", a, b, limit, rd, rok, d, ok)

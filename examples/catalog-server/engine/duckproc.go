@@ -351,6 +351,14 @@ func (p *DuckProc) runningMaxRSS() int64 {
 	return max(2*b, b+256<<20)
 }
 
+// sizeUnits are the units of a memory limit sizeBytes reads, in bytes: DuckDB's
+// (KB to TB in powers of 1000, KiB to TiB in powers of 1024, no unit for bytes).
+var sizeUnits = map[string]float64{"": 1, "b": 1, "byte": 1, "bytes": 1,
+	"kb": 1e3, "kilobyte": 1e3, "kilobytes": 1e3, "mb": 1e6, "megabyte": 1e6, "megabytes": 1e6,
+	"gb": 1e9, "gigabyte": 1e9, "gigabytes": 1e9, "tb": 1e12, "terabyte": 1e12, "terabytes": 1e12,
+	"k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12,
+	"kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40}
+
 // sizeBytes reads a size as DuckDB's settings take it ("512MB", "1.5 GiB",
 // "100000 bytes"; KB, MB, GB and TB in powers of 1000, KiB … TiB of 1024), and
 // false for anything else (a percentage of the machine's memory).
@@ -364,12 +372,7 @@ func sizeBytes(s string) (int64, bool) {
 	if err != nil || n < 0 {
 		return 0, false
 	}
-	units := map[string]float64{"": 1, "b": 1, "byte": 1, "bytes": 1,
-		"kb": 1e3, "kilobyte": 1e3, "kilobytes": 1e3, "mb": 1e6, "megabyte": 1e6, "megabytes": 1e6,
-		"gb": 1e9, "gigabyte": 1e9, "gigabytes": 1e9, "tb": 1e12, "terabyte": 1e12, "terabytes": 1e12,
-		"k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12,
-		"kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40}
-	u, ok := units[strings.ToLower(strings.TrimSpace(s[i:]))]
+	u, ok := sizeUnits[strings.ToLower(strings.TrimSpace(s[i:]))]
 	if !ok {
 		return 0, false
 	}
