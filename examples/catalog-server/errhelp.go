@@ -29,7 +29,6 @@ import (
 // caller wrote no SQL, so "aggregate or filter" must say how.
 type queryTimeoutError struct {
 	to     *engine.TimeoutError
-	what   string // "the named query p/k/m/q", "reading the source p/k/m/s"
 	path   string // the query's or the source's path, for describe
 	model  string // the model's path, for ad-hoc SQL
 	source string // a source read whole: its name
@@ -40,11 +39,23 @@ type queryTimeoutError struct {
 
 func (e *queryTimeoutError) Unwrap() error { return e.to }
 
+// what names what ran out of time: "the named query p/k/m/q", "the notebook cell
+// p/k/n/cell-1", "reading the source p/k/m/s".
+func (e *queryTimeoutError) what() string {
+	switch {
+	case e.source != "":
+		return "reading the source " + e.path
+	case e.cell:
+		return "the notebook cell " + e.path
+	}
+	return "the named query " + e.path
+}
+
 func (e *queryTimeoutError) Error() string {
 	if e.to.Running {
-		return fmt.Sprintf("%s ran longer than the %s limit; the engine cannot stop it inside the calculation it is in, so it finishes that in the background", e.what, e.to.Limit)
+		return fmt.Sprintf("%s ran longer than the %s limit; the engine cannot stop it inside the calculation it is in, so it finishes that in the background", e.what(), e.to.Limit)
 	}
-	return fmt.Sprintf("%s ran longer than the %s limit and was stopped", e.what, e.to.Limit)
+	return fmt.Sprintf("%s ran longer than the %s limit and was stopped", e.what(), e.to.Limit)
 }
 
 // hint says what to try: values that narrow a named query, or SQL of the
@@ -342,11 +353,7 @@ func cutPath(p string) string {
 	if len(p) <= maxEchoPath {
 		return p
 	}
-	i := maxEchoPath
-	for i > 0 && !utf8.RuneStart(p[i]) {
-		i--
-	}
-	return p[:i] + "…"
+	return p[:runeFloor(p, maxEchoPath)] + "…"
 }
 
 var sqlStringLit = regexp.MustCompile(`'((?:[^']|'')*)'`)

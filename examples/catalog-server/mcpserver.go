@@ -130,11 +130,17 @@ func cutText(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	i := n
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
+	i := runeFloor(s, n)
 	return s[:i] + fmt.Sprintf("… (%d more bytes not shown)", len(s)-i)
+}
+
+// runeFloor returns the largest index of s at most n (n < len(s)) where a
+// character starts: s[:runeFloor(s, n)] cuts no character in two.
+func runeFloor(s string, n int) int {
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return n
 }
 
 // brokenSourceError says a source exists in the catalog but did not load (its SQL
@@ -610,9 +616,16 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 		}
 		return nil, fmt.Errorf("%s has no model to run against", e.Path)
 	}
+	mpath := m.Package.Project.Name + "/" + m.Package.Name + "/" + m.Name
+	qpath := "" // the named query's or the cell's path
+	if q != nil {
+		qpath = mpath + "/" + q.Name
+		if q.Notebook != nil {
+			qpath = m.Package.Project.Name + "/" + m.Package.Name + "/" + q.Notebook.Name + "/" + q.Name
+		}
+	}
 	eng := sn.engines[m]
 	if eng == nil {
-		mpath := m.Package.Project.Name + "/" + m.Package.Name + "/" + m.Name
 		if mpath == e.Path {
 			return nil, &modelDownError{fmt.Errorf("the model %s is unavailable: %s", mpath, sn.broken[m])}
 		}
@@ -636,7 +649,7 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 			for name, reason := range eng.Broken() {
 				// DuckDB compares names without case: "Gone" is the source gone.
 				if miss != nil && strings.EqualFold(strings.Trim(miss[1], `"`), name) {
-					return nil, &brokenSourceError{path: m.Package.Project.Name + "/" + m.Package.Name + "/" + m.Name + "/" + name, reason: sourceProblem(m, reason)}
+					return nil, &brokenSourceError{path: mpath + "/" + name, reason: sourceProblem(m, reason)}
 				}
 			}
 			err = withClosestSources(timeZoneAdvice(se), m, sn.cat, eng.Columns())
@@ -651,20 +664,11 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 		// Out of time on SQL the caller did not write: what to change instead.
 		var to *engine.TimeoutError
 		if errors.As(err, &to) && !to.Busy() {
-			mpath := m.Package.Project.Name + "/" + m.Package.Name + "/" + m.Name
 			switch {
 			case q != nil:
-				qt := &queryTimeoutError{to: to, path: e.Path, model: mpath, params: q.Params, given: jsonText(params), cell: q.Notebook != nil}
-				if e.Kind != catalog.KindQuery { // the model (or notebook) with queryName
-					qt.path = e.Path + "/" + q.Name
-				}
-				qt.what = "the named query " + qt.path
-				if qt.cell {
-					qt.what = "the notebook cell " + qt.path
-				}
-				return nil, qt
+				return nil, &queryTimeoutError{to: to, path: qpath, model: mpath, params: q.Params, given: jsonText(params), cell: q.Notebook != nil}
 			case e.Kind == catalog.KindSource && in.SQL == "":
-				return nil, &queryTimeoutError{to: to, what: "reading the source " + e.Path, path: e.Path, model: mpath, source: e.Name}
+				return nil, &queryTimeoutError{to: to, path: e.Path, model: mpath, source: e.Name}
 			}
 		}
 	}
@@ -684,11 +688,7 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 	}
 	var se *engine.SQLError
 	if q != nil && errors.As(err, &se) {
-		qpath := m.Package.Project.Name + "/" + m.Package.Name + "/" + m.Name + "/" + q.Name
-		if q.Notebook != nil {
-			qpath = m.Package.Project.Name + "/" + m.Package.Name + "/" + q.Notebook.Name + "/" + q.Name
-		}
-		cse := &catalogSQLError{se: se, query: qpath, model: m.Package.Project.Name + "/" + m.Package.Name + "/" + m.Name, isCell: q.Notebook != nil}
+		cse := &catalogSQLError{se: se, query: qpath, model: mpath, isCell: q.Notebook != nil}
 		if len(q.Params) > 0 {
 			cse.params = jsonText(params)
 		}

@@ -419,7 +419,13 @@ func checkDuckTimestamp(v string, kind int) string {
 	case "infinity", "-infinity", "epoch":
 		return ""
 	}
-	re := map[int]*regexp.Regexp{kindDate: dateOnly, kindTS: timestampOff, kindTSTZ: timestampTZ, kindNS: timestampOff}[kind]
+	re := timestampOff // kindTS, kindNS
+	switch kind {
+	case kindDate:
+		re = dateOnly
+	case kindTSTZ:
+		re = timestampTZ
+	}
 	m := re.FindStringSubmatch(v)
 	if m == nil {
 		switch {
@@ -428,7 +434,7 @@ func checkDuckTimestamp(v string, kind int) string {
 		case spacedOffset.MatchString(v):
 			return "an offset goes right after the seconds, with no space (2024-07-14 09:30:00+02:00)"
 		case kind != kindTSTZ && timestampTZ.MatchString(v):
-			if tz := timestampTZ.FindStringSubmatch(v); tz[7] == "" {
+			if timestampTZ.FindStringSubmatch(v)[7] == "" {
 				return "an offset or time zone needs the seconds before it (HH:MM:SS)"
 			}
 			return "a TIMESTAMP takes no time zone but UTC: write the offset right after the seconds (2024-07-14 09:30:00+02:00, which is read as 09:30:00), or leave it out"

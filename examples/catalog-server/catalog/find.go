@@ -165,7 +165,10 @@ func (c *Catalog) endingWith(path string, n int) []string {
 	suffix := "/" + strings.ToLower(path)
 	var out []string
 	for _, e := range c.entries {
-		if len(out) < n && strings.HasSuffix(strings.ToLower(e.Path), suffix) {
+		if len(out) == n {
+			break
+		}
+		if strings.HasSuffix(strings.ToLower(e.Path), suffix) {
 			out = append(out, e.Path)
 		}
 	}
@@ -427,10 +430,9 @@ func Closest(s string, names []string, n int) []string {
 	}
 	var cs []cand
 	var dist runeDistancer
-	var ln []rune
 	for _, name := range names {
 		fn := Fold(name)
-		ln = append(ln[:0], []rune(fn)...)
+		ln := []rune(fn)
 		limit := min(max(len(ls), len(ln))/2+1, maxClosestDistance)
 		var d int
 		switch {

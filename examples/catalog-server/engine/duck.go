@@ -521,7 +521,7 @@ func firstWord(sqlText string) string {
 		if strings.HasPrefix(s, "--") {
 			_, s, _ = strings.Cut(s, "\n")
 		} else {
-			s = afterComment(s)
+			s, _ = afterComment(s)
 		}
 		s = strings.TrimSpace(s)
 	}
@@ -541,9 +541,10 @@ func article(word string) string {
 	return "a"
 }
 
-// afterComment returns s after the block comment it starts with; DuckDB's
-// block comments nest (/* a /* b */ c */ is one comment).
-func afterComment(s string) string {
+// afterComment returns s after the block comment it starts with, and false
+// (with "") when the comment does not close; DuckDB's and PostgreSQL's block
+// comments nest (/* a /* b */ c */ is one comment).
+func afterComment(s string) (string, bool) {
 	depth := 0
 	for i := 0; i+1 < len(s); i++ {
 		switch s[i : i+2] {
@@ -554,11 +555,11 @@ func afterComment(s string) string {
 			depth--
 			i++
 			if depth == 0 {
-				return s[i+1:]
+				return s[i+1:], true
 			}
 		}
 	}
-	return ""
+	return "", false
 }
 
 // gateQuery is the gate's question to DuckDB's parser: the text's statements,

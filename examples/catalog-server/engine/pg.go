@@ -394,23 +394,11 @@ func pgStatementBody(sqlText string, std bool) (string, bool) {
 			}
 			continue
 		case strings.HasPrefix(sqlText[i:], "/*"):
-			depth, j := 0, i
-			for j < n {
-				if strings.HasPrefix(sqlText[j:], "/*") {
-					depth, j = depth+1, j+2
-				} else if strings.HasPrefix(sqlText[j:], "*/") {
-					depth, j = depth-1, j+2
-					if depth == 0 {
-						break
-					}
-				} else {
-					j++
-				}
-			}
-			if depth > 0 {
+			rest, closed := afterComment(sqlText[i:])
+			if !closed {
 				return "", false
 			}
-			i = j
+			i = n - len(rest)
 			continue
 		case c == '\'' || c == '"':
 			i = quoted(i, c, c == '\'' && !std)
