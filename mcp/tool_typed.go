@@ -1,10 +1,14 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
+	"strings"
 
 	"github.com/wiremcp/wiremcp/mcp/internal/schemagen"
 )
@@ -28,7 +32,12 @@ type TypedToolHandler[In, Out any] func(ctx context.Context, req *CallToolReques
 //
 // Arguments are validated against the input schema, then decoded into In with
 // encoding/json.Unmarshal, with member names matched exactly, as the schema matches
-// them. A member whose name differs from a field's json name only in case
+// them. A whole number written with a fraction or an exponent (10.0, 1e3), which
+// JSON Schema's "integer" admits and encoding/json refuses for an integer field,
+// decodes as the integer it is (clients in languages without an integer type send
+// such numbers; whole numbers elsewhere in those arguments, such as inside a
+// json.RawMessage field, then arrive written as integers too); 10.5 is still
+// refused there, and so is a number past the field's range. A member whose name differs from a field's json name only in case
 // ({"RowLimit": -5} for `json:"rowLimit"`), which encoding/json would decode into the
 // field although the schema checked it only as an unknown member, is refused with
 // the isError result of invalid arguments, at any depth where the arguments decode
@@ -77,7 +86,7 @@ func AddTool[In, Out any](s *Server, t *Tool, h TypedToolHandler[In, Out]) {
 				return invalidArgumentsResult(ctx, req, err), nil
 			}
 		}
-		if err := json.Unmarshal(req.Params.Arguments, &in); err != nil {
+		if err := decodeArguments(req.Params.Arguments, &in); err != nil {
 			return invalidArgumentsResult(ctx, req, err), nil
 		}
 		res, out, err := h(ctx, req, in)
@@ -101,4 +110,103 @@ func AddTool[In, Out any](s *Server, t *Tool, h TypedToolHandler[In, Out]) {
 		return res, nil
 	}
 	s.addTool(st)
+}
+
+// decodeArguments decodes the arguments into in (a pointer) with encoding/json,
+// and, when that refuses a number for an integer field, decodes them again with
+// every whole number written with a fraction or an exponent (10.0, 1e3) written as
+// the integer it is. The first error stands when that does not help.
+func decodeArguments(args json.RawMessage, in any) error {
+	err := json.Unmarshal(args, in)
+	var ute *json.UnmarshalTypeError
+	if err == nil || !errors.As(err, &ute) || !strings.HasPrefix(ute.Value, "number") {
+		return err
+	}
+	fixed, changed := wholeNumbers(args)
+	if !changed {
+		return err
+	}
+	// Into a new value: what the failed decoding set in part does not carry over.
+	fresh := reflect.New(reflect.TypeOf(in).Elem())
+	if json.Unmarshal(fixed, fresh.Interface()) != nil {
+		return err
+	}
+	reflect.ValueOf(in).Elem().Set(fresh.Elem())
+	return nil
+}
+
+// wholeNumbers returns raw (valid JSON) with each number outside strings whose
+// value is a whole number of at most 20 digits, but which is written with a
+// fraction or an exponent (10.0, 1e3, 2.50e1, -0.0), written as that integer
+// instead; changed reports whether there was any. Other numbers (10.5, 1e400)
+// keep their text: decoding them into an integer fails as before.
+func wholeNumbers(raw []byte) (out []byte, changed bool) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var b []byte
+	last := 0
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			break
+		}
+		n, ok := tok.(json.Number)
+		if !ok || !strings.ContainsAny(string(n), ".eE") {
+			continue
+		}
+		whole, ok := wholeNumber(string(n))
+		if !ok {
+			continue
+		}
+		end := int(dec.InputOffset())
+		start := end - len(n)
+		b = append(b, raw[last:start]...)
+		b = append(b, whole...)
+		last = end
+		changed = true
+	}
+	if !changed {
+		return raw, false
+	}
+	return append(b, raw[last:]...), true
+}
+
+// wholeNumber returns the JSON number s (with a fraction or an exponent) as an
+// integer of at most 20 digits, when it is a whole number that fits that.
+func wholeNumber(s string) (string, bool) {
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	mant, exp := s, 0
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		e, err := strconv.Atoi(s[i+1:])
+		if err != nil || e > 1000 || e < -1000 {
+			return "", false
+		}
+		mant, exp = s[:i], e
+	}
+	intPart, frac, _ := strings.Cut(mant, ".")
+	digits := strings.TrimLeft(intPart+frac, "0")
+	scale := exp - len(frac) // value = digits × 10^scale
+	if digits == "" {
+		return "0", true
+	}
+	if scale < 0 {
+		cut := len(digits) + scale
+		if cut <= 0 || strings.Trim(digits[cut:], "0") != "" {
+			return "", false // a fraction remains
+		}
+		digits = digits[:cut]
+	} else {
+		if len(digits)+scale > 20 {
+			return "", false
+		}
+		digits += strings.Repeat("0", scale)
+	}
+	if len(digits) > 20 {
+		return "", false
+	}
+	if neg {
+		return "-" + digits, true
+	}
+	return digits, true
 }

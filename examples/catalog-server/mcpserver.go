@@ -276,12 +276,13 @@ func invalidArguments(tool string, args json.RawMessage, err error) toolError {
 	te := toolError{Error: err.Error(), Kind: "invalid"}
 	var ute *json.UnmarshalTypeError
 	if errors.As(err, &ute) && ute.Field != "" {
-		// The schema let it through (JSON Schema's integer takes 2.0 and 1e1);
-		// Go's decoding did not: say so in the caller's terms, not Go's.
+		// The schema let it through; Go's decoding did not (the library
+		// decodes 10.0 and 1e1 as integers, so the number is out of range):
+		// say so in the caller's terms, not Go's.
 		want := "a " + ute.Type.Kind().String()
 		switch ute.Type.Kind() {
 		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-			want = "an integer written without a fraction or an exponent (10, not 10.0 or 1e1)"
+			want = fmt.Sprintf("a whole number within %d bits", ute.Type.Bits())
 		case reflect.String:
 			want = "a string"
 		}
@@ -417,20 +418,23 @@ func itemOf(e *catalog.Entry) Item {
 
 // newMCPServer builds the MCP server over svc: tools and resources from one model.
 //
-// stateless is for a server behind stateless HTTP, whose connections last one
-// POST: it can tell no client of a change later, so it declares neither
-// listChanged nor subscribe (and the library refuses resources/subscribe, which
-// it had accepted without ever being able to serve it).
+// The capabilities say what the server does: its four tools never change (no
+// tools listChanged), and it sends clients no log messages (no logging). stateless
+// is for a server behind stateless HTTP, whose connections last one POST: it can
+// tell no client of a change later, so it declares neither listChanged nor
+// subscribe for resources either (and the library refuses resources/subscribe,
+// which it had accepted without ever being able to serve it).
 func newMCPServer(svc *Service, version string, stateless bool) *mcp.Server {
-	var caps *mcp.ServerCapabilities
+	caps := &mcp.ServerCapabilities{Tools: &mcp.ListChangedCapability{}, Resources: &mcp.ResourcesCapability{Subscribe: true, ListChanged: true}}
 	if stateless {
-		caps = &mcp.ServerCapabilities{Tools: &mcp.ListChangedCapability{}, Resources: &mcp.ResourcesCapability{}}
+		caps.Resources = &mcp.ResourcesCapability{}
 	}
 	s := mcp.NewServer(mcp.Implementation{Name: "wiremcp-catalog-server", Version: version}, &mcp.ServerOptions{
-		Capabilities: caps,
-		Instructions: instructions,
-		PageSize:     svc.cfg.PageSize,
-		CacheScope:   "public",
+		Capabilities:   caps,
+		DisableLogging: true,
+		Instructions:   instructions,
+		PageSize:       svc.cfg.PageSize,
+		CacheScope:     "public",
 		// resources/list in URI order, its cursor the last URI sent: a listing
 		// continues across replicas and reloads without repeating or skipping.
 		ListResourcesByURI: true,

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -370,17 +371,27 @@ func TestMissingParams(t *testing.T) {
 }
 
 // TestIntegralFloatArgument: an integer argument written as 2.0 or 1e1 (valid
-// integers to JSON Schema, not to Go's decoding) is refused in the caller's
-// terms.
+// integers to JSON Schema; clients without an integer type send them) is taken
+// as the integer it is; one past the field's range is refused in the caller's
+// terms, not Go's.
 func TestIntegralFloatArgument(t *testing.T) {
 	cs := connectHTTP(t, startHTTP(t, newTestService(t, sampleDir(t), Config{})).URL, "")
-	for _, v := range []json.RawMessage{json.RawMessage(`2.0`), json.RawMessage(`1e1`)} {
-		var te toolError
-		r := call(t, cs, "execute_query", map[string]any{"path": "retail/shop/sales", "sql": "SELECT 1", "rowLimit": v}, &te)
-		want := `invalid arguments for tool "execute_query": rowLimit must be an integer written without a fraction or an exponent (10, not 10.0 or 1e1), got number`
-		if !r.IsError || te.Kind != "invalid" || !strings.Contains(te.Error, want) || strings.Contains(te.Error, "Go struct") {
-			t.Errorf("rowLimit %s: %s", v, text(r))
+	for _, v := range []string{`2.0`, `1e1`, `2.0e0`} {
+		var out struct {
+			RowCount int
+			RowLimit int
 		}
+		r := call(t, cs, "execute_query", map[string]any{"path": "retail/shop/sales", "sql": "SELECT * FROM range(5)", "rowLimit": json.RawMessage(v)}, &out)
+		want, _ := strconv.ParseFloat(v, 64)
+		if r.IsError || out.RowLimit != int(want) || out.RowCount != min(5, int(want)) {
+			t.Errorf("rowLimit %s: %+v %s", v, out, text(r))
+		}
+	}
+	var te toolError
+	r := call(t, cs, "execute_query", map[string]any{"path": "retail/shop/sales", "sql": "SELECT 1", "rowLimit": json.RawMessage(`1e19`)}, &te)
+	want := `invalid arguments for tool "execute_query": rowLimit must be a whole number within 64 bits, got number`
+	if !r.IsError || te.Kind != "invalid" || !strings.Contains(te.Error, want) || strings.Contains(te.Error, "Go struct") {
+		t.Errorf("rowLimit 1e19: %s", text(r))
 	}
 }
 

@@ -28,6 +28,9 @@ func TestHTTPDeclaresNoNotifications(t *testing.T) {
 		if caps.Resources.Subscribe || caps.Resources.ListChanged || caps.Tools.ListChanged {
 			t.Errorf("%s: declares resources %+v, tools %+v over stateless HTTP", v, *caps.Resources, *caps.Tools)
 		}
+		if caps.Logging != nil {
+			t.Errorf("%s: declares logging, but the server sends no log messages", v)
+		}
 		// Our client does not send what the server did not declare: a raw POST.
 		body := `{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"catalog://project/retail"}}`
 		req, err := http.NewRequest("POST", url, strings.NewReader(body))
@@ -70,8 +73,12 @@ func TestStdioSubscribersToldOfChanges(t *testing.T) {
 		ProtocolVersion:        "2025-06-18",
 		ResourceUpdatedHandler: func(_ context.Context, _ *mcp.ClientSession, p *mcp.ResourceUpdatedParams) { updated <- p.URI },
 	})
-	if c := cs.ServerCapabilities().Resources; c == nil || !c.Subscribe {
-		t.Fatalf("stdio server does not declare resources.subscribe: %+v", c)
+	if c := cs.ServerCapabilities().Resources; c == nil || !c.Subscribe || !c.ListChanged {
+		t.Fatalf("stdio server does not declare resources.subscribe and listChanged: %+v", c)
+	}
+	// Its tools never change, and it sends no log messages: it says neither.
+	if caps := cs.ServerCapabilities(); caps.Tools == nil || caps.Tools.ListChanged || caps.Logging != nil {
+		t.Fatalf("stdio server declares tools %+v, logging %v", caps.Tools, caps.Logging)
 	}
 	subs := []string{"catalog://source/p/k/m/a", "catalog://model/p/j/n", "catalog://project/p"}
 	for _, u := range subs {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -395,7 +396,7 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 	}
 	max := h.opts.MaxBodyBytes
 	if r.ContentLength > max {
-		httpError(w, http.StatusRequestEntityTooLarge, "Request body too large")
+		httpError(w, http.StatusRequestEntityTooLarge, tooLargeBody(max))
 		return
 	}
 	var src io.Reader = r.Body
@@ -414,7 +415,7 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 		_ = rc.SetReadDeadline(time.Time{})
 	}
 	if int64(len(body)) > max {
-		httpError(w, http.StatusRequestEntityTooLarge, "Request body too large")
+		httpError(w, http.StatusRequestEntityTooLarge, tooLargeBody(max))
 		return
 	}
 	msg, err := jsonrpc.Decode(body, &h.limits)
@@ -483,4 +484,9 @@ func (x *deadlineReader) Read(p []byte) (int, error) {
 	// ErrNotSupported (a ResponseWriter without deadlines): read without.
 	_ = x.rc.SetReadDeadline(time.Now().Add(x.d))
 	return x.r.Read(p)
+}
+
+// tooLargeBody is the 413 answer's text: the limit the body passed.
+func tooLargeBody(max int64) string {
+	return fmt.Sprintf("Request body too large: at most %d bytes", max)
 }

@@ -163,6 +163,9 @@ func TestRawExchanges(t *testing.T) {
 			if status == 202 && body != "Accepted" {
 				t.Errorf("body %q", body)
 			}
+			if status == 413 && !strings.Contains(body, "Request body too large: at most ") {
+				t.Errorf("body %q: want the limit", body)
+			}
 		})
 	}
 	// The reply to the accepted request travels on the stream.

@@ -886,7 +886,7 @@ func (h *Handler) allowed() string {
 func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, int, string) {
 	max := h.opts.MaxBodyBytes
 	if r.ContentLength > max {
-		return nil, http.StatusRequestEntityTooLarge, "Request body too large"
+		return nil, http.StatusRequestEntityTooLarge, tooLargeBody(max)
 	}
 	var body io.Reader = r.Body
 	var rc *http.ResponseController
@@ -912,7 +912,7 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, int,
 		_ = rc.SetReadDeadline(time.Time{}) // the body is read: no deadline for what follows
 	}
 	if int64(len(buf)) > max {
-		return nil, http.StatusRequestEntityTooLarge, "Request body too large"
+		return nil, http.StatusRequestEntityTooLarge, tooLargeBody(max)
 	}
 	return buf, 0, ""
 }

@@ -2,6 +2,7 @@ package streamable
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
@@ -140,4 +141,9 @@ func (x *deadlineReader) Read(p []byte) (int, error) {
 	// ErrNotSupported (a ResponseWriter without deadlines): read without.
 	_ = x.rc.SetReadDeadline(time.Now().Add(x.d))
 	return x.r.Read(p)
+}
+
+// tooLargeBody is the 413 answer's text: the limit the body passed.
+func tooLargeBody(max int64) string {
+	return fmt.Sprintf("Request body too large: at most %d bytes", max)
 }
