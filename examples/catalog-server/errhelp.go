@@ -571,7 +571,7 @@ var (
 // to.Limit, what the ones before it left. queryTimeout is execute_query's.
 func describeTimeoutProblem(to *engine.TimeoutError, src, sqlText string, budget, queryTimeout time.Duration) string {
 	if to.Busy() {
-		return fmt.Sprintf("not done within describe's %s limit: the model was busy with other queries; describe it again shortly", budget)
+		return fmt.Sprintf("not done within describe's %s limit, most of it spent %s; describe it again shortly", budget, to.BusyWith())
 	}
 	// The first query has the whole budget, but for the moment it took to start.
 	had, within := budget, fmt.Sprintf("within describe's %s limit", budget)

@@ -269,8 +269,8 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 	// The subquery is capped at the rows the result can hold (one more proves
 	// truncation): the server neither computes nor sends the rows past them (pgx
 	// would read and drop them all when the rows close).
-	full := p.prefix + "SELECT * FROM (\n" + body + "\n) AS q LIMIT " + strconv.Itoa(lim.RowLimit+1)
-	offset := len([]rune(p.prefix + "SELECT * FROM (\n"))
+	full := p.prefix + pgWrapOpen + body + "\n) AS q LIMIT " + strconv.Itoa(lim.RowLimit+1)
+	offset := len([]rune(p.prefix + pgWrapOpen))
 	var args []any
 	if len(params) > 0 {
 		args = append(args, pgx.NamedArgs(params))
@@ -581,7 +581,7 @@ func (p *Postgres) fail(ctx context.Context, tx pgx.Tx, err error, offset int, f
 			return &RefusedError{Reason: rowLocksReason + " (PostgreSQL: " + pe.Message + ")", Rule: ruleNoLocks}
 		}
 	}
-	return p.pgErr(err, offset)
+	return p.pgErr(err, offset, full[len(p.prefix+pgWrapOpen):])
 }
 
 // planLocksRows reports whether PostgreSQL's plan for full has a LockRows step.
@@ -622,9 +622,13 @@ func planLocksRows(ctx context.Context, tx pgx.Tx, full string, args []any) (boo
 	return walk(tree), nil
 }
 
+// pgWrapOpen opens the subquery that caps the caller's statement.
+const pgWrapOpen = "SELECT * FROM (\n"
+
 // pgErr keeps PostgreSQL's message, moves its position into the caller's SQL, and
-// turns the read-only and query-only refusals into RefusedErrors.
-func (p *Postgres) pgErr(err error, offset int) error {
+// turns the read-only and query-only refusals into RefusedErrors. body is the
+// caller's statement (and what follows it in the wrapped form).
+func (p *Postgres) pgErr(err error, offset int, body string) error {
 	var pe *pgconn.PgError
 	if !errors.As(err, &pe) {
 		return err
@@ -637,7 +641,7 @@ func (p *Postgres) pgErr(err error, offset int) error {
 			return &RefusedError{Reason: "PostgreSQL's parser reads this as a data-modifying statement: " + pe.Message}
 		}
 	case "42601": // syntax error in the wrapped form: the statement is not a query
-		return &RefusedError{Reason: "PostgreSQL's parser does not read this as a query (" + pe.Message + ")"}
+		return &RefusedError{Reason: notAQuery(body, pe.Message)}
 	case "57014":
 		return err
 	}
@@ -704,4 +708,53 @@ func (p *Postgres) closestNames(pe *pgconn.PgError) string {
 		}
 	}
 	return ""
+}
+
+// notAQuery says why a statement PostgreSQL parsed on its own is refused inside
+// the subquery that caps it: it is not a query. Its first keyword says what it is
+// (PostgreSQL's statements each start with their own); msg is PostgreSQL's
+// complaint about the wrapped form, kept only when there is no keyword.
+func notAQuery(body, msg string) string {
+	const only = "only one SELECT (or WITH … SELECT, VALUES, TABLE) runs here"
+	kw := strings.ToUpper(pgFirstWord(body))
+	switch kw {
+	case "":
+		return "PostgreSQL's parser does not read this as a query (" + msg + "); " + only
+	case "WITH":
+		return "this is a WITH statement whose main statement is not a SELECT (a data-modifying statement); " + only
+	}
+	article := "a"
+	if strings.ContainsRune("AEIOU", rune(kw[0])) {
+		article = "an"
+	}
+	return fmt.Sprintf("this is %s %s statement; %s", article, kw, only)
+}
+
+// pgFirstWord returns the first word of s after spaces and comments, or "" when
+// s starts with something else.
+func pgFirstWord(s string) string {
+	for {
+		s = strings.TrimLeft(s, " \t\n\r\f\v")
+		switch {
+		case strings.HasPrefix(s, "--"):
+			if j := strings.IndexAny(s, "\n\r"); j >= 0 {
+				s = s[j:]
+				continue
+			}
+			return ""
+		case strings.HasPrefix(s, "/*"):
+			rest, closed := afterComment(s)
+			if !closed {
+				return ""
+			}
+			s = rest
+			continue
+		}
+		break
+	}
+	i := 0
+	for i < len(s) && (s[i] >= 'a' && s[i] <= 'z' || s[i] >= 'A' && s[i] <= 'Z' || s[i] == '_') {
+		i++
+	}
+	return s[:i]
 }

@@ -530,3 +530,36 @@ func TestPostgresByteBudgetCountsColumns(t *testing.T) {
 	}
 	checkBudget(t, "postgres, enum", res, err, budget)
 }
+
+// TestPostgresNotAQuery: a statement PostgreSQL parses alone but that is not a
+// query is refused saying what it is, without calling it a syntax error.
+func TestPostgresNotAQuery(t *testing.T) {
+	p := openTestPG(t)
+	for sql, want := range map[string]string{
+		"DELETE FROM stock":                             "this is a DELETE statement; only one SELECT",
+		"  /* c */ -- d\nupdate stock SET qty = 0":      "this is an UPDATE statement; only one SELECT",
+		"DROP TABLE stock":                              "this is a DROP statement",
+		"COPY stock TO '/tmp/stock.csv'":                "this is a COPY statement",
+		"WITH d AS (SELECT 1) DELETE FROM stock":        "this is a WITH statement whose main statement is not a SELECT",
+		"SET default_transaction_read_only = off":       "this is a SET statement",
+		"DELETE FROM no_such_table WHERE sku = 'sku-1'": "this is a DELETE statement",
+	} {
+		_, err := p.Query(context.Background(), sql, nil, testLimits)
+		var re *RefusedError
+		if !errors.As(err, &re) || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "syntax error") {
+			t.Errorf("%q: %v, want a refusal saying %q", sql, err, want)
+		}
+	}
+}
+
+func TestNotAQueryWords(t *testing.T) {
+	for body, want := range map[string]string{
+		"INSERT INTO t VALUES (1)\n) AS q LIMIT 2": "this is an INSERT statement; only one SELECT (or WITH … SELECT, VALUES, TABLE) runs here",
+		"/* a /* nested */ one */ merge INTO t":    "this is a MERGE statement; only one SELECT (or WITH … SELECT, VALUES, TABLE) runs here",
+		"-- only a comment":                        `PostgreSQL's parser does not read this as a query (syntax error at or near ")"); only one SELECT (or WITH … SELECT, VALUES, TABLE) runs here`,
+	} {
+		if got := notAQuery(body, `syntax error at or near ")"`); got != want {
+			t.Errorf("notAQuery(%q) = %q, want %q", body, got, want)
+		}
+	}
+}
