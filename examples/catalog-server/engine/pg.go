@@ -285,7 +285,9 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 	types := make([]string, len(fds))
 	tm := tx.Conn().TypeMap()
 	var unnamed []uint32
+	mods := make([]string, len(fds))
 	for i, fd := range fds {
+		mods[i] = pgTypeMod(fd.DataTypeOID, fd.TypeModifier)
 		if t, ok := tm.TypeForOID(fd.DataTypeOID); ok {
 			types[i] = t.Name
 		} else if name, ok := p.typeNames.Load(fd.DataTypeOID); ok {
@@ -293,8 +295,10 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 		} else {
 			types[i] = fmt.Sprintf("oid %d", fd.DataTypeOID)
 			unnamed = append(unnamed, fd.DataTypeOID)
+			res.Columns = append(res.Columns, Column{Name: fd.Name, Type: types[i]})
+			continue
 		}
-		res.Columns = append(res.Columns, Column{Name: fd.Name, Type: types[i]})
+		res.Columns = append(res.Columns, Column{Name: fd.Name, Type: types[i] + mods[i]})
 	}
 	if len(unnamed) > 0 {
 		fds = slices.Clone(fds) // read after the rows close, when pgconn may reuse them
@@ -337,6 +341,11 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 	}
 	if len(unnamed) > 0 {
 		p.nameTypes(ctx, tx, unnamed, res.Columns)
+		for i, fd := range fds {
+			if slices.Contains(unnamed, fd.DataTypeOID) {
+				res.Columns[i].Type += mods[i]
+			}
+		}
 		p.arraysFromText(res, fds, unnamed)
 		// Named, the columns take other bytes, and the arrays' values too.
 		if err := rebudget(res, lim); err != nil {
@@ -723,11 +732,7 @@ func notAQuery(body, msg string) string {
 	case "WITH":
 		return "this is a WITH statement whose main statement is not a SELECT (a data-modifying statement); " + only
 	}
-	article := "a"
-	if strings.ContainsRune("AEIOU", rune(kw[0])) {
-		article = "an"
-	}
-	return fmt.Sprintf("this is %s %s statement; %s", article, kw, only)
+	return fmt.Sprintf("this is %s %s statement; %s", article(kw), kw, only)
 }
 
 // pgFirstWord returns the first word of s after spaces and comments, or "" when
@@ -757,4 +762,37 @@ func pgFirstWord(s string) string {
 		i++
 	}
 	return s[:i]
+}
+
+// pgTypeMod returns a column's type modifier as PostgreSQL writes it after the
+// type's name ("(10,2)" for numeric(10,2), "(20)" for varchar(20), "(3)" for
+// timestamp(3)), from the modifier of its field description; "" for none.
+func pgTypeMod(oid uint32, typmod int32) string {
+	if typmod < 0 {
+		return ""
+	}
+	const varhdrsz = 4
+	switch oid {
+	case pgtype.NumericOID:
+		if typmod < varhdrsz {
+			return ""
+		}
+		m := typmod - varhdrsz
+		// PostgreSQL 15 and later store a scale from -1000 to 1000 in 11 bits.
+		return fmt.Sprintf("(%d,%d)", (m>>16)&0xffff, ((m&0x7ff)^1024)-1024)
+	case pgtype.VarcharOID, pgtype.BPCharOID:
+		if typmod < varhdrsz {
+			return ""
+		}
+		return fmt.Sprintf("(%d)", typmod-varhdrsz)
+	case pgtype.BitOID, pgtype.VarbitOID, pgtype.TimestampOID, pgtype.TimestamptzOID, pgtype.TimeOID, pgtype.TimetzOID:
+		return fmt.Sprintf("(%d)", typmod)
+	case pgtype.IntervalOID:
+		// The precision is in the low 16 bits (0xffff: none), the fields
+		// (YEAR TO MONTH …) above it.
+		if p := typmod & 0xffff; p != 0xffff {
+			return fmt.Sprintf("(%d)", p)
+		}
+	}
+	return ""
 }
