@@ -231,6 +231,7 @@ func classify(err error) toolError {
 	var se *engine.SQLError
 	var to *engine.TimeoutError
 	var busy *engine.BusyError
+	var me *engine.MemoryError
 	var ee *engine.EngineError
 	var cse *catalogSQLError
 	var qt *queryTimeoutError
@@ -267,7 +268,9 @@ func classify(err error) toolError {
 		// Met twice in a row (Execute runs a query again once): reloads keep
 		// replacing the model.
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Call again in a few seconds."}
-	case errors.As(err, new(*engine.MemoryError)):
+	case errors.As(err, &me) && me.Advice != "":
+		return toolError{Error: err.Error(), Kind: "out_of_memory", Hint: me.Advice}
+	case errors.As(err, &me):
 		return toolError{Error: err.Error(), Kind: "out_of_memory", Hint: "Aggregate, filter or select fewer columns to hold less data."}
 	case errors.As(err, &qt):
 		return toolError{Error: err.Error(), Kind: "timeout", Hint: qt.hint()}
@@ -275,6 +278,8 @@ func classify(err error) toolError {
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: serverCapHint(to.Slots)}
 	case errors.As(err, &to) && to.Busy():
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Call again in a few seconds; if it runs out of time again, aggregate or filter to read less data."}
+	case errors.As(err, &to) && to.Advice != "":
+		return toolError{Error: err.Error(), Kind: "timeout", Hint: to.Advice}
 	case errors.As(err, &to):
 		return toolError{Error: err.Error(), Kind: "timeout", Hint: "Aggregate or filter to read less data."}
 	case errors.Is(err, context.Canceled):
@@ -697,6 +702,11 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 		// (and is told the same below if it does).
 		return nil, &brokenSourceError{path: e.Path, reason: sourceProblem(m, eng.Broken()[e.Name])}
 	}
+	if in.SQL != "" && m.Package.Engine == catalog.EngineDuckDB {
+		if err := specialFileRead(sqlText, m.Package.Dir); err != nil {
+			return nil, err
+		}
+	}
 	res, err := eng.Query(ctx, sqlText, params, engine.Limits{RowLimit: rowLimit, ByteBudget: s.cfg.ByteBudget, Timeout: s.cfg.QueryTimeout})
 	if err != nil {
 		// The files DuckDB names (a CSV that fails to convert) by their place in
@@ -735,6 +745,10 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 			case e.Kind == catalog.KindSource && in.SQL == "":
 				return nil, &queryTimeoutError{to: to, path: e.Path, model: mpath, source: e.Name}
 			}
+		}
+		// Out of time or memory on the caller's own SQL: advice that fits it.
+		if in.SQL != "" {
+			adviseOnFailure(ctx, err, sqlText)
 		}
 	}
 	if pe := paramValueError(q, params, err); pe != nil {

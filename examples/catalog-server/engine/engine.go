@@ -156,6 +156,9 @@ type TimeoutError struct {
 	// known.
 	Slots  int
 	Server bool
+	// Advice, when set, is what to change in this query (Shape.TimeoutAdvice):
+	// Error then says what happened only, and the caller gives the advice.
+	Advice string
 	// Running says the engine had not stopped when the caller was answered: it
 	// was inside one piece of work it cannot be interrupted in (a long function
 	// call, or a query's constant expressions computed while it was prepared),
@@ -193,9 +196,17 @@ func (e *TimeoutError) Error() string {
 		return msg + "Call again shortly; if it still runs out of time, ask for less work (aggregate, filter with WHERE, or query a smaller source)"
 	}
 	if e.Running {
-		return fmt.Sprintf("the query ran longer than the %s limit; the engine cannot stop it inside the calculation it is in (a long function call, or constant expressions it computes before running), so it finishes that in the background. Ask for less work: smaller ranges and lists, aggregate (GROUP BY with count/sum/avg) instead of reading raw rows, filter with WHERE, or query a smaller source", e.Limit)
+		msg := fmt.Sprintf("the query ran longer than the %s limit; the engine cannot stop it inside the calculation it is in (a long function call, or constant expressions it computes before running), so it finishes that in the background", e.Limit)
+		if e.Advice != "" {
+			return msg
+		}
+		return msg + ". Ask for less work: smaller ranges and lists, aggregate (GROUP BY with count/sum/avg) instead of reading raw rows, filter with WHERE, or query a smaller source"
 	}
-	return fmt.Sprintf("the query ran longer than the %s limit and was stopped. Ask for less work: aggregate (GROUP BY with count/sum/avg) instead of reading raw rows, filter with WHERE, or query a smaller source", e.Limit)
+	msg := fmt.Sprintf("the query ran longer than the %s limit and was stopped", e.Limit)
+	if e.Advice != "" {
+		return msg
+	}
+	return msg + ". Ask for less work: aggregate (GROUP BY with count/sum/avg) instead of reading raw rows, filter with WHERE, or query a smaller source"
 }
 
 // MemoryError says a query needed more memory than its model may use and was
@@ -203,10 +214,17 @@ func (e *TimeoutError) Error() string {
 type MemoryError struct {
 	Limit  string // the model's memory limit, as configured
 	Detail string // the engine's message, its first line
+	// Advice, when set, is what to change in this query (Shape.MemoryAdvice):
+	// Error then says what happened only, and the caller gives the advice.
+	Advice string
 }
 
 func (e *MemoryError) Error() string {
-	return fmt.Sprintf("the query needed more memory than this model may use (%s) and was stopped (%s). Ask for less work: aggregate (GROUP BY with count/sum/avg) instead of reading raw rows, filter with WHERE, select fewer or smaller columns", e.Limit, e.Detail)
+	msg := fmt.Sprintf("the query needed more memory than this model may use (%s) and was stopped (%s)", e.Limit, e.Detail)
+	if e.Advice != "" {
+		return msg
+	}
+	return msg + ". Ask for less work: aggregate (GROUP BY with count/sum/avg) instead of reading raw rows, filter with WHERE, select fewer or smaller columns"
 }
 
 // BusyError says a query did not start within its time limit because every
