@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -571,7 +572,7 @@ var (
 // to.Limit, what the ones before it left. queryTimeout is execute_query's.
 func describeTimeoutProblem(to *engine.TimeoutError, src, sqlText string, budget, queryTimeout time.Duration) string {
 	if to.Busy() {
-		return fmt.Sprintf("not done within describe's %s limit: the model was busy with other queries; describe it again shortly", budget)
+		return fmt.Sprintf("not done within describe's %s limit, most of it spent %s; describe it again shortly", budget, to.BusyWith())
 	}
 	// The first query has the whole budget, but for the moment it took to start.
 	had, within := budget, fmt.Sprintf("within describe's %s limit", budget)
@@ -640,4 +641,99 @@ func withPackageRelative(err error, m *catalog.Model) error {
 	c := *se
 	c.Message = msg
 	return &c
+}
+
+// adviseOnFailure gives a query of the caller's that ran out of time (not for
+// want of a connection) or of memory advice that fits what it is, by DuckDB's
+// parser (engine.QueryShape): an aggregate is not told to aggregate, a long list
+// of literals is told to shorten it, a huge range to narrow it. Only on this
+// error path: a query that ran was parsed by its engine alone.
+func adviseOnFailure(ctx context.Context, err error, sqlText string) {
+	var to *engine.TimeoutError
+	var me *engine.MemoryError
+	switch {
+	case errors.As(err, &to) && !to.Busy() && to.Advice == "":
+		if s, ok := engine.QueryShape(ctx, sqlText); ok {
+			to.Advice = s.TimeoutAdvice()
+		}
+	case errors.As(err, &me) && me.Advice == "":
+		if s, ok := engine.QueryShape(ctx, sqlText); ok {
+			me.Advice = s.MemoryAdvice()
+		}
+	}
+}
+
+// maxFileLiterals is how many of a query's string literals that could be paths
+// specialFileRead looks at.
+const maxFileLiterals = 32
+
+// specialFileRead refuses ad-hoc SQL that names, in a string literal, a named
+// pipe, socket or device inside the package folder dir: DuckDB would wait on it
+// for a writer until the query's time limit (DuckDB reads only inside the
+// package folder, so what lies outside it is refused anyway). The check is a
+// scan of the text for quoted strings and a stat of at most maxFileLiterals of
+// them that contain a slash; nothing is opened.
+func specialFileRead(sqlText, dir string) error {
+	n := 0
+	for i := 0; i < len(sqlText) && n < maxFileLiterals; i++ {
+		switch {
+		case strings.HasPrefix(sqlText[i:], "--"):
+			j := strings.IndexByte(sqlText[i:], '\n')
+			if j < 0 {
+				return nil
+			}
+			i += j
+		case strings.HasPrefix(sqlText[i:], "/*"):
+			j := strings.Index(sqlText[i+2:], "*/")
+			if j < 0 {
+				return nil
+			}
+			i += j + 3
+		case sqlText[i] == '"':
+			j := strings.IndexByte(sqlText[i+1:], '"')
+			if j < 0 {
+				return nil
+			}
+			i += j + 1
+		case sqlText[i] == '\'':
+			var lit strings.Builder
+			j := i + 1
+			for ; j < len(sqlText); j++ {
+				if sqlText[j] == '\'' {
+					if j+1 < len(sqlText) && sqlText[j+1] == '\'' {
+						lit.WriteByte('\'')
+						j++
+						continue
+					}
+					break
+				}
+				lit.WriteByte(sqlText[j])
+			}
+			i = j
+			p := lit.String()
+			if !strings.Contains(p, "/") || strings.ContainsAny(p, "*?[") || strings.Contains(p, "://") {
+				continue
+			}
+			n++
+			abs := p
+			if !filepath.IsAbs(abs) {
+				abs = filepath.Join(dir, abs)
+			}
+			abs = filepath.Clean(abs)
+			in := dir
+			if abs != dir && !strings.HasPrefix(abs, dir+string(filepath.Separator)) {
+				// The package folder as DuckDB compares it, its links resolved.
+				real, err := filepath.EvalSymlinks(dir)
+				if err != nil || abs != real && !strings.HasPrefix(abs, real+string(filepath.Separator)) {
+					continue
+				}
+				in = real
+			}
+			if st, err := os.Stat(abs); err == nil && !st.Mode().IsRegular() && !st.IsDir() {
+				rel, _ := filepath.Rel(in, abs)
+				return &engine.RefusedError{Reason: fmt.Sprintf("%q (%s in the package) is %s, not a regular file: a query reads regular files only (reading %s waits for a writer, and would hold the query until its time limit)", p, filepath.ToSlash(rel), catalog.FileKind(st.Mode()), catalog.FileKind(st.Mode()))}
+			}
+		}
+	}
+	return nil
 }

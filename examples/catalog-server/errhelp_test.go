@@ -57,8 +57,12 @@ func TestNamedQueryTimeoutAdvice(t *testing.T) {
 			[]string{"parameter values"}},
 		{"source read whole", map[string]any{"path": "p/k/m/slow"},
 			[]string{"reading the source p/k/m/slow ran longer than the 300ms limit", `SELECT … FROM "slow" WHERE`, "sql against the model p/k/m"}, nil},
-		{"ad-hoc SQL", map[string]any{"path": "p/k/m", "sql": "SELECT count(*) FROM slow"},
+		{"ad-hoc SQL", map[string]any{"path": "p/k/m", "sql": "SELECT x FROM slow"},
 			[]string{"the query ran longer than the 300ms limit", "Aggregate or filter"}, []string{"named query"}},
+		{"ad-hoc aggregate", map[string]any{"path": "p/k/m", "sql": "SELECT count(*) FROM slow"},
+			[]string{"the query ran longer than the 300ms limit", "The query already aggregates", "Narrow the rows it reads with WHERE"}, []string{"named query", "Aggregate or filter", "instead of reading raw rows"}},
+		{"ad-hoc huge range", map[string]any{"path": "p/k/m", "sql": "SELECT count(*) FROM range(100000000000)"},
+			[]string{"the query ran longer than the 300ms limit", "range(100000000000) alone makes more than 100000000 rows", "use a smaller range"}, []string{"instead of reading raw rows"}},
 	} {
 		var te toolError
 		r := call(t, cs, "execute_query", tc.args, &te)

@@ -33,13 +33,17 @@ func TestBadFlagValues(t *testing.T) {
 		{[]string{"-timeout", "-1s"}, "-timeout -1s: must be positive"},
 		{[]string{"-poll", "0s"}, "-poll 0s: must be at least 10ms"},
 		{[]string{"-stop-wait", "-1s"}, "-stop-wait -1s: must not be negative"},
-		{[]string{"-memory-limit", "abc"}, `-memory-limit "abc": DuckDB cannot run with it`},
+		{[]string{"-memory-limit", "abc"}, `-memory-limit "abc": not a size DuckDB reads: give a number and a unit, such as 512MB, 1.5GB or 2GiB`},
+		{[]string{"-catalog", "/etc/passwd"}, "-catalog /etc/passwd: not a directory"},
+		{[]string{"-catalog", "/no/such/folder"}, "-catalog /no/such/folder: not a readable directory"},
+		{[]string{"-http", "nonsense"}, `-http "nonsense": want HOST:PORT, such as 127.0.0.1:8080`},
+		{[]string{"-http", "127.0.0.1:99999"}, `-http "127.0.0.1:99999": want HOST:PORT`},
 		{[]string{"-memory-limit", "1KB"}, `-memory-limit "1KB": DuckDB cannot run with it: Out of Memory Error`},
 	} {
 		var stdout, stderr strings.Builder
 		// Bounded: a server that accepted the value serves until ctx ends.
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		code := run(ctx, append(tc.args, "-http", "127.0.0.1:0", "-catalog", t.TempDir()), strings.NewReader(""), &stdout, &stderr)
+		code := run(ctx, append([]string{"-http", "127.0.0.1:0", "-catalog", t.TempDir()}, tc.args...), strings.NewReader(""), &stdout, &stderr)
 		cancel()
 		if code != 2 || !strings.Contains(stderr.String(), tc.want) || stdout.Len() > 0 {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and %q", tc.args, code, stdout.String(), stderr.String(), tc.want)

@@ -107,7 +107,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.IntVar(&o.maxProcs, "max-query-processes", defaultQueryProcesses, "the most query processes running DuckDB queries at once over all models (each model runs 8 at most)")
 	fs.BoolVar(&o.isolate, "isolate", true, "run each DuckDB query in a query process (this program, started again), ended at the query's time limit if DuckDB cannot stop; -isolate=false runs queries in the server's process, without a round trip between processes, but a calculation DuckDB cannot interrupt then runs on past its limit")
 	fs.IntVar(&o.cfg.Duck.Threads, "threads", 2, "DuckDB worker threads per query process (with -isolate=false, per model)")
-	fs.StringVar(&o.cfg.Duck.MemoryLimit, "memory-limit", "512MB", "DuckDB memory limit per query process (with -isolate=false, per model)")
+	fs.StringVar(&o.cfg.Duck.MemoryLimit, "memory-limit", "512MB", "DuckDB memory limit per query process (with -isolate=false, per model): a number and a unit, such as 512MB, 1.5GB or 2GiB")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -159,6 +159,20 @@ func (o *options) check() error {
 	if o.poll < 10*time.Millisecond {
 		return fmt.Errorf("-poll %s: must be at least 10ms", o.poll)
 	}
+	if !o.stdio {
+		if _, port, err := net.SplitHostPort(o.httpAddr); err != nil {
+			return fmt.Errorf("-http %q: want HOST:PORT, such as 127.0.0.1:8080 (%v)", o.httpAddr, err)
+		} else if _, err := net.LookupPort("tcp", port); err != nil {
+			return fmt.Errorf("-http %q: want HOST:PORT, such as 127.0.0.1:8080 (port %q: %v)", o.httpAddr, port, err)
+		}
+	}
+	if o.dir != "" {
+		if st, err := os.Stat(o.dir); err != nil {
+			return fmt.Errorf("-catalog %s: not a readable directory (%v)", o.dir, err)
+		} else if !st.IsDir() {
+			return fmt.Errorf("-catalog %s: not a directory: give the folder that holds the catalog's projects", o.dir)
+		}
+	}
 	return checkDuckConfig(c.Duck)
 }
 
@@ -180,10 +194,17 @@ func checkDuckConfig(c engine.DuckConfig) error {
 	}
 	if err != nil {
 		msg, _, _ := strings.Cut(err.Error(), "\n")
+		if strings.Contains(msg, "could not set") && strings.Contains(msg, "memory_limit") {
+			// duckdb-go's words for a value DuckDB does not read as a size.
+			return fmt.Errorf("-memory-limit %q: not a size DuckDB reads: %s", c.MemoryLimit, memoryLimitForm)
+		}
 		return fmt.Errorf("-memory-limit %q: DuckDB cannot run with it: %s", c.MemoryLimit, msg)
 	}
 	return nil
 }
+
+// memoryLimitForm says how DuckDB's memory limit is written.
+const memoryLimitForm = "give a number and a unit, such as 512MB, 1.5GB or 2GiB (KB, MB, GB and TB count in powers of 1000, KiB, MiB, GiB and TiB of 1024)"
 
 func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, log *slog.Logger) error {
 	ctx, cancel := context.WithCancel(ctx)
@@ -200,8 +221,6 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, lo
 		}
 		dir = tmp
 		log.Info("serving the built-in sample catalog", "dir", dir)
-	} else if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return fmt.Errorf("catalog directory %s: not a readable directory", dir)
 	}
 	if o.isolate {
 		log.Info("DuckDB queries run in query processes, each ended at its time limit (-isolate=false runs them in this process)", "max-query-processes", o.maxProcs)

@@ -45,9 +45,22 @@ type describeIn struct {
 }
 
 type searchIn struct {
-	Query string `json:"query" description:"words to find in names, column names and descriptions" mcp:"minLength=1"`
-	Limit int    `json:"limit,omitempty" description:"results at most (default 20)" mcp:"minimum=1;maximum=100"`
+	Query string `json:"query" description:"words to find in names, column names and descriptions (at most 32 words and 1000 characters)" mcp:"minLength=1"`
+	Limit int    `json:"limit,omitempty" description:"results at most (default 20, at most 100)" mcp:"minimum=1;maximum=100"`
 }
+
+// The bounds of a search: its words (every one must match, so a few distinctive
+// words find more than many) and characters, the results it returns, and the
+// words that match nothing it looks for close names to (the costly part), each
+// with up to 5 names and 2 objects bearing each name. They keep a search's work
+// and answer small whatever the call sends.
+const (
+	maxSearchWords     = 32
+	maxSearchChars     = 1000
+	defaultSearchLimit = 20
+	maxSearchLimit     = 100 // the schema's maximum of limit
+	maxSearchHelpWords = 8
+)
 
 // SearchResult is one search hit.
 type SearchResult struct {
@@ -58,8 +71,13 @@ type SearchResult struct {
 
 type searchOut struct {
 	Results []SearchResult `json:"results"`
+	// Total is how many objects match in all; Truncated says limit left some out
+	// (the hint then says how to see more).
+	Total     int  `json:"total"`
+	Truncated bool `json:"truncated,omitempty"`
 	// When nothing matched: what to try (in words), and the existing names closest
-	// to each word that matches nothing.
+	// to each word that matches nothing. When limit cut the results: how to see
+	// more.
 	Hint        string             `json:"hint,omitempty"`
 	Suggestions []SearchSuggestion `json:"suggestions,omitempty"`
 }
@@ -213,6 +231,7 @@ func classify(err error) toolError {
 	var se *engine.SQLError
 	var to *engine.TimeoutError
 	var busy *engine.BusyError
+	var me *engine.MemoryError
 	var ee *engine.EngineError
 	var cse *catalogSQLError
 	var qt *queryTimeoutError
@@ -237,6 +256,8 @@ func classify(err error) toolError {
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Nothing in this call can fix it: the catalog's file needs fixing (tell its owner). The model's other queries still run."}
 	case errors.As(err, new(*brokenSourceError)):
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Query the model's other sources (describe the model to see which loaded); the source is picked up again once its file is fixed."}
+	case errors.As(err, &busy) && busy.Server:
+		return toolError{Error: err.Error(), Kind: "unavailable", Hint: serverCapHint(busy.Conns)}
 	case errors.As(err, &busy):
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Call again in a few seconds."}
 	case errors.As(err, &ee) && ee.Broken:
@@ -247,18 +268,30 @@ func classify(err error) toolError {
 		// Met twice in a row (Execute runs a query again once): reloads keep
 		// replacing the model.
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Call again in a few seconds."}
-	case errors.As(err, new(*engine.MemoryError)):
+	case errors.As(err, &me) && me.Advice != "":
+		return toolError{Error: err.Error(), Kind: "out_of_memory", Hint: me.Advice}
+	case errors.As(err, &me):
 		return toolError{Error: err.Error(), Kind: "out_of_memory", Hint: "Aggregate, filter or select fewer columns to hold less data."}
 	case errors.As(err, &qt):
 		return toolError{Error: err.Error(), Kind: "timeout", Hint: qt.hint()}
+	case errors.As(err, &to) && to.Busy() && to.Server:
+		return toolError{Error: err.Error(), Kind: "unavailable", Hint: serverCapHint(to.Slots)}
 	case errors.As(err, &to) && to.Busy():
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Call again in a few seconds; if it runs out of time again, aggregate or filter to read less data."}
+	case errors.As(err, &to) && to.Advice != "":
+		return toolError{Error: err.Error(), Kind: "timeout", Hint: to.Advice}
 	case errors.As(err, &to):
 		return toolError{Error: err.Error(), Kind: "timeout", Hint: "Aggregate or filter to read less data."}
 	case errors.Is(err, context.Canceled):
 		return toolError{Error: "the request was cancelled before it finished (by the client, or because the server is stopping)", Kind: "cancelled", Hint: "Call again if the answer is still needed."}
 	}
 	return toolError{Error: err.Error(), Kind: "invalid"}
+}
+
+// serverCapHint is what to do when a query waited for one of the n query
+// processes the server runs at once over all models (-max-query-processes).
+func serverCapHint(n int) string {
+	return fmt.Sprintf("Call again in a few seconds: the server runs at most %d query processes at once over all its models (its -max-query-processes %d), and other queries held them. If this happens often, the server's operator can raise -max-query-processes.", n, n)
 }
 
 // toolInputs are the input types of the tools, for what invalidArguments says.
@@ -370,7 +403,7 @@ func addTool[In any](s *mcp.Server, t *mcp.Tool, h func(context.Context, *mcp.Ca
 // and objects that bear them; when every word matches something, that no object
 // matches all of them.
 func searchHelp(cat *catalog.Catalog, q string) (string, []SearchSuggestion) {
-	un := cat.Unmatched(q, 5, 2)
+	un, more := cat.Unmatched(q, 5, 2, maxSearchHelpWords)
 	if len(un) == 0 {
 		return fmt.Sprintf("each word of %q matches some object, but no object matches all of them: search with fewer words", q), nil
 	}
@@ -404,12 +437,39 @@ func searchHelp(cat *catalog.Catalog, q string) (string, []SearchSuggestion) {
 			fmt.Fprintf(&b, "%s (%s)", m.Name, strings.Join(where, ", "))
 		}
 	}
+	if more > 0 {
+		fmt.Fprintf(&b, "; %d more words match nothing (close names are looked for the first %d only)", more, maxSearchHelpWords)
+	}
 	if len(sugg) > 0 {
 		b.WriteString(". Search again with one of these names, or call list_catalog to browse.")
 	} else {
 		b.WriteString(". Try other words, or call list_catalog to browse.")
 	}
-	return b.String(), sugg
+	return cutText(b.String(), maxErrorText), sugg
+}
+
+// checkSearch refuses a search past its bounds (maxSearchChars, maxSearchWords),
+// saying which.
+func checkSearch(q string) *toolError {
+	if strings.TrimSpace(q) == "" {
+		return &toolError{Error: "the query holds no words: give words of a name, column or description (call list_catalog to browse instead)", Kind: "invalid"}
+	}
+	const fewer = "every word must match, so a few distinctive words (a name, a column, a word of a description) find more than many"
+	if n := utf8.RuneCountInString(q); n > maxSearchChars {
+		return &toolError{Error: fmt.Sprintf("the query is %d characters long; search_catalog takes at most %d characters and %d words", n, maxSearchChars, maxSearchWords), Kind: "invalid", Hint: "Search again with fewer words: " + fewer + "."}
+	}
+	if n := len(strings.Fields(q)); n > maxSearchWords {
+		return &toolError{Error: fmt.Sprintf("the query has %d words; search_catalog takes at most %d words (and %d characters)", n, maxSearchWords, maxSearchChars), Kind: "invalid", Hint: "Search again with fewer words: " + fewer + "."}
+	}
+	return nil
+}
+
+// moreResults says how to see the results limit left out of total.
+func moreResults(total, limit int) string {
+	if limit < maxSearchLimit {
+		return fmt.Sprintf("%d objects match; the first %d are shown (limit %d): call again with a larger limit (at most %d) to see more, or add words to narrow the search.", total, limit, limit, maxSearchLimit)
+	}
+	return fmt.Sprintf("%d objects match; the first %d are shown (limit %d, the most allowed): add words to narrow the search.", total, limit, limit)
 }
 
 func itemOf(e *catalog.Entry) Item {
@@ -467,19 +527,25 @@ func newMCPServer(svc *Service, version string, stateless bool) *mcp.Server {
 			return okResult(d)
 		})
 
-	addTool(s, &mcp.Tool{Name: "search_catalog", Description: "Search names, column names and descriptions of every catalog object; results are ranked (exact name first, then name prefix, substring, column, description). Every word must match; case, accents and compatibility forms do not count. When nothing matches, the result suggests the closest existing names.", Annotations: ro},
+	addTool(s, &mcp.Tool{Name: "search_catalog", Description: "Search names, column names and descriptions of every catalog object; results are ranked (exact name first, then name prefix, substring, column, description). Every word must match (at most 32 words, 1000 characters); case, accents and compatibility forms do not count. Returns total (the objects that match) and truncated when limit (default 20, at most 100) left some out. When nothing matches, the result suggests the closest existing names.", Annotations: ro},
 		func(ctx context.Context, req *mcp.CallToolRequest, in searchIn) (*mcp.CallToolResult, any, error) {
-			if strings.TrimSpace(in.Query) == "" {
-				return errorResult(toolError{Error: "the query holds no words: give words of a name, column or description (call list_catalog to browse instead)", Kind: "invalid"}), nil, nil
+			if te := checkSearch(in.Query); te != nil {
+				return errorResult(*te), nil, nil
 			}
 			limit := in.Limit
 			if limit == 0 {
-				limit = 20
+				limit = defaultSearchLimit
 			}
 			out := searchOut{Results: []SearchResult{}}
 			cat := svc.Catalog()
-			for _, h := range cat.Search(in.Query, limit) {
+			hits, total := cat.SearchCount(in.Query, limit)
+			for _, h := range hits {
 				out.Results = append(out.Results, SearchResult{Item: itemOf(h.Entry), Match: h.Match, Score: math.Round(h.Score*100) / 100})
+			}
+			out.Total = total
+			if total > len(hits) {
+				out.Truncated = true
+				out.Hint = moreResults(total, limit)
 			}
 			if len(out.Results) == 0 {
 				out.Hint, out.Suggestions = searchHelp(cat, in.Query)
@@ -640,6 +706,11 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 		// (and is told the same below if it does).
 		return nil, &brokenSourceError{path: e.Path, reason: sourceProblem(m, eng.Broken()[e.Name])}
 	}
+	if in.SQL != "" && m.Package.Engine == catalog.EngineDuckDB {
+		if err := specialFileRead(sqlText, m.Package.Dir); err != nil {
+			return nil, err
+		}
+	}
 	res, err := eng.Query(ctx, sqlText, params, engine.Limits{RowLimit: rowLimit, ByteBudget: s.cfg.ByteBudget, Timeout: s.cfg.QueryTimeout})
 	if err != nil {
 		// The files DuckDB names (a CSV that fails to convert) by their place in
@@ -656,7 +727,11 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 					return nil, &brokenSourceError{path: mpath + "/" + name, reason: sourceProblem(m, reason)}
 				}
 			}
-			err = withClosestSources(timeZoneAdvice(se), m, sn.cat, eng.Columns())
+			if ce := catalogPathName(se, sqlText, m); ce != nil {
+				err = ce
+			} else {
+				err = withClosestSources(timeZoneAdvice(se), m, sn.cat, eng.Columns())
+			}
 		}
 		// A file named by a relative path: said in the package's terms.
 		var ref *engine.RefusedError
@@ -674,6 +749,10 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 			case e.Kind == catalog.KindSource && in.SQL == "":
 				return nil, &queryTimeoutError{to: to, path: e.Path, model: mpath, source: e.Name}
 			}
+		}
+		// Out of time or memory on the caller's own SQL: advice that fits it.
+		if in.SQL != "" {
+			adviseOnFailure(ctx, err, sqlText)
 		}
 	}
 	if pe := paramValueError(q, params, err); pe != nil {
@@ -750,6 +829,52 @@ var (
 	duckNoTable     = regexp.MustCompile(`Table with name ([^ ]+) does not exist`)
 	duckDidYouMean  = regexp.MustCompile(`Did you mean "([^"]+)"`)
 )
+
+// dottedName is a name of three parts or more (a.b.c, "a".b.c.d), as a
+// catalog path written with dots reads in SQL.
+var dottedName = regexp.MustCompile(`(?:[A-Za-z_][A-Za-z0-9_$]*|"(?:[^"]|"")+")(?:\s*\.\s*(?:[A-Za-z_][A-Za-z0-9_$]*|"(?:[^"]|"")+")){2,}`)
+
+// plainName is a name SQL reads as written, without quotes.
+var plainName = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
+
+// catalogPathName replaces DuckDB's error about a source named by its catalog
+// path (retail.shop.sales.orders: "NameListToString NOT IMPLEMENTED", which is
+// DuckDB's own text, or Catalog "shop" does not exist) with what it is: the
+// catalog's path is not a SQL name, and within the model a source is named
+// alone. nil when the error is another one, or sqlText holds no such name.
+func catalogPathName(se *engine.SQLError, sqlText string, m *catalog.Model) *engine.SQLError {
+	if !duckCatalogPath.MatchString(se.Message) {
+		return nil
+	}
+	loc := dottedName.FindStringIndex(sqlText)
+	if loc == nil {
+		return nil
+	}
+	name := sqlText[loc[0]:loc[1]]
+	parts := strings.Split(name, ".")
+	last := strings.Trim(strings.TrimSpace(parts[len(parts)-1]), `"`)
+	alone := ""
+	for _, src := range m.Sources {
+		if strings.EqualFold(src.Name, last) {
+			alone = src.Name
+		}
+	}
+	msg := fmt.Sprintf("%s is a catalog path, not a SQL name: within the model (the call's path), name a source by its name alone", name)
+	if alone != "" {
+		if !plainName.MatchString(alone) {
+			alone = quoteIdent(alone)
+		}
+		msg += fmt.Sprintf(" (FROM %s)", alone)
+	} else {
+		var names []string
+		for _, src := range m.Sources {
+			names = append(names, src.Name)
+		}
+		sort.Strings(names)
+		msg += fmt.Sprintf("; the model's sources: %s", strings.Join(names, ", "))
+	}
+	return &engine.SQLError{Engine: se.Engine, Message: msg, Position: utf8.RuneCountInString(sqlText[:loc[0]]) + 1}
+}
 
 // withClosestSources adds the model's sources closest to a table DuckDB did not
 // find when DuckDB's own guess is not one of them: it guesses among every table

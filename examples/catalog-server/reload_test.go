@@ -117,7 +117,7 @@ func TestHotReloadEdits(t *testing.T) {
 	// A broken manifest: the package stays served with its previous one.
 	writeFiles(t, dir, map[string]string{"p/k/manifest.json": `{"description": "a pack`})
 	eventually("the broken manifest", "describe", map[string]any{"path": "p/k"}, func(r *mcp.CallToolResult, sc map[string]any) bool {
-		return !r.IsError && sc["description"] == "a package" && strings.Contains(text(r), "p/k/manifest.json: unexpected EOF; still serving its previous version")
+		return !r.IsError && sc["description"] == "a package" && strings.Contains(text(r), "p/k/manifest.json: the JSON ends before its object closes; still serving its previous version")
 	})
 	writeFiles(t, dir, map[string]string{"p/k/manifest.json": `{"description": "a package"}`})
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -68,5 +69,68 @@ func TestSearchSuggestsClosestNames(t *testing.T) {
 	r = call(t, cs, "search_catalog", map[string]any{"query": "customers"}, &out)
 	if len(out.Results) == 0 || out.Hint != "" || out.Suggestions != nil {
 		t.Errorf("customers: %s", text(r))
+	}
+}
+
+// TestSearchBounds: a search past its bounds (words, characters) is refused,
+// naming the bound; one of many words that match nothing answers with close
+// names for the first few only, its hint and suggestions bounded.
+func TestSearchBounds(t *testing.T) {
+	svc := newTestService(t, sampleDir(t), Config{})
+	cs := connectHTTP(t, startHTTP(t, svc).URL, "")
+
+	words := func(n int) string {
+		var w []string
+		for i := range n {
+			w = append(w, fmt.Sprintf("zq%dxw", i))
+		}
+		return strings.Join(w, " ")
+	}
+	r := call(t, cs, "search_catalog", map[string]any{"query": words(maxSearchWords + 1)}, nil)
+	if !r.IsError || !strings.Contains(text(r), "the query has 33 words; search_catalog takes at most 32 words") || !strings.Contains(text(r), "fewer words") {
+		t.Errorf("33 words: %s", text(r))
+	}
+	r = call(t, cs, "search_catalog", map[string]any{"query": strings.Repeat("x", 5000)}, nil)
+	if !r.IsError || !strings.Contains(text(r), "the query is 5000 characters long; search_catalog takes at most 1000 characters") || len(text(r)) > 1000 {
+		t.Errorf("5000 characters: %.2000s", text(r))
+	}
+
+	var out searchOut
+	r = call(t, cs, "search_catalog", map[string]any{"query": words(maxSearchWords)}, &out)
+	if r.IsError || !strings.Contains(out.Hint, "; 24 more words match nothing (close names are looked for the first 8 only)") {
+		t.Errorf("32 unmatched words: %.3000s", text(r))
+	}
+	if n := len(out.Suggestions); n > maxSearchHelpWords*5*2 {
+		t.Errorf("%d suggestions", n)
+	}
+	for _, s := range out.Suggestions {
+		if s.Word == fmt.Sprintf("zq%dxw", maxSearchHelpWords) {
+			t.Errorf("a suggestion past the first %d words: %+v", maxSearchHelpWords, s)
+		}
+	}
+}
+
+// TestSearchSaysTruncated: results cut at limit say how many match and how to
+// see more.
+func TestSearchSaysTruncated(t *testing.T) {
+	svc := newTestService(t, sampleDir(t), Config{})
+	cs := connectHTTP(t, startHTTP(t, svc).URL, "")
+
+	var all searchOut
+	call(t, cs, "search_catalog", map[string]any{"query": "orders"}, &all)
+	if all.Total != len(all.Results) || all.Total < 2 || all.Truncated || all.Hint != "" {
+		t.Fatalf("orders: %+v", all)
+	}
+	var out searchOut
+	r := call(t, cs, "search_catalog", map[string]any{"query": "orders", "limit": 1}, &out)
+	if len(out.Results) != 1 || out.Total != all.Total || !out.Truncated {
+		t.Errorf("orders, limit 1: %s", text(r))
+	}
+	want := fmt.Sprintf("%d objects match; the first 1 are shown (limit 1): call again with a larger limit (at most 100)", all.Total)
+	if !strings.Contains(text(r), want) {
+		t.Errorf("orders, limit 1: the text does not say %q: %s", want, text(r))
+	}
+	if got := moreResults(150, 100); got != "150 objects match; the first 100 are shown (limit 100, the most allowed): add words to narrow the search." {
+		t.Errorf("moreResults(150, 100) = %q", got)
 	}
 }

@@ -33,13 +33,14 @@ func TestSQLNameHints(t *testing.T) {
 	cs := connectHTTP(t, startHTTP(t, newTestService(t, sampleDir(t), Config{})).URL, "")
 	for sql, want := range map[string]string{
 		"SELECT o.quantty FROM orders o":         "(closest columns of the model's sources: quantity (orders)",
-		"SELECT * FROM shop.sales.orders":        "(name a source by itself, as in FROM orders",
-		"SELECT * FROM retail.shop.sales.orders": "(name a source by itself, as in FROM orders",
+		"SELECT * FROM shop.sales.orders":        "at character 15: shop.sales.orders is a catalog path, not a SQL name: within the model (the call's path), name a source by its name alone (FROM orders)",
+		"SELECT * FROM retail.shop.sales.orders": "at character 15: retail.shop.sales.orders is a catalog path, not a SQL name: within the model (the call's path), name a source by its name alone (FROM orders)",
+		"SELECT * FROM retail.shop.sales.nosuch": "retail.shop.sales.nosuch is a catalog path, not a SQL name: within the model (the call's path), name a source by its name alone; the model's sources: customers, orders, products",
 		"SELECT * FROM requests":                 "(requests is a source of the model operations/web/traffic, not of this one: run the query with path operations/web/traffic)",
 	} {
 		var te toolError
 		r := call(t, cs, "execute_query", map[string]any{"path": "retail/shop/sales", "sql": sql}, &te)
-		if !r.IsError || te.Kind != "sql_error" || !strings.Contains(te.Error, want) {
+		if !r.IsError || te.Kind != "sql_error" || !strings.Contains(te.Error, want) || strings.Contains(te.Error, "NameListToString") {
 			t.Errorf("%s: %s", sql, text(r))
 		}
 	}

@@ -564,7 +564,7 @@ func TestLoadAfterKeepsBrokenFiles(t *testing.T) {
 			}
 			probs := strings.Join(pkg.Package.Problems, "\n")
 			for _, want := range []string{
-				"retail/shop/manifest.json: unexpected EOF; still serving its previous version",
+				"retail/shop/manifest.json: the JSON ends before its object closes; still serving its previous version",
 				"retail/shop/sales.sql: line 4: want \"@param NAME TYPE [description]\"; still serving its previous version",
 			} {
 				if !strings.Contains(probs, want) || !strings.Contains(strings.Join(c.Diagnostics, "\n"), want) {

@@ -236,12 +236,18 @@ type Hit struct {
 // Words and the text they are matched against are compared folded (Fold): case,
 // accents and compatibility forms do not count.
 func (c *Catalog) Search(q string, limit int) []Hit {
+	hits, _ := c.SearchCount(q, limit)
+	return hits
+}
+
+// SearchCount is Search that also says how many objects match in all: more than
+// len(hits) when limit cut them.
+func (c *Catalog) SearchCount(q string, limit int) (hits []Hit, total int) {
 	words := strings.Fields(Fold(q))
 	if len(words) == 0 || limit <= 0 {
-		return nil
+		return nil, 0
 	}
 	folded := c.foldedIndex()
-	var hits []Hit
 	for i, e := range c.entries {
 		f := &folded[i]
 		total := 0.0
@@ -274,10 +280,11 @@ func (c *Catalog) Search(q string, limit int) []Hit {
 		}
 		return strings.Compare(a.Entry.Path, b.Entry.Path)
 	})
+	total = len(hits)
 	if len(hits) > limit {
 		hits = hits[:limit]
 	}
-	return hits
+	return hits, total
 }
 
 // Unmatched is a word of a search that matches no object's name, column or
@@ -300,10 +307,10 @@ type NameMatch struct {
 // packages, models, notebooks, sources, queries) and columns, compared folded
 // (Closest), and up to perName of the objects bearing each name. A search that
 // found nothing while every word matches something has no unmatched word: no
-// object holds all of them.
-func (c *Catalog) Unmatched(q string, n, perName int) []Unmatched {
+// object holds all of them. At most most words are returned (looking for close
+// names is the costly part); more counts the further words that match nothing.
+func (c *Catalog) Unmatched(q string, n, perName, most int) (out []Unmatched, more int) {
 	folded := c.foldedIndex()
-	var out []Unmatched
 	var names []string
 	var bearers map[string]*NameMatch
 	seen := map[string]bool{}
@@ -321,6 +328,10 @@ func (c *Catalog) Unmatched(q string, n, perName int) []Unmatched {
 			}
 		}
 		if found {
+			continue
+		}
+		if len(out) >= most {
+			more++
 			continue
 		}
 		if bearers == nil {
@@ -352,7 +363,7 @@ func (c *Catalog) Unmatched(q string, n, perName int) []Unmatched {
 		}
 		out = append(out, u)
 	}
-	return out
+	return out, more
 }
 
 // score says how well the folded word w matches the entry e (whose folded text

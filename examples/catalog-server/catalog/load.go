@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -133,7 +134,7 @@ func isParseError(err error) bool {
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
 	return errors.As(err, &se) || errors.As(err, &te) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
-		strings.HasPrefix(err.Error(), "json: unknown field")
+		errors.As(err, new(*jsonError))
 }
 
 func readJSON(dir, name string, limit int64, v any) error {
@@ -143,7 +144,10 @@ func readJSON(dir, name string, limit int64, v any) error {
 	}
 	dec := json.NewDecoder(strings.NewReader(string(b)))
 	dec.DisallowUnknownFields()
-	return dec.Decode(v)
+	if err := dec.Decode(v); err != nil {
+		return jsonProblem(err, string(b), v)
+	}
+	return nil
 }
 
 // readLimited reads the file name of folder dir, which must resolve inside dir
@@ -397,4 +401,59 @@ func (c *Catalog) index() {
 		slices.SortFunc(e.Children, func(a, b *Entry) int { return strings.Compare(a.Name, b.Name) })
 	}
 	slices.SortFunc(c.entries, func(a, b *Entry) int { return strings.Compare(a.Path, b.Path) })
+}
+
+// jsonError is a manifest's JSON problem said in the catalog author's terms; it
+// wraps encoding/json's error.
+type jsonError struct {
+	msg string
+	err error
+}
+
+func (e *jsonError) Error() string { return e.msg }
+func (e *jsonError) Unwrap() error { return e.err }
+
+// jsonProblem says what is wrong with a manifest's JSON in the catalog author's
+// terms (the field, the type it takes, where), not Go's ("cannot unmarshal
+// number into Go struct field projectManifest.description of type string"). v
+// is what it decodes into (a pointer to a struct).
+func jsonProblem(err error, data string, v any) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	msg := ""
+	switch {
+	case errors.As(err, &te) && te.Field != "":
+		want := "a string (text in double quotes)"
+		if te.Type.Kind() != reflect.String {
+			want = "a JSON " + te.Type.Kind().String()
+		}
+		msg = fmt.Sprintf("field %q must be %s, not a JSON %s", te.Field, want, te.Value)
+	case errors.As(err, &te):
+		msg = fmt.Sprintf("the file must hold one JSON object ({\"description\": \"…\", …}), not a JSON %s", te.Value)
+	case errors.As(err, &se):
+		line, col := 1, 1
+		for _, r := range data[:min(max(int(se.Offset)-1, 0), len(data))] {
+			if r == '\n' {
+				line, col = line+1, 1
+			} else {
+				col++
+			}
+		}
+		msg = fmt.Sprintf("not valid JSON at line %d, column %d: %s", line, col, strings.TrimPrefix(se.Error(), "json: "))
+	case errors.Is(err, io.EOF):
+		msg = "the file is empty: it must hold one JSON object, such as {\"description\": \"…\"}"
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		msg = "the JSON ends before its object closes"
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		var fields []string
+		t := reflect.TypeOf(v).Elem()
+		for i := range t.NumField() {
+			name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+			fields = append(fields, name)
+		}
+		msg = fmt.Sprintf("unknown field %s (the fields it takes: %s)", strings.TrimPrefix(err.Error(), "json: unknown field "), strings.Join(fields, ", "))
+	default:
+		return err
+	}
+	return &jsonError{msg: msg, err: err}
 }

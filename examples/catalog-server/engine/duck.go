@@ -787,7 +787,7 @@ func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any,
 		}
 		err = d.ctxErr(ctx, qctx, lim, withPosition(err, sqlText))
 		if te, ok := err.(*TimeoutError); ok {
-			te.Waited, te.Running = waited, running
+			te.Waited, te.Running, te.Slots = waited, running, duckMaxConns
 		}
 		return nil, err
 	}
@@ -958,7 +958,7 @@ func (d *Duck) ctxErr(parent, qctx context.Context, lim Limits, err error) error
 func (d *Duck) startErr(parent, qctx context.Context, lim Limits, waited time.Duration, err error) error {
 	if parent.Err() == nil && errors.Is(qctx.Err(), context.DeadlineExceeded) {
 		if waited < lim.Timeout/2 {
-			return &TimeoutError{Limit: lim.Timeout, Waited: waited}
+			return &TimeoutError{Limit: lim.Timeout, Waited: waited, Slots: duckMaxConns}
 		}
 		return &BusyError{Limit: lim.Timeout, Conns: duckMaxConns}
 	}

@@ -199,6 +199,9 @@ func (p *DuckProc) Query(ctx context.Context, sqlText string, params map[string]
 		}
 		return nil, &BusyError{Limit: lim.Timeout, Conns: duckMaxConns, What: "query processes of this model"}
 	}
+	// How long the model's own slots took, for a query that then runs out of
+	// time: what it waited for is what most of its wait went to.
+	modelWait := time.Since(start)
 	if g := p.cfg.Processes; g != nil {
 		select {
 		case g.slots <- struct{}{}:
@@ -210,7 +213,7 @@ func (p *DuckProc) Query(ctx context.Context, sqlText string, params map[string]
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			return nil, &BusyError{Limit: lim.Timeout, Conns: cap(g.slots), What: "query processes of the server"}
+			return nil, &BusyError{Limit: lim.Timeout, Conns: cap(g.slots), What: "query processes of the server", Server: true}
 		}
 	}
 	slotHeld := true // until handed to a process still starting
@@ -220,6 +223,14 @@ func (p *DuckProc) Query(ctx context.Context, sqlText string, params map[string]
 		}
 	}()
 	waited := time.Since(start)
+	// busy marks a TimeoutError with what the query waited for.
+	busy := func(te *TimeoutError) *TimeoutError {
+		te.Slots = duckMaxConns
+		if g := p.cfg.Processes; g != nil && waited-modelWait > modelWait {
+			te.Slots, te.Server = cap(g.slots), true
+		}
+		return te
+	}
 	var (
 		w    *duckWorker
 		left time.Duration
@@ -239,14 +250,14 @@ func (p *DuckProc) Query(ctx context.Context, sqlText string, params map[string]
 				return nil, &EngineError{Detail: fmt.Sprintf("was not ready within the query's %s limit (it goes on starting, for the next query)", lim.Timeout), Starting: true}
 			}
 			if qctx.Err() != nil {
-				return nil, &TimeoutError{Limit: lim.Timeout, Waited: waited}
+				return nil, busy(&TimeoutError{Limit: lim.Timeout, Waited: waited})
 			}
 			return nil, err
 		}
 		left = time.Until(deadline)
 		if left <= 0 {
 			p.release(w)
-			return nil, &TimeoutError{Limit: lim.Timeout, Waited: waited}
+			return nil, busy(&TimeoutError{Limit: lim.Timeout, Waited: waited})
 		}
 		req := workerRequest{Query: &workerQuery{SQL: sqlText, Params: wp, RowLimit: lim.RowLimit, ByteBudget: lim.ByteBudget, Timeout: left}}
 		err = w.send(req, deadline)
@@ -293,6 +304,7 @@ func (p *DuckProc) Query(ctx context.Context, sqlText string, params map[string]
 					// it may have taken some); the caller was given the limit.
 					te.Limit = lim.Timeout
 					te.Waited += waited
+					busy(te)
 					if te.Running {
 						// DuckDB did not stop: the process does, now.
 						p.kill(w)
@@ -316,7 +328,7 @@ func (p *DuckProc) Query(ctx context.Context, sqlText string, params map[string]
 			return rep.Result.finish(start), nil
 		case <-hard.C:
 			p.kill(w)
-			return nil, &TimeoutError{Limit: lim.Timeout, Waited: waited}
+			return nil, busy(&TimeoutError{Limit: lim.Timeout, Waited: waited})
 		case <-ctx.Done():
 			// The caller went away: the query stops with its process.
 			p.kill(w)

@@ -407,3 +407,36 @@ func TestDuckProcServerCap(t *testing.T) {
 		t.Errorf("%d of the server's slots still taken", n)
 	}
 }
+
+// TestDuckProcWaitedForWhich: a query that waited most of its limit and then ran
+// out of time is told what it waited for: the server's query processes (shared
+// by all models, -max-query-processes) or its own model's.
+func TestDuckProcWaitedForWhich(t *testing.T) {
+	heavy := "SELECT sum(a.range * b.range) FROM range(1000000) a, range(1000000) b"
+	lim := Limits{RowLimit: 10, ByteBudget: 1 << 20, Timeout: 1500 * time.Millisecond}
+
+	g := NewProcessLimit(1)
+	p := openProc(t, nil, DuckConfig{Processes: g})
+	g.slots <- struct{}{} // another model's query holds the server's one process
+	go func() { time.Sleep(1000 * time.Millisecond); <-g.slots }()
+	_, err := p.Query(context.Background(), heavy, nil, lim)
+	var te *TimeoutError
+	if !errors.As(err, &te) || !te.Busy() || !te.Server || !strings.Contains(err.Error(), "waiting for a query process: all 1 that the server runs at once, over all its models, were running other queries") {
+		t.Errorf("waited for the server's process: %v (%+v)", err, te)
+	}
+
+	q := openProc(t, nil, DuckConfig{Processes: NewProcessLimit(16)})
+	for range duckMaxConns {
+		q.slots <- struct{}{}
+	}
+	go func() {
+		time.Sleep(1000 * time.Millisecond)
+		for range duckMaxConns {
+			<-q.slots
+		}
+	}()
+	_, err = q.Query(context.Background(), heavy, nil, lim)
+	if !errors.As(err, &te) || !te.Busy() || te.Server || !strings.Contains(err.Error(), "waiting its turn: this model runs 8 queries at once") {
+		t.Errorf("waited for the model's processes: %v (%+v)", err, te)
+	}
+}

@@ -150,6 +150,15 @@ type TimeoutError struct {
 	// Waited is how much of Limit went by before the query started, waiting for
 	// one of its model's connections; Busy says it was most of it.
 	Waited time.Duration
+	// What the query waited for when Busy: one of Slots connections (or query
+	// processes) of its model, or, with Server, one of the Slots query processes
+	// the server runs at once over all its models (ProcessLimit). Slots 0: not
+	// known.
+	Slots  int
+	Server bool
+	// Advice, when set, is what to change in this query (Shape.TimeoutAdvice):
+	// Error then says what happened only, and the caller gives the advice.
+	Advice string
 	// Running says the engine had not stopped when the caller was answered: it
 	// was inside one piece of work it cannot be interrupted in (a long function
 	// call, or a query's constant expressions computed while it was prepared),
@@ -158,8 +167,21 @@ type TimeoutError struct {
 }
 
 // Busy reports whether the query spent most of its time limit waiting for a
-// connection, its model busy with other queries: calling again later may do.
+// connection, its model (or the server) busy with other queries: calling again
+// later may do.
 func (e *TimeoutError) Busy() bool { return e.Waited >= e.Limit/2 }
+
+// BusyWith says what the query of a Busy TimeoutError waited for: "waiting for
+// a connection: the model was busy …".
+func (e *TimeoutError) BusyWith() string {
+	switch {
+	case e.Server:
+		return fmt.Sprintf("waiting for a query process: all %d that the server runs at once, over all its models, were running other queries", e.Slots)
+	case e.Slots > 0:
+		return fmt.Sprintf("waiting its turn: this model runs %d queries at once, and other queries of it held them all", e.Slots)
+	}
+	return "waiting for a connection: the model was busy with other queries"
+}
 
 func (e *TimeoutError) Error() string {
 	if e.Busy() {
@@ -167,16 +189,24 @@ func (e *TimeoutError) Error() string {
 		if e.Running {
 			what = "ran past"
 		}
-		msg := fmt.Sprintf("the query %s the %s limit, %s of which it spent waiting for a connection: the model was busy with other queries. ", what, e.Limit, e.Waited.Round(time.Millisecond))
+		msg := fmt.Sprintf("the query %s the %s limit, %s of which it spent %s. ", what, e.Limit, e.Waited.Round(time.Millisecond), e.BusyWith())
 		if e.Running {
 			msg += "The engine cannot stop it inside the calculation it is in, so it finishes that in the background. "
 		}
 		return msg + "Call again shortly; if it still runs out of time, ask for less work (aggregate, filter with WHERE, or query a smaller source)"
 	}
 	if e.Running {
-		return fmt.Sprintf("the query ran longer than the %s limit; the engine cannot stop it inside the calculation it is in (a long function call, or constant expressions it computes before running), so it finishes that in the background. Ask for less work: smaller ranges and lists, aggregate (GROUP BY with count/sum/avg) instead of reading raw rows, filter with WHERE, or query a smaller source", e.Limit)
+		msg := fmt.Sprintf("the query ran longer than the %s limit; the engine cannot stop it inside the calculation it is in (a long function call, or constant expressions it computes before running), so it finishes that in the background", e.Limit)
+		if e.Advice != "" {
+			return msg
+		}
+		return msg + ". Ask for less work: smaller ranges and lists, aggregate (GROUP BY with count/sum/avg) instead of reading raw rows, filter with WHERE, or query a smaller source"
 	}
-	return fmt.Sprintf("the query ran longer than the %s limit and was stopped. Ask for less work: aggregate (GROUP BY with count/sum/avg) instead of reading raw rows, filter with WHERE, or query a smaller source", e.Limit)
+	msg := fmt.Sprintf("the query ran longer than the %s limit and was stopped", e.Limit)
+	if e.Advice != "" {
+		return msg
+	}
+	return msg + ". Ask for less work: aggregate (GROUP BY with count/sum/avg) instead of reading raw rows, filter with WHERE, or query a smaller source"
 }
 
 // MemoryError says a query needed more memory than its model may use and was
@@ -184,10 +214,17 @@ func (e *TimeoutError) Error() string {
 type MemoryError struct {
 	Limit  string // the model's memory limit, as configured
 	Detail string // the engine's message, its first line
+	// Advice, when set, is what to change in this query (Shape.MemoryAdvice):
+	// Error then says what happened only, and the caller gives the advice.
+	Advice string
 }
 
 func (e *MemoryError) Error() string {
-	return fmt.Sprintf("the query needed more memory than this model may use (%s) and was stopped (%s). Ask for less work: aggregate (GROUP BY with count/sum/avg) instead of reading raw rows, filter with WHERE, select fewer or smaller columns", e.Limit, e.Detail)
+	msg := fmt.Sprintf("the query needed more memory than this model may use (%s) and was stopped (%s)", e.Limit, e.Detail)
+	if e.Advice != "" {
+		return msg
+	}
+	return msg + ". Ask for less work: aggregate (GROUP BY with count/sum/avg) instead of reading raw rows, filter with WHERE, select fewer or smaller columns"
 }
 
 // BusyError says a query did not start within its time limit because every
@@ -198,6 +235,9 @@ type BusyError struct {
 	// What the Conns are: empty for the connections of a model; the query
 	// processes of the model or of the server (-isolate).
 	What string
+	// Server says the Conns are the query processes the server runs at once
+	// over all its models (ProcessLimit), not the model's own.
+	Server bool
 }
 
 func (e *BusyError) Error() string {

@@ -269,8 +269,8 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 	// The subquery is capped at the rows the result can hold (one more proves
 	// truncation): the server neither computes nor sends the rows past them (pgx
 	// would read and drop them all when the rows close).
-	full := p.prefix + "SELECT * FROM (\n" + body + "\n) AS q LIMIT " + strconv.Itoa(lim.RowLimit+1)
-	offset := len([]rune(p.prefix + "SELECT * FROM (\n"))
+	full := p.prefix + pgWrapOpen + body + "\n) AS q LIMIT " + strconv.Itoa(lim.RowLimit+1)
+	offset := len([]rune(p.prefix + pgWrapOpen))
 	var args []any
 	if len(params) > 0 {
 		args = append(args, pgx.NamedArgs(params))
@@ -285,7 +285,9 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 	types := make([]string, len(fds))
 	tm := tx.Conn().TypeMap()
 	var unnamed []uint32
+	mods := make([]string, len(fds))
 	for i, fd := range fds {
+		mods[i] = pgTypeMod(fd.DataTypeOID, fd.TypeModifier)
 		if t, ok := tm.TypeForOID(fd.DataTypeOID); ok {
 			types[i] = t.Name
 		} else if name, ok := p.typeNames.Load(fd.DataTypeOID); ok {
@@ -293,8 +295,10 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 		} else {
 			types[i] = fmt.Sprintf("oid %d", fd.DataTypeOID)
 			unnamed = append(unnamed, fd.DataTypeOID)
+			res.Columns = append(res.Columns, Column{Name: fd.Name, Type: types[i]})
+			continue
 		}
-		res.Columns = append(res.Columns, Column{Name: fd.Name, Type: types[i]})
+		res.Columns = append(res.Columns, Column{Name: fd.Name, Type: types[i] + mods[i]})
 	}
 	if len(unnamed) > 0 {
 		fds = slices.Clone(fds) // read after the rows close, when pgconn may reuse them
@@ -337,6 +341,11 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 	}
 	if len(unnamed) > 0 {
 		p.nameTypes(ctx, tx, unnamed, res.Columns)
+		for i, fd := range fds {
+			if slices.Contains(unnamed, fd.DataTypeOID) {
+				res.Columns[i].Type += mods[i]
+			}
+		}
 		p.arraysFromText(res, fds, unnamed)
 		// Named, the columns take other bytes, and the arrays' values too.
 		if err := rebudget(res, lim); err != nil {
@@ -581,7 +590,7 @@ func (p *Postgres) fail(ctx context.Context, tx pgx.Tx, err error, offset int, f
 			return &RefusedError{Reason: rowLocksReason + " (PostgreSQL: " + pe.Message + ")", Rule: ruleNoLocks}
 		}
 	}
-	return p.pgErr(err, offset)
+	return p.pgErr(err, offset, full[len(p.prefix+pgWrapOpen):])
 }
 
 // planLocksRows reports whether PostgreSQL's plan for full has a LockRows step.
@@ -622,9 +631,13 @@ func planLocksRows(ctx context.Context, tx pgx.Tx, full string, args []any) (boo
 	return walk(tree), nil
 }
 
+// pgWrapOpen opens the subquery that caps the caller's statement.
+const pgWrapOpen = "SELECT * FROM (\n"
+
 // pgErr keeps PostgreSQL's message, moves its position into the caller's SQL, and
-// turns the read-only and query-only refusals into RefusedErrors.
-func (p *Postgres) pgErr(err error, offset int) error {
+// turns the read-only and query-only refusals into RefusedErrors. body is the
+// caller's statement (and what follows it in the wrapped form).
+func (p *Postgres) pgErr(err error, offset int, body string) error {
 	var pe *pgconn.PgError
 	if !errors.As(err, &pe) {
 		return err
@@ -637,7 +650,7 @@ func (p *Postgres) pgErr(err error, offset int) error {
 			return &RefusedError{Reason: "PostgreSQL's parser reads this as a data-modifying statement: " + pe.Message}
 		}
 	case "42601": // syntax error in the wrapped form: the statement is not a query
-		return &RefusedError{Reason: "PostgreSQL's parser does not read this as a query (" + pe.Message + ")"}
+		return &RefusedError{Reason: notAQuery(body, pe.Message)}
 	case "57014":
 		return err
 	}
@@ -701,6 +714,84 @@ func (p *Postgres) closestNames(pe *pgconn.PgError) string {
 		sort.Strings(names)
 		if c := catalog.Closest(what, names, 3); len(c) > 0 {
 			return "closest columns of the model's sources: " + strings.Join(c, ", ")
+		}
+	}
+	return ""
+}
+
+// notAQuery says why a statement PostgreSQL parsed on its own is refused inside
+// the subquery that caps it: it is not a query. Its first keyword says what it is
+// (PostgreSQL's statements each start with their own); msg is PostgreSQL's
+// complaint about the wrapped form, kept only when there is no keyword.
+func notAQuery(body, msg string) string {
+	const only = "only one SELECT (or WITH … SELECT, VALUES, TABLE) runs here"
+	kw := strings.ToUpper(pgFirstWord(body))
+	switch kw {
+	case "":
+		return "PostgreSQL's parser does not read this as a query (" + msg + "); " + only
+	case "WITH":
+		return "this is a WITH statement whose main statement is not a SELECT (a data-modifying statement); " + only
+	}
+	return fmt.Sprintf("this is %s %s statement; %s", article(kw), kw, only)
+}
+
+// pgFirstWord returns the first word of s after spaces and comments, or "" when
+// s starts with something else.
+func pgFirstWord(s string) string {
+	for {
+		s = strings.TrimLeft(s, " \t\n\r\f\v")
+		switch {
+		case strings.HasPrefix(s, "--"):
+			if j := strings.IndexAny(s, "\n\r"); j >= 0 {
+				s = s[j:]
+				continue
+			}
+			return ""
+		case strings.HasPrefix(s, "/*"):
+			rest, closed := afterComment(s)
+			if !closed {
+				return ""
+			}
+			s = rest
+			continue
+		}
+		break
+	}
+	i := 0
+	for i < len(s) && (s[i] >= 'a' && s[i] <= 'z' || s[i] >= 'A' && s[i] <= 'Z' || s[i] == '_') {
+		i++
+	}
+	return s[:i]
+}
+
+// pgTypeMod returns a column's type modifier as PostgreSQL writes it after the
+// type's name ("(10,2)" for numeric(10,2), "(20)" for varchar(20), "(3)" for
+// timestamp(3)), from the modifier of its field description; "" for none.
+func pgTypeMod(oid uint32, typmod int32) string {
+	if typmod < 0 {
+		return ""
+	}
+	const varhdrsz = 4
+	switch oid {
+	case pgtype.NumericOID:
+		if typmod < varhdrsz {
+			return ""
+		}
+		m := typmod - varhdrsz
+		// PostgreSQL 15 and later store a scale from -1000 to 1000 in 11 bits.
+		return fmt.Sprintf("(%d,%d)", (m>>16)&0xffff, ((m&0x7ff)^1024)-1024)
+	case pgtype.VarcharOID, pgtype.BPCharOID:
+		if typmod < varhdrsz {
+			return ""
+		}
+		return fmt.Sprintf("(%d)", typmod-varhdrsz)
+	case pgtype.BitOID, pgtype.VarbitOID, pgtype.TimestampOID, pgtype.TimestamptzOID, pgtype.TimeOID, pgtype.TimetzOID:
+		return fmt.Sprintf("(%d)", typmod)
+	case pgtype.IntervalOID:
+		// The precision is in the low 16 bits (0xffff: none), the fields
+		// (YEAR TO MONTH …) above it.
+		if p := typmod & 0xffff; p != 0xffff {
+			return fmt.Sprintf("(%d)", p)
 		}
 	}
 	return ""

@@ -76,7 +76,7 @@ SELECT sku FROM stock WHERE qty >= @min ORDER BY qty DESC;
 
 func TestPostgresQuery(t *testing.T) {
 	p := openTestPG(t)
-	if d := cmp.Diff([]Column{{"sku", "text"}, {"qty", "int4"}, {"price", "numeric"}, {"updated", "date"}}, p.Columns()["stock"]); d != "" {
+	if d := cmp.Diff([]Column{{"sku", "text"}, {"qty", "int4"}, {"price", "numeric(8,2)"}, {"updated", "date"}}, p.Columns()["stock"]); d != "" {
 		t.Errorf("columns: %s", d)
 	}
 	if !strings.Contains(p.Broken()["missing"], "no_such_table") {
@@ -529,4 +529,62 @@ func TestPostgresByteBudgetCountsColumns(t *testing.T) {
 		t.Errorf("enum column: %+v", res.Columns[0])
 	}
 	checkBudget(t, "postgres, enum", res, err, budget)
+}
+
+// TestPostgresNotAQuery: a statement PostgreSQL parses alone but that is not a
+// query is refused saying what it is, without calling it a syntax error.
+func TestPostgresNotAQuery(t *testing.T) {
+	p := openTestPG(t)
+	for sql, want := range map[string]string{
+		"DELETE FROM stock":                             "this is a DELETE statement; only one SELECT",
+		"  /* c */ -- d\nupdate stock SET qty = 0":      "this is an UPDATE statement; only one SELECT",
+		"DROP TABLE stock":                              "this is a DROP statement",
+		"COPY stock TO '/tmp/stock.csv'":                "this is a COPY statement",
+		"WITH d AS (SELECT 1) DELETE FROM stock":        "this is a WITH statement whose main statement is not a SELECT",
+		"SET default_transaction_read_only = off":       "this is a SET statement",
+		"DELETE FROM no_such_table WHERE sku = 'sku-1'": "this is a DELETE statement",
+	} {
+		_, err := p.Query(context.Background(), sql, nil, testLimits)
+		var re *RefusedError
+		if !errors.As(err, &re) || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "syntax error") {
+			t.Errorf("%q: %v, want a refusal saying %q", sql, err, want)
+		}
+	}
+}
+
+func TestNotAQueryWords(t *testing.T) {
+	for body, want := range map[string]string{
+		"INSERT INTO t VALUES (1)\n) AS q LIMIT 2": "this is an INSERT statement; only one SELECT (or WITH … SELECT, VALUES, TABLE) runs here",
+		"/* a /* nested */ one */ merge INTO t":    "this is a MERGE statement; only one SELECT (or WITH … SELECT, VALUES, TABLE) runs here",
+		"-- only a comment":                        `PostgreSQL's parser does not read this as a query (syntax error at or near ")"); only one SELECT (or WITH … SELECT, VALUES, TABLE) runs here`,
+	} {
+		if got := notAQuery(body, `syntax error at or near ")"`); got != want {
+			t.Errorf("notAQuery(%q) = %q, want %q", body, got, want)
+		}
+	}
+}
+
+// TestPostgresTypeModifiers: a column's type is shown with its modifier, as
+// PostgreSQL writes it (numeric(10,2), varchar(20), timestamp(3) …), in the
+// query's columns and so in a source's.
+func TestPostgresTypeModifiers(t *testing.T) {
+	p := openTestPG(t)
+	if d := cmp.Diff(Column{"price", "numeric(8,2)"}, p.Columns()["stock"][2]); d != "" {
+		t.Errorf("source column: %s", d)
+	}
+	res, err := p.Query(context.Background(), `SELECT 1.5::numeric(10,2) AS a, 'x'::varchar(20) AS b, 'x'::char(3) AS c,
+		now()::timestamp(3) AS d, now()::timestamptz(0) AS e, '1:00'::time(2) AS f, '1:00+02'::timetz(1) AS g,
+		'1 day'::interval(4) AS h, B'101'::bit(3) AS i, B'1'::varbit(8) AS j, 1.5::numeric(5,-2) AS k,
+		1.5::numeric AS l, 'x'::varchar AS m, price * 2 AS n FROM stock LIMIT 1`, nil, testLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range res.Columns {
+		got = append(got, c.Type)
+	}
+	want := []string{"numeric(10,2)", "varchar(20)", "bpchar(3)", "timestamp(3)", "timestamptz(0)", "time(2)", "timetz(1)", "interval(4)", "bit(3)", "varbit(8)", "numeric(5,-2)", "numeric", "varchar", "numeric"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("types: %s", d)
+	}
 }

@@ -123,7 +123,7 @@ func TestDuckBusy(t *testing.T) {
 	go func() { time.Sleep(700 * time.Millisecond); held[0].Close() }()
 	_, err = d.Query(ctx, "SELECT sum(a.range * b.range) FROM range(1000000) a, range(1000000) b", nil, Limits{RowLimit: 10, ByteBudget: 1 << 20, Timeout: time.Second})
 	var te *TimeoutError
-	if !errors.As(err, &te) || !te.Busy() || te.Waited < 600*time.Millisecond || !strings.Contains(err.Error(), "waiting for a connection") {
+	if !errors.As(err, &te) || !te.Busy() || te.Waited < 600*time.Millisecond || !strings.Contains(err.Error(), "waiting its turn: this model runs 8 queries at once, and other queries of it held them all") {
 		t.Fatalf("started late, then out of time: %v (%+v)", err, te)
 	}
 	if res, err := d.Query(ctx, "SELECT count(*) FROM items", nil, testLimits); err != nil || res.Rows[0][0] != int64(3) {
