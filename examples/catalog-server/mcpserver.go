@@ -291,7 +291,11 @@ func classify(err error) toolError {
 // serverCapHint is what to do when a query waited for one of the n query
 // processes the server runs at once over all models (-max-query-processes).
 func serverCapHint(n int) string {
-	return fmt.Sprintf("Call again in a few seconds: the server runs at most %d query processes at once over all its models (its -max-query-processes %d), and other queries held them. If this happens often, the server's operator can raise -max-query-processes.", n, n)
+	held := fmt.Sprintf("at most %d query processes at once over all its models (its -max-query-processes %d), and other queries held them", n, n)
+	if n == 1 {
+		held = "one query process at a time over all its models (its -max-query-processes 1), and another query held it"
+	}
+	return "Call again in a few seconds: the server runs " + held + ". If this happens often, the server's operator can raise -max-query-processes."
 }
 
 // toolInputs are the input types of the tools, for what invalidArguments says.

@@ -421,7 +421,7 @@ func TestDuckProcWaitedForWhich(t *testing.T) {
 	go func() { time.Sleep(1000 * time.Millisecond); <-g.slots }()
 	_, err := p.Query(context.Background(), heavy, nil, lim)
 	var te *TimeoutError
-	if !errors.As(err, &te) || !te.Busy() || !te.Server || !strings.Contains(err.Error(), "waiting for a query process: all 1 that the server runs at once, over all its models, were running other queries") {
+	if !errors.As(err, &te) || !te.Busy() || !te.Server || !strings.Contains(err.Error(), "waiting for a query process: the only one the server runs at a time, over all its models, was running another query") {
 		t.Errorf("waited for the server's process: %v (%+v)", err, te)
 	}
 

@@ -176,6 +176,9 @@ func (e *TimeoutError) Busy() bool { return e.Waited >= e.Limit/2 }
 func (e *TimeoutError) BusyWith() string {
 	switch {
 	case e.Server:
+		if e.Slots == 1 {
+			return "waiting for a query process: the only one the server runs at a time, over all its models, was running another query"
+		}
 		return fmt.Sprintf("waiting for a query process: all %d that the server runs at once, over all its models, were running other queries", e.Slots)
 	case e.Slots > 0:
 		return fmt.Sprintf("waiting its turn: this model runs %d queries at once, and other queries of it held them all", e.Slots)
