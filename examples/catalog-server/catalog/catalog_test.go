@@ -601,3 +601,44 @@ func TestLoadAfterKeepsBrokenFiles(t *testing.T) {
 		t.Errorf("a removed model is still there: %v", err)
 	}
 }
+
+// TestSearchParamsAndNotebookProse: a named query is found by its parameters'
+// names (ranked as a column would be) and descriptions, and a notebook by any of
+// its prose, not by the SQL of its cells.
+func TestSearchParamsAndNotebookProse(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, map[string]string{
+		"p/k/manifest.json": `{}`,
+		"p/k/m.sql": `-- @source orders
+SELECT 1;
+-- Top customers.
+-- @query top
+-- @param region VARCHAR the sales territory, e.g. north
+-- @param n INTEGER how many
+SELECT 1;
+`,
+		"p/k/review.md": "# Review\n\nA first paragraph.\n\n## Later\n\nCustomers who churned last winter.\n\n```sql\nSELECT lifetime_value FROM orders\n```\n",
+	})
+	c, err := Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ q, want string }{
+		{"region", "p/k/m/top parameter region"},
+		{"regi", "p/k/m/top parameter region"},
+		{"territory", "p/k/m/top parameter description"},
+		{"churned", "p/k/review text"},
+		{"winter customers", "p/k/review text"},
+	} {
+		var got []string
+		for _, h := range c.Search(tc.q, 20) {
+			got = append(got, h.Entry.Path+" "+h.Match)
+		}
+		if len(got) != 1 || got[0] != tc.want {
+			t.Errorf("search %q: %v, want [%s]", tc.q, got, tc.want)
+		}
+	}
+	if hits := c.Search("lifetime_value", 20); len(hits) != 0 {
+		t.Errorf("a notebook's SQL is searched: %v", hits[0].Entry.Path)
+	}
+}

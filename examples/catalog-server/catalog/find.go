@@ -232,7 +232,8 @@ type Hit struct {
 
 // Search ranks objects by how well their names, columns and descriptions match the
 // words of q: an exact name beats a name prefix, which beats a name substring, a
-// column, then a description. Every word must match somewhere. Ties go by path.
+// column or a named query's parameter, then a description, then a parameter's
+// description or a notebook's prose. Every word must match somewhere. Ties go by path.
 // Words and the text they are matched against are compared folded (Fold): case,
 // accents and compatibility forms do not count.
 func (c *Catalog) Search(q string, limit int) []Hit {
@@ -387,11 +388,27 @@ func (f *foldedEntry) score(e *Entry, w string) (float64, string) {
 			best, what = 2, "column "+e.Columns[j]
 		}
 	}
+	for j, p := range f.params {
+		if p == w {
+			return 3, "parameter " + e.Query.Params[j].Name
+		} else if best < 2 && strings.Contains(p, w) {
+			best, what = 2, "parameter "+e.Query.Params[j].Name
+		}
+	}
 	if best == 0 && strings.Contains(f.desc, w) {
 		best, what = 1, "description"
 	}
+	if best == 0 && strings.Contains(f.more, w) {
+		best, what = 0.5, "parameter description"
+		if e.Kind == KindNotebook {
+			best, what = 0.5, "text"
+		}
+	}
 	return best, what
 }
+
+// maxSearchedProse is how much of a notebook's prose (in bytes) search reads.
+const maxSearchedProse = 64 << 10
 
 // foldedIndex returns the folded text of every entry, in the order of entries,
 // folding it at the first call.
@@ -402,6 +419,17 @@ func (c *Catalog) foldedIndex() []foldedEntry {
 			f := foldedEntry{name: Fold(e.Name), desc: Fold(e.Description), cols: make([]string, len(e.Columns))}
 			for j, col := range e.Columns {
 				f.cols[j] = Fold(col)
+			}
+			switch {
+			case e.Kind == KindQuery && e.Query != nil:
+				var descs []string
+				for _, p := range e.Query.Params {
+					f.params = append(f.params, Fold(p.Name))
+					descs = append(descs, p.Description)
+				}
+				f.more = Fold(strings.Join(descs, "\n"))
+			case e.Kind == KindNotebook && e.Notebook != nil:
+				f.more = Fold(cutBytes(NotebookProse(e.Notebook.Markdown), maxSearchedProse))
 			}
 			c.folded[i] = f
 		}

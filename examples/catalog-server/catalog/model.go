@@ -66,6 +66,8 @@ type Catalog struct {
 type foldedEntry struct {
 	name, desc string
 	cols       []string
+	params     []string // a named query's parameter names
+	more       string   // its parameters' descriptions; a notebook's prose
 }
 
 // Project is a top-level folder.

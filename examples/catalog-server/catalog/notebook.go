@@ -3,6 +3,7 @@ package catalog
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // ParseNotebook reads a Markdown notebook. Its title is the first "# " heading, its
@@ -70,4 +71,36 @@ func ParseNotebook(text string) *Notebook {
 		nb.Description = strings.Join(para, " ")
 	}
 	return nb
+}
+
+// NotebookProse is the text of a notebook without its fenced blocks (the cells'
+// SQL and any other code) and HTML comments, headings without their marks: what
+// search reads of it.
+func NotebookProse(md string) string {
+	var b strings.Builder
+	inFence := false
+	for _, raw := range strings.Split(md, "\n") {
+		line := strings.TrimSpace(raw)
+		if strings.HasPrefix(line, "```") {
+			inFence = !inFence
+			continue
+		}
+		if inFence || (strings.HasPrefix(line, "<!--") && strings.HasSuffix(line, "-->")) {
+			continue
+		}
+		b.WriteString(strings.TrimSpace(strings.TrimLeft(line, "#")))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// cutBytes is s cut to at most n bytes, at a character boundary.
+func cutBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
