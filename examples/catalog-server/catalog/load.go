@@ -63,14 +63,14 @@ func LoadAfter(dir string, prev *Catalog) (*Catalog, error) {
 			continue
 		}
 		if link := linkedFolder(abs, abs, de); link != "" {
-			c.note(&c.Problems, "", "%s: skipped: %s", de.Name(), link)
+			c.note(&c.Problems, de.Name(), "%s: skipped: %s", de.Name(), link)
 			continue
 		}
 		if !de.IsDir() {
 			continue
 		}
 		if !validName.MatchString(de.Name()) {
-			c.note(&c.Problems, "", "%s: skipped: a project name must match %s (ASCII letters, digits, _ and -, starting with a letter or _)", de.Name(), validName)
+			c.note(&c.Problems, de.Name(), "%s: skipped: a project name must match %s (ASCII letters, digits, _ and -, starting with a letter or _)", de.Name(), validName)
 			continue
 		}
 		p := c.loadProject(filepath.Join(abs, de.Name()), de.Name())
@@ -474,7 +474,11 @@ func linkedFolder(root, dir string, de fs.DirEntry) string {
 	target, err := filepath.EvalSymlinks(path)
 	realRoot, rerr := filepath.EvalSymlinks(root)
 	if err == nil && rerr == nil {
-		if rel, err := filepath.Rel(realRoot, target); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		switch rel, err := filepath.Rel(realRoot, target); {
+		case err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)):
+		case rel == ".":
+			where = "to the catalog folder itself"
+		default:
 			where = "to " + filepath.ToSlash(rel) + ", inside the catalog"
 		}
 	}

@@ -75,6 +75,9 @@ func TestFoldersNotServedAreReported(t *testing.T) {
 	if top := strings.Join(c.Problems, "\n"); !strings.Contains(top, "linkedproj: skipped: a symbolic link to a folder (to other, inside the catalog)") {
 		t.Errorf("catalog problems: %q", top)
 	}
+	if _, err := c.Resolve("linkedproj"); err == nil || !strings.Contains(err.Error(), "linkedproj: skipped: a symbolic link") {
+		t.Errorf("resolve linkedproj: %v", err)
+	}
 	for _, p := range []string{"acme/inlink", "acme/outlink", "linkedproj", "acme/nomanifest"} {
 		if c.Lookup(p) != nil {
 			t.Errorf("%s is served", p)
