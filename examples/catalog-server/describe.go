@@ -108,12 +108,13 @@ func (s *Service) Describe(ctx context.Context, path string) (*Description, erro
 				}
 			}
 		}
+		d.Problems = capProblems(d.Problems, "its models")
 		d.Contents = []Item{}
 		for _, c := range e.Children {
 			d.Contents = append(d.Contents, itemOf(c))
 		}
 	case catalog.KindModel:
-		d.Problems = sn.modelProblems(e.Model)
+		d.Problems = capProblems(sn.modelProblems(e.Model), "its named queries")
 		eng := sn.engines[e.Model]
 		if eng == nil {
 			d.Error = sn.broken[e.Model]
@@ -206,6 +207,21 @@ func (s *Service) Describe(ctx context.Context, path string) (*Description, erro
 		d.Error = strings.Join(problems, "; ")
 	}
 	return d, nil
+}
+
+// maxDescribedProblems is how many problems a description lists at most; a
+// last line counts the others and says where each is told.
+const maxDescribedProblems = 200
+
+// capProblems is ps cut to maxDescribedProblems, the last line saying how many
+// more there are and that describing where (its models, its named queries)
+// tells each.
+func capProblems(ps []string, where string) []string {
+	if len(ps) <= maxDescribedProblems {
+		return ps
+	}
+	out := slices.Clone(ps[:maxDescribedProblems-1])
+	return append(out, fmt.Sprintf("… and %d more problems: describe %s to read each", len(ps)-len(out), where))
 }
 
 func toInt64(v any) (int64, bool) {

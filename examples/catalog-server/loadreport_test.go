@@ -219,3 +219,16 @@ func TestListLeafAndSegments(t *testing.T) {
 		t.Errorf("far names as suggestions: %+v", te)
 	}
 }
+
+// TestCapProblems: a description lists at most maxDescribedProblems problems,
+// the last line counting the rest.
+func TestCapProblems(t *testing.T) {
+	ps := make([]string, maxDescribedProblems+10)
+	got := capProblems(ps, "its models")
+	if len(got) != maxDescribedProblems || got[len(got)-1] != "… and 11 more problems: describe its models to read each" {
+		t.Errorf("%d, %q", len(got), got[len(got)-1])
+	}
+	if got := capProblems(ps[:3], "x"); len(got) != 3 {
+		t.Errorf("%d", len(got))
+	}
+}

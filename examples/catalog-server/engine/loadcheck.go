@@ -26,8 +26,8 @@ type QueryCheck struct {
 
 // Bounds of the named queries' check when a DuckDB model opens: each query is
 // prepared (parsed and bound to the model's views, not run), at most
-// maxCheckedQueries of them, within queryCheckBudget; the queries left over are
-// counted under the key "" of the checks.
+// maxCheckedQueries of them, none started once queryCheckBudget has passed;
+// the queries left over are counted under the key "" of the checks.
 const (
 	maxCheckedQueries = 256
 	queryCheckBudget  = 2 * time.Second
