@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,6 +16,10 @@ import (
 
 // sampleRows is how many rows a source description shows.
 const sampleRows = 5
+
+// sampleBytes is the JSON bytes of a source description's sample rows (and
+// their columns) at most.
+const sampleBytes = 64 << 10
 
 // describeTimeout bounds the queries of one source's description (its row count
 // and sample rows together), or the server's query timeout if that is shorter.
@@ -40,7 +45,12 @@ type Description struct {
 	Title       string          `json:"title,omitempty"`      // notebook
 	Markdown    string          `json:"markdown,omitempty"`   // notebook
 	Error       string          `json:"error,omitempty"`      // why a source or model cannot be read
-	Problems    []string        `json:"problems,omitempty"`   // project, package: files that were skipped, and why
+	// Problems lists what the catalog found wrong when it loaded: for the
+	// catalog (an empty path), a project or a package, the files and folders
+	// skipped or not read, and why, and the problems of its models; for a model,
+	// a source or a named query, that its file no longer parses (its previous
+	// version is served) and the problems of its named queries.
+	Problems []string `json:"problems,omitempty"`
 }
 
 // SourceSummary is a source as its model's description lists it.
@@ -67,6 +77,14 @@ func uriOf(e *catalog.Entry) string {
 // Describe describes the object at path.
 func (s *Service) Describe(ctx context.Context, path string) (*Description, error) {
 	sn := s.snap()
+	if len(catalog.Segments(path)) == 0 {
+		// The catalog itself: its projects, and what was skipped at its top.
+		d := &Description{URI: "catalog://", Kind: "catalog", Description: "The catalog: its projects.", Contents: []Item{}, Problems: sn.cat.Problems}
+		for _, r := range sn.cat.Roots() {
+			d.Contents = append(d.Contents, itemOf(r))
+		}
+		return d, nil
+	}
 	e, err := sn.cat.Resolve(path)
 	if err != nil {
 		return nil, err
@@ -81,12 +99,22 @@ func (s *Service) Describe(ctx context.Context, path string) (*Description, erro
 			d.Problems = e.Project.Problems
 		} else {
 			d.Problems = e.Package.Problems
+			// The engines' findings, which the catalog's load could not know.
+			for _, m := range e.Package.Models {
+				mpath := e.Path + "/" + m.Name
+				d.Problems = append(d.Problems, sn.checks[mpath]...)
+				for _, q := range m.Queries {
+					d.Problems = append(d.Problems, sn.checks[mpath+"/"+q.Name]...)
+				}
+			}
 		}
+		d.Problems = capProblems(d.Problems, "its models")
 		d.Contents = []Item{}
 		for _, c := range e.Children {
 			d.Contents = append(d.Contents, itemOf(c))
 		}
 	case catalog.KindModel:
+		d.Problems = capProblems(sn.modelProblems(e.Model), "its named queries")
 		eng := sn.engines[e.Model]
 		if eng == nil {
 			d.Error = sn.broken[e.Model]
@@ -113,8 +141,16 @@ func (s *Service) Describe(ctx context.Context, path string) (*Description, erro
 			d.Model = e.Parent + "/" + nb.ModelName
 		}
 		d.Queries = querySummaries(e.Path, nb.Cells)
+		for _, q := range nb.Cells {
+			d.Problems = append(d.Problems, q.Problems...)
+		}
 	case catalog.KindQuery:
 		d.SQL, d.Parameters = e.Query.SQL, e.Query.Params
+		if m := e.Query.Model; m != nil && e.Notebook == nil {
+			d.Problems = slices.Clone(m.Problems)
+			d.Problems = append(d.Problems, sn.checks[e.Path]...)
+		}
+		d.Problems = append(d.Problems, e.Query.Problems...)
 		if d.Parameters == nil {
 			d.Parameters = []catalog.Param{}
 		}
@@ -123,6 +159,7 @@ func (s *Service) Describe(ctx context.Context, path string) (*Description, erro
 		}
 	case catalog.KindSource:
 		d.SQL = e.Source.SQL
+		d.Problems = e.Model.Problems
 		eng := sn.engines[e.Model]
 		if eng == nil {
 			d.Error = sn.broken[e.Model]
@@ -145,7 +182,7 @@ func (s *Service) Describe(ctx context.Context, path string) (*Description, erro
 				problems = append(problems, fmt.Sprintf("%s: not read, describe's %s limit was spent; %s with execute_query may still answer", what, budget, sqlText))
 				return nil
 			}
-			res, err := eng.Query(ctx, sqlText, nil, engine.Limits{RowLimit: sampleRows, ByteBudget: 64 << 10, Timeout: left})
+			res, err := eng.Query(ctx, sqlText, nil, engine.Limits{RowLimit: sampleRows, ByteBudget: sampleBytes, Timeout: left})
 			if to := (*engine.TimeoutError)(nil); errors.As(err, &to) {
 				err = errors.New(describeTimeoutProblem(to, e.Name, sqlText, budget, s.cfg.QueryTimeout))
 			}
@@ -162,10 +199,29 @@ func (s *Service) Describe(ctx context.Context, path string) (*Description, erro
 		}
 		if res := run("sample rows", "SELECT * FROM "+quoteIdent(e.Name)+fmt.Sprintf(" LIMIT %d", sampleRows)); res != nil {
 			d.SampleRows = res.Rows
+			if res.TruncatedBy == "byteBudget" {
+				// Said, not dropped without a word.
+				problems = append(problems, fmt.Sprintf("sample rows: %d of the first %d rows shown: they take more than describe's %d KB of JSON for sample rows; read them with execute_query (its byte budget is %d KB), selecting fewer or shorter columns (left(col, 100))", len(res.Rows), sampleRows, sampleBytes>>10, s.cfg.ByteBudget>>10))
+			}
 		}
 		d.Error = strings.Join(problems, "; ")
 	}
 	return d, nil
+}
+
+// maxDescribedProblems is how many problems a description lists at most; a
+// last line counts the others and says where each is told.
+const maxDescribedProblems = 200
+
+// capProblems is ps cut to maxDescribedProblems, the last line saying how many
+// more there are and that describing where (its models, its named queries)
+// tells each.
+func capProblems(ps []string, where string) []string {
+	if len(ps) <= maxDescribedProblems {
+		return ps
+	}
+	out := slices.Clone(ps[:maxDescribedProblems-1])
+	return append(out, fmt.Sprintf("… and %d more problems: describe %s to read each", len(ps)-len(out), where))
 }
 
 func toInt64(v any) (int64, bool) {

@@ -38,10 +38,13 @@ type listIn struct {
 type listOut struct {
 	Items      []Item `json:"items"`
 	NextCursor string `json:"nextCursor,omitempty"`
+	// Note says why a listing is empty: the object listed has no children (a
+	// source, a named query, a notebook cell), or nothing of it loaded.
+	Note string `json:"note,omitempty"`
 }
 
 type describeIn struct {
-	Path string `json:"path" description:"path of any object: project, project/package, project/package/model, project/package/model/source (or query), project/package/notebook"`
+	Path string `json:"path" description:"path of any object: project, project/package, project/package/model, project/package/model/source (or query), project/package/notebook; empty: the catalog itself (its projects, and what was skipped at its top)"`
 }
 
 type searchIn struct {
@@ -222,6 +225,12 @@ func (e *modelDownError) Error() string { return e.err.Error() }
 // does not declare): nothing in the call can fix it.
 type catalogFaultError struct{ err error }
 
+// noModelError is a notebook cell of a package that has no model at all:
+// nothing of the package runs, and no other query is there to try.
+type noModelError struct{ err error }
+
+func (e *noModelError) Error() string { return e.err.Error() }
+
 func (e *catalogFaultError) Error() string { return e.err.Error() }
 
 // classify turns an error into what a model can act on.
@@ -244,6 +253,9 @@ func classify(err error) toolError {
 	case errors.As(err, &cse):
 		return toolError{Error: err.Error(), Kind: "sql_error", Position: cse.se.Position, SQLState: cse.se.SQLState,
 			Hint: fmt.Sprintf("The error is in the catalog's SQL, not in this call: describe %s to read it, and run a corrected query with sql against the model %s; the catalog's file needs fixing.", cse.query, cse.model)}
+	case errors.As(err, &nf) && nf.Far:
+		// The first names there, which the message lists: not suggestions.
+		return toolError{Error: err.Error(), Kind: "not_found"}
 	case errors.As(err, &nf):
 		return toolError{Error: err.Error(), Kind: "not_found", Suggestions: nf.Closest}
 	case errors.As(err, &ref):
@@ -252,6 +264,8 @@ func classify(err error) toolError {
 		return toolError{Error: err.Error(), Kind: "sql_error", Position: se.Position, SQLState: se.SQLState, Hint: "Fix the SQL and call again; describe the model to see its sources and columns."}
 	case errors.As(err, new(*modelDownError)):
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Calling again will not help until the model loads: the reason above is the catalog's or the server's to fix (tell its operator). Other models still answer."}
+	case errors.As(err, new(*noModelError)):
+		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Nothing in this call can fix it: the package needs a model (a .sql file beside its manifest.json) for its notebook's cells to run against; tell the catalog's owner."}
 	case errors.As(err, new(*catalogFaultError)):
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Nothing in this call can fix it: the catalog's file needs fixing (tell its owner). The model's other queries still run."}
 	case errors.As(err, new(*brokenSourceError)):
@@ -480,6 +494,30 @@ func itemOf(e *catalog.Entry) Item {
 	return Item{Path: e.Path, Kind: string(e.Kind), Name: e.Name, Description: e.Description}
 }
 
+// emptyListNote says why the listing of path is empty: what the object is and
+// where its contents are, or that nothing of it loaded (see its problems).
+func emptyListNote(cat *catalog.Catalog, path string) string {
+	if len(catalog.Segments(path)) == 0 {
+		return "the catalog has no projects; describe with an empty path says what was skipped at its top, if anything"
+	}
+	e := cat.Lookup(path)
+	if e == nil {
+		return ""
+	}
+	switch e.Kind {
+	case catalog.KindSource:
+		return fmt.Sprintf("%s is a source: it has no children; describe it for its columns, row count and sample rows", e.Path)
+	case catalog.KindQuery:
+		if e.Notebook != nil {
+			return fmt.Sprintf("%s is a notebook cell: it has no children; describe it for its SQL, or run it with execute_query", e.Path)
+		}
+		return fmt.Sprintf("%s is a named query: it has no children; describe it for its SQL and parameters, or run it with execute_query", e.Path)
+	case catalog.KindNotebook:
+		return fmt.Sprintf("the notebook %s has no SQL cells (```sql blocks); describe it for its Markdown", e.Path)
+	}
+	return fmt.Sprintf("the %s %s has nothing in it that loaded; describe it for its problems (files skipped, and why)", e.Kind, e.Path)
+}
+
 // newMCPServer builds the MCP server over svc: tools and resources from one model.
 //
 // The capabilities say what the server does: its four tools never change (no
@@ -518,6 +556,9 @@ func newMCPServer(svc *Service, version string, stateless bool) *mcp.Server {
 			out := listOut{Items: make([]Item, 0, len(page.Items)), NextCursor: page.NextCursor}
 			for _, e := range page.Items {
 				out.Items = append(out.Items, itemOf(e))
+			}
+			if len(out.Items) == 0 && in.Cursor == "" {
+				out.Note = emptyListNote(svc.Catalog(), in.Path)
 			}
 			return okResult(out)
 		})
@@ -685,6 +726,15 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 			var models []string
 			for _, pm := range q.Notebook.Package.Models {
 				models = append(models, pm.Name)
+			}
+			if len(models) == 0 {
+				// No other query of the package runs either: say so, not "its
+				// models: ." and that the model's other queries still run.
+				what := "the package has no model to run it against"
+				if q.Notebook.ModelName != "" {
+					what = fmt.Sprintf("its notebook names the model %q (<!-- model: … --> line), and the package has no models at all", q.Notebook.ModelName)
+				}
+				return nil, &noModelError{fmt.Errorf("%s cannot run: %s (describe %s/%s for its problems: a model file that did not load is listed there)", e.Path, what, q.Notebook.Package.Project.Name, q.Notebook.Package.Name)}
 			}
 			return nil, &catalogFaultError{fmt.Errorf("%s cannot run: its notebook names the model %q (<!-- model: … --> line), which the package does not have; its models: %s. Run the cell's SQL with sql against one of them", e.Path, q.Notebook.ModelName, strings.Join(models, ", "))}
 		}

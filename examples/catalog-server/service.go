@@ -73,6 +73,11 @@ type snapshot struct {
 	cat     *catalog.Catalog
 	engines map[*catalog.Model]modelEngine
 	broken  map[*catalog.Model]string // model → why its engine did not open
+	// checks holds what the engine found wrong with named queries when their
+	// model opened, by query path (and, by model path, the queries it left
+	// unchecked), each said in full ("retail/shop/sales.sql: query q (line
+	// 12): …").
+	checks map[string][]string
 	// stamps summarises each package's files as they were before the catalog was
 	// read (dirStamps): a model of a package whose stamp a reload finds unchanged
 	// keeps its engine.
@@ -138,7 +143,8 @@ func (s *Service) Reload(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	sn := &snapshot{cat: cat, engines: map[*catalog.Model]modelEngine{}, broken: map[*catalog.Model]string{}, stamps: stamps}
+	sn := &snapshot{cat: cat, engines: map[*catalog.Model]modelEngine{}, broken: map[*catalog.Model]string{}, stamps: stamps, checks: map[string][]string{}}
+	logs := logBudget{log: s.log}
 	// The engines of models whose package's files did not change since they were
 	// opened are kept: opening a model (a DuckDB database built, its files
 	// sniffed) costs tens of milliseconds, and one changed file reopened every
@@ -163,14 +169,19 @@ func (s *Service) Reload(ctx context.Context) error {
 					} else {
 						if e, err = s.open(ctx, m); err != nil {
 							sn.broken[m] = err.Error()
-							s.log.Warn("model did not open", "model", pkg.Project.Name+"/"+pkg.Name+"/"+m.Name, "err", err)
+							logs.warn("model did not open", "model", pkg.Project.Name+"/"+pkg.Name+"/"+m.Name, "err", err)
 							continue
 						}
 						for _, name := range slices.Sorted(maps.Keys(e.Broken())) {
-							s.log.Warn("source did not load", "source", pkg.Project.Name+"/"+pkg.Name+"/"+m.Name+"/"+name, "err", e.Broken()[name])
+							logs.warn("source did not load", "source", pkg.Project.Name+"/"+pkg.Name+"/"+m.Name+"/"+name, "err", e.Broken()[name])
 						}
 					}
 					sn.engines[m] = e
+					for _, msg := range sn.addChecks(m, e) {
+						if !ok { // told when the model opens, not at every reload
+							logs.warn("named query", "problem", msg)
+						}
+					}
 					// The column index for search: set before the catalog is published.
 					cols := e.Columns()
 					for _, src := range m.Sources {
@@ -185,8 +196,9 @@ func (s *Service) Reload(ctx context.Context) error {
 		}
 	}
 	for _, d := range cat.Diagnostics {
-		s.log.Warn("catalog", "diagnostic", d)
+		logs.warn("catalog", "diagnostic", d)
 	}
+	logs.done()
 	if hint := emptyCatalogHint(s.dir, cat); hint != "" {
 		s.log.Warn("the catalog has no packages", "dir", s.dir, "hint", hint)
 	}
@@ -206,6 +218,80 @@ func (s *Service) Reload(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// maxLoggedProblems is how many lines about the catalog's problems (files
+// skipped, sources and models that did not load, named queries' problems) one
+// load logs at most; a last line counts those left out, which describe lists
+// (the problems of the catalog, its projects, packages and models).
+const maxLoggedProblems = 100
+
+// logBudget logs at most maxLoggedProblems warnings, then counts.
+type logBudget struct {
+	log     *slog.Logger
+	n, left int
+}
+
+func (b *logBudget) warn(msg string, args ...any) {
+	if b.n++; b.n > maxLoggedProblems {
+		b.left++
+		return
+	}
+	b.log.Warn(msg, args...)
+}
+
+func (b *logBudget) done() {
+	if b.left > 0 {
+		b.log.Warn("more problems in the catalog than are logged", "notLogged", b.left, "hint", "describe the catalog (an empty path), its projects, packages and models to read them all")
+	}
+}
+
+// queryChecker is an engine that checks its model's named queries when it
+// opens (DuckDB).
+type queryChecker interface {
+	QueryChecks() map[string]engine.QueryCheck
+}
+
+// addChecks records what the engine e of model m found wrong with m's named
+// queries, and returns it, each problem said in full.
+func (sn *snapshot) addChecks(m *catalog.Model, e modelEngine) []string {
+	qc, ok := e.(queryChecker)
+	if !ok || len(m.Problems) > 0 {
+		return nil // none, or the model's previous version: told once, for the file
+	}
+	checks := qc.QueryChecks()
+	mpath := m.Package.Project.Name + "/" + m.Package.Name + "/" + m.Name
+	file := mpath + ".sql"
+	var all []string
+	for _, q := range m.Queries {
+		for _, p := range checks[q.Name].Problems {
+			msg := fmt.Sprintf("%s: query %s (line %d): %s", file, q.Name, q.Line, packageRelative(m, p))
+			sn.checks[mpath+"/"+q.Name] = append(sn.checks[mpath+"/"+q.Name], msg)
+			all = append(all, msg)
+		}
+	}
+	for _, p := range checks[""].Problems {
+		msg := file + ": " + p
+		sn.checks[mpath] = append(sn.checks[mpath], msg)
+		all = append(all, msg)
+	}
+	return all
+}
+
+// modelProblems lists what is wrong with model m: its file (when its previous
+// version is served) and its named queries.
+func (sn *snapshot) modelProblems(m *catalog.Model) []string {
+	if m == nil || m.Package == nil {
+		return nil
+	}
+	out := slices.Clone(m.Problems)
+	mpath := m.Package.Project.Name + "/" + m.Package.Name + "/" + m.Name
+	out = append(out, sn.checks[mpath]...)
+	for _, q := range m.Queries {
+		out = append(out, q.Problems...)
+		out = append(out, sn.checks[mpath+"/"+q.Name]...)
+	}
+	return out
 }
 
 func (s *Service) open(ctx context.Context, m *catalog.Model) (modelEngine, error) {

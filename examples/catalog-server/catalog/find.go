@@ -29,6 +29,10 @@ type NotFoundError struct {
 	// LookAlike, when set, says that Name differs from an existing name (the
 	// first of Closest) only by characters that look alike (LookAlike).
 	LookAlike string
+	// SkippedNear lists, for a name close to that of an object whose file was
+	// skipped when the catalog loaded (a model that does not parse), why each
+	// was skipped: "retail/shop/staff (retail/shop/staff.sql: skipped: …)".
+	SkippedNear []string
 }
 
 func (e *NotFoundError) Error() string {
@@ -44,13 +48,20 @@ func (e *NotFoundError) Error() string {
 	if e.Skipped != "" {
 		fmt.Fprintf(&b, ": its file was skipped when the catalog loaded (%s); fix the file and it is picked up", e.Skipped)
 	}
+	if len(e.SkippedNear) > 0 {
+		fmt.Fprintf(&b, "; close to it, skipped when the catalog loaded (fix the file and it is picked up): %s", strings.Join(e.SkippedNear, "; "))
+	}
 	switch {
 	case len(e.Closest) > 0 && e.Far:
 		fmt.Fprintf(&b, "; no name there is close to it; the first there: %s", strings.Join(e.Closest, ", "))
 	case len(e.Closest) > 0:
 		fmt.Fprintf(&b, "; closest: %s", strings.Join(e.Closest, ", "))
+	case e.Parent == "":
+		b.WriteString("; the catalog has no projects")
+	case len(e.SkippedNear) > 0 || e.Skipped != "":
+		fmt.Fprintf(&b, "; %s has nothing else", e.Parent)
 	default:
-		b.WriteString("; it has no children")
+		fmt.Fprintf(&b, "; %s has no children", e.Parent)
 	}
 	b.WriteString(". Call list_catalog to see what exists, or search_catalog to find by name, column or description.")
 	return b.String()
@@ -75,15 +86,24 @@ func kindsBelow(k Kind) string {
 
 // Resolve returns the object at path, or a *NotFoundError naming the closest
 // existing names at the level that failed.
+//
+// A path is read as its non-empty segments: slashes before, after or between
+// them count once ("/retail//shop/" is "retail/shop"); a segment "." or ".." is
+// refused (paths are always from the top, project first).
 func (c *Catalog) Resolve(path string) (*Entry, error) {
-	path = strings.Trim(strings.TrimSpace(path), "/")
-	if path == "" {
+	segs := Segments(path)
+	if len(segs) == 0 {
 		return nil, errors.New("empty path: give project, project/package, project/package/model or a longer path")
 	}
+	for i, s := range segs {
+		if s == "." || s == ".." {
+			return nil, fmt.Errorf("path %q: the segment %q means nothing here: a path names objects from the top down (project/package/model/…), with no . or ..; give %s for the object above", cutEcho(path), s, cmp.Or(strings.Join(segs[:max(i-1, 0)], "/"), "no path (list_catalog) or a project"))
+		}
+	}
+	path = strings.Join(segs, "/")
 	if e := c.byPath[path]; e != nil {
 		return e, nil
 	}
-	segs := strings.Split(path, "/")
 	children := c.Roots()
 	var parent *Entry
 	for _, s := range segs {
@@ -119,11 +139,56 @@ func (c *Catalog) Resolve(path string) (*Entry, error) {
 				closest, far = FirstOf(strings.TrimPrefix(parentPath+"/"+match, "/"), closest, far)
 			}
 			skipped := c.skipped[strings.TrimPrefix(parentPath+"/"+s, "/")]
-			return nil, &NotFoundError{Path: path, Kind: kindsBelow(kind), Name: s, Parent: parentPath, Closest: closest, Far: far, Skipped: skipped, LookAlike: lookAlike}
+			var near []string
+			if skipped == "" {
+				near = c.skippedNear(parentPath, s, 3)
+			}
+			return nil, &NotFoundError{Path: path, Kind: kindsBelow(kind), Name: s, Parent: parentPath, Closest: closest, Far: far, Skipped: skipped, LookAlike: lookAlike, SkippedNear: near}
 		}
 		parent, children = next, next.Children
 	}
 	return nil, &NotFoundError{Path: path, Kind: "object", Name: path}
+}
+
+// Segments returns the non-empty segments of path, spaces around it ignored:
+// "/retail//shop/" is ["retail", "shop"].
+func Segments(path string) []string {
+	return strings.FieldsFunc(strings.TrimSpace(path), func(r rune) bool { return r == '/' })
+}
+
+// cutEcho is s cut to 200 bytes on a character boundary, for echoing a caller's
+// text in a message.
+func cutEcho(s string) string {
+	if len(s) <= 200 {
+		return s
+	}
+	n := 200
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// skippedNear returns, for the name s under parent ("" for the top), the paths
+// of at most n objects whose files were skipped when the catalog loaded and
+// whose names are close to s (Closest), each with why it was skipped.
+func (c *Catalog) skippedNear(parent, s string, n int) []string {
+	prefix := parent + "/"
+	if parent == "" {
+		prefix = ""
+	}
+	var names []string
+	for p := range c.skipped {
+		if rest, ok := strings.CutPrefix(p, prefix); ok && rest != "" && !strings.Contains(rest, "/") {
+			names = append(names, rest)
+		}
+	}
+	slices.Sort(names)
+	var out []string
+	for _, name := range Closest(s, names, n) {
+		out = append(out, fmt.Sprintf("%s (%s)", prefix+name, c.skipped[prefix+name]))
+	}
+	return out
 }
 
 // Near returns the paths (under parent, "" for the root) of the at most n names
@@ -189,7 +254,7 @@ type Page struct {
 func (c *Catalog) List(path, cursor string, size int) (*Page, error) {
 	var items []*Entry
 	listing := "" // the listing's own path, as the catalog spells it
-	if strings.Trim(path, "/") == "" {
+	if len(Segments(path)) == 0 {
 		items = c.Roots()
 	} else {
 		e, err := c.Resolve(path)
@@ -446,10 +511,20 @@ const maxClosestInput = 256
 // the strings' lengths.
 const maxClosestDistance = 16
 
+// closeLimit is the furthest edit distance at which a name counts as close to
+// a string of n characters: one edit in three characters, rounded (a typo or a
+// swap of two letters in a short name, "stuff" for "staff", "salse" for
+// "sales"), at least 1 and at most maxClosestDistance. "nope" is not close to
+// "top_n" (3 edits), nor ".." to "hr" (2).
+func closeLimit(n int) int {
+	return min(max(1, (n+1)/3), maxClosestDistance)
+}
+
 // Closest returns up to n of names nearest to s by edit distance, compared folded
 // (Fold: regardless of case, accents and compatibility forms), skipping any
-// further than half of the longer string (and than maxClosestDistance), best
-// first; names that contain s or that s contains count as distance 1. A string
+// further than closeLimit of s's length, best first; names that contain s or
+// that s contains count as distance 1 when the shorter of the two has 3
+// characters or more (a single letter is in most names). A string
 // s longer than maxClosestInput characters has no close names. The work is
 // O(len(s)·maxClosestDistance) per name, rows reused: only distances under the
 // limit are computed.
@@ -472,12 +547,12 @@ func Closest(s string, names []string, n int) []string {
 	for _, name := range names {
 		fn := Fold(name)
 		ln := []rune(fn)
-		limit := min(max(len(ls), len(ln))/2+1, maxClosestDistance)
+		limit := closeLimit(len(ls))
 		var d int
 		switch {
 		case fs == fn:
 			d = 0
-		case strings.Contains(fn, fs) || strings.Contains(fs, fn):
+		case min(len(ls), len(ln)) >= 3 && (strings.Contains(fn, fs) || strings.Contains(fs, fn)):
 			d = 1
 		default:
 			var ok bool
@@ -499,11 +574,13 @@ func Closest(s string, names []string, n int) []string {
 	return out
 }
 
-// runeDistancer computes the edit distance (Levenshtein, in characters)
-// between two strings when it is at most a limit, reusing its two rows from one
-// call to the next. Its zero value is ready; it is not safe for concurrent use.
+// runeDistancer computes the edit distance between two strings (in characters:
+// insertions, deletions, substitutions, and swaps of two neighbours, each one
+// edit — the optimal string alignment distance, so "shpo" is one edit from
+// "shop") when it is at most a limit, reusing its rows from one call to the
+// next. Its zero value is ready; it is not safe for concurrent use.
 type runeDistancer struct {
-	prev, cur []int
+	prev2, prev, cur []int
 }
 
 // bounded returns the edit distance between a and b when it is at most limit;
@@ -516,11 +593,12 @@ func (dd *runeDistancer) bounded(a, b []rune, limit int) (d int, ok bool) {
 	}
 	far := limit + 1
 	if cap(dd.prev) < len(b)+1 {
-		dd.prev, dd.cur = make([]int, len(b)+1), make([]int, len(b)+1)
+		dd.prev2, dd.prev, dd.cur = make([]int, len(b)+1), make([]int, len(b)+1), make([]int, len(b)+1)
 	}
-	prev, cur := dd.prev[:len(b)+1], dd.cur[:len(b)+1]
+	prev2, prev, cur := dd.prev2[:len(b)+1], dd.prev[:len(b)+1], dd.cur[:len(b)+1]
 	for j := range prev {
 		prev[j] = min(j, far)
+		prev2[j] = far
 	}
 	for i := 1; i <= len(a); i++ {
 		lo, hi := max(1, i-limit), min(len(b), i+limit)
@@ -534,8 +612,12 @@ func (dd *runeDistancer) bounded(a, b []rune, limit int) (d int, ok bool) {
 			if a[i-1] == b[j-1] {
 				cost = 0
 			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost, far)
-			low = min(low, cur[j])
+			v := min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost, far)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				v = min(v, prev2[j-2]+1)
+			}
+			cur[j] = v
+			low = min(low, v)
 		}
 		if hi < len(b) {
 			cur[hi+1] = far
@@ -543,7 +625,7 @@ func (dd *runeDistancer) bounded(a, b []rune, limit int) (d int, ok bool) {
 		if low > limit {
 			return 0, false
 		}
-		prev, cur = cur, prev
+		prev2, prev, cur = prev, cur, prev2
 	}
 	if prev[len(b)] > limit {
 		return 0, false

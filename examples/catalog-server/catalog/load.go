@@ -60,11 +60,18 @@ func LoadAfter(dir string, prev *Catalog) (*Catalog, error) {
 	}
 	c := &Catalog{Dir: abs, prev: prev}
 	for _, de := range ents {
-		if !de.IsDir() || strings.HasPrefix(de.Name(), ".") {
+		if strings.HasPrefix(de.Name(), ".") {
+			continue
+		}
+		if link := linkedFolder(abs, abs, de); link != "" {
+			c.note(&c.Problems, de.Name(), "%s: skipped: %s", de.Name(), link)
+			continue
+		}
+		if !de.IsDir() {
 			continue
 		}
 		if !validName.MatchString(de.Name()) {
-			c.diag("%s: skipped: a project name must match %s", de.Name(), validName)
+			c.note(&c.Problems, de.Name(), "%s: skipped: a project name must match %s (ASCII letters, digits, _ and -, starting with a letter or _)", de.Name(), validName)
 			continue
 		}
 		p := c.loadProject(filepath.Join(abs, de.Name()), de.Name())
@@ -213,18 +220,32 @@ func (c *Catalog) loadProject(dir, name string) *Project {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		c.note(&p.Problems, "", "%s/project.json: %v", name, err)
 	}
+	if st, err := os.Lstat(filepath.Join(dir, "manifest.json")); err == nil && !st.IsDir() {
+		c.note(&p.Problems, "", "%s/manifest.json: not read: %s is a project, and a package's manifest.json belongs in a folder of the project (%s/PACKAGE/manifest.json, beside the package's .sql files)", name, name, name)
+	}
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		c.note(&p.Problems, "", "%s: %v", name, err)
 		return p
 	}
 	for _, de := range ents {
-		if !de.IsDir() || strings.HasPrefix(de.Name(), ".") {
+		if strings.HasPrefix(de.Name(), ".") {
+			continue
+		}
+		if link := linkedFolder(c.Dir, dir, de); link != "" {
+			c.note(&p.Problems, name+"/"+de.Name(), "%s/%s: skipped: %s", name, de.Name(), link)
+			continue
+		}
+		if !de.IsDir() {
 			continue
 		}
 		pdir := filepath.Join(dir, de.Name())
 		if _, err := os.Stat(filepath.Join(pdir, "manifest.json")); err != nil {
-			continue // not a package
+			// Not a package; one with models would be served with a manifest.
+			if _, models := peekFolder(pdir); len(models) > 0 {
+				c.note(&p.Problems, name+"/"+de.Name(), "%s/%s: not a package: it holds %s but no manifest.json, so nothing in it is served; add a manifest.json to it ({} will do: the engine is then duckdb)", name, de.Name(), fileList(models))
+			}
+			continue
 		}
 		if !validName.MatchString(de.Name()) {
 			c.note(&p.Problems, name+"/"+de.Name(), "%s/%s: skipped: a package name must match %s", name, de.Name(), validName)
@@ -271,6 +292,18 @@ func (c *Catalog) loadPackage(p *Project, dir, name string) *Package {
 	taken := map[string]string{}
 	for _, de := range ents {
 		if de.IsDir() {
+			// A folder of data files is the package's; one holding models or
+			// a manifest of its own is not read, and is told so.
+			if strings.HasPrefix(de.Name(), ".") {
+				continue
+			}
+			manifest, models := peekFolder(filepath.Join(dir, de.Name()))
+			switch {
+			case manifest:
+				c.note(&pkg.Problems, "", "%s/%s: not read: a package inside a package is not served (it holds a manifest.json); move it up beside %s, as a package of %s", where, de.Name(), name, p.Name)
+			case len(models) > 0:
+				c.note(&pkg.Problems, "", "%s/%s: not read: it holds %s, but a package's models and notebooks are read only beside its manifest.json; move them up to %s", where, de.Name(), fileList(models), where)
+			}
 			continue
 		}
 		fn := de.Name()
@@ -314,6 +347,7 @@ func (c *Catalog) loadPackage(p *Project, dir, name string) *Package {
 				}
 				mod, text = prevMod, old.Text
 				c.note(&pkg.Problems, "", "%s/%s: %v; still serving its previous version until the file parses", where, fn, err)
+				mod.Problems = []string{fmt.Sprintf("%s/%s: %v; still serving its previous version (its sources and queries as they were when the file last parsed) until the file parses", where, fn, err)}
 			}
 			mod.Package, mod.Name, mod.File, mod.Text = pkg, base, path, text
 			for _, s := range mod.Sources {
@@ -354,7 +388,105 @@ func (c *Catalog) loadPackage(p *Project, dir, name string) *Package {
 			q.Model, q.Notebook = mod, nb
 		}
 	}
+	c.checkQueries(pkg, where)
 	return pkg
+}
+
+// checkQueries reports, as problems of the queries and of pkg, the parameters
+// their SQL uses and does not declare, and those declared and never used: for
+// the named queries of a PostgreSQL package (a DuckDB package's are judged by
+// DuckDB's parser when the model opens) and for every notebook cell (a cell
+// takes no parameters).
+func (c *Catalog) checkQueries(pkg *Package, where string) {
+	check := func(q *Query, file string) {
+		what := "query " + q.Name
+		if q.Notebook != nil {
+			what = q.Name
+		}
+		for _, msg := range ParamProblems(q, Placeholders(q.SQL, pkg.Engine), pkg.Engine) {
+			full := fmt.Sprintf("%s/%s: %s (line %d): %s", where, file, what, q.Line, msg)
+			q.Problems = append(q.Problems, full)
+			c.note(&pkg.Problems, "", "%s", full)
+		}
+	}
+	if pkg.Engine == EnginePostgres {
+		for _, m := range pkg.Models {
+			if len(m.Problems) > 0 {
+				continue // its previous version: told once, for the file
+			}
+			for _, q := range m.Queries {
+				check(q, filepath.Base(m.File))
+			}
+		}
+	}
+	for _, nb := range pkg.Notebooks {
+		for _, q := range nb.Cells {
+			check(q, filepath.Base(nb.File))
+		}
+	}
+}
+
+// maxPeek is how many entries of a folder peekFolder reads at most: a folder of
+// many data files costs the load no more than this.
+const maxPeek = 1000
+
+// peekFolder says whether the folder dir holds a manifest.json, and names the
+// model files (.sql) among its first maxPeek entries, at most 3.
+func peekFolder(dir string) (manifest bool, models []string) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return false, nil
+	}
+	defer f.Close()
+	ents, _ := f.ReadDir(maxPeek)
+	for _, de := range ents {
+		switch n := de.Name(); {
+		case n == "manifest.json" && !de.IsDir():
+			manifest = true
+		case strings.HasSuffix(n, ".sql") && !de.IsDir() && !strings.HasPrefix(n, ".") && len(models) < 3:
+			models = append(models, n)
+		}
+	}
+	return manifest, models
+}
+
+// fileList names model files found by peekFolder for a message.
+func fileList(files []string) string {
+	if len(files) == 1 {
+		return "the model file " + files[0]
+	}
+	return "model files (" + strings.Join(files, ", ") + ")"
+}
+
+// linkedFolder says, for an entry de of the folder dir that is a symbolic link
+// to a folder, that it is not followed and where it leads (inside the catalog
+// at root, or out of it); "" for anything else. Projects and packages are
+// folders of the catalog itself: a link is not followed, inside the catalog or
+// out of it, so that nothing outside the catalog is served, no folder is
+// served twice under two names, and every change in a package is seen (the
+// catalog's watch does not follow links).
+func linkedFolder(root, dir string, de fs.DirEntry) string {
+	if de.Type()&fs.ModeSymlink == 0 {
+		return ""
+	}
+	path := filepath.Join(dir, de.Name())
+	st, err := os.Stat(path)
+	if err != nil || !st.IsDir() {
+		return ""
+	}
+	where := "out of the catalog"
+	target, err := filepath.EvalSymlinks(path)
+	realRoot, rerr := filepath.EvalSymlinks(root)
+	if err == nil && rerr == nil {
+		switch rel, err := filepath.Rel(realRoot, target); {
+		case err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)):
+		case rel == ".":
+			where = "to the catalog folder itself"
+		default:
+			where = "to " + filepath.ToSlash(rel) + ", inside the catalog"
+		}
+	}
+	return fmt.Sprintf("a symbolic link to a folder (%s), which the catalog does not follow: projects and packages must be folders of the catalog itself; move or copy the folder here instead of linking it", where)
 }
 
 // index builds the entry tree and the path map.

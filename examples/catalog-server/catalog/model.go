@@ -49,6 +49,10 @@ type Catalog struct {
 	// Diagnostics lists what was skipped while loading, and why (a file that does
 	// not parse, a name that is not allowed). The rest of the catalog still loads.
 	Diagnostics []string
+	// Problems lists what was skipped at the top of the catalog (a folder that is
+	// a symbolic link, a name that is not allowed), shown by describe of the
+	// catalog itself (an empty path).
+	Problems []string
 
 	byPath  map[string]*Entry
 	entries []*Entry          // every object, sorted by path (the search index)
@@ -108,6 +112,9 @@ type Model struct {
 	// Text is the file's text this model was parsed from: a later load that finds
 	// the file broken parses it again and keeps serving it (see LoadAfter).
 	Text string
+	// Problems says what is wrong with the model's file: set when the file no
+	// longer parses and this model is its previous version, still served.
+	Problems []string
 }
 
 // Source is a named relation a model defines: a SELECT over data files or tables.
@@ -116,6 +123,9 @@ type Source struct {
 	Name        string
 	Description string
 	SQL         string
+	// Line and Col are where SQL starts in the model's file (1-based), for
+	// messages about a position in it (FilePosition).
+	Line, Col int
 }
 
 // Query is a named query with typed parameters, in a model or a notebook cell.
@@ -126,6 +136,36 @@ type Query struct {
 	Description string
 	SQL         string
 	Params      []Param
+	// Line and Col are where SQL starts in its file (1-based; the model file,
+	// or the notebook), for messages about a position in it (FilePosition).
+	Line, Col int
+	// Problems lists what the catalog found wrong with the query when it loaded
+	// (a parameter the SQL uses but does not declare, one declared and never
+	// used): the query is still listed, and runs as far as the engine lets it.
+	Problems []string
+}
+
+// FilePosition returns the line and column (1-based, in characters) in the
+// file of the character at pos (1-based, in characters) of sql, which starts
+// at line, col of the file; 0, 0 when pos is 0 or line unknown.
+func FilePosition(sql string, line, col, pos int) (int, int) {
+	if pos <= 0 || line <= 0 {
+		return 0, 0
+	}
+	n := 0
+	l, c := line, col
+	for _, r := range sql {
+		n++
+		if n == pos {
+			return l, c
+		}
+		if r == '\n' {
+			l, c = l+1, 1
+		} else {
+			c++
+		}
+	}
+	return l, c // just past the end
 }
 
 // Param is a typed parameter of a named query.
@@ -221,7 +261,10 @@ type Entry struct {
 
 // Lookup returns the object at path, or nil.
 func (c *Catalog) Lookup(path string) *Entry {
-	return c.byPath[strings.Trim(path, "/")]
+	if e := c.byPath[path]; e != nil {
+		return e
+	}
+	return c.byPath[strings.Join(Segments(path), "/")]
 }
 
 // Entries returns every object, sorted by path. The slice must not be changed.

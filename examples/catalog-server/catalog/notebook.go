@@ -18,21 +18,23 @@ func ParseNotebook(text string) *Notebook {
 	var para []string
 	inFence, sqlFence := false, false
 	var cell []string
-	for _, raw := range lines {
+	cellLine := 0 // the file's line of cell[0]
+	for i, raw := range lines {
 		line := strings.TrimSpace(raw)
 		if strings.HasPrefix(line, "```") {
 			if !inFence {
 				inFence = true
 				lang := strings.ToLower(strings.TrimSpace(strings.TrimPrefix(line, "```")))
 				sqlFence = lang == "sql"
-				cell = nil
+				cell, cellLine = nil, i+2
 				continue
 			}
 			if sqlFence {
 				sql := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(strings.Join(cell, "\n")), ";"))
 				if sql != "" {
 					n := len(nb.Cells) + 1
-					nb.Cells = append(nb.Cells, &Query{Name: fmt.Sprintf("cell-%d", n), Description: heading, SQL: sql})
+					line, col := startOf(strings.Join(cell, "\n"), cellLine)
+					nb.Cells = append(nb.Cells, &Query{Name: fmt.Sprintf("cell-%d", n), Description: heading, SQL: sql, Line: line, Col: col})
 				}
 			}
 			inFence, sqlFence = false, false

@@ -3,6 +3,8 @@ package catalog
 import (
 	"fmt"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // ParseModel reads a model file. A model is a sequence of blocks; each block is a run
@@ -33,6 +35,7 @@ func ParseModel(text string) (*Model, error) {
 		params     []Param
 		body       []string
 		line       int
+		first      int // the file's line of body[0]
 	}
 	var blocks []*block
 	var cur *block
@@ -57,6 +60,9 @@ func ParseModel(text string) (*Model, error) {
 			if !hasAnn {
 				if cur != nil {
 					// A comment inside a statement belongs to the statement.
+					if len(cur.body) == 0 {
+						cur.first = i + 1
+					}
 					cur.body = append(cur.body, lines[i:j]...)
 				} else if !sawCode {
 					pendingComments = append(pendingComments, run...)
@@ -117,26 +123,39 @@ func ParseModel(text string) (*Model, error) {
 			}
 		}
 		if cur != nil {
+			if len(cur.body) == 0 {
+				cur.first = i + 1
+			}
 			cur.body = append(cur.body, lines[i])
 		}
 	}
 	for _, b := range blocks {
-		sql := strings.TrimSpace(strings.Join(b.body, "\n"))
+		joined := strings.Join(b.body, "\n")
+		sql := strings.TrimSpace(joined)
 		sql = strings.TrimSpace(strings.TrimSuffix(sql, ";"))
 		if sql == "" {
 			return nil, fmt.Errorf("line %d: %s %q has no SQL", b.line, b.kind, b.name)
 		}
+		line, col := startOf(joined, b.first)
 		switch b.kind {
 		case "source":
-			m.Sources = append(m.Sources, &Source{Name: b.name, Description: joinDesc(b.desc), SQL: sql})
+			m.Sources = append(m.Sources, &Source{Name: b.name, Description: joinDesc(b.desc), SQL: sql, Line: line, Col: col})
 		case "query":
-			m.Queries = append(m.Queries, &Query{Name: b.name, Description: joinDesc(b.desc), SQL: sql, Params: b.params})
+			m.Queries = append(m.Queries, &Query{Name: b.name, Description: joinDesc(b.desc), SQL: sql, Params: b.params, Line: line, Col: col})
 		}
 	}
 	if len(m.Sources) == 0 {
 		return nil, fmt.Errorf("no @source: a model defines at least one source")
 	}
 	return m, nil
+}
+
+// startOf returns the line and column (1-based) in the file of the first
+// character of text that is not a space, text starting at the file's line first.
+func startOf(text string, first int) (line, col int) {
+	lead := text[:len(text)-len(strings.TrimLeftFunc(text, unicode.IsSpace))]
+	nl := strings.LastIndexByte(lead, '\n')
+	return first + strings.Count(lead, "\n"), utf8.RuneCountInString(lead[nl+1:]) + 1
 }
 
 func joinDesc(lines []string) string {

@@ -77,8 +77,9 @@ type Duck struct {
 	tmp       string
 	memory    string // memory_limit, for MemoryError
 	columns   map[string][]Column
-	broken    map[string]string // source name → why its view could not be made
-	keepWire  bool              // in a query process: results keep their values' JSON (rowAppender)
+	broken    map[string]string     // source name → why its view could not be made
+	checks    map[string]QueryCheck // while building: what the named queries' check found
+	keepWire  bool                  // in a query process: results keep their values' JSON (rowAppender)
 	// file and cfg open the database again after DuckDB invalidated it
 	// (reopen); nil in a query process, which is ended instead (DuckProc).
 	// file names the database open now (a copy after a reopen).
@@ -134,6 +135,7 @@ type duckFile struct {
 	spill   string
 	columns map[string][]Column
 	broken  map[string]string
+	checks  map[string]QueryCheck // named query → what its check found (checkQueries)
 }
 
 // buildDuckFile writes the database file of model m.
@@ -157,7 +159,7 @@ func buildDuckFile(ctx context.Context, m *catalog.Model) (*duckFile, error) {
 		os.RemoveAll(tmp)
 		return nil, err
 	}
-	f.columns, f.broken = b.columns, b.broken
+	f.columns, f.broken, f.checks = b.columns, b.broken, b.checks
 	return f, nil
 }
 
@@ -395,14 +397,18 @@ func (d *Duck) build(ctx context.Context, m *catalog.Model, pkgDir, path string)
 	for _, s := range m.Sources {
 		body, err := rewritePaths(ctx, conn, s.SQL, pkgDir)
 		if err == nil {
-			_, err = conn.ExecContext(ctx, "CREATE VIEW "+quoteIdent(s.Name)+" AS "+body)
-			err = duckErr(err)
+			if _, err = conn.ExecContext(ctx, "CREATE VIEW "+quoteIdent(s.Name)+" AS "+body); err != nil {
+				err = sourceError(conn, s, filepath.Base(m.File), pkgDir, body, err)
+			}
+		} else if se := (*SQLError)(nil); errors.As(err, &se) {
+			err = &sourceLoadError{se: se, text: inFile(se, s.SQL, s.Line, s.Col, filepath.Base(m.File))}
 		}
 		if err != nil {
 			d.broken[s.Name] = err.Error()
 			continue
 		}
 	}
+	d.checks = checkQueries(ctx, conn, m)
 	rows, err := conn.QueryContext(ctx, "SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = 'main' ORDER BY table_name, ordinal_position")
 	if err != nil {
 		return err
@@ -445,6 +451,15 @@ func (d *Duck) Columns() map[string][]Column { return d.columns }
 
 // Broken returns, by source name, why a source's view could not be made.
 func (d *Duck) Broken() map[string]string { return d.broken }
+
+// QueryChecks returns, by named query, what DuckDB found wrong with it when the
+// model opened (checkQueries); under "" the queries left unchecked.
+func (d *Duck) QueryChecks() map[string]QueryCheck {
+	if d.file == nil {
+		return nil
+	}
+	return d.file.checks
+}
 
 // Discard removes the model's files (its database file and DuckDB's temporary
 // folder) without waiting for running queries: a process that stops without

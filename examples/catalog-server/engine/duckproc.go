@@ -161,6 +161,10 @@ func (p *DuckProc) Columns() map[string][]Column { return p.file.columns }
 // Broken returns, by source name, why a source's view could not be made.
 func (p *DuckProc) Broken() map[string]string { return p.file.broken }
 
+// QueryChecks returns, by named query, what DuckDB found wrong with it when the
+// model opened (checkQueries); under "" the queries left unchecked.
+func (p *DuckProc) QueryChecks() map[string]QueryCheck { return p.file.checks }
+
 // Query runs one read-only query in one of the model's worker processes, judged
 // and run there as Duck.Query does it.
 func (p *DuckProc) Query(ctx context.Context, sqlText string, params map[string]any, lim Limits) (*Result, error) {

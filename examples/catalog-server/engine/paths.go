@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/wiremcp/wiremcp/examples/catalog-server/catalog"
@@ -37,6 +38,11 @@ func rewritePaths(ctx context.Context, conn *sql.Conn, sqlText, pkgDir string) (
 		return "", err
 	}
 	if tree["error"] == true {
+		if tree["error_type"] == "parser" {
+			// Where the parser stopped, in the source's own text.
+			pos, _ := strconv.Atoi(fmt.Sprint(tree["position"]))
+			return "", &SQLError{Engine: "duckdb", Message: fmt.Sprintf("Parser Error: %v (a source must be one SELECT statement)", tree["error_message"]), Position: pos + 1}
+		}
 		return "", fmt.Errorf("a source must be one SELECT statement: %v", tree["error_message"])
 	}
 	if st, _ := tree["statements"].([]any); len(st) != 1 {

@@ -1,0 +1,360 @@
+package engine
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	duckdb "github.com/duckdb/duckdb-go/v2"
+
+	"github.com/wiremcp/wiremcp/examples/catalog-server/catalog"
+)
+
+// QueryCheck is what the engine found wrong with a named query of a model when
+// the model opened (its SQL does not prepare, a parameter's type is unknown, a
+// parameter is used and not declared or declared and not used).
+type QueryCheck struct {
+	Problems []string
+}
+
+// Bounds of the named queries' check when a DuckDB model opens: each query is
+// prepared (parsed and bound to the model's views, not run), at most
+// maxCheckedQueries of them, none started once queryCheckBudget has passed;
+// the queries left over are counted under the key "" of the checks.
+const (
+	maxCheckedQueries = 256
+	queryCheckBudget  = 2 * time.Second
+)
+
+// checkQueries prepares each named query of m on conn (the connection that
+// built the model's views), and each type its parameters declare, and says
+// what DuckDB finds wrong. Nothing runs: duckdb-go's Prepare refuses more than
+// one statement (PrepareContext would run all but the last).
+func checkQueries(ctx context.Context, conn *sql.Conn, m *catalog.Model) map[string]QueryCheck {
+	out := map[string]QueryCheck{}
+	add := func(name, msg string) {
+		c := out[name]
+		c.Problems = append(c.Problems, msg)
+		out[name] = c
+	}
+	types := map[string]string{} // declared type → why DuckDB does not know it ("" it does)
+	start := time.Now()
+	for i, q := range m.Queries {
+		if i >= maxCheckedQueries || time.Since(start) > queryCheckBudget || ctx.Err() != nil {
+			add("", fmt.Sprintf("%d of the model's %d named queries were not checked when it loaded (the check stops after %d queries or %s per model); they are judged when they run", len(m.Queries)-i, len(m.Queries), maxCheckedQueries, queryCheckBudget))
+			break
+		}
+		for _, p := range q.Params {
+			why, seen := types[p.Type]
+			if !seen {
+				why = checkType(conn, p.Type)
+				types[p.Type] = why
+			}
+			if why != "" {
+				add(q.Name, fmt.Sprintf("@param %s %s: DuckDB does not know the type %s (%s), so no call can run the query; write a DuckDB type (INTEGER, DOUBLE, VARCHAR, DATE, TIMESTAMP, BOOLEAN, …)", p.Name, p.Type, p.Type, why))
+			}
+		}
+		names, err := prepareNames(conn, q.SQL)
+		if err != nil {
+			add(q.Name, queryProblem(q, err))
+			continue
+		}
+		used := make([]catalog.Placeholder, 0, len(names))
+		at := map[string]int{}
+		for _, ph := range catalog.Placeholders(q.SQL, catalog.EngineDuckDB) {
+			at[ph.Name] = ph.Pos
+		}
+		for _, n := range names {
+			if n == "" || strings.Trim(n, "0123456789") == "" {
+				add(q.Name, fmt.Sprintf("the SQL uses a placeholder without a name (? or $%s): a named query's parameters are $name, each declared with an @param line", n))
+				continue
+			}
+			used = append(used, catalog.Placeholder{Name: n, Pos: at[n]})
+		}
+		for _, msg := range catalog.ParamProblems(q, used, catalog.EngineDuckDB) {
+			add(q.Name, msg)
+		}
+	}
+	return out
+}
+
+// checkType says why DuckDB does not know the SQL type t ("" when it does).
+func checkType(conn *sql.Conn, t string) string {
+	if strings.ContainsAny(t, ";'\"") || strings.Contains(t, "--") || strings.Contains(t, "/*") {
+		return "not a type name"
+	}
+	_, err := prepareNames(conn, "SELECT CAST(NULL AS "+t+")")
+	if err == nil {
+		return ""
+	}
+	var se *SQLError
+	if errors.As(err, &se) {
+		first, _, _ := strings.Cut(se.Message, "\n")
+		return first
+	}
+	return err.Error()
+}
+
+// prepareNames prepares text on conn, without running it, and returns the names
+// of its parameters, in order; an error says why it does not prepare, or that
+// it is not a query.
+func prepareNames(conn *sql.Conn, text string) ([]string, error) {
+	var names []string
+	err := conn.Raw(func(dc any) error {
+		st, err := dc.(*duckdb.Conn).Prepare(text)
+		if err != nil {
+			if strings.Contains(err.Error(), "multi-statement") {
+				return errors.New("the SQL holds more than one statement; a named query is exactly one SELECT")
+			}
+			return withPosition(duckErr(err), text)
+		}
+		defer st.Close()
+		stmt := st.(*duckdb.Stmt)
+		if ty, err := stmt.StatementType(); err == nil && ty != duckdb.STATEMENT_TYPE_SELECT {
+			return fmt.Errorf("DuckDB prepares it as %s %s statement, not a query; a named query is one SELECT (or WITH … SELECT)", article(firstWord(text)), firstWord(text))
+		}
+		for i := 1; i <= stmt.NumInput(); i++ {
+			n, err := stmt.ParamName(i)
+			if err != nil {
+				return duckErr(err)
+			}
+			names = append(names, n)
+		}
+		return nil
+	})
+	return names, err
+}
+
+// queryProblem says why q's SQL does not prepare, with the line and column in
+// its file of the position DuckDB gives.
+func queryProblem(q *catalog.Query, err error) string {
+	var se *SQLError
+	if !errors.As(err, &se) {
+		return "the SQL does not prepare: " + err.Error()
+	}
+	return "the SQL does not prepare: " + inFile(se, q.SQL, q.Line, q.Col, "")
+}
+
+// inFile is the engine's error se about sql, which starts at line, col of its
+// file (named file, when not empty), with its position given as the file's
+// line and column. DuckDB's excerpt of the SQL ("LINE n:" and a caret) is
+// replaced by one of sql's line at the position, numbered as the file's line;
+// without a position, its lines are numbered as the file's.
+func inFile(se *SQLError, sql string, line, col int, file string) string {
+	l, c := catalog.FilePosition(sql, line, col, se.Position)
+	if file != "" {
+		file += " "
+	}
+	if l == 0 {
+		msg := fileLines(se.Message, line)
+		if file != "" && line > 0 {
+			return fmt.Sprintf("%s(its SQL from line %d): %s", file, line, msg)
+		}
+		return msg
+	}
+	msg := se.Message
+	if m := duckPos.FindStringIndex(msg); m != nil {
+		msg = strings.TrimRight(msg[:m[0]], "\n ")
+	}
+	return fmt.Sprintf("%sline %d, column %d: %s\n\n%s", file, l, c, msg, excerpt(sql, se.Position, l))
+}
+
+// excerpt shows the line of sql holding the character at pos (1-based) as
+// "LINE n: …" (n the file's line), with a caret under that character; a long
+// line is cut to about 100 characters around it, as DuckDB cuts its own.
+func excerpt(sql string, pos, fileLine int) string {
+	rs := []rune(sql)
+	at := min(max(pos-1, 0), len(rs))
+	start, end := at, at
+	for start > 0 && rs[start-1] != '\n' {
+		start--
+	}
+	for end < len(rs) && rs[end] != '\n' {
+		end++
+	}
+	before, after := "", ""
+	if at-start > 60 {
+		start, before = at-60, "..."
+	}
+	if end-at > 60 {
+		end, after = at+60, "..."
+	}
+	head := fmt.Sprintf("LINE %d: %s", fileLine, before)
+	var caret strings.Builder
+	caret.WriteString(strings.Repeat(" ", utf8.RuneCountInString(head)))
+	for _, r := range rs[start:at] {
+		if r == '\t' {
+			caret.WriteRune('\t')
+		} else {
+			caret.WriteString(strings.Repeat(" ", max(duckWidth(r), 0)))
+		}
+	}
+	return head + string(rs[start:end]) + after + "\n" + caret.String() + "^"
+}
+
+// fileLines renumbers the "LINE n:" of DuckDB's excerpt of a text starting at
+// line first of its file to the file's lines, keeping the caret below under
+// the same character.
+func fileLines(msg string, first int) string {
+	if first <= 1 {
+		return msg
+	}
+	lines := strings.Split(msg, "\n")
+	for i, l := range lines {
+		m := duckPos.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		n, _ := strconv.Atoi(m[1])
+		prefix := fmt.Sprintf("LINE %d: ", n+first-1)
+		lines[i] = prefix + l[len(m[0]):]
+		if d := len(prefix) - len(m[0]); d > 0 && i+1 < len(lines) && strings.Contains(lines[i+1], "^") {
+			lines[i+1] = strings.Repeat(" ", d) + lines[i+1]
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// sourceError is why the source s did not load, placed in the author's own
+// text: err is DuckDB's error for the view made of s's SQL as the server
+// rewrote it (paths made absolute, CSV readers frozen) behind "CREATE VIEW …
+// AS ", whose position and excerpt would point into that. The source's own SQL
+// is prepared again with only its file names written as absolute paths
+// (withAbsolutePaths), and a position in it mapped back to the author's text;
+// when that prepares (the error came from the rewriting), the view's error is
+// given without the wrapper's excerpt.
+func sourceError(conn *sql.Conn, s *catalog.Source, file, pkgDir, body string, err error) error {
+	text, edits := withAbsolutePaths(s.SQL, pkgDir)
+	if _, perr := prepareNames(conn, text); perr != nil {
+		var se *SQLError
+		if errors.As(perr, &se) {
+			out := *se
+			out.Position = authorPos(edits, se.Position)
+			return &sourceLoadError{se: &out, text: inFile(&out, s.SQL, s.Line, s.Col, file)}
+		}
+	}
+	err = duckErr(err)
+	var se *SQLError
+	if !errors.As(err, &se) {
+		return err
+	}
+	out := *se
+	wrapper := "CREATE VIEW " + quoteIdent(s.Name) + " AS "
+	out.Message = strings.Replace(out.Message, "LINE 1: "+wrapper, "LINE 1: ", 1)
+	if out.Message != se.Message {
+		// The caret line under it moves left by the wrapper's width.
+		out.Message = caretLeft.ReplaceAllStringFunc(out.Message, func(c string) string {
+			spaces := len(c) - 2
+			return "\n" + strings.Repeat(" ", max(spaces-utf8.RuneCountInString(wrapper), 0)) + "^"
+		})
+	}
+	out.Position = 0
+	if body == s.SQL && se.Position > utf8.RuneCountInString(wrapper) {
+		out.Position = se.Position - utf8.RuneCountInString(wrapper)
+	}
+	return &sourceLoadError{se: &out, text: inFile(&out, s.SQL, s.Line, s.Col, file)}
+}
+
+// pathEdit is one string literal withAbsolutePaths rewrote: at its content's
+// offset in the author's text, from old to new characters.
+type pathEdit struct{ at, old, new int }
+
+// withAbsolutePaths returns text with each string literal ('…') that names a
+// file of the package folder pkgDir by a relative path (as rewritePaths judges
+// paths) written as its absolute path, and the edits made, in order. Comments
+// and quoted names are left as they are.
+func withAbsolutePaths(text, pkgDir string) (string, []pathEdit) {
+	var b strings.Builder
+	var edits []pathEdit
+	runes := 0 // characters of text before i
+	last := 0  // bytes of text copied to b
+	for i := 0; i < len(text); {
+		switch c := text[i]; {
+		case strings.HasPrefix(text[i:], "--"):
+			j := strings.IndexByte(text[i:], '\n')
+			if j < 0 {
+				j = len(text) - i
+			}
+			runes += utf8.RuneCountInString(text[i : i+j])
+			i += j
+		case strings.HasPrefix(text[i:], "/*"):
+			rest, ok := afterComment(text[i:])
+			if !ok {
+				rest = ""
+			}
+			j := len(text) - len(rest)
+			runes += utf8.RuneCountInString(text[i:j])
+			i = j
+		case c == '\'' || c == '"':
+			j := i + 1
+			for j < len(text) {
+				if text[j] == c {
+					if j+1 < len(text) && text[j+1] == c {
+						j += 2
+						continue
+					}
+					break
+				}
+				j++
+			}
+			end := min(j, len(text))
+			content := strings.ReplaceAll(text[i+1:end], "''", "'")
+			if c == '\'' && end < len(text) && !filepath.IsAbs(content) && looksLikeFile(content) {
+				if abs, err := inside(pkgDir, content); err == nil {
+					b.WriteString(text[last : i+1])
+					quoted := strings.ReplaceAll(abs, "'", "''")
+					b.WriteString(quoted)
+					last = end
+					edits = append(edits, pathEdit{at: runes + 1, old: utf8.RuneCountInString(text[i+1 : end]), new: utf8.RuneCountInString(quoted)})
+				}
+			}
+			runes += utf8.RuneCountInString(text[i:min(end+1, len(text))])
+			i = end + 1
+		default:
+			_, n := utf8.DecodeRuneInString(text[i:])
+			runes++
+			i += n
+		}
+	}
+	b.WriteString(text[min(last, len(text)):])
+	return b.String(), edits
+}
+
+// authorPos maps a position (1-based, in characters) in withAbsolutePaths's
+// result back to the author's text: after an edited literal, by the
+// characters it grew; inside one, to its first character.
+func authorPos(edits []pathEdit, pos int) int {
+	if pos <= 0 {
+		return pos
+	}
+	delta := 0
+	for _, e := range edits {
+		at := e.at + delta // the literal's content, 0-based, in the result
+		switch {
+		case pos-1 < at:
+			return pos - delta
+		case pos-1 < at+e.new:
+			return e.at + 1
+		}
+		delta += e.new - e.old
+	}
+	return pos - delta
+}
+
+var caretLeft = regexp.MustCompile(`\n *\^`)
+
+// sourceLoadError is a source's SQL error placed in its model's file.
+type sourceLoadError struct {
+	se   *SQLError
+	text string
+}
+
+func (e *sourceLoadError) Error() string { return "duckdb error at " + e.text }
+func (e *sourceLoadError) Unwrap() error { return e.se }
