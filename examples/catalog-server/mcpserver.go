@@ -96,11 +96,11 @@ type SearchSuggestion struct {
 }
 
 type executeIn struct {
-	Path       string         `json:"path" description:"a model (project/package/model) for ad-hoc SQL or with queryName; a named query (project/package/model/query) or a notebook cell; a source (runs SELECT * from it when sql is absent)"`
-	SQL        string         `json:"sql,omitempty" description:"one read-only SELECT (or WITH … SELECT) over the model's sources, referenced by name"`
-	QueryName  string         `json:"queryName,omitempty" description:"a named query of the model (or a cell of the notebook) to run instead of sql"`
-	Parameters map[string]any `json:"parameters,omitempty" description:"values of the named query's parameters, by name"`
-	RowLimit   int            `json:"rowLimit,omitempty" description:"rows to return at most (the tool's description gives the default and the most allowed)" mcp:"minimum=1"`
+	Path       string      `json:"path" description:"a model (project/package/model) for ad-hoc SQL or with queryName; a named query (project/package/model/query) or a notebook cell; a source (runs SELECT * from it when sql is absent)"`
+	SQL        string      `json:"sql,omitempty" description:"one read-only SELECT (or WITH … SELECT) over the model's sources, referenced by name"`
+	QueryName  string      `json:"queryName,omitempty" description:"a named query of the model (or a cell of the notebook) to run instead of sql"`
+	Parameters paramValues `json:"parameters,omitempty" description:"values of the named query's parameters, by name"`
+	RowLimit   int         `json:"rowLimit,omitempty" description:"rows to return at most (the tool's description gives the default and the most allowed)" mcp:"minimum=1"`
 }
 
 // toolError is the structured content of an isError result.
@@ -705,12 +705,14 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 	default:
 		return nil, fmt.Errorf("%s is a %s; queries run against a model (project/package/model), a named query or a source", e.Path, e.Kind)
 	}
-	params := in.Parameters
+	params := map[string]any(in.Parameters)
+	var typed *typedSQL // the named query's SQL with its parameters cast to their types
 	if q != nil {
-		sqlText = q.SQL
 		if params, err = checkParams(q, in.Parameters); err != nil {
 			return nil, err
 		}
+		typed = castParams(q, queryEngine(q))
+		sqlText = typed.text
 	} else if len(in.Parameters) > 0 {
 		if in.SQL == "" {
 			return nil, fmt.Errorf("parameters go with a named query; reading the source %s takes none", e.Path)
@@ -766,7 +768,11 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 		}
 	}
 	res, err := eng.Query(ctx, sqlText, params, engine.Limits{RowLimit: rowLimit, ByteBudget: s.cfg.ByteBudget, Timeout: s.cfg.QueryTimeout})
+	castOf := "" // the parameter whose cast the error is at
 	if err != nil {
+		// Positions and DuckDB's excerpt about the author's SQL, not the
+		// casts it ran with.
+		err, castOf = typed.restore(err)
 		// The files DuckDB names (a CSV that fails to convert) by their place in
 		// the package, not on the server's disk.
 		err = withPackageRelative(err, m)
@@ -799,7 +805,7 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 		if errors.As(err, &to) && !to.Busy() {
 			switch {
 			case q != nil:
-				return nil, &queryTimeoutError{to: to, path: qpath, model: mpath, params: q.Params, given: jsonText(params), cell: q.Notebook != nil}
+				return nil, &queryTimeoutError{to: to, path: qpath, model: mpath, params: q.Params, given: jsonText(in.Parameters), cell: q.Notebook != nil}
 			case e.Kind == catalog.KindSource && in.SQL == "":
 				return nil, &queryTimeoutError{to: to, path: e.Path, model: mpath, source: e.Name}
 			}
@@ -809,7 +815,7 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 			adviseOnFailure(ctx, err, sqlText)
 		}
 	}
-	if pe := paramValueError(q, params, err); pe != nil {
+	if pe := paramValueError(q, in.Parameters, castOf, err); pe != nil {
 		return nil, pe
 	}
 	var ub *engine.UnboundParamError
@@ -827,7 +833,7 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 	if q != nil && errors.As(err, &se) {
 		cse := &catalogSQLError{se: se, query: qpath, model: mpath, isCell: q.Notebook != nil}
 		if len(q.Params) > 0 {
-			cse.params = jsonText(params)
+			cse.params = jsonText(in.Parameters) // as the call wrote them
 		}
 		return nil, cse
 	}
@@ -1039,31 +1045,8 @@ func checkParams(q *catalog.Query, in map[string]any) (map[string]any, error) {
 		return nil, fmt.Errorf("named query %s needs %s; its parameters: %s", q.Name, what, strings.Join(all, ", "))
 	}
 	for _, p := range q.Params {
-		v := in[p.Name]
-		switch p.JSONType() {
-		case "integer":
-			f, ok := v.(float64)
-			if !ok || f != math.Trunc(f) {
-				return nil, fmt.Errorf("parameter %q must be an integer (%s), got %v", p.Name, p.Type, jsonText(v))
-			}
-			if lo, hi, _ := p.IntRange(); f < lo || f > hi {
-				return nil, fmt.Errorf("parameter %q must be an integer from %.0f to %.0f (%s), got %v", p.Name, lo, hi, p.Type, jsonText(v))
-			}
-			v = int64(f)
-		case "number":
-			if _, ok := v.(float64); !ok {
-				return nil, fmt.Errorf("parameter %q must be a number (%s), got %v", p.Name, p.Type, jsonText(v))
-			}
-		case "boolean":
-			if _, ok := v.(bool); !ok {
-				return nil, fmt.Errorf("parameter %q must be true or false, got %v", p.Name, jsonText(v))
-			}
-		default:
-			if _, ok := v.(string); !ok {
-				return nil, fmt.Errorf("parameter %q must be a string (%s), got %v", p.Name, p.Type, jsonText(v))
-			}
-		}
-		if err := checkTypedValue(queryEngine(q), p, v); err != nil {
+		v, err := bindParam(queryEngine(q), p, in[p.Name])
+		if err != nil {
 			return nil, err
 		}
 		out[p.Name] = v
@@ -1087,11 +1070,13 @@ func checkParams(q *catalog.Query, in map[string]any) (map[string]any, error) {
 	return out, nil
 }
 
-// paramValueError turns the engine's failure to read a named query's string
-// parameter as its type (a DATE "yesterday") into an error about the parameter:
-// the caller wrote no SQL, so "fix the SQL" is no help. It returns nil for any
+// paramValueError turns the engine's failure to read a named query's
+// parameter as its type (an INTERVAL "yesterday", a list element it cannot
+// cast) into an error about the parameter: the caller wrote no SQL, so "fix the
+// SQL" is no help. given are the call's values; castOf is the parameter whose
+// cast the error's position falls in ("" for none). It returns nil for any
 // other error.
-func paramValueError(q *catalog.Query, params map[string]any, err error) error {
+func paramValueError(q *catalog.Query, given map[string]any, castOf string, err error) error {
 	var se *engine.SQLError
 	if q == nil || !errors.As(err, &se) ||
 		!strings.Contains(se.Message, "Conversion Error") && !strings.Contains(se.Message, "invalid input syntax") && !pgValueStates[se.SQLState] {
@@ -1108,11 +1093,33 @@ func paramValueError(q *catalog.Query, params map[string]any, err error) error {
 		// "2025-13-45"; Could not convert string 'yesterday' to INTERVAL.
 		// PostgreSQL with double quotes: date/time field value out of range:
 		// "2025-02-30 09:30"; time zone displacement out of range: "…+16".
-		v, ok := params[p.Name].(string)
-		if ok && v != "" && (strings.Contains(first, `"`+v+`"`) || strings.Contains(first, `'`+v+`'`) ||
-			zone != nil && strings.Contains(strings.ToLower(v), " "+zone[1])) {
-			return fmt.Errorf("parameter %q must be a %s, and the engine could not read %s as one (%s); call again with a value of that type", p.Name, p.Type, jsonText(v), se.Message)
+		// A list's elements are quoted alone.
+		quoted := p.Name == castOf
+		for _, v := range stringValues(given[p.Name]) {
+			if v != "" && (strings.Contains(first, `"`+v+`"`) || strings.Contains(first, `'`+v+`'`) ||
+				zone != nil && strings.Contains(strings.ToLower(v), " "+zone[1])) {
+				quoted = true
+			}
 		}
+		if quoted {
+			return fmt.Errorf("parameter %q must be %s %s, and the engine could not read %s as one (%s); call again with a value of that type", p.Name, typeArticle(p.Type), p.Type, jsonText(given[p.Name]), se.Message)
+		}
+	}
+	return nil
+}
+
+// stringValues returns v if it is a string, and the strings in v if it is a
+// list (or a list of lists).
+func stringValues(v any) []string {
+	switch x := v.(type) {
+	case string:
+		return []string{x}
+	case []any:
+		var out []string
+		for _, e := range x {
+			out = append(out, stringValues(e)...)
+		}
+		return out
 	}
 	return nil
 }

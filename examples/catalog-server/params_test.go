@@ -13,32 +13,58 @@ import (
 	"github.com/wiremcp/wiremcp/examples/catalog-server/engine"
 )
 
-// TestParamRanges: an integer parameter's value must fit its type (and be a JSON
-// number that is exact); a value out of range is refused with the range, not bound
-// as some other number. INTERVAL and POINT are not integer types.
+// TestParamRanges: an integer parameter's value must fit its type, exactly:
+// the arguments keep a number's digits (json.Number), and a string of decimal
+// digits is taken too (for a client whose numbers are exact only to 2^53); a
+// value out of range is refused with the range and the value as sent, not
+// bound as some other number. INTERVAL and POINT are not integer types.
 func TestParamRanges(t *testing.T) {
 	q := &catalog.Query{Name: "q", Params: []catalog.Param{{Name: "year", Type: "INTEGER"}}}
+	n := func(s string) json.Number { return json.Number(s) }
 	for _, tc := range []struct {
 		typ  string
 		v    any
 		want string // "" means accepted
+		bind any    // the value bound, when accepted (nil: not compared)
 	}{
-		{"INTEGER", 2024.0, ""},
-		{"INTEGER", -2147483648.0, ""},
-		{"INTEGER", 3e9, "from -2147483648 to 2147483647 (INTEGER), got 3000000000"},
-		{"INTEGER", 1e20, "from -2147483648 to 2147483647"},
-		{"TINYINT", 200.0, "from -128 to 127 (TINYINT)"},
-		{"UTINYINT", -1.0, "from 0 to 255"},
-		{"USMALLINT", 65535.0, ""},
-		{"BIGINT", 9007199254740991.0, ""},
-		// 9007199254740993 arrives as 9007199254740992: refused, not rounded.
-		{"BIGINT", 9007199254740993.0, "from -9007199254740991 to 9007199254740991 (BIGINT)"},
-		{"BIGINT", 1e20, "from -9007199254740991 to 9007199254740991 (BIGINT)"},
-		{"UBIGINT", 1e19, "from 0 to 9007199254740991"},
-		{"INT64", -1e300, "from -9007199254740991 to 9007199254740991 (INT64)"},
-		{"INTERVAL", "2 days", ""},
-		{"INTERVAL", 2.0, `must be a string (INTERVAL)`},
-		{"POINT", "(1,2)", ""},
+		{"INTEGER", n("2024"), "", int64(2024)},
+		{"INTEGER", 2024.0, "", int64(2024)}, // a float64 from a Go caller
+		{"INTEGER", n("-2147483648"), "", int64(-2147483648)},
+		{"INTEGER", n("2.0"), "", int64(2)},
+		{"INTEGER", n("4.2e1"), "", int64(42)},
+		{"INTEGER", n("3e9"), "from -2147483648 to 2147483647 (INTEGER), got 3e9", nil},
+		{"INTEGER", n("1e400"), "from -2147483648 to 2147483647 (INTEGER), got 1e400", nil},
+		{"INTEGER", n("1e99999999999"), "from -2147483648 to 2147483647 (INTEGER), got 1e99999999999", nil},
+		{"INTEGER", n("2.5"), `must be an integer (INTEGER): a JSON number without a fraction (42), or a string of decimal digits`, nil},
+		{"INTEGER", n("1e-400"), `must be an integer (INTEGER)`, nil},
+		{"INT4", "2", "", int64(2)},
+		{"INT4", "-007", "", int64(-7)},
+		{"INT4", "2.0", `must be an integer (INT4)`, nil},
+		{"INT4", "1e3", `must be an integer (INT4)`, nil},
+		{"INT4", " 2", `must be an integer (INT4)`, nil},
+		{"INT4", true, `must be an integer (INT4)`, nil},
+		{"TINYINT", n("200"), "from -128 to 127 (TINYINT)", nil},
+		{"UTINYINT", n("-1"), "from 0 to 255", nil},
+		{"USMALLINT", n("65535"), "", int64(65535)},
+		{"BIGINT", n("9007199254740993"), "", int64(9007199254740993)},
+		{"BIGINT", "9223372036854775807", "", int64(9223372036854775807)},
+		{"BIGINT", "9223372036854775808", `from -9223372036854775808 to 9223372036854775807 (BIGINT), got "9223372036854775808"`, nil},
+		{"INT8", n("-9223372036854775808"), "", int64(-9223372036854775808)},
+		{"UBIGINT", n("18446744073709551615"), "", "18446744073709551615"},
+		{"UBIGINT", n("18446744073709551616"), "from 0 to 18446744073709551615 (UBIGINT), got 18446744073709551616", nil},
+		{"HUGEINT", "-170141183460469231731687303715884105728", "", "-170141183460469231731687303715884105728"},
+		{"HUGEINT", "170141183460469231731687303715884105728", "from -170141183460469231731687303715884105728 to 170141183460469231731687303715884105727 (HUGEINT)", nil},
+		{"UHUGEINT", n("340282366920938463463374607431768211455"), "", "340282366920938463463374607431768211455"},
+		{"UHUGEINT", strings.Repeat("9", 500), "from 0 to 340282366920938463463374607431768211455 (UHUGEINT)", nil},
+		{"INT64", n("-1e300"), "from -9223372036854775808 to 9223372036854775807 (INT64), got -1e300", nil},
+		{"INTERVAL", "2 days", "", "2 days"},
+		{"INTERVAL", n("2"), `must be a string (INTERVAL), got 2`, nil},
+		{"POINT", "(1,2)", "", "(1,2)"},
+		{"DOUBLE", n("1e400"), `parameter "year" must be a number (DOUBLE), and 1e400 is out of range`, nil},
+		{"REAL", n("1e39"), `parameter "year" must be a number (REAL), and 1e39 is out of range`, nil},
+		{"DOUBLE", n("1e39"), "", 1e39},
+		{"DOUBLE", n("0.1"), "", 0.1},
+		{"VARCHAR", nil, `parameter "year" must be a VARCHAR, got null: parameters take no nulls`, nil},
 	} {
 		q.Params[0].Type = tc.typ
 		out, err := checkParams(q, map[string]any{"year": tc.v})
@@ -47,6 +73,8 @@ func TestParamRanges(t *testing.T) {
 			t.Errorf("%s %v: %v", tc.typ, tc.v, err)
 		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
 			t.Errorf("%s %v: got %v (%v), want an error with %q", tc.typ, tc.v, err, out, tc.want)
+		case tc.want == "" && tc.bind != nil && out["year"] != tc.bind:
+			t.Errorf("%s %v: bound %#v, want %#v", tc.typ, tc.v, out["year"], tc.bind)
 		}
 	}
 }
@@ -146,7 +174,7 @@ func TestParamValueUnreadable(t *testing.T) {
 	cs := connectHTTP(t, startHTTP(t, newTestService(t, dir, Config{})).URL, "")
 	var te toolError
 	r := call(t, cs, "execute_query", map[string]any{"path": "p/k/m/within", "parameters": map[string]any{"span": "yesterday"}}, &te)
-	if !r.IsError || te.Kind != "invalid" || !strings.Contains(te.Error, `parameter "span" must be a INTERVAL, and the engine could not read "yesterday" as one`) ||
+	if !r.IsError || te.Kind != "invalid" || !strings.Contains(te.Error, `parameter "span" must be an INTERVAL, and the engine could not read "yesterday" as one`) ||
 		strings.Contains(text(r), "Fix the SQL") {
 		t.Errorf("an INTERVAL parameter that is no interval: %+v (text %q)", te, text(r))
 	}
@@ -168,10 +196,10 @@ func TestParamValueUnreadable(t *testing.T) {
 func TestParamValueErrorFirstLine(t *testing.T) {
 	q := &catalog.Query{Name: "q", Params: []catalog.Param{{Name: "a", Type: "VARCHAR"}, {Name: "b", Type: "VARCHAR"}}}
 	err := &engine.SQLError{Engine: "duckdb", Message: "Conversion Error: Could not convert string 'abc' to INT32\n\nLINE 1: SELECT CAST('abc' AS INTEGER), '' || $a, 'x' || $b\n                    ^"}
-	if pe := paramValueError(q, map[string]any{"a": "", "b": "x"}, err); pe != nil {
+	if pe := paramValueError(q, map[string]any{"a": "", "b": "x"}, "", err); pe != nil {
 		t.Errorf("values quoted only in the SQL's excerpt: %v", pe)
 	}
-	if pe := paramValueError(q, map[string]any{"a": "", "b": "abc"}, err); pe == nil || !strings.Contains(pe.Error(), `parameter "b"`) {
+	if pe := paramValueError(q, map[string]any{"a": "", "b": "abc"}, "", err); pe == nil || !strings.Contains(pe.Error(), `parameter "b"`) {
 		t.Errorf("a value quoted on the first line: %v", pe)
 	}
 }
@@ -192,7 +220,7 @@ func TestParamValueErrorPostgres(t *testing.T) {
 		{"2024-07-14 09:30 UTC", &engine.SQLError{Engine: "postgres", SQLState: "22023", Message: `time zone "mars/olympus" not recognized`}, false},
 		{"2024-07-14", &engine.SQLError{Engine: "postgres", SQLState: "42703", Message: `column "x" does not exist`}, false},
 	} {
-		pe := paramValueError(q, map[string]any{"at": tc.v}, tc.err)
+		pe := paramValueError(q, map[string]any{"at": tc.v}, "", tc.err)
 		if (pe != nil) != tc.blame || pe != nil && !strings.Contains(pe.Error(), `parameter "at" must be a TIMESTAMPTZ`) {
 			t.Errorf("%q, %v: %v", tc.v, tc.err, pe)
 		}

@@ -153,10 +153,9 @@ func ParamProblems(q *Query, used []Placeholder, engine string) []string {
 	}
 	for _, p := range q.Params {
 		if !inSQL[p.Name] {
+			// The server binds only the parameters the SQL uses (DuckDB refuses
+			// a value the statement does not use), on both engines.
 			effect := "calls must give a value that is ignored"
-			if engine != EnginePostgres {
-				effect = "every call fails (DuckDB refuses a value the statement does not use)"
-			}
 			out = append(out, fmt.Sprintf("@param %s is declared but the SQL never uses %s%s, so %s: use it in the SQL, or remove the @param line", p.Name, sign, p.Name, effect))
 		}
 	}

@@ -981,10 +981,10 @@ func (d *Duck) startErr(parent, qctx context.Context, lim Limits, waited time.Du
 }
 
 // bindArgs matches params to the statement's named parameters, and reports
-// missing and unknown ones.
+// missing ones. A parameter the statement does not use is not bound (a named
+// query may declare one its SQL does not use; PostgreSQL's pgx drops them too).
 func bindArgs(stmt *duckdb.Stmt, params map[string]any) ([]driver.NamedValue, error) {
 	n := stmt.NumInput()
-	used := map[string]bool{}
 	var args []driver.NamedValue
 	for i := 1; i <= n; i++ {
 		name, err := stmt.ParamName(i)
@@ -995,13 +995,7 @@ func bindArgs(stmt *duckdb.Stmt, params map[string]any) ([]driver.NamedValue, er
 		if !ok {
 			return nil, &UnboundParamError{Name: "$" + name}
 		}
-		used[name] = true
 		args = append(args, driver.NamedValue{Name: name, Ordinal: i, Value: v})
-	}
-	for k := range params {
-		if !used[k] {
-			return nil, &SQLError{Engine: "duckdb", Message: fmt.Sprintf("parameter %q is not used by the statement", k)}
-		}
 	}
 	return args, nil
 }

@@ -1,0 +1,679 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/wiremcp/wiremcp/examples/catalog-server/catalog"
+	"github.com/wiremcp/wiremcp/examples/catalog-server/engine"
+)
+
+// A named query's parameters are bound as their declared types: each
+// placeholder of a declared parameter in the query's SQL ($day for DuckDB, @day
+// for PostgreSQL) runs as (CAST($day AS DATE)), so the engine types the value as
+// the catalog declares it wherever the SQL uses it ($day + 1 is a DATE plus
+// days, a DECIMAL(5,2) is rounded to 2 decimals, a column that is the parameter
+// is a DATE column). The cast is in parentheses: PostgreSQL refuses
+// CAST(x AS int[])[1]. Errors the engine reports at a position of the text it
+// ran are told at the position of the author's text (a position inside a cast
+// is the placeholder's), and DuckDB's excerpt of the SQL is the author's.
+//
+// Values are sent to the engine in forms it casts exactly: integers as 64-bit
+// integers, or as their decimal digits past that range; a list as JSON text
+// (DuckDB: cast to JSON, then to the list type) or as an array literal
+// (PostgreSQL).
+
+// paramValues are the parameters of an execute_query call, decoded with their
+// numbers as written (json.Number): 18446744073709551615 stays that number, and
+// 1e400 is a number out of range rather than arguments Go could not decode.
+type paramValues map[string]any
+
+func (p *paramValues) UnmarshalJSON(data []byte) error {
+	if string(bytes.TrimSpace(data)) == "null" {
+		*p = nil
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		return err
+	}
+	*p = m
+	return nil
+}
+
+// placeholder is a parameter placeholder in SQL text: bytes [start, end), the
+// name without its sigil.
+type placeholder struct {
+	start, end int
+	name       string
+}
+
+// findPlaceholders returns the named placeholders of sqlText written with sigil
+// ('$' for DuckDB's $name, '@' for the @name pgx rewrites for PostgreSQL),
+// outside strings ('…', E'…' with backslash escapes, dollar-quoted $tag$…$tag$),
+// quoted names and comments (-- and /* */, which nest). A name runs over ASCII
+// letters, digits and '_' ($1 and ? are not named). For '@' it follows pgx's
+// reading of the text (the one that binds the values), for '$' DuckDB's.
+func findPlaceholders(sqlText string, sigil byte) []placeholder {
+	var out []placeholder
+	n := len(sqlText)
+	letter := func(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' }
+	identStart := func(c byte) bool { return letter(c) || c >= 0x80 }
+	identCont := func(c byte) bool { return identStart(c) || isDigit(c) || c == '$' }
+	// quoted returns the offset after the string or name opened by q at i (the
+	// end of the text when it is not closed).
+	quoted := func(i int, q byte, backslash bool) int {
+		for j := i + 1; j < n; j++ {
+			switch c := sqlText[j]; {
+			case c == '\\' && backslash:
+				j++
+			case c == q:
+				if j+1 < n && sqlText[j+1] == q {
+					j++
+					continue
+				}
+				return j + 1
+			}
+		}
+		return n
+	}
+	for i := 0; i < n; {
+		c := sqlText[i]
+		switch {
+		case (c == 'e' || c == 'E') && i+1 < n && sqlText[i+1] == '\'':
+			i = quoted(i+1, '\'', true)
+		case c == '\'' || c == '"':
+			i = quoted(i, c, false)
+		case c == '-' && i+1 < n && sqlText[i+1] == '-':
+			j := strings.IndexAny(sqlText[i:], "\n\r")
+			if j < 0 {
+				return out
+			}
+			i += j
+		case c == '/' && i+1 < n && sqlText[i+1] == '*':
+			depth, j := 0, i
+			for j < n {
+				switch {
+				case strings.HasPrefix(sqlText[j:], "/*"):
+					depth++
+					j += 2
+				case strings.HasPrefix(sqlText[j:], "*/"):
+					depth--
+					j += 2
+				default:
+					j++
+				}
+				if depth == 0 {
+					break
+				}
+			}
+			i = j
+		case identStart(c):
+			// A name (a $ or @ inside it starts nothing), taken whole.
+			i++
+			for i < n && identCont(sqlText[i]) {
+				i++
+			}
+		case c == '$':
+			// $tag$…$tag$ (the tag may be empty, and starts with no digit).
+			j := i + 1
+			if j < n && identStart(sqlText[j]) {
+				for j < n && (identStart(sqlText[j]) || isDigit(sqlText[j])) {
+					j++
+				}
+			}
+			if j < n && sqlText[j] == '$' {
+				tag := sqlText[i : j+1]
+				if k := strings.Index(sqlText[j+1:], tag); k >= 0 {
+					i = j + 1 + k + len(tag)
+				} else {
+					i = n
+				}
+				continue
+			}
+			if sigil == '$' && j > i+1 {
+				out = append(out, placeholder{i, j, sqlText[i+1 : j]})
+			}
+			i = max(j, i+1)
+		case c == '@' && sigil == '@' && i+1 < n && letter(sqlText[i+1]):
+			j := i + 1
+			for j < n && (letter(sqlText[j]) || isDigit(sqlText[j])) {
+				j++
+			}
+			out = append(out, placeholder{i, j, sqlText[i+1 : j]})
+			i = j
+		default:
+			i++
+		}
+	}
+	return out
+}
+
+// castable matches the declared types that the SQL may cast to as written: a
+// name, a precision or two, list brackets (DECIMAL(5,2), INTEGER[], INTEGER[3]).
+// A type of another form (MAP(VARCHAR,INTEGER)) is bound as before, uncast.
+var castable = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*(?:\(\d+(?:,\d+)?\))?(?:\[\d*\])*$`)
+
+// castType is the type a parameter declared as t is cast to: t itself, but
+// PostgreSQL's serial pseudo-types, which are no types, as the integers they
+// are, and a long time type name (TIMESTAMPWITHTIMEZONE) as its short one; ""
+// when t is not cast.
+func castType(t string) string {
+	t = strings.ToUpper(t)
+	base, dims := t, ""
+	if i := strings.IndexByte(t, '['); i >= 0 {
+		base, dims = t[:i], t[i:]
+	}
+	switch base {
+	case "SERIAL", "SERIAL4":
+		base = "INTEGER"
+	case "BIGSERIAL", "SERIAL8":
+		base = "BIGINT"
+	case "SMALLSERIAL", "SERIAL2":
+		base = "SMALLINT"
+	}
+	if m := timeTypeName.FindStringSubmatch(base); m != nil && m[2] != "" && m[2] != "TZ" {
+		base = typeKey(base)
+	}
+	if !castable.MatchString(base + dims) {
+		return ""
+	}
+	return base + dims
+}
+
+// listElem returns the element type of a list type (INTEGER[] and INTEGER[3]
+// are lists of INTEGER, INTEGER[][] of INTEGER[]), the fixed size n of DuckDB's
+// ARRAY type T[n] (-1 for a list of any size), and false for another type.
+func listElem(t string) (elem string, size int, ok bool) {
+	t = strings.ToUpper(strings.TrimSpace(t))
+	if !strings.HasSuffix(t, "]") {
+		return "", 0, false
+	}
+	i := strings.LastIndexByte(t, '[')
+	if i <= 0 {
+		return "", 0, false
+	}
+	size = -1
+	if in := t[i+1 : len(t)-1]; in != "" {
+		n, err := strconv.Atoi(in)
+		if err != nil {
+			return "", 0, false
+		}
+		size = n
+	}
+	return t[:i], size, true
+}
+
+// typedSQL is a named query's SQL with its parameters cast to their types.
+type typedSQL struct {
+	text   string
+	pieces []castPiece // in order of the text
+}
+
+// castPiece is one placeholder replaced by its cast: where it was (orig, in
+// characters from 0, and its length) and where the cast is in the text run.
+type castPiece struct {
+	param              string
+	orig, origLen      int
+	at, length         int
+	shown, placeholder string // the cast as run, and the placeholder as written
+}
+
+// castParams returns q's SQL for the engine eng with each placeholder of a
+// declared parameter of a castable type wrapped in a cast to it. For DuckDB, a
+// list is cast from JSON (its value is JSON text).
+func castParams(q *catalog.Query, eng string) *typedSQL {
+	sigil := byte('$')
+	if eng == catalog.EnginePostgres {
+		sigil = '@'
+	}
+	types := map[string]string{}
+	for _, p := range q.Params {
+		types[p.Name] = p.Type
+	}
+	ts := &typedSQL{}
+	var b strings.Builder
+	last, origChars, outChars := 0, 0, 0
+	for _, ph := range findPlaceholders(q.SQL, sigil) {
+		typ, ok := types[ph.name]
+		if !ok {
+			continue
+		}
+		ct := castType(typ)
+		if ct == "" {
+			continue
+		}
+		written := q.SQL[ph.start:ph.end]
+		inner := written
+		if _, _, list := listElem(ct); list && sigil == '$' {
+			inner = "CAST(" + written + " AS JSON)"
+		}
+		cast := "(CAST(" + inner + " AS " + ct + "))"
+		before := utf8.RuneCountInString(q.SQL[last:ph.start])
+		origChars += before
+		outChars += before
+		b.WriteString(q.SQL[last:ph.start])
+		ts.pieces = append(ts.pieces, castPiece{param: ph.name, orig: origChars, origLen: len(written), at: outChars, length: len(cast), shown: cast, placeholder: written})
+		b.WriteString(cast)
+		origChars += len(written) // ASCII
+		outChars += len(cast)
+		last = ph.end
+	}
+	b.WriteString(q.SQL[last:])
+	ts.text = b.String()
+	return ts
+}
+
+// origPosition maps a 1-based character position in the text run to the
+// author's text; a position inside a cast is its placeholder's. It also returns
+// the parameter whose cast holds the position ("" for none).
+func (ts *typedSQL) origPosition(pos int) (int, string) {
+	if pos <= 0 {
+		return pos, ""
+	}
+	p := pos - 1
+	shift := 0
+	for _, pc := range ts.pieces {
+		switch {
+		case p < pc.at:
+			return p - shift + 1, ""
+		case p < pc.at+pc.length:
+			return pc.orig + 1, pc.param
+		}
+		shift += pc.length - pc.origLen
+	}
+	return p - shift + 1, ""
+}
+
+// restore turns an engine error about the text run into one about the
+// author's text: its position, and DuckDB's excerpt of the SQL (the casts
+// shown as the placeholders they replace, the caret under the same
+// character). It also returns the parameter whose cast the error's position
+// falls in.
+func (ts *typedSQL) restore(err error) (error, string) {
+	var se *engine.SQLError
+	if ts == nil || len(ts.pieces) == 0 || !errors.As(err, &se) {
+		return err, ""
+	}
+	out := *se
+	var param string
+	out.Position, param = ts.origPosition(se.Position)
+	out.Message = ts.restoreExcerpt(se.Message)
+	if param != "" {
+		// DuckDB's note on its JSON reader, about a list cast from JSON text:
+		// the query reads no JSON file.
+		out.Message = strings.Replace(out.Message, duckJSONNote, "", 1)
+	}
+	return &out, param
+}
+
+const duckJSONNote = "\n If this error occurred during read_json, line/object number information is approximate"
+
+// restoreExcerpt replaces the casts in DuckDB's excerpt of the SQL ("LINE n:
+// …" and a caret line under it) by their placeholders, moving the caret with
+// the text before it; a caret inside a cast goes under its placeholder.
+func (ts *typedSQL) restoreExcerpt(msg string) string {
+	lines := strings.Split(msg, "\n")
+	for i, l := range lines {
+		m := duckExcerpt.FindStringIndex(l)
+		if m == nil {
+			continue
+		}
+		caret := -1
+		if i+1 < len(lines) && strings.Trim(lines[i+1], " ") == "^" {
+			caret = strings.IndexByte(lines[i+1], '^')
+		}
+		shown := l
+		for _, pc := range ts.pieces {
+			for from := m[1]; ; {
+				k := strings.Index(shown[from:], pc.shown)
+				if k < 0 {
+					break
+				}
+				k += from
+				shown = shown[:k] + pc.placeholder + shown[k+len(pc.shown):]
+				// The caret counts columns; a cast is ASCII, a column a byte.
+				switch {
+				case caret >= k+len(pc.shown):
+					caret -= len(pc.shown) - len(pc.placeholder)
+				case caret >= k:
+					caret = k
+				}
+				from = k + len(pc.placeholder)
+			}
+		}
+		lines[i] = shown
+		if caret >= 0 {
+			lines[i+1] = strings.Repeat(" ", caret) + "^"
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+var duckExcerpt = regexp.MustCompile(`^LINE \d+: `)
+
+// typeArticle is "a" or "an" before the type name t as it is read aloud (an
+// INTERVAL, a UUID, a DATE).
+func typeArticle(t string) string {
+	if t != "" && strings.ContainsRune("AEIOaeio", rune(t[0])) {
+		return "an"
+	}
+	return "a"
+}
+
+// intBounds are the exact ranges of the integer types of DuckDB and PostgreSQL
+// (and their aliases), by name; another integer type (INT64) takes a 64-bit
+// integer and is left to the engine's cast.
+var intBounds = func() map[string][2]*big.Int {
+	i := func(v int64) *big.Int { return big.NewInt(v) }
+	u := func(v uint64) *big.Int { return new(big.Int).SetUint64(v) }
+	pow2 := func(n uint) *big.Int { return new(big.Int).Lsh(big.NewInt(1), n) }
+	minus1 := func(v *big.Int) *big.Int { return new(big.Int).Sub(v, big.NewInt(1)) }
+	r := func(lo, hi *big.Int) [2]*big.Int { return [2]*big.Int{lo, hi} }
+	i8, i16, i32, i64 := r(i(math.MinInt8), i(math.MaxInt8)), r(i(math.MinInt16), i(math.MaxInt16)), r(i(math.MinInt32), i(math.MaxInt32)), r(i(math.MinInt64), i(math.MaxInt64))
+	i128 := r(new(big.Int).Neg(pow2(127)), minus1(pow2(127)))
+	return map[string][2]*big.Int{
+		"TINYINT": i8, "INT1": i8,
+		"SMALLINT": i16, "INT2": i16, "SHORT": i16, "SMALLSERIAL": r(i(1), i(math.MaxInt16)),
+		"INTEGER": i32, "INT": i32, "INT4": i32, "SIGNED": i32, "SERIAL": r(i(1), i(math.MaxInt32)),
+		"BIGINT": i64, "INT8": i64, "LONG": i64, "BIGSERIAL": r(i(1), i(math.MaxInt64)),
+		"HUGEINT": i128, "INT128": i128,
+		"UTINYINT": r(i(0), u(math.MaxUint8)), "UINT8": r(i(0), u(math.MaxUint8)),
+		"USMALLINT": r(i(0), u(math.MaxUint16)), "UINT16": r(i(0), u(math.MaxUint16)),
+		"UINTEGER": r(i(0), u(math.MaxUint32)), "UINT32": r(i(0), u(math.MaxUint32)),
+		"UBIGINT": r(i(0), u(math.MaxUint64)), "UINT64": r(i(0), u(math.MaxUint64)),
+		"UHUGEINT": r(i(0), minus1(pow2(128))), "UINT128": r(i(0), minus1(pow2(128))),
+	}
+}()
+
+// intRange is the exact range of the integer type t.
+func intRange(t string) (lo, hi *big.Int) {
+	if r, ok := intBounds[strings.ToUpper(t)]; ok {
+		return r[0], r[1]
+	}
+	return intBounds["BIGINT"][0], intBounds["BIGINT"][1]
+}
+
+// maxIntDigits is more digits than any integer type's values have (2^128 has
+// 39): a number with more is out of every range, and not computed.
+const maxIntDigits = 40
+
+var (
+	jsonNumberForm = regexp.MustCompile(`^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$`)
+	digitsForm     = regexp.MustCompile(`^-?\d+$`)
+)
+
+// exactInt returns the integer the decimal text s denotes (a JSON number:
+// 42, 4.2e1, 1e3; or digits with an optional minus sign). ok is false when s
+// has a fraction; huge is true when it is past maxIntDigits digits.
+func exactInt(s string) (n *big.Int, ok, huge bool) {
+	m := jsonNumberForm.FindStringSubmatch(s)
+	if m == nil {
+		return nil, false, false
+	}
+	digits := strings.TrimLeft(m[2]+m[3], "0")
+	if digits == "" {
+		return new(big.Int), true, false
+	}
+	exp := int64(-len(m[3]))
+	if m[4] != "" {
+		e, err := strconv.ParseInt(m[4], 10, 32)
+		if err != nil { // an exponent past ±2^31: the number is 0.000…, or huge
+			return nil, false, !strings.HasPrefix(m[4], "-")
+		}
+		exp += e
+	}
+	for exp < 0 && strings.HasSuffix(digits, "0") {
+		digits = digits[:len(digits)-1]
+		exp++
+	}
+	if exp < 0 {
+		return nil, false, false
+	}
+	if int64(len(digits))+exp > maxIntDigits {
+		return nil, true, true
+	}
+	n, _ = new(big.Int).SetString(digits+strings.Repeat("0", int(exp)), 10)
+	if m[1] == "-" {
+		n.Neg(n)
+	}
+	return n, true, false
+}
+
+// number returns v as a float64 when it is a JSON number, and its text.
+func number(v any) (f float64, text string, ok bool) {
+	switch x := v.(type) {
+	case json.Number:
+		f, err := strconv.ParseFloat(string(x), 64)
+		if err != nil && !errors.Is(err, strconv.ErrRange) {
+			return 0, "", false
+		}
+		return f, string(x), true
+	case float64:
+		return x, strconv.FormatFloat(x, 'f', -1, 64), true
+	}
+	return 0, "", false
+}
+
+// bindParam checks the value v the call gave p (already known to be present)
+// and returns it as it is bound for the engine eng: an integer as an int64 (or
+// its digits past that range), a number as a float64, a boolean, a string, a
+// list as text its cast reads (castParams). An element of a list is checked
+// as a parameter named after its place ("ids[1]").
+func bindParam(eng string, p catalog.Param, v any) (any, error) {
+	if v == nil {
+		return nil, fmt.Errorf("parameter %q must be %s %s, got null: parameters take no nulls (the query's SQL decides what a missing value means)", p.Name, typeArticle(p.Type), p.Type)
+	}
+	if elem, size, ok := listElem(p.Type); ok {
+		if castType(p.Type) == "" {
+			// Its value would reach the engine as text, not as a list.
+			return nil, &catalogFaultError{fmt.Errorf("parameter %q is declared as %s, a list whose element type is not written as a name with an optional precision (INTEGER[], DECIMAL(5,2)[]), so the server cannot bind it as a list; the catalog's @param line needs another type", p.Name, p.Type)}
+		}
+		return bindList(eng, p, elem, size, v)
+	}
+	if _, _, isInt := p.IntRange(); isInt {
+		return bindInt(p, v)
+	}
+	switch p.JSONType() {
+	case "number":
+		f, text, ok := number(v)
+		if !ok {
+			return nil, fmt.Errorf("parameter %q must be a number (%s), got %v", p.Name, p.Type, jsonText(v))
+		}
+		t := strings.ToUpper(p.Type)
+		single := t == "REAL" || t == "FLOAT4" || t == "FLOAT" && eng != catalog.EnginePostgres
+		switch {
+		case math.IsInf(f, 0):
+			return nil, fmt.Errorf("parameter %q must be a number (%s), and %s is out of range: a number's magnitude is at most about 1.8e308", p.Name, p.Type, text)
+		case single && math.Abs(f) > math.MaxFloat32:
+			return nil, fmt.Errorf("parameter %q must be a number (%s), and %s is out of range: a %s's magnitude is at most about 3.4e38", p.Name, p.Type, text, p.Type)
+		}
+		if err := checkTypedValue(eng, p, f); err != nil {
+			return nil, err
+		}
+		return f, nil
+	case "boolean":
+		if _, ok := v.(bool); !ok {
+			return nil, fmt.Errorf("parameter %q must be true or false, got %v", p.Name, jsonText(v))
+		}
+		return v, nil
+	}
+	s, ok := v.(string)
+	if !ok {
+		return nil, fmt.Errorf("parameter %q must be a string (%s), got %v", p.Name, p.Type, jsonText(v))
+	}
+	if err := checkTypedValue(eng, p, s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// bindInt checks an integer parameter's value, a JSON number without a
+// fraction or a string of decimal digits, against its type's range exactly.
+func bindInt(p catalog.Param, v any) (any, error) {
+	var n *big.Int
+	var ok, huge bool
+	switch x := v.(type) {
+	case string:
+		if digitsForm.MatchString(x) {
+			n, ok, huge = exactInt(x)
+		}
+	default:
+		if _, text, isNum := number(v); isNum {
+			n, ok, huge = exactInt(text)
+		}
+	}
+	lo, hi := intRange(p.Type)
+	switch {
+	case !ok && !huge:
+		return nil, fmt.Errorf("parameter %q must be an integer (%s): a JSON number without a fraction (42), or a string of decimal digits (\"42\", for values past ±2^53, which not every client sends exactly as a number); got %v", p.Name, p.Type, jsonText(v))
+	case huge || n.Cmp(lo) < 0 || n.Cmp(hi) > 0:
+		return nil, fmt.Errorf("parameter %q must be an integer from %s to %s (%s), got %v", p.Name, lo, hi, p.Type, jsonText(v))
+	case n.IsInt64():
+		return n.Int64(), nil
+	}
+	return n.String(), nil // cast from its digits by the engine
+}
+
+// maxListDepth is how deeply list types may nest in a parameter's type.
+const maxListDepth = 8
+
+// bindList checks a list parameter's value, a JSON array whose elements are
+// each checked as a parameter of the element type elem (and, for DuckDB's
+// T[n], of size elements), and returns the text its cast reads: JSON for
+// DuckDB, an array literal for PostgreSQL.
+func bindList(eng string, p catalog.Param, elem string, size int, v any) (any, error) {
+	pg := eng == catalog.EnginePostgres
+	var b strings.Builder
+	var dims []int // PostgreSQL: the length of the arrays at each depth
+	var walk func(name, typ string, v any, depth int) error
+	walk = func(name, typ string, v any, depth int) error {
+		elem, size, _ := listElem(typ)
+		arr, ok := v.([]any)
+		if !ok {
+			return fmt.Errorf("parameter %q must be a list of %s (%s): a JSON array such as %s; got %v", name, elem, typ, listExample(elem), jsonText(v))
+		}
+		if !pg && size >= 0 && len(arr) != size {
+			return fmt.Errorf("parameter %q must be a list of exactly %d %s values (%s), got %d: %v", name, size, elem, typ, len(arr), jsonText(v))
+		}
+		if depth >= maxListDepth {
+			return fmt.Errorf("parameter %q: lists nest at most %d deep", name, maxListDepth)
+		}
+		if pg {
+			// PostgreSQL's arrays are rectangular: every array at one depth has
+			// the same length.
+			if depth == len(dims) {
+				dims = append(dims, len(arr))
+			} else if dims[depth] != len(arr) {
+				return fmt.Errorf("parameter %q must be a list of lists of one length (PostgreSQL's arrays of arrays are rectangular), got lists of %d and %d elements", p.Name, dims[depth], len(arr))
+			}
+			b.WriteByte('{')
+		} else {
+			b.WriteByte('[')
+		}
+		for i, x := range arr {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			en := fmt.Sprintf("%s[%d]", name, i)
+			if x == nil {
+				return fmt.Errorf("parameter %q (an element of the list %s) is null: lists take no nulls", en, name)
+			}
+			if _, _, nested := listElem(elem); nested {
+				if err := walk(en, elem, x, depth+1); err != nil {
+					return err
+				}
+				continue
+			}
+			bv, err := bindParam(eng, catalog.Param{Name: en, Type: elem}, x)
+			if err != nil {
+				return err
+			}
+			writeListElem(&b, pg, elem, bv)
+		}
+		if pg {
+			b.WriteByte('}')
+		} else {
+			b.WriteByte(']')
+		}
+		return nil
+	}
+	if err := walk(p.Name, strings.ToUpper(p.Type), v, 0); err != nil {
+		return nil, err
+	}
+	return b.String(), nil
+}
+
+// writeListElem writes a checked element bv of a list of elem: as JSON for
+// DuckDB (integers as strings of their digits, which DuckDB casts exactly at
+// any size; a JSON element as its text), as a quoted element of an array
+// literal for PostgreSQL.
+func writeListElem(b *strings.Builder, pg bool, elem string, bv any) {
+	var text string
+	switch x := bv.(type) {
+	case int64:
+		text = strconv.FormatInt(x, 10)
+	case float64:
+		text = strconv.FormatFloat(x, 'g', -1, 64)
+	case bool:
+		text = strconv.FormatBool(x)
+	case string:
+		text = x
+	}
+	if pg {
+		b.WriteByte('"')
+		for i := 0; i < len(text); i++ {
+			if text[i] == '"' || text[i] == '\\' {
+				b.WriteByte('\\')
+			}
+			b.WriteByte(text[i])
+		}
+		b.WriteByte('"')
+		return
+	}
+	switch x := bv.(type) {
+	case float64, bool:
+		b.WriteString(text)
+	case string:
+		if t := strings.ToUpper(elem); t == "JSON" {
+			b.WriteString(x) // checked JSON text: the element is that JSON
+			return
+		}
+		raw, _ := json.Marshal(x)
+		b.Write(raw)
+	default:
+		raw, _ := json.Marshal(text)
+		b.Write(raw)
+	}
+}
+
+// listExample is a JSON array of the element type elem, for a message.
+func listExample(elem string) string {
+	p := catalog.Param{Type: elem}
+	if _, _, ok := listElem(elem); ok {
+		return "[[…], […]]"
+	}
+	if _, _, ok := p.IntRange(); ok {
+		return "[1, 2]"
+	}
+	switch p.JSONType() {
+	case "number":
+		return "[1.5, 2]"
+	case "boolean":
+		return "[true, false]"
+	}
+	if f, ok := duckForms[typeKey(elem)]; ok {
+		return `["` + f.example + `"]`
+	}
+	return `["a", "b"]`
+}
