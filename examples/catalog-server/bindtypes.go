@@ -371,39 +371,6 @@ func typeArticle(t string) string {
 	return "a"
 }
 
-// intBounds are the exact ranges of the integer types of DuckDB and PostgreSQL
-// (and their aliases), by name; another integer type (INT64) takes a 64-bit
-// integer and is left to the engine's cast.
-var intBounds = func() map[string][2]*big.Int {
-	i := func(v int64) *big.Int { return big.NewInt(v) }
-	u := func(v uint64) *big.Int { return new(big.Int).SetUint64(v) }
-	pow2 := func(n uint) *big.Int { return new(big.Int).Lsh(big.NewInt(1), n) }
-	minus1 := func(v *big.Int) *big.Int { return new(big.Int).Sub(v, big.NewInt(1)) }
-	r := func(lo, hi *big.Int) [2]*big.Int { return [2]*big.Int{lo, hi} }
-	i8, i16, i32, i64 := r(i(math.MinInt8), i(math.MaxInt8)), r(i(math.MinInt16), i(math.MaxInt16)), r(i(math.MinInt32), i(math.MaxInt32)), r(i(math.MinInt64), i(math.MaxInt64))
-	i128 := r(new(big.Int).Neg(pow2(127)), minus1(pow2(127)))
-	return map[string][2]*big.Int{
-		"TINYINT": i8, "INT1": i8,
-		"SMALLINT": i16, "INT2": i16, "SHORT": i16, "SMALLSERIAL": r(i(1), i(math.MaxInt16)),
-		"INTEGER": i32, "INT": i32, "INT4": i32, "SIGNED": i32, "SERIAL": r(i(1), i(math.MaxInt32)),
-		"BIGINT": i64, "INT8": i64, "LONG": i64, "BIGSERIAL": r(i(1), i(math.MaxInt64)),
-		"HUGEINT": i128, "INT128": i128,
-		"UTINYINT": r(i(0), u(math.MaxUint8)), "UINT8": r(i(0), u(math.MaxUint8)),
-		"USMALLINT": r(i(0), u(math.MaxUint16)), "UINT16": r(i(0), u(math.MaxUint16)),
-		"UINTEGER": r(i(0), u(math.MaxUint32)), "UINT32": r(i(0), u(math.MaxUint32)),
-		"UBIGINT": r(i(0), u(math.MaxUint64)), "UINT64": r(i(0), u(math.MaxUint64)),
-		"UHUGEINT": r(i(0), minus1(pow2(128))), "UINT128": r(i(0), minus1(pow2(128))),
-	}
-}()
-
-// intRange is the exact range of the integer type t.
-func intRange(t string) (lo, hi *big.Int) {
-	if r, ok := intBounds[strings.ToUpper(t)]; ok {
-		return r[0], r[1]
-	}
-	return intBounds["BIGINT"][0], intBounds["BIGINT"][1]
-}
-
 // maxIntDigits is more digits than any integer type's values have (2^128 has
 // 39): a number with more is out of every range, and not computed.
 const maxIntDigits = 40
@@ -481,8 +448,8 @@ func bindParam(eng string, p catalog.Param, v any) (any, error) {
 		}
 		return bindList(eng, p, elem, size, v)
 	}
-	if _, _, isInt := p.IntRange(); isInt {
-		return bindInt(p, v)
+	if lo, hi, isInt := p.IntBounds(); isInt {
+		return bindInt(p, v, lo, hi)
 	}
 	switch p.JSONType() {
 	case "number":
@@ -520,7 +487,7 @@ func bindParam(eng string, p catalog.Param, v any) (any, error) {
 
 // bindInt checks an integer parameter's value, a JSON number without a
 // fraction or a string of decimal digits, against its type's range exactly.
-func bindInt(p catalog.Param, v any) (any, error) {
+func bindInt(p catalog.Param, v any, lo, hi *big.Int) (any, error) {
 	var n *big.Int
 	var ok, huge bool
 	switch x := v.(type) {
@@ -533,7 +500,6 @@ func bindInt(p catalog.Param, v any) (any, error) {
 			n, ok, huge = exactInt(text)
 		}
 	}
-	lo, hi := intRange(p.Type)
 	switch {
 	case !ok && !huge:
 		return nil, fmt.Errorf("parameter %q must be an integer (%s): a JSON number without a fraction (42), or a string of decimal digits (\"42\", for values past ±2^53, which not every client sends exactly as a number); got %v", p.Name, p.Type, jsonText(v))
@@ -663,7 +629,7 @@ func listExample(elem string) string {
 	if _, _, ok := listElem(elem); ok {
 		return "[[…], […]]"
 	}
-	if _, _, ok := p.IntRange(); ok {
+	if _, _, ok := p.IntBounds(); ok {
 		return "[1, 2]"
 	}
 	switch p.JSONType() {

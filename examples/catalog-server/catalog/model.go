@@ -19,6 +19,7 @@ package catalog
 
 import (
 	"math"
+	"math/big"
 	"strings"
 	"sync"
 )
@@ -175,48 +176,50 @@ type Param struct {
 	Description string `json:"description,omitempty"`
 }
 
-// intRanges are the values of the integer types of DuckDB and PostgreSQL (and their
-// aliases), by name.
-var intRanges = map[string][2]float64{
-	"TINYINT": {math.MinInt8, math.MaxInt8}, "INT1": {math.MinInt8, math.MaxInt8},
-	"SMALLINT": {math.MinInt16, math.MaxInt16}, "INT2": {math.MinInt16, math.MaxInt16}, "SHORT": {math.MinInt16, math.MaxInt16}, "SMALLSERIAL": {1, math.MaxInt16},
-	"INTEGER": {math.MinInt32, math.MaxInt32}, "INT": {math.MinInt32, math.MaxInt32}, "INT4": {math.MinInt32, math.MaxInt32}, "SIGNED": {math.MinInt32, math.MaxInt32}, "SERIAL": {1, math.MaxInt32},
-	"BIGINT": {math.MinInt64, math.MaxInt64}, "INT8": {math.MinInt64, math.MaxInt64}, "LONG": {math.MinInt64, math.MaxInt64}, "BIGSERIAL": {1, math.MaxInt64},
-	"HUGEINT": {math.MinInt64, math.MaxInt64}, "INT128": {math.MinInt64, math.MaxInt64},
-	"UTINYINT": {0, math.MaxUint8}, "UINT8": {0, math.MaxUint8},
-	"USMALLINT": {0, math.MaxUint16}, "UINT16": {0, math.MaxUint16},
-	"UINTEGER": {0, math.MaxUint32}, "UINT32": {0, math.MaxUint32},
-	"UBIGINT": {0, math.MaxUint64}, "UINT64": {0, math.MaxUint64},
-	"UHUGEINT": {0, math.MaxUint64}, "UINT128": {0, math.MaxUint64},
-}
-
-// MaxExactInt is the largest integer a JSON number (a float64) carries without
-// doubt: 2^53 itself is exact, but 2^53+1 arrives as 2^53, so a call's 2^53 may
-// be a rounded value.
-const MaxExactInt = 1<<53 - 1
-
-// IntRange returns the smallest and largest value of an integer parameter that a
-// call can pass: the type's range, within ±MaxExactInt (a JSON number beyond it is
-// not exact, and a value is bound as a 64-bit integer). ok is false for a
-// parameter whose type is not an integer type.
-func (p Param) IntRange() (lo, hi float64, ok bool) {
-	t := strings.ToUpper(p.Type)
-	r, ok := intRanges[t]
-	if !ok {
-		// Another integer type by name (INT64, INT32, …), but not INTERVAL or
-		// POINT: the range of a JSON number.
-		if !strings.Contains(t, "INT") || strings.HasPrefix(t, "INTERVAL") || strings.Contains(t, "POINT") {
-			return 0, 0, false
-		}
-		r = [2]float64{-MaxExactInt, MaxExactInt}
+// intBounds are the exact ranges of the integer types of DuckDB and PostgreSQL
+// (and their aliases), by name.
+var intBounds = func() map[string][2]*big.Int {
+	i := func(v int64) *big.Int { return big.NewInt(v) }
+	u := func(v uint64) *big.Int { return new(big.Int).SetUint64(v) }
+	pow2 := func(n uint) *big.Int { return new(big.Int).Lsh(big.NewInt(1), n) }
+	minus1 := func(v *big.Int) *big.Int { return new(big.Int).Sub(v, big.NewInt(1)) }
+	r := func(lo, hi *big.Int) [2]*big.Int { return [2]*big.Int{lo, hi} }
+	i8, i16, i32, i64 := r(i(math.MinInt8), i(math.MaxInt8)), r(i(math.MinInt16), i(math.MaxInt16)), r(i(math.MinInt32), i(math.MaxInt32)), r(i(math.MinInt64), i(math.MaxInt64))
+	i128 := r(new(big.Int).Neg(pow2(127)), minus1(pow2(127)))
+	return map[string][2]*big.Int{
+		"TINYINT": i8, "INT1": i8,
+		"SMALLINT": i16, "INT2": i16, "SHORT": i16, "SMALLSERIAL": r(i(1), i(math.MaxInt16)),
+		"INTEGER": i32, "INT": i32, "INT4": i32, "SIGNED": i32, "SERIAL": r(i(1), i(math.MaxInt32)),
+		"BIGINT": i64, "INT8": i64, "LONG": i64, "BIGSERIAL": r(i(1), i(math.MaxInt64)),
+		"HUGEINT": i128, "INT128": i128,
+		"UTINYINT": r(i(0), u(math.MaxUint8)), "UINT8": r(i(0), u(math.MaxUint8)),
+		"USMALLINT": r(i(0), u(math.MaxUint16)), "UINT16": r(i(0), u(math.MaxUint16)),
+		"UINTEGER": r(i(0), u(math.MaxUint32)), "UINT32": r(i(0), u(math.MaxUint32)),
+		"UBIGINT": r(i(0), u(math.MaxUint64)), "UINT64": r(i(0), u(math.MaxUint64)),
+		"UHUGEINT": r(i(0), minus1(pow2(128))), "UINT128": r(i(0), minus1(pow2(128))),
 	}
-	return max(r[0], -MaxExactInt), min(r[1], MaxExactInt), true
+}()
+
+// IntBounds returns the exact range of an integer parameter's type; ok is false
+// for a parameter whose type is not an integer type. Another integer type by
+// name (INT64, INT32; not INTERVAL or POINT) gets BIGINT's range, and is left to
+// the engine's cast. The bounds must not be changed.
+func (p Param) IntBounds() (lo, hi *big.Int, ok bool) {
+	t := strings.ToUpper(p.Type)
+	if r, ok := intBounds[t]; ok {
+		return r[0], r[1], true
+	}
+	if !strings.Contains(t, "INT") || strings.HasPrefix(t, "INTERVAL") || strings.Contains(t, "POINT") {
+		return nil, nil, false
+	}
+	r := intBounds["BIGINT"]
+	return r[0], r[1], true
 }
 
 // JSONType is the JSON Schema type a parameter's value must have.
 func (p Param) JSONType() string {
 	t := strings.ToUpper(p.Type)
-	if _, _, ok := p.IntRange(); ok {
+	if _, _, ok := p.IntBounds(); ok {
 		return "integer"
 	}
 	switch {
