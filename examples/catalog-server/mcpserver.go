@@ -1071,23 +1071,65 @@ func checkParams(q *catalog.Query, in map[string]any) (map[string]any, error) {
 }
 
 // paramValueError turns the engine's failure to read a named query's
-// parameter as its type (an INTERVAL "yesterday", a list element it cannot
-// cast) into an error about the parameter: the caller wrote no SQL, so "fix the
-// SQL" is no help. given are the call's values; castOf is the parameter whose
-// cast the error's position falls in ("" for none). It returns nil for any
-// other error.
+// parameter as its type (a DATE "yesterday", an INTERVAL it cannot read, a list
+// element it cannot cast) into an error about the parameter: the caller wrote no
+// SQL, so "fix the SQL" is no help. given are the call's values; castOf is the
+// parameter whose cast the error's position falls in ("" for none). The engine's
+// message quotes the value, or the time zone it does not know; where it quotes
+// nothing (DuckDB's time beyond its range in a TIMESTAMPTZ's zone, PostgreSQL's
+// JSON nested past its stack or jsonb number past its numeric), a parameter whose
+// value can cause it, and no ordinary value can, is blamed. It returns nil for
+// any other error.
 func paramValueError(q *catalog.Query, given map[string]any, castOf string, err error) error {
 	var se *engine.SQLError
-	if q == nil || !errors.As(err, &se) ||
-		!strings.Contains(se.Message, "Conversion Error") && !strings.Contains(se.Message, "invalid input syntax") && !pgValueStates[se.SQLState] {
+	if q == nil || !errors.As(err, &se) {
+		return nil
+	}
+	if se.SQLState == pgStackDepth {
+		// PostgreSQL reads JSON by recursion, as deep as its stack allows: blame
+		// JSON nested deeper than any SQL would take it.
+		for _, p := range q.Params {
+			t := strings.ToUpper(strings.TrimSpace(p.Type))
+			if v, ok := given[p.Name].(string); ok && (t == "JSON" || t == "JSONB") && jsonDepth(v) > 1000 {
+				return fmt.Errorf("parameter %q must be a %s nested less deeply (%d levels; %s); call again with a value PostgreSQL can read", p.Name, p.Type, jsonDepth(v), se.Message)
+			}
+		}
+		return nil
+	}
+	if se.SQLState == pgNumericOverflow && strings.Contains(se.Message, "value overflows numeric format") {
+		// A jsonb's numbers are PostgreSQL's numeric, which holds 131072 digits
+		// before the point and 16383 after: blame a number past any double.
+		for _, p := range q.Params {
+			if v, ok := given[p.Name].(string); ok && strings.EqualFold(strings.TrimSpace(p.Type), "JSONB") && jsonHugeNumber(v) {
+				return fmt.Errorf("parameter %q must be a %s whose numbers PostgreSQL's numeric holds (%s); call again with a value PostgreSQL can read", p.Name, p.Type, se.Message)
+			}
+		}
+		return nil
+	}
+	if !strings.Contains(se.Message, "Conversion Error") && !strings.Contains(se.Message, "invalid input syntax") && !pgValueStates[se.SQLState] {
 		return nil
 	}
 	// Only the message's first line: after it, DuckDB quotes the SQL (LINE 1:
 	// …), whose literals (an empty one, 'x') would match any short value.
 	first, _, _ := strings.Cut(se.Message, "\n")
-	// PostgreSQL names only the zone it does not know: time zone "mars/olympus"
-	// not recognized.
+	if strings.Contains(first, duckICUOverflow) {
+		// DuckDB quotes nothing: blame a TIMESTAMPTZ whose zone may take it past
+		// either end of the range (which the check before the query leaves to
+		// DuckDB, whose zones are ICU's).
+		for _, p := range q.Params {
+			v, ok := given[p.Name].(string)
+			if ok && typeKey(strings.ToUpper(strings.Join(strings.Fields(p.Type), ""))) == "TIMESTAMPTZ" && duckZoneNearEnd(v) {
+				return fmt.Errorf("parameter %q must be a %s within DuckDB's range once read in its time zone (290309-12-22 (BC) to 294247-01-10 04:00:54.775806 UTC), and %s is not (%s); call again with a time in range, or with an offset right after the seconds (+02:00)", p.Name, p.Type, jsonText(v), first)
+			}
+		}
+		return nil
+	}
+	// Both engines name only the zone they do not know: PostgreSQL's time zone
+	// "mars/olympus" not recognized, DuckDB's Unknown TimeZone 'Mars/Olympus'!
 	zone := pgUnknownZone.FindStringSubmatch(first)
+	if zone == nil {
+		zone = duckUnknownZone.FindStringSubmatch(first)
+	}
 	for _, p := range q.Params {
 		// DuckDB quotes the value either way: date field value out of range:
 		// "2025-13-45"; Could not convert string 'yesterday' to INTERVAL.
@@ -1097,7 +1139,7 @@ func paramValueError(q *catalog.Query, given map[string]any, castOf string, err 
 		quoted := p.Name == castOf
 		for _, v := range stringValues(given[p.Name]) {
 			if v != "" && (strings.Contains(first, `"`+v+`"`) || strings.Contains(first, `'`+v+`'`) ||
-				zone != nil && strings.Contains(strings.ToLower(v), " "+zone[1])) {
+				zone != nil && strings.Contains(strings.ToLower(v), " "+strings.ToLower(zone[1]))) {
 				quoted = true
 			}
 		}
@@ -1131,7 +1173,21 @@ func stringValues(v any) []string {
 // (\u0000 in a jsonb).
 var pgValueStates = map[string]bool{"22007": true, "22008": true, "22009": true, "22023": true, "22P02": true, "22P05": true}
 
-var pgUnknownZone = regexp.MustCompile(`time zone "([^"]+)" not recognized`)
+// pgStackDepth is PostgreSQL's SQLSTATE statement_too_complex: stack depth
+// limit exceeded.
+const pgStackDepth = "54001"
+
+// pgNumericOverflow is PostgreSQL's SQLSTATE numeric_value_out_of_range.
+const pgNumericOverflow = "22003"
+
+var (
+	pgUnknownZone   = regexp.MustCompile(`time zone "([^"]+)" not recognized`)
+	duckUnknownZone = regexp.MustCompile(`Unknown TimeZone '([^']+)'`)
+)
+
+// duckICUOverflow is DuckDB's error for a time that a time zone's offset takes
+// past either end of its timestamps.
+const duckICUOverflow = "ICU date overflows timestamp range"
 
 func jsonText(v any) string {
 	b, _ := json.Marshal(v)

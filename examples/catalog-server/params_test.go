@@ -189,6 +189,56 @@ func TestParamValueUnreadable(t *testing.T) {
 	}
 }
 
+// TestParamValueErrorDuckDBZones: DuckDB's errors for a TIMESTAMPTZ in a zone
+// it does not know, and in a zone that takes it past either end of DuckDB's
+// range, quote no value; both are blamed on the parameter, the second only on
+// a value near an end (any other is not the cause), and through the tool as
+// the parameter's fault.
+func TestParamValueErrorDuckDBZones(t *testing.T) {
+	q := &catalog.Query{Name: "q", Params: []catalog.Param{{Name: "at", Type: "timestamp with time zone"}, {Name: "note", Type: "VARCHAR"}}}
+	unknown := &engine.SQLError{Engine: "duckdb", Message: "Conversion Error: Unknown TimeZone 'Mars/Olympus'!\nCandidate time zones: …"}
+	overflow := &engine.SQLError{Engine: "duckdb", Message: "Conversion Error: ICU date overflows timestamp range"}
+	for _, tc := range []struct {
+		v     string
+		err   *engine.SQLError
+		blame bool
+	}{
+		{"2024-07-14 09:30:00 Mars/Olympus", unknown, true},
+		{"2024-07-14 09:30:00 UTC", unknown, false},
+		{"294247-01-10 04:00:54 America/New_York", overflow, true},
+		{"294247-01-10 04:00:54", overflow, true}, // in the session's zone
+		{"290309-12-23 (BC) 00:00:00 Asia/Tokyo", overflow, true},
+		{"2024-07-14 09:30:00 America/New_York", overflow, false},
+		{"294247-01-10 04:00:54+02", overflow, false}, // its offset is DuckDB's to apply, and the check's
+	} {
+		pe := paramValueError(q, map[string]any{"at": tc.v, "note": "x"}, "", tc.err)
+		if (pe != nil) != tc.blame || pe != nil && !strings.Contains(pe.Error(), `parameter "at" must be a timestamp with time zone`) {
+			t.Errorf("%q, %v: %v", tc.v, tc.err, pe)
+		}
+	}
+
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"p/k/manifest.json": `{}`,
+		"p/k/m.sql":         "-- @source one\nSELECT 1 AS x;\n\n-- @query at\n-- @param ts TIMESTAMPTZ when\nSELECT CAST($ts AS TIMESTAMPTZ) AS t;\n",
+	})
+	cs := connectHTTP(t, startHTTP(t, newTestService(t, dir, Config{})).URL, "")
+	for v, want := range map[string]string{
+		"2024-07-14 09:30:00 Mars/Olympus":       "Unknown TimeZone 'Mars/Olympus'",
+		"294247-01-10 04:00:54 America/New_York": "within DuckDB's range once read in its time zone",
+	} {
+		var te toolError
+		r := call(t, cs, "execute_query", map[string]any{"path": "p/k/m/at", "parameters": map[string]any{"ts": v}}, &te)
+		if !r.IsError || te.Kind != "invalid" || !strings.Contains(te.Error, `parameter "ts" must be a TIMESTAMPTZ`) || !strings.Contains(te.Error, want) || strings.Contains(text(r), "Fix the SQL") {
+			t.Errorf("%q: %+v (text %q)", v, te, text(r))
+		}
+	}
+	var res struct{ Rows [][]any }
+	if r := call(t, cs, "execute_query", map[string]any{"path": "p/k/m/at", "parameters": map[string]any{"ts": "294247-01-09 23:00:54 America/New_York"}}, &res); r.IsError || len(res.Rows) != 1 {
+		t.Errorf("a time in range in its zone: %s", text(r))
+	}
+}
+
 // TestParamValueErrorFirstLine: a conversion error is blamed on a parameter only
 // when its value is quoted in the message's first line, not in DuckDB's excerpt
 // of the SQL after it (an empty value matches any empty literal, a short one
@@ -224,6 +274,24 @@ func TestParamValueErrorPostgres(t *testing.T) {
 		if (pe != nil) != tc.blame || pe != nil && !strings.Contains(pe.Error(), `parameter "at" must be a TIMESTAMPTZ`) {
 			t.Errorf("%q, %v: %v", tc.v, tc.err, pe)
 		}
+	}
+	// JSON nested past PostgreSQL's stack (which encoding/json would not read
+	// either, but PostgreSQL reads 10001 levels and more: it is left to it).
+	q = &catalog.Query{Name: "q", Params: []catalog.Param{{Name: "doc", Type: "jsonb"}}}
+	deep := &engine.SQLError{Engine: "postgres", SQLState: "54001", Message: "stack depth limit exceeded"}
+	if pe := paramValueError(q, map[string]any{"doc": strings.Repeat("[", 50000) + strings.Repeat("]", 50000)}, "", deep); pe == nil || !strings.Contains(pe.Error(), `parameter "doc" must be a jsonb nested less deeply (50000 levels`) {
+		t.Errorf("JSON too deep: %v", pe)
+	}
+	if pe := paramValueError(q, map[string]any{"doc": `[[["[[[[[["]]]`}, "", deep); pe != nil {
+		t.Errorf("shallow JSON blamed for the stack: %v", pe)
+	}
+	// A jsonb number past PostgreSQL's numeric.
+	overflow := &engine.SQLError{Engine: "postgres", SQLState: "22003", Message: "value overflows numeric format"}
+	if pe := paramValueError(q, map[string]any{"doc": `{"n": 1e131072}`}, "", overflow); pe == nil || !strings.Contains(pe.Error(), `parameter "doc" must be a jsonb whose numbers PostgreSQL's numeric holds`) {
+		t.Errorf("a jsonb number past numeric: %v", pe)
+	}
+	if pe := paramValueError(q, map[string]any{"doc": `{"n": 1e300, "s": "1e131072"}`}, "", overflow); pe != nil {
+		t.Errorf("a jsonb of ordinary numbers blamed for an overflow: %v", pe)
 	}
 }
 

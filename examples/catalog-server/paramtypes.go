@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"math/big"
@@ -18,8 +17,10 @@ import (
 // only where the SQL casts it, is refused naming the parameter, its type and a
 // value that works — the way an INTEGER parameter given "ten" is.
 //
-// For DuckDB the checks follow DuckDB 1.5.6's own casts (ISO 8601 forms, its
-// offsets, its ranges; TestTypedParamsAgreeWithDuckDB holds them to DuckDB).
+// For DuckDB the checks follow DuckDB 1.5.6's own casts (its forms, offsets and
+// ranges: duckdatetime.go; TestTypedParamsAgreeWithDuckDB holds them to DuckDB);
+// a TIMESTAMPTZ's time zone by name, and where a time in it lies, are left to
+// DuckDB, whose error paramValueError blames on the parameter.
 // PostgreSQL reads far more date and time forms (July 14 2024, yesterday,
 // 09:30 Europe/Paris, a space before an offset), so for PostgreSQL the check
 // refuses only what PostgreSQL surely refuses — a field out of range in an ISO
@@ -28,35 +29,6 @@ import (
 // paramValueError blames on the parameter (TestTypedParamsAgreeWithPostgres).
 
 var (
-	// A date: year (4 to 7 digits), month, day.
-	dateForm = `(\d{4,7})-(\d{1,2})-(\d{1,2})`
-	// A time of day: hours, minutes, optional seconds with a fraction.
-	timeForm = `(\d{1,2}):(\d{2})(?::(\d{2})(\.\d+)?)?`
-	// DuckDB's offset in a TIMESTAMP: +02, +0200, +02:00, +02:00:00 (not
-	// +020000, +02:0000 or +0200:00), right after the seconds.
-	tsOffset = `[+-]\d{2}(?:\d{2}|:\d{2}(?::\d{2})?)?`
-	// DuckDB's offset in a TIME or TIMETZ: also +020000, +02:0000, +0200:00.
-	timeOffset = `[+-]\d{2}(?::?\d{2}(?::?\d{2})?)?`
-	// A time zone by name, after a space: Europe/Paris, UTC, EST, Etc/GMT+5.
-	// Whether the engine knows it is the engine's to say; "Z" alone is none.
-	zoneName = `[A-Za-z][A-Za-z0-9_+-]+(?:/[A-Za-z0-9_+-]+)*`
-
-	// A DATE: a date, "(BC)" after it, or a timestamp whose time DuckDB
-	// ignores.
-	dateOnly = regexp.MustCompile(`^` + dateForm + `(?:( \((?i:bc)\))|[T ]` + timeForm + `(?:Z|` + timeOffset + `| ` + zoneName + `)?)?$`)
-	// A TIMESTAMP (and TIMESTAMP_NS): an offset (Z, +02:00) or UTC after the
-	// seconds; DuckDB refuses other zones.
-	timestampOff = regexp.MustCompile(`^` + dateForm + `(?:( \((?i:bc)\))|[T ]` + timeForm + `(Z|` + tsOffset + `| (?i:utc))?)?$`)
-	// A TIMESTAMPTZ also takes a time zone by name after a space (not an offset:
-	// DuckDB reads " +02:00" as a zone's name).
-	timestampTZ = regexp.MustCompile(`^` + dateForm + `(?:( \((?i:bc)\))|[T ]` + timeForm + `(Z|` + tsOffset + `| ` + zoneName + `)?)?$`)
-	// A TIME: DuckDB reads and drops an offset or zone after the seconds.
-	timeOnly = regexp.MustCompile(`^` + timeForm + `(Z|z|` + timeOffset + `| (?:Z|` + timeOffset + `|` + zoneName + `))?$`)
-	// A TIMETZ: an offset after the seconds, with or without a space; not Z,
-	// nor a zone's name (DuckDB refuses both).
-	timeZoned = regexp.MustCompile(`^` + timeForm + `( ?(` + timeOffset + `))?$`)
-	// An offset's parts.
-	offsetParts = regexp.MustCompile(`^([+-])(\d{2}):?(\d{2})?:?(\d{2})?$`)
 	// A UUID as DuckDB reads it: 32 hexadecimal digits, hyphens anywhere among
 	// them (8-4-4-4-12, every four digits, none, even leading or doubled), in
 	// braces or not.
@@ -64,9 +36,8 @@ var (
 	// A UUID as PostgreSQL reads it: 32 hexadecimal digits, a hyphen allowed
 	// after any group of four (not first, last or doubled), in braces or not.
 	uuidPG = regexp.MustCompile(`^(?:\{[0-9a-fA-F]{4}(?:-?[0-9a-fA-F]{4}){7}\}|[0-9a-fA-F]{4}(?:-?[0-9a-fA-F]{4}){7})$`)
-	// An offset after a space, which DuckDB refuses.
-	spacedOffset = regexp.MustCompile(`:\d{2}(?:\.\d+)? +(?:Z|[+-]\d)`)
-	decimalType  = regexp.MustCompile(`^(?:DECIMAL|NUMERIC)\((\d+)(?:,(\d+))?\)$`)
+	// A DECIMAL or NUMERIC, with its precision and scale if written.
+	decimalType = regexp.MustCompile(`^(?:DECIMAL|NUMERIC)(?:\((\d+)(?:,(\d+))?\))?$`)
 	// A time type with a precision or PostgreSQL's long name: TIMESTAMP(3),
 	// timestamp with time zone, time without time zone.
 	timeTypeName = regexp.MustCompile(`^(TIMESTAMP|TIME)(?:\(\d+\))?(WITHTIMEZONE|WITHOUTTIMEZONE|TZ)?(?:\(\d+\))?$`)
@@ -75,53 +46,12 @@ var (
 	// read year first whatever DateStyle says), a time of day at the start or
 	// after the date, and the BC marker.
 	pgDate  = regexp.MustCompile(`^(\d{4,})-(\d{1,2})-(\d{1,2})(?:\D|$)`)
-	pgClock = regexp.MustCompile(`^(\d{1,2}):(\d{2})(?::(\d{2})(\.\d+)?)?(?:\D|$)`)
+	pgClock = regexp.MustCompile(`^(\d{1,2}):(\d{2})(?::(\d{2})(\.\d+)?)?(\D|$)`)
 	pgBC    = regexp.MustCompile(`(?i)\bbc\b`)
 )
 
 // dateTimeSpace is what both engines skip before and after a date or time.
 const dateTimeSpace = " \t\n\v\f\r"
-
-// Where DuckDB's dates and timestamps begin and end, found by casting text at
-// the boundaries (TestTypedParamsAgreeWithDuckDB has both sides of each):
-// a DATE runs from 5877642-06-25 (BC) to 5881580-07-10; a TIMESTAMP (and its
-// _S, _MS and TZ kinds) from 290309-12-22 (BC) to 294247-01-10 04:00:54.775806,
-// a TIMESTAMP_NS from 1677-09-22 to 2262-04-11 23:47:16.854775806 (UTC).
-var (
-	duckDateMin = instant{days: civilDays(1-5877642, 6, 25)}
-	duckDateMax = instant{days: civilDays(5881580, 7, 10)}
-	duckTSMin   = instant{days: civilDays(1-290309, 12, 22)}
-	duckTSMax   = instant{days: civilDays(294247, 1, 10), nanos: ((4*60+0)*60+54)*1e9 + 775806000}
-	duckNSMin   = instant{days: civilDays(1677, 9, 22)}
-	duckNSMax   = instant{days: civilDays(2262, 4, 11), nanos: ((23*60+47)*60+16)*1e9 + 854775806}
-)
-
-// instant is a point in time: days since 1970-01-01 and nanoseconds into the day.
-type instant struct{ days, nanos int64 }
-
-func (a instant) before(b instant) bool {
-	return a.days < b.days || a.days == b.days && a.nanos < b.nanos
-}
-
-// add returns a moved by d nanoseconds (|d| under a day).
-func (a instant) add(d int64) instant {
-	a.nanos += d
-	switch {
-	case a.nanos < 0:
-		a.days--
-		a.nanos += 86400e9
-	case a.nanos >= 86400e9:
-		a.days++
-		a.nanos -= 86400e9
-	}
-	return a
-}
-
-// civilDays is the number of days from 1970-01-01 to the proleptic Gregorian
-// date y-m-d (y astronomical: 0 is 1 BC).
-func civilDays(y, m, d int) int64 {
-	return time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC).Unix() / 86400
-}
 
 // typedForm is the form a string parameter of a type must have, with an example.
 type typedForm struct {
@@ -129,26 +59,18 @@ type typedForm struct {
 	check         func(string) string // "" when v is good, else what is wrong
 }
 
-// timestamp kinds of DuckDB, for its ranges.
-const (
-	kindDate = iota
-	kindTS   // TIMESTAMP, _S, _MS, _US
-	kindTSTZ
-	kindNS
-)
-
 // duckForms are the checked string types of a DuckDB model (typeKey).
 var duckForms = func() map[string]typedForm {
-	date := typedForm{"YYYY-MM-DD", "2024-07-14", func(v string) string { return checkDuckTimestamp(v, kindDate) }}
+	date := typedForm{"YYYY-MM-DD", "2024-07-14", checkDuckDate}
 	// A TIMESTAMP takes an offset too (ISO 8601 text a client wrote with Z), and
 	// drops it: 2024-07-14 09:30:00+05:30 is 09:30:00.
-	ts := typedForm{"YYYY-MM-DD or YYYY-MM-DD HH:MM[:SS[.fraction]], with an offset (Z, +02:00) or UTC right after the seconds if any", "2024-07-14 09:30:00", func(v string) string { return checkDuckTimestamp(v, kindTS) }}
+	ts := typedForm{"YYYY-MM-DD or YYYY-MM-DD HH:MM[:SS[.fraction]], with an offset (Z, +02:00) or UTC right after the seconds if any", "2024-07-14 09:30:00", func(v string) string { return checkDuckTimestamp(v, false, false) }}
 	// A TIMESTAMP_NS converts an offset to UTC (2024-07-14 09:30:00+02 is 07:30).
 	ns := ts
-	ns.check = func(v string) string { return checkDuckTimestamp(v, kindNS) }
-	tstz := typedForm{"YYYY-MM-DD HH:MM[:SS[.fraction]], with an offset right after the seconds (Z, +02:00) or a time zone after a space (Europe/Paris, UTC) if any", "2024-07-14T09:30:00Z", func(v string) string { return checkDuckTimestamp(v, kindTSTZ) }}
-	tm := typedForm{"HH:MM[:SS[.fraction]]", "09:30:00", func(v string) string { return checkDuckTime(v, timeOnly) }}
-	tmtz := typedForm{"HH:MM[:SS[.fraction]] with an offset after the seconds (+02:00, not Z) if any", "09:30:00+02:00", func(v string) string { return checkDuckTime(v, timeZoned) }}
+	ns.check = func(v string) string { return checkDuckTimestamp(v, true, false) }
+	tstz := typedForm{"YYYY-MM-DD HH:MM[:SS[.fraction]], with an offset right after the seconds (Z, +02:00) or a time zone after a space (Europe/Paris, UTC) if any", "2024-07-14T09:30:00Z", func(v string) string { return checkDuckTimestamp(v, false, true) }}
+	tm := typedForm{"HH:MM[:SS[.fraction]]", "09:30:00", checkDuckTime}
+	tmtz := typedForm{"HH:MM[:SS[.fraction]] with an offset after the seconds (+02:00, not Z) if any", "09:30:00+02:00", checkDuckTimeTZ}
 	uuid := typedForm{"8-4-4-4-12 hexadecimal digits", "123e4567-e89b-12d3-a456-426614174000", checkDuckUUID}
 	return map[string]typedForm{
 		"DATE":      date,
@@ -199,7 +121,8 @@ func queryEngine(q *catalog.Query) string {
 
 // checkTypedValue checks the value v of p, already of p's JSON type
 // (checkParams), against p's SQL type as the engine eng reads it: a DATE,
-// TIMESTAMP, TIME or UUID, a DECIMAL(p,s) that fits its precision, a JSON
+// TIMESTAMP, TIME or UUID, a DECIMAL (DuckDB: DECIMAL(18,3)), DECIMAL(p) or
+// DECIMAL(p,s) that fits its precision, a JSON
 // parameter holding JSON text.
 func checkTypedValue(eng string, p catalog.Param, v any) error {
 	pg := eng == catalog.EnginePostgres
@@ -217,7 +140,7 @@ func checkTypedValue(eng string, p catalog.Param, v any) error {
 		if t == "JSON" || t == "JSONB" {
 			why := ""
 			switch {
-			case !json.Valid([]byte(s)):
+			case !jsonValid(s, !pg):
 				why = "not JSON"
 			case pg && t == "JSON":
 				// PostgreSQL's json keeps the text as written.
@@ -233,9 +156,15 @@ func checkTypedValue(eng string, p catalog.Param, v any) error {
 		return nil
 	}
 	if f, ok := v.(float64); ok {
-		if m := decimalType.FindStringSubmatch(t); m != nil {
-			prec, _ := strconv.Atoi(m[1])
-			scale, _ := strconv.Atoi(m[2])
+		if m := decimalType.FindStringSubmatch(t); m != nil && (m[1] != "" || !pg) {
+			// A DECIMAL without a precision is DuckDB's DECIMAL(18,3) (and
+			// PostgreSQL's NUMERIC without a limit: not checked); one with only a
+			// precision has scale 0 in both.
+			prec, scale := 18, 3
+			if m[1] != "" {
+				prec, _ = strconv.Atoi(m[1])
+				scale, _ = strconv.Atoi(m[2])
+			}
 			var tooWide bool
 			if pg {
 				tooWide = prec >= 1 && prec <= 1000 && scale <= prec && pgDecimalTooWide(f, prec, scale)
@@ -253,7 +182,11 @@ func checkTypedValue(eng string, p catalog.Param, v any) error {
 				if scale > 0 {
 					ex += "." + strings.Repeat("5", min(scale, 2))
 				}
-				return fmt.Errorf("parameter %q must be a number with at most %d digits before the decimal point once rounded to %d decimals (%s), got %s; e.g. %s", p.Name, prec-scale, scale, p.Type, jsonText(v), ex)
+				typ := p.Type
+				if m[1] == "" {
+					typ += ", DuckDB's DECIMAL(18,3)"
+				}
+				return fmt.Errorf("parameter %q must be a number with at most %d digits before the decimal point once rounded to %d decimals (%s), got %s; e.g. %s", p.Name, prec-scale, scale, typ, jsonText(v), ex)
 			}
 		}
 	}
@@ -288,23 +221,287 @@ func pgDecimalTooWide(f float64, prec, scale int) bool {
 	return n.Cmp(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(prec)), nil)) >= 0
 }
 
-// jsonEscapes returns the \u escapes of the strings of valid JSON text s, in order.
+// jsonValid reports whether s is JSON text, at any depth (encoding/json stops
+// at 10000 levels, the engines do not), as the engine reads it: PostgreSQL
+// RFC 8259's grammar; DuckDB (duck: its yyjson reader, with the flags DuckDB
+// gives it) also NaN, Inf and Infinity in any case, a minus sign before them
+// allowed, and a comma after the last element of an array or object.
+func jsonValid(s string, duck bool) bool {
+	r := jsonReader{s: s, duck: duck}
+	return r.text()
+}
+
+// jsonReader reads JSON text: s[i:] is what is left, stack the arrays and
+// objects open ('[' or '{').
+type jsonReader struct {
+	s     string
+	i     int
+	duck  bool
+	stack []byte
+}
+
+func (r *jsonReader) space() {
+	for r.i < len(r.s) && strings.IndexByte(" \t\n\r", r.s[r.i]) >= 0 {
+		r.i++
+	}
+}
+
+// next reports whether s[i:] begins with c, and if so skips it.
+func (r *jsonReader) next(c byte) bool {
+	if r.i < len(r.s) && r.s[r.i] == c {
+		r.i++
+		return true
+	}
+	return false
+}
+
+// text reads one value and then only spaces.
+func (r *jsonReader) text() bool {
+	r.space()
+	for {
+		if !r.value() {
+			return false
+		}
+		// After a value: the end of its containers, or a comma and the next.
+		for {
+			r.space()
+			if len(r.stack) == 0 {
+				return r.i == len(r.s)
+			}
+			closer := byte(']')
+			if r.stack[len(r.stack)-1] == '{' {
+				closer = '}'
+			}
+			if r.next(closer) {
+				r.stack = r.stack[:len(r.stack)-1]
+				continue
+			}
+			if !r.next(',') {
+				return false
+			}
+			r.space()
+			if r.duck && r.next(closer) {
+				r.stack = r.stack[:len(r.stack)-1]
+				continue
+			}
+			if closer == '}' && !r.key() {
+				return false
+			}
+			break
+		}
+	}
+}
+
+// key reads an object's key and its colon.
+func (r *jsonReader) key() bool {
+	if !r.str() {
+		return false
+	}
+	r.space()
+	if !r.next(':') {
+		return false
+	}
+	r.space()
+	return true
+}
+
+// value reads a value, or opens an array or object and reads up to its first
+// value (an empty one it reads whole).
+func (r *jsonReader) value() bool {
+	for {
+		if r.i >= len(r.s) {
+			return false
+		}
+		c := r.s[r.i]
+		if c != '[' && c != '{' {
+			break
+		}
+		r.i++
+		r.space()
+		if r.next(c + 2) { // ']' is '[' + 2, '}' is '{' + 2
+			return true
+		}
+		r.stack = append(r.stack, c)
+		if c == '{' && !r.key() {
+			return false
+		}
+	}
+	rest := r.s[r.i:]
+	for _, lit := range []string{"true", "false", "null"} {
+		if strings.HasPrefix(rest, lit) {
+			r.i += len(lit)
+			return true
+		}
+	}
+	if rest[0] == '"' {
+		return r.str()
+	}
+	return r.number()
+}
+
+// str reads a string: no control characters, escapes of JSON's.
+func (r *jsonReader) str() bool {
+	if !r.next('"') {
+		return false
+	}
+	for r.i < len(r.s) {
+		c := r.s[r.i]
+		r.i++
+		switch {
+		case c == '"':
+			return true
+		case c < 0x20:
+			return false
+		case c == '\\':
+			if r.i >= len(r.s) {
+				return false
+			}
+			e := r.s[r.i]
+			r.i++
+			if e == 'u' {
+				if r.i+4 > len(r.s) {
+					return false
+				}
+				for _, h := range []byte(r.s[r.i : r.i+4]) {
+					if !isDigit(h) && (h|0x20 < 'a' || h|0x20 > 'f') {
+						return false
+					}
+				}
+				r.i += 4
+			} else if strings.IndexByte(`"\/bfnrt`, e) < 0 {
+				return false
+			}
+		}
+	}
+	return false
+}
+
+// number reads a number: an optional minus sign, an integer without leading
+// zeros, an optional fraction and exponent; for DuckDB, NaN, Inf or Infinity
+// (in any case) in its place.
+func (r *jsonReader) number() bool {
+	r.next('-')
+	rest := strings.ToLower(r.s[r.i:])
+	switch {
+	case r.duck && strings.HasPrefix(rest, "infinity"):
+		r.i += 8
+		return true
+	case r.duck && (strings.HasPrefix(rest, "inf") || strings.HasPrefix(rest, "nan")):
+		r.i += 3
+		return true
+	}
+	digits := func() bool {
+		start := r.i
+		for r.i < len(r.s) && isDigit(r.s[r.i]) {
+			r.i++
+		}
+		return r.i > start
+	}
+	if !r.next('0') && !digits() {
+		return false
+	}
+	if r.next('.') && !digits() {
+		return false
+	}
+	if r.next('e') || r.next('E') {
+		if !r.next('+') {
+			r.next('-')
+		}
+		return digits()
+	}
+	return true
+}
+
+// jsonDepth is how deep the arrays and objects of JSON text s nest.
+func jsonDepth(s string) int {
+	depth, deepest, in := 0, 0, false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case in && c == '\\':
+			i++
+		case c == '"':
+			in = !in
+		case in:
+		case c == '[' || c == '{':
+			depth++
+			deepest = max(deepest, depth)
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return deepest
+}
+
+// jsonHugeNumber reports whether JSON text s has a number of a thousand digits
+// or more, or with an exponent of a thousand or more either way: past any
+// double, and past PostgreSQL's numeric before long.
+func jsonHugeNumber(s string) bool {
+	in := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case in && c == '\\':
+			i++
+		case c == '"':
+			in = !in
+		case in:
+		case isDigit(c):
+			j := i
+			for j < len(s) && (isDigit(s[j]) || s[j] == '.') {
+				j++
+			}
+			if j-i > 1000 {
+				return true
+			}
+			if j < len(s) && (s[j] == 'e' || s[j] == 'E') {
+				j++
+				if j < len(s) && (s[j] == '+' || s[j] == '-') {
+					j++
+				}
+				for j < len(s) && s[j] == '0' {
+					j++
+				}
+				k := j
+				for k < len(s) && isDigit(s[k]) {
+					k++
+				}
+				if k-j >= 4 {
+					return true
+				}
+				j = k
+			}
+			i = j - 1
+		}
+	}
+	return false
+}
+
+// jsonEscapes returns the \u escapes of the strings of valid JSON text s, in
+// order, with -1 for what comes between two of them in a string (a character,
+// another escape) and for the end of a string: a \u escape right after another
+// in the same string follows it in the list.
 func jsonEscapes(s string) []rune {
 	var out []rune
+	gap := func() {
+		if len(out) > 0 && out[len(out)-1] != -1 {
+			out = append(out, -1)
+		}
+	}
 	in := false
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
 		case c == '"':
 			in = !in
+			gap()
+		case in && c == '\\' && s[i+1] == 'u':
+			r, _ := strconv.ParseUint(s[i+2:i+6], 16, 32)
+			out = append(out, rune(r))
+			i += 5
 		case in && c == '\\':
-			if s[i+1] == 'u' {
-				r, _ := strconv.ParseUint(s[i+2:i+6], 16, 32)
-				out = append(out, rune(r))
-				i += 5
-			} else {
-				out = append(out, -1) // another escape: \n, \\, \"
-				i++
-			}
+			gap() // another escape: \n, \\, \"
+			i++
+		case in:
+			gap()
 		}
 	}
 	return out
@@ -364,181 +561,6 @@ func checkPGUUID(v string) string {
 	return ""
 }
 
-// trimSpaces returns v without the spaces around it, and whether it had any
-// after it.
-func trimSpaces(v string) (string, bool) {
-	v = strings.TrimLeft(v, dateTimeSpace)
-	t := strings.TrimRight(v, dateTimeSpace)
-	return t, t != v
-}
-
-// checkDuckTime says what is wrong with v as a time of day for DuckDB (re:
-// timeOnly or timeZoned), or "".
-func checkDuckTime(v string, re *regexp.Regexp) string {
-	v, trailing := trimSpaces(v)
-	m := re.FindStringSubmatch(v)
-	if m == nil {
-		return "not a time in that form"
-	}
-	if (m[5] != "" || trailing) && m[3] == "" {
-		return "an offset, time zone or space after the time needs the seconds before it (HH:MM:SS)"
-	}
-	if why := clockRange(m[1], m[2], m[3], m[4], 6); why != "" {
-		return why
-	}
-	if re == timeZoned && m[6] != "" {
-		// DuckDB's offsets go to 15:59:59 (+05:60 is +06:00).
-		if off := offsetSeconds(m[6]); off > 15*3600+59*60+59 || off < -(15*3600+59*60+59) {
-			return fmt.Sprintf("an offset is at most 15:59:59 hours, not %s", m[6])
-		}
-	}
-	return ""
-}
-
-// offsetSeconds is the offset o (+05:30, -0200, +02) in seconds east of UTC.
-func offsetSeconds(o string) int64 {
-	m := offsetParts.FindStringSubmatch(o)
-	if m == nil {
-		return 0
-	}
-	h, _ := strconv.Atoi(m[2])
-	mi, _ := strconv.Atoi(m[3])
-	s, _ := strconv.Atoi(m[4])
-	off := int64(h*3600 + mi*60 + s)
-	if m[1] == "-" {
-		off = -off
-	}
-	return off
-}
-
-// checkDuckTimestamp says what is wrong with v as a DuckDB timestamp or date
-// of the kind (kindDate, kindTS, kindTSTZ, kindNS), or "".
-func checkDuckTimestamp(v string, kind int) string {
-	v, trailing := trimSpaces(v)
-	switch strings.ToLower(v) {
-	case "infinity", "-infinity", "epoch":
-		return ""
-	}
-	re := timestampOff // kindTS, kindNS
-	switch kind {
-	case kindDate:
-		re = dateOnly
-	case kindTSTZ:
-		re = timestampTZ
-	}
-	m := re.FindStringSubmatch(v)
-	if m == nil {
-		switch {
-		case kind == kindDate:
-			return "not a date in that form"
-		case spacedOffset.MatchString(v):
-			return "an offset goes right after the seconds, with no space (2024-07-14 09:30:00+02:00)"
-		case kind != kindTSTZ && timestampTZ.MatchString(v):
-			if timestampTZ.FindStringSubmatch(v)[7] == "" {
-				return "an offset or time zone needs the seconds before it (HH:MM:SS)"
-			}
-			return "a TIMESTAMP takes no time zone but UTC: write the offset right after the seconds (2024-07-14 09:30:00+02:00, which is read as 09:30:00), or leave it out"
-		}
-		return "not a timestamp in that form"
-	}
-	y, _ := strconv.Atoi(m[1])
-	mo, _ := strconv.Atoi(m[2])
-	d, _ := strconv.Atoi(m[3])
-	bc := m[4] != ""
-	if mo < 1 || mo > 12 {
-		return fmt.Sprintf("there is no month %d", mo)
-	}
-	if bc && y == 0 {
-		return "there is no year 0 BC: the year before 0001 is 0001 (BC), which 0000 (without BC) also means"
-	}
-	// The year 1 BC is the year 0, whose February has 29 days.
-	ay := y
-	if bc {
-		ay = 1 - y
-	}
-	// The day after the last of the month is day 1 of the next.
-	last := time.Date(ay, time.Month(mo)+1, 0, 0, 0, 0, 0, time.UTC).Day()
-	if d < 1 || d > last {
-		return fmt.Sprintf("%04d-%02d%s has days 1 to %d", y, mo, m[4], last)
-	}
-	at := instant{days: civilDays(ay, mo, d)}
-	if kind == kindDate {
-		// A DATE's time is not read, nor a space after it.
-		switch {
-		case at.before(duckDateMin):
-			return "DuckDB's dates begin at 5877642-06-25 (BC)"
-		case duckDateMax.before(at):
-			return "DuckDB's dates end at 5881580-07-10"
-		}
-		return ""
-	}
-	if trailing && m[7] == "" {
-		return "a space after the value needs the seconds before it (HH:MM:SS), or drop the space"
-	}
-	if m[9] != "" && m[7] == "" {
-		return "an offset or time zone needs the seconds before it (HH:MM:SS)"
-	}
-	digits := 6
-	if kind == kindNS {
-		digits = 9
-	}
-	if m[5] != "" {
-		if why := clockRange(m[5], m[6], m[7], m[8], digits); why != "" {
-			return why
-		}
-		at = at.add(clockNanos(m[5], m[6], m[7], m[8], digits))
-	}
-	utc := at
-	if off := strings.TrimSpace(m[9]); off != "" && off != "Z" && !strings.EqualFold(off, "utc") && (off[0] == '+' || off[0] == '-') {
-		utc = at.add(-offsetSeconds(off) * 1e9)
-	}
-	switch kind {
-	case kindNS:
-		if utc.before(duckNSMin) || duckNSMax.before(utc) {
-			return "DuckDB's TIMESTAMP_NS runs from 1677-09-22 00:00:00 to 2262-04-11 23:47:16.854775806 (UTC)"
-		}
-	default:
-		switch {
-		case at.before(duckTSMin):
-			return "DuckDB's timestamps begin at 290309-12-22 (BC)"
-		case duckTSMax.before(at) || kind == kindTSTZ && duckTSMax.before(utc):
-			return "DuckDB's timestamps end at 294247-01-10 04:00:54.775806 (UTC)"
-		}
-	}
-	return ""
-}
-
-// clockNanos is the time of day h:mi:s.frac in nanoseconds, the fraction cut
-// to digits digits (as DuckDB reads it).
-func clockNanos(h, mi, s, frac string, digits int) int64 {
-	hh, _ := strconv.Atoi(h)
-	mm, _ := strconv.Atoi(mi)
-	ss, _ := strconv.Atoi(s)
-	f := strings.TrimPrefix(frac, ".")
-	f = (f + strings.Repeat("0", 9))[:digits] + strings.Repeat("0", 9-digits)
-	n, _ := strconv.ParseInt(f, 10, 64)
-	return int64((hh*60+mm)*60+ss)*1e9 + n
-}
-
-// clockRange says what is wrong with hours h, minutes mi, seconds s and their
-// fraction frac (".5"; s and frac may be empty) for DuckDB, or "". 24:00:00 is
-// the end of a day, which both engines read; 24:00:00.5 is past it. DuckDB
-// reads digits digits of the fraction and drops the rest.
-func clockRange(h, mi, s, frac string, digits int) string {
-	hh, _ := strconv.Atoi(h)
-	mm, _ := strconv.Atoi(mi)
-	ss, _ := strconv.Atoi(s)
-	switch {
-	case hh > 24 || hh == 24 && (mm > 0 || ss > 0 || fracNonzero(frac, digits)):
-		return fmt.Sprintf("there is no hour %d", hh)
-	case mm > 59:
-		return fmt.Sprintf("there is no minute %d", mm)
-	case ss > 59:
-		return fmt.Sprintf("there is no second %d", ss)
-	}
-	return ""
-}
-
 // fracNonzero reports whether the first digits digits of the fraction frac
 // (".5") are not all zero.
 func fracNonzero(frac string, digits int) bool {
@@ -550,7 +572,8 @@ func fracNonzero(frac string, digits int) bool {
 // date at its start (withDate), the month, the day of the month and the year
 // 0; in the time of day at its start or after the date (withTime), the hour,
 // minute and second (PostgreSQL reads a second 60 as the next minute's 0, and
-// 24:00:00 as the end of the day). Any other form is left to PostgreSQL.
+// 24:00:00 as the end of the day, but nothing past it; and two fields before a
+// fraction as minutes and seconds). Any other form is left to PostgreSQL.
 func checkPGDateTime(v string, withDate, withTime bool) string {
 	v = strings.Trim(v, dateTimeSpace)
 	rest := v
@@ -591,19 +614,32 @@ func checkPGDateTime(v string, withDate, withTime bool) string {
 	if m == nil {
 		return ""
 	}
-	hh, _ := strconv.Atoi(m[1])
-	mm, _ := strconv.Atoi(m[2])
+	a, _ := strconv.Atoi(m[1])
+	b, _ := strconv.Atoi(m[2])
+	if m[3] == "" && m[5] == "." {
+		// Two fields and a fraction: minutes and seconds (25:59.5 is 00:25:59.5).
+		switch {
+		case a > 59:
+			return fmt.Sprintf("there is no minute %d (two fields before a fraction are minutes and seconds)", a)
+		case b > 60:
+			return fmt.Sprintf("there is no second %d", b)
+		}
+		return ""
+	}
 	ss, _ := strconv.Atoi(m[3])
-	// PostgreSQL rounds the fraction to 6 digits: a nonzero digit among them
-	// is past 24:00:00 or 60 seconds.
-	frac := fracNonzero(m[4], 6)
+	// A second 60 is the next minute's 0 (with its fraction: 09:12:60.5 is
+	// 09:13:00.5), the time past 24:00:00 refused. PostgreSQL rounds the
+	// fraction to 6 digits: a nonzero digit among them is surely past it.
+	past := a*3600+b*60+ss > 86400 || a*3600+b*60+ss == 86400 && fracNonzero(m[4], 6)
 	switch {
-	case hh > 24 || hh == 24 && (mm > 0 || ss > 0 || frac):
-		return fmt.Sprintf("there is no hour %d", hh)
-	case mm > 59:
-		return fmt.Sprintf("there is no minute %d", mm)
-	case ss > 60 || ss == 60 && frac:
-		return fmt.Sprintf("there is no second %s", strings.TrimSuffix(m[3]+m[4], "."))
+	case a > 24 || a == 24 && past:
+		return fmt.Sprintf("there is no hour %d", a)
+	case b > 59:
+		return fmt.Sprintf("there is no minute %d", b)
+	case ss > 60:
+		return fmt.Sprintf("there is no second %d", ss)
+	case past:
+		return fmt.Sprintf("%s:%s:%s is past 24:00:00", m[1], m[2], strings.TrimSuffix(m[3]+m[4], "."))
 	}
 	return ""
 }

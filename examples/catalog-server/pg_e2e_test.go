@@ -45,6 +45,10 @@ SELECT count(*) AS people FROM staff WHERE team = @team;
 -- @query hours_left
 -- @param at TIMESTAMPTZ
 SELECT extract(epoch FROM TIMESTAMPTZ '2024-07-15 00:00Z' - @at) / 3600 AS hours;
+-- How deep a JSON document nests (as far as 3 levels).
+-- @query depth
+-- @param doc JSONB
+SELECT CASE WHEN jsonb_typeof(CAST(@doc AS jsonb) -> 0 -> 0) IS NOT NULL THEN 3 WHEN jsonb_typeof(CAST(@doc AS jsonb) -> 0) IS NOT NULL THEN 2 ELSE 1 END AS depth;
 `,
 	}
 	writeFiles(t, dir, files)
@@ -90,8 +94,24 @@ SELECT extract(epoch FROM TIMESTAMPTZ '2024-07-15 00:00Z' - @at) / 3600 AS hours
 			t.Errorf("TIMESTAMPTZ %q: %+v", v, te)
 		}
 	}
+	// JSON as deep as PostgreSQL reads it (deeper than encoding/json goes), and
+	// deeper than its stack, which is blamed on the parameter.
+	res = engine.Result{}
+	if r := call(t, cs, "execute_query", map[string]any{"path": "company/hr/people/depth", "parameters": map[string]any{"doc": strings.Repeat("[", 10001) + strings.Repeat("]", 10001)}}, &res); r.IsError || len(res.Rows) != 1 || res.Rows[0][0] != float64(3) {
+		t.Errorf("JSONB 10001 levels deep: %s", text(r))
+	}
 	var te toolError
-	r := call(t, cs, "execute_query", map[string]any{"path": "company/hr/people", "sql": "COMMIT; DROP TABLE staff"}, &te)
+	r := call(t, cs, "execute_query", map[string]any{"path": "company/hr/people/depth", "parameters": map[string]any{"doc": strings.Repeat("[", 200000) + strings.Repeat("]", 200000)}}, &te)
+	if !r.IsError || te.Kind != "invalid" || !strings.Contains(te.Error, `parameter "doc" must be a JSONB nested less deeply (200000 levels`) {
+		t.Errorf("JSONB 200000 levels deep: %+v", te)
+	}
+	te = toolError{}
+	r = call(t, cs, "execute_query", map[string]any{"path": "company/hr/people/depth", "parameters": map[string]any{"doc": `[1e131072]`}}, &te)
+	if !r.IsError || te.Kind != "invalid" || !strings.Contains(te.Error, `parameter "doc" must be a JSONB whose numbers PostgreSQL's numeric holds`) {
+		t.Errorf("JSONB number past numeric: %+v", te)
+	}
+	te = toolError{}
+	r = call(t, cs, "execute_query", map[string]any{"path": "company/hr/people", "sql": "COMMIT; DROP TABLE staff"}, &te)
 	if !r.IsError || te.Kind != "refused" || !strings.Contains(te.Error, "more than one statement") {
 		t.Errorf("commit; drop: %+v", te)
 	}
