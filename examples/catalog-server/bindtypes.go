@@ -51,114 +51,6 @@ func (p *paramValues) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// placeholder is a parameter placeholder in SQL text: bytes [start, end), the
-// name without its sigil.
-type placeholder struct {
-	start, end int
-	name       string
-}
-
-// findPlaceholders returns the named placeholders of sqlText written with sigil
-// ('$' for DuckDB's $name, '@' for the @name pgx rewrites for PostgreSQL),
-// outside strings ('…', E'…' with backslash escapes, dollar-quoted $tag$…$tag$),
-// quoted names and comments (-- and /* */, which nest). A name runs over ASCII
-// letters, digits and '_' ($1 and ? are not named). For '@' it follows pgx's
-// reading of the text (the one that binds the values), for '$' DuckDB's.
-func findPlaceholders(sqlText string, sigil byte) []placeholder {
-	var out []placeholder
-	n := len(sqlText)
-	letter := func(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' }
-	identStart := func(c byte) bool { return letter(c) || c >= 0x80 }
-	identCont := func(c byte) bool { return identStart(c) || isDigit(c) || c == '$' }
-	// quoted returns the offset after the string or name opened by q at i (the
-	// end of the text when it is not closed).
-	quoted := func(i int, q byte, backslash bool) int {
-		for j := i + 1; j < n; j++ {
-			switch c := sqlText[j]; {
-			case c == '\\' && backslash:
-				j++
-			case c == q:
-				if j+1 < n && sqlText[j+1] == q {
-					j++
-					continue
-				}
-				return j + 1
-			}
-		}
-		return n
-	}
-	for i := 0; i < n; {
-		c := sqlText[i]
-		switch {
-		case (c == 'e' || c == 'E') && i+1 < n && sqlText[i+1] == '\'':
-			i = quoted(i+1, '\'', true)
-		case c == '\'' || c == '"':
-			i = quoted(i, c, false)
-		case c == '-' && i+1 < n && sqlText[i+1] == '-':
-			j := strings.IndexAny(sqlText[i:], "\n\r")
-			if j < 0 {
-				return out
-			}
-			i += j
-		case c == '/' && i+1 < n && sqlText[i+1] == '*':
-			depth, j := 0, i
-			for j < n {
-				switch {
-				case strings.HasPrefix(sqlText[j:], "/*"):
-					depth++
-					j += 2
-				case strings.HasPrefix(sqlText[j:], "*/"):
-					depth--
-					j += 2
-				default:
-					j++
-				}
-				if depth == 0 {
-					break
-				}
-			}
-			i = j
-		case identStart(c):
-			// A name (a $ or @ inside it starts nothing), taken whole.
-			i++
-			for i < n && identCont(sqlText[i]) {
-				i++
-			}
-		case c == '$':
-			// $tag$…$tag$ (the tag may be empty, and starts with no digit).
-			j := i + 1
-			if j < n && identStart(sqlText[j]) {
-				for j < n && (identStart(sqlText[j]) || isDigit(sqlText[j])) {
-					j++
-				}
-			}
-			if j < n && sqlText[j] == '$' {
-				tag := sqlText[i : j+1]
-				if k := strings.Index(sqlText[j+1:], tag); k >= 0 {
-					i = j + 1 + k + len(tag)
-				} else {
-					i = n
-				}
-				continue
-			}
-			if sigil == '$' && j > i+1 {
-				out = append(out, placeholder{i, j, sqlText[i+1 : j]})
-			}
-			i = max(j, i+1)
-		case c == '@' && sigil == '@' && i+1 < n && letter(sqlText[i+1]):
-			j := i + 1
-			for j < n && (letter(sqlText[j]) || isDigit(sqlText[j])) {
-				j++
-			}
-			out = append(out, placeholder{i, j, sqlText[i+1 : j]})
-			i = j
-		default:
-			i++
-		}
-	}
-	return out
-}
-
 // castable matches the declared types that the SQL may cast to as written: a
 // name, a precision or two, list brackets (DECIMAL(5,2), INTEGER[], INTEGER[3]).
 // A type of another form (MAP(VARCHAR,INTEGER)) is bound as before, uncast.
@@ -214,6 +106,18 @@ func listElem(t string) (elem string, size int, ok bool) {
 	return t[:i], size, true
 }
 
+// listBase is the element type of the innermost lists of the list type t
+// (DATE of DATE[][]) and how deeply they nest.
+func listBase(t string) (base string, depth int) {
+	for {
+		elem, _, ok := listElem(t)
+		if !ok {
+			return t, depth
+		}
+		t, depth = elem, depth+1
+	}
+}
+
 // typedSQL is a named query's SQL with its parameters cast to their types.
 type typedSQL struct {
 	text   string
@@ -233,10 +137,6 @@ type castPiece struct {
 // declared parameter of a castable type wrapped in a cast to it. For DuckDB, a
 // list is cast from JSON (its value is JSON text).
 func castParams(q *catalog.Query, eng string) *typedSQL {
-	sigil := byte('$')
-	if eng == catalog.EnginePostgres {
-		sigil = '@'
-	}
 	types := map[string]string{}
 	for _, p := range q.Params {
 		types[p.Name] = p.Type
@@ -244,8 +144,8 @@ func castParams(q *catalog.Query, eng string) *typedSQL {
 	ts := &typedSQL{}
 	var b strings.Builder
 	last, origChars, outChars := 0, 0, 0
-	for _, ph := range findPlaceholders(q.SQL, sigil) {
-		typ, ok := types[ph.name]
+	for _, ph := range catalog.PlaceholderSpans(q.SQL, eng) {
+		typ, ok := types[ph.Name]
 		if !ok {
 			continue
 		}
@@ -253,25 +153,42 @@ func castParams(q *catalog.Query, eng string) *typedSQL {
 		if ct == "" {
 			continue
 		}
-		written := q.SQL[ph.start:ph.end]
+		written := q.SQL[ph.Start:ph.End]
 		inner := written
-		if _, _, list := listElem(ct); list && sigil == '$' {
+		if _, _, list := listElem(ct); list && eng != catalog.EnginePostgres {
 			inner = "CAST(" + written + " AS JSON)"
+			if base, depth := listBase(ct); (catalog.Param{Type: base}).JSONType() == "string" {
+				// Elements written as strings are each read from VARCHAR, as a
+				// single value is (DuckDB's cast from JSON to TIMESTAMPTZ
+				// knows no time zone by name).
+				inner = "CAST(" + inner + " AS VARCHAR" + strings.Repeat("[]", depth) + ")"
+			}
 		}
 		cast := "(CAST(" + inner + " AS " + ct + "))"
-		before := utf8.RuneCountInString(q.SQL[last:ph.start])
+		before := utf8.RuneCountInString(q.SQL[last:ph.Start])
 		origChars += before
 		outChars += before
-		b.WriteString(q.SQL[last:ph.start])
-		ts.pieces = append(ts.pieces, castPiece{param: ph.name, orig: origChars, origLen: len(written), at: outChars, length: len(cast), shown: cast, placeholder: written})
+		b.WriteString(q.SQL[last:ph.Start])
+		ts.pieces = append(ts.pieces, castPiece{param: ph.Name, orig: origChars, origLen: len(written), at: outChars, length: len(cast), shown: cast, placeholder: written})
 		b.WriteString(cast)
 		origChars += len(written) // ASCII
 		outChars += len(cast)
-		last = ph.end
+		last = ph.End
 	}
 	b.WriteString(q.SQL[last:])
 	ts.text = b.String()
 	return ts
+}
+
+// duckTypedText is the text q runs as on DuckDB, its parameters cast to their
+// declared types, and the mapping of a position in it back to q.SQL (the
+// engine's check of named queries when a model opens).
+func duckTypedText(q *catalog.Query) (string, func(int) int) {
+	ts := castParams(q, catalog.EngineDuckDB)
+	return ts.text, func(pos int) int {
+		p, _ := ts.origPosition(pos)
+		return p
+	}
 }
 
 // origPosition maps a 1-based character position in the text run to the
@@ -334,22 +251,57 @@ func (ts *typedSQL) restoreExcerpt(msg string) string {
 			caret = strings.IndexByte(lines[i+1], '^')
 		}
 		shown := l
+		// replace puts placeholder for the n bytes of a cast at k, moving the
+		// caret (which counts columns; a cast is ASCII, a column a byte): one
+		// inside the cast goes under the placeholder.
+		replace := func(k, n int, placeholder string) {
+			shown = shown[:k] + placeholder + shown[k+n:]
+			switch {
+			case caret >= k+n:
+				caret -= n - len(placeholder)
+			case caret >= k:
+				caret = k
+			}
+		}
 		for _, pc := range ts.pieces {
 			for from := m[1]; ; {
 				k := strings.Index(shown[from:], pc.shown)
 				if k < 0 {
 					break
 				}
-				k += from
-				shown = shown[:k] + pc.placeholder + shown[k+len(pc.shown):]
-				// The caret counts columns; a cast is ASCII, a column a byte.
-				switch {
-				case caret >= k+len(pc.shown):
-					caret -= len(pc.shown) - len(pc.placeholder)
-				case caret >= k:
-					caret = k
+				replace(from+k, len(pc.shown), pc.placeholder)
+				from += k + len(pc.placeholder)
+			}
+		}
+		// DuckDB cuts a long line at either end ("...") around the error, maybe
+		// inside a cast: the part of it shown stands for its placeholder too.
+		if body, cut := strings.CutSuffix(shown, "..."); cut {
+			// The line ends inside a cast: its start that is shown.
+		ends:
+			for _, pc := range ts.pieces {
+				for n := len(pc.shown) - 1; n > len("(CAST("); n-- {
+					if strings.HasSuffix(body, pc.shown[:n]) {
+						replace(len(body)-n, n, pc.placeholder)
+						break ends
+					}
 				}
-				from = k + len(pc.placeholder)
+			}
+		}
+		if start := m[1] + len("..."); strings.HasPrefix(shown[m[1]:], "...") {
+			// The line starts inside a cast: its end that is shown, from its
+			// last " AS " at least.
+		starts:
+			for _, pc := range ts.pieces {
+				for n := len(pc.shown) - 1; n > 0; n-- {
+					tail := pc.shown[len(pc.shown)-n:]
+					if !strings.Contains(tail, " AS ") {
+						break
+					}
+					if strings.HasPrefix(shown[start:], tail) {
+						replace(start, n, pc.placeholder)
+						break starts
+					}
+				}
 			}
 		}
 		lines[i] = shown

@@ -152,7 +152,8 @@ func TestListParams(t *testing.T) {
 			"-- @query pair\n-- @param p INTEGER[2]\nSELECT $p AS p;\n\n" +
 			"-- @query grid\n-- @param g BIGINT[][]\nSELECT $g AS g;\n\n" +
 			"-- @query spans\n-- @param s INTERVAL[]\nSELECT $s AS s;\n\n" +
-			"-- @query big\n-- @param u UBIGINT[]\nSELECT $u AS u;\n",
+			"-- @query big\n-- @param u UBIGINT[]\nSELECT $u AS u;\n\n" +
+			"-- @query zoned\n-- @param t TIMESTAMPTZ[][]\nSELECT $t AS t;\n",
 	})
 	svc := newTestService(t, dir, Config{})
 	for _, tc := range []struct {
@@ -165,6 +166,8 @@ func TestListParams(t *testing.T) {
 		{"p/k/m/days", `{"d":["2024-07-14","2024-02-29"]}`, `{"Columns":[{"name":"d","type":"DATE[]"}],"Rows":[[["2024-07-14","2024-02-29"]]]}`},
 		{"p/k/m/pair", `{"p":[1,2]}`, `{"Columns":[{"name":"p","type":"INTEGER[2]"}],"Rows":[[[1,2]]]}`},
 		{"p/k/m/grid", `{"g":[[1],[2,9007199254740993]]}`, `{"Columns":[{"name":"g","type":"BIGINT[][]"}],"Rows":[[[[1],[2,9007199254740993]]]]}`},
+		// Each element is read as a single value is: a time zone by name too.
+		{"p/k/m/zoned", `{"t":[["2024-07-14 09:30:00 Europe/Paris","2024-07-14 09:30:00+02"]]}`, `{"Columns":[{"name":"t","type":"TIMESTAMPTZ[][]"}],"Rows":[[[["2024-07-14T07:30:00Z","2024-07-14T07:30:00Z"]]]]}`},
 		{"p/k/m/big", `{"u":[18446744073709551615,"18446744073709551614"]}`, `{"Columns":[{"name":"u","type":"UBIGINT[]"}],"Rows":[[[18446744073709551615,18446744073709551614]]]}`},
 	} {
 		got, te := runNamed(t, svc, tc.path, tc.params)
@@ -303,7 +306,7 @@ func TestParamsBoundAsDeclaredTypesPostgres(t *testing.T) {
 		path, params, want string
 	}{
 		{"p/pg/m/next_day", `{"d":"2019-01-01"}`, `{"Columns":[{"name":"next","type":"date"},{"name":"d","type":"date"}],"Rows":[["2019-01-02","2019-01-01"]]}`},
-		{"p/pg/m/money", `{"d":1.235}`, `{"Columns":[{"name":"d","type":"numeric"}],"Rows":[[1.24]]}`},
+		{"p/pg/m/money", `{"d":1.235}`, `{"Columns":[{"name":"d","type":"numeric(5,2)"}],"Rows":[[1.24]]}`},
 		{"p/pg/m/first", `{"n":2}`, `{"Columns":[{"name":"g","type":"int4"}],"Rows":[[1],[2]]}`},
 		{"p/pg/m/has", `{"ids":[1,2]}`, `{"Columns":[{"name":"has","type":"bool"},{"name":"ids","type":"_int4"},{"name":"first","type":"int4"}],"Rows":[[true,[1,2],1]]}`},
 		{"p/pg/m/has", `{"ids":[]}`, `{"Columns":[{"name":"has","type":"bool"},{"name":"ids","type":"_int4"},{"name":"first","type":"int4"}],"Rows":[[false,[],null]]}`},
@@ -342,5 +345,32 @@ func TestUncastableListType(t *testing.T) {
 	_, err := checkParams(q, map[string]any{"m": []any{}})
 	if te := classify(err); te.Kind != "unavailable" || !strings.Contains(te.Error, `parameter "m" is declared as MAP(VARCHAR,INTEGER)[]`) {
 		t.Errorf("%+v", te)
+	}
+}
+
+// TestRestoreCutExcerpt: DuckDB cuts a long line of its excerpt at either end
+// ("..."), maybe inside a cast; the part shown stands for the placeholder, and
+// the caret follows.
+func TestRestoreCutExcerpt(t *testing.T) {
+	q := &catalog.Query{Name: "q", SQL: "SELECT $s, 1", Params: []catalog.Param{{Name: "s", Type: "INTERVAL[]"}}}
+	ts := castParams(q, catalog.EngineDuckDB)
+	cast := "(CAST(CAST(CAST($s AS JSON) AS VARCHAR[]) AS INTERVAL[]))"
+	if !strings.Contains(ts.text, cast) {
+		t.Fatalf("cast: %s", ts.text)
+	}
+	for _, tc := range []struct{ in, want string }{
+		{"Conversion Error: x\n\nLINE 1: SELECT " + cast[:40] + "...\n               ^",
+			"Conversion Error: x\n\nLINE 1: SELECT $s...\n               ^"},
+		{"Conversion Error: x\n\nLINE 1: ..." + cast[20:] + ", 1\n                       ^",
+			"Conversion Error: x\n\nLINE 1: ...$s, 1\n           ^"},
+		// A whole cast, the caret after it.
+		{"E\nLINE 1: SELECT " + cast + ", 1\n" + strings.Repeat(" ", 17+len(cast)) + "^",
+			"E\nLINE 1: SELECT $s, 1\n" + strings.Repeat(" ", 19) + "^"},
+		// Not a cast's end: left alone.
+		{"E\nLINE 1: ...x)) FROM t", "E\nLINE 1: ...x)) FROM t"},
+	} {
+		if got := ts.restoreExcerpt(tc.in); got != tc.want {
+			t.Errorf("restoreExcerpt(%q)\n got %q\nwant %q", tc.in, got, tc.want)
+		}
 	}
 }

@@ -672,7 +672,9 @@ const maxFileLiterals = 32
 // for a writer until the query's time limit (DuckDB reads only inside the
 // package folder, so what lies outside it is refused anyway). The check is a
 // scan of the text for quoted strings and a stat of at most maxFileLiterals of
-// them that contain a slash; nothing is opened.
+// them that are absolute paths; nothing is opened. It is a courtesy, not a
+// guard: a path the query builds ('data' || '/pipe.csv') is not seen, and waits
+// until the time limit.
 func specialFileRead(sqlText, dir string) error {
 	n := 0
 	for i := 0; i < len(sqlText) && n < maxFileLiterals; i++ {
@@ -714,12 +716,13 @@ func specialFileRead(sqlText, dir string) error {
 			if !strings.Contains(p, "/") || strings.ContainsAny(p, "*?[") || strings.Contains(p, "://") {
 				continue
 			}
-			n++
-			abs := p
-			if !filepath.IsAbs(abs) {
-				abs = filepath.Join(dir, abs)
+			if !filepath.IsAbs(p) {
+				// DuckDB reads a relative path from the server's working
+				// directory, outside the package: refused without a wait.
+				continue
 			}
-			abs = filepath.Clean(abs)
+			n++
+			abs := filepath.Clean(p)
 			in := dir
 			if abs != dir && !strings.HasPrefix(abs, dir+string(filepath.Separator)) {
 				// The package folder as DuckDB compares it, its links resolved.

@@ -232,3 +232,53 @@ func TestCapProblems(t *testing.T) {
 		t.Errorf("%d", len(got))
 	}
 }
+
+// TestQueryCheckAsCallsRun: the check when a model opens prepares a named query
+// as every call runs it, its parameters cast to their declared types, so it
+// finds what every call would hit (an INTEGER in LIKE), at the author's
+// position; a parameter bound uncast (a type of another form, ENUM('a','b')) or
+// cast to a type of its own (SERIAL4 is INTEGER) is no problem; and a declared
+// type is never put into SQL text unless it is a type's name: one that would
+// run an expression is not checked, and not run.
+func TestQueryCheckAsCallsRun(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"p/k/manifest.json": `{}`,
+		"p/k/data/o.csv":    "name,n\nann,1\n",
+		"p/k/m.sql": "-- @source people\nSELECT * FROM 'data/o.csv';\n\n" +
+			"-- @query like\n-- @param n INTEGER\nSELECT * FROM people WHERE name LIKE $n;\n\n" +
+			"-- @query enum\n-- @param e ENUM('a','b')\nSELECT $e AS e;\n\n" +
+			"-- @query serial\n-- @param s SERIAL4\nSELECT $s + 1 AS s;\n\n" +
+			"-- @query inject\n-- @param x INTEGER),ERROR(CHR(88)),(1\nSELECT $x AS x;\n",
+	})
+	svc, err := NewService(context.Background(), dir, Config{}, slog.New(slog.NewTextHandler(&syncBuffer{}, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(svc.Close)
+	ctx := context.Background()
+	q, err := svc.Describe(ctx, "p/k/m/like")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// $n is at line 6, column 38 of the file.
+	if got := strings.Join(q.Problems, "\n"); !strings.Contains(got, "query like (line 6): the SQL does not prepare: line 6, column") || !strings.Contains(got, "No function matches") {
+		t.Errorf("like: %q", q.Problems)
+	}
+	for _, name := range []string{"enum", "serial", "inject"} {
+		q, err := svc.Describe(ctx, "p/k/m/"+name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(q.Problems) != 0 {
+			t.Errorf("%s: %q", name, q.Problems)
+		}
+	}
+	if res, err := svc.Execute(ctx, executeIn{Path: "p/k/m/serial", Parameters: map[string]any{"s": float64(4)}}); err != nil || res.Columns[0].Type != "INTEGER" {
+		t.Errorf("serial: %+v %v", res, err)
+	}
+	// The odd type is bound uncast: the value comes back as given, nothing else ran.
+	if res, err := svc.Execute(ctx, executeIn{Path: "p/k/m/inject", Parameters: map[string]any{"x": "v"}}); err != nil || res.RowCount != 1 || res.Columns[0].Type != "VARCHAR" {
+		t.Errorf("inject: %+v %v", res, err)
+	}
+}

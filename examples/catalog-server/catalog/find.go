@@ -524,7 +524,8 @@ func closeLimit(n int) int {
 // (Fold: regardless of case, accents and compatibility forms), skipping any
 // further than closeLimit of s's length, best first; names that contain s or
 // that s contains count as distance 1 when the shorter of the two has 3
-// characters or more (a single letter is in most names). A string
+// characters or more (a single letter is in most names), and an abbreviation of
+// the other (abbreviates: "qty" and "quantity") counts whatever its distance. A string
 // s longer than maxClosestInput characters has no close names. The work is
 // O(len(s)·maxClosestDistance) per name, rows reused: only distances under the
 // limit are computed.
@@ -554,6 +555,9 @@ func Closest(s string, names []string, n int) []string {
 			d = 0
 		case min(len(ls), len(ln)) >= 3 && (strings.Contains(fn, fs) || strings.Contains(fs, fn)):
 			d = 1
+		case abbreviates(ls, ln) || abbreviates(ln, ls):
+			// Its edit distance (only letters left out), past the limit.
+			d = abs(len(ls) - len(ln))
 		default:
 			var ok bool
 			if d, ok = dist.bounded(ls, ln, limit); !ok {
@@ -572,6 +576,22 @@ func Closest(s string, names []string, n int) []string {
 		out = append(out, cs[i].name)
 	}
 	return out
+}
+
+// abbreviates reports whether short abbreviates long: at least 3 characters,
+// the same first one, and every character in long's order ("qty" for
+// "quantity", "cust_id" for "customer_id", "amt" for "amount").
+func abbreviates(short, long []rune) bool {
+	if len(short) < 3 || len(short) >= len(long) || short[0] != long[0] {
+		return false
+	}
+	i := 0
+	for _, r := range long {
+		if i < len(short) && r == short[i] {
+			i++
+		}
+	}
+	return i == len(short)
 }
 
 // runeDistancer computes the edit distance between two strings (in characters:

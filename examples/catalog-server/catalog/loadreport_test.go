@@ -159,8 +159,17 @@ func TestNearNames(t *testing.T) {
 		"tpo_n": {"top_n"},
 		"..":    nil,
 		"s":     nil,
+		// Abbreviations either way, whatever their distance.
+		"tpn":         {"top_n"},
+		"shopkeeper":  {"shop"},
+		"quantity":    {"qty"},
+		"sh":          nil, // too short to abbreviate
+		"hop":         {"shop"},
+		"qzz":         nil, // two edits from qty, and no abbreviation
+		"amt":         {"amount"},
+		"customer_id": {"cust_id"},
 	} {
-		if got := Closest(name, []string{"top_n", "hr", "shop"}, 3); !slices.Equal(got, want) && !(len(got) == 0 && want == nil) {
+		if got := Closest(name, []string{"top_n", "hr", "shop", "qty", "amount", "cust_id"}, 3); !slices.Equal(got, want) && !(len(got) == 0 && want == nil) {
 			t.Errorf("Closest(%q) = %q, want %q", name, got, want)
 		}
 	}

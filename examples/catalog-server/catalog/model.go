@@ -20,6 +20,7 @@ package catalog
 import (
 	"math"
 	"math/big"
+	"regexp"
 	"strings"
 	"sync"
 )
@@ -188,9 +189,9 @@ var intBounds = func() map[string][2]*big.Int {
 	i128 := r(new(big.Int).Neg(pow2(127)), minus1(pow2(127)))
 	return map[string][2]*big.Int{
 		"TINYINT": i8, "INT1": i8,
-		"SMALLINT": i16, "INT2": i16, "SHORT": i16, "SMALLSERIAL": r(i(1), i(math.MaxInt16)),
-		"INTEGER": i32, "INT": i32, "INT4": i32, "SIGNED": i32, "SERIAL": r(i(1), i(math.MaxInt32)),
-		"BIGINT": i64, "INT8": i64, "LONG": i64, "BIGSERIAL": r(i(1), i(math.MaxInt64)),
+		"SMALLINT": i16, "INT2": i16, "SHORT": i16, "SMALLSERIAL": r(i(1), i(math.MaxInt16)), "SERIAL2": r(i(1), i(math.MaxInt16)),
+		"INTEGER": i32, "INT": i32, "INT4": i32, "SIGNED": i32, "SERIAL": r(i(1), i(math.MaxInt32)), "SERIAL4": r(i(1), i(math.MaxInt32)),
+		"BIGINT": i64, "INT8": i64, "LONG": i64, "BIGSERIAL": r(i(1), i(math.MaxInt64)), "SERIAL8": r(i(1), i(math.MaxInt64)),
 		"HUGEINT": i128, "INT128": i128,
 		"UTINYINT": r(i(0), u(math.MaxUint8)), "UINT8": r(i(0), u(math.MaxUint8)),
 		"USMALLINT": r(i(0), u(math.MaxUint16)), "UINT16": r(i(0), u(math.MaxUint16)),
@@ -200,16 +201,20 @@ var intBounds = func() map[string][2]*big.Int {
 	}
 }()
 
+// otherInt is the name of an integer type intBounds does not list (INT32,
+// UINT16, INT64): not INTERVAL, INT4RANGE, VARINT or a type of another form.
+var otherInt = regexp.MustCompile(`^U?INT\d+$`)
+
 // IntBounds returns the exact range of an integer parameter's type; ok is false
-// for a parameter whose type is not an integer type. Another integer type by
-// name (INT64, INT32; not INTERVAL or POINT) gets BIGINT's range, and is left to
-// the engine's cast. The bounds must not be changed.
+// for a parameter whose type is not an integer type. Another integer type's
+// name (otherInt) gets BIGINT's range, the rest being left to the engine's
+// cast. The bounds must not be changed.
 func (p Param) IntBounds() (lo, hi *big.Int, ok bool) {
-	t := strings.ToUpper(p.Type)
+	t := strings.ToUpper(strings.TrimSpace(p.Type))
 	if r, ok := intBounds[t]; ok {
 		return r[0], r[1], true
 	}
-	if !strings.Contains(t, "INT") || strings.HasPrefix(t, "INTERVAL") || strings.Contains(t, "POINT") {
+	if !otherInt.MatchString(t) {
 		return nil, nil, false
 	}
 	r := intBounds["BIGINT"]

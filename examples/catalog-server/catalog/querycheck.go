@@ -13,88 +13,126 @@ type Placeholder struct {
 }
 
 // Placeholders returns the named parameters sql uses, each once (at its first
-// use), in order: $name in DuckDB, @name in PostgreSQL (as pgx's named
-// arguments read them), outside strings ('…', E'…'), quoted names, comments
-// (nested block comments too) and dollar-quoted strings ($tag$…$tag$). A
-// name starts with a letter or _, then letters, digits and _.
+// use), in order, as PlaceholderSpans finds them.
 func Placeholders(sql, engine string) []Placeholder {
-	sign := byte('$')
-	if engine == EnginePostgres {
-		sign = '@'
-	}
 	var out []Placeholder
 	seen := map[string]bool{}
-	isStart := func(c byte) bool { return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
-	isPart := func(c byte) bool { return isStart(c) || c >= '0' && c <= '9' }
-	for i := 0; i < len(sql); {
-		c := sql[i]
+	for _, sp := range PlaceholderSpans(sql, engine) {
+		if !seen[sp.Name] {
+			seen[sp.Name] = true
+			out = append(out, Placeholder{Name: sp.Name, Pos: utf8.RuneCountInString(sql[:sp.Start]) + 1})
+		}
+	}
+	return out
+}
+
+// Span is a named placeholder in SQL text: the bytes [Start, End) of sql, and
+// its name without its sign.
+type Span struct {
+	Start, End int
+	Name       string
+}
+
+// PlaceholderSpans returns every use of a named placeholder in sql, in order:
+// $name in DuckDB, @name in PostgreSQL (as pgx's named arguments read them, the
+// reading that binds the values), outside strings ('…', E'…' with backslash
+// escapes, dollar-quoted $tag$…$tag$), quoted names and comments (-- and /* */,
+// which nest). A name starts with an ASCII letter or _, then ASCII letters,
+// digits and _ ($1 and ? are not named). This is the one reading of
+// placeholders: binding values, casting them and the checks when a model loads
+// all use it.
+func PlaceholderSpans(sqlText, engine string) []Span {
+	sigil := byte('$')
+	if engine == EnginePostgres {
+		sigil = '@'
+	}
+	var out []Span
+	n := len(sqlText)
+	isDigit := func(c byte) bool { return c >= '0' && c <= '9' }
+	letter := func(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' }
+	identStart := func(c byte) bool { return letter(c) || c >= 0x80 }
+	identCont := func(c byte) bool { return identStart(c) || isDigit(c) || c == '$' }
+	// quoted returns the offset after the string or name opened by q at i (the
+	// end of the text when it is not closed).
+	quoted := func(i int, q byte, backslash bool) int {
+		for j := i + 1; j < n; j++ {
+			switch c := sqlText[j]; {
+			case c == '\\' && backslash:
+				j++
+			case c == q:
+				if j+1 < n && sqlText[j+1] == q {
+					j++
+					continue
+				}
+				return j + 1
+			}
+		}
+		return n
+	}
+	for i := 0; i < n; {
+		c := sqlText[i]
 		switch {
-		case c == '-' && strings.HasPrefix(sql[i:], "--"):
-			j := strings.IndexByte(sql[i:], '\n')
+		case (c == 'e' || c == 'E') && i+1 < n && sqlText[i+1] == '\'':
+			i = quoted(i+1, '\'', true)
+		case c == '\'' || c == '"':
+			i = quoted(i, c, false)
+		case c == '-' && i+1 < n && sqlText[i+1] == '-':
+			j := strings.IndexAny(sqlText[i:], "\n\r")
 			if j < 0 {
 				return out
 			}
-			i += j + 1
-		case c == '/' && strings.HasPrefix(sql[i:], "/*"):
-			rest, ok := afterBlockComment(sql[i:])
-			if !ok {
-				return out
-			}
-			i = len(sql) - len(rest)
-		case c == '\'' || c == '"':
-			// E'…' strings take backslash escapes.
-			esc := c == '\'' && i > 0 && (sql[i-1] == 'e' || sql[i-1] == 'E') && (i == 1 || !isPart(sql[i-2]))
-			j := i + 1
-			for j < len(sql) {
-				if esc && sql[j] == '\\' {
+			i += j
+		case c == '/' && i+1 < n && sqlText[i+1] == '*':
+			depth, j := 0, i
+			for j < n {
+				switch {
+				case strings.HasPrefix(sqlText[j:], "/*"):
+					depth++
 					j += 2
-					continue
+				case strings.HasPrefix(sqlText[j:], "*/"):
+					depth--
+					j += 2
+				default:
+					j++
 				}
-				if sql[j] == c {
-					if j+1 < len(sql) && sql[j+1] == c { // a doubled quote
-						j += 2
-						continue
-					}
+				if depth == 0 {
 					break
 				}
-				j++
 			}
-			i = j + 1
-		case c == '$' && (i == 0 || !isPart(sql[i-1])):
-			// A dollar quote: $$ or $tag$.
-			j := i + 1
-			for j < len(sql) && isPart(sql[j]) {
-				j++
-			}
-			if j < len(sql) && sql[j] == '$' && (j == i+1 || isStart(sql[i+1])) {
-				tag := sql[i : j+1]
-				k := strings.Index(sql[j+1:], tag)
-				if k < 0 {
-					return out
-				}
-				i = j + 1 + k + len(tag)
-				continue
-			}
-			if sign == '$' && i+1 < len(sql) && isStart(sql[i+1]) {
-				name := sql[i+1 : j]
-				if !seen[name] {
-					seen[name] = true
-					out = append(out, Placeholder{Name: name, Pos: utf8.RuneCountInString(sql[:i]) + 1})
-				}
-				i = j
-				continue
-			}
+			i = j
+		case identStart(c):
+			// A name (a $ or @ inside it starts nothing), taken whole.
 			i++
-		case c == sign && sign == '@' && i+1 < len(sql) && isStart(sql[i+1]):
+			for i < n && identCont(sqlText[i]) {
+				i++
+			}
+		case c == '$':
+			// $tag$…$tag$ (the tag may be empty, and starts with no digit).
 			j := i + 1
-			for j < len(sql) && isPart(sql[j]) {
+			if j < n && identStart(sqlText[j]) {
+				for j < n && (identStart(sqlText[j]) || isDigit(sqlText[j])) {
+					j++
+				}
+			}
+			if j < n && sqlText[j] == '$' {
+				tag := sqlText[i : j+1]
+				if k := strings.Index(sqlText[j+1:], tag); k >= 0 {
+					i = j + 1 + k + len(tag)
+				} else {
+					i = n
+				}
+				continue
+			}
+			if sigil == '$' && j > i+1 && asciiName(sqlText[i+1:j]) {
+				out = append(out, Span{i, j, sqlText[i+1 : j]})
+			}
+			i = max(j, i+1)
+		case c == '@' && sigil == '@' && i+1 < n && letter(sqlText[i+1]):
+			j := i + 1
+			for j < n && (letter(sqlText[j]) || isDigit(sqlText[j])) {
 				j++
 			}
-			name := sql[i+1 : j]
-			if !seen[name] {
-				seen[name] = true
-				out = append(out, Placeholder{Name: name, Pos: utf8.RuneCountInString(sql[:i]) + 1})
-			}
+			out = append(out, Span{i, j, sqlText[i+1 : j]})
 			i = j
 		default:
 			i++
@@ -103,24 +141,16 @@ func Placeholders(sql, engine string) []Placeholder {
 	return out
 }
 
-// afterBlockComment returns s after the block comment it starts with (block
-// comments nest), and false when it does not close.
-func afterBlockComment(s string) (string, bool) {
-	depth := 0
-	for i := 0; i+1 < len(s); i++ {
-		switch s[i : i+2] {
-		case "/*":
-			depth++
-			i++
-		case "*/":
-			depth--
-			i++
-			if depth == 0 {
-				return s[i+1:], true
-			}
+// asciiName reports whether s is a name of ASCII letters, digits and _ (a
+// parameter's name can be no other), starting with no digit.
+func asciiName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return false
 		}
 	}
-	return "", false
+	return s != ""
 }
 
 // ParamProblems compares the parameters q declares with the placeholders its

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"database/sql"
 	"database/sql/driver"
@@ -46,6 +47,15 @@ type DuckConfig struct {
 	// over every model that shares it (each model has its own cap of
 	// duckMaxConns as well); nil means the models' caps alone.
 	Processes *ProcessLimit
+	// Typed, when set, gives the text a named query runs as (its parameters
+	// cast to their declared types) and maps a 1-based character position in
+	// it back to the query's own SQL: the check when a model opens prepares
+	// that text, so that it finds what every call would. CastType gives the
+	// type a declared type is cast to, "" for a parameter bound uncast, whose
+	// type is then not checked. Without them, the SQL is prepared as written
+	// and every declared type that is a plain type name is checked.
+	Typed    func(q *catalog.Query) (text string, orig func(pos int) int)
+	CastType func(t string) string
 }
 
 // ProcessLimit caps the query processes running queries at once over the models
@@ -110,7 +120,7 @@ const reopenRetry = time.Second
 // OpenDuck builds and opens the database of model m. Sources whose SQL fails are
 // reported by Broken and left out; the model still opens.
 func OpenDuck(ctx context.Context, m *catalog.Model, cfg DuckConfig) (*Duck, error) {
-	f, err := buildDuckFile(ctx, m)
+	f, err := buildDuckFile(ctx, m, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +149,7 @@ type duckFile struct {
 }
 
 // buildDuckFile writes the database file of model m.
-func buildDuckFile(ctx context.Context, m *catalog.Model) (*duckFile, error) {
+func buildDuckFile(ctx context.Context, m *catalog.Model, cfg DuckConfig) (*duckFile, error) {
 	// The package folder with its symbolic links resolved: file paths are judged
 	// against it, as DuckDB judges them against allowed_directories.
 	pkgDir, err := filepath.Abs(m.Package.Dir)
@@ -155,7 +165,7 @@ func buildDuckFile(ctx context.Context, m *catalog.Model) (*duckFile, error) {
 	}
 	f := &duckFile{tmp: tmp, path: filepath.Join(tmp, "model.duckdb"), pkgDir: pkgDir}
 	b := &Duck{columns: map[string][]Column{}, broken: map[string]string{}}
-	if err := b.build(ctx, m, pkgDir, f.path); err != nil {
+	if err := b.build(ctx, m, pkgDir, f.path, cfg); err != nil {
 		os.RemoveAll(tmp)
 		return nil, err
 	}
@@ -380,12 +390,22 @@ func lockDown(ctx context.Context, db *sql.DB, pkgDir string) error {
 // same file-access limits as queries: making a view reads its files (to learn the
 // columns), and a source must not read, or show the columns of, a file outside
 // the package.
-func (d *Duck) build(ctx context.Context, m *catalog.Model, pkgDir, path string) error {
+func (d *Duck) build(ctx context.Context, m *catalog.Model, pkgDir, path string, cfg DuckConfig) error {
 	db, err := sql.Open("duckdb", path)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
+	// What building reads and prepares (a source's files, the named queries'
+	// constant expressions) is held to the model's limits, as queries are.
+	for _, set := range []string{
+		"SET GLOBAL memory_limit = " + quoteLit(cmp.Or(cfg.MemoryLimit, duckDefaultMemory)),
+		"SET GLOBAL threads = " + strconv.Itoa(cmp.Or(cfg.Threads, duckDefaultThreads)),
+	} {
+		if _, err := db.ExecContext(ctx, set); err != nil {
+			return fmt.Errorf("duckdb: %s: %w", set, err)
+		}
+	}
 	if err := lockDown(ctx, db, pkgDir); err != nil {
 		return err
 	}
@@ -408,7 +428,7 @@ func (d *Duck) build(ctx context.Context, m *catalog.Model, pkgDir, path string)
 			continue
 		}
 	}
-	d.checks = checkQueries(ctx, conn, m)
+	d.checks = checkQueries(ctx, conn, m, cfg)
 	rows, err := conn.QueryContext(ctx, "SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = 'main' ORDER BY table_name, ordinal_position")
 	if err != nil {
 		return err
@@ -937,9 +957,12 @@ func (d *Duck) run(qctx context.Context, dc *duckdb.Conn, one bool, sqlText stri
 		row := make([]any, len(vals))
 		for i, v := range vals {
 			if text, ok := v.(string); ok && jsonCols[i] == "JSON" {
+				// DuckDB's JSON reads more than JSON (NaN, Infinity, a comma
+				// after the last element) and keeps the text as given: such a
+				// value comes back as its text, a string, as inside a list.
 				var jv any
-				if err := jsonKeepNumbers([]byte(text), &jv); err != nil {
-					return fmt.Errorf("column %s: %w", names[i], err)
+				if jsonKeepNumbers([]byte(text), &jv) != nil {
+					jv = text
 				}
 				row[i] = jv
 				continue

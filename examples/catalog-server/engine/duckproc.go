@@ -148,7 +148,7 @@ func OpenDuckProc(ctx context.Context, m *catalog.Model, cfg DuckConfig) (*DuckP
 	if cfg.Worker == nil {
 		return nil, errors.New("duckdb: no worker command for queries in processes of their own")
 	}
-	f, err := buildDuckFile(ctx, m)
+	f, err := buildDuckFile(ctx, m, cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -37,7 +37,7 @@ const (
 // built the model's views), and each type its parameters declare, and says
 // what DuckDB finds wrong. Nothing runs: duckdb-go's Prepare refuses more than
 // one statement (PrepareContext would run all but the last).
-func checkQueries(ctx context.Context, conn *sql.Conn, m *catalog.Model) map[string]QueryCheck {
+func checkQueries(ctx context.Context, conn *sql.Conn, m *catalog.Model, cfg DuckConfig) map[string]QueryCheck {
 	out := map[string]QueryCheck{}
 	add := func(name, msg string) {
 		c := out[name]
@@ -51,18 +51,38 @@ func checkQueries(ctx context.Context, conn *sql.Conn, m *catalog.Model) map[str
 			add("", fmt.Sprintf("%d of the model's %d named queries were not checked when it loaded (the check stops after %d queries or %s per model); they are judged when they run", len(m.Queries)-i, len(m.Queries), maxCheckedQueries, queryCheckBudget))
 			break
 		}
+		badType := false
 		for _, p := range q.Params {
-			why, seen := types[p.Type]
+			t := p.Type
+			if cfg.CastType != nil {
+				if t = cfg.CastType(p.Type); t == "" {
+					continue // bound uncast: its type is never used
+				}
+			}
+			why, seen := types[t]
 			if !seen {
-				why = checkType(conn, p.Type)
-				types[p.Type] = why
+				why = checkType(conn, t)
+				types[t] = why
 			}
 			if why != "" {
+				badType = true
 				add(q.Name, fmt.Sprintf("@param %s %s: DuckDB does not know the type %s (%s), so no call can run the query; write a DuckDB type (INTEGER, DOUBLE, VARCHAR, DATE, TIMESTAMP, BOOLEAN, …)", p.Name, p.Type, p.Type, why))
 			}
 		}
-		names, err := prepareNames(conn, q.SQL)
+		// The text every call runs, its parameters cast to their types (unless
+		// a type is unknown, said above: then the SQL as written, for what else
+		// may be wrong with it).
+		text, orig := q.SQL, func(pos int) int { return pos }
+		if cfg.Typed != nil && !badType {
+			text, orig = cfg.Typed(q)
+		}
+		names, err := prepareNames(conn, text)
 		if err != nil {
+			if se := (*SQLError)(nil); errors.As(err, &se) && se.Position > 0 {
+				c := *se
+				c.Position = orig(se.Position)
+				err = &c
+			}
 			add(q.Name, queryProblem(q, err))
 			continue
 		}
@@ -85,10 +105,16 @@ func checkQueries(ctx context.Context, conn *sql.Conn, m *catalog.Model) map[str
 	return out
 }
 
-// checkType says why DuckDB does not know the SQL type t ("" when it does).
+// typeName is the form of a type checkType asks DuckDB about: a name with a
+// precision or two and list brackets (DECIMAL(5,2), INTEGER[3]); nothing else is
+// put into SQL text.
+var typeName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(?:\(\d+(?:,\d+)?\))?(?:\[\d*\])*$`)
+
+// checkType says why DuckDB does not know the SQL type t ("" when it does, or
+// when t is not of typeName's form: such a type is not checked).
 func checkType(conn *sql.Conn, t string) string {
-	if strings.ContainsAny(t, ";'\"") || strings.Contains(t, "--") || strings.Contains(t, "/*") {
-		return "not a type name"
+	if !typeName.MatchString(t) {
+		return ""
 	}
 	_, err := prepareNames(conn, "SELECT CAST(NULL AS "+t+")")
 	if err == nil {
