@@ -56,12 +56,37 @@ func (p *paramValues) UnmarshalJSON(data []byte) error {
 // A type of another form (MAP(VARCHAR,INTEGER)) is bound as before, uncast.
 var castable = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*(?:\(\d+(?:,\d+)?\))?(?:\[\d*\])*$`)
 
+// longTypeNames are SQL's type names of several words that castType writes as
+// one both DuckDB and PostgreSQL read (the time types' are read by
+// timeTypeName once their spaces are gone).
+var longTypeNames = map[string]string{
+	"DOUBLE PRECISION":  "FLOAT8",
+	"CHARACTER VARYING": "VARCHAR",
+	"CHAR VARYING":      "VARCHAR",
+}
+
 // castType is the type a parameter declared as t is cast to: t itself, but
 // PostgreSQL's serial pseudo-types, which are no types, as the integers they
 // are, and a long time type name (TIMESTAMPWITHTIMEZONE) as its short one; ""
 // when t is not cast.
 func castType(t string) string {
-	t = strings.ToUpper(t)
+	t = strings.ToUpper(strings.Join(strings.Fields(t), " "))
+	// SQL's longer names, as one word both engines read.
+	for long, short := range longTypeNames {
+		if rest, ok := strings.CutPrefix(t, long); ok && (rest == "" || rest[0] == '(' || rest[0] == '[') {
+			t = short + rest
+		}
+	}
+	t = strings.ReplaceAll(strings.ReplaceAll(t, " [", "["), ", ", ",") // DECIMAL(10, 2)
+	t = strings.ReplaceAll(strings.ReplaceAll(t, "( ", "("), " )", ")")
+	if strings.Contains(t, " ") {
+		// Only the time types' longer names remain of several words
+		// (TIMESTAMP(3) WITH TIME ZONE), which timeTypeName reads without them.
+		if m := timeTypeName.FindStringSubmatch(strings.ReplaceAll(strings.TrimRight(t, "[]0123456789"), " ", "")); m == nil || m[2] == "" {
+			return ""
+		}
+		t = strings.ReplaceAll(t, " ", "")
+	}
 	base, dims := t, ""
 	if i := strings.IndexByte(t, '['); i >= 0 {
 		base, dims = t[:i], t[i:]

@@ -374,3 +374,57 @@ func TestRestoreCutExcerpt(t *testing.T) {
 		}
 	}
 }
+
+// TestCastTypeNames: SQL's longer type names and spaced precisions are cast as
+// the types they spell; a type of another form is not cast.
+func TestCastTypeNames(t *testing.T) {
+	for in, want := range map[string]string{
+		"timestamp with time zone":       "TIMESTAMPTZ",
+		"timestamp(3) with time zone":    "TIMESTAMPTZ",
+		"time without time zone":         "TIME",
+		"time with time zone[]":          "TIMETZ[]",
+		"DECIMAL(10, 2)":                 "DECIMAL(10,2)",
+		"double precision":               "FLOAT8",
+		"character varying(20)":          "VARCHAR(20)",
+		"serial4":                        "INTEGER",
+		"integer[3]":                     "INTEGER[3]",
+		"ENUM('a','b')":                  "",
+		"STRUCT(a INTEGER)":              "",
+		"X((1),ERROR(CHR(88)),(1))":      "",
+		"bit varying":                    "",
+		"timestamp with time zone extra": "",
+	} {
+		if got := castType(in); got != want {
+			t.Errorf("castType(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestLongTypeNamesBound: a parameter declared with SQL's longer names is
+// bound as the type they spell (the offset of a timestamp with time zone is
+// kept), and DECIMAL(10, 2) with a space is a DECIMAL(10,2).
+func TestLongTypeNamesBound(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"p/k/manifest.json": `{}`,
+		"p/k/m.sql": "-- @source one\nSELECT 1 AS x;\n\n" +
+			"-- @query at\n-- @param t timestamp with time zone when it began\nSELECT $t AS t;\n\n" +
+			"-- @query money\n-- @param d DECIMAL(10, 2) an amount\nSELECT $d AS d;\n\n" +
+			"-- @query ratio\n-- @param r double precision\nSELECT $r AS r;\n",
+	})
+	svc := newTestService(t, dir, Config{})
+	for _, tc := range []struct{ path, params, want string }{
+		{"p/k/m/at", `{"t":"2024-07-14 09:30:00+02"}`, `{"Columns":[{"name":"t","type":"TIMESTAMPTZ"}],"Rows":[["2024-07-14T07:30:00Z"]]}`},
+		{"p/k/m/money", `{"d":1.5}`, `{"Columns":[{"name":"d","type":"DECIMAL(10,2)"}],"Rows":[[1.5]]}`},
+		{"p/k/m/ratio", `{"r":0.5}`, `{"Columns":[{"name":"r","type":"DOUBLE"}],"Rows":[[0.5]]}`},
+	} {
+		got, te := runNamed(t, svc, tc.path, tc.params)
+		if te != nil || got != tc.want {
+			t.Errorf("%s %s:\n got %s %+v\nwant %s", tc.path, tc.params, got, te, tc.want)
+		}
+	}
+	q, err := svc.Describe(context.Background(), "p/k/m/at")
+	if err != nil || len(q.Problems) != 0 {
+		t.Errorf("describe: %+v %v", q, err)
+	}
+}

@@ -249,7 +249,7 @@ func TestQueryCheckAsCallsRun(t *testing.T) {
 			"-- @query like\n-- @param n INTEGER\nSELECT * FROM people WHERE name LIKE $n;\n\n" +
 			"-- @query enum\n-- @param e ENUM('a','b')\nSELECT $e AS e;\n\n" +
 			"-- @query serial\n-- @param s SERIAL4\nSELECT $s + 1 AS s;\n\n" +
-			"-- @query inject\n-- @param x INTEGER),ERROR(CHR(88)),(1\nSELECT $x AS x;\n",
+			"-- @query inject\n-- @param x X((1),ERROR(CHR(88)),(1))\nSELECT $x AS x;\n",
 	})
 	svc, err := NewService(context.Background(), dir, Config{}, slog.New(slog.NewTextHandler(&syncBuffer{}, nil)))
 	if err != nil {

@@ -515,7 +515,7 @@ func emptyListNote(cat *catalog.Catalog, path string) string {
 	case catalog.KindNotebook:
 		return fmt.Sprintf("the notebook %s has no SQL cells (```sql blocks); describe it for its Markdown", e.Path)
 	}
-	return fmt.Sprintf("the %s %s has nothing in it that loaded; describe it for its problems (files skipped, and why)", e.Kind, e.Path)
+	return fmt.Sprintf("the %s %s has nothing in it that loaded (describe it: its problems, if any, say which files were skipped, and why)", e.Kind, e.Path)
 }
 
 // newMCPServer builds the MCP server over svc: tools and resources from one model.

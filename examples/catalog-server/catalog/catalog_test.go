@@ -95,7 +95,7 @@ func TestLoad(t *testing.T) {
 		t.Errorf("customers SQL %q", got)
 	}
 	q := c.Lookup("retail/shop/sales/revenue_by_month").Query
-	if d := cmp.Diff([]Param{{Name: "year", Type: "INTEGER", Description: "the calendar year"}, {Name: "region", Type: "VARCHAR"}}, q.Params); d != "" {
+	if d := cmp.Diff([]Param{{Name: "year", Type: "INTEGER", Description: "the calendar year"}, {Name: "region", Type: "varchar"}}, q.Params); d != "" {
 		t.Errorf("params: %s", d)
 	}
 	if q.Params[0].JSONType() != "integer" || q.Params[1].JSONType() != "string" {
@@ -640,5 +640,38 @@ SELECT 1;
 	}
 	if hits := c.Search("lifetime_value", 20); len(hits) != 0 {
 		t.Errorf("a notebook's SQL is searched: %v", hits[0].Entry.Path)
+	}
+}
+
+// TestParamType: an @param line's type is a name with its parentheses, SQL's
+// longer type names and list brackets, kept as written; the rest is the
+// description.
+func TestParamType(t *testing.T) {
+	for _, tc := range []struct{ in, typ, desc string }{
+		{"INTEGER the year", "INTEGER", "the year"},
+		{"integer", "integer", ""},
+		{"DECIMAL(10, 2) amount in euros", "DECIMAL(10, 2)", "amount in euros"},
+		{"timestamp with time zone when it began", "timestamp with time zone", "when it began"},
+		{"timestamp(3)  without  time zone x", "timestamp(3) without time zone", "x"},
+		{"TIME WITH TIME ZONE", "TIME WITH TIME ZONE", ""},
+		{"timestamp with timezone x", "timestamp", "with timezone x"},
+		{"timestamp with time zone[] days", "timestamp with time zone[]", "days"},
+		{"double precision ratio", "double precision", "ratio"},
+		{"character varying(20) name", "character varying(20)", "name"},
+		{"STRUCT(a INTEGER, b VARCHAR) pair", "STRUCT(a INTEGER, b VARCHAR)", "pair"},
+		{"ENUM('a b', 'c)') mood", "ENUM('a b', 'c)')", "mood"},
+		{"INTEGER[3] triple", "INTEGER[3]", "triple"},
+		{"INTEGER [] ids", "INTEGER[]", "ids"},
+		{"VARCHAR withdrawn reason", "VARCHAR", "withdrawn reason"},
+	} {
+		typ, desc, ok := paramType(tc.in)
+		if !ok || typ != tc.typ || desc != tc.desc {
+			t.Errorf("paramType(%q) = %q, %q, %v; want %q, %q", tc.in, typ, desc, ok, tc.typ, tc.desc)
+		}
+	}
+	for _, in := range []string{"", "(1)", "DECIMAL(10,2", "DECIMAL(5,2)x", "ENUM('a"} {
+		if typ, desc, ok := paramType(in); ok {
+			t.Errorf("paramType(%q) = %q, %q: want a refusal", in, typ, desc)
+		}
 	}
 }

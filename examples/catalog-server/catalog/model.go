@@ -223,12 +223,12 @@ func (p Param) IntBounds() (lo, hi *big.Int, ok bool) {
 
 // JSONType is the JSON Schema type a parameter's value must have.
 func (p Param) JSONType() string {
-	t := strings.ToUpper(p.Type)
+	t := strings.ToUpper(strings.Join(strings.Fields(p.Type), " "))
 	if _, _, ok := p.IntBounds(); ok {
 		return "integer"
 	}
 	switch {
-	case t == "DOUBLE" || t == "FLOAT" || t == "REAL" || strings.HasPrefix(t, "DECIMAL") || strings.HasPrefix(t, "NUMERIC"):
+	case t == "DOUBLE" || t == "DOUBLE PRECISION" || t == "FLOAT" || t == "FLOAT4" || t == "FLOAT8" || t == "REAL" || strings.HasPrefix(t, "DECIMAL") || strings.HasPrefix(t, "NUMERIC"):
 		return "number"
 	case t == "BOOLEAN" || t == "BOOL":
 		return "boolean"

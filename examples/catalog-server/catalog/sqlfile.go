@@ -89,11 +89,21 @@ func ParseModel(text string) (*Model, error) {
 				case r == "@source" || r == "@query":
 					return nil, fmt.Errorf("line %d: want \"%s NAME\"", i+k+1, r)
 				case r == "@param" || strings.HasPrefix(r, "@param "):
-					f := strings.Fields(strings.TrimPrefix(r, "@param"))
-					if len(f) < 2 || !sqlIdent.MatchString(f[0]) {
+					decl := strings.TrimSpace(strings.TrimPrefix(r, "@param"))
+					name, rest := decl, ""
+					if k := strings.IndexAny(decl, " \t"); k >= 0 {
+						name, rest = decl[:k], decl[k:]
+					}
+					typ, desc, ok := paramType(rest)
+					if !sqlIdent.MatchString(name) || !ok {
 						return nil, fmt.Errorf("line %d: want \"@param NAME TYPE [description]\"", i+k+1)
 					}
-					b.params = append(b.params, Param{Name: f[0], Type: strings.ToUpper(f[1]), Description: strings.Join(f[2:], " ")})
+					for _, p := range b.params {
+						if p.Name == name {
+							return nil, fmt.Errorf("line %d: the parameter %q is declared twice in one @query block", i+k+1, name)
+						}
+					}
+					b.params = append(b.params, Param{Name: name, Type: typ, Description: desc})
 				case strings.HasPrefix(r, "@"):
 					return nil, fmt.Errorf("line %d: unknown annotation %q (want @source, @query or @param)", i+k+1, strings.Fields(r)[0])
 				default:
@@ -166,4 +176,112 @@ func joinDesc(lines []string) string {
 		}
 	}
 	return strings.Join(out, " ")
+}
+
+// paramType splits what follows a parameter's name on an @param line into its
+// type and its description. The type is a name (letters, digits and _), with
+// what its parentheses hold if it has any (DECIMAL(10, 2), STRUCT(a INTEGER),
+// ENUM('a', 'b')), the words of SQL's longer type names after it (timestamp
+// with time zone, time without time zone, double precision, character
+// varying(20), bit varying), and list brackets ([], [3]); the rest is the
+// description. The type is kept as written, runs of white space made one space
+// (none before a list's brackets).
+func paramType(rest string) (typ, desc string, ok bool) {
+	s := strings.TrimSpace(rest)
+	i := 0
+	word := func() string {
+		j := i
+		for j < len(s) && (s[j] == '_' || s[j] >= 'a' && s[j] <= 'z' || s[j] >= 'A' && s[j] <= 'Z' || j > i && s[j] >= '0' && s[j] <= '9') {
+			j++
+		}
+		w := s[i:j]
+		return w
+	}
+	skipSpace := func(k int) int {
+		for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
+			k++
+		}
+		return k
+	}
+	// parens reads a parenthesised part at s[k] (quotes inside may hold
+	// parentheses), returning the index after it, or -1.
+	parens := func(k int) int {
+		depth := 0
+		for ; k < len(s); k++ {
+			switch s[k] {
+			case '(':
+				depth++
+			case ')':
+				depth--
+				if depth == 0 {
+					return k + 1
+				}
+			case '\'', '"':
+				q := s[k]
+				for k++; k < len(s) && s[k] != q; k++ {
+				}
+				if k == len(s) {
+					return -1
+				}
+			}
+		}
+		return -1
+	}
+	first := word()
+	if first == "" {
+		return "", "", false
+	}
+	i += len(first)
+	if k := skipSpace(i); k < len(s) && s[k] == '(' {
+		end := parens(k)
+		if end < 0 {
+			return "", "", false
+		}
+		i = end
+	}
+	// The longer names' further words, each after white space.
+	next := func(want ...string) bool {
+		k := i
+		for _, w := range want {
+			k2 := skipSpace(k)
+			if k2 == k || !strings.HasPrefix(strings.ToUpper(s[k2:]), w) {
+				return false
+			}
+			k = k2 + len(w)
+			if k < len(s) && (s[k] == '_' || s[k] >= 'a' && s[k] <= 'z' || s[k] >= 'A' && s[k] <= 'Z' || s[k] >= '0' && s[k] <= '9') {
+				return false
+			}
+		}
+		i = k
+		return true
+	}
+	switch strings.ToUpper(first) {
+	case "TIMESTAMP", "TIME":
+		_ = next("WITH", "TIME", "ZONE") || next("WITHOUT", "TIME", "ZONE")
+	case "DOUBLE":
+		next("PRECISION")
+	case "CHARACTER", "CHAR", "BIT":
+		if next("VARYING") {
+			if k := skipSpace(i); k < len(s) && s[k] == '(' {
+				if end := parens(k); end > 0 {
+					i = end
+				}
+			}
+		}
+	}
+	for {
+		k := skipSpace(i)
+		if k >= len(s) || s[k] != '[' {
+			break
+		}
+		end := strings.IndexByte(s[k:], ']')
+		if end < 0 {
+			return "", "", false
+		}
+		i = k + end + 1
+	}
+	if i < len(s) && s[i] != ' ' && s[i] != '\t' {
+		return "", "", false // the type runs into other text: DECIMAL(5,2)x
+	}
+	return strings.ReplaceAll(strings.Join(strings.Fields(s[:i]), " "), " [", "["), strings.TrimSpace(s[i:]), true
 }
