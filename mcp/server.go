@@ -58,7 +58,9 @@ type ServerOptions struct {
 	// SubscribeHandler, if set, is told of every resources/subscribe, and of each
 	// resource subscription of a 2026-07-28 subscriptions/listen request; returning
 	// an error refuses the subscription (a refused listen subscription is left out
-	// of the acknowledgement).
+	// of the acknowledgement). An error wrapping ErrResourceNotFound is answered
+	// as resources/read answers it: the revision's resource-not-found error, its
+	// text after "resource not found: " in the data.
 	SubscribeHandler func(ctx context.Context, ss *ServerSession, uri string) error
 	// DisableLogging stops the server declaring the logging capability; Log then
 	// sends nothing.

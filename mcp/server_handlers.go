@@ -197,17 +197,7 @@ func handleReadResource(ctx context.Context, ss *ServerSession, ri *requestInfo)
 	}
 	res, err := h(ctx, req)
 	if err != nil {
-		if errors.Is(err, ErrResourceNotFound) {
-			// The handler's explanation (which names may be meant, say) goes in
-			// data beside the URI; the message stays the standard one, which
-			// clients of 2026-07-28 tell this -32602 from others by.
-			detail := strings.TrimPrefix(err.Error(), ErrResourceNotFound.Error()+": ")
-			if detail == ErrResourceNotFound.Error() {
-				detail = ""
-			}
-			return nil, resourceNotFound(ss.server, ri.rev, p.URI, detail)
-		}
-		return nil, err
+		return nil, notFoundError(ss.server, ri.rev, p.URI, err)
 	}
 	if res == nil {
 		res = &ReadResourceResult{}
@@ -228,7 +218,7 @@ func handleSubscribe(ctx context.Context, ss *ServerSession, ri *requestInfo) (a
 	}
 	if h := ss.server.opts.SubscribeHandler; h != nil {
 		if err := h(ctx, ss, p.URI); err != nil {
-			return nil, err
+			return nil, notFoundError(ss.server, ri.rev, p.URI, err)
 		}
 	}
 	ss.mu.Lock()
@@ -398,4 +388,20 @@ func paginate[T any](list string, items []T, key func(T) string, cursor string, 
 		next = base64.RawURLEncoding.EncodeToString([]byte(prefix + key(items[end-1])))
 	}
 	return page, next, nil
+}
+
+// notFoundError is err, from a handler of a request about uri, as the client
+// gets it: one wrapping ErrResourceNotFound becomes the revision's
+// resource-not-found error, the handler's explanation (which names may be
+// meant, say) in its data beside the URI, the message the standard one, which
+// clients of 2026-07-28 tell this -32602 from others by.
+func notFoundError(s *Server, rev *revision, uri string, err error) error {
+	if !errors.Is(err, ErrResourceNotFound) {
+		return err
+	}
+	detail := strings.TrimPrefix(err.Error(), ErrResourceNotFound.Error()+": ")
+	if detail == ErrResourceNotFound.Error() {
+		detail = ""
+	}
+	return resourceNotFound(s, rev, uri, detail)
 }

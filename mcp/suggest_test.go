@@ -226,3 +226,30 @@ func TestResourceNotFoundNotItself(t *testing.T) {
 	}
 	diff(t, []string{"test://gone2", "test://gonee"}, data.Closest)
 }
+
+// TestSubscribeNotFound: a SubscribeHandler's error wrapping ErrResourceNotFound
+// is answered as resources/read answers one: the revision's resource-not-found
+// error, the handler's words in its data; other errors pass as they are.
+func TestSubscribeNotFound(t *testing.T) {
+	s := NewServer(Implementation{Name: "t", Version: "1"}, &ServerOptions{
+		SubscribeHandler: func(_ context.Context, _ *ServerSession, uri string) error {
+			if uri == "x://gone" {
+				return fmt.Errorf("%w: closest: x://here", ErrResourceNotFound)
+			}
+			return nil
+		},
+	})
+	s.AddResource(&Resource{URI: "x://here", Name: "here"}, func(context.Context, *ReadResourceRequest) (*ReadResourceResult, error) {
+		return &ReadResourceResult{}, nil
+	})
+	cs, _ := pair(t, s, nil)
+	ctx := testCtx(t)
+	var je *jsonrpc.Error
+	err := cs.Subscribe(ctx, &SubscribeParams{URI: "x://gone"})
+	if !errors.As(err, &je) || je.Code != CodeResourceNotFound || je.Message != "Resource not found" || !strings.Contains(string(je.Data), "closest: x://here") || !strings.Contains(string(je.Data), `"uri":"x://gone"`) {
+		t.Fatalf("subscribe x://gone: %v (%s)", err, je.Data)
+	}
+	if err := cs.Subscribe(ctx, &SubscribeParams{URI: "x://here"}); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -319,6 +319,25 @@ func registerResources(s *mcp.Server, svc *Service) {
 	syncResources(s, svc, nil, svc.Catalog())
 }
 
+// subscribable says why uri names no object of the current catalog (nil when
+// it does): an error wrapping mcp.ErrResourceNotFound, with the closest URIs.
+func (svc *Service) subscribable(uri string) error {
+	rest, ok := strings.CutPrefix(uri, "catalog://")
+	kind, path, _ := strings.Cut(rest, "/")
+	cat := svc.Catalog()
+	if e := cat.Lookup(path); ok && e != nil && string(e.Kind) == kind && path == e.Path {
+		return nil
+	}
+	var uris []string
+	for _, e := range cat.Entries() {
+		uris = append(uris, "catalog://"+string(e.Kind)+"/"+e.Path)
+	}
+	if near := catalog.Closest(uri, uris, 3); len(near) > 0 {
+		return fmt.Errorf("%w: %s names no object of the catalog; closest: %s", mcp.ErrResourceNotFound, uri, strings.Join(near, ", "))
+	}
+	return fmt.Errorf("%w: %s names no object of the catalog; subscribe to a URI resources/list gives", mcp.ErrResourceNotFound, uri)
+}
+
 // anyObjectTemplate matches every catalog URI the kinds' templates do not. Its
 // expression is after the scheme rather than in the host (catalog://{kind}/…,
 // which RFC 6570 allows): validators of the official schema's uri-template

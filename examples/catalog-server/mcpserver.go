@@ -534,6 +534,11 @@ func newMCPServer(svc *Service, version string, stateless bool) *mcp.Server {
 	s := mcp.NewServer(mcp.Implementation{Name: "wiremcp-catalog-server", Version: version}, &mcp.ServerOptions{
 		Capabilities:   caps,
 		DisableLogging: true,
+		// A subscription is to an object that exists (a misspelt URI would
+		// never be told of a change).
+		SubscribeHandler: func(_ context.Context, _ *mcp.ServerSession, uri string) error {
+			return svc.subscribable(uri)
+		},
 		Instructions:   instructions,
 		PageSize:       svc.cfg.PageSize,
 		CacheScope:     "public",

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -79,6 +80,11 @@ func TestStdioSubscribersToldOfChanges(t *testing.T) {
 	// Its tools never change, and it sends no log messages: it says neither.
 	if caps := cs.ServerCapabilities(); caps.Tools == nil || caps.Tools.ListChanged || caps.Logging != nil {
 		t.Fatalf("stdio server declares tools %+v, logging %v", caps.Tools, caps.Logging)
+	}
+	// A URI that names nothing is refused, with the closest that do.
+	var je *jsonrpc.Error
+	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "catalog://source/p/k/m/b"}); !errors.As(err, &je) || je.Code != mcp.CodeResourceNotFound || !strings.Contains(string(je.Data), "catalog://source/p/k/m/a") {
+		t.Fatalf("subscribing to nothing: %v %s", err, je.Data)
 	}
 	subs := []string{"catalog://source/p/k/m/a", "catalog://model/p/j/n", "catalog://project/p"}
 	for _, u := range subs {
