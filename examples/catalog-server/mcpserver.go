@@ -539,9 +539,9 @@ func newMCPServer(svc *Service, version string, stateless bool) *mcp.Server {
 		SubscribeHandler: func(_ context.Context, _ *mcp.ServerSession, uri string) error {
 			return svc.subscribable(uri)
 		},
-		Instructions:   instructions,
-		PageSize:       svc.cfg.PageSize,
-		CacheScope:     "public",
+		Instructions: instructions,
+		PageSize:     svc.cfg.PageSize,
+		CacheScope:   "public",
 		// resources/list in URI order, its cursor the last URI sent: a listing
 		// continues across replicas and reloads without repeating or skipping.
 		ListResourcesByURI: true,
