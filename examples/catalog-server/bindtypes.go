@@ -27,7 +27,8 @@ import (
 // is the placeholder's), and DuckDB's excerpt of the SQL is the author's.
 //
 // Values are sent to the engine in forms it casts exactly: integers as 64-bit
-// integers, or as their decimal digits past that range; a list as JSON text
+// integers, or as their decimal digits past that range; a DECIMAL as its
+// decimal text, rounded to its scale (decimalValue); a list as JSON text
 // (DuckDB: cast to JSON, then to the list type) or as an array literal
 // (PostgreSQL).
 
@@ -411,8 +412,9 @@ func number(v any) (f float64, text string, ok bool) {
 
 // bindParam checks the value v the call gave p (already known to be present)
 // and returns it as it is bound for the engine eng: an integer as an int64 (or
-// its digits past that range), a number as a float64, a boolean, a string, a
-// list as text its cast reads (castParams). An element of a list is checked
+// its digits past that range), a DECIMAL as decimal text (decimalValue), a
+// DOUBLE or REAL as a float64, a boolean, a string, a list as text its cast
+// reads (castParams). An element of a list is checked
 // as a parameter named after its place ("ids[1]").
 func bindParam(eng string, p catalog.Param, v any) (any, error) {
 	if v == nil {
@@ -428,6 +430,14 @@ func bindParam(eng string, p catalog.Param, v any) (any, error) {
 	if lo, hi, isInt := p.IntBounds(); isInt {
 		return bindInt(p, v, lo, hi)
 	}
+	if isDecimalType(p.Type) {
+		// A JSON number's text as written, or a string of one: never a float64.
+		text, err := decimalValue(eng, p, v)
+		if err != nil {
+			return nil, err
+		}
+		return text, nil
+	}
 	switch p.JSONType() {
 	case "number":
 		f, text, ok := number(v)
@@ -441,9 +451,6 @@ func bindParam(eng string, p catalog.Param, v any) (any, error) {
 			return nil, fmt.Errorf("parameter %q must be a number (%s), and %s is out of range: a number's magnitude is at most about 1.8e308", p.Name, p.Type, text)
 		case single && math.Abs(f) > math.MaxFloat32:
 			return nil, fmt.Errorf("parameter %q must be a number (%s), and %s is out of range: a %s's magnitude is at most about 3.4e38", p.Name, p.Type, text, p.Type)
-		}
-		if err := checkTypedValue(eng, p, f); err != nil {
-			return nil, err
 		}
 		return f, nil
 	case "boolean":

@@ -428,3 +428,111 @@ func TestLongTypeNamesBound(t *testing.T) {
 		t.Errorf("describe: %+v %v", q, err)
 	}
 }
+
+// TestDecimalParamsExact: a DECIMAL or NUMERIC parameter keeps every digit of
+// a JSON number, and takes a string of a decimal number, which the query's cast
+// reads exactly (DuckDB). Before, the value went through a DOUBLE:
+// 9007199254740993.01 came back 9007199254740994.56 in a DECIMAL(38,2), and a
+// string was refused ("must be a number").
+func TestDecimalParamsExact(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"p/k/manifest.json": `{}`,
+		"p/k/m.sql": "-- @source one\nSELECT 1 AS x;\n\n" +
+			"-- @query wide\n-- @param x DECIMAL(38,2)\nSELECT $x AS x;\n\n" +
+			"-- @query plain\n-- @param x NUMERIC\nSELECT $x AS x;\n\n" +
+			"-- @query small\n-- @param x DECIMAL(3,2)\nSELECT $x AS x;\n\n" +
+			"-- @query many\n-- @param x DECIMAL(38,2)[]\nSELECT $x AS x;\n\n" +
+			"-- @query dbl\n-- @param x DOUBLE\nSELECT $x AS x;\n",
+	})
+	svc := newTestService(t, dir, Config{})
+	wide := `{"Columns":[{"name":"x","type":"DECIMAL(38,2)"}],"Rows":[[%s]]}`
+	plain := `{"Columns":[{"name":"x","type":"DECIMAL(18,3)"}],"Rows":[[%s]]}`
+	small := `{"Columns":[{"name":"x","type":"DECIMAL(3,2)"}],"Rows":[[%s]]}`
+	for _, tc := range []struct {
+		path, params, want string
+	}{
+		{"p/k/m/wide", `{"x":9007199254740993.01}`, fmt.Sprintf(wide, "9007199254740993.01")},
+		{"p/k/m/wide", `{"x":123456789012345678901234567890.12}`, fmt.Sprintf(wide, "123456789012345678901234567890.12")},
+		{"p/k/m/wide", `{"x":"123456789012345678901234567890.12"}`, fmt.Sprintf(wide, "123456789012345678901234567890.12")},
+		{"p/k/m/wide", `{"x":"-0.005"}`, fmt.Sprintf(wide, "-0.01")},
+		{"p/k/m/wide", `{"x":1.5e3}`, fmt.Sprintf(wide, "1500")},
+		{"p/k/m/plain", `{"x":123456789012345.678}`, fmt.Sprintf(plain, "123456789012345.678")},
+		{"p/k/m/plain", `{"x":"123456789012345.6785"}`, fmt.Sprintf(plain, "123456789012345.679")},
+		// The server applies an exponent exactly (DuckDB's own cast of the text
+		// 15e-1 finds it too wide for DECIMAL(3,2)).
+		{"p/k/m/small", `{"x":15e-1}`, fmt.Sprintf(small, "1.5")},
+		{"p/k/m/small", `{"x":"9.994999"}`, fmt.Sprintf(small, "9.99")},
+		{"p/k/m/many", `{"x":[9007199254740993.01,"123456789012345678901234567890.12"]}`, `{"Columns":[{"name":"x","type":"DECIMAL(38,2)[]"}],"Rows":[[[9007199254740993.01,123456789012345678901234567890.12]]]}`},
+		// A DOUBLE stays a number.
+		{"p/k/m/dbl", `{"x":0.1}`, `{"Columns":[{"name":"x","type":"DOUBLE"}],"Rows":[[0.1]]}`},
+	} {
+		got, te := runNamed(t, svc, tc.path, tc.params)
+		if te != nil || got != tc.want {
+			t.Errorf("%s %s:\n got %s %+v\nwant %s", tc.path, tc.params, got, te, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		path, params, want string
+	}{
+		{"p/k/m/small", `{"x":9.995}`, `parameter "x" must be a number with at most 1 digits before the decimal point once rounded to 2 decimals (DECIMAL(3,2)), got 9.995`},
+		{"p/k/m/small", `{"x":"9.995"}`, `got "9.995"`},
+		{"p/k/m/plain", `{"x":"1e15"}`, `(NUMERIC, DuckDB's DECIMAL(18,3)), got "1e15"`},
+		{"p/k/m/wide", `{"x":"12,5"}`, `parameter "x" must be a number (DECIMAL(38,2)): a JSON number, or a string of a decimal number`},
+		{"p/k/m/wide", `{"x":"NaN"}`, `must be a number (DECIMAL(38,2))`},
+		{"p/k/m/wide", `{"x":true}`, `must be a number (DECIMAL(38,2))`},
+		{"p/k/m/many", `{"x":[1, "x"]}`, `parameter "x[1]" must be a number (DECIMAL(38,2))`},
+		{"p/k/m/dbl", `{"x":"0.1"}`, `parameter "x" must be a number (DOUBLE)`},
+	} {
+		_, te := runNamed(t, svc, tc.path, tc.params)
+		if te == nil || te.Kind != "invalid" || !strings.Contains(te.Error, tc.want) {
+			t.Errorf("%s %s: %+v, want %q", tc.path, tc.params, te, tc.want)
+		}
+	}
+}
+
+// TestDecimalParamsExactPostgres: the same on PostgreSQL (CATALOG_TEST_PG_DSN).
+// Before, NUMERIC(38,2) read 9007199254740993.01 as 9007199254740994.00, and a
+// NUMERIC without a precision 123456789012345678901234567890.123456789 as
+// 123456789012345680000000000000.
+func TestDecimalParamsExactPostgres(t *testing.T) {
+	pgTestDSN(t)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"p/pg/manifest.json": `{"engine": "postgres", "dsnEnv": "CATALOG_TEST_PG_DSN"}`,
+		"p/pg/m.sql": "-- @source one\nSELECT 1 AS x;\n\n" +
+			"-- @query wide\n-- @param x NUMERIC(38,2)\nSELECT @x AS x;\n\n" +
+			"-- @query plain\n-- @param x NUMERIC\nSELECT @x AS x;\n\n" +
+			"-- @query many\n-- @param x NUMERIC(38,2)[]\nSELECT @x AS x;\n",
+	})
+	svc := newTestService(t, dir, Config{})
+	wide := `{"Columns":[{"name":"x","type":"numeric(38,2)"}],"Rows":[[%s]]}`
+	plain := `{"Columns":[{"name":"x","type":"numeric"}],"Rows":[[%s]]}`
+	for _, tc := range []struct {
+		path, params, want string
+	}{
+		{"p/pg/m/wide", `{"x":9007199254740993.01}`, fmt.Sprintf(wide, "9007199254740993.01")},
+		{"p/pg/m/wide", `{"x":"123456789012345678901234567890.125"}`, fmt.Sprintf(wide, "123456789012345678901234567890.13")},
+		{"p/pg/m/wide", `{"x":15e-1}`, fmt.Sprintf(wide, "1.50")},
+		{"p/pg/m/plain", `{"x":123456789012345678901234567890.123456789}`, fmt.Sprintf(plain, "123456789012345678901234567890.123456789")},
+		{"p/pg/m/plain", `{"x":"1.5e40"}`, fmt.Sprintf(plain, "15000000000000000000000000000000000000000")},
+		{"p/pg/m/many", `{"x":[9007199254740993.01,"0.005"]}`, `{"Columns":[{"name":"x","type":"_numeric"}],"Rows":[[[9007199254740993.01,0.01]]]}`},
+	} {
+		got, te := runNamed(t, svc, tc.path, tc.params)
+		if te != nil || got != tc.want {
+			t.Errorf("%s %s:\n got %s %+v\nwant %s", tc.path, tc.params, got, te, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		path, params, want string
+	}{
+		{"p/pg/m/wide", `{"x":1e36}`, `parameter "x" must be a number with at most 36 digits before the decimal point once rounded to 2 decimals (NUMERIC(38,2)), got 1e36`},
+		{"p/pg/m/plain", `{"x":"1e131072"}`, `PostgreSQL's numeric holds at most 131072 digits before the decimal point`},
+		{"p/pg/m/plain", `{"x":"Infinity"}`, `must be a number (NUMERIC)`},
+	} {
+		_, te := runNamed(t, svc, tc.path, tc.params)
+		if te == nil || te.Kind != "invalid" || !strings.Contains(te.Error, tc.want) {
+			t.Errorf("%s %s: %+v, want %q", tc.path, tc.params, te, tc.want)
+		}
+	}
+}

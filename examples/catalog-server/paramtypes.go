@@ -1,8 +1,9 @@
 package main
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
-	"math"
 	"math/big"
 	"regexp"
 	"strconv"
@@ -119,14 +120,17 @@ func queryEngine(q *catalog.Query) string {
 	return catalog.EngineDuckDB
 }
 
-// checkTypedValue checks the value v of p, already of p's JSON type
-// (checkParams), against p's SQL type as the engine eng reads it: a DATE,
-// TIMESTAMP, TIME or UUID, a DECIMAL (DuckDB: DECIMAL(18,3)), DECIMAL(p) or
-// DECIMAL(p,s) that fits its precision, a JSON
-// parameter holding JSON text.
+// checkTypedValue checks the value v of p against p's SQL type as the engine
+// eng reads it: a string of a DATE, TIMESTAMP, TIME or UUID, a JSON parameter
+// holding JSON text, a DECIMAL's or NUMERIC's number or decimal text that fits
+// its precision once rounded (decimalValue).
 func checkTypedValue(eng string, p catalog.Param, v any) error {
 	pg := eng == catalog.EnginePostgres
 	t := strings.ToUpper(strings.Join(strings.Fields(p.Type), ""))
+	if isDecimalType(p.Type) {
+		_, err := decimalValue(eng, p, v)
+		return err
+	}
 	if s, ok := v.(string); ok {
 		forms := duckForms
 		if pg {
@@ -153,72 +157,8 @@ func checkTypedValue(eng string, p catalog.Param, v any) error {
 				return fmt.Errorf("parameter %q must be a %s value written as JSON text (e.g. %q), got %s: %s", p.Name, p.Type, `{"a": 1}`, jsonText(s), why)
 			}
 		}
-		return nil
-	}
-	if f, ok := v.(float64); ok {
-		if m := decimalType.FindStringSubmatch(t); m != nil && (m[1] != "" || !pg) {
-			// A DECIMAL without a precision is DuckDB's DECIMAL(18,3) (and
-			// PostgreSQL's NUMERIC without a limit: not checked); one with only a
-			// precision has scale 0 in both.
-			prec, scale := 18, 3
-			if m[1] != "" {
-				prec, _ = strconv.Atoi(m[1])
-				scale, _ = strconv.Atoi(m[2])
-			}
-			var tooWide bool
-			if pg {
-				tooWide = prec >= 1 && prec <= 1000 && scale <= prec && pgDecimalTooWide(f, prec, scale)
-			} else {
-				// As DuckDB casts the number (a DOUBLE): times 10^scale, rounded
-				// half away from zero, then held below 10^prec, all in DOUBLEs;
-				// 9.999 is 10.00, too wide for DECIMAL(3,2).
-				tooWide = prec >= 1 && prec <= 38 && scale <= prec && math.Abs(math.Round(f*pow10[scale])) >= pow10[prec]
-			}
-			if tooWide {
-				ex := "0"
-				if prec > scale {
-					ex = strings.Repeat("9", min(prec-scale, 3))
-				}
-				if scale > 0 {
-					ex += "." + strings.Repeat("5", min(scale, 2))
-				}
-				typ := p.Type
-				if m[1] == "" {
-					typ += ", DuckDB's DECIMAL(18,3)"
-				}
-				return fmt.Errorf("parameter %q must be a number with at most %d digits before the decimal point once rounded to %d decimals (%s), got %s; e.g. %s", p.Name, prec-scale, scale, typ, jsonText(v), ex)
-			}
-		}
 	}
 	return nil
-}
-
-// pow10 are DuckDB's powers of ten as DOUBLEs (NumericHelper::DOUBLE_POWERS_OF_TEN):
-// exact literals, where math.Pow10 is off by a unit in the last place for some.
-var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
-	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20,
-	1e21, 1e22, 1e23, 1e24, 1e25, 1e26, 1e27, 1e28, 1e29, 1e30,
-	1e31, 1e32, 1e33, 1e34, 1e35, 1e36, 1e37, 1e38}
-
-// pgDecimalTooWide reports whether f is too wide for PostgreSQL's
-// NUMERIC(prec,scale): pgx sends the number as its shortest decimal text
-// (9.995), which PostgreSQL rounds to scale decimals half away from zero
-// (10.00), and then holds to prec digits.
-func pgDecimalTooWide(f float64, prec, scale int) bool {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return false
-	}
-	s := strconv.FormatFloat(math.Abs(f), 'f', -1, 64)
-	whole, frac, _ := strings.Cut(s, ".")
-	roundUp := len(frac) > scale && frac[scale] >= '5'
-	if len(frac) > scale {
-		frac = frac[:scale]
-	}
-	n, _ := new(big.Int).SetString(whole+frac+strings.Repeat("0", scale-len(frac)), 10)
-	if roundUp {
-		n.Add(n, big.NewInt(1))
-	}
-	return n.Cmp(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(prec)), nil)) >= 0
 }
 
 // jsonValid reports whether s is JSON text, at any depth (encoding/json stops
@@ -642,4 +582,210 @@ func checkPGDateTime(v string, withDate, withTime bool) string {
 		return fmt.Sprintf("%s:%s:%s is past 24:00:00", m[1], m[2], strings.TrimSuffix(m[3]+m[4], "."))
 	}
 	return ""
+}
+
+// A DECIMAL or NUMERIC parameter's value is decimal text: a JSON number's text
+// as the call wrote it, or a string (decimalForm). It is never a float64, which
+// would keep about 16 digits. For a type with a precision (and DuckDB's
+// DECIMAL, which is DECIMAL(18,3)), the value is rounded to the type's scale
+// half away from zero, as both engines round decimal text (DuckDB: 1.125 is
+// 1.13, 9.995 does not fit DECIMAL(3,2); PostgreSQL the same), exactly, and
+// bound as the rounded text ("1.13"), which the query's cast reads unchanged.
+// The server applies an exponent itself: DuckDB's own cast reads 15e-1 as too
+// wide for DECIMAL(3,2) and 5e-5 as 0.001 in DECIMAL(18,3), and PostgreSQL's
+// refuses 1e-20000 for any NUMERIC. PostgreSQL's NUMERIC without a precision
+// takes the text as written, which PostgreSQL reads exactly, within its limits
+// (pgNumericLimits).
+
+// decimalForm is the decimal text both engines read as a number, as the server
+// takes it: a sign if any, digits with a decimal point among, before or after
+// them if any, and an exponent (e or E, a sign if any, digits) if any. No
+// spaces, no NaN or Infinity.
+var decimalForm = regexp.MustCompile(`^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$`)
+
+// isDecimalType reports whether t is DECIMAL or NUMERIC, with a precision or not.
+func isDecimalType(t string) bool {
+	return decimalType.MatchString(strings.ToUpper(strings.Join(strings.Fields(t), "")))
+}
+
+// decimalBounds returns the precision and scale of the decimal type t on the
+// engine eng; bounded is false for PostgreSQL's NUMERIC without a precision,
+// and valid false for a precision or scale the engine has no type for (then the
+// query fails as the catalog's fault, and the value is not checked).
+func decimalBounds(eng, t string) (prec, scale int, bounded, valid bool) {
+	m := decimalType.FindStringSubmatch(strings.ToUpper(strings.Join(strings.Fields(t), "")))
+	if m == nil {
+		return 0, 0, false, false
+	}
+	if m[1] == "" {
+		if eng == catalog.EnginePostgres {
+			return 0, 0, false, true
+		}
+		return 18, 3, true, true // DuckDB's DECIMAL
+	}
+	prec, err1 := strconv.Atoi(m[1])
+	if m[2] != "" {
+		var err error
+		scale, err = strconv.Atoi(m[2])
+		err1 = errors.Join(err1, err)
+	}
+	if eng == catalog.EnginePostgres {
+		// PostgreSQL 15 takes a scale past the precision: NUMERIC(2,5) holds
+		// values below 0.001.
+		return prec, scale, true, err1 == nil && prec >= 1 && prec <= 1000 && scale <= 1000
+	}
+	return prec, scale, true, err1 == nil && prec >= 1 && prec <= 38 && scale <= prec
+}
+
+// decimal is decimal text read: the value is digits × 10^exp (digits without
+// leading zeros, "" for zero), negative if neg; frac is the number of digits
+// after the point as written and e the exponent as written.
+type decimal struct {
+	neg    bool
+	digits string
+	exp, e int64
+	frac   int
+}
+
+// maxDecimalExp is past any exponent either engine takes: an exponent beyond
+// it is read as it (1e99999999999999999999 is too wide, its inverse 0).
+const maxDecimalExp = 1 << 40
+
+// parseDecimal reads s in decimalForm.
+func parseDecimal(s string) (decimal, bool) {
+	m := decimalForm.FindStringSubmatch(s)
+	if m == nil || m[2]+m[3] == "" {
+		return decimal{}, false
+	}
+	d := decimal{neg: m[1] == "-", frac: len(m[3])}
+	if m[4] != "" {
+		e, err := strconv.ParseInt(m[4], 10, 64)
+		if err != nil || e > maxDecimalExp || e < -maxDecimalExp {
+			e = maxDecimalExp
+			if strings.HasPrefix(m[4], "-") {
+				e = -maxDecimalExp
+			}
+		}
+		d.e = e
+	}
+	d.digits = strings.TrimLeft(m[2]+m[3], "0")
+	d.exp = d.e - int64(len(m[3]))
+	return d, true
+}
+
+// round returns d rounded to scale decimals half away from zero, as an integer
+// n of units of 10^-scale, its sign apart; wide is true (and n nil) when n has
+// more than prec digits (what is cut is digits past the first dropped one).
+func (d decimal) round(prec, scale int) (n *big.Int, wide bool) {
+	if d.digits == "" {
+		return new(big.Int), false
+	}
+	shift := d.exp + int64(scale)
+	if shift >= 0 {
+		if int64(len(d.digits))+shift > int64(prec) {
+			return nil, true
+		}
+		n, _ = new(big.Int).SetString(d.digits+strings.Repeat("0", int(shift)), 10)
+		return n, false
+	}
+	drop := -shift
+	if drop > int64(len(d.digits)) {
+		return new(big.Int), false // the first digit dropped is a 0
+	}
+	kept := d.digits[:int64(len(d.digits))-drop]
+	if len(kept) > prec {
+		return nil, true
+	}
+	n = new(big.Int)
+	if kept != "" {
+		n.SetString(kept, 10)
+	}
+	if d.digits[len(kept)] >= '5' {
+		n.Add(n, big.NewInt(1))
+	}
+	if len(n.String()) > prec {
+		return nil, true
+	}
+	return n, false
+}
+
+// scaledText is the decimal text of n units of 10^-scale, negative if neg.
+func scaledText(n *big.Int, scale int, neg bool) string {
+	s := n.String()
+	if len(s) <= scale {
+		s = strings.Repeat("0", scale-len(s)+1) + s
+	}
+	if scale > 0 {
+		s = s[:len(s)-scale] + "." + s[len(s)-scale:]
+	}
+	if neg && n.Sign() != 0 {
+		s = "-" + s
+	}
+	return s
+}
+
+// PostgreSQL's numeric holds at most 131072 digits before the point and 16383
+// after, and reads an exponent only below 2^30 - 1 either way (even on 0).
+const (
+	pgNumericWhole = 131072
+	pgNumericScale = 16383
+	pgNumericExp   = 1<<30 - 1
+)
+
+// decimalValue checks text, a DECIMAL or NUMERIC value of p, as the engine
+// eng reads it, and returns the text bound for it: rounded to the type's scale
+// (see above), or for PostgreSQL's NUMERIC without a precision as written.
+func decimalValue(eng string, p catalog.Param, v any) (string, error) {
+	var text string
+	switch x := v.(type) {
+	case string:
+		text = x
+	case json.Number:
+		text = string(x)
+	case float64:
+		text = strconv.FormatFloat(x, 'g', -1, 64)
+	}
+	d, ok := parseDecimal(text)
+	if !ok {
+		return "", fmt.Errorf("parameter %q must be a number (%s): a JSON number, or a string of a decimal number (an optional sign, digits with an optional decimal point, an optional exponent: \"-1234.5678\", \"1.5e3\"; a string keeps digits that not every client sends exactly as a number); got %v", p.Name, p.Type, jsonText(v))
+	}
+	prec, scale, bounded, valid := decimalBounds(eng, p.Type)
+	if !valid {
+		return text, nil // the engine refuses the type
+	}
+	if !bounded {
+		// PostgreSQL's NUMERIC: its limits.
+		why := ""
+		switch dscale := int64(d.frac) - d.e; {
+		case d.e >= pgNumericExp || d.e <= -pgNumericExp:
+			why = fmt.Sprintf("PostgreSQL reads an exponent only between -%d and %d", pgNumericExp-1, pgNumericExp-1)
+		case d.digits != "" && int64(len(d.digits))+d.exp > pgNumericWhole:
+			why = fmt.Sprintf("PostgreSQL's numeric holds at most %d digits before the decimal point", pgNumericWhole)
+		case dscale > pgNumericScale:
+			why = fmt.Sprintf("PostgreSQL's numeric holds at most %d digits after the decimal point (as written, less the exponent)", pgNumericScale)
+		}
+		if why != "" {
+			return "", fmt.Errorf("parameter %q must be a number PostgreSQL's numeric holds (%s), got %s: %s", p.Name, p.Type, jsonText(v), why)
+		}
+		return text, nil
+	}
+	n, wide := d.round(prec, scale)
+	if wide {
+		typ := p.Type
+		if m := decimalType.FindStringSubmatch(strings.ToUpper(strings.Join(strings.Fields(p.Type), ""))); m[1] == "" {
+			typ += ", DuckDB's DECIMAL(18,3)"
+		}
+		if scale > prec {
+			return "", fmt.Errorf("parameter %q must be a number below %s in magnitude once rounded to %d decimals (%s), got %s", p.Name, "0."+strings.Repeat("0", scale-prec-1)+"1", scale, typ, jsonText(v))
+		}
+		ex := "0"
+		if prec > scale {
+			ex = strings.Repeat("9", min(prec-scale, 3))
+		}
+		if scale > 0 {
+			ex += "." + strings.Repeat("5", min(scale, 2))
+		}
+		return "", fmt.Errorf("parameter %q must be a number with at most %d digits before the decimal point once rounded to %d decimals (%s), got %s; e.g. %s", p.Name, prec-scale, scale, typ, jsonText(v), ex)
+	}
+	return scaledText(n, scale, d.neg), nil
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"database/sql"
+	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -15,7 +17,7 @@ import (
 
 // typedCases are values for the checked types, each with whether DuckDB 1.5.6
 // reads it as that type (TestTypedParamsAgreeWithDuckDB asks DuckDB itself).
-// Strings are cast as text; numbers as the DOUBLE a JSON number is bound as.
+// Values are cast from text, as a call's values are (a DECIMAL's number too).
 // DuckDB reads far more than ISO 8601 (duckdatetime.go): each kind of form it
 // reads has a case here, and the nearest it refuses.
 var typedCases = []struct {
@@ -456,35 +458,56 @@ var typedCases = []struct {
 	{"JSON", `NULL`, false},
 	{"JSON", strings.Repeat("[", 10001) + strings.Repeat("]", 10001), true},
 
-	{"DECIMAL(5,2)", 999.99, true},
-	{"DECIMAL(5,2)", -12.5, true},
-	{"DECIMAL(5,2)", 12345.5, false},
-	{"NUMERIC(4)", 12345.0, false},
-	{"NUMERIC(4)", 9999.4, true},
-	{"DECIMAL(3,2)", 9.99, true},
-	{"DECIMAL(3,2)", 9.994, true},
-	{"DECIMAL(3,2)", 9.999, false}, // 10.00
-	{"DECIMAL(3,2)", -9.999, false},
-	{"DECIMAL(3,2)", 0.005, true},
-	{"DECIMAL(3,0)", 999.4, true},
-	{"DECIMAL(3,0)", 999.5, false},
-	{"DECIMAL(4,2)", 99.995, false}, // a DOUBLE a little above 99.995
-	{"DECIMAL(3,2)", 9.995, true},   // a DOUBLE a little below: 9.99
-	{"DECIMAL(38,37)", 9.999999999999998, true},
-	{"DECIMAL(34,33)", 9.999999999999998, true},
-	{"DECIMAL(35,33)", 99.99999999999997, true},
-	{"DECIMAL(33,32)", 9.999999999999998, false}, // 10 once times 1e32 as a DOUBLE
-	{"DECIMAL(38,0)", 1e38, false},
+	// DECIMAL text is rounded to the scale half away from zero, then held to
+	// the precision (the JSON numbers of a call are cast from their text too).
+	{"DECIMAL(5,2)", "999.99", true},
+	{"DECIMAL(5,2)", "-12.5", true},
+	{"DECIMAL(5,2)", "12345.5", false},
+	{"NUMERIC(4)", "12345.0", false},
+	{"NUMERIC(4)", "9999.4", true},
+	{"DECIMAL(3,2)", "9.99", true},
+	{"DECIMAL(3,2)", "9.994", true},
+	{"DECIMAL(3,2)", "9.9949999999999999999999999", true},
+	{"DECIMAL(3,2)", "9.995", false}, // 10.00
+	{"DECIMAL(3,2)", "-9.995", false},
+	{"DECIMAL(3,2)", "9.999", false},
+	{"DECIMAL(3,2)", "0.005", true},
+	{"DECIMAL(3,2)", "+.5", true},
+	{"DECIMAL(3,2)", "5.", true},
+	{"DECIMAL(3,2)", "-0", true},
+	{"DECIMAL(3,0)", "999.4", true},
+	{"DECIMAL(3,0)", "999.5", false},
+	{"DECIMAL(4,2)", "99.995", false},
+	{"DECIMAL(4,1)", "999.95", false},
+	{"DECIMAL(4,1)", "999.9499", true},
+	{"DECIMAL(38,37)", "9.999999999999998", true},
+	{"DECIMAL(33,32)", "9.999999999999998", true},
+	{"DECIMAL(38,37)", "9.99999999999999999999999999999999999994", true},
+	{"DECIMAL(38,37)", "9.99999999999999999999999999999999999995", false},
+	{"DECIMAL(38,37)", "0.00000000000000000000000000000000000005", true},
+	{"DECIMAL(38,0)", "99999999999999999999999999999999999999.4", true},
+	{"DECIMAL(38,0)", "99999999999999999999999999999999999999.5", false},
+	{"DECIMAL(38,0)", "1e38", false},
+	{"DECIMAL(38,2)", "9007199254740993.01", true},
+	{"DECIMAL(38,2)", "123456789012345678901234567890.12", true},
 	// DECIMAL and NUMERIC without a precision are DECIMAL(18,3); with only a
 	// precision, the scale is 0.
-	{"DECIMAL", 999999999999999.9, true},
-	{"DECIMAL", 999999999999999.99, false}, // the DOUBLE 1e15
-	{"DECIMAL", 1e15, false},
-	{"DECIMAL", -123456789012345.678, true},
-	{"NUMERIC", 1e30, false},
-	{"NUMERIC", 0.0005, true},
-	{"DECIMAL(5)", 99999.4, true},
-	{"DECIMAL(5)", 99999.5, false},
+	{"DECIMAL", "999999999999999.99", true},
+	{"DECIMAL", "999999999999999.9995", false},
+	{"DECIMAL", "1e15", false},
+	{"DECIMAL", "-123456789012345.678", true},
+	{"NUMERIC", "123456789012345.6785", true},
+	{"NUMERIC", "1e30", false},
+	{"NUMERIC", "0.0005", true},
+	{"DECIMAL(5)", "99999.4", true},
+	{"DECIMAL(5)", "99999.5", false},
+	// Not decimal text, which the server takes only as the form it describes
+	// (DuckDB also reads 1_0 as 10; PostgreSQL 15 does not).
+	{"DECIMAL(5,2)", "0x10", false},
+	{"DECIMAL(5,2)", "NaN", false},
+	{"DECIMAL(5,2)", "1e", false},
+	{"DECIMAL(5,2)", ".", false},
+	{"DECIMAL(5,2)", "", false},
 }
 
 // TestTypedParamsAgreeWithDuckDB: for every value of typedCases, the check
@@ -501,9 +524,6 @@ func TestTypedParamsAgreeWithDuckDB(t *testing.T) {
 		// Whether the cast succeeds, not whether its result can be shown: DuckDB
 		// reads TIMESTAMP_NS '1677-09-21 12:00:00', but has no text for it.
 		cast := "SELECT CAST(CAST(? AS VARCHAR) AS " + tc.typ + ") IS NOT NULL"
-		if _, num := tc.v.(float64); num {
-			cast = "SELECT CAST(? AS " + tc.typ + ") IS NOT NULL"
-		}
 		var got bool
 		duckErr := db.QueryRow(cast, tc.v).Scan(&got)
 		if (duckErr == nil) != tc.ok {
@@ -633,8 +653,7 @@ func TestTypedParamTypeNames(t *testing.T) {
 // with whether PostgreSQL 15 reads it as that type (pg) and whether the check
 // refuses it before the query runs (pre: only values PostgreSQL refuses, and
 // surely so; the others go to PostgreSQL, whose error names the parameter).
-// Numbers are bound as the float64 a JSON number is, through pgx, as the
-// engine binds them.
+// Values are cast from text, as a call's values are (a DECIMAL's number too).
 var pgTypedCases = []struct {
 	typ     string
 	v       any
@@ -761,31 +780,52 @@ var pgTypedCases = []struct {
 	{"JSON", strings.Repeat("[", 10001) + strings.Repeat("]", 10001), true, false},
 	{"JSONB", strings.Repeat("[", 10001) + strings.Repeat("]", 10001), true, false},
 
-	// NUMERIC rounds the decimal text half away from zero.
-	{"DECIMAL(3,2)", 9.99, true, false},
-	{"DECIMAL(3,2)", 9.994, true, false},
-	{"DECIMAL(3,2)", 9.995, false, true}, // 10.00 (DuckDB: 9.99)
-	{"DECIMAL(3,2)", -9.995, false, true},
-	{"DECIMAL(3,2)", 9.999, false, true},
-	{"DECIMAL(4,2)", 99.995, false, true},
-	{"DECIMAL(5,2)", 999.99, true, false},
-	{"DECIMAL(5,2)", 12345.5, false, true},
-	{"NUMERIC(4)", 9999.4, true, false},
-	{"NUMERIC(4)", 9999.5, false, true},
-	{"DECIMAL(3,0)", 999.4, true, false},
-	{"DECIMAL(3,0)", 999.5, false, true},
-	{"DECIMAL(38,37)", 9.999999999999998, true, false},
-	{"DECIMAL(33,32)", 9.999999999999998, true, false}, // DuckDB: too wide
-	{"DECIMAL(38,0)", 9.99999999999999e37, true, false},
-	{"DECIMAL(38,0)", 1e38, false, true},
-	{"NUMERIC(50,2)", 1e47, true, false},
-	{"NUMERIC(50,2)", 1e48, false, true},
-	// NUMERIC without a precision has no limit; with only a precision, the
-	// scale is 0.
-	{"NUMERIC", 1e30, true, false},
-	{"DECIMAL", 1.7976931348623157e308, true, false},
-	{"DECIMAL(5)", 99999.4, true, false},
-	{"DECIMAL(5)", 99999.5, false, true},
+	// NUMERIC rounds the decimal text half away from zero, then holds it to
+	// the precision (the JSON numbers of a call are cast from their text too).
+	{"DECIMAL(3,2)", "9.99", true, false},
+	{"DECIMAL(3,2)", "9.994", true, false},
+	{"DECIMAL(3,2)", "9.9949999999999999999999999", true, false},
+	{"DECIMAL(3,2)", "9.995", false, true},
+	{"DECIMAL(3,2)", "-9.995", false, true},
+	{"DECIMAL(3,2)", "9.999", false, true},
+	{"DECIMAL(3,2)", "+.5", true, false},
+	{"DECIMAL(3,2)", "5.", true, false},
+	{"DECIMAL(3,2)", "15e-1", true, false},
+	{"DECIMAL(3,2)", "0.09995E2", false, true},
+	{"DECIMAL(4,2)", "99.995", false, true},
+	{"DECIMAL(5,2)", "999.99", true, false},
+	{"DECIMAL(5,2)", "12345.5", false, true},
+	{"NUMERIC(4)", "9999.4", true, false},
+	{"NUMERIC(4)", "9999.5", false, true},
+	{"DECIMAL(3,0)", "999.4", true, false},
+	{"DECIMAL(3,0)", "999.5", false, true},
+	{"DECIMAL(38,37)", "9.999999999999998", true, false},
+	{"DECIMAL(33,32)", "9.999999999999998", true, false},
+	{"DECIMAL(38,0)", "9.99999999999999e37", true, false},
+	{"DECIMAL(38,0)", "1e38", false, true},
+	{"DECIMAL(38,2)", "9007199254740993.01", true, false},
+	{"NUMERIC(50,2)", "1e47", true, false},
+	{"NUMERIC(50,2)", "1e48", false, true},
+	{"NUMERIC(2,5)", "0.000994", true, false}, // PostgreSQL 15: a scale past the precision
+	{"NUMERIC(2,5)", "0.000995", false, true},
+	// NUMERIC without a precision has no limit but numeric's own: 131072 digits
+	// before the point, 16383 after (as written, less the exponent), an
+	// exponent below 2^30-1; with only a precision, the scale is 0.
+	{"NUMERIC", "1e30", true, false},
+	{"NUMERIC", "123456789012345678901234567890.123456789", true, false},
+	{"DECIMAL", "1.7976931348623157e308", true, false},
+	{"NUMERIC", "1e131071", true, false},
+	{"NUMERIC", "1e131072", false, true},
+	{"NUMERIC", "1e-16383", true, false},
+	{"NUMERIC", "1.5e-16383", false, true},
+	{"NUMERIC", "0e-16384", false, true},
+	{"NUMERIC", "0e999999999", true, false},
+	{"NUMERIC", "0e1073741823", false, true},
+	{"NUMERIC", "0e-1073741822", false, true},
+	{"DECIMAL(5)", "99999.4", true, false},
+	{"DECIMAL(5)", "99999.5", false, true},
+	{"DECIMAL(5,2)", "1_0", false, true},
+	{"DECIMAL(5,2)", "", false, true},
 }
 
 // TestTypedParamsAgreeWithPostgres: for every value of pgTypedCases, PostgreSQL
@@ -806,9 +846,6 @@ func TestTypedParamsAgreeWithPostgres(t *testing.T) {
 	}
 	for _, tc := range pgTypedCases {
 		cast := "SELECT CAST($1::text AS " + tc.typ + ")::text"
-		if _, num := tc.v.(float64); num {
-			cast = "SELECT CAST($1 AS " + tc.typ + ")::text"
-		}
 		var got string
 		pgErr := conn.QueryRow(ctx, cast, tc.v).Scan(&got)
 		if (pgErr == nil) != tc.pg {
@@ -855,5 +892,113 @@ func TestTimestampZoneAdvice(t *testing.T) {
 	res.Rows = nil
 	if r := call(t, cs, "execute_query", map[string]any{"path": "p/k/m/at", "parameters": map[string]any{"ts": "2024-07-14 09:30:00 Europe/Paris"}}, &res); r.IsError || len(res.Rows) != 1 || res.Rows[0][0] != true {
 		t.Errorf("a TIMESTAMPTZ parameter with a zone: %s", text(r))
+	}
+}
+
+// decimalTexts are random decimal texts, heavy in the digits 9, 4, 5 and 0
+// where rounding and precision meet; with exponents if exp.
+func decimalTexts(n int, exp bool) []string {
+	r := rand.New(rand.NewPCG(1, 2))
+	digits := func(max int) string {
+		var b strings.Builder
+		for range r.IntN(max + 1) {
+			b.WriteByte("9999445500123678"[r.IntN(16)])
+		}
+		return b.String()
+	}
+	var out []string
+	for len(out) < n {
+		s := []string{"", "-", "+"}[r.IntN(3)] + digits(40)
+		if r.IntN(4) > 0 {
+			s += "." + digits(42)
+		}
+		if exp && r.IntN(2) == 0 {
+			s += []string{"e", "E"}[r.IntN(2)] + []string{"", "-", "+"}[r.IntN(3)] + strconv.Itoa(r.IntN(45))
+		}
+		if _, ok := parseDecimal(s); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// TestDecimalValuesAgreeWithDuckDB: for decimal text without an exponent,
+// DuckDB's cast of the text to DECIMAL(p,s) refuses what decimalValue refuses,
+// and reads the rest as the text decimalValue binds (rounded half away from
+// zero to the scale). With an exponent, decimalValue reads the number exactly,
+// where DuckDB's own cast of the text does not (the cases below).
+func TestDecimalValuesAgreeWithDuckDB(t *testing.T) {
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	types := []string{"DECIMAL(3,2)", "DECIMAL(4,1)", "DECIMAL(5)", "DECIMAL(9,4)", "DECIMAL", "DECIMAL(18,17)", "DECIMAL(19,2)", "DECIMAL(38,2)", "DECIMAL(38,37)", "DECIMAL(38,0)", "NUMERIC(1,1)"}
+	for i, text := range decimalTexts(3000, false) {
+		typ := types[i%len(types)]
+		var duck, duckBound string
+		cast := "SELECT CAST(CAST(CAST(? AS VARCHAR) AS " + typ + ") AS VARCHAR)"
+		duckErr := db.QueryRow(cast, text).Scan(&duck)
+		bound, err := decimalValue(catalog.EngineDuckDB, catalog.Param{Name: "v", Type: typ}, text)
+		if err == nil {
+			if err := db.QueryRow(cast, bound).Scan(&duckBound); err != nil {
+				t.Errorf("%s %q: DuckDB refuses the bound text %q: %v", typ, text, bound, firstLine(err))
+			}
+		}
+		if (err == nil) != (duckErr == nil) || err == nil && duckBound != duck {
+			t.Errorf("%s %q: the server binds %q (read as %q), %v; DuckDB reads %q, %v", typ, text, bound, duckBound, err, duck, firstLine(duckErr))
+		}
+	}
+	for _, tc := range []struct{ typ, text, want, duck string }{
+		{"DECIMAL(3,2)", "15e-1", "1.50", "refused"},
+		{"DECIMAL(18,3)", "5e-5", "0.000", "0.001"},
+		{"DECIMAL(18,3)", "5e-4", "0.001", "0.001"},
+		{"DECIMAL(18,3)", "-1.2355e-1", "-0.124", "-0.124"},
+		{"DECIMAL(5,2)", "1.00049e2", "100.05", "100.05"},
+		{"DECIMAL(38,2)", "1e-99999999999", "0.00", "refused"},
+		{"DECIMAL(38,2)", "0e99999999999", "0.00", "refused"},
+		{"DECIMAL(38,2)", "9.9999999999999999999999999999999999995e36", "", "refused"},
+		{"DECIMAL(38,2)", "1e99999999999999999999", "", "refused"},
+	} {
+		bound, err := decimalValue(catalog.EngineDuckDB, catalog.Param{Name: "v", Type: tc.typ}, tc.text)
+		if bound != tc.want || (err == nil) != (tc.want != "") {
+			t.Errorf("%s %q: the server binds %q, %v; want %q", tc.typ, tc.text, bound, err, tc.want)
+		}
+		var duck string
+		if err := db.QueryRow("SELECT CAST(CAST(CAST(? AS VARCHAR) AS "+tc.typ+") AS VARCHAR)", tc.text).Scan(&duck); err != nil {
+			duck = "refused"
+		}
+		if duck != tc.duck {
+			t.Errorf("%s %q: DuckDB reads %q, the table says %q", tc.typ, tc.text, duck, tc.duck)
+		}
+	}
+}
+
+// TestDecimalValuesAgreeWithPostgres: for decimal text with or without an
+// exponent, PostgreSQL's cast of the text to NUMERIC(p,s) refuses what
+// decimalValue refuses, and reads the rest as the text decimalValue binds; a
+// NUMERIC without a precision is bound as written (CATALOG_TEST_PG_DSN).
+func TestDecimalValuesAgreeWithPostgres(t *testing.T) {
+	dsn := pgTestDSN(t)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	types := []string{"NUMERIC(3,2)", "NUMERIC(4,1)", "NUMERIC(5)", "NUMERIC(9,4)", "NUMERIC", "NUMERIC(2,5)", "NUMERIC(38,2)", "NUMERIC(38,37)", "NUMERIC(50,0)", "DECIMAL(1,1)"}
+	for i, text := range decimalTexts(3000, true) {
+		typ := types[i%len(types)]
+		var pg, pgBound string
+		pgErr := conn.QueryRow(ctx, "SELECT CAST($1::text AS "+typ+")::text", text).Scan(&pg)
+		bound, err := decimalValue(catalog.EnginePostgres, catalog.Param{Name: "v", Type: typ}, text)
+		if err == nil {
+			if err := conn.QueryRow(ctx, "SELECT CAST($1::text AS "+typ+")::text", bound).Scan(&pgBound); err != nil {
+				t.Errorf("%s %q: PostgreSQL refuses the bound text %q: %v", typ, text, bound, err)
+			}
+		}
+		if (err == nil) != (pgErr == nil) || err == nil && pgBound != pg {
+			t.Errorf("%s %q: the server binds %q (read as %q), %v; PostgreSQL reads %q, %v", typ, text, bound, pgBound, err, pg, pgErr)
+		}
 	}
 }
