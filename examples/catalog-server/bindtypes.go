@@ -442,7 +442,7 @@ func bindParam(eng string, p catalog.Param, v any) (any, error) {
 	case "number":
 		f, text, ok := number(v)
 		if !ok {
-			return nil, fmt.Errorf("parameter %q must be a number (%s), got %v", p.Name, p.Type, jsonText(v))
+			return nil, wrongKind(eng, p, "number", v)
 		}
 		t := strings.ToUpper(p.Type)
 		single := t == "REAL" || t == "FLOAT4" || t == "FLOAT" && eng != catalog.EnginePostgres
@@ -455,13 +455,13 @@ func bindParam(eng string, p catalog.Param, v any) (any, error) {
 		return f, nil
 	case "boolean":
 		if _, ok := v.(bool); !ok {
-			return nil, fmt.Errorf("parameter %q must be true or false, got %v", p.Name, jsonText(v))
+			return nil, wrongKind(eng, p, "boolean", v)
 		}
 		return v, nil
 	}
 	s, ok := v.(string)
 	if !ok {
-		return nil, fmt.Errorf("parameter %q must be a string (%s), got %v", p.Name, p.Type, jsonText(v))
+		return nil, wrongKind(eng, p, "string", v)
 	}
 	if err := checkTypedValue(eng, p, s); err != nil {
 		return nil, err

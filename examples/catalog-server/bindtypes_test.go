@@ -482,7 +482,7 @@ func TestDecimalParamsExact(t *testing.T) {
 		{"p/k/m/wide", `{"x":"NaN"}`, `must be a number (DECIMAL(38,2))`},
 		{"p/k/m/wide", `{"x":true}`, `must be a number (DECIMAL(38,2))`},
 		{"p/k/m/many", `{"x":[1, "x"]}`, `parameter "x[1]" must be a number (DECIMAL(38,2))`},
-		{"p/k/m/dbl", `{"x":"0.1"}`, `parameter "x" must be a number (DOUBLE)`},
+		{"p/k/m/dbl", `{"x":"0.1"}`, `parameter "x" must be a JSON number (DOUBLE; e.g. 1.5, without quotes), got the string "0.1"`},
 	} {
 		_, te := runNamed(t, svc, tc.path, tc.params)
 		if te == nil || te.Kind != "invalid" || !strings.Contains(te.Error, tc.want) {
@@ -533,6 +533,27 @@ func TestDecimalParamsExactPostgres(t *testing.T) {
 		_, te := runNamed(t, svc, tc.path, tc.params)
 		if te == nil || te.Kind != "invalid" || !strings.Contains(te.Error, tc.want) {
 			t.Errorf("%s %s: %+v, want %q", tc.path, tc.params, te, tc.want)
+		}
+	}
+}
+
+// TestUndeclaredParamPostgres: a PostgreSQL named query whose SQL uses @y
+// without declaring it is the catalog's fault at every call, whatever the call
+// gives; before, PostgreSQL ran it, reading @ as its absolute-value operator
+// (column "y" does not exist), and a call giving y was told the query takes no
+// parameters.
+func TestUndeclaredParamPostgres(t *testing.T) {
+	pgTestDSN(t)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"p/pg/manifest.json": `{"engine": "postgres", "dsnEnv": "CATALOG_TEST_PG_DSN"}`,
+		"p/pg/m.sql":         "-- @source one\nSELECT 1 AS u;\n\n-- @query q\nSELECT @y AS y FROM one;\n",
+	})
+	svc := newTestService(t, dir, Config{})
+	for _, params := range []string{`{}`, `{"y":1}`} {
+		_, te := runNamed(t, svc, "p/pg/m/q", params)
+		if te == nil || te.Kind != "unavailable" || !strings.Contains(te.Error, "uses the parameter @y, which none of its @param lines declares") {
+			t.Errorf("%s: %+v", params, te)
 		}
 	}
 }

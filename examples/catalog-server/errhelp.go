@@ -223,17 +223,26 @@ func numberedAt(s string, off int) bool {
 	return i+1 < len(s) && s[i] == '?' && s[i+1] >= '0' && s[i+1] <= '9'
 }
 
-// unboundAdHoc is the answer to ad-hoc SQL using a parameter: it takes none.
+// unboundAdHoc is the answer to ad-hoc SQL using a parameter: it takes none. It
+// is the server's own check, not the engine's error (no "duckdb error:").
 func unboundAdHoc(sqlText, name string) *engine.SQLError {
 	if shown, off, ok := questionPlaceholder(sqlText, name); ok {
-		return &engine.SQLError{Engine: "duckdb", Position: off, Message: fmt.Sprintf("the SQL uses the placeholder %s (at character %d), but ad-hoc SQL takes no parameters: write the value into the SQL as a literal, or run a named query that declares it (queryName)", shown, off)}
+		return &engine.SQLError{Position: off, Message: fmt.Sprintf("the SQL uses the placeholder %s (at character %d), but ad-hoc SQL takes no parameters: write the value into the SQL as a literal, or run a named query that declares it (queryName)", shown, off)}
 	}
-	return &engine.SQLError{Engine: "duckdb", Message: fmt.Sprintf("the SQL uses the parameter %s, but ad-hoc SQL takes no parameters: write the value into the SQL as a literal, or run a named query that declares it (queryName)", name)}
+	return &engine.SQLError{Message: fmt.Sprintf("the SQL uses the parameter %s, but ad-hoc SQL takes no parameters: write the value into the SQL as a literal, or run a named query that declares it (queryName)", name)}
 }
 
 // unboundNamed is the answer to a named query whose SQL uses a parameter none of
 // its @param lines declares.
 func unboundNamed(q *catalog.Query, name string) error {
+	if q.Notebook != nil {
+		// A cell has no @param lines to declare it with.
+		what := "the parameter " + name
+		if shown, off, ok := questionPlaceholder(q.SQL, name); ok {
+			what = fmt.Sprintf("the placeholder %s (at character %d of its SQL)", shown, off)
+		}
+		return &catalogFaultError{fmt.Errorf("notebook cell %s uses %s, but a notebook cell takes no parameters, so no call can give it a value; the notebook must write the value into the cell (or make it a named query of a model). To run it now, run the cell's SQL with sql, the value written in as a literal", q.Name, what)}
+	}
 	if shown, off, ok := questionPlaceholder(q.SQL, name); ok {
 		return &catalogFaultError{fmt.Errorf("named query %s uses the placeholder %s (at character %d of its SQL), which has no name, so no call can give it a value; the catalog's file must name it ($name in the SQL) and declare it (@param name TYPE)", q.Name, shown, off)}
 	}

@@ -823,6 +823,9 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 	if pe := paramValueError(q, in.Parameters, castOf, err); pe != nil {
 		return nil, pe
 	}
+	if te := unknownParamType(q, err); te != nil {
+		return nil, te
+	}
 	var ub *engine.UnboundParamError
 	if errors.As(err, &ub) {
 		if q == nil {
@@ -893,6 +896,7 @@ var (
 	duckCatalogPath = regexp.MustCompile(`Catalog "[^"]*" does not exist|NameListToString NOT IMPLEMENTED`)
 	duckNoTable     = regexp.MustCompile(`Table with name ([^ ]+) does not exist`)
 	duckDidYouMean  = regexp.MustCompile(`Did you mean "([^"]+)"`)
+	duckGuessLine   = regexp.MustCompile(`\nDid you mean "[^"]+"\?`)
 )
 
 // dottedName is a name of three parts or more (a.b.c, "a".b.c.d), as a
@@ -1003,15 +1007,21 @@ func closestSources(se *engine.SQLError, m *catalog.Model, cat *catalog.Catalog,
 	for _, src := range m.Sources {
 		names = append(names, src.Name)
 	}
+	g := duckDidYouMean.FindStringSubmatch(se.Message)
+	guessed := g != nil && slices.Contains(names, g[1])
+	out := *se
+	if !guessed {
+		// DuckDB's guess is none of the model's sources (a system view such as
+		// sqlite_master): dropped, the notes below say what the model has.
+		out.Message = duckGuessLine.ReplaceAllString(out.Message, "")
+	}
 	if elsewhere := sourceModels(cat, strings.Trim(miss[1], `"`), m); len(elsewhere) > 0 && !slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(n, strings.Trim(miss[1], `"`)) }) {
-		out := *se
 		out.Message += fmt.Sprintf("\n(%s is a source of the model %s, not of this one: run the query with path %s)", strings.Trim(miss[1], `"`), strings.Join(elsewhere, ", the model "), elsewhere[0])
 		return &out
 	}
-	if g := duckDidYouMean.FindStringSubmatch(se.Message); g != nil && slices.Contains(names, g[1]) {
+	if guessed {
 		return se
 	}
-	out := *se
 	if c := catalog.Closest(miss[1], names, 3); len(c) > 0 {
 		out.Message += "\n(closest sources of the model: " + strings.Join(c, ", ") + ")"
 	} else {
@@ -1023,6 +1033,18 @@ func closestSources(se *engine.SQLError, m *catalog.Model, cat *catalog.Catalog,
 
 // checkParams checks values against a named query's typed parameters.
 func checkParams(q *catalog.Query, in map[string]any) (map[string]any, error) {
+	// The SQL uses a parameter it does not declare: the catalog's fault, whatever
+	// the call gives (on PostgreSQL an undeclared @y would even run, as
+	// PostgreSQL's absolute-value operator before a name).
+	declared := map[string]bool{}
+	for _, p := range q.Params {
+		declared[p.Name] = true
+	}
+	for _, sp := range catalog.PlaceholderSpans(q.SQL, queryEngine(q)) {
+		if !declared[sp.Name] {
+			return nil, unboundNamed(q, catalog.ParamSign(queryEngine(q))+sp.Name)
+		}
+	}
 	out := map[string]any{}
 	// Every parameter missing is named at once, with what each is.
 	var missing, all []string
@@ -1149,7 +1171,9 @@ func paramValueError(q *catalog.Query, given map[string]any, castOf string, err 
 			}
 		}
 		if quoted {
-			return fmt.Errorf("parameter %q must be %s %s, and the engine could not read %s as one (%s); call again with a value of that type", p.Name, typeArticle(p.Type), p.Type, jsonText(given[p.Name]), se.Message)
+			// The first line: DuckDB's excerpt of the catalog's SQL after it
+			// (LINE 1: SELECT $i …) is no help to the caller.
+			return fmt.Errorf("parameter %q must be %s %s, and the engine could not read %s as one (%s); call again with a value of that type", p.Name, typeArticle(p.Type), p.Type, jsonText(given[p.Name]), first)
 		}
 	}
 	return nil

@@ -58,7 +58,7 @@ func TestParamRanges(t *testing.T) {
 		{"UHUGEINT", strings.Repeat("9", 500), "from 0 to 340282366920938463463374607431768211455 (UHUGEINT)", nil},
 		{"INT64", n("-1e300"), "from -9223372036854775808 to 9223372036854775807 (INT64), got -1e300", nil},
 		{"INTERVAL", "2 days", "", "2 days"},
-		{"INTERVAL", n("2"), `must be a string (INTERVAL), got 2`, nil},
+		{"INTERVAL", n("2"), `must be a JSON string (INTERVAL, in double quotes, e.g. "1 day 02:00:00" or "90 minutes"), got the number 2: a number of seconds is written "2 seconds"`, nil},
 		{"POINT", "(1,2)", "", "(1,2)"},
 		{"DOUBLE", n("1e400"), `parameter "year" must be a number (DOUBLE), and 1e400 is out of range`, nil},
 		{"REAL", n("1e39"), `parameter "year" must be a number (REAL), and 1e39 is out of range`, nil},

@@ -572,7 +572,7 @@ func TestLoadAfterKeepsBrokenFiles(t *testing.T) {
 				}
 			}
 			if wh := c.Lookup("ops/warehouse"); wh == nil || wh.Package.Engine != EnginePostgres || wh.Package.Schema != "ops" ||
-				!strings.Contains(strings.Join(wh.Package.Problems, "\n"), `unknown engine "postgre" (want duckdb or postgres); still serving`) {
+				!strings.Contains(strings.Join(wh.Package.Problems, "\n"), `unknown engine "postgre" (want duckdb or postgres): did you mean "postgres"?; still serving`) {
 				t.Errorf("a manifest with a wrong engine: %+v", wh)
 			}
 			continue

@@ -130,6 +130,10 @@ func (m *packageManifest) check() error {
 			return errors.New("engine postgres needs dsnEnv, the environment variable holding the connection string")
 		}
 	default:
+		// A misspelling ("duckbd", "Postgres") is told its engine.
+		if c := Closest(m.Engine, []string{EngineDuckDB, EnginePostgres}, 1); len(c) > 0 {
+			return fmt.Errorf("unknown engine %q (want duckdb or postgres): did you mean %q?", m.Engine, c[0])
+		}
 		return fmt.Errorf("unknown engine %q (want duckdb or postgres)", m.Engine)
 	}
 	return nil

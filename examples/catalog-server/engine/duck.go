@@ -1040,13 +1040,15 @@ func cappedText(sqlText string, n int, replace []string) string {
 	return sel + "FROM (\n" + body + "\n) LIMIT " + strconv.Itoa(n)
 }
 
-// jsonColumns finds the columns of a prepared query that hold JSON, as a whole or
-// inside a LIST, ARRAY, STRUCT, MAP or UNION (duckdb-go decodes JSON into float64
-// numbers, which changes every integer past 2^53): the REPLACE items that read
-// them with VARCHAR where JSON is, and by index the type to convert each one by —
-// DuckDB's name of the type with JSON where JSON is ("JSON", "JSON[]",
-// STRUCT("j" JSON, "n" INTEGER)), which duckValue follows to decode that text with
-// the numbers' digits kept.
+// jsonColumns finds the columns of a prepared query that hold a value duckdb-go
+// does not read faithfully, as a whole or inside a LIST, ARRAY, STRUCT, MAP or
+// UNION: JSON (decoded into float64 numbers, which changes every integer past
+// 2^53) and TIME (24:00:00, the end of the day, read as 00:00:00). It returns the
+// REPLACE items that read them with VARCHAR where those types are, and by index
+// the type to convert each one by — DuckDB's name of the type with JSON and TIME
+// where they are ("JSON", "TIME[]", STRUCT("j" JSON, "n" INTEGER)), which
+// duckValue follows to decode JSON's text with the numbers' digits kept, and to
+// keep a TIME's text.
 func jsonColumns(stmt *duckdb.Stmt) ([]string, map[int]string) {
 	n, err := stmt.ColumnCount()
 	if err != nil {
@@ -1055,13 +1057,13 @@ func jsonColumns(stmt *duckdb.Stmt) ([]string, map[int]string) {
 	var repl []string
 	cols := map[int]string{}
 	for i := range n {
-		// JSON is VARCHAR with an alias: only those columns, and nested ones,
-		// need their type looked up (ColumnTypeInfo builds a whole type
-		// description).
+		// JSON is VARCHAR with an alias: only those columns, TIME ones and
+		// nested ones need their type looked up (ColumnTypeInfo builds a whole
+		// type description).
 		switch t, err := stmt.ColumnType(i); {
 		case err != nil:
 			continue
-		case t == duckdb.TYPE_VARCHAR, t == duckdb.TYPE_LIST, t == duckdb.TYPE_ARRAY, t == duckdb.TYPE_STRUCT, t == duckdb.TYPE_MAP, t == duckdb.TYPE_UNION:
+		case t == duckdb.TYPE_VARCHAR, t == duckdb.TYPE_TIME, t == duckdb.TYPE_LIST, t == duckdb.TYPE_ARRAY, t == duckdb.TYPE_STRUCT, t == duckdb.TYPE_MAP, t == duckdb.TYPE_UNION:
 		default:
 			continue
 		}
@@ -1069,9 +1071,9 @@ func jsonColumns(stmt *duckdb.Stmt) ([]string, map[int]string) {
 		if err != nil {
 			continue
 		}
-		guide, cast, hasJSON, ok := duckTypeNames(ti)
-		if !ok || !hasJSON {
-			continue // no JSON in it, or a type that cannot be written back
+		guide, cast, asText, ok := duckTypeNames(ti)
+		if !ok || !asText {
+			continue // nothing to read as text in it, or a type that cannot be written back
 		}
 		name, err := stmt.ColumnName(i)
 		if err != nil {
@@ -1086,13 +1088,17 @@ func jsonColumns(stmt *duckdb.Stmt) ([]string, map[int]string) {
 // duckTypeNames writes the type ti as DuckDB names it (as duckdb-go's
 // ColumnTypeDatabaseTypeName does: INTEGER, DECIMAL(18,3), VARCHAR[], INTEGER[3],
 // STRUCT("a" DATE), MAP(VARCHAR, BIGINT), UNION("i" INTEGER), ENUM), twice: with
-// JSON where a JSON value is (guide), and with VARCHAR there (cast, a type to cast
-// to; an ENUM is cast to VARCHAR too, its values read the same as text, since its
-// name does not say its values). hasJSON says whether a JSON value is in it; ok is
-// false for a type that holds one this cannot write (a type without a name).
-func duckTypeNames(ti duckdb.TypeInfo) (guide, cast string, hasJSON, ok bool) {
+// JSON and TIME where such a value is (guide), and with VARCHAR there (cast, a
+// type to cast to; an ENUM is cast to VARCHAR too, its values read the same as
+// text, since its name does not say its values). asText says whether a JSON or
+// TIME value is in it; ok is false for a type that holds one
+// this cannot write (a type without a name).
+func duckTypeNames(ti duckdb.TypeInfo) (guide, cast string, asText, ok bool) {
 	if ti.InternalType() == duckdb.TYPE_VARCHAR && ti.Alias() == "JSON" {
 		return "JSON", "VARCHAR", true, true
+	}
+	if ti.InternalType() == duckdb.TYPE_TIME {
+		return "TIME", "VARCHAR", true, true
 	}
 	switch d := ti.Details().(type) {
 	case *duckdb.DecimalDetails:
@@ -1137,7 +1143,7 @@ type namedType struct {
 }
 
 // namedTypes is duckTypeNames for a STRUCT or UNION (kind) of the named types.
-func namedTypes(kind string, types []namedType) (guide, cast string, hasJSON, ok bool) {
+func namedTypes(kind string, types []namedType) (guide, cast string, asText, ok bool) {
 	var g, c []string
 	for _, nt := range types {
 		fg, fc, fj, fok := duckTypeNames(nt.ti)
@@ -1145,9 +1151,9 @@ func namedTypes(kind string, types []namedType) (guide, cast string, hasJSON, ok
 			return "", "", false, false
 		}
 		name := quoteIdent(nt.name) + " "
-		g, c, hasJSON = append(g, name+fg), append(c, name+fc), hasJSON || fj
+		g, c, asText = append(g, name+fg), append(c, name+fc), asText || fj
 	}
-	return kind + "(" + strings.Join(g, ", ") + ")", kind + "(" + strings.Join(c, ", ") + ")", hasJSON, true
+	return kind + "(" + strings.Join(g, ", ") + ")", kind + "(" + strings.Join(c, ", ") + ")", asText, true
 }
 
 // duckPrimitiveNames are the names of DuckDB's types without parameters, as
@@ -1452,7 +1458,7 @@ func duckValue(v any, dbType string) any {
 	case *duckdb.UUID:
 		return formatUUID(x[:])
 	case duckdb.Interval:
-		return x
+		return duckIntervalText(x)
 	case duckdb.OrderedMap:
 		return mapPairs(&x, dbType)
 	case *duckdb.OrderedMap:
@@ -1491,6 +1497,11 @@ func duckValue(v any, dbType string) any {
 		}
 	case time.Time:
 		if dbType == "TIMETZ" {
+			if x.Year() == 1 && x.YearDay() == 2 {
+				// 24:00:00, the end of the day: duckdb-go gives the next day's
+				// midnight.
+				return "24:00:00" + x.Format("Z07:00")
+			}
 			return x.Format("15:04:05.999999Z07:00")
 		}
 		if inf := duckInfinity(x); inf != "" {
@@ -1498,6 +1509,50 @@ func duckValue(v any, dbType string) any {
 		}
 	}
 	return jsonValue(v, dbType)
+}
+
+// duckIntervalText writes an INTERVAL as DuckDB writes it as text ("1 year 2
+// months 3 days 04:05:06.5", "-1 day", "00:00:00"), which DuckDB reads back as
+// the same INTERVAL: the months as years and months, the days, then the
+// microseconds as a time of day (hours past 24 kept), each part with its own
+// sign, a part that is zero left out.
+func duckIntervalText(iv duckdb.Interval) string {
+	var b strings.Builder
+	part := func(n int64, unit string) {
+		if n == 0 {
+			return
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(strconv.FormatInt(n, 10) + " " + unit)
+		if n != 1 && n != -1 {
+			b.WriteByte('s')
+		}
+	}
+	part(int64(iv.Months/12), "year")
+	part(int64(iv.Months%12), "month")
+	part(int64(iv.Days), "day")
+	if iv.Micros == 0 {
+		if b.Len() == 0 {
+			return "00:00:00"
+		}
+		return b.String()
+	}
+	if b.Len() > 0 {
+		b.WriteByte(' ')
+	}
+	u := uint64(iv.Micros) // the magnitude, also of math.MinInt64
+	if iv.Micros < 0 {
+		b.WriteByte('-')
+		u = -u
+	}
+	h, m, s, f := u/3600e6, u/60e6%60, u/1e6%60, u%1e6
+	fmt.Fprintf(&b, "%02d:%02d:%02d", h, m, s)
+	if f != 0 {
+		b.WriteString(strings.TrimRight(fmt.Sprintf(".%06d", f), "0"))
+	}
+	return b.String()
 }
 
 // duckInfinity names DuckDB's infinite dates and timestamps, which duckdb-go gives

@@ -312,6 +312,75 @@ func TestDuckTimestamps(t *testing.T) {
 	})
 }
 
+// TestDuckEndOfDay: a TIME or TIMETZ of 24:00:00, the end of the day, comes back
+// as 24:00:00, as DuckDB writes it (duckdb-go gives a TIME's as 00:00:00 and a
+// TIMETZ's as the next day's midnight, written 00:00:00), as a column and inside
+// lists, structs and maps; a TIME parameter of 24:00:00 too.
+func TestDuckEndOfDay(t *testing.T) {
+	d := openTestDuck(t)
+	checkValues(t, d, []valueCase{
+		{"TIME '24:00:00'", `"24:00:00"`},
+		{"TIME '00:00:00'", `"00:00:00"`},
+		{"TIME '12:30:00.5'", `"12:30:00.5"`},
+		{"TIME '23:59:59.000001'", `"23:59:59.000001"`},
+		{"[TIME '24:00:00', NULL, TIME '01:02:03']", `["24:00:00",null,"01:02:03"]`},
+		{"{'t': TIME '24:00:00', 'n': 1}", `{"n":1,"t":"24:00:00"}`},
+		{"MAP {TIME '24:00:00': [TIME '24:00:00']}", `[{"key":"24:00:00","value":["24:00:00"]}]`},
+		{"[TIME '24:00:00']::TIME[1]", `["24:00:00"]`},
+		{"TIMETZ '24:00:00+02'", `"24:00:00+02:00"`},
+		{"TIMETZ '24:00:00+00'", `"24:00:00Z"`},
+		{"TIMETZ '00:00:00+02'", `"00:00:00+02:00"`},
+		{"[TIMETZ '24:00:00-05:30']", `["24:00:00-05:30"]`},
+		{"{'z': TIMETZ '24:00:00+02'}", `{"z":"24:00:00+02:00"}`},
+	})
+	res, err := d.Query(context.Background(), "SELECT $t::TIME AS t, $t::TIME > TIME '23:00:00' AS gt", map[string]any{"t": "24:00:00"}, testLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := json.Marshal(res.Rows[0]); string(got) != `["24:00:00",true]` || res.Columns[0].Type != "TIME" {
+		t.Errorf("parameter: %s %v", got, res.Columns)
+	}
+}
+
+// TestDuckIntervals: an INTERVAL comes back as DuckDB's own text ("1 day
+// 02:00:00"), which DuckDB reads back as the same INTERVAL (it was the object
+// {"days", "months", "micros"}), as a column and inside lists and structs, the
+// same text as CAST(… AS VARCHAR) for every part's sign and size.
+func TestDuckIntervals(t *testing.T) {
+	d := openTestDuck(t)
+	checkValues(t, d, []valueCase{
+		{"INTERVAL '1 day 2 hours'", `"1 day 02:00:00"`},
+		{"[INTERVAL 3 DAY, NULL]", `["3 days",null]`},
+		{"{'i': INTERVAL '14 months'}", `{"i":"1 year 2 months"}`},
+	})
+	for _, e := range []string{
+		"INTERVAL '0 seconds'", "INTERVAL '1 day 2 hours'", "INTERVAL '-1 month 3 days -00:00:01.5'",
+		"INTERVAL '14 months 400 days 100 hours'", "INTERVAL '-0.000001 seconds'", "INTERVAL '-14 months'",
+		"INTERVAL '1 year -1 day 00:00:00.12'", "INTERVAL '-25 months -1 day'", "INTERVAL '12 months'",
+		"INTERVAL '59 minutes 59.999999 seconds'", "INTERVAL '1 month'", "INTERVAL '-1 day'",
+		"to_months(2147483647)", "to_months(-2147483647)", "to_days(-2147483647)",
+		// DuckDB writes these but does not read them back (hours past 2^31).
+		"INTERVAL '2562047788 hours'", "INTERVAL '-2562047788 hours'",
+		"to_microseconds(-9223372036854775807)", "to_microseconds(9223372036854775807)",
+	} {
+		res, err := d.Query(context.Background(), "SELECT "+e+" AS v, CAST("+e+" AS VARCHAR) AS s", nil, testLimits)
+		if err != nil {
+			t.Errorf("%s: %v", e, err)
+			continue
+		}
+		if r := res.Rows[0]; r[0] != r[1] {
+			t.Errorf("%s: %v, DuckDB writes %v", e, r[0], r[1])
+		}
+		if strings.Contains(e, "2562047788") || strings.Contains(e, "to_microseconds") {
+			continue
+		}
+		res, err = d.Query(context.Background(), "SELECT CAST($s AS INTERVAL) = "+e, map[string]any{"s": res.Rows[0][0]}, testLimits)
+		if err != nil || res.Rows[0][0] != true {
+			t.Errorf("%s: not read back as the same INTERVAL: %v %v", e, err, res)
+		}
+	}
+}
+
 // TestDuckJSONNumbers: numbers in a JSON column keep their digits (duckdb-go
 // decodes JSON into float64, which changed 12345678901234567890 into
 // 12345678901234567000); the column is still typed JSON, and the row cap and

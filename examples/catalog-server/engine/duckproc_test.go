@@ -118,6 +118,8 @@ func TestDuckProcMatchesDuck(t *testing.T) {
 		{`SELECT '{"n": 12345678901234567890, "f": 0.1}'::JSON AS j, [1, 2, 3] AS l, {'a': 1, 'b': [2.5]} AS s, MAP {'k': 1} AS m, '00000000-0000-0000-0000-000000000001'::UUID AS u, 'x'::BLOB AS b`, nil, testLimits},
 		{"SELECT $i + 1 AS i, $f * 2 AS f, NOT $b AS b, upper($s) AS s, $f AS f1", map[string]any{"i": int64(41), "f": float64(3), "b": true, "s": "pear"}, testLimits},
 		{"SELECT $d::DATE + 1 AS d", map[string]any{"d": "2024-02-28"}, testLimits},
+		{"SELECT TIME '24:00:00' AS t, [TIME '24:00:00'] AS l, {'z': TIMETZ '24:00:00+02'} AS s, TIMETZ '24:00:00+02' AS tz, $t::TIME AS p", map[string]any{"t": "24:00:00"}, testLimits},
+		{"SELECT INTERVAL '1 day 2 hours' AS i, [INTERVAL '-14 months 00:00:00.5'] AS l, MAP {'k': INTERVAL 3 DAY} AS m", nil, testLimits},
 		{"SELECT $missing", nil, testLimits},
 		{"SELECT 1", map[string]any{"extra": int64(1)}, testLimits},
 		{"SELECT nme FROM items", nil, testLimits},

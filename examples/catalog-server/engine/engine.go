@@ -117,13 +117,16 @@ func (e *RefusedError) Error() string {
 
 // SQLError is an error the engine reported for a statement, with its position.
 type SQLError struct {
-	Engine   string // "duckdb" or "postgres"
+	Engine   string // "duckdb" or "postgres"; "" for the server's own check of the SQL
 	Message  string // the engine's message, unchanged
 	Position int    // 1-based character offset in the statement, 0 if unknown
 	SQLState string // PostgreSQL's SQLSTATE code ("42703"); empty for DuckDB
 }
 
 func (e *SQLError) Error() string {
+	if e.Engine == "" {
+		return e.Message // the server's own words, which say where
+	}
 	where := ""
 	if e.Position > 0 {
 		where = fmt.Sprintf(" at character %d", e.Position)
