@@ -74,23 +74,27 @@ func castType(t string) string {
 	t = strings.ToUpper(strings.Join(strings.Fields(t), " "))
 	// SQL's longer names, as one word both engines read.
 	for long, short := range longTypeNames {
-		if rest, ok := strings.CutPrefix(t, long); ok && (rest == "" || rest[0] == '(' || rest[0] == '[') {
+		if rest, ok := strings.CutPrefix(t, long); ok && (rest == "" || rest[0] == '(' || rest[0] == '[' || rest[0] == ' ') {
 			t = short + rest
 		}
 	}
-	t = strings.ReplaceAll(strings.ReplaceAll(t, " [", "["), ", ", ",") // DECIMAL(10, 2)
-	t = strings.ReplaceAll(strings.ReplaceAll(t, "( ", "("), " )", ")")
-	if strings.Contains(t, " ") {
-		// Only the time types' longer names remain of several words
-		// (TIMESTAMP(3) WITH TIME ZONE), which timeTypeName reads without them.
-		if m := timeTypeName.FindStringSubmatch(strings.ReplaceAll(strings.TrimRight(t, "[]0123456789"), " ", "")); m == nil || m[2] == "" {
-			return ""
-		}
-		t = strings.ReplaceAll(t, " ", "")
-	}
+	t = spaceAround.ReplaceAllString(t, "$1") // DECIMAL (10, 2), INTEGER []
 	base, dims := t, ""
 	if i := strings.IndexByte(t, '['); i >= 0 {
 		base, dims = t[:i], t[i:]
+	}
+	if m := longTime.FindStringSubmatch(base); m != nil {
+		// TIMESTAMP(3) WITH TIME ZONE is TIMESTAMPTZ(3), its precision kept.
+		base = m[1] + m[2]
+		if m[3] == "WITH" {
+			base = m[1] + "TZ" + m[2]
+		}
+	}
+	if strings.Contains(base, " ") {
+		return "" // words of another type (BIT VARYING)
+	}
+	if m := timeTypeName.FindStringSubmatch(base); m != nil && m[2] != "" && m[2] != "TZ" {
+		base = typeKey(base) // TIMESTAMPWITHTIMEZONE, written as one word
 	}
 	switch base {
 	case "SERIAL", "SERIAL4":
@@ -100,14 +104,19 @@ func castType(t string) string {
 	case "SMALLSERIAL", "SERIAL2":
 		base = "SMALLINT"
 	}
-	if m := timeTypeName.FindStringSubmatch(base); m != nil && m[2] != "" && m[2] != "TZ" {
-		base = typeKey(base)
-	}
 	if !castable.MatchString(base + dims) {
 		return ""
 	}
 	return base + dims
 }
+
+var (
+	// spaceAround is white space around a type's parentheses, commas and
+	// brackets, which castType drops.
+	spaceAround = regexp.MustCompile(`\s*([(),\[\]])\s*`)
+	// longTime is SQL's longer name of a time type, its precision kept.
+	longTime = regexp.MustCompile(`^(TIMESTAMP|TIME)(\(\d+\))? ?(WITH|WITHOUT) TIME ZONE$`)
+)
 
 // listElem returns the element type of a list type (INTEGER[] and INTEGER[3]
 // are lists of INTEGER, INTEGER[][] of INTEGER[]), the fixed size n of DuckDB's

@@ -380,7 +380,13 @@ func TestRestoreCutExcerpt(t *testing.T) {
 func TestCastTypeNames(t *testing.T) {
 	for in, want := range map[string]string{
 		"timestamp with time zone":       "TIMESTAMPTZ",
-		"timestamp(3) with time zone":    "TIMESTAMPTZ",
+		"timestamp(3) with time zone":    "TIMESTAMPTZ(3)",
+		"timestamp(0) without time zone": "TIMESTAMP(0)",
+		"DECIMAL (10, 2)":                "DECIMAL(10,2)",
+		"NUMERIC(10 ,2)":                 "NUMERIC(10,2)",
+		"INTEGER []":                     "INTEGER[]",
+		"public.mood":                    "",
+		`"Mood"`:                         "",
 		"time without time zone":         "TIME",
 		"time with time zone[]":          "TIMETZ[]",
 		"DECIMAL(10, 2)":                 "DECIMAL(10,2)",
@@ -547,9 +553,14 @@ func TestUndeclaredParamPostgres(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"p/pg/manifest.json": `{"engine": "postgres", "dsnEnv": "CATALOG_TEST_PG_DSN"}`,
-		"p/pg/m.sql":         "-- @source one\nSELECT 1 AS u;\n\n-- @query q\nSELECT @y AS y FROM one;\n",
+		"p/pg/m.sql": "-- @source one\nSELECT 1 AS u;\n\n-- @query q\nSELECT @y AS y FROM one;\n\n" +
+			"-- @query ops\nSELECT ARRAY['a'] <@ARRAY['a','b'] AS within, to_tsvector('simple', 'a b') @@to_tsquery('simple', 'a') AS hit;\n",
 	})
 	svc := newTestService(t, dir, Config{})
+	// <@ and @@ right before a name are PostgreSQL's operators, not parameters.
+	if got, te := runNamed(t, svc, "p/pg/m/ops", `{}`); te != nil || got != `{"Columns":[{"name":"within","type":"bool"},{"name":"hit","type":"bool"}],"Rows":[[true,true]]}` {
+		t.Errorf("operators: %s %+v", got, te)
+	}
 	for _, params := range []string{`{}`, `{"y":1}`} {
 		_, te := runNamed(t, svc, "p/pg/m/q", params)
 		if te == nil || te.Kind != "unavailable" || !strings.Contains(te.Error, "uses the parameter @y, which none of its @param lines declares") {

@@ -663,6 +663,20 @@ func TestParamType(t *testing.T) {
 		{"INTEGER[3] triple", "INTEGER[3]", "triple"},
 		{"INTEGER [] ids", "INTEGER[]", "ids"},
 		{"VARCHAR withdrawn reason", "VARCHAR", "withdrawn reason"},
+		// A description in parentheses or brackets after white space.
+		{"INTEGER (how many rows)", "INTEGER", "(how many rows)"},
+		{"DATE (YYYY-MM-DD)", "DATE", "(YYYY-MM-DD)"},
+		{"INTEGER [1-100] how many", "INTEGER", "[1-100] how many"},
+		{"TYPE [description]", "TYPE", "[description]"},
+		{"DECIMAL (10, 2) amount", "DECIMAL (10, 2)", "amount"},
+		{"NUMERIC(10 ,2)", "NUMERIC(10 ,2)", ""},
+		// PostgreSQL's own types, by schema or quoted.
+		{"public.mood the mood", "public.mood", "the mood"},
+		{`"Mood" x`, `"Mood"`, "x"},
+		{`public."Mood"[] moods`, `public."Mood"[]`, "moods"},
+		// A comma or colon after the type.
+		{"INTEGER, the id", "INTEGER", "the id"},
+		{"INTEGER: the id", "INTEGER", "the id"},
 	} {
 		typ, desc, ok := paramType(tc.in)
 		if !ok || typ != tc.typ || desc != tc.desc {

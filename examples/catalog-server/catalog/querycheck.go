@@ -38,7 +38,8 @@ type Span struct {
 // reading that binds the values), outside strings ('…', E'…' with backslash
 // escapes, dollar-quoted $tag$…$tag$), quoted names and comments (-- and /* */,
 // which nest). A name starts with an ASCII letter or _, then ASCII letters,
-// digits and _ ($1 and ? are not named). This is the one reading of
+// digits and _ ($1 and ? are not named). On PostgreSQL an @ right after < or @
+// is part of an operator (<@ARRAY[…], @@to_tsquery(…)), not a parameter. This is the one reading of
 // placeholders: binding values, casting them and the checks when a model loads
 // all use it.
 func PlaceholderSpans(sqlText, engine string) []Span {
@@ -127,7 +128,9 @@ func PlaceholderSpans(sqlText, engine string) []Span {
 				out = append(out, Span{i, j, sqlText[i+1 : j]})
 			}
 			i = max(j, i+1)
-		case c == '@' && sigil == '@' && i+1 < n && letter(sqlText[i+1]):
+		case c == '@' && sigil == '@' && i+1 < n && letter(sqlText[i+1]) && (i == 0 || sqlText[i-1] != '<' && sqlText[i-1] != '@'):
+			// (<@ and @@ before a name are PostgreSQL's operators: tags
+			// <@ARRAY['a'], tsv @@to_tsquery('a').)
 			j := i + 1
 			for j < n && (letter(sqlText[j]) || isDigit(sqlText[j])) {
 				j++

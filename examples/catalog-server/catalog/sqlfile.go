@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -179,13 +180,15 @@ func joinDesc(lines []string) string {
 }
 
 // paramType splits what follows a parameter's name on an @param line into its
-// type and its description. The type is a name (letters, digits and _), with
-// what its parentheses hold if it has any (DECIMAL(10, 2), STRUCT(a INTEGER),
-// ENUM('a', 'b')), the words of SQL's longer type names after it (timestamp
-// with time zone, time without time zone, double precision, character
-// varying(20), bit varying), and list brackets ([], [3]); the rest is the
-// description. The type is kept as written, runs of white space made one space
-// (none before a list's brackets).
+// type and its description. The type is a name (letters, digits and _; or
+// names joined by dots, double-quoted ones too: public.mood), with what its
+// parentheses hold if it has any (DECIMAL(10, 2), STRUCT(a INTEGER), ENUM('a',
+// 'b'); after white space, only a precision: DECIMAL (10, 2)), the words of
+// SQL's longer type names after it (timestamp with time zone, time without time
+// zone, double precision, character varying(20), bit varying), and list
+// brackets ([], [3]); the rest is the description, after a comma or a colon if
+// one follows the type. The type is kept as written, runs of white space made
+// one space (none before a list's brackets).
 func paramType(rest string) (typ, desc string, ok bool) {
 	s := strings.TrimSpace(rest)
 	i := 0
@@ -227,17 +230,45 @@ func paramType(rest string) (typ, desc string, ok bool) {
 		}
 		return -1
 	}
-	first := word()
-	if first == "" {
-		return "", "", false
+	// The name: words or double-quoted names joined by dots (public.mood,
+	// "Mood"), as PostgreSQL names a type of its own.
+	first := ""
+	for {
+		if i < len(s) && s[i] == '"' {
+			end := strings.IndexByte(s[i+1:], '"')
+			if end < 0 {
+				return "", "", false
+			}
+			first += s[i : i+end+2]
+			i += end + 2
+		} else {
+			w := word()
+			if w == "" {
+				return "", "", false
+			}
+			first += w
+			i += len(w)
+		}
+		if i+1 < len(s) && s[i] == '.' && (s[i+1] == '"' || s[i+1] == '_' || s[i+1] >= 'a' && s[i+1] <= 'z' || s[i+1] >= 'A' && s[i+1] <= 'Z') {
+			first += "."
+			i++
+			continue
+		}
+		break
 	}
-	i += len(first)
-	if k := skipSpace(i); k < len(s) && s[k] == '(' {
-		end := parens(k)
+	// What its parentheses hold: anything right after the name (STRUCT(a
+	// INTEGER)), only a precision after white space (DECIMAL (10, 2); "INTEGER
+	// (how many)" is an INTEGER and a description).
+	if i < len(s) && s[i] == '(' {
+		end := parens(i)
 		if end < 0 {
 			return "", "", false
 		}
 		i = end
+	} else if k := skipSpace(i); k < len(s) && s[k] == '(' {
+		if m := precision.FindString(s[k:]); m != "" {
+			i = k + len(m)
+		}
 	}
 	// The longer names' further words, each after white space.
 	next := func(want ...string) bool {
@@ -269,19 +300,29 @@ func paramType(rest string) (typ, desc string, ok bool) {
 			}
 		}
 	}
+	// List brackets: [] or [n] ("INTEGER [1-100] how many" is an INTEGER).
 	for {
-		k := skipSpace(i)
-		if k >= len(s) || s[k] != '[' {
+		m := listBrackets.FindString(s[i:])
+		if m == "" {
 			break
 		}
-		end := strings.IndexByte(s[k:], ']')
-		if end < 0 {
-			return "", "", false
-		}
-		i = k + end + 1
+		i += len(m)
 	}
-	if i < len(s) && s[i] != ' ' && s[i] != '\t' {
+	typ = strings.ReplaceAll(strings.Join(strings.Fields(s[:i]), " "), " [", "[")
+	rest = s[i:]
+	if r, ok := strings.CutPrefix(rest, ","); ok {
+		rest = r // INTEGER, the id
+	} else if r, ok := strings.CutPrefix(rest, ":"); ok {
+		rest = r
+	} else if rest != "" && rest[0] != ' ' && rest[0] != '\t' {
 		return "", "", false // the type runs into other text: DECIMAL(5,2)x
 	}
-	return strings.ReplaceAll(strings.Join(strings.Fields(s[:i]), " "), " [", "["), strings.TrimSpace(s[i:]), true
+	return typ, strings.TrimSpace(rest), true
 }
+
+var (
+	// precision is a type's precision after white space: (10), (10, 2).
+	precision = regexp.MustCompile(`^\(\s*\d+\s*(?:,\s*\d+\s*)?\)`)
+	// listBrackets are a list type's brackets, after white space if any.
+	listBrackets = regexp.MustCompile(`^[ \t]*\[\d*\]`)
+)

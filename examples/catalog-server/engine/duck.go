@@ -1500,9 +1500,9 @@ func duckValue(v any, dbType string) any {
 			if x.Year() == 1 && x.YearDay() == 2 {
 				// 24:00:00, the end of the day: duckdb-go gives the next day's
 				// midnight.
-				return "24:00:00" + x.Format("Z07:00")
+				return "24:00:00" + duckOffset(x)
 			}
-			return x.Format("15:04:05.999999Z07:00")
+			return x.Format("15:04:05.999999") + duckOffset(x)
 		}
 		if inf := duckInfinity(x); inf != "" {
 			return inf
@@ -1657,3 +1657,19 @@ func asAnyMap(v any) (map[any]any, bool) {
 
 func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 func quoteLit(s string) string   { return `'` + strings.ReplaceAll(s, `'`, `''`) + `'` }
+
+// duckOffset is a TIMETZ's offset as DuckDB reads it back: a sign, hours and
+// minutes, and seconds when they are not zero (+00:00, +05:30, -03:00:15); Go's
+// Z07:00 writes Z, which DuckDB does not read, and drops the seconds.
+func duckOffset(x time.Time) string {
+	_, off := x.Zone()
+	sign := "+"
+	if off < 0 {
+		sign, off = "-", -off
+	}
+	s := fmt.Sprintf("%s%02d:%02d", sign, off/3600, off/60%60)
+	if off%60 != 0 {
+		s += fmt.Sprintf(":%02d", off%60)
+	}
+	return s
+}

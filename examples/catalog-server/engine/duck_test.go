@@ -328,11 +328,25 @@ func TestDuckEndOfDay(t *testing.T) {
 		{"MAP {TIME '24:00:00': [TIME '24:00:00']}", `[{"key":"24:00:00","value":["24:00:00"]}]`},
 		{"[TIME '24:00:00']::TIME[1]", `["24:00:00"]`},
 		{"TIMETZ '24:00:00+02'", `"24:00:00+02:00"`},
-		{"TIMETZ '24:00:00+00'", `"24:00:00Z"`},
+		{"TIMETZ '24:00:00+00'", `"24:00:00+00:00"`},
+		{"TIMETZ '12:00:00+00'", `"12:00:00+00:00"`},
+		{"TIMETZ '24:00:00+05:30:45'", `"24:00:00+05:30:45"`},
+		{"TIMETZ '12:00:00-03:00:15'", `"12:00:00-03:00:15"`},
 		{"TIMETZ '00:00:00+02'", `"00:00:00+02:00"`},
 		{"[TIMETZ '24:00:00-05:30']", `["24:00:00-05:30"]`},
 		{"{'z': TIMETZ '24:00:00+02'}", `{"z":"24:00:00+02:00"}`},
 	})
+	// Each TIMETZ text reads back in DuckDB as the same value.
+	for _, tz := range []string{"24:00:00+00", "12:00:00+05:30:45", "12:00:00-03:00:15", "00:00:00+02"} {
+		res, err := d.Query(context.Background(), "SELECT t, CAST(CAST(t AS VARCHAR) AS TIMETZ) = t AS same FROM (SELECT TIMETZ '"+tz+"' AS t)", nil, testLimits)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := d.Query(context.Background(), "SELECT CAST($v AS TIMETZ) = TIMETZ '"+tz+"' AS same", map[string]any{"v": res.Rows[0][0]}, testLimits)
+		if err != nil || back.Rows[0][0] != true {
+			t.Errorf("%s: written %v, not read back as itself: %v %v", tz, res.Rows[0][0], back, err)
+		}
+	}
 	res, err := d.Query(context.Background(), "SELECT $t::TIME AS t, $t::TIME > TIME '23:00:00' AS gt", map[string]any{"t": "24:00:00"}, testLimits)
 	if err != nil {
 		t.Fatal(err)
