@@ -11,7 +11,10 @@ import (
 // values, the second without) and one that is lenient about unencoded characters.
 type matcher struct {
 	strict, loose, lenient *regexp.Regexp
-	groups                 []group
+	// empty is the strict pattern in which a {var} may be empty, tried only
+	// when the lenient one's split does not give the URI back.
+	empty  *regexp.Regexp
+	groups []group
 	// query holds the variables of trailing '?' and '&' expressions, matched
 	// from the query string in any order; tail is the capture group holding it.
 	query []string
@@ -59,6 +62,9 @@ const (
 //     allowed; "a" and "a=" both give "".
 //     When a template has such a query part, '?', '&' and '#' are excluded from
 //     all the other variables.
+//   - A URI that only the lenient pass reads, but that is what Expand writes
+//     when some values are empty ({;a}{b} of ";a"), gets the split that gives it
+//     back (a = "", b absent), not b = ";a".
 //   - Where a URI could be split more than one way, earlier variables take as
 //     much as they can. A variable used more than once must be present at every
 //     place with the same value, or at none.
@@ -83,12 +89,44 @@ func (t *Template) Match(uri string) (map[string]string, bool) {
 	if idx == nil {
 		idx = m.loose.FindStringSubmatchIndex(uri)
 	}
-	if idx == nil {
-		idx = m.lenient.FindStringSubmatchIndex(uri)
+	if idx != nil {
+		return m.values(uri, idx)
 	}
-	if idx == nil {
+	if idx = m.lenient.FindStringSubmatchIndex(uri); idx == nil {
 		return nil, false
 	}
+	out, ok := m.values(uri, idx)
+	if !ok {
+		return nil, false
+	}
+	// The lenient split may take an operator for an unencoded character where
+	// the URI is what Expand writes for empty values ({;a}{b} of ";a", a = b =
+	// ""): then the strict split that lets a {var} be empty, if it gives the URI
+	// back, is the one.
+	if back, err := t.Expand(toValues(out)); err != nil || back != uri {
+		if idx := m.empty.FindStringSubmatchIndex(uri); idx != nil {
+			if exact, ok := m.values(uri, idx); ok {
+				if back, err := t.Expand(toValues(exact)); err == nil && back == uri {
+					return exact, true
+				}
+			}
+		}
+	}
+	return out, true
+}
+
+// toValues is a match's values as Expand takes them.
+func toValues(m map[string]string) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// values reads the variables' values from the capture groups idx of a pattern
+// that matched uri.
+func (m *matcher) values(uri string, idx []int) (map[string]string, bool) {
 	out := map[string]string{}
 	set := func(name, raw string, reserved bool) bool {
 		v, ok := unescape(raw, reserved)
@@ -212,6 +250,9 @@ func (t *Template) compileMatcher() *matcher {
 	if m.lenient, err = t.buildRegexp(end, matchLenient); err != nil {
 		return nil
 	}
+	if m.empty, err = t.buildRegexp(end, matchEmpty); err != nil {
+		return nil
+	}
 	for _, p := range t.parts[:end] {
 		if e := p.expr; e != nil {
 			for _, v := range e.vars {
@@ -261,6 +302,7 @@ const (
 	matchStrict  matchMode = iota // what Expand writes, separators kept out of values
 	matchLoose                    // what Expand writes
 	matchLenient                  // also unencoded characters Expand would encode
+	matchEmpty                    // strict, a {var} or {+var} also empty
 )
 
 // writeExpr appends the pattern for one expression. Strict and loose patterns
@@ -306,7 +348,11 @@ func writeExpr(re *strings.Builder, e *expression, hasQuery bool, mode matchMode
 			if i > 0 {
 				re.WriteString(`,`)
 			}
-			re.WriteString(`(` + val + `+)`)
+			if mode == matchEmpty {
+				re.WriteString(`(` + val + `*)`)
+			} else {
+				re.WriteString(`(` + val + `+)`)
+			}
 		}
 	case opParam:
 		// ";name" for an empty value, ";name=value" otherwise. Expand never

@@ -243,3 +243,33 @@ func BenchmarkExpand(b *testing.B) {
 		}
 	}
 }
+
+// TestMatchEmptyValuesExactly: a URI that is what Expand writes for empty
+// values matches with values that give it back, not with a lenient split that
+// takes the operator for an unencoded character ({;a}{b} of ";a" is a = "",
+// not b = ";a", which would expand to "%3Ba"); a URI only the lenient split
+// reads keeps it.
+func TestMatchEmptyValuesExactly(t *testing.T) {
+	for _, tc := range []struct {
+		tmpl, uri, back string
+	}{
+		{"{;a}{b}", ";a", ";a"},
+		{"{;0}{1}", ";0", ";0"},
+		{"x{.a}{b}", "x.", "x."},
+		{"{;a}{b}", ";b=1", "%3Bb%3D1"}, // no exact split: the lenient one
+	} {
+		tmpl, err := Parse(tc.tmpl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := tmpl.Match(tc.uri)
+		if !ok {
+			t.Errorf("%s: %q does not match", tc.tmpl, tc.uri)
+			continue
+		}
+		back, err := tmpl.Expand(toAny(got))
+		if err != nil || back != tc.back {
+			t.Errorf("%s: Expand(Match(%q)) = %q (values %q), want %q", tc.tmpl, tc.uri, back, got, tc.back)
+		}
+	}
+}
