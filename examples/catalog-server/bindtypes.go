@@ -110,7 +110,20 @@ func castType(t string) string {
 	return base + dims
 }
 
+// duckCastType is castType for DuckDB, which takes no precision on TIME,
+// TIMETZ, TIMESTAMPTZ or INTERVAL (PostgreSQL does): the cast is to the type
+// without it (TIMESTAMP(3) keeps it: DuckDB reads it as TIMESTAMP_MS).
+func duckCastType(t string) string {
+	ct := castType(t)
+	if m := duckNoPrecision.FindStringSubmatch(ct); m != nil {
+		return m[1] + m[2]
+	}
+	return ct
+}
+
 var (
+	// duckNoPrecision is a cast type DuckDB takes without its precision.
+	duckNoPrecision = regexp.MustCompile(`^(TIME|TIMETZ|TIMESTAMPTZ|INTERVAL)\(\d+\)((?:\[\d*\])*)$`)
 	// spaceAround is white space around a type's parentheses, commas and
 	// brackets, which castType drops.
 	spaceAround = regexp.MustCompile(`\s*([(),\[\]])\s*`)
@@ -185,6 +198,9 @@ func castParams(q *catalog.Query, eng string) *typedSQL {
 			continue
 		}
 		ct := castType(typ)
+		if eng != catalog.EnginePostgres {
+			ct = duckCastType(typ)
+		}
 		if ct == "" {
 			continue
 		}

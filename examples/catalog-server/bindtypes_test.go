@@ -554,9 +554,15 @@ func TestUndeclaredParamPostgres(t *testing.T) {
 	writeFiles(t, dir, map[string]string{
 		"p/pg/manifest.json": `{"engine": "postgres", "dsnEnv": "CATALOG_TEST_PG_DSN"}`,
 		"p/pg/m.sql": "-- @source one\nSELECT 1 AS u;\n\n-- @query q\nSELECT @y AS y FROM one;\n\n" +
-			"-- @query ops\nSELECT ARRAY['a'] <@ARRAY['a','b'] AS within, to_tsvector('simple', 'a b') @@to_tsquery('simple', 'a') AS hit;\n",
+			"-- @query ops\nSELECT ARRAY['a'] <@ARRAY['a','b'] AS within, to_tsvector('simple', 'a b') @@to_tsquery('simple', 'a') AS hit;\n\n" +
+			"-- @query opsp\n-- @param tag VARCHAR\nSELECT ARRAY[@tag]::text[] <@tags AS within FROM (SELECT ARRAY['a','b'] AS tags) t;\n",
 	})
 	svc := newTestService(t, dir, Config{})
+	// With parameters, pgx reads @tags after <@ as one: refused, as undeclared,
+	// not run with a NULL.
+	if _, te := runNamed(t, svc, "p/pg/m/opsp", `{"tag":"a"}`); te == nil || te.Kind != "unavailable" || !strings.Contains(te.Error, "uses the parameter @tags, which none of its @param lines declares") {
+		t.Errorf("operator in a query with parameters: %+v", te)
+	}
 	// <@ and @@ right before a name are PostgreSQL's operators, not parameters.
 	if got, te := runNamed(t, svc, "p/pg/m/ops", `{}`); te != nil || got != `{"Columns":[{"name":"within","type":"bool"},{"name":"hit","type":"bool"}],"Rows":[[true,true]]}` {
 		t.Errorf("operators: %s %+v", got, te)
@@ -566,5 +572,39 @@ func TestUndeclaredParamPostgres(t *testing.T) {
 		if te == nil || te.Kind != "unavailable" || !strings.Contains(te.Error, "uses the parameter @y, which none of its @param lines declares") {
 			t.Errorf("%s: %+v", params, te)
 		}
+	}
+}
+
+// TestDuckCastTypePrecision: DuckDB takes no precision on TIME, TIMETZ,
+// TIMESTAMPTZ or INTERVAL, so a DuckDB package's parameter of such a type is
+// cast without it (PostgreSQL's keeps it), and the cast type is one DuckDB
+// prepares.
+func TestDuckCastTypePrecision(t *testing.T) {
+	for in, want := range map[string][2]string{
+		"timestamp(3) with time zone": {"TIMESTAMPTZ", "TIMESTAMPTZ(3)"},
+		"TIMETZ(2)[]":                 {"TIMETZ[]", "TIMETZ(2)[]"},
+		"time(6)":                     {"TIME", "TIME(6)"},
+		"timestamp(3)":                {"TIMESTAMP(3)", "TIMESTAMP(3)"},
+		"interval(3)":                 {"INTERVAL", "INTERVAL(3)"},
+	} {
+		if got := duckCastType(in); got != want[0] {
+			t.Errorf("duckCastType(%q) = %q, want %q", in, got, want[0])
+		}
+		if got := castType(in); got != want[1] {
+			t.Errorf("castType(%q) = %q, want %q", in, got, want[1])
+		}
+	}
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"p/k/manifest.json": `{}`,
+		"p/k/m.sql": "-- @source one\nSELECT 1 AS x;\n\n" +
+			"-- @query at\n-- @param t timestamp(3) with time zone\n-- @param i INTERVAL(3)\nSELECT $t AS t, $i AS i;\n",
+	})
+	svc := newTestService(t, dir, Config{})
+	if q, err := svc.Describe(context.Background(), "p/k/m/at"); err != nil || len(q.Problems) != 0 {
+		t.Fatalf("describe: %+v %v", q, err)
+	}
+	if got, te := runNamed(t, svc, "p/k/m/at", `{"t":"2024-07-14 09:30:00+02","i":"2 days"}`); te != nil || got != `{"Columns":[{"name":"t","type":"TIMESTAMPTZ"},{"name":"i","type":"INTERVAL"}],"Rows":[["2024-07-14T07:30:00Z","2 days"]]}` {
+		t.Errorf("at: %s %+v", got, te)
 	}
 }

@@ -43,7 +43,7 @@ func (c *Config) fill() {
 	// The load-time check of named queries prepares them as calls run them.
 	if c.Duck.Typed == nil {
 		c.Duck.Typed = duckTypedText
-		c.Duck.CastType = castType
+		c.Duck.CastType = duckCastType
 	}
 	if c.DefaultRowLimit <= 0 {
 		c.DefaultRowLimit = 1000

@@ -674,6 +674,14 @@ func TestParamType(t *testing.T) {
 		{"public.mood the mood", "public.mood", "the mood"},
 		{`"Mood" x`, `"Mood"`, "x"},
 		{`public."Mood"[] moods`, `public."Mood"[]`, "moods"},
+		// After white space, a precision only for types that take one, and
+		// only [] as brackets.
+		{"INTEGER (10) max rows", "INTEGER", "(10) max rows"},
+		{"DATE (2024) a day", "DATE", "(2024) a day"},
+		{"character varying (max 20 chars) name", "character varying", "(max 20 chars) name"},
+		{"VARCHAR [1] see note", "VARCHAR", "[1] see note"},
+		{"INTEGER [0] index", "INTEGER", "[0] index"},
+		{"INTEGER[3] three", "INTEGER[3]", "three"},
 		// A comma or colon after the type.
 		{"INTEGER, the id", "INTEGER", "the id"},
 		{"INTEGER: the id", "INTEGER", "the id"},
@@ -687,5 +695,27 @@ func TestParamType(t *testing.T) {
 		if typ, desc, ok := paramType(in); ok {
 			t.Errorf("paramType(%q) = %q, %q: want a refusal", in, typ, desc)
 		}
+	}
+}
+
+// TestPlaceholderSpansOperators: on PostgreSQL an @name right after < or @ is
+// the operator <@ or @@ in SQL without other parameters (which runs as
+// written), and a parameter in SQL with them (pgx reads it as one then).
+func TestPlaceholderSpansOperators(t *testing.T) {
+	names := func(sql string) []string {
+		var out []string
+		for _, sp := range PlaceholderSpans(sql, EnginePostgres) {
+			out = append(out, sp.Name)
+		}
+		return out
+	}
+	if got := names("SELECT tags <@ARRAY['a'], tsv @@to_tsquery('a') FROM t"); len(got) != 0 {
+		t.Errorf("without parameters: %q", got)
+	}
+	if got := names("SELECT count(*) FROM t WHERE ARRAY[@tag]::text[] <@tags AND tsv @@q"); !slices.Equal(got, []string{"tag", "tags", "q"}) {
+		t.Errorf("with parameters: %q", got)
+	}
+	if got := names("SELECT @a, @ b, x <@ y, 'me@example.com'"); !slices.Equal(got, []string{"a"}) {
+		t.Errorf("spaced operators and strings: %q", got)
 	}
 }

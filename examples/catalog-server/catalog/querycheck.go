@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -38,17 +39,28 @@ type Span struct {
 // reading that binds the values), outside strings ('…', E'…' with backslash
 // escapes, dollar-quoted $tag$…$tag$), quoted names and comments (-- and /* */,
 // which nest). A name starts with an ASCII letter or _, then ASCII letters,
-// digits and _ ($1 and ? are not named). On PostgreSQL an @ right after < or @
-// is part of an operator (<@ARRAY[…], @@to_tsquery(…)), not a parameter. This is the one reading of
+// digits and _ ($1 and ? are not named). On PostgreSQL an @name right after <
+// or @ (<@ARRAY[…], @@to_tsquery(…)) is a parameter only in SQL with other
+// parameters, as pgx reads it then; alone, it is PostgreSQL's operator. This is the one reading of
 // placeholders: binding values, casting them and the checks when a model loads
 // all use it.
-func PlaceholderSpans(sqlText, engine string) []Span {
+func PlaceholderSpans(sqlText, engine string) (out []Span) {
 	sigil := byte('$')
 	if engine == EnginePostgres {
 		sigil = '@'
 	}
-	var out []Span
+	var afterOp []Span
 	n := len(sqlText)
+	// A name right after < or @ (tags <@ARRAY['a'], tsv @@to_tsquery('a'))
+	// is PostgreSQL's operator and a name in a query with no parameters, which
+	// runs as written; in one with parameters pgx reads it as a parameter, as
+	// every other @name.
+	defer func() {
+		if len(out) > 0 && len(afterOp) > 0 {
+			out = append(out, afterOp...)
+			slices.SortFunc(out, func(a, b Span) int { return a.Start - b.Start })
+		}
+	}()
 	isDigit := func(c byte) bool { return c >= '0' && c <= '9' }
 	letter := func(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' }
 	identStart := func(c byte) bool { return letter(c) || c >= 0x80 }
@@ -128,14 +140,17 @@ func PlaceholderSpans(sqlText, engine string) []Span {
 				out = append(out, Span{i, j, sqlText[i+1 : j]})
 			}
 			i = max(j, i+1)
-		case c == '@' && sigil == '@' && i+1 < n && letter(sqlText[i+1]) && (i == 0 || sqlText[i-1] != '<' && sqlText[i-1] != '@'):
-			// (<@ and @@ before a name are PostgreSQL's operators: tags
-			// <@ARRAY['a'], tsv @@to_tsquery('a').)
+		case c == '@' && sigil == '@' && i+1 < n && letter(sqlText[i+1]):
 			j := i + 1
 			for j < n && (letter(sqlText[j]) || isDigit(sqlText[j])) {
 				j++
 			}
-			out = append(out, Span{i, j, sqlText[i+1 : j]})
+			sp := Span{i, j, sqlText[i+1 : j]}
+			if i > 0 && (sqlText[i-1] == '<' || sqlText[i-1] == '@') {
+				afterOp = append(afterOp, sp)
+			} else {
+				out = append(out, sp)
+			}
 			i = j
 		default:
 			i++

@@ -265,7 +265,7 @@ func paramType(rest string) (typ, desc string, ok bool) {
 			return "", "", false
 		}
 		i = end
-	} else if k := skipSpace(i); k < len(s) && s[k] == '(' {
+	} else if k := skipSpace(i); k < len(s) && s[k] == '(' && takesPrecision[strings.ToUpper(first)] {
 		if m := precision.FindString(s[k:]); m != "" {
 			i = k + len(m)
 		}
@@ -294,8 +294,8 @@ func paramType(rest string) (typ, desc string, ok bool) {
 	case "CHARACTER", "CHAR", "BIT":
 		if next("VARYING") {
 			if k := skipSpace(i); k < len(s) && s[k] == '(' {
-				if end := parens(k); end > 0 {
-					i = end
+				if m := precision.FindString(s[k:]); m != "" {
+					i = k + len(m)
 				}
 			}
 		}
@@ -320,9 +320,19 @@ func paramType(rest string) (typ, desc string, ok bool) {
 	return typ, strings.TrimSpace(rest), true
 }
 
+// takesPrecision are the types whose precision may follow their name after
+// white space (DECIMAL (10, 2)); after another type, "(10) rows" is a
+// description.
+var takesPrecision = map[string]bool{
+	"DECIMAL": true, "NUMERIC": true, "DEC": true, "VARCHAR": true, "CHAR": true, "CHARACTER": true,
+	"BPCHAR": true, "BIT": true, "VARBIT": true, "FLOAT": true, "TIME": true, "TIMETZ": true,
+	"TIMESTAMP": true, "TIMESTAMPTZ": true, "INTERVAL": true,
+}
+
 var (
 	// precision is a type's precision after white space: (10), (10, 2).
 	precision = regexp.MustCompile(`^\(\s*\d+\s*(?:,\s*\d+\s*)?\)`)
-	// listBrackets are a list type's brackets, after white space if any.
-	listBrackets = regexp.MustCompile(`^[ \t]*\[\d*\]`)
+	// listBrackets are a list type's brackets: [] or [n] right after the type,
+	// or [] after white space ("INTEGER [1] see note" is an INTEGER).
+	listBrackets = regexp.MustCompile(`^(?:\[\d*\]|[ \t]+\[\])`)
 )
