@@ -241,7 +241,15 @@ func unboundNamed(q *catalog.Query, name string) error {
 		if shown, off, ok := questionPlaceholder(q.SQL, name); ok {
 			what = fmt.Sprintf("the placeholder %s (at character %d of its SQL)", shown, off)
 		}
-		return &catalogFaultError{fmt.Errorf("notebook cell %s uses %s, but a notebook cell takes no parameters, so no call can give it a value; the notebook must write the value into the cell (or make it a named query of a model). To run it now, run the cell's SQL with sql, the value written in as a literal", q.Name, what)}
+		where := ""
+		if nb := q.Notebook; nb.Package != nil && nb.Package.Project != nil {
+			for _, m := range nb.Package.Models {
+				if m.Name == nb.ModelName {
+					where = " against path " + nb.Package.Project.Name + "/" + nb.Package.Name + "/" + m.Name
+				}
+			}
+		}
+		return &catalogFaultError{fmt.Errorf("notebook cell %s uses %s, but a notebook cell takes no parameters, so no call can give it a value; the notebook must write the value into the cell (or make it a named query of a model). To run it now, run the cell's SQL with sql%s, the value written in as a literal", q.Name, what, where)}
 	}
 	if shown, off, ok := questionPlaceholder(q.SQL, name); ok {
 		return &catalogFaultError{fmt.Errorf("named query %s uses the placeholder %s (at character %d of its SQL), which has no name, so no call can give it a value; the catalog's file must name it ($name in the SQL) and declare it (@param name TYPE)", q.Name, shown, off)}

@@ -69,7 +69,7 @@ func TestCallErrorWording(t *testing.T) {
 		not        string
 	}{
 		{map[string]any{"path": "p/k/nb", "queryName": "cell-1"}, "unavailable",
-			"notebook cell cell-1 uses the parameter $x, but a notebook cell takes no parameters, so no call can give it a value; the notebook must write the value into the cell", "@param"},
+			"notebook cell cell-1 uses the parameter $x, but a notebook cell takes no parameters, so no call can give it a value; the notebook must write the value into the cell (or make it a named query of a model). To run it now, run the cell's SQL with sql against path p/k/m, the value written in as a literal", "@param"},
 		{map[string]any{"path": "p/k/nb", "queryName": "cell-1", "parameters": map[string]any{"x": 1}}, "unavailable",
 			"notebook cell cell-1 uses the parameter $x, but a notebook cell takes no parameters", "drop"},
 		{map[string]any{"path": "p/k/m/foo", "parameters": map[string]any{"f": "x"}}, "unavailable",

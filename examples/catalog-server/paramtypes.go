@@ -778,14 +778,19 @@ func decimalValue(eng string, p catalog.Param, v any) (string, error) {
 		if scale > prec {
 			return "", fmt.Errorf("parameter %q must be a number below %s in magnitude once rounded to %d decimals (%s), got %s", p.Name, "0."+strings.Repeat("0", scale-prec-1)+"1", scale, typ, jsonText(v))
 		}
-		ex := "0"
+		// The largest value the type holds, or its bound when that is long.
+		whole := "0"
 		if prec > scale {
-			ex = strings.Repeat("9", min(prec-scale, 3))
+			whole = strings.Repeat("9", prec-scale)
 		}
+		ex := "the largest it holds is " + whole
 		if scale > 0 {
-			ex += "." + strings.Repeat("5", min(scale, 2))
+			ex += "." + strings.Repeat("9", scale)
 		}
-		return "", fmt.Errorf("parameter %q must be a number with at most %d digits before the decimal point once rounded to %d decimals (%s), got %s; e.g. %s", p.Name, prec-scale, scale, typ, jsonText(v), ex)
+		if prec > 24 {
+			ex = fmt.Sprintf("it holds numbers below 1e%d", prec-scale)
+		}
+		return "", fmt.Errorf("parameter %q must be a number with at most %d digits before the decimal point once rounded to %d decimals (%s), got %s; %s", p.Name, prec-scale, scale, typ, jsonText(v), ex)
 	}
 	return scaledText(n, scale, d.neg), nil
 }
