@@ -491,6 +491,10 @@ func bindParam(eng string, p catalog.Param, v any) (any, error) {
 	if err := checkTypedValue(eng, p, s); err != nil {
 		return nil, err
 	}
+	if eng == catalog.EnginePostgres && strings.IndexByte(s, 0) >= 0 {
+		// PostgreSQL's text holds no NUL: its refusal would read as the SQL's.
+		return nil, fmt.Errorf("parameter %q must be text without a NUL character (\u0000), which PostgreSQL's text cannot hold; got %s", p.Name, jsonText(s))
+	}
 	return s, nil
 }
 

@@ -608,3 +608,25 @@ func TestDuckCastTypePrecision(t *testing.T) {
 		t.Errorf("at: %s %+v", got, te)
 	}
 }
+
+// TestPostgresTextNul: PostgreSQL's text holds no NUL character, so a string
+// parameter holding one is refused naming the parameter (PostgreSQL's own
+// refusal, SQLSTATE 22021, read as the SQL's error); in a list too.
+func TestPostgresTextNul(t *testing.T) {
+	pgTestDSN(t)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"p/pg/manifest.json": `{"engine": "postgres", "dsnEnv": "CATALOG_TEST_PG_DSN"}`,
+		"p/pg/m.sql": "-- @source one\nSELECT 1 AS u;\n\n-- @query q\n-- @param t TEXT\nSELECT @t AS t;\n\n" +
+			"-- @query l\n-- @param w TEXT[]\nSELECT @w AS w;\n",
+	})
+	svc := newTestService(t, dir, Config{})
+	for path, params := range map[string]string{"p/pg/m/q": `{"t":"a\u0000b"}`, "p/pg/m/l": `{"w":["x","a\u0000b"]}`} {
+		if _, te := runNamed(t, svc, path, params); te == nil || te.Kind != "invalid" || !strings.Contains(te.Error, "without a NUL character") {
+			t.Errorf("%s %s: %+v", path, params, te)
+		}
+	}
+	if got, te := runNamed(t, svc, "p/pg/m/q", `{"t":"ab"}`); te != nil || got != `{"Columns":[{"name":"t","type":"text"}],"Rows":[["ab"]]}` {
+		t.Errorf("plain text: %s %+v", got, te)
+	}
+}
