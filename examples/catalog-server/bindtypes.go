@@ -114,7 +114,12 @@ func castType(t string) string {
 // TIMETZ, TIMESTAMPTZ or INTERVAL (PostgreSQL does): the cast is to the type
 // without it (TIMESTAMP(3) keeps it: DuckDB reads it as TIMESTAMP_MS).
 func duckCastType(t string) string {
-	ct := castType(t)
+	return duckPrecision(castType(t))
+}
+
+// duckPrecision is the cast type ct without the precision DuckDB does not
+// take (duckCastType).
+func duckPrecision(ct string) string {
 	if m := duckNoPrecision.FindStringSubmatch(ct); m != nil {
 		return m[1] + m[2]
 	}
@@ -199,7 +204,7 @@ func castParams(q *catalog.Query, eng string) *typedSQL {
 		}
 		ct := castType(typ)
 		if eng != catalog.EnginePostgres {
-			ct = duckCastType(typ)
+			ct = duckPrecision(ct)
 		}
 		if ct == "" {
 			continue
@@ -445,12 +450,12 @@ func bindParam(eng string, p catalog.Param, v any) (any, error) {
 	if v == nil {
 		return nil, fmt.Errorf("parameter %q must be %s %s, got null: parameters take no nulls (the query's SQL decides what a missing value means)", p.Name, typeArticle(p.Type), p.Type)
 	}
-	if elem, size, ok := listElem(p.Type); ok {
+	if _, _, ok := listElem(p.Type); ok {
 		if castType(p.Type) == "" {
 			// Its value would reach the engine as text, not as a list.
 			return nil, &catalogFaultError{fmt.Errorf("parameter %q is declared as %s, a list whose element type is not written as a name with an optional precision (INTEGER[], DECIMAL(5,2)[]), so the server cannot bind it as a list; the catalog's @param line needs another type", p.Name, p.Type)}
 		}
-		return bindList(eng, p, elem, size, v)
+		return bindList(eng, p, v)
 	}
 	if lo, hi, isInt := p.IntBounds(); isInt {
 		return bindInt(p, v, lo, hi)
@@ -527,11 +532,11 @@ func bindInt(p catalog.Param, v any, lo, hi *big.Int) (any, error) {
 // maxListDepth is how deeply list types may nest in a parameter's type.
 const maxListDepth = 8
 
-// bindList checks a list parameter's value, a JSON array whose elements are
-// each checked as a parameter of the element type elem (and, for DuckDB's
-// T[n], of size elements), and returns the text its cast reads: JSON for
+// bindList checks the value of p, a list parameter: a JSON array whose
+// elements are each checked as a parameter of the element type (and, for
+// DuckDB's T[n], n elements), and returns the text its cast reads: JSON for
 // DuckDB, an array literal for PostgreSQL.
-func bindList(eng string, p catalog.Param, elem string, size int, v any) (any, error) {
+func bindList(eng string, p catalog.Param, v any) (any, error) {
 	pg := eng == catalog.EnginePostgres
 	var b strings.Builder
 	var dims []int // PostgreSQL: the length of the arrays at each depth

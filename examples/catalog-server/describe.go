@@ -98,7 +98,9 @@ func (s *Service) Describe(ctx context.Context, path string) (*Description, erro
 		if e.Kind == catalog.KindProject {
 			d.Problems = e.Project.Problems
 		} else {
-			d.Problems = e.Package.Problems
+			// A copy: the engines' findings are appended to it, and the
+			// catalog's slice is shared by concurrent calls.
+			d.Problems = slices.Clone(e.Package.Problems)
 			// The engines' findings, which the catalog's load could not know.
 			for _, m := range e.Package.Models {
 				mpath := e.Path + "/" + m.Name
@@ -322,15 +324,15 @@ func registerResources(s *mcp.Server, svc *Service) {
 // subscribable says why uri names no object of the current catalog (nil when
 // it does): an error wrapping mcp.ErrResourceNotFound, with the closest URIs.
 func (svc *Service) subscribable(uri string) error {
-	rest, ok := strings.CutPrefix(uri, "catalog://")
-	kind, path, _ := strings.Cut(rest, "/")
+	rest, _ := strings.CutPrefix(uri, "catalog://")
+	_, path, _ := strings.Cut(rest, "/")
 	cat := svc.Catalog()
-	if e := cat.Lookup(path); ok && e != nil && string(e.Kind) == kind && path == e.Path {
+	if e := cat.Lookup(path); e != nil && uriOf(e) == uri {
 		return nil
 	}
 	var uris []string
 	for _, e := range cat.Entries() {
-		uris = append(uris, "catalog://"+string(e.Kind)+"/"+e.Path)
+		uris = append(uris, uriOf(e))
 	}
 	if near := catalog.Closest(uri, uris, 3); len(near) > 0 {
 		return fmt.Errorf("%w: %s names no object of the catalog; closest: %s", mcp.ErrResourceNotFound, uri, strings.Join(near, ", "))

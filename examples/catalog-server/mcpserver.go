@@ -1117,8 +1117,12 @@ func paramValueError(q *catalog.Query, given map[string]any, castOf string, err 
 		// JSON nested deeper than any SQL would take it.
 		for _, p := range q.Params {
 			t := strings.ToUpper(strings.TrimSpace(p.Type))
-			if v, ok := given[p.Name].(string); ok && (t == "JSON" || t == "JSONB") && jsonDepth(v) > 1000 {
-				return fmt.Errorf("parameter %q must be a %s nested less deeply (%d levels; %s); call again with a value PostgreSQL can read", p.Name, p.Type, jsonDepth(v), se.Message)
+			v, ok := given[p.Name].(string)
+			if !ok || t != "JSON" && t != "JSONB" {
+				continue
+			}
+			if depth := jsonDepth(v); depth > 1000 {
+				return fmt.Errorf("parameter %q must be a %s nested less deeply (%d levels; %s); call again with a value PostgreSQL can read", p.Name, p.Type, depth, se.Message)
 			}
 		}
 		return nil

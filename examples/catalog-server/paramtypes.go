@@ -321,7 +321,7 @@ func (r *jsonReader) str() bool {
 // (in any case) in its place.
 func (r *jsonReader) number() bool {
 	r.next('-')
-	rest := strings.ToLower(r.s[r.i:])
+	rest := strings.ToLower(r.s[r.i:min(r.i+len("infinity"), len(r.s))]) // not all that is left: once per number
 	switch {
 	case r.duck && strings.HasPrefix(rest, "infinity"):
 		r.i += 8

@@ -162,11 +162,7 @@ func cutEcho(s string) string {
 	if len(s) <= 200 {
 		return s
 	}
-	n := 200
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
+	return cutBytes(s, 200) + "…"
 }
 
 // skippedNear returns, for the name s under parent ("" for the top), the paths
@@ -545,10 +541,10 @@ func Closest(s string, names []string, n int) []string {
 	}
 	var cs []cand
 	var dist runeDistancer
+	limit := closeLimit(len(ls))
 	for _, name := range names {
 		fn := Fold(name)
 		ln := []rune(fn)
-		limit := closeLimit(len(ls))
 		var d int
 		switch {
 		case fs == fn:

@@ -101,10 +101,6 @@ func (c *Catalog) prevPackage(path string) *Package {
 	return nil
 }
 
-func (c *Catalog) diag(format string, args ...any) {
-	c.Diagnostics = append(c.Diagnostics, fmt.Sprintf(format, args...))
-}
-
 // note records a diagnostic about a file of a project or package: in Diagnostics,
 // in problems (the Problems of the project or package, shown when it is described)
 // and, when path is not empty, as the reason why no object is at path (the object

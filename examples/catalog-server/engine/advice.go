@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"math/big"
 	"net/url"
@@ -92,14 +91,8 @@ func QueryShape(ctx context.Context, sqlText string) (Shape, bool) {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shapeTimeout)
 	defer cancel()
-	var raw string
-	if err := db.QueryRowContext(ctx, "SELECT json_serialize_sql($1::VARCHAR)::VARCHAR", sqlText).Scan(&raw); err != nil {
-		return Shape{}, false
-	}
-	dec := json.NewDecoder(strings.NewReader(raw))
-	dec.UseNumber()
-	var tree map[string]any
-	if dec.Decode(&tree) != nil || tree["error"] == true {
+	tree, err := parseTree(ctx, db, sqlText)
+	if err != nil || tree["error"] == true {
 		return Shape{}, false
 	}
 	aggs := aggregateNames()

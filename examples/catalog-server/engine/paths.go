@@ -79,7 +79,7 @@ func rewritePaths(ctx context.Context, conn *sql.Conn, sqlText, pkgDir string) (
 }
 
 // parseTree returns DuckDB's syntax tree of sqlText (json_serialize_sql).
-func parseTree(ctx context.Context, conn *sql.Conn, sqlText string) (map[string]any, error) {
+func parseTree(ctx context.Context, conn queryRower, sqlText string) (map[string]any, error) {
 	var raw string
 	if err := conn.QueryRowContext(ctx, "SELECT json_serialize_sql($1::VARCHAR)::VARCHAR", sqlText).Scan(&raw); err != nil {
 		return nil, duckErr(err)
@@ -93,6 +93,11 @@ func parseTree(ctx context.Context, conn *sql.Conn, sqlText string) (map[string]
 		return nil, err
 	}
 	return tree, nil
+}
+
+// queryRower is a connection or a pool: what parseTree asks.
+type queryRower interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
 // treeSQL turns a syntax tree back into SQL (json_deserialize_sql).
