@@ -698,9 +698,10 @@ func TestParamType(t *testing.T) {
 	}
 }
 
-// TestPlaceholderSpansOperators: on PostgreSQL an @name right after < or @ is
-// the operator <@ or @@ in SQL without other parameters (which runs as
-// written), and a parameter in SQL with them (pgx reads it as one then).
+// TestPlaceholderSpansOperators: on PostgreSQL an @name whose @ ends one of
+// PostgreSQL's operators ending in @ (<@, @@, @@@, ^@, @-@) is that operator
+// before a name, in SQL with parameters or without; after other operator
+// characters (=@x, ||@x, &&@x) it is a parameter.
 func TestPlaceholderSpansOperators(t *testing.T) {
 	names := func(sql string) []string {
 		var out []string
@@ -712,8 +713,11 @@ func TestPlaceholderSpansOperators(t *testing.T) {
 	if got := names("SELECT tags <@ARRAY['a'], tsv @@to_tsquery('a') FROM t"); len(got) != 0 {
 		t.Errorf("without parameters: %q", got)
 	}
-	if got := names("SELECT count(*) FROM t WHERE ARRAY[@tag]::text[] <@tags AND tsv @@q"); !slices.Equal(got, []string{"tag", "tags", "q"}) {
+	if got := names("SELECT count(*) FROM t WHERE ARRAY[@tag]::text[] <@tags AND tsv @@q AND tsv @@@q2 AND name ^@p AND @-@seg > 1"); !slices.Equal(got, []string{"tag"}) {
 		t.Errorf("with parameters: %q", got)
+	}
+	if got := names("SELECT 1 WHERE a=@a AND b||@b = '' AND c &&@c AND d>=@d AND e -@e > 0 AND (@f, @g) AND h IN(@h)"); !slices.Equal(got, []string{"a", "b", "c", "d", "e", "f", "g", "h"}) {
+		t.Errorf("after other operator characters: %q", got)
 	}
 	if got := names("SELECT @a, @ b, x <@ y, 'me@example.com'"); !slices.Equal(got, []string{"a"}) {
 		t.Errorf("spaced operators and strings: %q", got)

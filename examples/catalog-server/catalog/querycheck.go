@@ -2,7 +2,6 @@ package catalog
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -35,32 +34,21 @@ type Span struct {
 }
 
 // PlaceholderSpans returns every use of a named placeholder in sql, in order:
-// $name in DuckDB, @name in PostgreSQL (as pgx's named arguments read them, the
-// reading that binds the values), outside strings ('…', E'…' with backslash
-// escapes, dollar-quoted $tag$…$tag$), quoted names and comments (-- and /* */,
-// which nest). A name starts with an ASCII letter or _, then ASCII letters,
-// digits and _ ($1 and ? are not named). On PostgreSQL an @name right after <
-// or @ (<@ARRAY[…], @@to_tsquery(…)) is a parameter only in SQL with other
-// parameters, as pgx reads it then; alone, it is PostgreSQL's operator. This is the one reading of
-// placeholders: binding values, casting them and the checks when a model loads
-// all use it.
+// $name in DuckDB, @name in PostgreSQL, outside strings ('…', E'…' with
+// backslash escapes, dollar-quoted $tag$…$tag$), quoted names and comments (--
+// and /* */, which nest). A name starts with an ASCII letter or _, then ASCII
+// letters, digits and _ ($1 and ? are not named). On PostgreSQL an @name whose
+// @ ends one of PostgreSQL's built-in operators ending in @ (pgOperatorBefore)
+// is that operator before a name, whether or not the SQL has parameters:
+// tags <@ARRAY['a'], tsv @@to_tsquery('a'). This is the one reading of
+// placeholders: binding values (the PostgreSQL engine puts $1, $2, … in their
+// place), casting them and the checks when a model loads all use it.
 func PlaceholderSpans(sqlText, engine string) (out []Span) {
 	sigil := byte('$')
 	if engine == EnginePostgres {
 		sigil = '@'
 	}
-	var afterOp []Span
 	n := len(sqlText)
-	// A name right after < or @ (tags <@ARRAY['a'], tsv @@to_tsquery('a'))
-	// is PostgreSQL's operator and a name in a query with no parameters, which
-	// runs as written; in one with parameters pgx reads it as a parameter, as
-	// every other @name.
-	defer func() {
-		if len(out) > 0 && len(afterOp) > 0 {
-			out = append(out, afterOp...)
-			slices.SortFunc(out, func(a, b Span) int { return a.Start - b.Start })
-		}
-	}()
 	isDigit := func(c byte) bool { return c >= '0' && c <= '9' }
 	letter := func(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' }
 	identStart := func(c byte) bool { return letter(c) || c >= 0x80 }
@@ -145,11 +133,8 @@ func PlaceholderSpans(sqlText, engine string) (out []Span) {
 			for j < n && (letter(sqlText[j]) || isDigit(sqlText[j])) {
 				j++
 			}
-			sp := Span{i, j, sqlText[i+1 : j]}
-			if i > 0 && (sqlText[i-1] == '<' || sqlText[i-1] == '@') {
-				afterOp = append(afterOp, sp)
-			} else {
-				out = append(out, sp)
+			if !pgOperatorBefore(sqlText[:i]) {
+				out = append(out, Span{i, j, sqlText[i+1 : j]})
 			}
 			i = j
 		default:
@@ -157,6 +142,31 @@ func PlaceholderSpans(sqlText, engine string) (out []Span) {
 		}
 	}
 	return out
+}
+
+// pgOperatorBefore reports whether an @ right after before ends one of the
+// operators PostgreSQL (15, without extensions) defines whose name ends in @,
+// so that the @ and the name after it are that operator and a name, not a
+// parameter: <@ (contained by), @@ and @@@ (text search match; an @@ before
+// a name is also the centre of a box), ^@ (starts with) and @-@ (length). So
+// the @ follows <, @ or ^, or the two characters @-.
+//
+// PostgreSQL's lexer reads every run of operator characters as one operator,
+// so =@x, -@x or ||@x would be the operators =@, -@ and ||@, which do not
+// exist: there the @name is a parameter (as $1 it is one token apart from
+// the operator before it), the reading an author who leaves out a space
+// means. A run ending in another operator ending in @ (tags <<@x, a ^@@x) is
+// read as the operator too: PostgreSQL refuses it as an operator that does
+// not exist, and the author writes a space before the @name.
+func pgOperatorBefore(before string) bool {
+	if before == "" {
+		return false
+	}
+	switch before[len(before)-1] {
+	case '<', '@', '^':
+		return true
+	}
+	return strings.HasSuffix(before, "@-")
 }
 
 // asciiName reports whether s is a name of ASCII letters, digits and _ (a

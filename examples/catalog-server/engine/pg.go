@@ -172,7 +172,9 @@ func (p *Postgres) Close() error {
 	return nil
 }
 
-// Query runs one read-only query. Parameters are written @name in the SQL.
+// Query runs one read-only query. Parameters are written @name in the SQL
+// (catalog.PlaceholderSpans), and bound by position (pgBind) when params has
+// values; without them the SQL runs as written.
 func (p *Postgres) Query(ctx context.Context, sqlText string, params map[string]any, lim Limits) (*Result, error) {
 	if err := checkText(sqlText); err != nil {
 		return nil, err
@@ -227,17 +229,26 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 			return nil, fmt.Errorf("postgres: %w", err)
 		}
 	}
+	// A named query's parameters (@name) become $1, $2, … and their values are
+	// bound by position; positions and messages in errors are mapped back to
+	// the SQL as given (@name). Ad-hoc SQL has no parameters: an @ in it is
+	// PostgreSQL's.
+	bound := &pgBound{text: sqlText}
+	if len(params) > 0 {
+		bound = pgBind(sqlText, params)
+	}
 	// Layer 1: PostgreSQL's parser must see one statement. The unnamed prepared
 	// statement of the extended protocol refuses several. It is given the
 	// caller's text as sent (empty statements and comments after it count for
-	// nothing), so that a syntax error's position is about that text.
+	// nothing; the parameters as $n), so that a syntax error's position is
+	// about that text.
 	//
 	// The cap below wraps the statement alone: what follows its last token —
 	// semicolons, comments, spaces ("SELECT 1;; -- all") — would end the
 	// subquery early or leave it open, and the query be refused as not a query.
-	body, ok := pgStatementBody(sqlText, tx.Conn().PgConn().ParameterStatus("standard_conforming_strings") != "off")
+	body, ok := pgStatementBody(bound.text, tx.Conn().PgConn().ParameterStatus("standard_conforming_strings") != "off")
 	if !ok {
-		body = sqlText // a token left open: PostgreSQL's parser says where
+		body = bound.text // a token left open: PostgreSQL's parser says where
 	}
 	if strings.TrimSpace(body) == "" {
 		return nil, &RefusedError{Reason: "the SQL holds no statement"}
@@ -246,7 +257,7 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 	if _, err := tx.Exec(ctx, "SAVEPOINT gate"); err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
-	if _, err := tx.Conn().PgConn().Prepare(ctx, "", sqlText, nil); err != nil {
+	if _, err := tx.Conn().PgConn().Prepare(ctx, "", bound.text, nil); err != nil {
 		if !errors.As(err, &bareErr) {
 			return nil, err
 		}
@@ -254,7 +265,7 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 			return nil, &RefusedError{Reason: "PostgreSQL's parser finds more than one statement; send exactly one"}
 		}
 		if bareErr.Code == "42601" {
-			return nil, &SQLError{Engine: "postgres", Message: bareErr.Message, Position: int(bareErr.Position), SQLState: bareErr.Code}
+			return nil, &SQLError{Engine: "postgres", Message: bound.message(bareErr.Message), Position: bound.position(int(bareErr.Position)), SQLState: bareErr.Code}
 		}
 		// Other errors (an unknown relation that is one of the sources) are
 		// judged on the full statement below.
@@ -271,13 +282,9 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 	// would read and drop them all when the rows close).
 	full := p.prefix + pgWrapOpen + body + "\n) AS q LIMIT " + strconv.Itoa(lim.RowLimit+1)
 	offset := len([]rune(p.prefix + pgWrapOpen))
-	var args []any
-	if len(params) > 0 {
-		args = append(args, pgx.NamedArgs(params))
-	}
-	rows, err := tx.Query(ctx, full, append([]any{pgFormats}, args...)...)
+	rows, err := tx.Query(ctx, full, append([]any{pgFormats}, bound.args...)...)
 	if err != nil {
-		return nil, p.fail(ctx, tx, err, offset, full, args)
+		return nil, p.fail(ctx, tx, err, offset, full, bound)
 	}
 	defer rows.Close()
 	res := newResult(lim)
@@ -313,7 +320,7 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 		vals, err := rows.Values()
 		if err != nil {
 			rows.Close()
-			return nil, p.fail(ctx, tx, err, offset, full, args)
+			return nil, p.fail(ctx, tx, err, offset, full, bound)
 		}
 		raw := rows.RawValues()
 		row := make([]any, len(vals))
@@ -337,7 +344,7 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, p.fail(ctx, tx, err, offset, full, args)
+		return nil, p.fail(ctx, tx, err, offset, full, bound)
 	}
 	if len(unnamed) > 0 {
 		p.nameTypes(ctx, tx, unnamed, res.Columns)
@@ -583,14 +590,14 @@ func (p *Postgres) nameTypes(ctx context.Context, tx pgx.Tx, oids []uint32, cols
 // with the same SQLSTATE as a write; the plan tells the two apart: a LockRows
 // step is a row lock. (A locking clause PostgreSQL ignores, on a WITH query such
 // as a model's source, has no such step and locks nothing.)
-func (p *Postgres) fail(ctx context.Context, tx pgx.Tx, err error, offset int, full string, args []any) error {
+func (p *Postgres) fail(ctx context.Context, tx pgx.Tx, err error, offset int, full string, bound *pgBound) error {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) && pe.Code == "25006" {
-		if locks, lerr := planLocksRows(ctx, tx, full, args); lerr == nil && locks {
+		if locks, lerr := planLocksRows(ctx, tx, full, bound.args); lerr == nil && locks {
 			return &RefusedError{Reason: rowLocksReason + " (PostgreSQL: " + pe.Message + ")", Rule: ruleNoLocks}
 		}
 	}
-	return p.pgErr(err, offset, full[len(p.prefix+pgWrapOpen):])
+	return p.pgErr(err, offset, full[len(p.prefix+pgWrapOpen):], bound)
 }
 
 // planLocksRows reports whether PostgreSQL's plan for full has a LockRows step.
@@ -636,8 +643,9 @@ const pgWrapOpen = "SELECT * FROM (\n"
 
 // pgErr keeps PostgreSQL's message, moves its position into the caller's SQL, and
 // turns the read-only and query-only refusals into RefusedErrors. body is the
-// caller's statement (and what follows it in the wrapped form).
-func (p *Postgres) pgErr(err error, offset int, body string) error {
+// caller's statement (and what follows it in the wrapped form), bound its
+// parameters as they ran ($n) and were written (@name).
+func (p *Postgres) pgErr(err error, offset int, body string, bound *pgBound) error {
 	var pe *pgconn.PgError
 	if !errors.As(err, &pe) {
 		return err
@@ -658,9 +666,10 @@ func (p *Postgres) pgErr(err error, offset int, body string) error {
 	if pos < 0 {
 		pos = 0
 	}
-	msg := pe.Message
+	pos = bound.position(pos)
+	msg := bound.message(pe.Message)
 	if pe.Hint != "" {
-		msg += " (hint: " + pe.Hint + ")"
+		msg += " (hint: " + bound.message(pe.Hint) + ")"
 	} else if names := p.closestNames(pe); names != "" {
 		msg += " (" + names + ")"
 	}
