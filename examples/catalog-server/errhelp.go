@@ -741,10 +741,10 @@ func specialFileRead(sqlText, dir string) error {
 			n++
 			abs := filepath.Clean(p)
 			in := dir
-			if abs != dir && !strings.HasPrefix(abs, dir+string(filepath.Separator)) {
+			if !engine.Within(dir, abs) {
 				// The package folder as DuckDB compares it, its links resolved.
 				real, err := filepath.EvalSymlinks(dir)
-				if err != nil || abs != real && !strings.HasPrefix(abs, real+string(filepath.Separator)) {
+				if err != nil || !engine.Within(real, abs) {
 					continue
 				}
 				in = real

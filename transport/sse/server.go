@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/wiremcp/wiremcp/jsonrpc"
 	"github.com/wiremcp/wiremcp/transport/internal/hostcheck"
+	"github.com/wiremcp/wiremcp/transport/internal/httpbody"
 	"github.com/wiremcp/wiremcp/transport/internal/sse"
 )
 
@@ -394,28 +394,9 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusUnsupportedMediaType, "Unsupported Media Type: Content-Type must be application/json")
 		return
 	}
-	max := h.opts.MaxBodyBytes
-	if r.ContentLength > max {
-		httpError(w, http.StatusRequestEntityTooLarge, tooLargeBody(max))
-		return
-	}
-	var src io.Reader = r.Body
-	rc := http.NewResponseController(w)
-	if d := h.opts.BodyReadTimeout; d > 0 {
-		src = &deadlineReader{r: r.Body, rc: rc, d: d}
-	}
-	body, err := io.ReadAll(io.LimitReader(src, max+1))
-	if err != nil {
-		// Closed unread: net/http then does not wait for the rest before answering.
-		r.Body.Close()
-		httpError(w, http.StatusBadRequest, "Cannot read the request body")
-		return
-	}
-	if h.opts.BodyReadTimeout > 0 {
-		_ = rc.SetReadDeadline(time.Time{})
-	}
-	if int64(len(body)) > max {
-		httpError(w, http.StatusRequestEntityTooLarge, tooLargeBody(max))
+	body, status, text := httpbody.Read(w, r, h.opts.MaxBodyBytes, h.opts.BodyReadTimeout)
+	if status != 0 {
+		httpError(w, status, text)
 		return
 	}
 	msg, err := jsonrpc.Decode(body, &h.limits)
@@ -470,23 +451,4 @@ func (h *Handler) checkHostAndOrigin(w http.ResponseWriter, r *http.Request) boo
 		return false
 	}
 	return true
-}
-
-// deadlineReader reads a request body with a deadline set before each read: the
-// client must keep sending, however long the whole body takes.
-type deadlineReader struct {
-	r  io.Reader
-	rc *http.ResponseController
-	d  time.Duration
-}
-
-func (x *deadlineReader) Read(p []byte) (int, error) {
-	// ErrNotSupported (a ResponseWriter without deadlines): read without.
-	_ = x.rc.SetReadDeadline(time.Now().Add(x.d))
-	return x.r.Read(p)
-}
-
-// tooLargeBody is the 413 answer's text: the limit the body passed.
-func tooLargeBody(max int64) string {
-	return fmt.Sprintf("Request body too large: at most %d bytes", max)
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/wiremcp/wiremcp/jsonrpc"
 	"github.com/wiremcp/wiremcp/transport/internal/hostcheck"
+	"github.com/wiremcp/wiremcp/transport/internal/httpbody"
 )
 
 // Handler serves the Streamable HTTP transport on one endpoint (POST, GET, DELETE).
@@ -320,6 +320,22 @@ func (h *Handler) lookup(r *http.Request, id string) *ServerTransport {
 	}
 	if h.opts.SessionOwner != nil && h.opts.SessionOwner(r) != t.owner {
 		return nil
+	}
+	return t
+}
+
+// session returns the live session r's Mcp-Session-Id names (lookup), or nil
+// after answering 400 for a request without the header and 404 for an unknown,
+// ended or foreign session.
+func (h *Handler) session(w http.ResponseWriter, r *http.Request) *ServerTransport {
+	sid, ok := first(r.Header, hdrSessionID)
+	if !ok {
+		writeHTTPError(w, http.StatusBadRequest, "Bad Request: Mcp-Session-Id header is required")
+		return nil
+	}
+	t := h.lookup(r, sid)
+	if t == nil {
+		writeHTTPError(w, http.StatusNotFound, "Not Found: unknown or expired session")
 	}
 	return t
 }
@@ -726,14 +742,8 @@ func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request) {
 		writeHTTPError(w, http.StatusNotAcceptable, "Not Acceptable: Accept must list text/event-stream")
 		return
 	}
-	sid, ok := first(r.Header, hdrSessionID)
-	if !ok {
-		writeHTTPError(w, http.StatusBadRequest, "Bad Request: Mcp-Session-Id header is required")
-		return
-	}
-	t := h.lookup(r, sid)
+	t := h.session(w, r)
 	if t == nil {
-		writeHTTPError(w, http.StatusNotFound, "Not Found: unknown or expired session")
 		return
 	}
 	if h.closing.Load() {
@@ -853,14 +863,8 @@ func (h *Handler) serveDELETE(w http.ResponseWriter, r *http.Request) {
 		writeHTTPError(w, http.StatusMethodNotAllowed, "Method Not Allowed: sessions cannot be deleted")
 		return
 	}
-	sid, ok := first(r.Header, hdrSessionID)
-	if !ok {
-		writeHTTPError(w, http.StatusBadRequest, "Bad Request: Mcp-Session-Id header is required")
-		return
-	}
-	t := h.lookup(r, sid)
+	t := h.session(w, r)
 	if t == nil {
-		writeHTTPError(w, http.StatusNotFound, "Not Found: unknown or expired session")
 		return
 	}
 	t.Close()
@@ -884,35 +888,5 @@ func (h *Handler) allowed() string {
 // readBody reads the POST body within MaxBodyBytes, each read within
 // BodyReadTimeout. On failure it returns the HTTP status and a message.
 func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, int, string) {
-	max := h.opts.MaxBodyBytes
-	if r.ContentLength > max {
-		return nil, http.StatusRequestEntityTooLarge, tooLargeBody(max)
-	}
-	var body io.Reader = r.Body
-	var rc *http.ResponseController
-	if d := h.opts.BodyReadTimeout; d > 0 && r.ContentLength != 0 {
-		rc = http.NewResponseController(w)
-		body = &deadlineReader{r: r.Body, rc: rc, d: d}
-	}
-	var buf []byte
-	var err error
-	if r.ContentLength >= 0 {
-		buf = make([]byte, r.ContentLength)
-		_, err = io.ReadFull(body, buf)
-	} else {
-		buf, err = io.ReadAll(io.LimitReader(body, max+1))
-	}
-	if err != nil {
-		// Closing the body unread tells net/http not to read the rest before
-		// answering (the client may never send it); the connection is not reused.
-		r.Body.Close()
-		return nil, http.StatusBadRequest, "Cannot read the request body"
-	}
-	if rc != nil {
-		_ = rc.SetReadDeadline(time.Time{}) // the body is read: no deadline for what follows
-	}
-	if int64(len(buf)) > max {
-		return nil, http.StatusRequestEntityTooLarge, tooLargeBody(max)
-	}
-	return buf, 0, ""
+	return httpbody.Read(w, r, h.opts.MaxBodyBytes, h.opts.BodyReadTimeout)
 }

@@ -2,12 +2,9 @@ package streamable
 
 import (
 	"encoding/json"
-	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/wiremcp/wiremcp/jsonrpc"
 	"github.com/wiremcp/wiremcp/transport/internal/sse"
@@ -127,23 +124,4 @@ func (h *Handler) checkHostAndOrigin(w http.ResponseWriter, r *http.Request) boo
 		return false
 	}
 	return true
-}
-
-// deadlineReader reads a request body with a deadline set before each read: the
-// client must keep sending, however long the whole body takes.
-type deadlineReader struct {
-	r  io.Reader
-	rc *http.ResponseController
-	d  time.Duration
-}
-
-func (x *deadlineReader) Read(p []byte) (int, error) {
-	// ErrNotSupported (a ResponseWriter without deadlines): read without.
-	_ = x.rc.SetReadDeadline(time.Now().Add(x.d))
-	return x.r.Read(p)
-}
-
-// tooLargeBody is the 413 answer's text: the limit the body passed.
-func tooLargeBody(max int64) string {
-	return fmt.Sprintf("Request body too large: at most %d bytes", max)
 }

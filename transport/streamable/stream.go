@@ -322,24 +322,13 @@ func (st *stream) startKeepAlive(a *attachment) {
 // writePriming sends the event that gives the client a Last-Event-ID before anything
 // else, with the reconnection delay. st.mu is held.
 func (st *stream) writePriming() {
-	a := st.att
-	if a.gone() {
-		st.lost()
-		return
-	}
-	if !a.started {
-		st.startSSE(a)
-	}
 	bp := getBuf()
 	b := appendEventID((*bp)[:0], st.num, st.seq)
 	b = sse.AppendRetryField(b, st.t.h.retryMS)
 	b = append(b, "data: \n\n"...)
 	*bp = b
-	err := a.write(b)
+	st.writeFrame(b)
 	putBuf(bp)
-	if err != nil {
-		st.lost()
-	}
 }
 
 // writeJSON writes msg as the whole application/json body. st.mu is held.

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"database/sql"
 	"database/sql/driver"
@@ -36,8 +35,8 @@ const duckMaxConns = 8
 
 // DuckConfig bounds a DuckDB model database.
 type DuckConfig struct {
-	Threads     int    // worker threads per model database; zero means 2
-	MemoryLimit string // DuckDB memory_limit; empty means "512MB"
+	Threads     int    // worker threads per model database; zero means DefaultThreads
+	MemoryLimit string // DuckDB memory_limit; empty means DefaultMemoryLimit
 	// Worker, when set, makes OpenDuckProc's command for a query process: a
 	// program that calls ServeDuckWorker on its standard input and output. Each
 	// process opens the model's database on its own (Threads and MemoryLimit
@@ -120,6 +119,7 @@ const reopenRetry = time.Second
 // OpenDuck builds and opens the database of model m. Sources whose SQL fails are
 // reported by Broken and left out; the model still opens.
 func OpenDuck(ctx context.Context, m *catalog.Model, cfg DuckConfig) (*Duck, error) {
+	cfg = cfg.withDefaults()
 	f, err := buildDuckFile(ctx, m, cfg)
 	if err != nil {
 		return nil, err
@@ -173,19 +173,29 @@ func buildDuckFile(ctx context.Context, m *catalog.Model, cfg DuckConfig) (*duck
 	return f, nil
 }
 
-// duckDefaultThreads is DuckDB's thread count for a model whose DuckConfig
-// gives none.
-const duckDefaultThreads = 2
+// DefaultThreads is DuckDB's thread count for a model whose DuckConfig gives
+// none (the server's -threads default).
+const DefaultThreads = 2
 
-// duckDefaultMemory is DuckDB's memory limit for a model whose DuckConfig gives
-// none.
-const duckDefaultMemory = "512MB"
+// DefaultMemoryLimit is DuckDB's memory limit for a model whose DuckConfig gives
+// none (the server's -memory-limit default).
+const DefaultMemoryLimit = "512MB"
+
+// withDefaults returns c with DefaultThreads for a Threads below 1 and
+// DefaultMemoryLimit for an empty MemoryLimit. OpenDuck, OpenDuckProc and a
+// query process apply it once; what they call reads the fields as they are.
+func (c DuckConfig) withDefaults() DuckConfig {
+	if c.Threads <= 0 {
+		c.Threads = DefaultThreads
+	}
+	if c.MemoryLimit == "" {
+		c.MemoryLimit = DefaultMemoryLimit
+	}
+	return c
+}
 
 // openDuckFile opens the database file f read-only, locked down, for queries.
 func openDuckFile(ctx context.Context, f *duckFile, cfg DuckConfig) (*Duck, error) {
-	if cfg.MemoryLimit == "" {
-		cfg.MemoryLimit = duckDefaultMemory
-	}
 	db, err := openDuckDB(ctx, f, cfg)
 	if err != nil {
 		return nil, err
@@ -198,12 +208,6 @@ func openDuckFile(ctx context.Context, f *duckFile, cfg DuckConfig) (*Duck, erro
 // openDuckDB opens the database file f read-only, locked down, with cfg's
 // threads and memory limit.
 func openDuckDB(ctx context.Context, f *duckFile, cfg DuckConfig) (*sql.DB, error) {
-	if cfg.Threads <= 0 {
-		cfg.Threads = duckDefaultThreads
-	}
-	if cfg.MemoryLimit == "" {
-		cfg.MemoryLimit = duckDefaultMemory
-	}
 	q := url.Values{}
 	q.Set("access_mode", "READ_ONLY")
 	q.Set("threads", strconv.Itoa(cfg.Threads))
@@ -399,8 +403,8 @@ func (d *Duck) build(ctx context.Context, m *catalog.Model, pkgDir, path string,
 	// What building reads and prepares (a source's files, the named queries'
 	// constant expressions) is held to the model's limits, as queries are.
 	for _, set := range []string{
-		"SET GLOBAL memory_limit = " + quoteLit(cmp.Or(cfg.MemoryLimit, duckDefaultMemory)),
-		"SET GLOBAL threads = " + strconv.Itoa(cmp.Or(cfg.Threads, duckDefaultThreads)),
+		"SET GLOBAL memory_limit = " + quoteLit(cfg.MemoryLimit),
+		"SET GLOBAL threads = " + strconv.Itoa(cfg.Threads),
 	} {
 		if _, err := db.ExecContext(ctx, set); err != nil {
 			return fmt.Errorf("duckdb: %s: %w", set, err)
@@ -549,17 +553,10 @@ func wordNear(sqlText string, pos int) string {
 	return strings.ToUpper(sqlText[start:i])
 }
 
-// firstWord returns the first keyword of a statement, for messages only.
+// firstWord returns the first keyword of a statement, for messages only: the
+// first run of letters after its leading white space and comments.
 func firstWord(sqlText string) string {
-	s := strings.TrimSpace(sqlText)
-	for strings.HasPrefix(s, "--") || strings.HasPrefix(s, "/*") {
-		if strings.HasPrefix(s, "--") {
-			_, s, _ = strings.Cut(s, "\n")
-		} else {
-			s, _ = afterComment(s)
-		}
-		s = strings.TrimSpace(s)
-	}
+	s := skipSpaceAndComments(sqlText)
 	f := strings.FieldsFunc(s, func(r rune) bool { return !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z') })
 	if len(f) == 0 {
 		return ""
@@ -574,6 +571,31 @@ func article(word string) string {
 		return "an"
 	}
 	return "a"
+}
+
+// skipSpaceAndComments returns s after its leading white space and comments, as
+// DuckDB's and PostgreSQL's lexers read them (a line comment ends at \n or \r);
+// "" when a comment runs to the end of s.
+func skipSpaceAndComments(s string) string {
+	for {
+		s = strings.TrimLeftFunc(s, unicode.IsSpace)
+		switch {
+		case strings.HasPrefix(s, "--"):
+			j := strings.IndexAny(s, "\n\r")
+			if j < 0 {
+				return ""
+			}
+			s = s[j:]
+		case strings.HasPrefix(s, "/*"):
+			rest, closed := afterComment(s)
+			if !closed {
+				return ""
+			}
+			s = rest
+		default:
+			return s
+		}
+	}
 }
 
 // afterComment returns s after the block comment it starts with, and false

@@ -3,7 +3,6 @@ package engine
 import (
 	"bufio"
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -148,6 +147,7 @@ func OpenDuckProc(ctx context.Context, m *catalog.Model, cfg DuckConfig) (*DuckP
 	if cfg.Worker == nil {
 		return nil, errors.New("duckdb: no worker command for queries in processes of their own")
 	}
+	cfg = cfg.withDefaults()
 	f, err := buildDuckFile(ctx, m, cfg)
 	if err != nil {
 		return nil, err
@@ -290,7 +290,7 @@ func (p *DuckProc) Query(ctx context.Context, sqlText string, params map[string]
 		case <-watch:
 			if rss := residentBytes(w.cmd.Process.Pid); rss > maxRSS {
 				p.kill(w)
-				return nil, &MemoryError{Limit: cmp.Or(p.cfg.MemoryLimit, duckDefaultMemory),
+				return nil, &MemoryError{Limit: p.cfg.MemoryLimit,
 					Detail: fmt.Sprintf("its process held %d MiB, past the %d MiB a query process may hold: DuckDB's limit does not count all it allocates, such as the lists and strings a function builds", rss>>20, maxRSS>>20)}
 			}
 			continue
@@ -360,7 +360,7 @@ func (p *DuckProc) runningMaxRSS() int64 {
 	if n := duckRunMaxRSS.Load(); n > 0 {
 		return n
 	}
-	b, ok := sizeBytes(cmp.Or(p.cfg.MemoryLimit, duckDefaultMemory))
+	b, ok := sizeBytes(p.cfg.MemoryLimit)
 	if !ok {
 		return 0
 	}
@@ -587,7 +587,7 @@ func workerEnviron(env []string, threads int) []string {
 const workerGoProcs = 1
 
 // WorkerMalloc is how a query process of a model run on threads threads (0:
-// duckDefaultThreads) has its C library (glibc) keep the memory DuckDB frees, set in
+// DefaultThreads) has its C library (glibc) keep the memory DuckDB frees, set in
 // its environment as GLIBC_TUNABLES unless the server's environment has that
 // variable: blocks under 32 MB come from the heap (glibc's default starts at
 // 128 KB, then adapts), each heap keeps up to 64 MB of free memory at its top
@@ -603,7 +603,7 @@ const workerGoProcs = 1
 // after a query is ended.
 func WorkerMalloc(threads int) string {
 	if threads <= 0 {
-		threads = duckDefaultThreads
+		threads = DefaultThreads
 	}
 	return fmt.Sprintf("glibc.malloc.mmap_threshold=%d:glibc.malloc.trim_threshold=%d:glibc.malloc.arena_max=%d", 32<<20, 64<<20, threads)
 }
@@ -1212,7 +1212,7 @@ func ServeDuckWorker(in io.Reader, out io.Writer) int {
 	}
 	o := req.Open
 	d, err := openDuckFile(context.Background(), &duckFile{tmp: o.Tmp, path: o.Path, pkgDir: o.PkgDir, spill: o.Spill},
-		DuckConfig{Threads: o.Threads, MemoryLimit: o.MemoryLimit})
+		DuckConfig{Threads: o.Threads, MemoryLimit: o.MemoryLimit}.withDefaults())
 	if err != nil {
 		reply(workerAnswer{Error: toWire(err)})
 		return 1

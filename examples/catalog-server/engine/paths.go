@@ -393,7 +393,7 @@ func inside(dir, p string) (string, error) {
 		abs = filepath.Join(dir, p)
 	}
 	abs = filepath.Clean(abs)
-	if !within(dir, abs) {
+	if !Within(dir, abs) {
 		return "", fmt.Errorf("%q is outside the package folder", p)
 	}
 	fixed := abs
@@ -404,7 +404,7 @@ func inside(dir, p string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%q: %w", p, err)
 	}
-	if !within(dir, real) {
+	if !Within(dir, real) {
 		return "", fmt.Errorf("%q goes through a symbolic link to %q, outside the package folder", p, real)
 	}
 	// A named pipe (or device) would hold DuckDB's read, and so the model's
@@ -421,8 +421,8 @@ func inside(dir, p string) (string, error) {
 	return abs, nil
 }
 
-// within reports whether the clean absolute path p is dir or below it.
-func within(dir, p string) bool {
+// Within reports whether the clean absolute path p is dir or below it.
+func Within(dir, p string) bool {
 	return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator))
 }
 

@@ -745,27 +745,11 @@ func notAQuery(body, msg string) string {
 }
 
 // pgFirstWord returns the first word of s after spaces and comments, or "" when
-// s starts with something else.
+// s starts with something else. Unlike firstWord it does not look past other
+// characters: a body that starts with one (a parenthesised query PostgreSQL
+// refuses in the wrapped form) keeps PostgreSQL's own message in notAQuery.
 func pgFirstWord(s string) string {
-	for {
-		s = strings.TrimLeft(s, " \t\n\r\f\v")
-		switch {
-		case strings.HasPrefix(s, "--"):
-			if j := strings.IndexAny(s, "\n\r"); j >= 0 {
-				s = s[j:]
-				continue
-			}
-			return ""
-		case strings.HasPrefix(s, "/*"):
-			rest, closed := afterComment(s)
-			if !closed {
-				return ""
-			}
-			s = rest
-			continue
-		}
-		break
-	}
+	s = skipSpaceAndComments(s)
 	i := 0
 	for i < len(s) && (s[i] >= 'a' && s[i] <= 'z' || s[i] >= 'A' && s[i] <= 'Z' || s[i] == '_') {
 		i++

@@ -175,8 +175,22 @@ func TestSizeBytes(t *testing.T) {
 
 func TestRunningMaxRSS(t *testing.T) {
 	for limit, want := range map[string]int64{"": 1024e6, "512MB": 1024e6, "40MB": 40e6 + 256<<20, "2GiB": 4 << 30, "80%": 0} {
-		if got := (&DuckProc{cfg: DuckConfig{MemoryLimit: limit}}).runningMaxRSS(); got != want {
+		if got := (&DuckProc{cfg: DuckConfig{MemoryLimit: limit}.withDefaults()}).runningMaxRSS(); got != want {
 			t.Errorf("%q: %d, want %d", limit, got, want)
+		}
+	}
+}
+
+// TestDuckConfigDefaults: a DuckConfig without threads or a memory limit gets
+// DefaultThreads and DefaultMemoryLimit; what it gives is kept.
+func TestDuckConfigDefaults(t *testing.T) {
+	for _, tt := range []struct{ in, want DuckConfig }{
+		{DuckConfig{}, DuckConfig{Threads: DefaultThreads, MemoryLimit: DefaultMemoryLimit}},
+		{DuckConfig{Threads: -1}, DuckConfig{Threads: DefaultThreads, MemoryLimit: DefaultMemoryLimit}},
+		{DuckConfig{Threads: 3, MemoryLimit: "1GB"}, DuckConfig{Threads: 3, MemoryLimit: "1GB"}},
+	} {
+		if got := tt.in.withDefaults(); got.Threads != tt.want.Threads || got.MemoryLimit != tt.want.MemoryLimit {
+			t.Errorf("%+v.withDefaults() = %+v, want %+v", tt.in, got, tt.want)
 		}
 	}
 }
