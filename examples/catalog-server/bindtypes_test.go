@@ -343,7 +343,7 @@ func TestParamsBoundAsDeclaredTypesPostgres(t *testing.T) {
 func TestUncastableListType(t *testing.T) {
 	q := &catalog.Query{Name: "q", Params: []catalog.Param{{Name: "m", Type: "MAP(VARCHAR,INTEGER)[]"}}}
 	_, err := checkParams(q, map[string]any{"m": []any{}})
-	if te := classify(err); te.Kind != "unavailable" || !strings.Contains(te.Error, `parameter "m" is declared as MAP(VARCHAR,INTEGER)[]`) {
+	if te := classify(err); te.Kind != "unavailable" || !strings.Contains(te.Error, `parameter "m" cannot be bound, so no call can run this query: @param m MAP(VARCHAR,INTEGER)[] is a list of MAP(VARCHAR,INTEGER)`) {
 		t.Errorf("%+v", te)
 	}
 }

@@ -169,6 +169,11 @@ func (s *Service) Reload(ctx context.Context) error {
 			for _, pkg := range p.Packages {
 				for _, m := range pkg.Models {
 					e, ok := reuse[p.Name+"/"+pkg.Name+"/"+m.Name]
+					for _, msg := range sn.addParamChecks(m) {
+						if !ok { // told when the model opens, not at every reload
+							logs.warn("named query", "problem", msg)
+						}
+					}
 					if ok {
 						kept[e] = true
 					} else {
@@ -297,6 +302,27 @@ func (sn *snapshot) addChecks(m *catalog.Model, e modelEngine) []string {
 			msg := file + ": " + p
 			sn.checks[mpath] = append(sn.checks[mpath], msg)
 			all = append(all, msg)
+		}
+	}
+	return all
+}
+
+// addParamChecks records what is wrong with the parameters m's named queries
+// declare that the server itself finds, whatever the engine (a list of a type
+// it does not cast, uncastList), and returns it, each problem said in full.
+func (sn *snapshot) addParamChecks(m *catalog.Model) []string {
+	if len(m.Problems) > 0 {
+		return nil // the model's previous version: told once, for the file
+	}
+	mpath := m.Package.Project.Name + "/" + m.Package.Name + "/" + m.Name
+	var all []string
+	for _, q := range m.Queries {
+		for _, p := range q.Params {
+			if why := uncastList(m.Package.Engine, p); why != "" {
+				msg := fmt.Sprintf("%s.sql: query %s (line %d): %s", mpath, q.Name, q.Line, why)
+				sn.checks[mpath+"/"+q.Name] = append(sn.checks[mpath+"/"+q.Name], msg)
+				all = append(all, msg)
+			}
 		}
 	}
 	return all
