@@ -78,3 +78,35 @@ func TestUncastListParam(t *testing.T) {
 		t.Errorf("enums_varchar: %s", text(r))
 	}
 }
+
+// TestBitParam: a BIT (BITSTRING) parameter holding another character than 0
+// and 1 is refused naming the parameter and the form DuckDB reads (DuckDB's own
+// error names only the character), also as a list's element.
+func TestBitParam(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"p/k/manifest.json": `{}`,
+		"p/k/m.sql": "-- @source s\nSELECT 1 AS v;\n\n-- @query b\n-- @param b BIT\nSELECT $b AS v;\n\n" +
+			"-- @query bl\n-- @param b BITSTRING[]\nSELECT $b AS v;\n",
+	})
+	cs := connectHTTP(t, startHTTP(t, newTestService(t, dir, Config{})).URL, "")
+	for _, tc := range []struct {
+		path string
+		v    any
+		want string
+	}{
+		{"p/k/m/b", "102", `parameter "b" must be a BIT written as 0s and 1s only, at least one and no spaces (e.g. "10110"), got "102": '2' at character 3 is not 0 or 1`},
+		{"p/k/m/b", "", `parameter "b" must be a BIT written as 0s and 1s only, at least one and no spaces (e.g. "10110"), got "": empty`},
+		{"p/k/m/bl", []any{"1", "1 0"}, `parameter "b[1]" must be a BITSTRING written as 0s and 1s only, at least one and no spaces (e.g. "10110"), got "1 0": ' ' at character 2 is not 0 or 1`},
+	} {
+		var te toolError
+		r := call(t, cs, "execute_query", map[string]any{"path": tc.path, "parameters": map[string]any{"b": tc.v}}, &te)
+		if !r.IsError || te.Kind != "invalid" || te.Error != tc.want {
+			t.Errorf("%s %v: %+v", tc.path, tc.v, te)
+		}
+	}
+	var res struct{ Rows [][]any }
+	if r := call(t, cs, "execute_query", map[string]any{"path": "p/k/m/b", "parameters": map[string]any{"b": "101"}}, &res); r.IsError || len(res.Rows) != 1 || res.Rows[0][0] != "101" {
+		t.Errorf("a BIT: %s", text(r))
+	}
+}
