@@ -451,9 +451,9 @@ func bindParam(eng string, p catalog.Param, v any) (any, error) {
 		return nil, fmt.Errorf("parameter %q must be %s %s, got null: parameters take no nulls (the query's SQL decides what a missing value means)", p.Name, typeArticle(p.Type), p.Type)
 	}
 	if _, _, ok := listElem(p.Type); ok {
-		if castType(p.Type) == "" {
+		if why := uncastList(eng, p); why != "" {
 			// Its value would reach the engine as text, not as a list.
-			return nil, &catalogFaultError{fmt.Errorf("parameter %q is declared as %s, a list whose element type is not written as a name with an optional precision (INTEGER[], DECIMAL(5,2)[]), so the server cannot bind it as a list; the catalog's @param line needs another type", p.Name, p.Type)}
+			return nil, &catalogFaultError{fmt.Errorf("parameter %q cannot be bound, so no call can run this query: %s", p.Name, why)}
 		}
 		return bindList(eng, p, v)
 	}
@@ -528,6 +528,34 @@ func bindInt(p catalog.Param, v any, lo, hi *big.Int) (any, error) {
 	}
 	return n.String(), nil // cast from its digits by the engine
 }
+
+// uncastList says why the list parameter p of a package of engine eng cannot
+// be bound, and what the catalog's author writes instead: its element type is
+// not one castParams casts to (STRUCT(a INTEGER)[], ENUM('a','b')[]), so its
+// value would reach the engine as text, not as a list. "" when p is not such
+// a list. Told when the model loads and when the query is called.
+func uncastList(eng string, p catalog.Param) string {
+	if _, _, ok := listElem(p.Type); !ok || castType(p.Type) != "" {
+		return ""
+	}
+	_, depth := listBase(p.Type)
+	base := listBrackets.ReplaceAllString(p.Type, "") // as written, not upper-cased
+	sign := catalog.ParamSign(eng)
+	upper := strings.ToUpper(base)
+	var instead, value string
+	switch {
+	case eng == catalog.EnginePostgres:
+		instead, value = "TEXT"+strings.Repeat("[]", depth), `["a", "b"]`
+	case strings.HasPrefix(upper, "STRUCT") || strings.HasPrefix(upper, "MAP") || strings.HasPrefix(upper, "UNION") || strings.HasPrefix(upper, "ROW"):
+		instead, value = "JSON", `"[{\"a\": 1}]"`
+	default:
+		instead, value = "VARCHAR"+strings.Repeat("[]", depth), `["a", "b"]`
+	}
+	return fmt.Sprintf("@param %s %s is a list of %s, a type the server does not cast a value to (only a name with an optional precision, and list brackets: INTEGER[], DECIMAL(5,2)[]), so its value would reach the engine as text, not as a list; declare it as %s (a call gives %s) and convert it in the SQL: CAST(%s%s AS %s)", p.Name, p.Type, base, instead, value, sign, p.Name, p.Type)
+}
+
+// listBrackets are the list brackets at the end of a type.
+var listBrackets = regexp.MustCompile(`(?:\s*\[\s*\d*\s*\])+\s*$`)
 
 // maxListDepth is how deeply list types may nest in a parameter's type.
 const maxListDepth = 8

@@ -63,7 +63,7 @@ func TestParamsBoundAsDeclaredTypes(t *testing.T) {
 		{"p/k/m/money", `{"d":1.235}`, `{"Columns":[{"name":"d","type":"DECIMAL(5,2)"},{"name":"t","type":"VARCHAR"}],"Rows":[[1.24,"DECIMAL(5,2)"]]}`},
 		{"p/k/m/first", `{"n":2}`, `{"Columns":[{"name":"x","type":"BIGINT"}],"Rows":[[1],[2]]}`},
 		{"p/k/m/twice", `{"n":21}`, `{"Columns":[{"name":"two","type":"INTEGER"},{"name":"t","type":"VARCHAR"}],"Rows":[[42,"INTEGER"]]}`},
-		{"p/k/m/at", `{"ts":"2024-07-14T09:30:00Z"}`, `{"Columns":[{"name":"ts","type":"TIMESTAMPTZ"}],"Rows":[["2024-07-14T09:30:00Z"]]}`},
+		{"p/k/m/at", `{"ts":"2024-07-14T09:30:00Z"}`, `{"Columns":[{"name":"ts","type":"TIMESTAMP WITH TIME ZONE"}],"Rows":[["2024-07-14T09:30:00Z"]]}`},
 		{"p/k/m/quoted", `{"day":"2024-07-14"}`, `{"Columns":[{"name":"lit","type":"VARCHAR"},{"name":"d","type":"DATE"}],"Rows":[["$day","2024-07-14"]]}`},
 		// A parameter the SQL does not use is not bound (it was: "parameter
 		// "a" is not used by the statement", blamed on the values).
@@ -167,7 +167,7 @@ func TestListParams(t *testing.T) {
 		{"p/k/m/pair", `{"p":[1,2]}`, `{"Columns":[{"name":"p","type":"INTEGER[2]"}],"Rows":[[[1,2]]]}`},
 		{"p/k/m/grid", `{"g":[[1],[2,9007199254740993]]}`, `{"Columns":[{"name":"g","type":"BIGINT[][]"}],"Rows":[[[[1],[2,9007199254740993]]]]}`},
 		// Each element is read as a single value is: a time zone by name too.
-		{"p/k/m/zoned", `{"t":[["2024-07-14 09:30:00 Europe/Paris","2024-07-14 09:30:00+02"]]}`, `{"Columns":[{"name":"t","type":"TIMESTAMPTZ[][]"}],"Rows":[[[["2024-07-14T07:30:00Z","2024-07-14T07:30:00Z"]]]]}`},
+		{"p/k/m/zoned", `{"t":[["2024-07-14 09:30:00 Europe/Paris","2024-07-14 09:30:00+02"]]}`, `{"Columns":[{"name":"t","type":"TIMESTAMP WITH TIME ZONE[][]"}],"Rows":[[[["2024-07-14T07:30:00Z","2024-07-14T07:30:00Z"]]]]}`},
 		{"p/k/m/big", `{"u":[18446744073709551615,"18446744073709551614"]}`, `{"Columns":[{"name":"u","type":"UBIGINT[]"}],"Rows":[[[18446744073709551615,18446744073709551614]]]}`},
 	} {
 		got, te := runNamed(t, svc, tc.path, tc.params)
@@ -343,7 +343,7 @@ func TestParamsBoundAsDeclaredTypesPostgres(t *testing.T) {
 func TestUncastableListType(t *testing.T) {
 	q := &catalog.Query{Name: "q", Params: []catalog.Param{{Name: "m", Type: "MAP(VARCHAR,INTEGER)[]"}}}
 	_, err := checkParams(q, map[string]any{"m": []any{}})
-	if te := classify(err); te.Kind != "unavailable" || !strings.Contains(te.Error, `parameter "m" is declared as MAP(VARCHAR,INTEGER)[]`) {
+	if te := classify(err); te.Kind != "unavailable" || !strings.Contains(te.Error, `parameter "m" cannot be bound, so no call can run this query: @param m MAP(VARCHAR,INTEGER)[] is a list of MAP(VARCHAR,INTEGER)`) {
 		t.Errorf("%+v", te)
 	}
 }
@@ -420,7 +420,7 @@ func TestLongTypeNamesBound(t *testing.T) {
 	})
 	svc := newTestService(t, dir, Config{})
 	for _, tc := range []struct{ path, params, want string }{
-		{"p/k/m/at", `{"t":"2024-07-14 09:30:00+02"}`, `{"Columns":[{"name":"t","type":"TIMESTAMPTZ"}],"Rows":[["2024-07-14T07:30:00Z"]]}`},
+		{"p/k/m/at", `{"t":"2024-07-14 09:30:00+02"}`, `{"Columns":[{"name":"t","type":"TIMESTAMP WITH TIME ZONE"}],"Rows":[["2024-07-14T07:30:00Z"]]}`},
 		{"p/k/m/money", `{"d":1.5}`, `{"Columns":[{"name":"d","type":"DECIMAL(10,2)"}],"Rows":[[1.5]]}`},
 		{"p/k/m/ratio", `{"r":0.5}`, `{"Columns":[{"name":"r","type":"DOUBLE"}],"Rows":[[0.5]]}`},
 	} {
@@ -604,7 +604,7 @@ func TestDuckCastTypePrecision(t *testing.T) {
 	if q, err := svc.Describe(context.Background(), "p/k/m/at"); err != nil || len(q.Problems) != 0 {
 		t.Fatalf("describe: %+v %v", q, err)
 	}
-	if got, te := runNamed(t, svc, "p/k/m/at", `{"t":"2024-07-14 09:30:00+02","i":"2 days"}`); te != nil || got != `{"Columns":[{"name":"t","type":"TIMESTAMPTZ"},{"name":"i","type":"INTERVAL"}],"Rows":[["2024-07-14T07:30:00Z","2 days"]]}` {
+	if got, te := runNamed(t, svc, "p/k/m/at", `{"t":"2024-07-14 09:30:00+02","i":"2 days"}`); te != nil || got != `{"Columns":[{"name":"t","type":"TIMESTAMP WITH TIME ZONE"},{"name":"i","type":"INTERVAL"}],"Rows":[["2024-07-14T07:30:00Z","2 days"]]}` {
 		t.Errorf("at: %s %+v", got, te)
 	}
 }

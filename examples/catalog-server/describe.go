@@ -109,6 +109,11 @@ func (s *Service) Describe(ctx context.Context, path string) (*Description, erro
 					d.Problems = append(d.Problems, sn.checks[mpath+"/"+q.Name]...)
 				}
 			}
+			for _, nb := range e.Package.Notebooks {
+				for _, q := range nb.Cells {
+					d.Problems = append(d.Problems, sn.checks[e.Path+"/"+nb.Name+"/"+q.Name]...)
+				}
+			}
 		}
 		d.Problems = capProblems(d.Problems, "its models")
 		d.Contents = []Item{}
@@ -145,7 +150,9 @@ func (s *Service) Describe(ctx context.Context, path string) (*Description, erro
 		d.Queries = querySummaries(e.Path, nb.Cells)
 		for _, q := range nb.Cells {
 			d.Problems = append(d.Problems, q.Problems...)
+			d.Problems = append(d.Problems, sn.checks[e.Path+"/"+q.Name]...)
 		}
+		d.Problems = capProblems(d.Problems, "its cells")
 	case catalog.KindQuery:
 		d.SQL, d.Parameters = e.Query.SQL, e.Query.Params
 		if m := e.Query.Model; m != nil && e.Notebook == nil {
@@ -153,6 +160,9 @@ func (s *Service) Describe(ctx context.Context, path string) (*Description, erro
 			d.Problems = append(d.Problems, sn.checks[e.Path]...)
 		}
 		d.Problems = append(d.Problems, e.Query.Problems...)
+		if e.Notebook != nil {
+			d.Problems = append(d.Problems, sn.checks[e.Path]...)
+		}
 		if d.Parameters == nil {
 			d.Parameters = []catalog.Param{}
 		}

@@ -282,3 +282,60 @@ func TestQueryCheckAsCallsRun(t *testing.T) {
 		t.Errorf("inject: %+v %v", res, err)
 	}
 }
+
+// TestNotebookCellsCheckedAtLoad: a notebook's cells are prepared against the
+// model they run against when it opens, and what is wrong is told on the cell,
+// the notebook and the package, with the notebook file's line and column.
+func TestNotebookCellsCheckedAtLoad(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"p/k/manifest.json": `{}`,
+		"p/k/a.sql":         "-- @source s\nSELECT 1 AS v;\n",
+		"p/k/b.sql":         "-- @source t\nSELECT 2 AS w;\n",
+		// Cells of a runs against a (the first model); nb2 names b.
+		"p/k/nb.md":  "# NB\n\nCells.\n\n```sql\nSELECT v FROM s\n```\n\n```sql\nSELECT v,\n  nope FROM s\n```\n\n```sql\nSELEC 1\n```\n\n```sql\nCREATE TABLE x (i INTEGER)\n```\n\n```sql\nSELECT v FROM s WHERE v = ?\n```\n",
+		"p/k/nb2.md": "# NB2\n\n<!-- model: b -->\n\n```sql\nSELECT w FROM t\n```\n\n```sql\nSELECT v FROM s\n```\n",
+	})
+	var logs syncBuffer
+	svc, err := NewService(context.Background(), dir, Config{}, slog.New(slog.NewTextHandler(&logs, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(svc.Close)
+	ctx := context.Background()
+	want := map[string]string{
+		"nb/cell-2":  "p/k/nb.md: cell-2 (line 10): the SQL does not prepare: line 11, column 3: Binder Error: Referenced column \"nope\" not found",
+		"nb/cell-3":  "p/k/nb.md: cell-3 (line 15): the SQL does not prepare: line 15, column 1: Parser Error: syntax error at or near \"SELEC\"",
+		"nb/cell-4":  "p/k/nb.md: cell-4 (line 19): the SQL does not prepare: DuckDB prepares it as a CREATE statement, not a query; a notebook cell is one SELECT",
+		"nb/cell-5":  "p/k/nb.md: cell-5 (line 23): the SQL uses a placeholder without a name (? or $1), but a notebook cell takes no parameters",
+		"nb2/cell-2": "p/k/nb2.md: cell-2 (line 10): the SQL does not prepare: line 10, column 15: Catalog Error: Table with name s does not exist",
+	}
+	pkg, err := svc.Describe(ctx, "p/k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, w := range want {
+		nb, _, _ := strings.Cut(path, "/")
+		nbd, err := svc.Describe(ctx, "p/k/"+nb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cell, err := svc.Describe(ctx, "p/k/"+path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for what, probs := range map[string][]string{"package": pkg.Problems, "notebook": nbd.Problems, "cell": cell.Problems} {
+			if !strings.Contains(strings.Join(probs, "\n"), w) {
+				t.Errorf("%s problems lack %q:\n%s", what, w, strings.Join(probs, "\n"))
+			}
+		}
+		if !strings.Contains(logs.String(), strings.ReplaceAll(w, `"`, `\"`)) {
+			t.Errorf("the log lacks %q", w)
+		}
+	}
+	for _, path := range []string{"nb/cell-1", "nb2/cell-1"} {
+		if d, _ := svc.Describe(ctx, "p/k/"+path); len(d.Problems) != 0 {
+			t.Errorf("%s: %q", path, d.Problems)
+		}
+	}
+}

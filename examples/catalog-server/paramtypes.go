@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/wiremcp/wiremcp/examples/catalog-server/catalog"
 )
@@ -73,7 +74,11 @@ var duckForms = func() map[string]typedForm {
 	tm := typedForm{"HH:MM[:SS[.fraction]]", "09:30:00", checkDuckTime}
 	tmtz := typedForm{"HH:MM[:SS[.fraction]] with an offset after the seconds (+02:00, not Z) if any", "09:30:00+02:00", checkDuckTimeTZ}
 	uuid := typedForm{"8-4-4-4-12 hexadecimal digits", "123e4567-e89b-12d3-a456-426614174000", checkDuckUUID}
+	// DuckDB's error for another character names the character, not the
+	// value: checked here, it is blamed on the parameter.
+	bit := typedForm{"as 0s and 1s only, at least one and no spaces", "10110", checkDuckBit}
 	return map[string]typedForm{
+		"BIT": bit, "BITSTRING": bit,
 		"DATE":      date,
 		"TIMESTAMP": ts, "DATETIME": ts, "TIMESTAMP_S": ts, "TIMESTAMP_MS": ts, "TIMESTAMP_US": ts,
 		"TIMESTAMP_NS": ns,
@@ -489,6 +494,20 @@ func checkDuckUUID(v string) string {
 	}
 	if !uuidDuck.MatchString(v) || digits != 32 {
 		return "not a UUID"
+	}
+	return ""
+}
+
+// checkDuckBit says what is wrong with v as DuckDB's BIT (BITSTRING), or "":
+// DuckDB reads one or more of 0 and 1 and nothing else.
+func checkDuckBit(v string) string {
+	if v == "" {
+		return "empty"
+	}
+	for i, c := range v {
+		if c != '0' && c != '1' {
+			return fmt.Sprintf("%q at character %d is not 0 or 1", c, utf8.RuneCountInString(v[:i])+1)
+		}
 	}
 	return ""
 }

@@ -169,6 +169,11 @@ func (s *Service) Reload(ctx context.Context) error {
 			for _, pkg := range p.Packages {
 				for _, m := range pkg.Models {
 					e, ok := reuse[p.Name+"/"+pkg.Name+"/"+m.Name]
+					for _, msg := range sn.addParamChecks(m) {
+						if !ok { // told when the model opens, not at every reload
+							logs.warn("named query", "problem", msg)
+						}
+					}
 					if ok {
 						kept[e] = true
 					} else {
@@ -258,27 +263,67 @@ type queryChecker interface {
 }
 
 // addChecks records what the engine e of model m found wrong with m's named
-// queries, and returns it, each problem said in full.
+// queries and with the notebook cells that run against m, and returns it, each
+// problem said in full.
 func (sn *snapshot) addChecks(m *catalog.Model, e modelEngine) []string {
 	qc, ok := e.(queryChecker)
-	if !ok || len(m.Problems) > 0 {
-		return nil // none, or the model's previous version: told once, for the file
+	if !ok {
+		return nil
 	}
 	checks := qc.QueryChecks()
-	mpath := m.Package.Project.Name + "/" + m.Package.Name + "/" + m.Name
+	ppath := m.Package.Project.Name + "/" + m.Package.Name
+	mpath := ppath + "/" + m.Name
 	file := mpath + ".sql"
 	var all []string
-	for _, q := range m.Queries {
-		for _, p := range checks[q.Name].Problems {
-			msg := fmt.Sprintf("%s: query %s (line %d): %s", file, q.Name, q.Line, packageRelative(m, p))
-			sn.checks[mpath+"/"+q.Name] = append(sn.checks[mpath+"/"+q.Name], msg)
+	if len(m.Problems) == 0 { // else the model's previous version: told once, for the file
+		for _, q := range m.Queries {
+			for _, p := range checks[q.Name].Problems {
+				msg := fmt.Sprintf("%s: query %s (line %d): %s", file, q.Name, q.Line, packageRelative(m, p))
+				sn.checks[mpath+"/"+q.Name] = append(sn.checks[mpath+"/"+q.Name], msg)
+				all = append(all, msg)
+			}
+		}
+	}
+	for _, nb := range m.Package.Notebooks {
+		for _, c := range nb.Cells {
+			if c.Model != m {
+				continue
+			}
+			for _, p := range checks[engine.CellKey(nb, c)].Problems {
+				msg := fmt.Sprintf("%s/%s: %s (line %d): %s", ppath, filepath.Base(nb.File), c.Name, c.Line, packageRelative(m, p))
+				cpath := ppath + "/" + nb.Name + "/" + c.Name
+				sn.checks[cpath] = append(sn.checks[cpath], msg)
+				all = append(all, msg)
+			}
+		}
+	}
+	if len(m.Problems) == 0 {
+		for _, p := range checks[""].Problems {
+			msg := file + ": " + p
+			sn.checks[mpath] = append(sn.checks[mpath], msg)
 			all = append(all, msg)
 		}
 	}
-	for _, p := range checks[""].Problems {
-		msg := file + ": " + p
-		sn.checks[mpath] = append(sn.checks[mpath], msg)
-		all = append(all, msg)
+	return all
+}
+
+// addParamChecks records what is wrong with the parameters m's named queries
+// declare that the server itself finds, whatever the engine (a list of a type
+// it does not cast, uncastList), and returns it, each problem said in full.
+func (sn *snapshot) addParamChecks(m *catalog.Model) []string {
+	if len(m.Problems) > 0 {
+		return nil // the model's previous version: told once, for the file
+	}
+	mpath := m.Package.Project.Name + "/" + m.Package.Name + "/" + m.Name
+	var all []string
+	for _, q := range m.Queries {
+		for _, p := range q.Params {
+			if why := uncastList(m.Package.Engine, p); why != "" {
+				msg := fmt.Sprintf("%s.sql: query %s (line %d): %s", mpath, q.Name, q.Line, why)
+				sn.checks[mpath+"/"+q.Name] = append(sn.checks[mpath+"/"+q.Name], msg)
+				all = append(all, msg)
+			}
+		}
 	}
 	return all
 }

@@ -926,6 +926,9 @@ func (d *Duck) run(qctx context.Context, dc *duckdb.Conn, one bool, sqlText stri
 	// duckdb-go decodes a JSON column into float64 numbers, which changes
 	// every integer past 2^53: such columns are read as their text instead,
 	// and decoded here with the digits kept.
+	// The columns' types as DuckDB writes them, from the statement as sent
+	// (the one below reads JSON and TIME as VARCHAR).
+	shown := duckColumnTypes(stmt)
 	var jsonCols map[int]string
 	if repl, cols := jsonColumns(stmt); len(repl) > 0 {
 		if st2, err := dc.Prepare(cappedText(capText, lim.RowLimit+1, repl)); err == nil {
@@ -958,7 +961,13 @@ func (d *Duck) run(qctx context.Context, dc *duckdb.Conn, one bool, sqlText stri
 		if t, ok := jsonCols[i]; ok {
 			types[i] = t
 		}
-		res.Columns = append(res.Columns, Column{Name: n, Type: types[i]})
+		// types[i] is what duckValue converts the values by; the column's
+		// type is shown as DuckDB writes it.
+		col := Column{Name: n, Type: types[i]}
+		if i < len(shown) && shown[i] != "" {
+			col.Type = shown[i]
+		}
+		res.Columns = append(res.Columns, col)
 	}
 	colBytes, err := checkColumns(res.Columns, lim.ByteBudget)
 	if err != nil {

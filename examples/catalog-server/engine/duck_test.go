@@ -439,32 +439,33 @@ func checkValues(t *testing.T, d *Duck, cases []valueCase) {
 // TestDuckNestedJSONNumbers: JSON inside a LIST, ARRAY, STRUCT or MAP keeps its
 // numbers' digits too (duckdb-go decoded it into float64: 9007199254740993 came
 // back as 9007199254740992), beside values of other types converted by their own
-// type, and the column is typed with JSON where JSON is.
+// type, and the column is typed with JSON where JSON is, as DuckDB's typeof()
+// writes the type.
 func TestDuckNestedJSONNumbers(t *testing.T) {
 	d := openTestDuck(t)
 	for _, tc := range []struct{ expr, typ, json string }{
 		{`[json '{"n": 9007199254740993}', NULL]`, "JSON[]", `[{"n":9007199254740993},null]`},
-		{`{'j': '{"n": 12345678901234567890, "f": 1.10}'::JSON, 'd': 2.25::DECIMAL(4,2), 't': DATE '2024-03-01'}`, `STRUCT("j" JSON, "d" DECIMAL(4,2), "t" DATE)`, `{"d":2.25,"j":{"f":1.10,"n":12345678901234567890},"t":"2024-03-01"}`},
+		{`{'j': '{"n": 12345678901234567890, "f": 1.10}'::JSON, 'd': 2.25::DECIMAL(4,2), 't': DATE '2024-03-01'}`, `STRUCT(j JSON, d DECIMAL(4,2), t DATE)`, `{"d":2.25,"j":{"f":1.10,"n":12345678901234567890},"t":"2024-03-01"}`},
 		{`[[json '9007199254740993']]`, "JSON[][]", `[[9007199254740993]]`},
 		{`array_value(json '9007199254740993', json '[1, 2.50]')`, "JSON[2]", `[9007199254740993,[1,2.50]]`},
 		{`MAP {'a': json '9007199254740993'}`, "MAP(VARCHAR, JSON)", `[{"key":"a","value":9007199254740993}]`},
-		{`[{'k': 'x', 'v': json '{"n": 9007199254740993}'}]`, `STRUCT("k" VARCHAR, "v" JSON)[]`, `[{"k":"x","v":{"n":9007199254740993}}]`},
+		{`[{'k': 'x', 'v': json '{"n": 9007199254740993}'}]`, `STRUCT(k VARCHAR, v JSON)[]`, `[{"k":"x","v":{"n":9007199254740993}}]`},
 		{`{'a b"c': json '1'}`, `STRUCT("a b""c" JSON)`, `{"a b\"c":1}`},
-		// In a UNION, {tag, value}; beside an ENUM (whose type name does not
-		// say its values: read as text, as it is written).
-		{`union_value(j := json '9007199254740993')::UNION(j JSON, i INTEGER)`, `UNION("j" JSON, "i" INTEGER)`, `{"tag":"j","value":9007199254740993}`},
-		{`[union_value(i := 3)::UNION(j JSON, i INTEGER), NULL]`, `UNION("j" JSON, "i" INTEGER)[]`, `[{"tag":"i","value":3},null]`},
-		{`{'e': 'a'::ENUM('a', 'b'), 'j': json '9007199254740993'}`, `STRUCT("e" ENUM, "j" JSON)`, `{"e":"a","j":9007199254740993}`},
-		{`MAP {'k'::ENUM('k'): json '9007199254740993'}`, `MAP(ENUM, JSON)`, `[{"key":"k","value":9007199254740993}]`},
+		// In a UNION, {tag, value}; beside an ENUM (read as text, as it is
+		// written).
+		{`union_value(j := json '9007199254740993')::UNION(j JSON, i INTEGER)`, `UNION(j JSON, i INTEGER)`, `{"tag":"j","value":9007199254740993}`},
+		{`[union_value(i := 3)::UNION(j JSON, i INTEGER), NULL]`, `UNION(j JSON, i INTEGER)[]`, `[{"tag":"i","value":3},null]`},
+		{`{'e': 'a'::ENUM('a', 'b'), 'j': json '9007199254740993'}`, `STRUCT(e ENUM('a', 'b'), j JSON)`, `{"e":"a","j":9007199254740993}`},
+		{`MAP {'k'::ENUM('k'): json '9007199254740993'}`, `MAP(ENUM('k'), JSON)`, `[{"key":"k","value":9007199254740993}]`},
 		// Without JSON, nothing changes.
 		{`[1, 2]`, "INTEGER[]", `[1,2]`},
-		{`{'s': 'x'}`, `STRUCT("s" VARCHAR)`, `{"s":"x"}`},
-		{`'a'::ENUM('a', 'b')`, "ENUM", `"a"`},
-		{`{'e': 'b'::ENUM('a', 'b')}`, `STRUCT("e" ENUM)`, `{"e":"b"}`},
+		{`{'s': 'x'}`, `STRUCT(s VARCHAR)`, `{"s":"x"}`},
+		{`'a'::ENUM('a', 'b')`, "ENUM('a', 'b')", `"a"`},
+		{`{'e': 'b'::ENUM('a', 'b')}`, `STRUCT(e ENUM('a', 'b'))`, `{"e":"b"}`},
 		// A union's value is written by its member's type, as a column's is
 		// (a DECIMAL came back as duckdb-go's {"Width","Scale","Value"}).
 		{`union_value("a b" := 2.25::DECIMAL(4,2))`, `UNION("a b" DECIMAL(4,2))`, `{"tag":"a b","value":2.25}`},
-		{`union_value(d := DATE '2024-03-01')::UNION(d DATE, n INTEGER)`, `UNION("d" DATE, "n" INTEGER)`, `{"tag":"d","value":"2024-03-01"}`},
+		{`union_value(d := DATE '2024-03-01')::UNION(d DATE, n INTEGER)`, `UNION(d DATE, n INTEGER)`, `{"tag":"d","value":"2024-03-01"}`},
 	} {
 		res, err := d.Query(context.Background(), "SELECT "+tc.expr+" AS v, 1 AS w", nil, testLimits)
 		if err != nil {
@@ -476,6 +477,9 @@ func TestDuckNestedJSONNumbers(t *testing.T) {
 		}
 		if res.Columns[0].Type != tc.typ || res.Columns[1] != (Column{"w", "INTEGER"}) {
 			t.Errorf("%s: columns %+v, want type %s", tc.expr, res.Columns, tc.typ)
+		}
+		if to, err := d.Query(context.Background(), "SELECT typeof("+tc.expr+")", nil, testLimits); err != nil || to.Rows[0][0] != tc.typ {
+			t.Errorf("%s: DuckDB's typeof() is not %s (%v, %v)", tc.expr, tc.typ, to, err)
 		}
 	}
 }

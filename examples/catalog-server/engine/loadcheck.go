@@ -17,26 +17,35 @@ import (
 	"github.com/wiremcp/wiremcp/examples/catalog-server/catalog"
 )
 
-// QueryCheck is what the engine found wrong with a named query of a model when
-// the model opened (its SQL does not prepare, a parameter's type is unknown, a
-// parameter is used and not declared or declared and not used).
+// QueryCheck is what the engine found wrong with a named query of a model, or
+// a notebook cell that runs against it, when the model opened (its SQL does not
+// prepare, a parameter's type is unknown, a parameter is used and not declared
+// or declared and not used).
 type QueryCheck struct {
 	Problems []string
 }
 
-// Bounds of the named queries' check when a DuckDB model opens: each query is
-// prepared (parsed and bound to the model's views, not run), at most
-// maxCheckedQueries of them, none started once queryCheckBudget has passed;
-// the queries left over are counted under the key "" of the checks.
+// Bounds of the check when a DuckDB model opens: each named query, then each
+// cell of the notebooks that run against the model, is prepared (parsed and
+// bound to the model's views, not run), at most maxCheckedQueries of them in
+// all, none started once queryCheckBudget has passed; those left over are
+// counted under the key "" of the checks.
 const (
 	maxCheckedQueries = 256
 	queryCheckBudget  = 2 * time.Second
 )
 
+// CellKey is the key of a notebook cell in the checks: its notebook's name and
+// its own (no named query's name holds a /).
+func CellKey(nb *catalog.Notebook, cell *catalog.Query) string {
+	return nb.Name + "/" + cell.Name
+}
+
 // checkQueries prepares each named query of m on conn (the connection that
-// built the model's views), and each type its parameters declare, and says
-// what DuckDB finds wrong. Nothing runs: duckdb-go's Prepare refuses more than
-// one statement (PrepareContext would run all but the last).
+// built the model's views), and each type its parameters declare, and then each
+// cell of the package's notebooks that run against m, and says what DuckDB
+// finds wrong. Nothing runs: duckdb-go's Prepare refuses more than one
+// statement (PrepareContext would run all but the last).
 func checkQueries(ctx context.Context, conn *sql.Conn, m *catalog.Model, cfg DuckConfig) map[string]QueryCheck {
 	out := map[string]QueryCheck{}
 	add := func(name, msg string) {
@@ -44,13 +53,32 @@ func checkQueries(ctx context.Context, conn *sql.Conn, m *catalog.Model, cfg Duc
 		c.Problems = append(c.Problems, msg)
 		out[name] = c
 	}
+	var cells []*catalog.Query
+	if m.Package != nil {
+		for _, nb := range m.Package.Notebooks {
+			for _, c := range nb.Cells {
+				if c.Model == m {
+					cells = append(cells, c)
+				}
+			}
+		}
+	}
+	total := len(m.Queries) + len(cells)
 	types := map[string]string{} // declared type → why DuckDB does not know it ("" it does)
 	start := time.Now()
-	for i, q := range m.Queries {
+	for i := 0; i < total; i++ {
 		if i >= maxCheckedQueries || time.Since(start) > queryCheckBudget || ctx.Err() != nil {
-			add("", fmt.Sprintf("%d of the model's %d named queries were not checked when it loaded (the check stops after %d queries or %s per model); they are judged when they run", len(m.Queries)-i, len(m.Queries), maxCheckedQueries, queryCheckBudget))
+			add("", uncheckedProblem(len(m.Queries), len(cells), i))
 			break
 		}
+		if i >= len(m.Queries) {
+			c := cells[i-len(m.Queries)]
+			if msg := checkCell(conn, c); msg != "" {
+				add(CellKey(c.Notebook, c), msg)
+			}
+			continue
+		}
+		q := m.Queries[i]
 		badType := false
 		for _, p := range q.Params {
 			t := p.Type
@@ -103,6 +131,33 @@ func checkQueries(ctx context.Context, conn *sql.Conn, m *catalog.Model, cfg Duc
 		}
 	}
 	return out
+}
+
+// uncheckedProblem says that the named queries and cells from the i-th on (of
+// queries named queries, then cells notebook cells) were not checked.
+func uncheckedProblem(queries, cells, i int) string {
+	bound := fmt.Sprintf("the check stops after %d queries or %s per model", maxCheckedQueries, queryCheckBudget)
+	if cells == 0 {
+		return fmt.Sprintf("%d of the model's %d named queries were not checked when it loaded (%s); they are judged when they run", queries-i, queries, bound)
+	}
+	return fmt.Sprintf("%d of the model's %d named queries and %d notebook cells (of the notebooks that run against it) were not checked when it loaded (%s, named queries first); they are judged when they run", queries+cells-i, queries, cells, bound)
+}
+
+// checkCell prepares the notebook cell c, as it runs (as written: a cell takes
+// no parameters), and says what is wrong with it ("" nothing). A named
+// parameter ($x) is told by the catalog's own check (catalog.ParamProblems).
+func checkCell(conn *sql.Conn, c *catalog.Query) string {
+	names, err := prepareNames(conn, c.SQL)
+	if err != nil {
+		msg := queryProblem(c, err)
+		return strings.Replace(msg, "a named query is", "a notebook cell is", 1)
+	}
+	for _, n := range names {
+		if n == "" || strings.Trim(n, "0123456789") == "" {
+			return fmt.Sprintf("the SQL uses a placeholder without a name (? or $%s), but a notebook cell takes no parameters: write the value into the cell", n)
+		}
+	}
+	return ""
 }
 
 // typeName is the form of a type checkType asks DuckDB about: a name with a

@@ -68,3 +68,47 @@ func TestAuthorPositions(t *testing.T) {
 		t.Errorf("inside: %d", p)
 	}
 }
+
+// TestCellChecksShareBound: the cells of the notebooks that run against a
+// model are checked after its named queries, within the same bound.
+func TestCellChecksShareBound(t *testing.T) {
+	dir := t.TempDir()
+	pkg := filepath.Join(dir, "p", "k")
+	if err := os.MkdirAll(pkg, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var m, nb strings.Builder
+	m.WriteString("-- @source s\nSELECT 1 AS a;\n")
+	queries := maxCheckedQueries - 2
+	for i := range queries {
+		fmt.Fprintf(&m, "-- @query q%d\nSELECT %d;\n", i, i)
+	}
+	nb.WriteString("# NB\n")
+	for range 5 {
+		nb.WriteString("\n```sql\nSELEC a FROM s\n```\n")
+	}
+	for name, body := range map[string]string{"manifest.json": "{}", "m.sql": m.String(), "nb.md": nb.String()} {
+		if err := os.WriteFile(filepath.Join(pkg, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := catalog.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := OpenDuck(context.Background(), c.Model("p/k/m"), DuckConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	checks := d.QueryChecks()
+	if p := checks["nb/cell-2"].Problems; len(p) != 1 || !strings.Contains(p[0], "line 8, column 1: Parser Error") {
+		t.Errorf("cell-2: %q", p)
+	}
+	if _, ok := checks["nb/cell-3"]; ok {
+		t.Errorf("cell-3 checked past the bound")
+	}
+	if u := strings.Join(checks[""].Problems, ""); !strings.Contains(u, fmt.Sprintf("3 of the model's %d named queries and 5 notebook cells", queries)) {
+		t.Errorf("unchecked: %q", u)
+	}
+}

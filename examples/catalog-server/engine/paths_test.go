@@ -85,9 +85,19 @@ SELECT * FROM read_json('data/events.jsonl', columns = {'id': 'BIGINT'});
 		}
 		types, _ := rows.ColumnTypes()
 		var wantCols []Column
-		for _, ct := range types {
-			wantCols = append(wantCols, Column{Name: ct.Name(), Type: ct.DatabaseTypeName()})
+		// Typed as DuckDB writes the types (DESCRIBE), as the engine does.
+		described, err := plain.Query("SELECT column_type FROM (DESCRIBE SELECT * FROM (" + want + "))")
+		if err != nil {
+			t.Fatalf("%s: %v", s.Name, err)
 		}
+		for i := 0; described.Next(); i++ {
+			var typ string
+			if err := described.Scan(&typ); err != nil || i >= len(types) {
+				t.Fatalf("%s: DESCRIBE: %v", s.Name, err)
+			}
+			wantCols = append(wantCols, Column{Name: types[i].Name(), Type: typ})
+		}
+		described.Close()
 		var wantRows [][]any
 		for rows.Next() {
 			vals := make([]any, len(types))
