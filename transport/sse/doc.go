@@ -18,8 +18,10 @@
 //
 // The handler checks Origin and, on loopback listeners, Host (403) and bounds
 // bodies (413), like the Streamable HTTP handler. Each write to a stream has
-// WriteTimeout and each body read BodyReadTimeout; the open streams are capped in
-// all (MaxSessions, 503) and per client address (MaxSessionsPerClient, 429). The
+// WriteTimeout, each body read BodyReadTimeout and each whole body BodyTimeout; the
+// buffers of bodies still arriving are capped in all (MaxBodyBytesInFlight, 503)
+// and per client address (MaxBodyBytesInFlightPerClient, 429), and so are the open
+// streams (MaxSessions, 503; MaxSessionsPerClient, 429). The
 // http.Server around it needs what package streamable's documentation lists:
 // ReadHeaderTimeout and IdleTimeout, and no ReadTimeout or WriteTimeout, which would
 // cut the event streams (the handler bounds each read and write itself). Streamable HTTP clients can fall

@@ -54,6 +54,19 @@ type HandlerOptions struct {
 	// http.ResponseController: a client that stops sending its body for this long
 	// gets 400. Zero means 10 seconds; negative disables.
 	BodyReadTimeout time.Duration
+	// BodyTimeout bounds the reading of a whole POST body: a client that keeps
+	// sending a byte now and then gets 408 once it has passed. Zero means 30
+	// seconds; negative disables.
+	BodyTimeout time.Duration
+	// MaxBodyBytesInFlight and MaxBodyBytesInFlightPerClient cap the memory held by
+	// POST bodies still arriving, all clients together (503 beyond it) and per
+	// client address (429), both with Retry-After: 1, as in
+	// streamable.HandlerOptions: buffers grow with the bytes received and are
+	// counted until the body is read. Zero means 64 MiB and 16 MiB; negative means
+	// no cap (per address: the setting behind a reverse proxy); a smaller value than
+	// one body of MaxBodyBytes needs is raised to it.
+	MaxBodyBytesInFlight          int64
+	MaxBodyBytesInFlightPerClient int64
 	// WriteTimeout bounds every write (and flush) to an event stream. A stream that
 	// cannot take a message within it is closed: Write returns the error, the
 	// connection ends (its Read returns io.EOF) and the client must connect again.
@@ -88,6 +101,7 @@ type Handler struct {
 	log     *slog.Logger
 	limits  jsonrpc.Limits
 	check   *hostcheck.Checker // Host and Origin checks
+	body    *httpbody.Reader   // POST bodies (MaxBodyBytes, timeouts, in-flight caps)
 
 	sessions  sync.Map // id → *ServerTransport
 	nsessions atomic.Int64
@@ -125,6 +139,17 @@ func NewHandler(connect ConnectFunc, opts *HandlerOptions) *Handler {
 	if o.BodyReadTimeout == 0 {
 		o.BodyReadTimeout = 10 * time.Second
 	}
+	if o.BodyTimeout == 0 {
+		o.BodyTimeout = httpbody.DefaultTimeout
+	}
+	if o.MaxBodyBytesInFlight == 0 {
+		o.MaxBodyBytesInFlight = httpbody.DefaultInFlight
+	}
+	if o.MaxBodyBytesInFlightPerClient == 0 {
+		o.MaxBodyBytesInFlightPerClient = httpbody.DefaultPerClient
+	}
+	h.body = httpbody.New(httpbody.Options{Max: o.MaxBodyBytes, ReadTimeout: o.BodyReadTimeout,
+		Timeout: o.BodyTimeout, InFlight: o.MaxBodyBytesInFlight, PerClient: o.MaxBodyBytesInFlightPerClient})
 	h.limits = o.Limits
 	if h.limits.MaxSize == 0 || int64(h.limits.MaxSize) < o.MaxBodyBytes {
 		h.limits.MaxSize = int(o.MaxBodyBytes)
@@ -394,7 +419,7 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusUnsupportedMediaType, "Unsupported Media Type: Content-Type must be application/json")
 		return
 	}
-	body, status, text := httpbody.Read(w, r, h.opts.MaxBodyBytes, h.opts.BodyReadTimeout)
+	body, status, text := h.body.Read(w, r)
 	if status != 0 {
 		httpError(w, status, text)
 		return

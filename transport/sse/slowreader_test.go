@@ -104,3 +104,47 @@ func TestStalledBodyReadDeadline(t *testing.T) {
 		t.Fatalf("status %d, want 400", r.StatusCode)
 	}
 }
+
+// A client that trickles its POST body, each byte within BodyReadTimeout, gets 408
+// once BodyTimeout has passed.
+func TestTrickledBodyTimeout(t *testing.T) {
+	s := newServer(t, &HandlerOptions{BodyReadTimeout: time.Second, BodyTimeout: 300 * time.Millisecond})
+	resp, _, ep := openStream(t, s, nil)
+	defer resp.Body.Close()
+	c, err := net.Dial("tcp", strings.TrimPrefix(s.srv.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", ep, 4<<20)
+	start := time.Now()
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() { // a byte every 50 ms
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(50 * time.Millisecond):
+				if _, err := c.Write([]byte(" ")); err != nil {
+					return
+				}
+			}
+		}
+	}()
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	r, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatalf("no answer to a trickled body: %v", err)
+	}
+	r.Body.Close()
+	if r.StatusCode != http.StatusRequestTimeout {
+		t.Fatalf("status %d, want 408", r.StatusCode)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("answered after %v, want about 300ms", d)
+	}
+	if n := s.h.body.InFlight(); n != 0 {
+		t.Fatalf("%d bytes still counted after the body was cut", n)
+	}
+}

@@ -69,9 +69,12 @@
 // # Limits, and the http.Server around the handler
 //
 // What one client can make the handler hold is bounded: a POST body
-// (MaxBodyBytes, each read within BodyReadTimeout), a batch (Limits.MaxBatch, 1000
-// messages), a write to the client (WriteTimeout: a response that cannot take its
-// events in time is let go, its events kept for Last-Event-ID), the sessions
+// (MaxBodyBytes; each read within BodyReadTimeout and the whole within BodyTimeout;
+// its buffer grows with the bytes received, and the buffers of bodies still arriving
+// are capped per address, MaxBodyBytesInFlightPerClient, and in all,
+// MaxBodyBytesInFlight), a batch (Limits.MaxBatch, 1000 messages), a write to the
+// client (WriteTimeout: a response that cannot take its events in time is let go,
+// its events kept for Last-Event-ID), the sessions
 // (MaxSessions; MaxSessionsPerClient per address; SessionInitTimeout for sessions
 // that never complete initialization, SessionIdleTimeout for the rest). There is no
 // queue in front of a stream: a writer waits for the stream's previous write, so at
@@ -85,11 +88,12 @@
 //   - MaxHeaderBytes if the default 1 MiB is more than the deployment needs.
 //   - Not ReadTimeout or WriteTimeout: they apply to the whole exchange and would
 //     cut the long-lived SSE responses (GET streams, subscriptions). The handler
-//     bounds each body read and each write itself, per read and per write.
+//     bounds each body read, each whole body and each write itself.
 //
 // Behind a reverse proxy every client has the proxy's address: turn
-// MaxSessionsPerClient off (-1) and limit per client in the proxy, and let the proxy
-// pass SSE responses unbuffered (the handler sends X-Accel-Buffering: no).
+// MaxSessionsPerClient and MaxBodyBytesInFlightPerClient off (-1) and limit per
+// client in the proxy, and let the proxy pass SSE responses unbuffered (the handler
+// sends X-Accel-Buffering: no).
 //
 //	srv := &http.Server{Addr: ":8080", Handler: mux,
 //		ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}

@@ -29,6 +29,7 @@ type Handler struct {
 	limits  jsonrpc.Limits
 	epoch   time.Time
 	check   *hostcheck.Checker // Host and Origin checks
+	body    *httpbody.Reader   // POST bodies (MaxBodyBytes, timeouts, in-flight caps)
 
 	sessions  sync.Map // session id → *ServerTransport
 	nsessions atomic.Int64
@@ -87,6 +88,17 @@ func NewHandler(connect ConnectFunc, opts *HandlerOptions) *Handler {
 	if o.BodyReadTimeout == 0 {
 		o.BodyReadTimeout = defaultWrite
 	}
+	if o.BodyTimeout == 0 {
+		o.BodyTimeout = httpbody.DefaultTimeout
+	}
+	if o.MaxBodyBytesInFlight == 0 {
+		o.MaxBodyBytesInFlight = httpbody.DefaultInFlight
+	}
+	if o.MaxBodyBytesInFlightPerClient == 0 {
+		o.MaxBodyBytesInFlightPerClient = httpbody.DefaultPerClient
+	}
+	h.body = httpbody.New(httpbody.Options{Max: o.MaxBodyBytes, ReadTimeout: o.BodyReadTimeout,
+		Timeout: o.BodyTimeout, InFlight: o.MaxBodyBytesInFlight, PerClient: o.MaxBodyBytesInFlightPerClient})
 	h.retryMS = int(o.RetryInterval / time.Millisecond)
 	if h.retryMS < 1 {
 		h.retryMS = 1
@@ -886,7 +898,9 @@ func (h *Handler) allowed() string {
 }
 
 // readBody reads the POST body within MaxBodyBytes, each read within
-// BodyReadTimeout. On failure it returns the HTTP status and a message.
+// BodyReadTimeout and the whole within BodyTimeout, its buffer counted against
+// MaxBodyBytesInFlight and MaxBodyBytesInFlightPerClient while it arrives. On
+// failure it returns the HTTP status and a message.
 func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, int, string) {
-	return httpbody.Read(w, r, h.opts.MaxBodyBytes, h.opts.BodyReadTimeout)
+	return h.body.Read(w, r)
 }

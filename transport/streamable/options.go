@@ -112,6 +112,30 @@ type HandlerOptions struct {
 	// would also cut the long-lived SSE responses). Zero means 10 seconds; negative
 	// disables.
 	BodyReadTimeout time.Duration
+	// BodyTimeout bounds the reading of a whole POST body, from the handler's first
+	// look at it: a client that keeps sending a byte now and then (each within
+	// BodyReadTimeout) gets 408 once it has passed, and its connection is dropped.
+	// It is enforced with the same per-read deadline, cleared once the body is read.
+	// Zero means 30 seconds (4 MiB then needs about 140 KB/s); negative disables.
+	BodyTimeout time.Duration
+	// MaxBodyBytesInFlight caps the memory held by POST bodies still arriving, all
+	// clients together. A body's buffer grows with the bytes received (up to 64 KiB
+	// is set aside when its headers arrive, then it doubles as it fills; a declared
+	// Content-Length costs nothing more until it is sent), and each growth is
+	// counted against the cap until the body is read (a body being handled is no
+	// longer counted). A POST whose next bytes would pass the cap gets 503 with
+	// Retry-After: 1 at once (nothing waits in a queue), and its connection is
+	// dropped. Zero means 64 MiB; negative means no cap; a smaller value than one
+	// body of MaxBodyBytes needs is raised to it.
+	MaxBodyBytesInFlight int64
+	// MaxBodyBytesInFlightPerClient caps the same for the bodies of one client
+	// address (the host of http.Request.RemoteAddr), so that one client sending
+	// slowly cannot fill MaxBodyBytesInFlight and lock the others out: beyond it a
+	// POST gets 429 with Retry-After: 1. Zero means 16 MiB. Negative means no
+	// per-address cap, the setting behind a reverse proxy, where every client has
+	// the proxy's address (as for MaxSessionsPerClient). A smaller value than one
+	// body of MaxBodyBytes needs is raised to it.
+	MaxBodyBytesInFlightPerClient int64
 	// WriteTimeout bounds every write (and flush) to a client's HTTP response: an
 	// event, a keep-alive, a JSON body. A response that cannot take a write within
 	// it is broken off: the stream lets go of it (a resumable stream keeps its events

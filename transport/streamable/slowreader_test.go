@@ -116,3 +116,134 @@ func TestStalledBodyReadDeadline(t *testing.T) {
 		t.Fatalf("status %d, want 400", resp.StatusCode)
 	}
 }
+
+// A client that trickles its POST body, each byte well within BodyReadTimeout, is
+// answered 408 once BodyTimeout has passed: the whole body has a deadline too.
+func TestTrickledBodyTimeout(t *testing.T) {
+	s := newTestServer(t, &HandlerOptions{BodyReadTimeout: time.Second, BodyTimeout: 300 * time.Millisecond})
+	c, err := net.Dial("tcp", strings.TrimPrefix(s.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json, text/event-stream\r\n"+
+		"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n", 4<<20)
+	start := time.Now()
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() { // a byte every 50 ms
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(50 * time.Millisecond):
+				if _, err := c.Write([]byte(" ")); err != nil {
+					return
+				}
+			}
+		}
+	}()
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatalf("no answer to a trickled body: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestTimeout {
+		t.Fatalf("status %d, want 408", resp.StatusCode)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("answered after %v, want about 300ms", d)
+	}
+}
+
+// Many unfinished bodies from one client address hold at most
+// MaxBodyBytesInFlightPerClient of buffers (the rest get 429), not what their
+// Content-Length declares, and another client is served meanwhile.
+func TestUnfinishedBodiesCapped(t *testing.T) {
+	const perClient = 4<<20 + 1 // one body of the default MaxBodyBytes (4 MiB), of unknown length
+	s := newUnstartedTestServer(t, &HandlerOptions{MaxBodyBytesInFlightPerClient: perClient})
+	statuses := make(chan int, 20) // the answers to the first client (which may not read them)
+	s.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c := r.Header.Get("X-Client") // stands for the client's address
+		r.RemoteAddr = c + ":1234"
+		if c != "10.0.0.1" {
+			s.h.ServeHTTP(w, r)
+			return
+		}
+		sw := &statusWriter{ResponseWriter: w}
+		s.h.ServeHTTP(sw, r)
+		statuses <- sw.status
+	})
+	s.srv.Start()
+	s.url = s.srv.URL
+	// 20 POSTs declaring 4 MiB, each stopped after 300 KiB: 80 MiB declared, a
+	// buffer of 512 KiB each once its bytes are in, so at most 8 fit.
+	var conns []net.Conn
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	for i := 0; i < 20; i++ {
+		c, err := net.Dial("tcp", strings.TrimPrefix(s.url, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+		fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Client: 10.0.0.1\r\n"+
+			"Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\n"+
+			"Content-Length: %d\r\n\r\n%s", 4<<20, strings.Repeat(" ", 300<<10))
+	}
+	for refused := 0; refused < 12; refused++ {
+		select {
+		case st := <-statuses:
+			if st != http.StatusTooManyRequests {
+				t.Fatalf("an unfinished body got %d, want 429", st)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("only %d of 20 unfinished bodies refused; %d bytes held", refused, s.h.body.InFlight())
+		}
+	}
+	if n := s.h.body.InFlight(); n > perClient {
+		t.Fatalf("%d bytes held for one client's unfinished bodies (80 MiB declared), cap %d", n, perClient)
+	} else {
+		t.Logf("%d bytes held for 20 unfinished bodies declaring 80 MiB", n)
+	}
+	// Another client initializes and calls while the first holds its share.
+	ex := do(t, "POST", s.url, postHeaders("X-Client", "10.0.0.2"), initBody)
+	if ex.status != 200 {
+		t.Fatalf("another client's initialize: %d %s", ex.status, ex.body)
+	}
+	for _, c := range conns {
+		c.Close()
+	}
+	for deadline := time.Now().Add(10 * time.Second); s.h.body.InFlight() != 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d bytes still held after the clients left", s.h.body.InFlight())
+		}
+	}
+}
+
+// The body options' defaults.
+func TestBodyOptionDefaults(t *testing.T) {
+	h := NewHandler(func(context.Context, jsonrpc.Transport) error { return nil }, nil)
+	o := h.opts
+	if o.BodyTimeout != 30*time.Second || o.MaxBodyBytesInFlight != 64<<20 || o.MaxBodyBytesInFlightPerClient != 16<<20 {
+		t.Fatalf("defaults: BodyTimeout %v, MaxBodyBytesInFlight %d, MaxBodyBytesInFlightPerClient %d",
+			o.BodyTimeout, o.MaxBodyBytesInFlight, o.MaxBodyBytesInFlightPerClient)
+	}
+}
+
+// statusWriter records the status a handler answered with.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
