@@ -7,8 +7,10 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
+	"time"
 )
 
 // ResourceServerOptions configures RequireBearer. Verifier is required; the other
@@ -33,6 +35,14 @@ type ResourceServerOptions struct {
 	// MaxBodyBytes caps a POST body read to find the method and tool when
 	// MethodScopes or ToolScopes is set; a larger body gets 413. Zero means 4 MiB.
 	MaxBodyBytes int64
+	// BodyTimeout bounds reading that body, all of it: a client (holding a valid
+	// token) that sends it slower gets 408 and its connection is dropped, instead
+	// of holding a goroutine and up to MaxBodyBytes for as long as it trickles.
+	// Zero means 30 seconds (the transports' default BodyTimeout); negative means
+	// no bound. The body is read only when MethodScopes or ToolScopes is set; the
+	// buffer grows with the bytes received, not with the declared length. Bodies
+	// read here are not counted in the transports' MaxBodyBytesInFlight caps.
+	BodyTimeout time.Duration
 	// Logger receives diagnostics (verifier failures other than a bad token). Nil
 	// discards.
 	Logger *slog.Logger
@@ -65,6 +75,9 @@ func RequireBearer(next http.Handler, opts *ResourceServerOptions) http.Handler 
 	}
 	if o.MaxBodyBytes <= 0 {
 		o.MaxBodyBytes = 4 << 20
+	}
+	if o.BodyTimeout == 0 {
+		o.BodyTimeout = 30 * time.Second
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -149,9 +162,13 @@ func (h *bearerHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	need := h.o.Scopes
 	if r.Method == http.MethodPost && (len(h.o.MethodScopes) > 0 || len(h.o.ToolScopes) > 0) {
-		body, err := io.ReadAll(io.LimitReader(r.Body, h.o.MaxBodyBytes+1))
-		r.Body.Close()
+		body, err := h.readBody(w, r)
 		if err != nil {
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				w.Header().Set("Connection", "close")
+				http.Error(w, "Request Timeout: the body did not arrive within "+h.o.BodyTimeout.String(), http.StatusRequestTimeout)
+				return
+			}
 			http.Error(w, "Bad Request: cannot read the body", http.StatusBadRequest)
 			return
 		}
@@ -184,6 +201,31 @@ func (h *bearerHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r.Header = r.Header.Clone()
 	r.Header.Del("Authorization")
 	h.next.ServeHTTP(w, r)
+}
+
+// readBody reads r's body, up to one byte past MaxBodyBytes, within BodyTimeout
+// (a read deadline on the connection, cleared afterwards, where the server
+// supports one).
+func (h *bearerHandler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	var rc *http.ResponseController
+	if h.o.BodyTimeout > 0 {
+		rc = http.NewResponseController(w)
+		if rc.SetReadDeadline(time.Now().Add(h.o.BodyTimeout)) != nil {
+			rc = nil
+		}
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, h.o.MaxBodyBytes+1))
+	if err != nil {
+		// Closed with the deadline still set: net/http does not wait for the
+		// rest of a body the client may never send before it answers.
+		r.Body.Close()
+		return nil, err
+	}
+	if rc != nil {
+		_ = rc.SetReadDeadline(time.Time{})
+	}
+	r.Body.Close()
+	return body, nil
 }
 
 // appendNew appends the strings of add that dst does not hold yet.
