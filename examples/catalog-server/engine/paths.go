@@ -422,9 +422,7 @@ func inside(dir, p string) (string, error) {
 }
 
 // Within reports whether the clean absolute path p is dir or below it.
-func Within(dir, p string) bool {
-	return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator))
-}
+func Within(dir, p string) bool { return catalog.Within(dir, p) }
 
 // resolve returns p with every symbolic link resolved. A part of p that does not
 // exist (yet) is kept as written after its longest existing parent is resolved.
