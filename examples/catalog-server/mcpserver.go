@@ -792,7 +792,7 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 		err, castOf = typed.restore(err)
 		// The files DuckDB names (a CSV that fails to convert) by their place in
 		// the package, not on the server's disk.
-		err = withPackageRelative(err, m)
+		err = withPackageRelative(err, m, sqlText)
 		// DuckDB knows nothing of a source whose view could not be made: say why
 		// it is missing rather than "no such table, did you mean …".
 		var se *engine.SQLError

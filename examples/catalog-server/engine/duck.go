@@ -681,6 +681,12 @@ func gate(ctx context.Context, dc *duckdb.Conn, sqlText string) error {
 				// (INSERT … RETURNING in a subquery): say it is not allowed.
 				return &RefusedError{Reason: fmt.Sprintf("DuckDB's parser stops at %s inside the query; nothing may change data (DuckDB's parser: %s at character %d)", w, s.ErrorMessage, pos+1)}
 			}
+			if s.Position == "" {
+				// An error of the parser's transformer (Unsupported comparison
+				// "~~*" for ANY/ALL subquery) has no position: none is given,
+				// rather than character 1.
+				return &SQLError{Engine: "duckdb", Message: "Parser Error: " + s.ErrorMessage + operatorNote(s.ErrorMessage)}
+			}
 			return &SQLError{Engine: "duckdb", Message: "Parser Error: " + s.ErrorMessage, Position: pos + 1}
 		}
 		kind := firstWord(sqlText)
@@ -703,10 +709,31 @@ func gate(ctx context.Context, dc *duckdb.Conn, sqlText string) error {
 			return fmt.Errorf("duckdb: reading the parser's answer: %w", err)
 		}
 		if call := statefulCall(stmt); call != "" {
+			if watchFunctions[strings.ToLower(call)] {
+				return &RefusedError{Reason: fmt.Sprintf("the query calls %s, which shows what other queries of the model did (the files they read, their memory and spill files); queries may only read the model's data", call)}
+			}
 			return &RefusedError{Reason: fmt.Sprintf("the query calls %s, which changes the server's state (logging, profiling, checkpoints, the random seed, tables) or runs SQL held in a string; queries may only read", call)}
 		}
 	}
 	return nil
+}
+
+// anyAllOps are the names DuckDB's parser gives LIKE and ILIKE in its messages.
+var anyAllOps = map[string]string{`"~~"`: "LIKE", `"~~*"`: "ILIKE", `"!~~"`: "NOT LIKE", `"!~~*"`: "NOT ILIKE"}
+
+// operatorNote says, for DuckDB's message about an operator ANY or ALL cannot
+// take, which operator it names and what to write instead; "" for others.
+func operatorNote(msg string) string {
+	rest, ok := strings.CutPrefix(msg, "Unsupported comparison ")
+	if !ok {
+		return ""
+	}
+	op, _, _ := strings.Cut(rest, " ")
+	name := anyAllOps[op]
+	if name == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (%s is %s: with ANY or ALL over a list, only =, <>, <, >, <= and >= work; write one %s per value, joined with OR for ANY or AND for ALL)", op, name, name)
 }
 
 // statementBody returns sqlText without what follows its statement — empty
