@@ -645,19 +645,41 @@ func packageRelative(m *catalog.Model, msg string) string {
 
 // withPackageRelative is err with the package folder's path left out of its
 // message (packageRelative), for the engine's SQL errors; other errors as they
-// are.
-func withPackageRelative(err error, m *catalog.Model) error {
+// are. A line of DuckDB's excerpt (LINE n: …) that quotes the caller's own
+// SQL, sqlText, stays as sent: the caller wrote the path, and its caret stays
+// under the character it marks.
+func withPackageRelative(err error, m *catalog.Model, sqlText string) error {
 	var se *engine.SQLError
 	if !errors.As(err, &se) {
 		return err
 	}
-	msg := packageRelative(m, se.Message)
+	lines := strings.Split(se.Message, "\n")
+	for i, l := range lines {
+		if !quotesCaller(l, sqlText) {
+			lines[i] = packageRelative(m, l)
+		}
+	}
+	msg := strings.Join(lines, "\n")
 	if msg == se.Message {
 		return err
 	}
 	c := *se
 	c.Message = msg
 	return &c
+}
+
+// excerptLine is a line of DuckDB's excerpt of the SQL an error is in.
+var excerptLine = regexp.MustCompile(`^LINE \d+: `)
+
+// quotesCaller reports whether line is a line of DuckDB's excerpt whose text —
+// without the "..." DuckDB puts where it cut a long line — is in sqlText.
+func quotesCaller(line, sqlText string) bool {
+	loc := excerptLine.FindStringIndex(line)
+	if loc == nil || sqlText == "" {
+		return false
+	}
+	text := strings.TrimSuffix(strings.TrimPrefix(line[loc[1]:], "..."), "...")
+	return text != "" && strings.Contains(sqlText, text)
 }
 
 // adviseOnFailure gives a query of the caller's that ran out of time (not for

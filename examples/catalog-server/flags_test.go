@@ -39,6 +39,8 @@ func TestBadFlagValues(t *testing.T) {
 		{[]string{"-http", "nonsense"}, `-http "nonsense": want HOST:PORT, such as 127.0.0.1:8080`},
 		{[]string{"-http", "127.0.0.1:99999"}, `-http "127.0.0.1:99999": want HOST:PORT`},
 		{[]string{"-memory-limit", "1KB"}, `-memory-limit "1KB": DuckDB cannot run with it: Out of Memory Error`},
+		{[]string{"-temp-limit", "abc"}, `-temp-limit "abc": not a size DuckDB reads: give a number and a unit, such as 512MB`},
+		{[]string{"-temp-limit", "-5MB"}, `-temp-limit "-5MB": must not be negative`},
 	} {
 		var stdout, stderr strings.Builder
 		// Bounded: a server that accepted the value serves until ctx ends.

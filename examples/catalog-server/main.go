@@ -110,6 +110,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.BoolVar(&o.isolate, "isolate", true, "run each DuckDB query in a query process (this program, started again), ended at the query's time limit if DuckDB cannot stop; -isolate=false runs queries in the server's process, without a round trip between processes, but a calculation DuckDB cannot interrupt then runs on past its limit")
 	fs.IntVar(&o.cfg.Duck.Threads, "threads", engine.DefaultThreads, "DuckDB worker threads per query process (with -isolate=false, per model)")
 	fs.StringVar(&o.cfg.Duck.MemoryLimit, "memory-limit", engine.DefaultMemoryLimit, "DuckDB memory limit per query process (with -isolate=false, per model): a number and a unit, such as 512MB, 1.5GB or 2GiB")
+	fs.StringVar(&o.cfg.Duck.TempLimit, "temp-limit", engine.DefaultTempLimit, "the most DuckDB may spill to disk per query process (with -isolate=false, per model), in -memory-limit's form; 0B: no spilling")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -188,6 +189,13 @@ func checkDuckConfig(c engine.DuckConfig) error {
 	if c.MemoryLimit != "" {
 		q.Set("memory_limit", c.MemoryLimit)
 	}
+	if c.TempLimit != "" {
+		// DuckDB reads -5MB as 16383.9 PiB.
+		if strings.HasPrefix(strings.TrimSpace(c.TempLimit), "-") {
+			return fmt.Errorf("-temp-limit %q: must not be negative: %s", c.TempLimit, memoryLimitForm)
+		}
+		q.Set("max_temp_directory_size", c.TempLimit)
+	}
 	db, err := sql.Open("duckdb", "?"+q.Encode())
 	if err == nil {
 		defer db.Close()
@@ -196,6 +204,9 @@ func checkDuckConfig(c engine.DuckConfig) error {
 	}
 	if err != nil {
 		msg, _, _ := strings.Cut(err.Error(), "\n")
+		if strings.Contains(msg, "could not set") && strings.Contains(msg, "max_temp_directory_size") {
+			return fmt.Errorf("-temp-limit %q: not a size DuckDB reads: %s", c.TempLimit, memoryLimitForm)
+		}
 		if strings.Contains(msg, "could not set") && strings.Contains(msg, "memory_limit") {
 			// duckdb-go's words for a value DuckDB does not read as a size.
 			return fmt.Errorf("-memory-limit %q: not a size DuckDB reads: %s", c.MemoryLimit, memoryLimitForm)

@@ -225,6 +225,13 @@ func (e *modelDownError) Error() string { return e.err.Error() }
 // does not declare): nothing in the call can fix it.
 type catalogFaultError struct{ err error }
 
+// outsideLinkError is ad-hoc SQL on a DuckDB package whose folder holds a
+// symbolic link out of it (catalog.Package.OutsideLinks): the operator's to
+// fix; the package's named queries and sources still run.
+type outsideLinkError struct{ err error }
+
+func (e *outsideLinkError) Error() string { return e.err.Error() }
+
 // noModelError is a notebook cell of a package that has no model at all:
 // nothing of the package runs, and no other query is there to try.
 type noModelError struct{ err error }
@@ -266,6 +273,8 @@ func classify(err error) toolError {
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Calling again will not help until the model loads: the reason above is the catalog's or the server's to fix (tell its operator). Other models still answer."}
 	case errors.As(err, new(*noModelError)):
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Nothing in this call can fix it: the package needs a model (a .sql file beside its manifest.json) for its notebook's cells to run against; tell the catalog's owner."}
+	case errors.As(err, new(*outsideLinkError)):
+		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Nothing in this call can fix it: the catalog's operator must remove the links or copy the data into the package (tell them). The package's named queries and sources still run: call them by path without sql."}
 	case errors.As(err, new(*catalogFaultError)):
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Nothing in this call can fix it: the catalog's file needs fixing (tell its owner). The model's other queries still run."}
 	case errors.As(err, new(*brokenSourceError)):
@@ -767,6 +776,9 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 		// (and is told the same below if it does).
 		return nil, &brokenSourceError{path: e.Path, reason: sourceProblem(m, eng.Broken()[e.Name])}
 	}
+	if in.SQL != "" && len(m.Package.OutsideLinks) > 0 {
+		return nil, &outsideLinkError{fmt.Errorf("ad-hoc SQL on %s is refused: the folder of package %s/%s holds symbolic links out of it (%s), and a glob pattern through one lists the names of files outside the package", mpath, m.Package.Project.Name, m.Package.Name, strings.Join(m.Package.OutsideLinks, ", "))}
+	}
 	if in.SQL != "" && m.Package.Engine == catalog.EngineDuckDB {
 		if err := specialFileRead(sqlText, m.Package.Dir); err != nil {
 			return nil, err
@@ -780,7 +792,7 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 		err, castOf = typed.restore(err)
 		// The files DuckDB names (a CSV that fails to convert) by their place in
 		// the package, not on the server's disk.
-		err = withPackageRelative(err, m)
+		err = withPackageRelative(err, m, sqlText)
 		// DuckDB knows nothing of a source whose view could not be made: say why
 		// it is missing rather than "no such table, did you mean …".
 		var se *engine.SQLError

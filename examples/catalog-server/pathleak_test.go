@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -45,5 +47,35 @@ func TestErrorsHidePackageFolder(t *testing.T) {
 	r := call(t, cs, "describe", map[string]any{"path": "p/k/m/b"}, &d)
 	if r.IsError || !strings.Contains(d.Error, "data/b.csv") || strings.Contains(text(r), dir) || strings.Contains(text(r), real) {
 		t.Errorf("describe: %s", text(r))
+	}
+}
+
+// TestErrorExcerptQuotesCaller: DuckDB's excerpt of the caller's SQL (LINE 1: …)
+// quotes it as sent, its caret under the character it marks, while the
+// message's own text names the package's files by their path in the package.
+// The excerpt had the caller's path cut down as well.
+func TestErrorExcerptQuotesCaller(t *testing.T) {
+	// A short folder, so that DuckDB's excerpt (about 80 characters) shows
+	// the whole path.
+	dir, err := os.MkdirTemp("", "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	writeFiles(t, dir, map[string]string{
+		"p/k/manifest.json": `{}`,
+		"p/k/data/a.csv":    "x\n1\n",
+		"p/k/m.sql":         "-- @source a\nSELECT * FROM read_csv('data/a.csv');\n",
+	})
+	svc := newTestService(t, dir, Config{})
+	real, _ := filepath.EvalSymlinks(dir)
+	for _, base := range []string{dir, real} {
+		sql := "SELECT * FROM read_csv('" + filepath.Join(base, "p/k/data/nope.csv") + "')"
+		_, err := svc.Execute(context.Background(), executeIn{Path: "p/k/m", SQL: sql})
+		te := classify(err)
+		first, rest, _ := strings.Cut(te.Error, "\n")
+		if !strings.Contains(first, "data/nope.csv") || strings.Contains(first, base) || !strings.Contains(rest, "LINE 1: "+sql) {
+			t.Errorf("%s: %q", sql, te.Error)
+		}
 	}
 }

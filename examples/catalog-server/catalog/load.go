@@ -284,6 +284,12 @@ func (c *Catalog) loadPackage(p *Project, dir, name string) *Package {
 	if kept != "" {
 		c.note(&pkg.Problems, "", "%s", kept)
 	}
+	if pkg.Engine == EngineDuckDB {
+		if links, complete, err := OutsideLinks(dir); err == nil && len(links) > 0 {
+			pkg.OutsideLinks = links
+			c.note(&pkg.Problems, "", "%s", outsideLinksProblem(where, links, complete))
+		}
+	}
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		c.note(&pkg.Problems, "", "%s: %v", where, err)

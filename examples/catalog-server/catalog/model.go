@@ -101,6 +101,12 @@ type Package struct {
 	// Problems lists the package's files that were skipped (a model that does not
 	// parse, say), and why; the rest of the package is served.
 	Problems []string
+	// OutsideLinks names the symbolic links in a DuckDB package's folder whose
+	// target is outside it ("data/shared -> /srv/shared", relative to the
+	// package folder), as found when the catalog loaded (OutsideLinks). A glob
+	// through such a link lists names outside the package, so ad-hoc SQL on
+	// the package's models is refused while there is one.
+	OutsideLinks []string
 }
 
 // Model is one SQL file of a package.

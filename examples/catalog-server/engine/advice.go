@@ -194,7 +194,12 @@ const manyLiterals = 1000
 
 func (s Shape) listAdvice() string {
 	what := fmt.Sprintf("The query holds %d literal values", s.Literals)
-	if s.TextBytes > 0 {
+	switch {
+	case s.TextBytes > 0 && s.Literals < manyLiterals:
+		// Long, but not for its lists (its commas are few): a chain of
+		// conditions, say.
+		return fmt.Sprintf("The query's text is %d bytes long: DuckDB parses, plans and holds every part of it. Use a shorter query (split it over several), a condition that selects the same rows (IN or BETWEEN in place of a long chain of AND or OR comparisons, LIKE for a pattern), or a join with a source that holds the values.", s.TextBytes)
+	case s.TextBytes > 0:
 		what = fmt.Sprintf("The query's text is %d bytes long, with about %d values in lists", s.TextBytes, s.Literals)
 	}
 	return what + ": DuckDB plans and holds each one. Use a shorter list (split it over several queries), a condition that selects the same rows (BETWEEN for a range of values, LIKE for a pattern), or a join with a source that holds the values."

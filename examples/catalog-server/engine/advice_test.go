@@ -13,6 +13,8 @@ func TestQueryShape(t *testing.T) {
 	ctx := context.Background()
 	in := "SELECT * FROM orders WHERE id IN (" + strings.Repeat("123456, ", 2000) + "1)"
 	long := "SELECT * FROM orders WHERE id IN (" + strings.Repeat("123456, ", 20000) + "1)"
+	// Long without lists: it had "about 1 values in lists".
+	chain := "SELECT * FROM orders WHERE " + strings.Repeat("id <> 123456 AND ", 5000) + "true"
 	for _, tc := range []struct {
 		sql          string
 		timeout, mem string // in the advice; "" for none
@@ -23,6 +25,7 @@ func TestQueryShape(t *testing.T) {
 		{"SELECT region FROM orders GROUP BY region", "The query already aggregates", "The query already aggregates"},
 		{in, "The query holds 2001 literal values", "Use a shorter list"},
 		{long, "with about 20001 values in lists", "a join with a source that holds the values"},
+		{chain, "The query's text is 85031 bytes long: DuckDB parses, plans and holds every part of it", "in place of a long chain of AND or OR comparisons"},
 		{"SELECT * FROM orders", "", ""},
 	} {
 		s, ok := QueryShape(ctx, tc.sql)

@@ -37,6 +37,9 @@ const duckMaxConns = 8
 type DuckConfig struct {
 	Threads     int    // worker threads per model database; zero means DefaultThreads
 	MemoryLimit string // DuckDB memory_limit; empty means DefaultMemoryLimit
+	// TempLimit is DuckDB's max_temp_directory_size: the most a database may
+	// spill to its temporary folder; empty means DefaultTempLimit.
+	TempLimit string
 	// Worker, when set, makes OpenDuckProc's command for a query process: a
 	// program that calls ServeDuckWorker on its standard input and output. Each
 	// process opens the model's database on its own (Threads and MemoryLimit
@@ -85,6 +88,7 @@ type Duck struct {
 	parser    *duckParser // nil: the gate judges every text
 	tmp       string
 	memory    string // memory_limit, for MemoryError
+	temp      string // max_temp_directory_size, for MemoryError
 	columns   map[string][]Column
 	broken    map[string]string     // source name → why its view could not be made
 	checks    map[string]QueryCheck // while building: what the named queries' check found
@@ -181,15 +185,25 @@ const DefaultThreads = 2
 // none (the server's -memory-limit default).
 const DefaultMemoryLimit = "512MB"
 
-// withDefaults returns c with DefaultThreads for a Threads below 1 and
-// DefaultMemoryLimit for an empty MemoryLimit. OpenDuck, OpenDuckProc and a
-// query process apply it once; what they call reads the fields as they are.
+// DefaultTempLimit is the most a model's DuckDB database (each query process's,
+// with query processes) may spill to disk, for a DuckConfig that gives none (the
+// server's -temp-limit default). DuckDB's own default is 90% of the free disk
+// space: one query could fill the temporary folder's disk.
+const DefaultTempLimit = "1GB"
+
+// withDefaults returns c with DefaultThreads for a Threads below 1,
+// DefaultMemoryLimit for an empty MemoryLimit and DefaultTempLimit for an empty
+// TempLimit. OpenDuck, OpenDuckProc and a query process apply it once; what
+// they call reads the fields as they are.
 func (c DuckConfig) withDefaults() DuckConfig {
 	if c.Threads <= 0 {
 		c.Threads = DefaultThreads
 	}
 	if c.MemoryLimit == "" {
 		c.MemoryLimit = DefaultMemoryLimit
+	}
+	if c.TempLimit == "" {
+		c.TempLimit = DefaultTempLimit
 	}
 	return c
 }
@@ -200,13 +214,13 @@ func openDuckFile(ctx context.Context, f *duckFile, cfg DuckConfig) (*Duck, erro
 	if err != nil {
 		return nil, err
 	}
-	d := &Duck{tmp: f.tmp, memory: cfg.MemoryLimit, columns: f.columns, broken: f.broken, db: db}
+	d := &Duck{tmp: f.tmp, memory: cfg.MemoryLimit, temp: cfg.TempLimit, columns: f.columns, broken: f.broken, db: db}
 	d.parser, _ = processParser() // without it (an error) the gate judges every text
 	return d, nil
 }
 
 // openDuckDB opens the database file f read-only, locked down, with cfg's
-// threads and memory limit.
+// threads, memory limit and spill limit.
 func openDuckDB(ctx context.Context, f *duckFile, cfg DuckConfig) (*sql.DB, error) {
 	q := url.Values{}
 	q.Set("access_mode", "READ_ONLY")
@@ -235,7 +249,7 @@ func openDuckDB(ctx context.Context, f *duckFile, cfg DuckConfig) (*sql.DB, erro
 	// up to the byte budget); the others wait for a connection within their time
 	// limit.
 	db.SetMaxOpenConns(duckMaxConns)
-	if err := lockDown(ctx, db, f.pkgDir); err != nil {
+	if err := lockDown(ctx, db, f.pkgDir, cfg.TempLimit); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -374,9 +388,15 @@ func (d *Duck) release(db *sql.DB) {
 // footer when it is prepared and again when it runs. DuckDB checks a file's
 // modification time before it uses what it kept, so a file written again is
 // read afresh (TestDuckParquetChanged).
-func lockDown(ctx context.Context, db *sql.DB, pkgDir string) error {
+//
+// And it caps what DuckDB may spill to its temporary folder at tempLimit
+// (max_temp_directory_size; DuckDB's default is 90% of the disk's free space).
+// Set at run time: DuckDB 1.5.6 shows the value when it is given as the
+// database opens, but does not hold spilling to it (TestDuckTempLimit).
+func lockDown(ctx context.Context, db *sql.DB, pkgDir, tempLimit string) error {
 	for _, s := range []string{
 		"SET GLOBAL parquet_metadata_cache = true",
+		"SET GLOBAL max_temp_directory_size = " + quoteLit(tempLimit),
 		"SET GLOBAL allowed_directories = [" + quoteLit(pkgDir+string(filepath.Separator)) + "]",
 		"SET GLOBAL enable_external_access = false",
 		"SET GLOBAL autoinstall_known_extensions = false",
@@ -410,7 +430,7 @@ func (d *Duck) build(ctx context.Context, m *catalog.Model, pkgDir, path string,
 			return fmt.Errorf("duckdb: %s: %w", set, err)
 		}
 	}
-	if err := lockDown(ctx, db, pkgDir); err != nil {
+	if err := lockDown(ctx, db, pkgDir, cfg.TempLimit); err != nil {
 		return err
 	}
 	conn, err := db.Conn(ctx)
@@ -661,6 +681,12 @@ func gate(ctx context.Context, dc *duckdb.Conn, sqlText string) error {
 				// (INSERT … RETURNING in a subquery): say it is not allowed.
 				return &RefusedError{Reason: fmt.Sprintf("DuckDB's parser stops at %s inside the query; nothing may change data (DuckDB's parser: %s at character %d)", w, s.ErrorMessage, pos+1)}
 			}
+			if s.Position == "" {
+				// An error of the parser's transformer (Unsupported comparison
+				// "~~*" for ANY/ALL subquery) has no position: none is given,
+				// rather than character 1.
+				return &SQLError{Engine: "duckdb", Message: "Parser Error: " + s.ErrorMessage + operatorNote(s.ErrorMessage)}
+			}
 			return &SQLError{Engine: "duckdb", Message: "Parser Error: " + s.ErrorMessage, Position: pos + 1}
 		}
 		kind := firstWord(sqlText)
@@ -683,10 +709,31 @@ func gate(ctx context.Context, dc *duckdb.Conn, sqlText string) error {
 			return fmt.Errorf("duckdb: reading the parser's answer: %w", err)
 		}
 		if call := statefulCall(stmt); call != "" {
+			if watchFunctions[strings.ToLower(call)] {
+				return &RefusedError{Reason: fmt.Sprintf("the query calls %s, which shows what other queries of the model did (the files they read, their memory and spill files); queries may only read the model's data", call)}
+			}
 			return &RefusedError{Reason: fmt.Sprintf("the query calls %s, which changes the server's state (logging, profiling, checkpoints, the random seed, tables) or runs SQL held in a string; queries may only read", call)}
 		}
 	}
 	return nil
+}
+
+// anyAllOps are the names DuckDB's parser gives LIKE and ILIKE in its messages.
+var anyAllOps = map[string]string{`"~~"`: "LIKE", `"~~*"`: "ILIKE", `"!~~"`: "NOT LIKE", `"!~~*"`: "NOT ILIKE"}
+
+// operatorNote says, for DuckDB's message about an operator ANY or ALL cannot
+// take, which operator it names and what to write instead; "" for others.
+func operatorNote(msg string) string {
+	rest, ok := strings.CutPrefix(msg, "Unsupported comparison ")
+	if !ok {
+		return ""
+	}
+	op, _, _ := strings.Cut(rest, " ")
+	name := anyAllOps[op]
+	if name == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (%s is %s: with ANY or ALL over a list, only =, <>, <, >, <= and >= work; write one %s per value, joined with OR for ANY or AND for ALL)", op, name, name)
 }
 
 // statementBody returns sqlText without what follows its statement — empty
@@ -841,6 +888,9 @@ func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any,
 		var me *MemoryError
 		if errors.As(err, &me) {
 			me.Limit = d.memory
+			if me.Spilled {
+				me.TempLimit = d.temp
+			}
 		}
 		err = d.ctxErr(ctx, qctx, lim, withPosition(err, sqlText))
 		if te, ok := err.(*TimeoutError); ok {
@@ -1242,7 +1292,9 @@ func duckErr(err error) error {
 		// DuckDB's advice (SET memory_limit, threads, …) is for its owner: the
 		// configuration is locked. Duck.Query fills in the limit.
 		first, _, _ := strings.Cut(strings.TrimSpace(msg), "\n")
-		return &MemoryError{Detail: first}
+		// Out of spill space too (max_temp_directory_size): its next line
+		// names the setting.
+		return &MemoryError{Detail: first, Spilled: strings.Contains(msg, "max_temp_directory_size")}
 	}
 	if de.Type == duckdb.ErrorTypePermission {
 		// The file-access check: a path outside the package folder, a link out

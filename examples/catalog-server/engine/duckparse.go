@@ -125,7 +125,8 @@ func mayHoldPragma(sqlText string) bool {
 // sees): logging and profiling (which write files in the package folder, change
 // settings the configuration lock does not cover, and show one client's queries to
 // another), checkpoints (checkpoint('system') invalidates the database), the
-// PEG parser switch, the connection's random seed, and SQL from strings or plans.
+// PEG parser switch, the connection's random seed, and SQL from strings or plans;
+// and those that show what other queries of the database did (watchFunctions).
 // A query calling one is refused.
 var statefulFunctions = map[string]bool{
 	"enable_logging": true, "disable_logging": true, "truncate_duckdb_logs": true, "write_log": true,
@@ -134,6 +135,17 @@ var statefulFunctions = map[string]bool{
 	"enable_peg_parser": true, "disable_peg_parser": true, "check_peg_parser": true,
 	"setseed":                     true,
 	"json_execute_serialized_sql": true, "json_serialize_plan": true, "query": true, "query_table": true,
+	"duckdb_external_file_cache": true, "duckdb_temporary_files": true, "duckdb_memory": true, "pragma_database_size": true, "duckdb_connection_count": true,
+}
+
+// watchFunctions are the statefulFunctions that change nothing but show what
+// other queries of the same database — other clients' in the server's process, or
+// earlier ones in a reused query process — did: the files and byte ranges they
+// read (duckdb_external_file_cache), their spill files (duckdb_temporary_files),
+// the memory they hold (duckdb_memory, pragma_database_size), the connections
+// open (duckdb_connection_count).
+var watchFunctions = map[string]bool{
+	"duckdb_external_file_cache": true, "duckdb_temporary_files": true, "duckdb_memory": true, "pragma_database_size": true, "duckdb_connection_count": true,
 }
 
 // statefulOptions are the options of DuckDB's readers that make a query create

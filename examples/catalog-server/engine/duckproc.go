@@ -525,7 +525,7 @@ func (p *DuckProc) start(ctx context.Context) (*duckWorker, error) {
 	p.all[w] = struct{}{}
 	p.mu.Unlock()
 	deadline, _ := ctx.Deadline()
-	open := workerRequest{Open: &workerOpen{Tmp: p.file.tmp, Path: p.file.path, PkgDir: p.file.pkgDir, Spill: w.spill, Threads: p.cfg.Threads, MemoryLimit: p.cfg.MemoryLimit}}
+	open := workerRequest{Open: &workerOpen{Tmp: p.file.tmp, Path: p.file.path, PkgDir: p.file.pkgDir, Spill: w.spill, Threads: p.cfg.Threads, MemoryLimit: p.cfg.MemoryLimit, TempLimit: p.cfg.TempLimit}}
 	if err := w.send(open, deadline); err != nil {
 		p.kill(w)
 		return nil, p.startErr("could not be started (" + err.Error() + ")")
@@ -853,6 +853,7 @@ type workerOpen struct {
 	Spill       string `json:"spill"`
 	Threads     int    `json:"threads"`
 	MemoryLimit string `json:"memoryLimit"`
+	TempLimit   string `json:"tempLimit"`
 }
 
 type workerQuery struct {
@@ -1119,6 +1120,7 @@ type wireError struct {
 	Waited   time.Duration `json:"waited,omitempty"`
 	Running  bool          `json:"running,omitempty"`
 	Memory   string        `json:"memory,omitempty"`
+	Temp     string        `json:"temp,omitempty"` // a MemoryError's TempLimit, when Spilled
 	Detail   string        `json:"detail,omitempty"`
 	Conns    int           `json:"conns,omitempty"`
 	What     string        `json:"what,omitempty"`
@@ -1143,7 +1145,7 @@ func toWire(err error) *wireError {
 	case errors.As(err, &te):
 		return &wireError{Type: "timeout", Limit: te.Limit, Waited: te.Waited, Running: te.Running}
 	case errors.As(err, &me):
-		return &wireError{Type: "memory", Memory: me.Limit, Detail: me.Detail}
+		return &wireError{Type: "memory", Memory: me.Limit, Detail: me.Detail, Temp: me.TempLimit}
 	case errors.As(err, &be):
 		return &wireError{Type: "busy", Limit: be.Limit, Conns: be.Conns, What: be.What}
 	}
@@ -1161,7 +1163,7 @@ func (e *wireError) err() error {
 	case "timeout":
 		return &TimeoutError{Limit: e.Limit, Waited: e.Waited, Running: e.Running}
 	case "memory":
-		return &MemoryError{Limit: e.Memory, Detail: e.Detail}
+		return &MemoryError{Limit: e.Memory, Detail: e.Detail, Spilled: e.Temp != "", TempLimit: e.Temp}
 	case "busy":
 		return &BusyError{Limit: e.Limit, Conns: e.Conns, What: e.What}
 	}
@@ -1212,7 +1214,7 @@ func ServeDuckWorker(in io.Reader, out io.Writer) int {
 	}
 	o := req.Open
 	d, err := openDuckFile(context.Background(), &duckFile{tmp: o.Tmp, path: o.Path, pkgDir: o.PkgDir, spill: o.Spill},
-		DuckConfig{Threads: o.Threads, MemoryLimit: o.MemoryLimit}.withDefaults())
+		DuckConfig{Threads: o.Threads, MemoryLimit: o.MemoryLimit, TempLimit: o.TempLimit}.withDefaults())
 	if err != nil {
 		reply(workerAnswer{Error: toWire(err)})
 		return 1

@@ -223,10 +223,17 @@ type MemoryError struct {
 	// Advice, when set, is what to change in this query (Shape.MemoryAdvice):
 	// Error then says what happened only, and the caller gives the advice.
 	Advice string
+	// Spilled says the query also filled the disk space its model may spill to
+	// (DuckDB's max_temp_directory_size), TempLimit.
+	Spilled   bool
+	TempLimit string
 }
 
 func (e *MemoryError) Error() string {
 	msg := fmt.Sprintf("the query needed more memory than this model may use (%s) and was stopped (%s)", e.Limit, e.Detail)
+	if e.Spilled {
+		msg = fmt.Sprintf("the query needed more memory than this model may use (%s) and more disk space to spill to than it may use (%s), and was stopped (%s)", e.Limit, e.TempLimit, e.Detail)
+	}
 	if e.Advice != "" {
 		return msg
 	}

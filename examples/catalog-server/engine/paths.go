@@ -39,9 +39,13 @@ func rewritePaths(ctx context.Context, conn *sql.Conn, sqlText, pkgDir string) (
 	}
 	if tree["error"] == true {
 		if tree["error_type"] == "parser" {
-			// Where the parser stopped, in the source's own text.
-			pos, _ := strconv.Atoi(fmt.Sprint(tree["position"]))
-			return "", &SQLError{Engine: "duckdb", Message: fmt.Sprintf("Parser Error: %v (a source must be one SELECT statement)", tree["error_message"]), Position: pos + 1}
+			// Where the parser stopped, in the source's own text (none for an
+			// error of its transformer, which has no position).
+			pos := 0
+			if p, err := strconv.Atoi(fmt.Sprint(tree["position"])); err == nil {
+				pos = p + 1
+			}
+			return "", &SQLError{Engine: "duckdb", Message: fmt.Sprintf("Parser Error: %v (a source must be one SELECT statement)", tree["error_message"]), Position: pos}
 		}
 		return "", fmt.Errorf("a source must be one SELECT statement: %v", tree["error_message"])
 	}
@@ -422,9 +426,7 @@ func inside(dir, p string) (string, error) {
 }
 
 // Within reports whether the clean absolute path p is dir or below it.
-func Within(dir, p string) bool {
-	return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator))
-}
+func Within(dir, p string) bool { return catalog.Within(dir, p) }
 
 // resolve returns p with every symbolic link resolved. A part of p that does not
 // exist (yet) is kept as written after its longest existing parent is resolved.

@@ -215,3 +215,38 @@ func TestDuckColumnsWithinBudget(t *testing.T) {
 		t.Errorf("a long name within the budget: %v", err)
 	}
 }
+
+// TestDuckWatchFunctionsRefused: the functions that show what other queries of
+// the database did — in the server's process other clients' queries, in a
+// reused query process earlier ones — are refused, saying why: the external
+// file cache listed the files and byte ranges earlier queries read
+// (['…/sales.sql', 8, 1113, true], Parquet footers).
+func TestDuckWatchFunctionsRefused(t *testing.T) {
+	d := openTestDuck(t)
+	p := openProc(t, nil, DuckConfig{})
+	for _, e := range []struct {
+		name string
+		q    interface {
+			Query(context.Context, string, map[string]any, Limits) (*Result, error)
+		}
+	}{{"in process", d}, {"query process", p}} {
+		if _, err := e.q.Query(context.Background(), "SELECT count(*) FROM items", nil, testLimits); err != nil {
+			t.Fatal(err)
+		}
+		for _, text := range []string{
+			"SELECT * FROM duckdb_external_file_cache()",
+			"SELECT path FROM DUCKDB_EXTERNAL_FILE_CACHE() WHERE path LIKE '%items%'",
+			"SELECT * FROM items WHERE EXISTS (SELECT 1 FROM system.main.duckdb_external_file_cache())",
+			"SELECT * FROM duckdb_temporary_files()",
+			"SELECT * FROM duckdb_memory()",
+			"SELECT * FROM pragma_database_size()",
+			"SELECT * FROM duckdb_connection_count()",
+		} {
+			res, err := e.q.Query(context.Background(), text, nil, testLimits)
+			var re *RefusedError
+			if !errors.As(err, &re) || !strings.Contains(re.Reason, "shows what other queries of the model did") {
+				t.Errorf("%s: %s: not refused so: %v %+v", e.name, text, err, res)
+			}
+		}
+	}
+}
