@@ -682,7 +682,9 @@ func gate(ctx context.Context, dc *duckdb.Conn, sqlText string) error {
 		if err := json.Unmarshal(s.Statements[0], &stmt); err != nil {
 			return fmt.Errorf("duckdb: reading the parser's answer: %w", err)
 		}
-		if call := statefulCall(stmt); call != "" {
+		if call := statefulCall(stmt); call != "" && waitsIdle(call) {
+			return &RefusedError{Reason: waitsIdleReason(call)}
+		} else if call != "" {
 			return &RefusedError{Reason: fmt.Sprintf("the query calls %s, which changes the server's state (logging, profiling, checkpoints, the random seed, tables) or runs SQL held in a string; queries may only read", call)}
 		}
 	}
@@ -866,7 +868,7 @@ func (d *Duck) run(qctx context.Context, dc *duckdb.Conn, one bool, sqlText stri
 			uncounted, err = true, nil
 			if mayCallStateful(sqlText) {
 				// Without the syntax tree, the calls cannot be read.
-				return &RefusedError{Reason: "DuckDB's json_serialize_sql cannot write out this SELECT (a cast to a type with parameters), so the functions it calls cannot be checked, and its text names one that changes the server's state or runs SQL from a string; send the query without that cast or without that name"}
+				return &RefusedError{Reason: "DuckDB's json_serialize_sql cannot write out this SELECT (a cast to a type with parameters), so the functions it calls cannot be checked, and its text names one that changes the server's state, runs SQL from a string or sleeps; send the query without that cast or without that name"}
 			}
 		}
 		return err
