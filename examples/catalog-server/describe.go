@@ -188,6 +188,13 @@ func (s *Service) Describe(ctx context.Context, path string) (*Description, erro
 		budget := min(s.cfg.QueryTimeout, describeTimeout)
 		deadline := time.Now().Add(budget)
 		var problems []string
+		// Its queries count towards the client's share, as execute_query's do.
+		release, err := s.shares.take(ctx, e.Model)
+		if err != nil {
+			d.Error = "row count and sample rows: not read: " + err.Error() + "; the columns above are complete"
+			break
+		}
+		defer release()
 		run := func(what, sqlText string) *engine.Result {
 			left := time.Until(deadline)
 			if left <= 0 {

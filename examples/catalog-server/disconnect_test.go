@@ -17,9 +17,10 @@ import (
 // TestClientGoneStopsQuery: a client that gives up on a query over stateless HTTP
 // (its POST closed) stops the query at once. Eight such queries take every
 // connection of the model; a ninth query must still get one promptly, not wait
-// for the eight to reach their time limit.
+// for the eight to reach their time limit. (One client takes all eight: its
+// share, -max-queries-per-client, is off here.)
 func TestClientGoneStopsQuery(t *testing.T) {
-	svc := newTestService(t, sampleDir(t), Config{QueryTimeout: 20 * time.Second})
+	svc := newTestService(t, sampleDir(t), Config{QueryTimeout: 20 * time.Second, MaxQueriesPerClient: -1})
 	ts := startHTTP(t, svc)
 	slow := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"execute_query","arguments":{"path":"retail/shop/sales","sql":"SELECT sum(a.range * b.range) FROM range(1000000) a, range(1000000) b"}}}`
 	var wg sync.WaitGroup

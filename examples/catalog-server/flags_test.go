@@ -29,6 +29,7 @@ func TestBadFlagValues(t *testing.T) {
 		{[]string{"-byte-budget", "-1"}, "-byte-budget -1: must be at least 1"},
 		{[]string{"-threads", "0"}, "-threads 0: must be at least 1"},
 		{[]string{"-isolate", "-max-query-processes", "0"}, "-max-query-processes 0: must be at least 1"},
+		{[]string{"-max-queries-per-client", "-1"}, "-max-queries-per-client -1: must not be negative (0 turns the share off)"},
 		{[]string{"-timeout", "0s"}, "-timeout 0s: must be positive"},
 		{[]string{"-timeout", "-1s"}, "-timeout -1s: must be positive"},
 		{[]string{"-poll", "0s"}, "-poll 0s: must be at least 10ms"},

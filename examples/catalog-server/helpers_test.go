@@ -80,7 +80,7 @@ func watch(t testing.TB, svc *Service) {
 func startHTTP(t testing.TB, svc *Service) *httptest.Server {
 	t.Helper()
 	h := newHTTPHandler(context.Background(), svc, "test")
-	ts := httptest.NewServer(h)
+	ts := httptest.NewServer(identifyClients(h, svc.cfg.ClientHeader))
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()

@@ -251,6 +251,7 @@ func classify(err error) toolError {
 	var ee *engine.EngineError
 	var cse *catalogSQLError
 	var qt *queryTimeoutError
+	var cb *clientBusyError
 	switch {
 	case errors.As(err, &cse) && cse.params != "" && cse.valueDependent():
 		// A run-time error of a query with parameters: the values given may be
@@ -279,6 +280,8 @@ func classify(err error) toolError {
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Nothing in this call can fix it: the catalog's file needs fixing (tell its owner). The model's other queries still run."}
 	case errors.As(err, new(*brokenSourceError)):
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Query the model's other sources (describe the model to see which loaded); the source is picked up again once its file is fixed."}
+	case errors.As(err, &cb):
+		return toolError{Error: err.Error(), Kind: "unavailable", Hint: cb.hint()}
 	case errors.As(err, &busy) && busy.Server:
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: serverCapHint(busy.Conns)}
 	case errors.As(err, &busy):
@@ -784,6 +787,13 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 			return nil, err
 		}
 	}
+	// Counted from here, running or waiting for the model's turn: a client past
+	// its share is answered at once.
+	release, err := s.shares.take(ctx, m)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	res, err := eng.Query(ctx, sqlText, params, engine.Limits{RowLimit: rowLimit, ByteBudget: s.cfg.ByteBudget, Timeout: s.cfg.QueryTimeout})
 	castOf := "" // the parameter whose cast the error is at
 	if err != nil {

@@ -33,7 +33,14 @@ type Config struct {
 	ByteBudget      int           // JSON bytes of columns and rows per result; zero means 4 MiB
 	QueryTimeout    time.Duration // per query; zero means 30s
 	PageSize        int           // items per list page; zero means 100
-	Duck            engine.DuckConfig
+	// MaxQueriesPerClient is each client's share of queries running or
+	// waiting at once (clientShares); zero means defaultQueriesPerClient,
+	// negative no share. Calls without a client (stdio) are not counted.
+	MaxQueriesPerClient int
+	// ClientHeader names a header a trusted reverse proxy sets to the client's
+	// address (X-Forwarded-For); empty means the request's remote address.
+	ClientHeader string
+	Duck         engine.DuckConfig
 	// SkipEngines loads the catalog without opening engines (no columns, no queries):
 	// for listing benchmarks over synthetic catalogs.
 	SkipEngines bool
@@ -62,6 +69,9 @@ func (c *Config) fill() {
 	}
 	if c.PageSize <= 0 {
 		c.PageSize = 100
+	}
+	if c.MaxQueriesPerClient == 0 {
+		c.MaxQueriesPerClient = defaultQueriesPerClient
 	}
 	if c.Duck.Worker != nil && c.Duck.Processes == nil {
 		c.Duck.Processes = engine.NewProcessLimit(defaultQueryProcesses)
@@ -101,6 +111,7 @@ type Service struct {
 	// returned yet (it waits for the queries still running on them).
 	closing sync.Map // modelEngine → struct{}
 	subs    []func(old, new *catalog.Catalog)
+	shares  *clientShares // each client's queries at once
 }
 
 // NewService loads dir and opens its engines.
@@ -109,7 +120,7 @@ func NewService(ctx context.Context, dir string, cfg Config, log *slog.Logger) (
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Service{cfg: cfg, log: log, dir: dir}
+	s := &Service{cfg: cfg, log: log, dir: dir, shares: newClientShares(cfg.MaxQueriesPerClient)}
 	if err := s.Reload(ctx); err != nil {
 		return nil, err
 	}

@@ -712,6 +712,9 @@ func gate(ctx context.Context, dc *duckdb.Conn, sqlText string) error {
 			if watchFunctions[strings.ToLower(call)] {
 				return &RefusedError{Reason: fmt.Sprintf("the query calls %s, which shows what other queries of the model did (the files they read, their memory and spill files); queries may only read the model's data", call)}
 			}
+			if waitsIdle(call) {
+				return &RefusedError{Reason: waitsIdleReason(call)}
+			}
 			return &RefusedError{Reason: fmt.Sprintf("the query calls %s, which changes the server's state (logging, profiling, checkpoints, the random seed, tables) or runs SQL held in a string; queries may only read", call)}
 		}
 	}
@@ -916,7 +919,7 @@ func (d *Duck) run(qctx context.Context, dc *duckdb.Conn, one bool, sqlText stri
 			uncounted, err = true, nil
 			if mayCallStateful(sqlText) {
 				// Without the syntax tree, the calls cannot be read.
-				return &RefusedError{Reason: "DuckDB's json_serialize_sql cannot write out this SELECT (a cast to a type with parameters), so the functions it calls cannot be checked, and its text names one that changes the server's state or runs SQL from a string; send the query without that cast or without that name"}
+				return &RefusedError{Reason: "DuckDB's json_serialize_sql cannot write out this SELECT (a cast to a type with parameters), so the functions it calls cannot be checked, and its text names one that changes the server's state, runs SQL from a string or sleeps; send the query without that cast or without that name"}
 			}
 		}
 		return err

@@ -136,6 +136,8 @@ var statefulFunctions = map[string]bool{
 	"setseed":                     true,
 	"json_execute_serialized_sql": true, "json_serialize_plan": true, "query": true, "query_table": true,
 	"duckdb_external_file_cache": true, "duckdb_temporary_files": true, "duckdb_memory": true, "pragma_database_size": true, "duckdb_connection_count": true,
+	// Waiting without working (waitsIdle, refused with its own reason):
+	"sleep_ms": true, "pg_sleep": true,
 }
 
 // watchFunctions are the statefulFunctions that change nothing but show what
@@ -146,6 +148,21 @@ var statefulFunctions = map[string]bool{
 // open (duckdb_connection_count).
 var watchFunctions = map[string]bool{
 	"duckdb_external_file_cache": true, "duckdb_temporary_files": true, "duckdb_memory": true, "pragma_database_size": true, "duckdb_connection_count": true,
+}
+
+// waitsIdle reports whether the function name (as statefulCall returns it) is
+// one of DuckDB's that wait without working: sleep_ms, and its macro pg_sleep.
+// A query calling one would hold its model's connection (and a query process)
+// for as long as it asks, up to its time limit, using no processor or memory
+// that any other limit would notice first.
+func waitsIdle(name string) bool {
+	n := strings.ToLower(name)
+	return n == "sleep_ms" || n == "pg_sleep"
+}
+
+// waitsIdleReason is why a query calling name (waitsIdle) is refused.
+func waitsIdleReason(name string) string {
+	return "the query calls " + name + ", which waits without doing any work while it holds one of the model's connections that other queries wait for; queries may not sleep"
 }
 
 // statefulOptions are the options of DuckDB's readers that make a query create

@@ -25,6 +25,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/wiremcp/wiremcp/examples/catalog-server/catalog"
 )
 
 // Column is one column of a result or a source.
@@ -49,6 +51,11 @@ type Result struct {
 
 	wire *wireCells // in a query process: the JSON of Rows' values
 }
+
+// ModelQueries is how many queries of one model run at once: the connections
+// (or query processes) of a DuckDB model, and the connections of a PostgreSQL
+// model. The others wait for one within their time limit.
+var ModelQueries = map[string]int{catalog.EngineDuckDB: duckMaxConns, catalog.EnginePostgres: pgMaxConns}
 
 // Limits bound one query.
 type Limits struct {

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/wiremcp/wiremcp/examples/catalog-server/catalog"
+	"github.com/wiremcp/wiremcp/examples/catalog-server/engine"
+)
+
+// A client's share of the queries. Without one, a client sending many slow
+// queries at once (or queries that wait without working, such as PostgreSQL's
+// pg_sleep) held every connection of a model, and every query process of the
+// server, and the other clients' queries waited behind them to their time limit.
+// So each client (over HTTP: the host of the request's remote address) has at
+// most a share of queries running or waiting at once, over all models, and at
+// most half of one model's connections; a query past it is refused at once
+// instead of waiting.
+
+// defaultQueriesPerClient is a client's share unless -max-queries-per-client
+// says otherwise.
+const defaultQueriesPerClient = 4
+
+// clientKey is the context key of the client a call comes from.
+type clientKey struct{}
+
+// withClient returns ctx carrying the client id.
+func withClient(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, clientKey{}, id)
+}
+
+// clientOf returns the client of ctx, and false when it has none (stdio, whose
+// one client shares the server with no one, or a call made in the process).
+func clientOf(ctx context.Context) (string, bool) {
+	id, ok := ctx.Value(clientKey{}).(string)
+	return id, ok
+}
+
+// identifyClients serves h with each request's context carrying its client: the
+// host of its remote address or, when header is set (a reverse proxy in front
+// that sets it), the last address in that header — the one the proxy appended —
+// when the request has it. The library runs a stateless call in a context
+// descending from its POST's, so the tools read it there.
+func identifyClients(h http.Handler, header string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := ""
+		if header != "" {
+			if v := r.Header.Values(header); len(v) > 0 {
+				last := v[len(v)-1]
+				if i := strings.LastIndexByte(last, ','); i >= 0 {
+					last = last[i+1:]
+				}
+				id = hostOf(strings.TrimSpace(last))
+			}
+		}
+		if id == "" {
+			id = hostOf(r.RemoteAddr)
+		}
+		h.ServeHTTP(w, r.WithContext(withClient(r.Context(), id)))
+	})
+}
+
+// hostOf returns the host of addr (HOST:PORT, [IPv6]:PORT or a bare host).
+func hostOf(addr string) string {
+	if host, _, err := net.SplitHostPort(addr); err == nil {
+		return host
+	}
+	return strings.Trim(addr, "[]")
+}
+
+// clientShares counts each client's queries running or waiting for their turn:
+// over all models, and per model. Counters are removed at zero, so it holds one
+// entry per query in progress at most.
+type clientShares struct {
+	max int // the share over all models; 0: none
+	mu  sync.Mutex
+	n   map[string]int // client, and client + "\x00" + model path → queries
+}
+
+func newClientShares(max int) *clientShares {
+	return &clientShares{max: max, n: map[string]int{}}
+}
+
+// perModel is a client's share of one model's queries at once: at most half of
+// what the model runs at once, so that one client never holds them all.
+func (c *clientShares) perModel(m *catalog.Model) int {
+	n := engine.ModelQueries[m.Package.Engine]
+	if n == 0 {
+		n = engine.ModelQueries[catalog.EngineDuckDB]
+	}
+	return max(1, min(c.max, n/2))
+}
+
+// take counts a query of ctx's client on model m until release is called, or
+// returns a *clientBusyError, having counted nothing, when the client already
+// has its share. A ctx without a client (stdio) is not counted.
+func (c *clientShares) take(ctx context.Context, m *catalog.Model) (release func(), err error) {
+	id, ok := clientOf(ctx)
+	if c == nil || c.max <= 0 || !ok {
+		return func() {}, nil
+	}
+	mpath := m.Package.Project.Name + "/" + m.Package.Name + "/" + m.Name
+	key := id + "\x00" + mpath
+	perModel := c.perModel(m)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n[id] >= c.max {
+		return nil, &clientBusyError{share: c.max}
+	}
+	if c.n[key] >= perModel {
+		return nil, &clientBusyError{share: c.max, model: mpath, perModel: perModel, modelQueries: engine.ModelQueries[m.Package.Engine], pg: m.Package.Engine == catalog.EnginePostgres}
+	}
+	c.n[id]++
+	c.n[key]++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			for _, k := range []string{id, key} {
+				if c.n[k]--; c.n[k] <= 0 {
+					delete(c.n, k)
+				}
+			}
+		})
+	}, nil
+}
+
+// clientBusyError is a query refused because its client already has its share
+// of queries running or waiting: over all models, or of model (when set).
+type clientBusyError struct {
+	share        int
+	model        string
+	perModel     int
+	modelQueries int
+	pg           bool
+}
+
+func (e *clientBusyError) Error() string {
+	if e.model != "" {
+		what := "DuckDB model runs"
+		if e.pg {
+			what = "PostgreSQL model has"
+		}
+		return fmt.Sprintf("your client already has %d queries of the model %s running or waiting for their turn, its share of that model (half of the %d connections a %s), so this query was not started and did not wait. Wait for one of your earlier queries of it to be answered, then call again", e.perModel, e.model, e.modelQueries, what)
+	}
+	return fmt.Sprintf("your client already has %d queries running or waiting for their turn on this server, its share (-max-queries-per-client %d), so this query was not started and did not wait. Wait for one of your earlier queries to be answered, then call again", e.share, e.share)
+}
+
+// hint says what the caller can do.
+func (e *clientBusyError) hint() string {
+	return "Send the next query once one of your earlier ones is answered: each client's queries at once are capped so that no client holds the others up. If many clients reach this server from one address (a proxy, a shared network), its operator can raise -max-queries-per-client, or name the proxy's client-address header with -client-header."
+}

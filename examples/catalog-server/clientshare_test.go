@@ -1,0 +1,266 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/wiremcp/wiremcp/examples/catalog-server/catalog"
+	"github.com/wiremcp/wiremcp/examples/catalog-server/engine"
+	"github.com/wiremcp/wiremcp/mcp"
+	"github.com/wiremcp/wiremcp/transport/streamable"
+)
+
+// slowSQL computes for far longer than the tests' time limits, and DuckDB stops
+// it there (between chunks of rows).
+const slowSQL = "SELECT sum(range % 7) AS s FROM range(1000000000000)"
+
+// connectFrom connects a client to url whose connections come from the local
+// address ip (any 127.x.y.z is this machine's loopback on Linux): another
+// client, as the server tells clients apart.
+func connectFrom(t *testing.T, url, ip string) *mcp.ClientSession {
+	t.Helper()
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
+	if c, err := d.Dial("tcp", strings.TrimPrefix(url, "http://")); err != nil {
+		t.Skipf("cannot connect from %s here: %v", ip, err)
+	} else {
+		c.Close()
+	}
+	tr, err := streamable.NewClient(url+"/mcp", &streamable.ClientOptions{HTTPClient: &http.Client{Transport: &http.Transport{DialContext: d.DialContext}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := mcp.NewClient(mcp.Implementation{Name: "catalog-test", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := c.Connect(ctx, tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// answer is what a call of execute_query got, and how long it took.
+type answer struct {
+	res *mcp.CallToolResult
+	te  toolError
+	el  time.Duration
+}
+
+// runQuery runs sql against path over cs.
+func runQuery(t *testing.T, cs *mcp.ClientSession, path, sql string) answer {
+	start := time.Now()
+	raw, _ := json.Marshal(executeIn{Path: path, SQL: sql})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "execute_query", Arguments: raw})
+	if err != nil {
+		t.Errorf("%s: %v", sql, err)
+		return answer{}
+	}
+	var te toolError
+	if res.IsError {
+		sc, _ := res.StructuredContent.(json.RawMessage)
+		json.Unmarshal(sc, &te)
+	}
+	return answer{res, te, time.Since(start)}
+}
+
+// TestClientShareOverHTTP: one client (127.0.0.1) sends 8 slow queries at once to
+// one model, enough to hold all 8 of its connections; another client (127.0.0.2)
+// then queries the same model. Before, the second client's query waited behind the
+// slow ones for its whole time limit and was told the model was busy. Now the
+// first client runs 4 (its share) and its others are refused at once, saying so;
+// the second client is answered at once; and once the slow ones are answered the
+// first client's share is whole again (nothing left counted).
+func TestClientShareOverHTTP(t *testing.T) {
+	const limit = 8 * time.Second
+	svc := newTestService(t, sampleDir(t), Config{QueryTimeout: limit, Duck: engine.DuckConfig{Threads: 1}})
+	ts := startHTTP(t, svc)
+	a := connectFrom(t, ts.URL, "127.0.0.1")
+	b := connectFrom(t, ts.URL, "127.0.0.2")
+
+	run := func(cs *mcp.ClientSession, path, sql string) answer { return runQuery(t, cs, path, sql) }
+	var wg sync.WaitGroup
+	slow := make(chan answer, 8)
+	for range 8 {
+		wg.Go(func() { slow <- run(a, "retail/shop/sales", slowSQL) })
+	}
+	// The refusals come at once; the 4 running ones at the limit.
+	var refused, stopped int
+	deadline := time.After(limit / 2)
+	for refused < 4 {
+		select {
+		case an := <-slow:
+			if an.res == nil || !an.res.IsError || an.te.Kind != "unavailable" || !strings.Contains(an.te.Error, "your client already has 4 queries") || !strings.Contains(an.te.Error, "did not wait") || an.te.Hint == "" {
+				t.Fatalf("a slow query past the share, after %v: %+v", an.el, an.te)
+			}
+			refused++
+		case <-deadline:
+			t.Fatalf("after %v, %d of the first client's 8 queries refused, want 4 (the others run)", limit/2, refused)
+		}
+	}
+	// The first client's next query, of any model, is refused at once too.
+	if an := run(a, "climate/stations/weather", "SELECT count(*) FROM readings"); !an.res.IsError || !strings.Contains(an.te.Error, "your client already has 4 queries") || an.el > limit/4 {
+		t.Errorf("the first client's 9th query, after %v: %+v", an.el, an.te)
+	}
+	// The other client is answered, on the same model, well before the slow ones'
+	// limit.
+	for _, path := range []string{"retail/shop/sales", "climate/stations/weather"} {
+		if an := run(b, path, "SELECT count(*) AS n FROM "+map[string]string{"retail/shop/sales": "orders", "climate/stations/weather": "readings"}[path]); an.res == nil || an.res.IsError || an.el > limit/4 {
+			t.Errorf("the other client on %s, after %v: %+v %s", path, an.el, an.te, text(an.res))
+		}
+	}
+	wg.Wait()
+	close(slow)
+	for an := range slow {
+		if an.te.Kind == "timeout" {
+			stopped++
+		} else {
+			t.Errorf("a running slow query: %+v", an.te)
+		}
+	}
+	if stopped != 4 {
+		t.Errorf("%d slow queries ran to their limit, want 4", stopped)
+	}
+	svc.shares.mu.Lock()
+	left := len(svc.shares.n)
+	svc.shares.mu.Unlock()
+	if left != 0 {
+		t.Errorf("counters left after every query was answered: %v", svc.shares.n)
+	}
+	if an := run(a, "retail/shop/sales", "SELECT 1 AS one"); an.res == nil || an.res.IsError {
+		t.Errorf("the first client afterwards: %+v", an.te)
+	}
+}
+
+// TestClientSharePerModel: a client holds at most half of one model's
+// connections (2 of a PostgreSQL model's 4, 4 of a DuckDB model's 8), within its
+// share over all models; counters go at zero; calls without a client (stdio) and
+// a share turned off are not counted.
+func TestClientSharePerModel(t *testing.T) {
+	pg := &catalog.Model{Name: "m", Package: &catalog.Package{Name: "k", Engine: catalog.EnginePostgres, Project: &catalog.Project{Name: "p"}}}
+	duck := &catalog.Model{Name: "d", Package: &catalog.Package{Name: "k", Engine: catalog.EngineDuckDB, Project: &catalog.Project{Name: "p"}}}
+	c := newClientShares(4)
+	ctx := withClient(context.Background(), "10.0.0.1")
+	var releases []func()
+	for range 2 {
+		r, err := c.take(ctx, pg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		releases = append(releases, r)
+	}
+	_, err := c.take(ctx, pg)
+	if cb, ok := err.(*clientBusyError); !ok || !strings.Contains(cb.Error(), "2 queries of the model p/k/m") || !strings.Contains(cb.Error(), "4 connections a PostgreSQL model has") {
+		t.Errorf("a 3rd query of a PostgreSQL model: %v", err)
+	}
+	if r, err := c.take(withClient(context.Background(), "10.0.0.2"), pg); err != nil {
+		t.Errorf("another client: %v", err)
+	} else {
+		r()
+	}
+	for range 2 {
+		r, err := c.take(ctx, duck)
+		if err != nil {
+			t.Fatal(err)
+		}
+		releases = append(releases, r)
+	}
+	if _, err := c.take(ctx, duck); err == nil || !strings.Contains(err.Error(), "its share (-max-queries-per-client 4)") {
+		t.Errorf("a 5th query over all models: %v", err)
+	}
+	for range 10 {
+		if _, err := c.take(context.Background(), duck); err != nil {
+			t.Errorf("without a client: %v", err)
+		}
+	}
+	for _, r := range releases {
+		r()
+		r() // once only
+	}
+	if len(c.n) != 0 {
+		t.Errorf("counters left: %v", c.n)
+	}
+	off := newClientShares(-1)
+	for range 10 {
+		if _, err := off.take(ctx, pg); err != nil {
+			t.Errorf("share off: %v", err)
+		}
+	}
+}
+
+// TestIdentifyClients: the client is the remote address's host or, with a
+// header named, the last address in it (the one the trusted proxy appended).
+func TestIdentifyClients(t *testing.T) {
+	for _, c := range []struct {
+		header string
+		values []string
+		want   string
+	}{
+		{"", []string{"203.0.113.9"}, "192.0.2.1"},
+		{"X-Forwarded-For", nil, "192.0.2.1"},
+		{"X-Forwarded-For", []string{"203.0.113.9"}, "203.0.113.9"},
+		{"X-Forwarded-For", []string{"198.51.100.7, 203.0.113.9"}, "203.0.113.9"},
+		{"X-Forwarded-For", []string{"198.51.100.7", "2001:db8::1"}, "2001:db8::1"},
+		{"X-Real-Ip", []string{"[2001:db8::2]:443"}, "2001:db8::2"},
+	} {
+		var got string
+		h := identifyClients(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { got, _ = clientOf(r.Context()) }), c.header)
+		r := httptest.NewRequest("POST", "/mcp", nil)
+		r.RemoteAddr = "192.0.2.1:5555"
+		for _, v := range c.values {
+			r.Header.Add("X-Forwarded-For", v)
+			r.Header.Add("X-Real-Ip", v)
+		}
+		h.ServeHTTP(httptest.NewRecorder(), r)
+		if got != c.want {
+			t.Errorf("%q %q: client %q, want %q", c.header, c.values, got, c.want)
+		}
+	}
+}
+
+// TestPostgresClientShare: a client holds at most 2 of a PostgreSQL model's 4
+// connections. Before, four SELECT pg_sleep(…) of one client held all 4 until
+// their time limit and another client's query waited out its own; now 2 of them
+// are refused at once and the other client is answered at once
+// (CATALOG_TEST_PG_DSN; see engine's tests for when this skips).
+func TestPostgresClientShare(t *testing.T) {
+	pgTestDSN(t)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"company/ops/manifest.json": `{"engine": "postgres", "dsnEnv": "CATALOG_TEST_PG_DSN"}`,
+		"company/ops/m.sql":         "-- @source one\nSELECT 1 AS n;\n",
+	})
+	const limit = 5 * time.Second
+	svc := newTestService(t, dir, Config{QueryTimeout: limit})
+	ts := startHTTP(t, svc)
+	a := connectFrom(t, ts.URL, "127.0.0.1")
+	b := connectFrom(t, ts.URL, "127.0.0.2")
+	slow := make(chan answer, 4)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() { slow <- runQuery(t, a, "company/ops/m", "SELECT pg_sleep(60)") })
+	}
+	for range 2 {
+		select {
+		case an := <-slow:
+			if an.res == nil || !an.res.IsError || !strings.Contains(an.te.Error, "2 queries of the model company/ops/m") || !strings.Contains(an.te.Error, "PostgreSQL") {
+				t.Fatalf("a sleep past the share, after %v: %+v", an.el, an.te)
+			}
+		case <-time.After(limit / 2):
+			t.Fatalf("the first client's queries past its share of the model were not refused within %v", limit/2)
+		}
+	}
+	if an := runQuery(t, b, "company/ops/m", "SELECT n FROM one"); an.res == nil || an.res.IsError || an.el > limit/2 {
+		t.Errorf("the other client, after %v: %+v", an.el, an.te)
+	}
+	wg.Wait()
+}
