@@ -247,6 +247,15 @@ func duckTypedText(q *catalog.Query) (string, func(int) int) {
 	}
 }
 
+// pgTypedText is the text q runs as on PostgreSQL, its parameters cast to
+// their declared types (still written @name), and the mapping of a position in
+// it back to q.SQL, with the parameter whose cast holds it (the engine's check
+// of named queries when a model opens).
+func pgTypedText(q *catalog.Query) (string, func(int) (int, string)) {
+	ts := castParams(q, catalog.EnginePostgres)
+	return ts.text, ts.origPosition
+}
+
 // origPosition maps a 1-based character position in the text run to the
 // author's text; a position inside a cast is its placeholder's. It also returns
 // the parameter whose cast holds the position ("" for none).

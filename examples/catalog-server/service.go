@@ -41,6 +41,7 @@ type Config struct {
 	// address (X-Forwarded-For); empty means the request's remote address.
 	ClientHeader string
 	Duck         engine.DuckConfig
+	PG           engine.PGConfig
 	// SkipEngines loads the catalog without opening engines (no columns, no queries):
 	// for listing benchmarks over synthetic catalogs.
 	SkipEngines bool
@@ -51,6 +52,9 @@ func (c *Config) fill() {
 	if c.Duck.Typed == nil {
 		c.Duck.Typed = duckTypedText
 		c.Duck.CastType = duckCastType
+	}
+	if c.PG.Typed == nil {
+		c.PG.Typed = pgTypedText
 	}
 	if c.DefaultRowLimit <= 0 {
 		c.DefaultRowLimit = 1000
@@ -268,7 +272,7 @@ func (b *logBudget) done() {
 }
 
 // queryChecker is an engine that checks its model's named queries when it
-// opens (DuckDB).
+// opens (DuckDB and PostgreSQL).
 type queryChecker interface {
 	QueryChecks() map[string]engine.QueryCheck
 }
@@ -362,7 +366,7 @@ func (s *Service) open(ctx context.Context, m *catalog.Model) (modelEngine, erro
 		if dsn == "" {
 			return nil, fmt.Errorf("the environment variable %s (dsnEnv in the manifest) is empty: set it to a PostgreSQL connection string", m.Package.DSNEnv)
 		}
-		return engine.OpenPostgres(ctx, m, dsn)
+		return engine.OpenPostgres(ctx, m, dsn, s.cfg.PG)
 	default:
 		if s.cfg.Duck.Worker != nil {
 			return engine.OpenDuckProc(ctx, m, s.cfg.Duck)

@@ -25,11 +25,12 @@ type QueryCheck struct {
 	Problems []string
 }
 
-// Bounds of the check when a DuckDB model opens: each named query, then each
-// cell of the notebooks that run against the model, is prepared (parsed and
-// bound to the model's views, not run), at most maxCheckedQueries of them in
-// all, none started once queryCheckBudget has passed; those left over are
-// counted under the key "" of the checks.
+// Bounds of the check when a model opens (DuckDB: checkQueries; PostgreSQL:
+// Postgres.checkQueries): each named query, then each cell of the notebooks
+// that run against the model, is prepared (parsed and bound to the model's
+// sources, not run), at most maxCheckedQueries of them in all, none started
+// once queryCheckBudget has passed; those left over are counted under the key
+// "" of the checks.
 const (
 	maxCheckedQueries = 256
 	queryCheckBudget  = 2 * time.Second
@@ -53,16 +54,7 @@ func checkQueries(ctx context.Context, conn *sql.Conn, m *catalog.Model, cfg Duc
 		c.Problems = append(c.Problems, msg)
 		out[name] = c
 	}
-	var cells []*catalog.Query
-	if m.Package != nil {
-		for _, nb := range m.Package.Notebooks {
-			for _, c := range nb.Cells {
-				if c.Model == m {
-					cells = append(cells, c)
-				}
-			}
-		}
-	}
+	cells := modelCells(m)
 	total := len(m.Queries) + len(cells)
 	types := map[string]string{} // declared type → why DuckDB does not know it ("" it does)
 	start := time.Now()
@@ -131,6 +123,22 @@ func checkQueries(ctx context.Context, conn *sql.Conn, m *catalog.Model, cfg Duc
 		}
 	}
 	return out
+}
+
+// modelCells returns the cells of m's package's notebooks that run against m,
+// in order.
+func modelCells(m *catalog.Model) []*catalog.Query {
+	var cells []*catalog.Query
+	if m.Package != nil {
+		for _, nb := range m.Package.Notebooks {
+			for _, c := range nb.Cells {
+				if c.Model == m {
+					cells = append(cells, c)
+				}
+			}
+		}
+	}
+	return cells
 }
 
 // uncheckedProblem says that the named queries and cells from the i-th on (of

@@ -41,6 +41,17 @@ type Postgres struct {
 	// arrayDelims, of those that are arrays, the delimiter of their text (byte).
 	typeNames   sync.Map
 	arrayDelims sync.Map
+	checks      map[string]QueryCheck // named query or cell → what its check found (checkQueries)
+}
+
+// PGConfig configures the PostgreSQL models.
+type PGConfig struct {
+	// Typed, when set, gives the text a named query runs as (its parameters
+	// cast to their declared types, still written @name) and maps a 1-based
+	// position in it back to the query's SQL, with the parameter whose cast
+	// holds the position ("" for none): the check when the model opens
+	// prepares that text, so that it finds what every call would.
+	Typed func(q *catalog.Query) (text string, orig func(pos int) (int, string))
 }
 
 // pgAsText are the built-in types whose values are asked for in PostgreSQL's text
@@ -97,8 +108,9 @@ const pgMaxConns = 4
 // pgReleaseTimeout bounds the clean-up of a connection going back to the pool.
 const pgReleaseTimeout = 5 * time.Second
 
-// OpenPostgres connects to dsn and reads the columns of m's sources.
-func OpenPostgres(ctx context.Context, m *catalog.Model, dsn string) (*Postgres, error) {
+// OpenPostgres connects to dsn, reads the columns of m's sources and checks
+// m's named queries and the notebook cells that run against it (checkQueries).
+func OpenPostgres(ctx context.Context, m *catalog.Model, dsn string, pc PGConfig) (*Postgres, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: connection string: %w", err)
@@ -155,8 +167,14 @@ func OpenPostgres(ctx context.Context, m *catalog.Model, dsn string) (*Postgres,
 		pool.Close()
 		return nil, fmt.Errorf("postgres: no source of the model could be read (%s)", first)
 	}
+	p.checks = p.checkQueries(ctx, m, pc)
 	return p, nil
 }
+
+// QueryChecks returns, by named query (and by CellKey for a notebook cell),
+// what PostgreSQL found wrong with it when the model opened (checkQueries);
+// under "" the queries left unchecked.
+func (p *Postgres) QueryChecks() map[string]QueryCheck { return p.checks }
 
 // Columns returns the columns of each readable source, by name.
 func (p *Postgres) Columns() map[string][]Column { return p.columns }
@@ -215,20 +233,11 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
 	defer conn.Release()
-	tx, err := conn.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly})
+	tx, err := p.begin(ctx, conn.Conn(), lim.Timeout)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: %w", err)
+		return nil, err
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx))
-	setup := fmt.Sprintf("SET LOCAL statement_timeout = %d", max(lim.Timeout.Milliseconds(), 1))
-	if _, err := tx.Exec(ctx, setup); err != nil {
-		return nil, fmt.Errorf("postgres: %w", err)
-	}
-	if p.schema != "" {
-		if _, err := tx.Exec(ctx, "SELECT set_config('search_path', $1, true)", p.schema); err != nil {
-			return nil, fmt.Errorf("postgres: %w", err)
-		}
-	}
 	// A named query's parameters (@name) become $1, $2, … and their values are
 	// bound by position; positions and messages in errors are mapped back to
 	// the SQL as given (@name). Ad-hoc SQL has no parameters: an @ in it is
@@ -246,29 +255,17 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 	// The cap below wraps the statement alone: what follows its last token —
 	// semicolons, comments, spaces ("SELECT 1;; -- all") — would end the
 	// subquery early or leave it open, and the query be refused as not a query.
-	body, ok := pgStatementBody(bound.text, tx.Conn().PgConn().ParameterStatus("standard_conforming_strings") != "off")
-	if !ok {
-		body = bound.text // a token left open: PostgreSQL's parser says where
+	body, err := pgGateBody(bound, tx.Conn().PgConn())
+	if err != nil {
+		return nil, err
 	}
-	if strings.TrimSpace(body) == "" {
-		return nil, &RefusedError{Reason: "the SQL holds no statement"}
-	}
-	var bareErr *pgconn.PgError
 	if _, err := tx.Exec(ctx, "SAVEPOINT gate"); err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
 	if _, err := tx.Conn().PgConn().Prepare(ctx, "", bound.text, nil); err != nil {
-		if !errors.As(err, &bareErr) {
+		if err := pgGateErr(bound, err); err != nil {
 			return nil, err
 		}
-		if bareErr.Code == "42601" && strings.Contains(bareErr.Message, "multiple commands") {
-			return nil, &RefusedError{Reason: "PostgreSQL's parser finds more than one statement; send exactly one"}
-		}
-		if bareErr.Code == "42601" {
-			return nil, &SQLError{Engine: "postgres", Message: bound.message(bareErr.Message), Position: bound.position(int(bareErr.Position)), SQLState: bareErr.Code}
-		}
-		// Other errors (an unknown relation that is one of the sources) are
-		// judged on the full statement below.
 	}
 	// The gate leaves nothing behind: not the failed state, nor the locks its
 	// parse analysis took (RowShareLock for a locking clause on a table).
@@ -361,6 +358,61 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 	}
 	return res, nil
 }
+
+// begin begins the read-only transaction a statement runs in on conn, with
+// statement_timeout set to timeout and the model's schema as search_path
+// (both for the transaction only); the caller rolls it back.
+func (p *Postgres) begin(ctx context.Context, conn *pgx.Conn, timeout time.Duration) (pgx.Tx, error) {
+	tx, err := conn.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	setup := fmt.Sprintf("SET LOCAL statement_timeout = %d", max(timeout.Milliseconds(), 1))
+	if _, err := tx.Exec(ctx, setup); err != nil {
+		tx.Rollback(context.WithoutCancel(ctx))
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	if p.schema != "" {
+		if _, err := tx.Exec(ctx, "SELECT set_config('search_path', $1, true)", p.schema); err != nil {
+			tx.Rollback(context.WithoutCancel(ctx))
+			return nil, fmt.Errorf("postgres: %w", err)
+		}
+	}
+	return tx, nil
+}
+
+// pgGateBody is the statement of bound's text that the cap wraps
+// (pgStatementBody), or why there is none.
+func pgGateBody(bound *pgBound, conn *pgconn.PgConn) (string, error) {
+	body, ok := pgStatementBody(bound.text, conn.ParameterStatus("standard_conforming_strings") != "off")
+	if !ok {
+		body = bound.text // a token left open: PostgreSQL's parser says where
+	}
+	if strings.TrimSpace(body) == "" {
+		return "", &RefusedError{Reason: "the SQL holds no statement"}
+	}
+	return body, nil
+}
+
+// pgGateErr is what the gate's prepare of bound's text alone failing with err
+// says: several statements are refused, a syntax error is told at its
+// position in the SQL as given; nil for other errors (an unknown relation that
+// is one of the sources), which are judged on the full statement.
+func pgGateErr(bound *pgBound, err error) error {
+	var bareErr *pgconn.PgError
+	if !errors.As(err, &bareErr) {
+		return err
+	}
+	if bareErr.Code == "42601" && strings.Contains(bareErr.Message, "multiple commands") {
+		return &RefusedError{Reason: pgSeveralStatements}
+	}
+	if bareErr.Code == "42601" {
+		return &SQLError{Engine: "postgres", Message: bound.message(bareErr.Message), Position: bound.position(int(bareErr.Position)), SQLState: bareErr.Code}
+	}
+	return nil
+}
+
+const pgSeveralStatements = "PostgreSQL's parser finds more than one statement; send exactly one"
 
 // pgStatementBody returns sqlText up to the end of its last token, without
 // what follows it: spaces, comments and semicolons (empty statements), read as

@@ -66,7 +66,7 @@ SELECT * FROM no_such_table;
 SELECT sku FROM stock WHERE qty >= @min ORDER BY qty DESC;
 `,
 	}, "p/wh/stock")
-	p, err := OpenPostgres(context.Background(), m, dsn)
+	p, err := OpenPostgres(context.Background(), m, dsn, PGConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,230 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/wiremcp/wiremcp/examples/catalog-server/catalog"
+)
+
+// pgCheckGrace is how long past queryCheckBudget the check of a PostgreSQL
+// model may take in all (connection, transaction, the last prepare) before its
+// context ends it; statement_timeout bounds each prepare at queryCheckBudget.
+const pgCheckGrace = time.Second
+
+// pgCheckBegun, when set (by tests), is called with the check's transaction
+// once it is set up.
+var pgCheckBegun func(ctx context.Context, tx pgx.Tx)
+
+// checkQueries prepares each named query of m, then each cell of the
+// package's notebooks that run against m, as a call sends it: a named query's
+// parameters cast to their declared types (pc.Typed) and written $1, $2, …
+// (pgBind), a cell as written; the statement alone first (one statement, its
+// syntax: the gate of query), then capped as a subquery behind the sources'
+// common table expressions (a query, the names it reads). It uses one
+// connection, in one read-only transaction with the model's search_path and a
+// statement_timeout, rolled back; nothing is executed (the extended protocol's
+// Parse and Describe of the unnamed statement: PostgreSQL plans and runs
+// nothing). It stops at the bounds of DuckDB's check (maxCheckedQueries,
+// queryCheckBudget). Undeclared placeholders are the catalog's own check
+// (catalog.ParamProblems): an error about one is not said again.
+func (p *Postgres) checkQueries(ctx context.Context, m *catalog.Model, pc PGConfig) map[string]QueryCheck {
+	out := map[string]QueryCheck{}
+	add := func(name, msg string) {
+		c := out[name]
+		c.Problems = append(c.Problems, msg)
+		out[name] = c
+	}
+	cells := modelCells(m)
+	total := len(m.Queries) + len(cells)
+	if total == 0 {
+		return out
+	}
+	start := time.Now()
+	cctx, cancel := context.WithTimeout(ctx, queryCheckBudget+pgCheckGrace)
+	defer cancel()
+	conn, err := p.pool.Acquire(cctx)
+	if err != nil {
+		add("", pgUnchecked(len(m.Queries), len(cells), 0, "PostgreSQL could not be reached", err))
+		return out
+	}
+	defer conn.Release()
+	tx, err := p.begin(cctx, conn.Conn(), queryCheckBudget)
+	if err != nil {
+		add("", pgUnchecked(len(m.Queries), len(cells), 0, "the check's transaction could not begin", err))
+		return out
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	if pgCheckBegun != nil {
+		pgCheckBegun(cctx, tx)
+	}
+	if _, err := tx.Exec(cctx, "SAVEPOINT load_check"); err != nil {
+		add("", pgUnchecked(len(m.Queries), len(cells), 0, "the check's transaction could not begin", err))
+		return out
+	}
+	for i := 0; i < total; i++ {
+		if i >= maxCheckedQueries || time.Since(start) > queryCheckBudget || cctx.Err() != nil {
+			add("", uncheckedProblem(len(m.Queries), len(cells), i))
+			break
+		}
+		q, key := (*catalog.Query)(nil), ""
+		if i < len(m.Queries) {
+			q = m.Queries[i]
+			key = q.Name
+		} else {
+			q = cells[i-len(m.Queries)]
+			key = CellKey(q.Notebook, q)
+		}
+		msg, stop := p.checkOne(cctx, tx, q, pc)
+		if stop != nil {
+			if cctx.Err() != nil || pgTimedOut(stop) {
+				add("", uncheckedProblem(len(m.Queries), len(cells), i))
+			} else {
+				add("", pgUnchecked(len(m.Queries), len(cells), i, "the connection to PostgreSQL failed", stop))
+			}
+			break
+		}
+		if msg != "" {
+			add(key, msg)
+		}
+	}
+	return out
+}
+
+// checkOne prepares q (a named query, or a cell when q.Notebook is set) on tx,
+// inside the savepoint "load_check", which it rolls back to; it says what is wrong
+// with q ("" nothing), or returns why the check cannot go on (the connection
+// or the time is gone).
+func (p *Postgres) checkOne(ctx context.Context, tx pgx.Tx, q *catalog.Query, pc PGConfig) (string, error) {
+	cell := q.Notebook != nil
+	text, orig := q.SQL, func(pos int) (int, string) { return pos, "" }
+	bound := &pgBound{text: text}
+	if !cell {
+		// A call gives every declared parameter a value, so its SQL is bound.
+		if pc.Typed != nil {
+			text, orig = pc.Typed(q)
+		}
+		bound = pgBind(text, nil)
+	}
+	pg := tx.Conn().PgConn()
+	rollback := func() error {
+		_, err := tx.Exec(ctx, "ROLLBACK TO SAVEPOINT load_check")
+		return err
+	}
+	body, err := pgGateBody(bound, pg)
+	if err == nil {
+		if _, perr := pg.Prepare(ctx, "", bound.text, nil); perr != nil {
+			err = pgGateErr(bound, perr)
+			// Any other error is judged on the full statement, after the
+			// failed transaction is rolled back.
+			if rerr := rollback(); rerr != nil && err == nil {
+				return "", rerr
+			}
+		}
+	}
+	if err == nil {
+		full := p.prefix + pgWrapOpen + body + "\n) AS q LIMIT 1"
+		offset := utf8.RuneCountInString(p.prefix + pgWrapOpen)
+		if _, perr := pg.Prepare(ctx, "", full, nil); perr != nil {
+			err = p.pgErr(perr, offset, full[len(p.prefix+pgWrapOpen):], bound)
+		}
+	}
+	// Also after a prepare that went well: its parse analysis locked the
+	// tables it names (ACCESS SHARE) until the savepoint is rolled back.
+	if rerr := rollback(); rerr != nil {
+		return "", rerr
+	}
+	if err == nil {
+		return "", nil
+	}
+	what := "a named query"
+	if cell {
+		what = "a notebook cell"
+	}
+	var re *RefusedError
+	var se *SQLError
+	switch {
+	case errors.As(err, &re):
+		if re.Reason == pgSeveralStatements {
+			return "the SQL holds more than one statement; " + what + " is exactly one SELECT", nil
+		}
+		return "the SQL is not a query, so every call is refused: " + re.Reason, nil
+	case errors.As(err, &se):
+		pos, param := orig(se.Position)
+		if staticallyTold(q, pos, se.Message) {
+			return "", nil
+		}
+		c := *se
+		c.Position = pos
+		c.Message = "PostgreSQL: " + se.Message
+		if param != "" {
+			for _, pr := range q.Params {
+				if pr.Name == param {
+					c.Message += fmt.Sprintf(" (in the cast of @%s to its declared type %s, which every call makes)", param, pr.Type)
+				}
+			}
+		}
+		return "the SQL does not prepare: " + inFile(&c, q.SQL, q.Line, q.Col, ""), nil
+	}
+	return "", err
+}
+
+// pgTimedOut says whether err is PostgreSQL's statement_timeout.
+func pgTimedOut(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "57014"
+}
+
+// pgParamNamed finds the parameters PostgreSQL's messages name, as
+// pgBound.message writes them (parameter @name).
+var pgParamNamed = regexp.MustCompile(`parameter @([A-Za-z_][A-Za-z0-9_]*)`)
+
+// staticallyTold says whether PostgreSQL's error msg at pos (1-based, in
+// q.SQL) is about a placeholder q does not declare (a cell declares none):
+// its position falls in one, or the message names it. The catalog's own check
+// lists such a placeholder already (catalog.ParamProblems), and no call runs
+// with it.
+func staticallyTold(q *catalog.Query, pos int, msg string) bool {
+	declared := map[string]bool{}
+	if q.Notebook == nil {
+		for _, p := range q.Params {
+			declared[p.Name] = true
+		}
+	}
+	undeclared := map[string]bool{}
+	for _, sp := range catalog.PlaceholderSpans(q.SQL, catalog.EnginePostgres) {
+		if declared[sp.Name] {
+			continue
+		}
+		undeclared[sp.Name] = true
+		at := utf8.RuneCountInString(q.SQL[:sp.Start]) + 1
+		if pos >= at && pos < at+sp.End-sp.Start {
+			return true
+		}
+	}
+	for _, m := range pgParamNamed.FindAllStringSubmatch(msg, -1) {
+		if undeclared[m[1]] {
+			return true
+		}
+	}
+	return false
+}
+
+// pgUnchecked says that the named queries and cells from the i-th on (of
+// queries named queries, then cells notebook cells) were not checked, because
+// of what happened (err).
+func pgUnchecked(queries, cells, i int, what string, err error) string {
+	n := strconv.Itoa(queries-i) + " of the model's " + strconv.Itoa(queries) + " named queries"
+	if cells > 0 {
+		n = fmt.Sprintf("%d of the model's %d named queries and %d notebook cells (of the notebooks that run against it)", queries+cells-i, queries, cells)
+	}
+	return fmt.Sprintf("%s were not checked when it loaded: %s (%v); they are judged when they run", n, what, err)
+}

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// TestPostgresQueriesCheckedAtLoad: a PostgreSQL model's named queries and
+// the notebook cells that run against it are prepared when it opens, as calls
+// send them (parameters cast to their declared types), and what is wrong is
+// told on the query or cell, its model and its package, with the file's line
+// and column; nothing runs (CATALOG_TEST_PG_DSN; see engine's tests for when
+// this skips).
+func TestPostgresQueriesCheckedAtLoad(t *testing.T) {
+	dsn := pgTestDSN(t)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	for _, s := range []string{
+		"DROP SCHEMA IF EXISTS pgcheck CASCADE", "CREATE SCHEMA pgcheck",
+		"CREATE TABLE pgcheck.people (name text, n int)",
+		"INSERT INTO pgcheck.people SELECT 'p' || i, i FROM generate_series(1, 5) i",
+		"CREATE SEQUENCE pgcheck.seq",
+	} {
+		if _, err := conn.Exec(ctx, s); err != nil {
+			t.Fatal(s, err)
+		}
+	}
+	t.Setenv("PGCHECK_TEST_DSN", dsn)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"p/k/manifest.json": `{"engine": "postgres", "dsnEnv": "PGCHECK_TEST_DSN", "schema": "pgcheck"}`,
+		"p/k/m.sql": "-- @source folk\nSELECT name, n FROM people;\n\n" + // lines 1-2
+			"-- @query good\n-- @param min INTEGER\nSELECT name\nFROM folk WHERE n >= @min;\n\n" + // 4-7
+			"-- @query badcol\nSELECT name,\n  nope FROM folk;\n\n" + // 9-11
+			"-- @query like\n-- @param n INTEGER\nSELECT * FROM folk WHERE name LIKE @n;\n\n" + // 13-15
+			"-- @query del\nDELETE FROM people;\n\n" + // 17-18
+			"-- @query wdel\nWITH d AS (DELETE FROM people RETURNING *) SELECT * FROM d;\n\n" + // 20-21
+			"-- @query two\nSELECT 1; SELECT 2;\n\n" + // 23-24
+			"-- @query undeclared\nSELECT name FROM folk WHERE n = @x;\n\n" + // 26-27
+			"-- @query badtype\n-- @param x FOOTYPE\nSELECT @x AS x;\n\n" + // 29-31
+			"-- @query seq\nSELECT nextval('seq') AS v, name FROM folk;\n", // 33-34
+		"p/k/nb.md": "# NB\n\nCells.\n\n```sql\nSELECT name FROM folk\n```\n\n```sql\nSELECT name,\n  nope FROM folk\n```\n\n```sql\nDELETE FROM people\n```\n",
+	})
+	var logs syncBuffer
+	svc, err := NewService(ctx, dir, Config{}, slog.New(slog.NewTextHandler(&logs, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(svc.Close)
+	want := map[string]string{
+		"m/badcol":     "p/k/m.sql: query badcol (line 10): the SQL does not prepare: line 11, column 3: PostgreSQL: column \"nope\" does not exist",
+		"m/like":       "p/k/m.sql: query like (line 15): the SQL does not prepare: line 15, column 31: PostgreSQL: operator does not exist: text ~~ integer",
+		"m/del":        "p/k/m.sql: query del (line 18): the SQL is not a query, so every call is refused: this is a DELETE statement",
+		"m/wdel":       "p/k/m.sql: query wdel (line 21): the SQL is not a query, so every call is refused: PostgreSQL's parser reads this as a data-modifying statement",
+		"m/two":        "p/k/m.sql: query two (line 24): the SQL holds more than one statement; a named query is exactly one SELECT",
+		"m/badtype":    "p/k/m.sql: query badtype (line 31): the SQL does not prepare: line 31, column 8: PostgreSQL: type \"footype\" does not exist (in the cast of @x to its declared type FOOTYPE",
+		"nb/cell-2":    "p/k/nb.md: cell-2 (line 10): the SQL does not prepare: line 11, column 3: PostgreSQL: column \"nope\" does not exist",
+		"nb/cell-3":    "p/k/nb.md: cell-3 (line 15): the SQL is not a query, so every call is refused: this is a DELETE statement",
+		"m/undeclared": "p/k/m.sql: query undeclared (line 27): the SQL uses the parameter @x (line 27, column 33), which no @param line declares",
+	}
+	pkg, err := svc.Describe(ctx, "p/k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	model, err := svc.Describe(ctx, "p/k/m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, w := range want {
+		d, err := svc.Describe(ctx, "p/k/"+path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lists := map[string][]string{"package": pkg.Problems, "own": d.Problems}
+		if strings.HasPrefix(path, "m/") {
+			lists["model"] = model.Problems
+		}
+		for what, probs := range lists {
+			if !strings.Contains(strings.Join(probs, "\n"), w) {
+				t.Errorf("%s problems of %s lack %q:\n%s", what, path, w, strings.Join(probs, "\n"))
+			}
+		}
+		if !strings.Contains(logs.String(), strings.ReplaceAll(w, `"`, `\"`)) {
+			t.Errorf("the log lacks %q", w)
+		}
+	}
+	// The excerpt is the author's line, the caret under the column.
+	if d, _ := svc.Describe(ctx, "p/k/m/like"); !strings.Contains(strings.Join(d.Problems, "\n"), "LINE 15: SELECT * FROM folk WHERE name LIKE @n\n"+strings.Repeat(" ", len("LINE 15: SELECT * FROM folk WHERE name "))+"^") {
+		t.Errorf("like's excerpt: %q", d.Problems)
+	}
+	// An undeclared placeholder is told once, by the catalog's own check.
+	if d, _ := svc.Describe(ctx, "p/k/m/undeclared"); len(d.Problems) != 1 {
+		t.Errorf("undeclared: %q", d.Problems)
+	}
+	for _, path := range []string{"m/good", "m/seq", "nb/cell-1"} {
+		if d, _ := svc.Describe(ctx, "p/k/"+path); len(d.Problems) != 0 {
+			t.Errorf("%s: %q", path, d.Problems)
+		}
+	}
+	// Nothing ran: the rows are all there, the sequence never moved.
+	var rows int
+	var called bool
+	if err := conn.QueryRow(ctx, "SELECT (SELECT count(*) FROM pgcheck.people), (SELECT is_called FROM pgcheck.seq)").Scan(&rows, &called); err != nil || rows != 5 || called {
+		t.Errorf("after the check: %d rows, sequence called %v, %v", rows, called, err)
+	}
+	// The good query runs.
+	if res, err := svc.Execute(ctx, executeIn{Path: "p/k/m/good", Parameters: map[string]any{"min": float64(4)}}); err != nil || res.RowCount != 2 {
+		t.Errorf("good: %+v %v", res, err)
+	}
+	// A reload that opens the model again (its package changed) checks again:
+	// the database now has the column.
+	if _, err := conn.Exec(ctx, "ALTER TABLE pgcheck.people ADD COLUMN nope int"); err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, dir, map[string]string{
+		"p/k/m.sql": "-- @source folk\nSELECT name, n, nope FROM people;\n\n-- @query badcol\nSELECT name,\n  nope FROM folk;\n\n-- @query gone\nSELECT gone FROM folk;\n",
+	})
+	if err := svc.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := svc.Describe(ctx, "p/k/m/badcol"); err != nil || len(d.Problems) != 0 {
+		t.Errorf("badcol after the reload: %q %v", d.Problems, err)
+	}
+	if d, err := svc.Describe(ctx, "p/k/m/gone"); err != nil || !strings.Contains(strings.Join(d.Problems, "\n"), "query gone (line 9): the SQL does not prepare: line 9, column 8: PostgreSQL: column \"gone\" does not exist") {
+		t.Errorf("gone after the reload: %q %v", d.Problems, err)
+	}
+}
