@@ -257,6 +257,18 @@ func unboundNamed(q *catalog.Query, name string) error {
 	return &catalogFaultError{fmt.Errorf("named query %s uses the parameter %s, which none of its @param lines declares, so no call can give it; the catalog's file must declare it (@param %s TYPE)", q.Name, name, strings.TrimLeft(name, "$@"))}
 }
 
+// unboundPositional is the refusal of a named query or notebook cell whose SQL
+// holds a positional placeholder ($1): the catalog's fault, as no call gives a
+// value by position.
+func unboundPositional(q *catalog.Query, sp catalog.Span) error {
+	off := utf8.RuneCountInString(q.SQL[:sp.Start]) + 1
+	if q.Notebook != nil {
+		return unboundNamed(q, "$"+sp.Name)
+	}
+	sign := catalog.ParamSign(queryEngine(q))
+	return &catalogFaultError{fmt.Errorf("named query %s uses the positional placeholder $%s (at character %d of its SQL), which no call can give a value (values are given by name); the catalog's file must name it (%sname in the SQL) and declare it (@param name TYPE)", q.Name, sp.Name, off, sign)}
+}
+
 var (
 	duckFileRefused = regexp.MustCompile(`Cannot access file "([^"]*)"`)
 	duckNoFiles     = regexp.MustCompile(`No files found that match the pattern "([^"]*)"`)

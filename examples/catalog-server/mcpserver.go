@@ -1067,6 +1067,9 @@ func checkParams(q *catalog.Query, in map[string]any) (map[string]any, error) {
 			return nil, unboundNamed(q, catalog.ParamSign(queryEngine(q))+sp.Name)
 		}
 	}
+	if ps := catalog.PositionalSpans(q.SQL, queryEngine(q)); len(ps) > 0 {
+		return nil, unboundPositional(q, ps[0])
+	}
 	out := map[string]any{}
 	// Every parameter missing is named at once, with what each is.
 	var missing, all []string

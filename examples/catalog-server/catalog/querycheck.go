@@ -43,7 +43,23 @@ type Span struct {
 // tags <@ARRAY['a'], tsv @@to_tsquery('a'). This is the one reading of
 // placeholders: binding values (the PostgreSQL engine puts $1, $2, … in their
 // place), casting them and the checks when a model loads all use it.
-func PlaceholderSpans(sqlText, engine string) (out []Span) {
+func PlaceholderSpans(sqlText, engine string) []Span {
+	named, _ := scanPlaceholders(sqlText, engine)
+	return named
+}
+
+// PositionalSpans returns every positional placeholder ($1, $2, …) in sql,
+// outside strings, quoted names and comments as PlaceholderSpans reads them, each
+// with its digits as Name. A named query or notebook cell may hold none: no call
+// gives a value by position, and on PostgreSQL the server's own $1, $2, … (one
+// per @name) would take their place.
+func PositionalSpans(sqlText, engine string) []Span {
+	_, positional := scanPlaceholders(sqlText, engine)
+	return positional
+}
+
+// scanPlaceholders reads sqlText once for PlaceholderSpans and PositionalSpans.
+func scanPlaceholders(sqlText, engine string) (out, positional []Span) {
 	sigil := byte('$')
 	if engine == EnginePostgres {
 		sigil = '@'
@@ -80,7 +96,7 @@ func PlaceholderSpans(sqlText, engine string) (out []Span) {
 		case c == '-' && i+1 < n && sqlText[i+1] == '-':
 			j := strings.IndexAny(sqlText[i:], "\n\r")
 			if j < 0 {
-				return out
+				return out, positional
 			}
 			i += j
 		case c == '/' && i+1 < n && sqlText[i+1] == '*':
@@ -127,6 +143,12 @@ func PlaceholderSpans(sqlText, engine string) (out []Span) {
 			if sigil == '$' && j > i+1 && asciiName(sqlText[i+1:j]) {
 				out = append(out, Span{i, j, sqlText[i+1 : j]})
 			}
+			if j == i+1 && j < n && isDigit(sqlText[j]) {
+				for j < n && isDigit(sqlText[j]) {
+					j++
+				}
+				positional = append(positional, Span{i, j, sqlText[i+1 : j]})
+			}
 			i = max(j, i+1)
 		case c == '@' && sigil == '@' && i+1 < n && letter(sqlText[i+1]):
 			j := i + 1
@@ -141,7 +163,7 @@ func PlaceholderSpans(sqlText, engine string) (out []Span) {
 			i++
 		}
 	}
-	return out
+	return out, positional
 }
 
 // pgOperatorBefore reports whether an @ right after before ends one of the
@@ -209,15 +231,61 @@ func ParamProblems(q *Query, used []Placeholder, engine string) []string {
 		}
 		out = append(out, fmt.Sprintf("the SQL uses the parameter %s%s%s, which no @param line declares, so no call can run it: add \"-- @param %s TYPE\" to its block, or take it out of the SQL", sign, u.Name, at, u.Name))
 	}
+	if engine == EnginePostgres {
+		// DuckDB's own prepare names these when the model loads.
+		for _, sp := range PositionalSpans(q.SQL, engine) {
+			at := ""
+			if l, c := FilePosition(q.SQL, q.Line, q.Col, utf8.RuneCountInString(q.SQL[:sp.Start])+1); l > 0 {
+				at = fmt.Sprintf(" (line %d, column %d)", l, c)
+			}
+			out = append(out, fmt.Sprintf("the SQL uses the positional placeholder $%s%s, which no call can give a value (values are given by name), so every call is refused: name it (@name in the SQL) and declare it with an @param line", sp.Name, at))
+		}
+	}
 	for _, p := range q.Params {
 		if !inSQL[p.Name] {
 			// The server binds only the parameters the SQL uses (DuckDB refuses
 			// a value the statement does not use), on both engines.
 			effect := "calls must give a value that is ignored"
-			out = append(out, fmt.Sprintf("@param %s is declared but the SQL never uses %s%s, so %s: use it in the SQL, or remove the @param line", p.Name, sign, p.Name, effect))
+			msg := fmt.Sprintf("@param %s is declared but the SQL never uses %s%s, so %s: use it in the SQL, or remove the @param line", p.Name, sign, p.Name, effect)
+			if engine == EnginePostgres {
+				if op := operatorGlued(q.SQL, p.Name); op != "" {
+					msg += fmt.Sprintf(" (the SQL has %s%s, which is PostgreSQL's operator %s before the name %s; for the parameter write a space before it: %s @%s)", op, p.Name, op, p.Name, op[:len(op)-1], p.Name)
+				}
+			}
+			out = append(out, msg)
 		}
 	}
 	return out
+}
+
+// operatorGlued returns the operator ending in @ (<@, @@, ^@, @-@) that sqlText
+// writes right before the name, as in "id<@lim", or "" when there is none. It is a
+// hint for a declared parameter the SQL seems not to use, so it does not skip
+// strings and comments.
+func operatorGlued(sqlText, name string) string {
+	for i := 0; ; {
+		k := strings.Index(sqlText[i:], "@"+name)
+		if k < 0 {
+			return ""
+		}
+		at := i + k
+		end := at + 1 + len(name)
+		i = at + 1
+		if end < len(sqlText) {
+			if c := sqlText[end]; c == '_' || c == '$' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80 {
+				continue // a longer name
+			}
+		}
+		if at >= 2 && sqlText[at-2:at] == "@-" {
+			return "@-@"
+		}
+		if at >= 1 {
+			switch c := sqlText[at-1]; c {
+			case '<', '@', '^':
+				return string(c) + "@"
+			}
+		}
+	}
 }
 
 // ParamSign is how parameters are written in the SQL of a package of engine.
