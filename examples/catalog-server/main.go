@@ -356,10 +356,17 @@ func newHTTPHandler(ctx context.Context, svc *Service, version string) *streamab
 	// The connection's context is the POST's (tctx), so a client that closes its
 	// POST cancels its call and a query nobody waits for stops at once; it also
 	// ends with ctx, so stopping the server cancels the calls in flight.
+	opts := &streamable.HandlerOptions{Stateless: true}
+	if svc.cfg.ClientHeader != "" {
+		// Behind the proxy every connection has the proxy's address: the
+		// transport's cap on request bodies still arriving from one address
+		// would be one for all clients (its cap over all addresses stays).
+		opts.MaxBodyBytesInFlightPerClient = -1
+	}
 	return streamable.NewHandler(func(tctx context.Context, t jsonrpc.Transport) error {
 		_, err := cur.Load().Connect(alsoEndsWith(tctx, ctx), t)
 		return err
-	}, &streamable.HandlerOptions{Stateless: true})
+	}, opts)
 }
 
 // alsoEndsWith returns a context with ctx's values, cancelled when ctx or stop
