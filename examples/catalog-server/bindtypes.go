@@ -505,9 +505,20 @@ func bindParam(eng string, p catalog.Param, v any) (any, error) {
 	if err := checkTypedValue(eng, p, s); err != nil {
 		return nil, err
 	}
+	if n, char, ok := pgLength(eng, p.Type); ok {
+		// PostgreSQL's cast to varchar(n) or char(n) cuts a longer value short
+		// without a word, and a query would match the shorter text.
+		c := s
+		if char {
+			c = strings.TrimRight(s, " ") // char(n) drops trailing spaces
+		}
+		if got := utf8.RuneCountInString(c); got > n {
+			return nil, fmt.Errorf("parameter %q must be at most %d characters (%s), got %d: PostgreSQL's cast would cut it to its first %d", p.Name, n, p.Type, got, n)
+		}
+	}
 	if eng == catalog.EnginePostgres && strings.IndexByte(s, 0) >= 0 {
 		// PostgreSQL's text holds no NUL: its refusal would read as the SQL's.
-		return nil, fmt.Errorf("parameter %q must be text without a NUL character (\u0000), which PostgreSQL's text cannot hold; got %s", p.Name, jsonText(s))
+		return nil, fmt.Errorf("parameter %q must be text without a NUL character (\\u0000), which PostgreSQL's text cannot hold; got %s", p.Name, jsonText(s))
 	}
 	return s, nil
 }
@@ -529,7 +540,7 @@ func bindInt(p catalog.Param, v any, lo, hi *big.Int) (any, error) {
 	}
 	switch {
 	case !ok && !huge:
-		return nil, fmt.Errorf("parameter %q must be an integer (%s): a JSON number without a fraction (42), or a string of decimal digits (\"42\", for values past ±2^53, which not every client sends exactly as a number); got %v", p.Name, p.Type, jsonText(v))
+		return nil, fmt.Errorf("parameter %q must be an integer (%s): a JSON number without a fraction (42), or a string of decimal digits (\"42\", for values past ±2^53, which not every client sends exactly as a number); got %s", p.Name, p.Type, givenKind(v))
 	case huge || n.Cmp(lo) < 0 || n.Cmp(hi) > 0:
 		return nil, fmt.Errorf("parameter %q must be an integer from %s to %s (%s), got %v", p.Name, lo, hi, p.Type, jsonText(v))
 	case n.IsInt64():
@@ -698,3 +709,24 @@ func listExample(elem string) string {
 	}
 	return `["a", "b"]`
 }
+
+// pgLength is the length n of a PostgreSQL varchar(n) or char(n) type (also
+// written character varying(n), character(n), bpchar(n)), and whether it is a
+// char type; false for other types and for DuckDB, whose VARCHAR takes a length
+// and ignores it.
+func pgLength(eng, typ string) (n int, char, ok bool) {
+	if eng != catalog.EnginePostgres {
+		return 0, false, false
+	}
+	m := pgLengthType.FindStringSubmatch(strings.ToUpper(strings.Join(strings.Fields(typ), " ")))
+	if m == nil {
+		return 0, false, false
+	}
+	n, err := strconv.Atoi(m[2])
+	if err != nil || n < 1 {
+		return 0, false, false
+	}
+	return n, m[1] != "VARCHAR" && m[1] != "CHARACTER VARYING", true
+}
+
+var pgLengthType = regexp.MustCompile(`^(VARCHAR|CHARACTER VARYING|CHAR|CHARACTER|BPCHAR) ?\( ?([0-9]{1,9}) ?\)$`)

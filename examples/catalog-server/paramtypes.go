@@ -766,7 +766,7 @@ func decimalValue(eng string, p catalog.Param, v any) (string, error) {
 	}
 	d, ok := parseDecimal(text)
 	if !ok {
-		return "", fmt.Errorf("parameter %q must be a number (%s): a JSON number, or a string of a decimal number (an optional sign, digits with an optional decimal point, an optional exponent: \"-1234.5678\", \"1.5e3\"; a string keeps digits that not every client sends exactly as a number); got %v", p.Name, p.Type, jsonText(v))
+		return "", fmt.Errorf("parameter %q must be a number (%s): a JSON number, or a string of a decimal number (an optional sign, digits with an optional decimal point, an optional exponent: \"-1234.5678\", \"1.5e3\"; a string keeps digits that not every client sends exactly as a number); got %s", p.Name, p.Type, givenKind(v))
 	}
 	prec, scale, bounded, valid := decimalBounds(eng, p.Type)
 	if !valid {

@@ -22,6 +22,13 @@ func TestPositionalPlaceholderRefused(t *testing.T) {
 				"-- @query dollar\n-- @param x VARCHAR\nSELECT $1 AS a, $x AS b FROM one;\n",
 		})
 		svc := newTestService(t, dir, Config{})
+		q, err := svc.Describe(context.Background(), "p/k/m/dollar")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := strings.Join(q.Problems, "\n"); !strings.Contains(p, "the SQL uses the positional placeholder $1 (line 6, column 8)") {
+			t.Errorf("duckdb load problems: %q", q.Problems)
+		}
 		_, te := runNamed(t, svc, "p/k/m/dollar", `{"x":"hello"}`)
 		if te == nil || te.Kind != "unavailable" || !strings.Contains(te.Error, "uses the positional placeholder $1 (at character 8 of its SQL)") {
 			t.Errorf("duckdb $1: %+v", te)

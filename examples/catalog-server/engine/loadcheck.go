@@ -96,6 +96,16 @@ func checkQueries(ctx context.Context, conn *sql.Conn, m *catalog.Model, cfg Duc
 		if cfg.Typed != nil && !badType {
 			text, orig = cfg.Typed(q)
 		}
+		if ps := catalog.PositionalSpans(q.SQL, catalog.EngineDuckDB); len(ps) > 0 {
+			// Told where it is (DuckDB's prepare would say only that named and
+			// positional parameters do not mix, or number it without a place).
+			at := ""
+			if l, c := catalog.FilePosition(q.SQL, q.Line, q.Col, utf8.RuneCountInString(q.SQL[:ps[0].Start])+1); l > 0 {
+				at = fmt.Sprintf(" (line %d, column %d)", l, c)
+			}
+			add(q.Name, fmt.Sprintf("the SQL uses the positional placeholder $%s%s, which no call can give a value (values are given by name), so every call is refused: a named query's parameters are $name, each declared with an @param line", ps[0].Name, at))
+			continue
+		}
 		names, err := prepareNames(conn, text)
 		if err != nil {
 			if se := (*SQLError)(nil); errors.As(err, &se) && se.Position > 0 {

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/wiremcp/wiremcp/examples/catalog-server/catalog"
+)
+
+// TestPostgresLengthTypes: PostgreSQL's cast to varchar(n) or char(n) cuts a
+// longer value without a word ("appleXYZ" matched the row "apple"), so such a
+// value is refused before the query; DuckDB's VARCHAR(n) ignores its length.
+func TestPostgresLengthTypes(t *testing.T) {
+	for _, tc := range []struct {
+		eng, typ, v string
+		refused     bool
+	}{
+		{catalog.EnginePostgres, "varchar(5)", "apple", false},
+		{catalog.EnginePostgres, "varchar(5)", "appleXYZ", true},
+		{catalog.EnginePostgres, "character varying (5)", "äpfelX", true},
+		{catalog.EnginePostgres, "VARCHAR(5)", "äpfel", false},
+		{catalog.EnginePostgres, "char(3)", "abc  ", false},
+		{catalog.EnginePostgres, "character(3)", "abcd", true},
+		{catalog.EnginePostgres, "varchar", "a long value without a limit", false},
+		{catalog.EngineDuckDB, "VARCHAR(5)", "appleXYZ", false},
+	} {
+		_, err := bindParam(tc.eng, catalog.Param{Name: "v", Type: tc.typ}, tc.v)
+		if tc.refused != (err != nil) {
+			t.Errorf("%s %s %q: %v", tc.eng, tc.typ, tc.v, err)
+		}
+		if err != nil && !strings.Contains(err.Error(), `parameter "v" must be at most`) {
+			t.Errorf("%s %q: message %v", tc.typ, tc.v, err)
+		}
+	}
+	_, err := bindParam(catalog.EnginePostgres, catalog.Param{Name: "v", Type: "varchar(5)"}, "appleXYZ")
+	if err == nil || err.Error() != `parameter "v" must be at most 5 characters (varchar(5)), got 8: PostgreSQL's cast would cut it to its first 5` {
+		t.Errorf("message: %v", err)
+	}
+
+	pgTestDSN(t)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"p/pg/manifest.json": `{"engine": "postgres", "dsnEnv": "CATALOG_TEST_PG_DSN"}`,
+		"p/pg/m.sql": "-- @source names\nSELECT * FROM (VALUES ('apple'), ('pear')) AS t(name);\n\n" +
+			"-- @query byname\n-- @param v varchar(5)\nSELECT name FROM names WHERE name = @v;\n",
+	})
+	svc := newTestService(t, dir, Config{})
+	if got, te := runNamed(t, svc, "p/pg/m/byname", `{"v":"apple"}`); te != nil || !strings.Contains(got, `"Rows":[["apple"]]`) {
+		t.Errorf("apple: %s %+v", got, te)
+	}
+	if _, te := runNamed(t, svc, "p/pg/m/byname", `{"v":"appleXYZ"}`); te == nil || te.Kind != "invalid" || !strings.Contains(te.Error, "at most 5 characters") {
+		t.Errorf("appleXYZ matched or was not refused as the caller's: %+v", te)
+	}
+}
+
+// TestParamMessagesText: the NUL refusal names \u0000 in letters (it held the
+// character itself), and an integer or decimal given a boolean is told the kind.
+func TestParamMessagesText(t *testing.T) {
+	_, err := bindParam(catalog.EnginePostgres, catalog.Param{Name: "v", Type: "TEXT"}, "a\x00b")
+	if err == nil || strings.IndexByte(err.Error(), 0) >= 0 || !strings.Contains(err.Error(), `NUL character (\u0000)`) {
+		t.Errorf("NUL: %q", err)
+	}
+	for _, typ := range []string{"INTEGER", "DECIMAL(5,2)"} {
+		_, err := bindParam(catalog.EngineDuckDB, catalog.Param{Name: "v", Type: typ}, true)
+		if err == nil || !strings.HasSuffix(err.Error(), "got the boolean true") {
+			t.Errorf("%s given true: %v", typ, err)
+		}
+	}
+}
