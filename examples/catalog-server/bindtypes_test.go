@@ -481,7 +481,7 @@ func TestDecimalParamsExact(t *testing.T) {
 	for _, tc := range []struct {
 		path, params, want string
 	}{
-		{"p/k/m/small", `{"x":9.995}`, `parameter "x" must be a number with at most 1 digits before the decimal point once rounded to 2 decimals (DECIMAL(3,2)), got 9.995`},
+		{"p/k/m/small", `{"x":9.995}`, `parameter "x" must be a number with at most 1 digit before the decimal point once rounded to 2 decimals (DECIMAL(3,2)), got 9.995`},
 		{"p/k/m/small", `{"x":"9.995"}`, `got "9.995"`},
 		{"p/k/m/plain", `{"x":"1e15"}`, `(NUMERIC, DuckDB's DECIMAL(18,3)), got "1e15"`},
 		{"p/k/m/wide", `{"x":"12,5"}`, `parameter "x" must be a number (DECIMAL(38,2)): a JSON number, or a string of a decimal number`},

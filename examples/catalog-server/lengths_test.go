@@ -67,3 +67,22 @@ func TestParamMessagesText(t *testing.T) {
 		}
 	}
 }
+
+// TestPGUUIDReasons: a PostgreSQL UUID refused for an unbalanced brace is told
+// that, not the hyphen rule; a DECIMAL(2,1) says "1 digit".
+func TestPGUUIDReasons(t *testing.T) {
+	for v, want := range map[string]string{
+		"{123e4567e89b12d3a456426614174000":      "a brace opened or closed without the other",
+		"123e4567-e89b1-2d3a456426614174000":     "PostgreSQL allows a hyphen only after a group of four digits",
+		"123e4567e89b12d3a45642661417400":        "32 hexadecimal digits, in braces or not",
+		"{123e4567-e89b-12d3-a456-426614174000}": "",
+	} {
+		if got := checkPGUUID(v); (want == "") != (got == "") || !strings.Contains(got, want) {
+			t.Errorf("checkPGUUID(%q) = %q, want %q", v, got, want)
+		}
+	}
+	_, err := bindParam(catalog.EngineDuckDB, catalog.Param{Name: "v", Type: "DECIMAL(2,1)"}, "12.5")
+	if err == nil || !strings.Contains(err.Error(), "at most 1 digit before") {
+		t.Errorf("DECIMAL(2,1): %v", err)
+	}
+}

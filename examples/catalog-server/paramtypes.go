@@ -514,10 +514,16 @@ func checkDuckBit(v string) string {
 
 // checkPGUUID says what is wrong with v as a UUID for PostgreSQL, or "".
 func checkPGUUID(v string) string {
-	if !uuidPG.MatchString(v) {
-		return "not a UUID (PostgreSQL allows a hyphen only after a group of four digits)"
+	if uuidPG.MatchString(v) {
+		return ""
 	}
-	return ""
+	if t := strings.TrimSpace(v); strings.HasPrefix(t, "{") != strings.HasSuffix(t, "}") {
+		return "not a UUID (a brace opened or closed without the other)"
+	}
+	if strings.Contains(v, "-") {
+		return "not a UUID (32 hexadecimal digits; PostgreSQL allows a hyphen only after a group of four digits)"
+	}
+	return "not a UUID (32 hexadecimal digits, in braces or not)"
 }
 
 // fracNonzero reports whether the first digits digits of the fraction frac
@@ -809,7 +815,15 @@ func decimalValue(eng string, p catalog.Param, v any) (string, error) {
 		if prec > 24 {
 			ex = fmt.Sprintf("it holds numbers below 1e%d", prec-scale)
 		}
-		return "", fmt.Errorf("parameter %q must be a number with at most %d digits before the decimal point once rounded to %d decimals (%s), got %s; %s", p.Name, prec-scale, scale, typ, jsonText(v), ex)
+		return "", fmt.Errorf("parameter %q must be a number with at most %s before the decimal point once rounded to %d decimals (%s), got %s; %s", p.Name, digitsWord(prec-scale), scale, typ, jsonText(v), ex)
 	}
 	return scaledText(n, scale, d.neg), nil
+}
+
+// digitsWord is "1 digit", "2 digits", ….
+func digitsWord(n int) string {
+	if n == 1 {
+		return "1 digit"
+	}
+	return strconv.Itoa(n) + " digits"
 }
