@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"strings"
 	"sync"
 
@@ -16,10 +17,10 @@ import (
 // queries at once (or queries that wait without working, such as PostgreSQL's
 // pg_sleep) held every connection of a model, and every query process of the
 // server, and the other clients' queries waited behind them to their time limit.
-// So each client (over HTTP: the host of the request's remote address) has at
-// most a share of queries running or waiting at once, over all models, and at
-// most half of one model's connections; a query past it is refused at once
-// instead of waiting.
+// So each client (over HTTP: the host of the request's remote address, an IPv6
+// address counting as its /64 network: hostOf) has at most a share of queries
+// running or waiting at once, over all models, and at most half of one model's
+// connections; a query past it is refused at once instead of waiting.
 
 // defaultQueriesPerClient is a client's share unless -max-queries-per-client
 // says otherwise.
@@ -43,7 +44,7 @@ func clientOf(ctx context.Context) (string, bool) {
 // identifyClients serves h with each request's context carrying its client: the
 // host of its remote address or, when header is set (a reverse proxy in front
 // that sets it), the last address in that header — the one the proxy appended —
-// when the request has it. The library runs a stateless call in a context
+// when the request has it; an IPv6 address counts as its /64 (hostOf). The library runs a stateless call in a context
 // descending from its POST's, so the tools read it there.
 func identifyClients(h http.Handler, header string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -64,12 +65,34 @@ func identifyClients(h http.Handler, header string) http.Handler {
 	})
 }
 
-// hostOf returns the host of addr (HOST:PORT, [IPv6]:PORT or a bare host).
+// hostOf returns the client an address counts as (HOST:PORT, [IPv6]:PORT or a
+// bare host): an IPv4 address as itself; an IPv6 address as its /64 network
+// ("2001:db8:1:2::/64"), since one host usually holds a whole /64 and can send
+// from any of its addresses; an IPv4-mapped IPv6 address (::ffff:192.0.2.1) as
+// its IPv4 address. A zone (fe80::1%eth0) is dropped. A host that is not an IP
+// address is returned as it is. It is a copy of the library's
+// transport/internal/clientaddr.Key (the transports' per-client caps), which
+// this module cannot import; it also takes a bare [IPv6] from a header.
 func hostOf(addr string) string {
-	if host, _, err := net.SplitHostPort(addr); err == nil {
+	host := addr
+	if h, _, err := net.SplitHostPort(addr); err == nil {
+		host = h
+	} else {
+		host = strings.Trim(addr, "[]")
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
 		return host
 	}
-	return strings.Trim(addr, "[]")
+	if ip.Is4() {
+		return host // ParseAddr takes only the dotted form: host is already canonical
+	}
+	ip = ip.Unmap().WithZone("")
+	if ip.Is4() {
+		return ip.String()
+	}
+	p, _ := ip.Prefix(64)
+	return p.String()
 }
 
 // clientShares counts each client's queries running or waiting for their turn:
@@ -153,5 +176,5 @@ func (e *clientBusyError) Error() string {
 
 // hint says what the caller can do.
 func (e *clientBusyError) hint() string {
-	return "Send the next query once one of your earlier ones is answered: each client's queries at once are capped so that no client holds the others up. If many clients reach this server from one address (a proxy, a shared network), its operator can raise -max-queries-per-client, or name the proxy's client-address header with -client-header."
+	return "Send the next query once one of your earlier ones is answered: each client's queries at once are capped so that no client holds the others up. If many clients reach this server from one address or one IPv6 /64 network (a proxy, a shared network), its operator can raise -max-queries-per-client, or name the proxy's client-address header with -client-header."
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -209,8 +210,9 @@ func TestIdentifyClients(t *testing.T) {
 		{"X-Forwarded-For", nil, "192.0.2.1"},
 		{"X-Forwarded-For", []string{"203.0.113.9"}, "203.0.113.9"},
 		{"X-Forwarded-For", []string{"198.51.100.7, 203.0.113.9"}, "203.0.113.9"},
-		{"X-Forwarded-For", []string{"198.51.100.7", "2001:db8::1"}, "2001:db8::1"},
-		{"X-Real-Ip", []string{"[2001:db8::2]:443"}, "2001:db8::2"},
+		{"X-Forwarded-For", []string{"198.51.100.7", "2001:db8::1"}, "2001:db8::/64"},
+		{"X-Real-Ip", []string{"[2001:db8::2]:443"}, "2001:db8::/64"},
+		{"X-Real-Ip", []string{"[2001:db8::3]"}, "2001:db8::/64"},
 	} {
 		var got string
 		h := identifyClients(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { got, _ = clientOf(r.Context()) }), c.header)
@@ -223,6 +225,64 @@ func TestIdentifyClients(t *testing.T) {
 		h.ServeHTTP(httptest.NewRecorder(), r)
 		if got != c.want {
 			t.Errorf("%q %q: client %q, want %q", c.header, c.values, got, c.want)
+		}
+	}
+}
+
+// TestHostOf: a client is an IPv4 address, or an IPv6 address's /64 network (an
+// IPv4-mapped address is its IPv4 address, a zone is dropped); anything else is
+// taken as it is.
+func TestHostOf(t *testing.T) {
+	for _, c := range []struct{ addr, want string }{
+		{"192.0.2.1:5555", "192.0.2.1"},
+		{"192.0.2.1", "192.0.2.1"},
+		{"192.0.2.2:5555", "192.0.2.2"},
+		{"[2001:db8:1:2::1]:443", "2001:db8:1:2::/64"},
+		{"[2001:db8:1:2:aaaa:bbbb:cccc:dddd]:80", "2001:db8:1:2::/64"},
+		{"2001:db8:1:2::99", "2001:db8:1:2::/64"},
+		{"[2001:db8:1:2::98]", "2001:db8:1:2::/64"},
+		{"[2001:db8:1:3::1]:443", "2001:db8:1:3::/64"},
+		{"[::ffff:192.0.2.1]:5555", "192.0.2.1"},
+		{"::ffff:192.0.2.1", "192.0.2.1"},
+		{"[fe80::1%eth0]:5555", "fe80::/64"},
+		{"fe80::1%eth0", "fe80::/64"},
+		{"garbage", "garbage"},
+		{"unknown", "unknown"},
+		{"", ""},
+		{"proxy.example:80", "proxy.example"},
+	} {
+		if got := hostOf(c.addr); got != c.want {
+			t.Errorf("hostOf(%q) = %q, want %q", c.addr, got, c.want)
+		}
+	}
+}
+
+// TestClientShareIPv6Network: requests from two addresses of one IPv6 /64 share
+// one client's share (a host usually holds the whole /64 and can use any of its
+// addresses); another /64 has its own. Before, each address was a client.
+func TestClientShareIPv6Network(t *testing.T) {
+	m := &catalog.Model{Name: "d", Package: &catalog.Package{Name: "k", Engine: catalog.EngineDuckDB, Project: &catalog.Project{Name: "p"}}}
+	c := newClientShares(1)
+	var err error
+	h := identifyClients(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		_, err = c.take(r.Context(), m) // held: not released
+	}), "")
+	for _, cs := range []struct {
+		remote string
+		busy   bool
+	}{
+		{"[2001:db8:1:2::1]:1000", false},
+		{"[2001:db8:1:2::2]:1001", true}, // the same /64
+		{"[2001:db8:1:2:ffff::9]:1002", true},
+		{"[2001:db8:1:3::1]:1000", false}, // another /64
+		{"192.0.2.1:1000", false},
+		{"[::ffff:192.0.2.1]:1001", true}, // the same IPv4 address
+	} {
+		r := httptest.NewRequest("POST", "/mcp", nil)
+		r.RemoteAddr = cs.remote
+		h.ServeHTTP(httptest.NewRecorder(), r)
+		if _, busy := err.(*clientBusyError); busy != cs.busy || (err != nil && !busy) {
+			t.Errorf("a query from %s: %v, want refused %v", cs.remote, err, cs.busy)
 		}
 	}
 }
@@ -263,4 +323,48 @@ func TestPostgresClientShare(t *testing.T) {
 		t.Errorf("the other client, after %v: %+v", an.el, an.te)
 	}
 	wg.Wait()
+}
+
+// TestClientShareHeldPastAnswer: with -isolate=false, a calculation DuckDB cannot
+// interrupt goes on past its query's answer (its time limit), on the query's
+// connection. Before, its client's count was released with the answer, so a
+// client repeating such queries held more connections than its share; now it
+// counts until DuckDB returns, and then not at all.
+func TestClientShareHeldPastAnswer(t *testing.T) {
+	svc := newTestService(t, sampleDir(t), Config{QueryTimeout: 200 * time.Millisecond, MaxQueriesPerClient: 1})
+	ctx := withClient(context.Background(), "192.0.2.1")
+	count := func() int {
+		svc.shares.mu.Lock()
+		defer svc.shares.mu.Unlock()
+		return svc.shares.n["192.0.2.1"]
+	}
+	start := time.Now()
+	_, err := svc.Execute(ctx, executeIn{Path: "retail/shop/sales", SQL: "SELECT list_sum(list_transform(range(40000), x -> list_sum(range(40000)))) AS n"})
+	var te *engine.TimeoutError
+	if !errors.As(err, &te) || !te.Running {
+		t.Fatalf("want the computation still running in the background at the limit, got %v after %v", err, time.Since(start))
+	}
+	if n := count(); n != 1 {
+		t.Errorf("the client's count after the answer, DuckDB still computing: %d, want 1", n)
+	}
+	_, err = svc.Execute(ctx, executeIn{Path: "climate/stations/weather", SQL: "SELECT 1 AS one"})
+	var busy *clientBusyError
+	if !errors.As(err, &busy) {
+		t.Errorf("the client's next query while DuckDB computes its first: %v, want refused (its share of 1 is held)", err)
+	}
+	for count() != 0 {
+		if time.Since(start) > 3*time.Minute {
+			t.Fatal("the client's count not released 3 minutes after the computation started")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Logf("released %v after the query started", time.Since(start))
+	if _, err := svc.Execute(ctx, executeIn{Path: "climate/stations/weather", SQL: "SELECT 1 AS one"}); err != nil {
+		t.Errorf("the client's query once DuckDB returned: %v", err)
+	}
+	svc.shares.mu.Lock()
+	defer svc.shares.mu.Unlock()
+	if len(svc.shares.n) != 0 {
+		t.Errorf("counters left: %v", svc.shares.n)
+	}
 }

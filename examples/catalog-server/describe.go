@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/wiremcp/wiremcp/examples/catalog-server/catalog"
@@ -188,20 +189,31 @@ func (s *Service) Describe(ctx context.Context, path string) (*Description, erro
 		budget := min(s.cfg.QueryTimeout, describeTimeout)
 		deadline := time.Now().Add(budget)
 		var problems []string
-		// Its queries count towards the client's share, as execute_query's do.
+		// Its queries count towards the client's share, as execute_query's do:
+		// one count, held until describe is done and each of its queries has
+		// given its connection back (Limits.Done: with -isolate=false, DuckDB may
+		// go on computing past a query's answer).
 		release, err := s.shares.take(ctx, e.Model)
 		if err != nil {
 			d.Error = "row count and sample rows: not read: " + err.Error() + "; the columns above are complete"
 			break
 		}
-		defer release()
+		var holders atomic.Int32 // describe itself, and its queries not done
+		holders.Store(1)
+		done := func() {
+			if holders.Add(-1) == 0 {
+				release()
+			}
+		}
+		defer done()
 		run := func(what, sqlText string) *engine.Result {
 			left := time.Until(deadline)
 			if left <= 0 {
 				problems = append(problems, fmt.Sprintf("%s: not read, describe's %s limit was spent; %s with execute_query may still answer", what, budget, sqlText))
 				return nil
 			}
-			res, err := eng.Query(ctx, sqlText, nil, engine.Limits{RowLimit: sampleRows, ByteBudget: sampleBytes, Timeout: left})
+			holders.Add(1)
+			res, err := eng.Query(ctx, sqlText, nil, engine.Limits{RowLimit: sampleRows, ByteBudget: sampleBytes, Timeout: left, Done: done})
 			if to := (*engine.TimeoutError)(nil); errors.As(err, &to) {
 				err = errors.New(describeTimeoutProblem(to, e.Name, sqlText, budget, s.cfg.QueryTimeout))
 			}

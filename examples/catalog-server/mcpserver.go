@@ -788,13 +788,15 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 		}
 	}
 	// Counted from here, running or waiting for the model's turn: a client past
-	// its share is answered at once.
+	// its share is answered at once. The engine releases the count (Limits.Done)
+	// once the query holds none of its connections: with -isolate=false, a
+	// calculation DuckDB cannot interrupt goes on past its answer, and counts
+	// until it ends.
 	release, err := s.shares.take(ctx, m)
 	if err != nil {
 		return nil, err
 	}
-	defer release()
-	res, err := eng.Query(ctx, sqlText, params, engine.Limits{RowLimit: rowLimit, ByteBudget: s.cfg.ByteBudget, Timeout: s.cfg.QueryTimeout})
+	res, err := eng.Query(ctx, sqlText, params, engine.Limits{RowLimit: rowLimit, ByteBudget: s.cfg.ByteBudget, Timeout: s.cfg.QueryTimeout, Done: release})
 	castOf := "" // the parameter whose cast the error is at
 	if err != nil {
 		// Positions and DuckDB's excerpt about the author's SQL, not the

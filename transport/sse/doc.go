@@ -20,8 +20,9 @@
 // bodies (413), like the Streamable HTTP handler. Each write to a stream has
 // WriteTimeout, each body read BodyReadTimeout and each whole body BodyTimeout; the
 // buffers of bodies still arriving are capped in all (MaxBodyBytesInFlight, 503)
-// and per client address (MaxBodyBytesInFlightPerClient, 429), and so are the open
-// streams (MaxSessions, 503; MaxSessionsPerClient, 429). The
+// and per client address (MaxBodyBytesInFlightPerClient, 429; an IPv6 address
+// counts as its /64 network), and so are the open streams (MaxSessions, 503;
+// MaxSessionsPerClient, 429). The
 // http.Server around it needs what package streamable's documentation lists:
 // ReadHeaderTimeout and IdleTimeout, and no ReadTimeout or WriteTimeout, which would
 // cut the event streams (the handler bounds each read and write itself). Streamable HTTP clients can fall

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/wiremcp/wiremcp/jsonrpc"
+	"github.com/wiremcp/wiremcp/transport/internal/clientaddr"
 	"github.com/wiremcp/wiremcp/transport/internal/hostcheck"
 	"github.com/wiremcp/wiremcp/transport/internal/httpbody"
 	"github.com/wiremcp/wiremcp/transport/internal/sse"
@@ -38,10 +38,12 @@ type HandlerOptions struct {
 	// MaxSessions caps the open event streams; a GET beyond it gets 503. Zero means
 	// 10000; negative means no cap.
 	MaxSessions int
-	// MaxSessionsPerClient caps the open event streams of one client address (the
-	// host of http.Request.RemoteAddr); a GET beyond it gets 429. Zero means 1000.
-	// Negative means no per-address cap, which is the setting behind a reverse
-	// proxy, where every client has the proxy's address.
+	// MaxSessionsPerClient caps the open event streams of one client: the host of
+	// http.Request.RemoteAddr, an IPv4 address as itself and an IPv6 address as
+	// its /64 network (a host usually holds a whole /64 and can use any of its
+	// addresses; an IPv4-mapped address counts as its IPv4 address). A GET beyond
+	// it gets 429. Zero means 1000. Negative means no per-client cap, which is the
+	// setting behind a reverse proxy, where every client has the proxy's address.
 	MaxSessionsPerClient int
 	// MaxBodyBytes caps a POST body; a larger one gets 413. Zero means 4 MiB.
 	MaxBodyBytes int64
@@ -60,11 +62,12 @@ type HandlerOptions struct {
 	BodyTimeout time.Duration
 	// MaxBodyBytesInFlight and MaxBodyBytesInFlightPerClient cap the memory held by
 	// POST bodies still arriving, all clients together (503 beyond it) and per
-	// client address (429), both with Retry-After: 1, as in
-	// streamable.HandlerOptions: buffers grow with the bytes received and are
-	// counted until the body is read. Zero means 64 MiB and 16 MiB; negative means
-	// no cap (per address: the setting behind a reverse proxy); a smaller value than
-	// one body of MaxBodyBytes needs is raised to it.
+	// client (429; a client as for MaxSessionsPerClient, an IPv6 address counting
+	// as its /64), both with Retry-After: 1, as in streamable.HandlerOptions:
+	// buffers grow with the bytes received and are counted until the body is read.
+	// Zero means 64 MiB and 16 MiB; negative means no cap (per client: the setting
+	// behind a reverse proxy); a smaller value than one body of MaxBodyBytes needs
+	// is raised to it.
 	MaxBodyBytesInFlight          int64
 	MaxBodyBytesInFlightPerClient int64
 	// WriteTimeout bounds every write (and flush) to an event stream. A stream that
@@ -106,7 +109,7 @@ type Handler struct {
 	sessions  sync.Map // id → *ServerTransport
 	nsessions atomic.Int64
 	clientsMu sync.Mutex
-	byClient  map[string]int // open streams per client address (MaxSessionsPerClient)
+	byClient  map[string]int // open streams per client (clientaddr.Key; MaxSessionsPerClient)
 	closing   atomic.Bool
 }
 
@@ -318,14 +321,11 @@ func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request) {
 	}
 	defer h.nsessions.Add(-1)
 	if per := h.opts.MaxSessionsPerClient; per > 0 {
-		addr := r.RemoteAddr
-		if host, _, err := net.SplitHostPort(addr); err == nil {
-			addr = host
-		}
+		addr := clientaddr.Key(r.RemoteAddr)
 		h.clientsMu.Lock()
 		if h.byClient[addr] >= per {
 			h.clientsMu.Unlock()
-			httpError(w, http.StatusTooManyRequests, "Too Many Requests: too many sessions from this address")
+			httpError(w, http.StatusTooManyRequests, "Too Many Requests: too many sessions from this client address (for IPv6, its /64 network)")
 			return
 		}
 		if h.byClient == nil {

@@ -334,3 +334,30 @@ func TestClientNotSSE(t *testing.T) {
 		t.Fatal("accepted a 405")
 	}
 }
+
+// The addresses of one IPv6 /64 are one client for MaxSessionsPerClient; another
+// /64 is another client. Before, each address was a client of its own.
+func TestMaxSessionsPerClientIPv6Network(t *testing.T) {
+	s := newServer(t, &HandlerOptions{MaxSessionsPerClient: 1}, func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			r.RemoteAddr = r.Header.Get("X-Remote")
+			h.ServeHTTP(w, r)
+		})
+	})
+	for _, c := range []struct {
+		remote string
+		want   int
+	}{
+		{"[2001:db8:1:2::1]:1000", 200},
+		{"[2001:db8:1:2::2]:1001", http.StatusTooManyRequests}, // the same /64
+		{"[2001:db8:1:3::1]:1000", 200},                        // another /64
+	} {
+		r, _, _ := openStream(t, s, map[string]string{"X-Remote": c.remote})
+		if r.StatusCode == 200 {
+			defer r.Body.Close()
+		}
+		if r.StatusCode != c.want {
+			t.Errorf("a stream from %s: %d, want %d", c.remote, r.StatusCode, c.want)
+		}
+	}
+}

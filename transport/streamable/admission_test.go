@@ -198,3 +198,40 @@ func TestInitializeFloodDoesNotLockOut(t *testing.T) {
 		t.Fatalf("the legitimate client's call: %d %s", ex.status, ex.body)
 	}
 }
+
+// The addresses of one IPv6 /64 are one client for MaxSessionsPerClient (a host
+// usually holds the whole /64); another /64 is another client, and an
+// IPv4-mapped address is its IPv4 address. Before, each address was a client of
+// its own, so one host had as many shares as it had addresses.
+func TestMaxSessionsPerClientIPv6Network(t *testing.T) {
+	s := newUnstartedTestServer(t, &HandlerOptions{MaxSessionsPerClient: 1})
+	s.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.RemoteAddr = r.Header.Get("X-Remote")
+		s.h.ServeHTTP(w, r)
+	})
+	s.srv.Start()
+	s.url = s.srv.URL
+	open := func(remote string) int {
+		ex := do(t, "POST", s.url, postHeaders("X-Remote", remote), initBody)
+		if ex.status == 200 {
+			s.initialized(t, ex.header.Get("Mcp-Session-Id"))
+		}
+		return ex.status
+	}
+	for _, c := range []struct {
+		remote string
+		want   int
+	}{
+		{"[2001:db8:1:2::1]:1000", 200},
+		{"[2001:db8:1:2::2]:1001", http.StatusTooManyRequests}, // same /64
+		{"[2001:db8:1:2:ffff::9]:1002", http.StatusTooManyRequests},
+		{"[2001:db8:1:3::1]:1000", 200}, // another /64
+		{"192.0.2.1:1000", 200},
+		{"[::ffff:192.0.2.1]:1001", http.StatusTooManyRequests}, // the same IPv4 address
+		{"192.0.2.2:1000", 200},
+	} {
+		if got := open(c.remote); got != c.want {
+			t.Errorf("initialize from %s: %d, want %d", c.remote, got, c.want)
+		}
+	}
+}

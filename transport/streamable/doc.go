@@ -71,11 +71,12 @@
 // What one client can make the handler hold is bounded: a POST body
 // (MaxBodyBytes; each read within BodyReadTimeout and the whole within BodyTimeout;
 // its buffer grows with the bytes received, and the buffers of bodies still arriving
-// are capped per address, MaxBodyBytesInFlightPerClient, and in all,
+// are capped per client address (an IPv6 address counts as its /64),
+// MaxBodyBytesInFlightPerClient, and in all,
 // MaxBodyBytesInFlight), a batch (Limits.MaxBatch, 1000 messages), a write to the
 // client (WriteTimeout: a response that cannot take its events in time is let go,
 // its events kept for Last-Event-ID), the sessions
-// (MaxSessions; MaxSessionsPerClient per address; SessionInitTimeout for sessions
+// (MaxSessions; MaxSessionsPerClient per client address; SessionInitTimeout for sessions
 // that never complete initialization, SessionIdleTimeout for the rest). There is no
 // queue in front of a stream: a writer waits for the stream's previous write, so at
 // most WriteTimeout. The MCP layer keeps its own bounded queue per session for

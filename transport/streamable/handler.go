@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"log/slog"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wiremcp/wiremcp/jsonrpc"
+	"github.com/wiremcp/wiremcp/transport/internal/clientaddr"
 	"github.com/wiremcp/wiremcp/transport/internal/hostcheck"
 	"github.com/wiremcp/wiremcp/transport/internal/httpbody"
 )
@@ -34,7 +34,8 @@ type Handler struct {
 	sessions  sync.Map // session id → *ServerTransport
 	nsessions atomic.Int64
 	// Sessions that have not completed initialization, oldest first, and the live
-	// sessions per client address (MaxSessionsPerClient); under admitMu.
+	// sessions per client (clientaddr.Key: an address, for IPv6 its /64;
+	// MaxSessionsPerClient); under admitMu.
 	admitMu  sync.Mutex
 	uninit   list.List // of *ServerTransport
 	byClient map[string]int
@@ -295,15 +296,6 @@ func (h *Handler) initialized(t *ServerTransport) {
 	h.admitMu.Unlock()
 }
 
-// clientAddr is the host of the request's remote address.
-func clientAddr(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
-}
-
 // completesInit reports whether msg carries notifications/initialized.
 func completesInit(msg jsonrpc.Message) bool {
 	switch m := msg.(type) {
@@ -503,10 +495,10 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, req *jsonrp
 	// 128 bits from crypto/rand, base32: visible ASCII only.
 	id := rand.Text()
 	t := newTransport(context.WithoutCancel(r.Context()), h, id, false)
-	switch h.admit(t, clientAddr(r)) {
+	switch h.admit(t, clientaddr.Key(r.RemoteAddr)) {
 	case http.StatusTooManyRequests:
 		t.cancel()
-		writeHTTPError(w, http.StatusTooManyRequests, "Too Many Requests: too many sessions from this address")
+		writeHTTPError(w, http.StatusTooManyRequests, "Too Many Requests: too many sessions from this client address (for IPv6, its /64 network)")
 		return
 	case http.StatusServiceUnavailable:
 		t.cancel()

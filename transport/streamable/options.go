@@ -80,13 +80,16 @@ type HandlerOptions struct {
 	// no request in progress; when there is none it gets 503. Zero means 10000;
 	// negative means no cap.
 	MaxSessions int
-	// MaxSessionsPerClient caps the live sessions opened from one client address
-	// (the host of http.Request.RemoteAddr). When an address has used up its share,
-	// its initialize first ends that address's oldest session that has not
-	// completed initialization and has no request in progress; when there is none
-	// it gets 429. Zero means 1000. Negative means no per-address cap, which is the
-	// setting behind a reverse proxy, where every client has the proxy's address
-	// (put the limit in the proxy, or in middleware that knows the client).
+	// MaxSessionsPerClient caps the live sessions opened from one client: the
+	// host of http.Request.RemoteAddr, an IPv4 address as itself and an IPv6
+	// address as its /64 network (a host usually holds a whole /64 and can use
+	// any of its addresses; an IPv4-mapped address counts as its IPv4 address).
+	// When a client has used up its share, its initialize first ends that
+	// client's oldest session that has not completed initialization and has no
+	// request in progress; when there is none it gets 429. Zero means 1000.
+	// Negative means no per-client cap, which is the setting behind a reverse
+	// proxy, where every client has the proxy's address (put the limit in the
+	// proxy, or in middleware that knows the client).
 	MaxSessionsPerClient int
 	// MaxBodyBytes caps a POST body; a larger one gets 413. Zero means 4 MiB.
 	MaxBodyBytes int64
@@ -129,10 +132,11 @@ type HandlerOptions struct {
 	// body of MaxBodyBytes needs is raised to it.
 	MaxBodyBytesInFlight int64
 	// MaxBodyBytesInFlightPerClient caps the same for the bodies of one client
-	// address (the host of http.Request.RemoteAddr), so that one client sending
-	// slowly cannot fill MaxBodyBytesInFlight and lock the others out: beyond it a
-	// POST gets 429 with Retry-After: 1. Zero means 16 MiB. Negative means no
-	// per-address cap, the setting behind a reverse proxy, where every client has
+	// (as for MaxSessionsPerClient: the host of http.Request.RemoteAddr, an IPv6
+	// address counting as its /64 network), so that one client sending slowly
+	// cannot fill MaxBodyBytesInFlight and lock the others out: beyond it a POST
+	// gets 429 with Retry-After: 1. Zero means 16 MiB. Negative means no
+	// per-client cap, the setting behind a reverse proxy, where every client has
 	// the proxy's address (as for MaxSessionsPerClient). A smaller value than one
 	// body of MaxBodyBytes needs is raised to it.
 	MaxBodyBytesInFlightPerClient int64

@@ -805,16 +805,18 @@ func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any,
 	d.mu.Lock()
 	if d.closed {
 		d.mu.Unlock()
+		lim.done()
 		return nil, ErrClosed
 	}
 	d.running.Add(1)
 	db := d.db
 	d.use(db)
 	d.mu.Unlock()
-	handed := false // to the query's goroutine, which calls running.Done
+	handed := false // to the query's goroutine, which calls running.Done and lim.Done
 	defer func() {
 		if !handed {
 			d.release(db)
+			lim.done()
 			d.running.Done()
 		}
 	}()
@@ -861,11 +863,13 @@ func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any,
 	// counts as running (Close waits for it) until DuckDB returns: DuckDB
 	// stops a query between pieces of work, not inside one (a long function call,
 	// the constant expressions it computes while preparing), and the caller is
-	// answered at its limit all the same.
+	// answered at its limit all the same. lim.Done is called then, not with the
+	// answer.
 	handed = true
 	done := make(chan error, 1)
 	go func() {
 		defer d.running.Done()
+		defer lim.done() // before running.Done: Close returns after it
 		defer d.release(db)
 		defer conn.Close()
 		done <- conn.Raw(func(dc any) error { return d.run(qctx, dc.(*duckdb.Conn), one, sqlText, params, lim, res) })

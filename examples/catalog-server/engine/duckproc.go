@@ -168,6 +168,7 @@ func (p *DuckProc) QueryChecks() map[string]QueryCheck { return p.file.checks }
 // Query runs one read-only query in one of the model's worker processes, judged
 // and run there as Duck.Query does it.
 func (p *DuckProc) Query(ctx context.Context, sqlText string, params map[string]any, lim Limits) (*Result, error) {
+	defer lim.done() // the query has stopped (its process ended) when Query returns
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()

@@ -62,6 +62,21 @@ type Limits struct {
 	RowLimit   int           // rows returned at most (must be > 0)
 	ByteBudget int           // JSON bytes of the columns and rows returned at most (must be > 0)
 	Timeout    time.Duration // the query is stopped after this long (must be > 0)
+	// Done, when set, is called exactly once, when the query no longer holds
+	// anything of the engine's (a connection, a query process's slot), whatever
+	// the answer: for DuckDB in this process (Duck) that can be after Query
+	// returned, when DuckDB goes on computing past the query's answer (a
+	// calculation it cannot interrupt) on the query's connection; for query
+	// processes and PostgreSQL, whose queries are stopped by then, when Query
+	// returns. A caller counting a client's queries releases its count there.
+	Done func()
+}
+
+// done calls l.Done when it is set.
+func (l Limits) done() {
+	if l.Done != nil {
+		l.Done()
+	}
 }
 
 // ErrClosed is returned by a query on a model that was closed (the catalog was

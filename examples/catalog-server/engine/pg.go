@@ -194,6 +194,7 @@ func (p *Postgres) Close() error {
 // (catalog.PlaceholderSpans), and bound by position (pgBind) when params has
 // values; without them the SQL runs as written.
 func (p *Postgres) Query(ctx context.Context, sqlText string, params map[string]any, lim Limits) (*Result, error) {
+	defer lim.done() // the query has stopped (cancelled, its connection back) when Query returns
 	if err := checkText(sqlText); err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -580,4 +581,82 @@ func TestDuckCallerGoneWhileComputing(t *testing.T) {
 	if max := 100*time.Millisecond + stopGrace + time.Second; took > max {
 		t.Errorf("answered after %v, more than %v", took, max)
 	}
+}
+
+// TestDuckLimitsDone: Limits.Done is called exactly once on every path: an
+// answer, a refusal before anything runs, an error of DuckDB's, a model closed;
+// and for a query answered at its limit while DuckDB goes on computing, not
+// with the answer but once DuckDB returns and the connection is given back.
+func TestDuckLimitsDone(t *testing.T) {
+	d := openTestDuck(t)
+	ctx := context.Background()
+	var calls atomic.Int32
+	lim := testLimits
+	lim.Done = func() { calls.Add(1) }
+	for _, s := range []string{"SELECT count(*) FROM items", "SELECT 'a\x00'", "SELECT * FROM nowhere", "DROP VIEW items"} {
+		calls.Store(0)
+		d.Query(ctx, s, nil, lim)
+		if n := calls.Load(); n != 1 {
+			t.Errorf("%q: Done called %d times when Query returned, want 1", s, n)
+		}
+	}
+	calls.Store(0)
+	slow := lim
+	slow.Timeout = 300 * time.Millisecond
+	start := time.Now()
+	_, err := d.Query(ctx, "SELECT list_sum(list_transform(range(40000), x -> list_sum(range(40000)))) AS n", nil, slow)
+	var te *TimeoutError
+	if !errors.As(err, &te) || !te.Running {
+		t.Skipf("this machine computed it within the limit and the grace period (%v after %v)", err, time.Since(start))
+	}
+	if n := calls.Load(); n != 0 {
+		t.Errorf("Done called %d times with the answer, DuckDB still computing; want 0", n)
+	}
+	if err := d.Close(); err != nil { // waits for the computation
+		t.Fatal(err)
+	}
+	if n := calls.Load(); n != 1 {
+		t.Errorf("Done called %d times once DuckDB returned, want 1", n)
+	}
+	calls.Store(0)
+	if _, err := d.Query(ctx, "SELECT 1", nil, lim); !errors.Is(err, ErrClosed) || calls.Load() != 1 {
+		t.Errorf("a closed model: %v, Done called %d times, want ErrClosed and 1", err, calls.Load())
+	}
+}
+
+// TestProcAndPostgresLimitsDone: query processes and PostgreSQL stop a query
+// before Query returns, so Limits.Done is called exactly once by then, on every
+// path (PostgreSQL: CATALOG_TEST_PG_DSN).
+func TestProcAndPostgresLimitsDone(t *testing.T) {
+	ctx := context.Background()
+	var calls atomic.Int32
+	lim := testLimits
+	lim.Done = func() { calls.Add(1) }
+	slow := lim
+	slow.Timeout = 300 * time.Millisecond
+	check := func(name string, q func(context.Context, string, map[string]any, Limits) (*Result, error), long string) {
+		for _, c := range []struct {
+			sql string
+			lim Limits
+		}{{"SELECT 1 AS one", lim}, {"SELECT 'a\x00'", lim}, {"SELECT * FROM nowhere", lim}, {"DROP VIEW items", lim}, {long, slow}} {
+			calls.Store(0)
+			q(ctx, c.sql, nil, c.lim)
+			if n := calls.Load(); n != 1 {
+				t.Errorf("%s, %q: Done called %d times when Query returned, want 1", name, c.sql, n)
+			}
+		}
+	}
+	p := openTestProc(t, nil)
+	check("query process", p.Query, "SELECT list_sum(list_transform(range(40000), x -> list_sum(range(40000)))) AS n")
+	p.Close()
+	calls.Store(0)
+	if _, err := p.Query(ctx, "SELECT 1", nil, lim); !errors.Is(err, ErrClosed) || calls.Load() != 1 {
+		t.Errorf("a closed model: %v, Done called %d times, want ErrClosed and 1", err, calls.Load())
+	}
+	if os.Getenv("CATALOG_TEST_PG_DSN") == "" {
+		t.Log("PostgreSQL not checked: CATALOG_TEST_PG_DSN is not set")
+		return
+	}
+	pg := openTestPG(t)
+	check("PostgreSQL", pg.Query, "SELECT pg_sleep(30)")
 }

@@ -1,17 +1,18 @@
 // Package httpbody reads the body of a POST for the HTTP transports: within a size
 // limit, each read within a deadline and the whole body within another, with the
-// bytes held by bodies still arriving capped in all and per client address, and
-// with the same answers on failure.
+// bytes held by bodies still arriving capped in all and per client (an address;
+// for IPv6 its /64: clientaddr.Key), and with the same answers on failure.
 package httpbody
 
 import (
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/wiremcp/wiremcp/transport/internal/clientaddr"
 )
 
 // initialCap is the most a body's buffer holds before its bytes arrive: a larger
@@ -40,7 +41,7 @@ type Options struct {
 	ReadTimeout time.Duration // each read of the body
 	Timeout     time.Duration // the whole body, from Read's start
 	InFlight    int64         // buffer bytes of all bodies being read
-	PerClient   int64         // buffer bytes of the bodies being read from one address
+	PerClient   int64         // buffer bytes of the bodies being read from one client (clientaddr.Key)
 }
 
 // A Reader reads the POST bodies of one handler and accounts for the buffer bytes
@@ -49,7 +50,7 @@ type Reader struct {
 	o        Options
 	mu       sync.Mutex
 	total    int64            // bytes reserved by bodies being read
-	byClient map[string]int64 // the same per client address (PerClient)
+	byClient map[string]int64 // the same per client (PerClient)
 }
 
 // New returns a Reader with o's limits.
@@ -141,7 +142,7 @@ func (rd *Reader) Read(w http.ResponseWriter, r *http.Request) ([]byte, int, str
 	}
 	var addr string
 	if o.PerClient > 0 {
-		addr = clientAddr(r)
+		addr = clientaddr.Key(r.RemoteAddr)
 	}
 	if s := rd.take(addr, c); s != 0 {
 		return rd.full(w, r, s)
@@ -234,15 +235,6 @@ func (rd *Reader) full(w http.ResponseWriter, r *http.Request, status int) ([]by
 	}
 	return rd.fail(r, status, "Service Unavailable: the request bodies being received hold the limit of "+
 		strconv.FormatInt(rd.o.InFlight, 10)+" bytes; retry after "+retryAfter+" s")
-}
-
-// clientAddr is the host of the request's remote address.
-func clientAddr(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
 }
 
 // TooLarge is the 413 answer's text: the limit the body passed.

@@ -365,3 +365,44 @@ func TestInFlightCap(t *testing.T) {
 		t.Fatalf("a POST after the unfinished bodies ended got %d", st)
 	}
 }
+
+// TestPerClientIPv6Network: the addresses of one IPv6 /64 share one PerClient
+// (a host usually holds the whole /64); another /64 has its own. Before, each
+// address had its own share, so one host could hold InFlight alone.
+func TestPerClientIPv6Network(t *testing.T) {
+	const max = 64 << 10
+	rd := New(Options{Max: max, InFlight: 64 << 20, PerClient: 1}) // raised to one body
+	post := func(remote string, body io.Reader) int {
+		r := httptest.NewRequest("POST", "/", body)
+		r.ContentLength = max
+		r.RemoteAddr = remote
+		_, status, _ := rd.Read(httptest.NewRecorder(), r)
+		return status
+	}
+	// A body that stops arriving holds the client's share.
+	pr, pw := io.Pipe()
+	done := make(chan int, 1)
+	go func() { done <- post("[2001:db8:1:2::1]:1000", pr) }()
+	for rd.InFlight() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	full := strings.Repeat("x", max)
+	for _, c := range []struct {
+		remote string
+		want   int
+	}{
+		{"[2001:db8:1:2::2]:1001", http.StatusTooManyRequests}, // the same /64
+		{"[2001:db8:1:2:ffff::9%eth0]:1002", http.StatusTooManyRequests},
+		{"[2001:db8:1:3::1]:1000", 0}, // another /64
+		{"192.0.2.1:1000", 0},
+	} {
+		if got := post(c.remote, strings.NewReader(full)); got != c.want {
+			t.Errorf("a body from %s while [2001:db8:1:2::1] holds its share: %d, want %d", c.remote, got, c.want)
+		}
+	}
+	pw.CloseWithError(errors.New("gone"))
+	<-done
+	if n := rd.InFlight(); n != 0 {
+		t.Errorf("%d bytes still held", n)
+	}
+}
