@@ -162,7 +162,18 @@ func TestClientSharePerModel(t *testing.T) {
 	_, err := c.take(ctx, pg)
 	if cb, ok := err.(*clientBusyError); !ok || !strings.Contains(cb.Error(), "2 queries of the model p/k/m") || !strings.Contains(cb.Error(), "4 connections a PostgreSQL model has") {
 		t.Errorf("a 3rd query of a PostgreSQL model: %v", err)
+	} else if h := cb.hint(); strings.Contains(h, "raise -max-queries-per-client") || !strings.Contains(h, "query another model meanwhile") {
+		t.Errorf("the per-model hint points at a flag that cannot lift it: %q", h)
 	}
+	one := newClientShares(1)
+	r1, err := one.take(ctx, duck)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := one.take(ctx, duck); err == nil || !strings.Contains(err.Error(), "already has 1 query running") {
+		t.Errorf("a share of 1: %v", err)
+	}
+	r1()
 	if r, err := c.take(withClient(context.Background(), "10.0.0.2"), pg); err != nil {
 		t.Errorf("another client: %v", err)
 	} else {
