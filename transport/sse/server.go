@@ -142,17 +142,8 @@ func NewHandler(connect ConnectFunc, opts *HandlerOptions) *Handler {
 	if o.BodyReadTimeout == 0 {
 		o.BodyReadTimeout = 10 * time.Second
 	}
-	if o.BodyTimeout == 0 {
-		o.BodyTimeout = httpbody.DefaultTimeout
-	}
-	if o.MaxBodyBytesInFlight == 0 {
-		o.MaxBodyBytesInFlight = httpbody.DefaultInFlight
-	}
-	if o.MaxBodyBytesInFlightPerClient == 0 {
-		o.MaxBodyBytesInFlightPerClient = httpbody.DefaultPerClient
-	}
-	h.body = httpbody.New(httpbody.Options{Max: o.MaxBodyBytes, ReadTimeout: o.BodyReadTimeout,
-		Timeout: o.BodyTimeout, InFlight: o.MaxBodyBytesInFlight, PerClient: o.MaxBodyBytesInFlightPerClient})
+	h.body = httpbody.New(httpbody.TransportDefaults(httpbody.Options{Max: o.MaxBodyBytes, ReadTimeout: o.BodyReadTimeout,
+		Timeout: o.BodyTimeout, InFlight: o.MaxBodyBytesInFlight, PerClient: o.MaxBodyBytesInFlightPerClient}))
 	h.limits = o.Limits
 	if h.limits.MaxSize == 0 || int64(h.limits.MaxSize) < o.MaxBodyBytes {
 		h.limits.MaxSize = int(o.MaxBodyBytes)

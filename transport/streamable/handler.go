@@ -89,17 +89,8 @@ func NewHandler(connect ConnectFunc, opts *HandlerOptions) *Handler {
 	if o.BodyReadTimeout == 0 {
 		o.BodyReadTimeout = defaultWrite
 	}
-	if o.BodyTimeout == 0 {
-		o.BodyTimeout = httpbody.DefaultTimeout
-	}
-	if o.MaxBodyBytesInFlight == 0 {
-		o.MaxBodyBytesInFlight = httpbody.DefaultInFlight
-	}
-	if o.MaxBodyBytesInFlightPerClient == 0 {
-		o.MaxBodyBytesInFlightPerClient = httpbody.DefaultPerClient
-	}
-	h.body = httpbody.New(httpbody.Options{Max: o.MaxBodyBytes, ReadTimeout: o.BodyReadTimeout,
-		Timeout: o.BodyTimeout, InFlight: o.MaxBodyBytesInFlight, PerClient: o.MaxBodyBytesInFlightPerClient})
+	h.body = httpbody.New(httpbody.TransportDefaults(httpbody.Options{Max: o.MaxBodyBytes, ReadTimeout: o.BodyReadTimeout,
+		Timeout: o.BodyTimeout, InFlight: o.MaxBodyBytesInFlight, PerClient: o.MaxBodyBytesInFlightPerClient}))
 	h.retryMS = int(o.RetryInterval / time.Millisecond)
 	if h.retryMS < 1 {
 		h.retryMS = 1

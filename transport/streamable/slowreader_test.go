@@ -225,16 +225,6 @@ func TestUnfinishedBodiesCapped(t *testing.T) {
 	}
 }
 
-// The body options' defaults.
-func TestBodyOptionDefaults(t *testing.T) {
-	h := NewHandler(func(context.Context, jsonrpc.Transport) error { return nil }, nil)
-	o := h.opts
-	if o.BodyTimeout != 30*time.Second || o.MaxBodyBytesInFlight != 64<<20 || o.MaxBodyBytesInFlightPerClient != 16<<20 {
-		t.Fatalf("defaults: BodyTimeout %v, MaxBodyBytesInFlight %d, MaxBodyBytesInFlightPerClient %d",
-			o.BodyTimeout, o.MaxBodyBytesInFlight, o.MaxBodyBytesInFlightPerClient)
-	}
-}
-
 // statusWriter records the status a handler answered with.
 type statusWriter struct {
 	http.ResponseWriter

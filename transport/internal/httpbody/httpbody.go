@@ -44,6 +44,23 @@ type Options struct {
 	PerClient   int64         // buffer bytes of the bodies being read from one client (clientaddr.Key)
 }
 
+// TransportDefaults returns o with the transports' defaults in place of zero
+// Timeout (DefaultTimeout), InFlight (DefaultInFlight) and PerClient
+// (DefaultPerClient), as both HTTP transports document their options; negative
+// values (none) are kept.
+func TransportDefaults(o Options) Options {
+	if o.Timeout == 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.InFlight == 0 {
+		o.InFlight = DefaultInFlight
+	}
+	if o.PerClient == 0 {
+		o.PerClient = DefaultPerClient
+	}
+	return o
+}
+
 // A Reader reads the POST bodies of one handler and accounts for the buffer bytes
 // of the bodies it is reading. It is safe for concurrent use.
 type Reader struct {
