@@ -207,6 +207,10 @@ func (h *bearerHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // (a read deadline on the connection, cleared afterwards, where the server
 // supports one).
 func (h *bearerHandler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	// Closed last: on failure with the deadline still set, so that net/http
+	// does not wait for the rest of a body the client may never send before it
+	// answers.
+	defer r.Body.Close()
 	var rc *http.ResponseController
 	if h.o.BodyTimeout > 0 {
 		rc = http.NewResponseController(w)
@@ -216,15 +220,11 @@ func (h *bearerHandler) readBody(w http.ResponseWriter, r *http.Request) ([]byte
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, h.o.MaxBodyBytes+1))
 	if err != nil {
-		// Closed with the deadline still set: net/http does not wait for the
-		// rest of a body the client may never send before it answers.
-		r.Body.Close()
 		return nil, err
 	}
 	if rc != nil {
 		_ = rc.SetReadDeadline(time.Time{})
 	}
-	r.Body.Close()
 	return body, nil
 }
 

@@ -112,11 +112,11 @@ func AddTool[In, Out any](s *Server, t *Tool, h TypedToolHandler[In, Out]) {
 	s.addTool(st)
 }
 
-// decodeArguments decodes the arguments into in (a pointer) with encoding/json,
+// decodeArguments decodes the arguments into in with encoding/json,
 // and, when that refuses a number for an integer field, decodes them again with
 // every whole number written with a fraction or an exponent (10.0, 1e3) written as
 // the integer it is. The first error stands when that does not help.
-func decodeArguments(args json.RawMessage, in any) error {
+func decodeArguments[T any](args json.RawMessage, in *T) error {
 	err := json.Unmarshal(args, in)
 	var ute *json.UnmarshalTypeError
 	if err == nil || !errors.As(err, &ute) || !strings.HasPrefix(ute.Value, "number") {
@@ -127,11 +127,11 @@ func decodeArguments(args json.RawMessage, in any) error {
 		return err
 	}
 	// Into a new value: what the failed decoding set in part does not carry over.
-	fresh := reflect.New(reflect.TypeOf(in).Elem())
-	if json.Unmarshal(fixed, fresh.Interface()) != nil {
+	var fresh T
+	if json.Unmarshal(fixed, &fresh) != nil {
 		return err
 	}
-	reflect.ValueOf(in).Elem().Set(fresh.Elem())
+	*in = fresh
 	return nil
 }
 

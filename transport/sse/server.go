@@ -139,9 +139,6 @@ func NewHandler(connect ConnectFunc, opts *HandlerOptions) *Handler {
 	if o.WriteTimeout == 0 {
 		o.WriteTimeout = 10 * time.Second
 	}
-	if o.BodyReadTimeout == 0 {
-		o.BodyReadTimeout = 10 * time.Second
-	}
 	h.body = httpbody.New(httpbody.TransportDefaults(httpbody.Options{Max: o.MaxBodyBytes, ReadTimeout: o.BodyReadTimeout,
 		Timeout: o.BodyTimeout, InFlight: o.MaxBodyBytesInFlight, PerClient: o.MaxBodyBytesInFlightPerClient}))
 	h.limits = o.Limits

@@ -86,9 +86,6 @@ func NewHandler(connect ConnectFunc, opts *HandlerOptions) *Handler {
 	if o.WriteTimeout == 0 {
 		o.WriteTimeout = defaultWrite
 	}
-	if o.BodyReadTimeout == 0 {
-		o.BodyReadTimeout = defaultWrite
-	}
 	h.body = httpbody.New(httpbody.TransportDefaults(httpbody.Options{Max: o.MaxBodyBytes, ReadTimeout: o.BodyReadTimeout,
 		Timeout: o.BodyTimeout, InFlight: o.MaxBodyBytesInFlight, PerClient: o.MaxBodyBytesInFlightPerClient}))
 	h.retryMS = int(o.RetryInterval / time.Millisecond)
@@ -374,7 +371,7 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 		writeHTTPError(w, http.StatusBadRequest, "Bad Request: unsupported MCP-Protocol-Version "+pv)
 		return
 	}
-	body, status, text := h.readBody(w, r)
+	body, status, text := h.body.Read(w, r)
 	if status != 0 {
 		writeRPCError(w, status, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, text)
 		return
@@ -878,12 +875,4 @@ func (h *Handler) allowed() string {
 		return "GET, POST"
 	}
 	return "GET, POST, DELETE"
-}
-
-// readBody reads the POST body within MaxBodyBytes, each read within
-// BodyReadTimeout and the whole within BodyTimeout, its buffer counted against
-// MaxBodyBytesInFlight and MaxBodyBytesInFlightPerClient while it arrives. On
-// failure it returns the HTTP status and a message.
-func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, int, string) {
-	return h.body.Read(w, r)
 }

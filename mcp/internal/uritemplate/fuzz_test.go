@@ -78,7 +78,7 @@ func FuzzMatch(f *testing.F) {
 				t.Fatalf("Match(%q, %q) returned unknown variable %q", tmplText, uri, k)
 			}
 		}
-		again, err := tmpl.Expand(toAny(got))
+		again, err := tmpl.Expand(toValues(got))
 		if err != nil {
 			t.Fatalf("Expand(Match(%q)): %v", uri, err)
 		}
@@ -99,7 +99,7 @@ func checkRoundTrip(t *testing.T, tmpl *Template, uri string, mayFail bool) {
 		}
 		return
 	}
-	back, err := tmpl.Expand(toAny(got))
+	back, err := tmpl.Expand(toValues(got))
 	if err != nil {
 		t.Fatalf("template %q: Expand(%v): %v", tmpl, got, err)
 	}

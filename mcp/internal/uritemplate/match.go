@@ -5,8 +5,8 @@ import (
 	"strings"
 )
 
-// matcher is the compiled form of a template for Match: three regular expressions
-// with the same capture groups, tried in turn: two accepting only what Expand
+// matcher is the compiled form of a template for Match: regular expressions with
+// the same capture groups, tried in turn: two accepting only what Expand
 // writes (the first with the separators that give the natural split kept out of
 // values, the second without) and one that is lenient about unencoded characters.
 type matcher struct {
@@ -103,16 +103,20 @@ func (t *Template) Match(uri string) (map[string]string, bool) {
 	// the URI is what Expand writes for empty values ({;a}{b} of ";a", a = b =
 	// ""): then the strict split that lets a {var} be empty, if it gives the URI
 	// back, is the one.
-	if back, err := t.Expand(toValues(out)); err != nil || back != uri {
+	if !t.givesBack(out, uri) {
 		if idx := m.empty.FindStringSubmatchIndex(uri); idx != nil {
-			if exact, ok := m.values(uri, idx); ok {
-				if back, err := t.Expand(toValues(exact)); err == nil && back == uri {
-					return exact, true
-				}
+			if exact, ok := m.values(uri, idx); ok && t.givesBack(exact, uri) {
+				return exact, true
 			}
 		}
 	}
 	return out, true
+}
+
+// givesBack reports whether Expand writes uri from the values v.
+func (t *Template) givesBack(v map[string]string, uri string) bool {
+	back, err := t.Expand(toValues(v))
+	return err == nil && back == uri
 }
 
 // toValues is a match's values as Expand takes them.

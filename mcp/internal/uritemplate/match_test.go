@@ -162,7 +162,7 @@ func TestMatchInvertsExpand(t *testing.T) {
 				}
 				continue
 			}
-			again, err := tmpl.Expand(toAny(got))
+			again, err := tmpl.Expand(toValues(got))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -191,14 +191,6 @@ func documentedAmbiguity(tmpl, v string) bool {
 		return v == "dot.ted" || v == "~_-."
 	}
 	return false
-}
-
-func toAny(m map[string]string) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 func TestMatchConcurrent(t *testing.T) {
@@ -267,7 +259,7 @@ func TestMatchEmptyValuesExactly(t *testing.T) {
 			t.Errorf("%s: %q does not match", tc.tmpl, tc.uri)
 			continue
 		}
-		back, err := tmpl.Expand(toAny(got))
+		back, err := tmpl.Expand(toValues(got))
 		if err != nil || back != tc.back {
 			t.Errorf("%s: Expand(Match(%q)) = %q (values %q), want %q", tc.tmpl, tc.uri, back, got, tc.back)
 		}

@@ -27,11 +27,13 @@ const unknownCap = 512
 // retryAfter is the Retry-After (seconds) of a 503 or 429 for a full budget.
 const retryAfter = "1"
 
-// The transports' defaults for Options.Timeout, InFlight and PerClient.
+// The transports' defaults for Options.ReadTimeout, Timeout, InFlight and
+// PerClient.
 const (
-	DefaultTimeout   = 30 * time.Second
-	DefaultInFlight  = 64 << 20
-	DefaultPerClient = 16 << 20
+	DefaultReadTimeout = 10 * time.Second
+	DefaultTimeout     = 30 * time.Second
+	DefaultInFlight    = 64 << 20
+	DefaultPerClient   = 16 << 20
 )
 
 // Options configures a Reader. Zero or negative durations and caps mean none; a
@@ -45,10 +47,13 @@ type Options struct {
 }
 
 // TransportDefaults returns o with the transports' defaults in place of zero
-// Timeout (DefaultTimeout), InFlight (DefaultInFlight) and PerClient
+// ReadTimeout (DefaultReadTimeout), Timeout (DefaultTimeout), InFlight (DefaultInFlight) and PerClient
 // (DefaultPerClient), as both HTTP transports document their options; negative
 // values (none) are kept.
 func TransportDefaults(o Options) Options {
+	if o.ReadTimeout == 0 {
+		o.ReadTimeout = DefaultReadTimeout
+	}
 	if o.Timeout == 0 {
 		o.Timeout = DefaultTimeout
 	}
@@ -168,12 +173,11 @@ func (rd *Reader) Read(w http.ResponseWriter, r *http.Request) ([]byte, int, str
 	defer func() { rd.give(addr, held) }()
 
 	var rc *http.ResponseController
-	var start, end time.Time // end: the whole body's deadline
+	var end time.Time // the whole body's deadline
 	if o.ReadTimeout > 0 || o.Timeout > 0 {
 		rc = http.NewResponseController(w)
-		start = time.Now()
 		if o.Timeout > 0 {
-			end = start.Add(o.Timeout)
+			end = time.Now().Add(o.Timeout)
 		}
 	}
 	buf := make([]byte, 0, c)
@@ -200,12 +204,10 @@ func (rd *Reader) Read(w http.ResponseWriter, r *http.Request) ([]byte, int, str
 			if o.ReadTimeout > 0 && (d.IsZero() || now.Add(o.ReadTimeout).Before(d)) {
 				d = now.Add(o.ReadTimeout)
 			}
-			if rc.SetReadDeadline(d) != nil {
-				// A ResponseWriter without deadlines: read without, checking the
-				// whole body's deadline between reads.
-				if end.IsZero() {
-					rc = nil
-				}
+			if rc.SetReadDeadline(d) != nil && end.IsZero() {
+				// A ResponseWriter without deadlines: read without (with a
+				// whole-body deadline, checking it between reads).
+				rc = nil
 			}
 		}
 		m, err := r.Body.Read(buf[len(buf):cap(buf)])

@@ -410,11 +410,11 @@ func TestPerClientIPv6Network(t *testing.T) {
 // TestTransportDefaults: zero takes the transports' defaults, negative (none)
 // and set values are kept.
 func TestTransportDefaults(t *testing.T) {
-	got := TransportDefaults(Options{Max: 10, ReadTimeout: 3})
-	if got != (Options{Max: 10, ReadTimeout: 3, Timeout: 30 * time.Second, InFlight: 64 << 20, PerClient: 16 << 20}) {
+	got := TransportDefaults(Options{Max: 10})
+	if got != (Options{Max: 10, ReadTimeout: 10 * time.Second, Timeout: 30 * time.Second, InFlight: 64 << 20, PerClient: 16 << 20}) {
 		t.Errorf("zero: %+v", got)
 	}
-	set := Options{Max: 10, Timeout: -1, InFlight: 5, PerClient: -1}
+	set := Options{Max: 10, ReadTimeout: -1, Timeout: -1, InFlight: 5, PerClient: -1}
 	if got := TransportDefaults(set); got != set {
 		t.Errorf("set: %+v", got)
 	}
