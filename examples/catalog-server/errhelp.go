@@ -775,10 +775,10 @@ func specialFileRead(sqlText, dir string) error {
 			n++
 			abs := filepath.Clean(p)
 			in := dir
-			if !engine.Within(dir, abs) {
+			if !catalog.Within(dir, abs) {
 				// The package folder as DuckDB compares it, its links resolved.
 				real, err := filepath.EvalSymlinks(dir)
-				if err != nil || !engine.Within(real, abs) {
+				if err != nil || !catalog.Within(real, abs) {
 					continue
 				}
 				in = real

@@ -51,3 +51,21 @@ func TestOutsideLinks(t *testing.T) {
 		t.Errorf("OutsideLinks:\n got %q\nwant %q", got, want)
 	}
 }
+
+// TestWithin: a path is within a folder when it is the folder or below it, not
+// when it only starts with the folder's name.
+func TestWithin(t *testing.T) {
+	dir := filepath.Join(string(filepath.Separator), "srv", "pkg")
+	for p, want := range map[string]bool{
+		dir:                                true,
+		filepath.Join(dir, "a.csv"):        true,
+		filepath.Join(dir, "sub", "b.csv"): true,
+		dir + "2":                          false,
+		filepath.Join(dir+"2", "a.csv"):    false,
+		filepath.Dir(dir):                  false,
+	} {
+		if got := Within(dir, p); got != want {
+			t.Errorf("Within(%q, %q) = %v, want %v", dir, p, got, want)
+		}
+	}
+}

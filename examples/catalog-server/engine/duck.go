@@ -91,7 +91,7 @@ type Duck struct {
 	temp      string // max_temp_directory_size, for MemoryError
 	columns   map[string][]Column
 	broken    map[string]string     // source name → why its view could not be made
-	checks    map[string]QueryCheck // while building: what the named queries' check found
+	checks    map[string]QueryCheck // named query → what its check found (checkQueries); nil in a query process
 	keepWire  bool                  // in a query process: results keep their values' JSON (rowAppender)
 	// file and cfg open the database again after DuckDB invalidated it
 	// (reopen); nil in a query process, which is ended instead (DuckProc).
@@ -214,7 +214,7 @@ func openDuckFile(ctx context.Context, f *duckFile, cfg DuckConfig) (*Duck, erro
 	if err != nil {
 		return nil, err
 	}
-	d := &Duck{tmp: f.tmp, memory: cfg.MemoryLimit, temp: cfg.TempLimit, columns: f.columns, broken: f.broken, db: db}
+	d := &Duck{tmp: f.tmp, memory: cfg.MemoryLimit, temp: cfg.TempLimit, columns: f.columns, broken: f.broken, checks: f.checks, db: db}
 	d.parser, _ = processParser() // without it (an error) the gate judges every text
 	return d, nil
 }
@@ -498,12 +498,7 @@ func (d *Duck) Broken() map[string]string { return d.broken }
 
 // QueryChecks returns, by named query, what DuckDB found wrong with it when the
 // model opened (checkQueries); under "" the queries left unchecked.
-func (d *Duck) QueryChecks() map[string]QueryCheck {
-	if d.file == nil {
-		return nil
-	}
-	return d.file.checks
-}
+func (d *Duck) QueryChecks() map[string]QueryCheck { return d.checks }
 
 // Discard removes the model's files (its database file and DuckDB's temporary
 // folder) without waiting for running queries: a process that stops without

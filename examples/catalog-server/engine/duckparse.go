@@ -95,7 +95,7 @@ func (p *duckParser) close() {
 // statement. False means anything else — none, several, a syntax error, every
 // connection busy, ctx ended — and the caller asks the gate, which says which.
 func (p *duckParser) oneStatement(ctx context.Context, sqlText string) bool {
-	if ctx.Err() != nil || mayHoldPragma(sqlText) || mayCallStateful(sqlText) {
+	if lower := strings.ToLower(sqlText); ctx.Err() != nil || strings.Contains(lower, "pragma") || callsStateful(lower) {
 		return false
 	}
 	var c mapping.Connection
@@ -126,18 +126,26 @@ func mayHoldPragma(sqlText string) bool {
 // settings the configuration lock does not cover, and show one client's queries to
 // another), checkpoints (checkpoint('system') invalidates the database), the
 // PEG parser switch, the connection's random seed, and SQL from strings or plans;
-// and those that show what other queries of the database did (watchFunctions).
-// A query calling one is refused.
-var statefulFunctions = map[string]bool{
+// and those that show what other queries of the database did (watchFunctions) or
+// wait without working (idleFunctions). A query calling one is refused.
+var statefulFunctions = joinSets(map[string]bool{
 	"enable_logging": true, "disable_logging": true, "truncate_duckdb_logs": true, "write_log": true,
 	"enable_profiling": true, "disable_profiling": true,
 	"checkpoint": true, "force_checkpoint": true,
 	"enable_peg_parser": true, "disable_peg_parser": true, "check_peg_parser": true,
 	"setseed":                     true,
 	"json_execute_serialized_sql": true, "json_serialize_plan": true, "query": true, "query_table": true,
-	"duckdb_external_file_cache": true, "duckdb_temporary_files": true, "duckdb_memory": true, "pragma_database_size": true, "duckdb_connection_count": true,
-	// Waiting without working (waitsIdle, refused with its own reason):
-	"sleep_ms": true, "pg_sleep": true,
+}, watchFunctions, idleFunctions)
+
+// joinSets returns the union of sets.
+func joinSets(sets ...map[string]bool) map[string]bool {
+	out := map[string]bool{}
+	for _, set := range sets {
+		for k := range set {
+			out[k] = true
+		}
+	}
+	return out
 }
 
 // watchFunctions are the statefulFunctions that change nothing but show what
@@ -150,15 +158,15 @@ var watchFunctions = map[string]bool{
 	"duckdb_external_file_cache": true, "duckdb_temporary_files": true, "duckdb_memory": true, "pragma_database_size": true, "duckdb_connection_count": true,
 }
 
+// idleFunctions are the statefulFunctions of DuckDB's that wait without working:
+// sleep_ms, and its macro pg_sleep. A query calling one would hold its model's
+// connection (and a query process) for as long as it asks, up to its time limit,
+// using no processor or memory that any other limit would notice first.
+var idleFunctions = map[string]bool{"sleep_ms": true, "pg_sleep": true}
+
 // waitsIdle reports whether the function name (as statefulCall returns it) is
-// one of DuckDB's that wait without working: sleep_ms, and its macro pg_sleep.
-// A query calling one would hold its model's connection (and a query process)
-// for as long as it asks, up to its time limit, using no processor or memory
-// that any other limit would notice first.
-func waitsIdle(name string) bool {
-	n := strings.ToLower(name)
-	return n == "sleep_ms" || n == "pg_sleep"
-}
+// one of idleFunctions.
+func waitsIdle(name string) bool { return idleFunctions[strings.ToLower(name)] }
 
 // waitsIdleReason is why a query calling name (waitsIdle) is refused.
 func waitsIdleReason(name string) string {
@@ -176,8 +184,10 @@ var statefulOptions = map[string]bool{"store_rejects": true, "rejects_table": tr
 // judges nothing: such a text goes to the gate, which reads DuckDB's syntax tree
 // (statefulCall); a false alarm (a column named query_id) only costs the gate's
 // query.
-func mayCallStateful(sqlText string) bool {
-	lower := strings.ToLower(sqlText)
+func mayCallStateful(sqlText string) bool { return callsStateful(strings.ToLower(sqlText)) }
+
+// callsStateful is mayCallStateful of a text already in lower case.
+func callsStateful(lower string) bool {
 	if strings.Contains(lower, "rejects") {
 		return true
 	}

@@ -397,7 +397,7 @@ func inside(dir, p string) (string, error) {
 		abs = filepath.Join(dir, p)
 	}
 	abs = filepath.Clean(abs)
-	if !Within(dir, abs) {
+	if !catalog.Within(dir, abs) {
 		return "", fmt.Errorf("%q is outside the package folder", p)
 	}
 	fixed := abs
@@ -408,7 +408,7 @@ func inside(dir, p string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%q: %w", p, err)
 	}
-	if !Within(dir, real) {
+	if !catalog.Within(dir, real) {
 		return "", fmt.Errorf("%q goes through a symbolic link to %q, outside the package folder", p, real)
 	}
 	// A named pipe (or device) would hold DuckDB's read, and so the model's
@@ -424,9 +424,6 @@ func inside(dir, p string) (string, error) {
 	}
 	return abs, nil
 }
-
-// Within reports whether the clean absolute path p is dir or below it.
-func Within(dir, p string) bool { return catalog.Within(dir, p) }
 
 // resolve returns p with every symbolic link resolved. A part of p that does not
 // exist (yet) is kept as written after its longest existing parent is resolved.

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -279,10 +280,9 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 	// truncation): the server neither computes nor sends the rows past them (pgx
 	// would read and drop them all when the rows close).
 	full := p.prefix + pgWrapOpen + body + "\n) AS q LIMIT " + strconv.Itoa(lim.RowLimit+1)
-	offset := len([]rune(p.prefix + pgWrapOpen))
 	rows, err := tx.Query(ctx, full, append([]any{pgFormats}, bound.args...)...)
 	if err != nil {
-		return nil, p.fail(ctx, tx, err, offset, full, bound)
+		return nil, p.fail(ctx, tx, err, full, bound)
 	}
 	defer rows.Close()
 	res := newResult(lim)
@@ -318,7 +318,7 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 		vals, err := rows.Values()
 		if err != nil {
 			rows.Close()
-			return nil, p.fail(ctx, tx, err, offset, full, bound)
+			return nil, p.fail(ctx, tx, err, full, bound)
 		}
 		raw := rows.RawValues()
 		row := make([]any, len(vals))
@@ -342,7 +342,7 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, p.fail(ctx, tx, err, offset, full, bound)
+		return nil, p.fail(ctx, tx, err, full, bound)
 	}
 	if len(unnamed) > 0 {
 		p.nameTypes(ctx, tx, unnamed, res.Columns)
@@ -643,14 +643,14 @@ func (p *Postgres) nameTypes(ctx context.Context, tx pgx.Tx, oids []uint32, cols
 // with the same SQLSTATE as a write; the plan tells the two apart: a LockRows
 // step is a row lock. (A locking clause PostgreSQL ignores, on a WITH query such
 // as a model's source, has no such step and locks nothing.)
-func (p *Postgres) fail(ctx context.Context, tx pgx.Tx, err error, offset int, full string, bound *pgBound) error {
+func (p *Postgres) fail(ctx context.Context, tx pgx.Tx, err error, full string, bound *pgBound) error {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) && pe.Code == "25006" {
 		if locks, lerr := planLocksRows(ctx, tx, full, bound.args); lerr == nil && locks {
 			return &RefusedError{Reason: rowLocksReason + " (PostgreSQL: " + pe.Message + ")", Rule: ruleNoLocks}
 		}
 	}
-	return p.pgErr(err, offset, full[len(p.prefix+pgWrapOpen):], bound)
+	return p.pgErr(err, full, bound)
 }
 
 // planLocksRows reports whether PostgreSQL's plan for full has a LockRows step.
@@ -695,10 +695,11 @@ func planLocksRows(ctx context.Context, tx pgx.Tx, full string, args []any) (boo
 const pgWrapOpen = "SELECT * FROM (\n"
 
 // pgErr keeps PostgreSQL's message, moves its position into the caller's SQL, and
-// turns the read-only and query-only refusals into RefusedErrors. body is the
-// caller's statement (and what follows it in the wrapped form), bound its
-// parameters as they ran ($n) and were written (@name).
-func (p *Postgres) pgErr(err error, offset int, body string, bound *pgBound) error {
+// turns the read-only and query-only refusals into RefusedErrors. full is the
+// statement as it ran (the sources, then the caller's statement wrapped; the
+// offset of the caller's text is worked out only for an error with a position),
+// bound its parameters as they ran ($n) and were written (@name).
+func (p *Postgres) pgErr(err error, full string, bound *pgBound) error {
 	var pe *pgconn.PgError
 	if !errors.As(err, &pe) {
 		return err
@@ -711,11 +712,11 @@ func (p *Postgres) pgErr(err error, offset int, body string, bound *pgBound) err
 			return &RefusedError{Reason: "PostgreSQL's parser reads this as a data-modifying statement: " + pe.Message}
 		}
 	case "42601": // syntax error in the wrapped form: the statement is not a query
-		return &RefusedError{Reason: notAQuery(body, pe.Message)}
+		return &RefusedError{Reason: notAQuery(full[len(p.prefix+pgWrapOpen):], pe.Message)}
 	case "57014":
 		return err
 	}
-	pos := int(pe.Position) - offset
+	pos := int(pe.Position) - utf8.RuneCountInString(p.prefix+pgWrapOpen)
 	if pos < 0 {
 		pos = 0
 	}

@@ -132,9 +132,8 @@ func (p *Postgres) checkOne(ctx context.Context, tx pgx.Tx, q *catalog.Query, pc
 	}
 	if err == nil {
 		full := p.prefix + pgWrapOpen + body + "\n) AS q LIMIT 1"
-		offset := utf8.RuneCountInString(p.prefix + pgWrapOpen)
 		if _, perr := pg.Prepare(ctx, "", full, nil); perr != nil {
-			err = p.pgErr(perr, offset, full[len(p.prefix+pgWrapOpen):], bound)
+			err = p.pgErr(perr, full, bound)
 		}
 	}
 	// Also after a prepare that went well: its parse analysis locked the
