@@ -980,9 +980,9 @@ func (d *Duck) run(qctx context.Context, dc *duckdb.Conn, one bool, sqlText stri
 	// and decoded here with the digits kept.
 	// The columns' types as DuckDB writes them, from the statement as sent
 	// (the one below reads JSON and TIME as VARCHAR).
-	shown := duckColumnTypes(stmt)
+	shown, repl, cols := columnTypes(stmt)
 	var jsonCols map[int]string
-	if repl, cols := jsonColumns(stmt); len(repl) > 0 {
+	if len(repl) > 0 {
 		if st2, err := dc.Prepare(cappedText(capText, lim.RowLimit+1, repl)); err == nil {
 			st.Close()
 			st, stmt, jsonCols = st2, st2.(*duckdb.Stmt), cols
@@ -1123,35 +1123,54 @@ func cappedText(sqlText string, n int, replace []string) string {
 	return sel + "FROM (\n" + body + "\n) LIMIT " + strconv.Itoa(n)
 }
 
-// jsonColumns finds the columns of a prepared query that hold a value duckdb-go
-// does not read faithfully, as a whole or inside a LIST, ARRAY, STRUCT, MAP or
-// UNION: JSON (decoded into float64 numbers, which changes every integer past
-// 2^53) and TIME (24:00:00, the end of the day, read as 00:00:00). It returns the
-// REPLACE items that read them with VARCHAR where those types are, and by index
-// the type to convert each one by — DuckDB's name of the type with JSON and TIME
-// where they are ("JSON", "TIME[]", STRUCT("j" JSON, "n" INTEGER)), which
-// duckValue follows to decode JSON's text with the numbers' digits kept, and to
-// keep a TIME's text.
-func jsonColumns(stmt *duckdb.Stmt) ([]string, map[int]string) {
+// columnTypes reads the columns of a prepared query once, for two things.
+//
+// shown is, by column, its type as DuckDB writes it where duckdb-go's name for
+// it differs ("" elsewhere, and where DuckDB's cannot be written: duckdb-go's
+// name is shown).
+//
+// repl and cols are for the columns that hold a value duckdb-go does not read
+// faithfully, as a whole or inside a LIST, ARRAY, STRUCT, MAP or UNION: JSON
+// (decoded into float64 numbers, which changes every integer past 2^53) and TIME
+// (24:00:00, the end of the day, read as 00:00:00). repl is the REPLACE items that
+// read them with VARCHAR where those types are, and cols by index the type to
+// convert each one by — DuckDB's name of the type with JSON and TIME where they
+// are ("JSON", "TIME[]", STRUCT("j" JSON, "n" INTEGER)), which duckValue follows
+// to decode JSON's text with the numbers' digits kept, and to keep a TIME's text.
+func columnTypes(stmt *duckdb.Stmt) (shown, repl []string, cols map[int]string) {
 	n, err := stmt.ColumnCount()
 	if err != nil {
-		return nil, nil
+		return nil, nil, nil
 	}
-	var repl []string
-	cols := map[int]string{}
+	shown = make([]string, n)
+	cols = map[int]string{}
+	named := true // every column whose name was needed could be read
 	for i := range n {
-		// JSON is VARCHAR with an alias: only those columns, TIME ones and
-		// nested ones need their type looked up (ColumnTypeInfo builds a whole
-		// type description).
-		switch t, err := stmt.ColumnType(i); {
-		case err != nil:
+		t, err := stmt.ColumnType(i)
+		if err != nil {
 			continue
-		case t == duckdb.TYPE_VARCHAR, t == duckdb.TYPE_TIME, t == duckdb.TYPE_LIST, t == duckdb.TYPE_ARRAY, t == duckdb.TYPE_STRUCT, t == duckdb.TYPE_MAP, t == duckdb.TYPE_UNION:
+		}
+		// Only these need their whole type looked up (ColumnTypeInfo builds a
+		// whole type description): JSON is VARCHAR with an alias.
+		nested := false
+		switch t {
+		case duckdb.TYPE_TIMESTAMP_TZ, duckdb.TYPE_TIME_TZ:
+			shown[i] = duckTypeShown[t]
+			continue
+		case duckdb.TYPE_LIST, duckdb.TYPE_ARRAY, duckdb.TYPE_STRUCT, duckdb.TYPE_MAP, duckdb.TYPE_UNION:
+			nested = true
+		case duckdb.TYPE_ENUM, duckdb.TYPE_VARCHAR, duckdb.TYPE_TIME:
 		default:
 			continue
 		}
 		ti, err := stmt.ColumnTypeInfo(i)
 		if err != nil {
+			continue
+		}
+		if nested || t == duckdb.TYPE_ENUM {
+			shown[i], _ = duckTypeString(ti)
+		}
+		if t == duckdb.TYPE_ENUM || !named {
 			continue
 		}
 		guide, cast, asText, ok := duckTypeNames(ti)
@@ -1160,12 +1179,16 @@ func jsonColumns(stmt *duckdb.Stmt) ([]string, map[int]string) {
 		}
 		name, err := stmt.ColumnName(i)
 		if err != nil {
-			return nil, nil
+			named = false
+			continue
 		}
 		repl = append(repl, "CAST("+quoteIdent(name)+" AS "+cast+") AS "+quoteIdent(name))
 		cols[i] = guide
 	}
-	return repl, cols
+	if !named {
+		return shown, nil, nil
+	}
+	return shown, repl, cols
 }
 
 // duckTypeNames writes the type ti as DuckDB names it (as duckdb-go's
@@ -1574,7 +1597,7 @@ func duckValue(v any, dbType string) any {
 		}
 		return out
 	case string:
-		if dbType == "JSON" { // inside a nested value that jsonColumns reads as text
+		if dbType == "JSON" { // inside a nested value that columnTypes reads as text
 			var jv any
 			if jsonKeepNumbers([]byte(x), &jv) == nil {
 				return jv

@@ -15,31 +15,6 @@ import (
 // TIMESTAMP WITH TIME ZONE. duckdb-go's own names (STRUCT("k" VARCHAR), ENUM,
 // TIMESTAMPTZ) are kept for converting the values (duckValue), not shown.
 
-// duckColumnTypes returns, by column of the prepared statement stmt, its type
-// as DuckDB writes it, where duckdb-go's name for it differs ("" elsewhere,
-// and where it cannot be written: duckdb-go's name is shown).
-func duckColumnTypes(stmt *duckdb.Stmt) []string {
-	n, err := stmt.ColumnCount()
-	if err != nil {
-		return nil
-	}
-	out := make([]string, n)
-	for i := range n {
-		switch t, err := stmt.ColumnType(i); {
-		case err != nil:
-		case t == duckdb.TYPE_TIMESTAMP_TZ, t == duckdb.TYPE_TIME_TZ:
-			out[i] = duckTypeShown[t]
-		case t == duckdb.TYPE_LIST, t == duckdb.TYPE_ARRAY, t == duckdb.TYPE_STRUCT, t == duckdb.TYPE_MAP, t == duckdb.TYPE_UNION, t == duckdb.TYPE_ENUM:
-			// Only these need their whole type looked up (ColumnTypeInfo
-			// builds a whole type description).
-			if ti, err := stmt.ColumnTypeInfo(i); err == nil {
-				out[i], _ = duckTypeString(ti)
-			}
-		}
-	}
-	return out
-}
-
 // duckTypeString writes the type ti as DuckDB's typeof() does; false for a
 // type it cannot write (one holding a type without a name here).
 func duckTypeString(ti duckdb.TypeInfo) (string, bool) {
