@@ -307,7 +307,7 @@ const duckJSONNote = "\n If this error occurred during read_json, line/object nu
 func (ts *typedSQL) restoreExcerpt(msg string) string {
 	lines := strings.Split(msg, "\n")
 	for i, l := range lines {
-		m := duckExcerpt.FindStringIndex(l)
+		m := excerptLine.FindStringIndex(l)
 		if m == nil {
 			continue
 		}
@@ -376,8 +376,6 @@ func (ts *typedSQL) restoreExcerpt(msg string) string {
 	}
 	return strings.Join(lines, "\n")
 }
-
-var duckExcerpt = regexp.MustCompile(`^LINE \d+: `)
 
 // typeArticle is "a" or "an" before the type name t as it is read aloud (an
 // INTERVAL, a UUID, a DATE).

@@ -169,9 +169,9 @@ func (e *clientBusyError) Error() string {
 		if e.pg {
 			what = "PostgreSQL model has"
 		}
-		return fmt.Sprintf("your client already has %s of the model %s running or waiting for their turn, its share of that model (half of the %d connections a %s), so this query was not started and did not wait. Wait for one of your earlier queries of it to be answered, then call again", queriesWord(e.perModel), e.model, e.modelQueries, what)
+		return fmt.Sprintf("your client already has %s of the model %s running or waiting for their turn, its share of that model (half of the %d connections a %s), so this query was not started and did not wait. Wait for one of your earlier queries of it to be answered, then call again", countOf(e.perModel, "query", "queries"), e.model, e.modelQueries, what)
 	}
-	return fmt.Sprintf("your client already has %s running or waiting for their turn on this server, its share (-max-queries-per-client %d), so this query was not started and did not wait. Wait for one of your earlier queries to be answered, then call again", queriesWord(e.share), e.share)
+	return fmt.Sprintf("your client already has %s running or waiting for their turn on this server, its share (-max-queries-per-client %d), so this query was not started and did not wait. Wait for one of your earlier queries to be answered, then call again", countOf(e.share, "query", "queries"), e.share)
 }
 
 // hint says what the caller can do.
@@ -182,12 +182,4 @@ func (e *clientBusyError) hint() string {
 		return "Send the next query of this model once one of your earlier ones is answered, or query another model meanwhile: no client holds more than half of a model's connections, so that others can still query it. If many clients reach this server from one address or one IPv6 /64 network (a proxy), its operator can name the proxy's client-address header with -client-header."
 	}
 	return "Send the next query once one of your earlier ones is answered: each client's queries at once are capped so that no client holds the others up. If many clients reach this server from one address or one IPv6 /64 network (a proxy, a shared network), its operator can raise -max-queries-per-client, or name the proxy's client-address header with -client-header."
-}
-
-// queriesWord is "1 query", "2 queries", ….
-func queriesWord(n int) string {
-	if n == 1 {
-		return "1 query"
-	}
-	return fmt.Sprint(n) + " queries"
 }

@@ -87,9 +87,7 @@ type options struct {
 	stopWait time.Duration
 	isolate  bool
 	maxProcs int
-	// perClient is -max-queries-per-client: 0 is no share (cfg's -1).
-	perClient int
-	cfg       Config
+	cfg      Config
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -109,7 +107,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.DurationVar(&o.cfg.QueryTimeout, "timeout", def.QueryTimeout, "per-query time limit: the query is answered by then and stopped (its query process ended where DuckDB cannot interrupt it; with -isolate=false, left to finish in the background)")
 	fs.DurationVar(&o.stopWait, "stop-wait", 5*time.Second, "with -isolate=false, when stopping, how long to wait for computations DuckDB could not interrupt at their time limit (they end with the process after it)")
 	fs.IntVar(&o.maxProcs, "max-query-processes", defaultQueryProcesses, "the most query processes running DuckDB queries at once over all models (each model runs 8 at most)")
-	fs.IntVar(&o.perClient, "max-queries-per-client", defaultQueriesPerClient, "the most queries one client (over HTTP: one remote address) has running or waiting at once, over all models (and at most half of one model's connections); a query past it is refused at once. 0 turns the share off, as behind a reverse proxy, where every client has the proxy's address, unless -client-header names the proxy's header")
+	fs.IntVar(&o.cfg.MaxQueriesPerClient, "max-queries-per-client", defaultQueriesPerClient, "the most queries one client (over HTTP: one remote address) has running or waiting at once, over all models (and at most half of one model's connections); a query past it is refused at once. 0 turns the share off, as behind a reverse proxy, where every client has the proxy's address, unless -client-header names the proxy's header")
 	fs.StringVar(&o.cfg.ClientHeader, "client-header", "", "take the client's address from this request `header`, set by a trusted reverse proxy in front (X-Forwarded-For: its last address), instead of the connection's; only when every request comes through that proxy, as a client could write the header itself")
 	fs.BoolVar(&o.isolate, "isolate", true, "run each DuckDB query in a query process (this program, started again), ended at the query's time limit if DuckDB cannot stop; -isolate=false runs queries in the server's process, without a round trip between processes, but a calculation DuckDB cannot interrupt then runs on past its limit")
 	fs.IntVar(&o.cfg.Duck.Threads, "threads", engine.DefaultThreads, "DuckDB worker threads per query process (with -isolate=false, per model)")
@@ -133,9 +131,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "catalog-server: %v (see -h)\n", err)
 		return 2
 	}
-	o.cfg.MaxQueriesPerClient = o.perClient
-	if o.perClient == 0 {
-		o.cfg.MaxQueriesPerClient = -1 // no share
+	if o.cfg.MaxQueriesPerClient == 0 {
+		o.cfg.MaxQueriesPerClient = -1 // the flag's 0 is no share (Config's 0 is the default)
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	if err := serve(ctx, o, stdin, stdout, log); err != nil {
@@ -158,8 +155,8 @@ func (o *options) check() error {
 			return fmt.Errorf("-%s %d: must be at least 1", f.name, f.v)
 		}
 	}
-	if o.perClient < 0 {
-		return fmt.Errorf("-max-queries-per-client %d: must not be negative (0 turns the share off)", o.perClient)
+	if c.MaxQueriesPerClient < 0 {
+		return fmt.Errorf("-max-queries-per-client %d: must not be negative (0 turns the share off)", c.MaxQueriesPerClient)
 	}
 	if c.DefaultRowLimit > c.MaxRowLimit {
 		return fmt.Errorf("-row-limit %d is above -max-row-limit %d", c.DefaultRowLimit, c.MaxRowLimit)

@@ -1064,13 +1064,14 @@ func checkParams(q *catalog.Query, in map[string]any) (map[string]any, error) {
 	for _, p := range q.Params {
 		declared[p.Name] = true
 	}
-	for _, sp := range catalog.PlaceholderSpans(q.SQL, queryEngine(q)) {
+	named, positional := catalog.Spans(q.SQL, queryEngine(q))
+	for _, sp := range named {
 		if !declared[sp.Name] {
 			return nil, unboundNamed(q, catalog.ParamSign(queryEngine(q))+sp.Name)
 		}
 	}
-	if ps := catalog.PositionalSpans(q.SQL, queryEngine(q)); len(ps) > 0 {
-		return nil, unboundPositional(q, ps[0])
+	if len(positional) > 0 {
+		return nil, unboundPositional(q, positional[0])
 	}
 	out := map[string]any{}
 	// Every parameter missing is named at once, with what each is.

@@ -797,7 +797,7 @@ func decimalValue(eng string, p catalog.Param, v any) (string, error) {
 	n, wide := d.round(prec, scale)
 	if wide {
 		typ := p.Type
-		if m := decimalType.FindStringSubmatch(strings.ToUpper(strings.Join(strings.Fields(p.Type), ""))); m[1] == "" {
+		if !strings.Contains(p.Type, "(") { // DECIMAL alone
 			typ += ", DuckDB's DECIMAL(18,3)"
 		}
 		if scale > prec {
@@ -815,15 +815,15 @@ func decimalValue(eng string, p catalog.Param, v any) (string, error) {
 		if prec > 24 {
 			ex = fmt.Sprintf("it holds numbers below 1e%d", prec-scale)
 		}
-		return "", fmt.Errorf("parameter %q must be a number with at most %s before the decimal point once rounded to %d decimals (%s), got %s; %s", p.Name, digitsWord(prec-scale), scale, typ, jsonText(v), ex)
+		return "", fmt.Errorf("parameter %q must be a number with at most %s before the decimal point once rounded to %d decimals (%s), got %s; %s", p.Name, countOf(prec-scale, "digit", "digits"), scale, typ, jsonText(v), ex)
 	}
 	return scaledText(n, scale, d.neg), nil
 }
 
-// digitsWord is "1 digit", "2 digits", ….
-func digitsWord(n int) string {
+// countOf is n with the noun for one or for many: "1 digit", "2 digits".
+func countOf(n int, one, many string) string {
 	if n == 1 {
-		return "1 digit"
+		return "1 " + one
 	}
-	return strconv.Itoa(n) + " digits"
+	return strconv.Itoa(n) + " " + many
 }

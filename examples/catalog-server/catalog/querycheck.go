@@ -44,7 +44,7 @@ type Span struct {
 // placeholders: binding values (the PostgreSQL engine puts $1, $2, … in their
 // place), casting them and the checks when a model loads all use it.
 func PlaceholderSpans(sqlText, engine string) []Span {
-	named, _ := scanPlaceholders(sqlText, engine)
+	named, _ := Spans(sqlText, engine)
 	return named
 }
 
@@ -54,12 +54,13 @@ func PlaceholderSpans(sqlText, engine string) []Span {
 // gives a value by position, and on PostgreSQL the server's own $1, $2, … (one
 // per @name) would take their place.
 func PositionalSpans(sqlText, engine string) []Span {
-	_, positional := scanPlaceholders(sqlText, engine)
+	_, positional := Spans(sqlText, engine)
 	return positional
 }
 
-// scanPlaceholders reads sqlText once for PlaceholderSpans and PositionalSpans.
-func scanPlaceholders(sqlText, engine string) (out, positional []Span) {
+// Spans reads sqlText once for both PlaceholderSpans (out) and PositionalSpans
+// (positional), for a caller that needs both.
+func Spans(sqlText, engine string) (out, positional []Span) {
 	sigil := byte('$')
 	if engine == EnginePostgres {
 		sigil = '@'
