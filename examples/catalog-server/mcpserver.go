@@ -802,9 +802,15 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 		// Positions and DuckDB's excerpt about the author's SQL, not the
 		// casts it ran with.
 		err, castOf = typed.restore(err)
+		// The SQL the error is now about: a named query's as its author wrote
+		// it (restore moved the positions and excerpt there), not its casts.
+		errSQL := sqlText
+		if q != nil {
+			errSQL = q.SQL
+		}
 		// The files DuckDB names (a CSV that fails to convert) by their place in
 		// the package, not on the server's disk.
-		err = withPackageRelative(err, m, sqlText)
+		err = withPackageRelative(err, m, errSQL)
 		// DuckDB knows nothing of a source whose view could not be made: say why
 		// it is missing rather than "no such table, did you mean …".
 		var se *engine.SQLError
@@ -816,7 +822,7 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 					return nil, &brokenSourceError{path: mpath + "/" + name, reason: sourceProblem(m, reason)}
 				}
 			}
-			if ce := catalogPathName(se, sqlText, m); ce != nil {
+			if ce := catalogPathName(se, errSQL, m); ce != nil {
 				err = ce
 			} else {
 				err = withClosestSources(timeZoneAdvice(se), m, sn.cat, eng.Columns())
