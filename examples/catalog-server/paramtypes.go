@@ -88,6 +88,17 @@ var duckForms = func() map[string]typedForm {
 	}
 }()
 
+// typedFormFor is the checked string form of the type t (upper case, without
+// white space) in a model of eng, if it has one.
+func typedFormFor(eng, t string) (typedForm, bool) {
+	forms := duckForms
+	if eng == catalog.EnginePostgres {
+		forms = pgForms
+	}
+	f, ok := forms[typeKey(t)]
+	return f, ok
+}
+
 // pgForms are the checked string types of a PostgreSQL model (typeKey).
 var pgForms = func() map[string]typedForm {
 	date := typedForm{"as a date PostgreSQL reads, such as YYYY-MM-DD", "2024-07-14", func(v string) string { return checkPGDateTime(v, true, false) }}
@@ -137,11 +148,7 @@ func checkTypedValue(eng string, p catalog.Param, v any) error {
 		return err
 	}
 	if s, ok := v.(string); ok {
-		forms := duckForms
-		if pg {
-			forms = pgForms
-		}
-		if f, ok := forms[typeKey(t)]; ok {
+		if f, ok := typedFormFor(eng, t); ok {
 			if why := f.check(s); why != "" {
 				return fmt.Errorf("parameter %q must be a %s written %s (e.g. %q), got %s: %s", p.Name, p.Type, f.form, f.example, jsonText(s), why)
 			}

@@ -48,12 +48,8 @@ func CellKey(nb *catalog.Notebook, cell *catalog.Query) string {
 // finds wrong. Nothing runs: duckdb-go's Prepare refuses more than one
 // statement (PrepareContext would run all but the last).
 func checkQueries(ctx context.Context, conn *sql.Conn, m *catalog.Model, cfg DuckConfig) map[string]QueryCheck {
-	out := map[string]QueryCheck{}
-	add := func(name, msg string) {
-		c := out[name]
-		c.Problems = append(c.Problems, msg)
-		out[name] = c
-	}
+	out := queryChecks{}
+	add := out.add
 	cells := modelCells(m)
 	total := len(m.Queries) + len(cells)
 	types := map[string]string{} // declared type → why DuckDB does not know it ("" it does)
@@ -155,10 +151,29 @@ func modelCells(m *catalog.Model) []*catalog.Query {
 // queries named queries, then cells notebook cells) were not checked.
 func uncheckedProblem(queries, cells, i int) string {
 	bound := fmt.Sprintf("the check stops after %d queries or %s per model", maxCheckedQueries, queryCheckBudget)
-	if cells == 0 {
-		return fmt.Sprintf("%d of the model's %d named queries were not checked when it loaded (%s); they are judged when they run", queries-i, queries, bound)
+	if cells > 0 {
+		bound += ", named queries first"
 	}
-	return fmt.Sprintf("%d of the model's %d named queries and %d notebook cells (of the notebooks that run against it) were not checked when it loaded (%s, named queries first); they are judged when they run", queries+cells-i, queries, cells, bound)
+	return fmt.Sprintf("%s were not checked when it loaded (%s); they are judged when they run", uncheckedCount(queries, cells, i), bound)
+}
+
+// uncheckedCount says how many of a model's queries and cells, from the i-th on
+// (named queries first), were not checked.
+func uncheckedCount(queries, cells, i int) string {
+	if cells == 0 {
+		return fmt.Sprintf("%d of the model's %d named queries", queries-i, queries)
+	}
+	return fmt.Sprintf("%d of the model's %d named queries and %d notebook cells (of the notebooks that run against it)", queries+cells-i, queries, cells)
+}
+
+// queryChecks collects what a model's check found, by query (CellKey for a
+// cell; "" for the model).
+type queryChecks map[string]QueryCheck
+
+func (c queryChecks) add(name, msg string) {
+	q := c[name]
+	q.Problems = append(q.Problems, msg)
+	c[name] = q
 }
 
 // checkCell prepares the notebook cell c, as it runs (as written: a cell takes

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"strconv"
 	"time"
 	"unicode/utf8"
 
@@ -37,12 +36,8 @@ var pgCheckBegun func(ctx context.Context, tx pgx.Tx)
 // queryCheckBudget). Undeclared placeholders are the catalog's own check
 // (catalog.ParamProblems): an error about one is not said again.
 func (p *Postgres) checkQueries(ctx context.Context, m *catalog.Model, pc PGConfig) map[string]QueryCheck {
-	out := map[string]QueryCheck{}
-	add := func(name, msg string) {
-		c := out[name]
-		c.Problems = append(c.Problems, msg)
-		out[name] = c
-	}
+	out := queryChecks{}
+	add := out.add
 	cells := modelCells(m)
 	total := len(m.Queries) + len(cells)
 	if total == 0 {
@@ -221,9 +216,5 @@ func staticallyTold(q *catalog.Query, pos int, msg string) bool {
 // queries named queries, then cells notebook cells) were not checked, because
 // of what happened (err).
 func pgUnchecked(queries, cells, i int, what string, err error) string {
-	n := strconv.Itoa(queries-i) + " of the model's " + strconv.Itoa(queries) + " named queries"
-	if cells > 0 {
-		n = fmt.Sprintf("%d of the model's %d named queries and %d notebook cells (of the notebooks that run against it)", queries+cells-i, queries, cells)
-	}
-	return fmt.Sprintf("%s were not checked when it loaded: %s (%v); they are judged when they run", n, what, err)
+	return fmt.Sprintf("%s were not checked when it loaded: %s (%v); they are judged when they run", uncheckedCount(queries, cells, i), what, err)
 }
