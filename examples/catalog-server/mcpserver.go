@@ -796,7 +796,8 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 	if err != nil {
 		return nil, err
 	}
-	res, err := eng.Query(ctx, sqlText, params, engine.Limits{RowLimit: rowLimit, ByteBudget: s.cfg.ByteBudget, Timeout: s.cfg.QueryTimeout, Done: release})
+	client, _ := clientOf(ctx) // its turn for a connection comes round-robin by client
+	res, err := eng.Query(ctx, sqlText, params, engine.Limits{RowLimit: rowLimit, ByteBudget: s.cfg.ByteBudget, Timeout: s.cfg.QueryTimeout, Done: release, Client: client})
 	castOf := "" // the parameter whose cast the error is at
 	if err != nil {
 		// Positions and DuckDB's excerpt about the author's SQL, not the

@@ -63,12 +63,12 @@ type DuckConfig struct {
 // ProcessLimit caps the query processes running queries at once over the models
 // that share it.
 type ProcessLimit struct {
-	slots chan struct{}
+	slots *fairSlots // given round-robin by client
 }
 
 // NewProcessLimit returns a cap of n (at least 1) running query processes.
 func NewProcessLimit(n int) *ProcessLimit {
-	return &ProcessLimit{slots: make(chan struct{}, max(n, 1))}
+	return &ProcessLimit{slots: newFairSlots(n)}
 }
 
 // Duck is one model opened on DuckDB: a small database file holding one view per
@@ -107,6 +107,10 @@ type Duck struct {
 	// spill folder of a replaced one, removed when its last query ends.
 	inUse   map[*sql.DB]int
 	retired map[*sql.DB]string
+	// slots are the model's duckMaxConns connections, given round-robin by
+	// client; a query takes one before a connection of db's pool (as large),
+	// and gives it back once its connection is back in the pool.
+	slots *fairSlots
 }
 
 // reopenEvery is how often at most a model's database is opened again: a
@@ -214,7 +218,7 @@ func openDuckFile(ctx context.Context, f *duckFile, cfg DuckConfig) (*Duck, erro
 	if err != nil {
 		return nil, err
 	}
-	d := &Duck{tmp: f.tmp, memory: cfg.MemoryLimit, temp: cfg.TempLimit, columns: f.columns, broken: f.broken, checks: f.checks, db: db}
+	d := &Duck{tmp: f.tmp, memory: cfg.MemoryLimit, temp: cfg.TempLimit, columns: f.columns, broken: f.broken, checks: f.checks, db: db, slots: newFairSlots(duckMaxConns)}
 	d.parser, _ = processParser() // without it (an error) the gate judges every text
 	return d, nil
 }
@@ -247,7 +251,8 @@ func openDuckDB(ctx context.Context, f *duckFile, cfg DuckConfig) (*sql.DB, erro
 	}
 	// At most duckMaxConns queries of the model run at once (each holds its rows,
 	// up to the byte budget); the others wait for a connection within their time
-	// limit.
+	// limit, for their turn in Duck.slots, as many as the pool's connections, so
+	// that the pool never has a query waiting in its own order.
 	db.SetMaxOpenConns(duckMaxConns)
 	if err := lockDown(ctx, db, f.pkgDir, cfg.TempLimit); err != nil {
 		db.Close()
@@ -833,7 +838,17 @@ func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any,
 	one := d.parser != nil && d.parser.oneStatement(qctx, sqlText)
 	// The query needs one of the model's duckMaxConns connections: running out of
 	// time waiting for one means the model is busy, not that the query is slow.
+	// Its turn comes round-robin by client (slots); then the pool has one free.
 	connStart := time.Now()
+	if err := d.slots.acquire(qctx, lim.Client, nil); err != nil {
+		return nil, d.startErr(ctx, qctx, lim, time.Since(connStart), err)
+	}
+	slotHeld := true
+	defer func() {
+		if slotHeld {
+			d.slots.release()
+		}
+	}()
 	conn, err := db.Conn(qctx)
 	if err != nil && qctx.Err() == nil {
 		// Closed meanwhile, replaced by reopen: the query runs on the new one.
@@ -860,14 +875,19 @@ func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any,
 	// the constant expressions it computes while preparing), and the caller is
 	// answered at its limit all the same. lim.Done is called then, not with the
 	// answer.
-	handed = true
+	handed, slotHeld = true, false
 	done := make(chan error, 1)
 	go func() {
 		defer d.running.Done()
+		var err error
+		// The answer once everything is given back: a query answered with it
+		// has had lim.Done called when Query returns.
+		defer func() { done <- err }()
 		defer lim.done() // before running.Done: Close returns after it
 		defer d.release(db)
+		defer d.slots.release() // once the connection is back in the pool
 		defer conn.Close()
-		done <- conn.Raw(func(dc any) error { return d.run(qctx, dc.(*duckdb.Conn), one, sqlText, params, lim, res) })
+		err = conn.Raw(func(dc any) error { return d.run(qctx, dc.(*duckdb.Conn), one, sqlText, params, lim, res) })
 	}()
 	running := false
 	select {

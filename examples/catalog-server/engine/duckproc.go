@@ -127,7 +127,7 @@ func (e *EngineError) Error() string {
 type DuckProc struct {
 	file  *duckFile
 	cfg   DuckConfig
-	slots chan struct{} // one per query holding a worker
+	slots *fairSlots // one per query holding a worker, given round-robin by client
 
 	// mu guards closed, idle and all. running counts the queries under way;
 	// Close waits for them (each ends by its limit: its worker is killed).
@@ -152,7 +152,7 @@ func OpenDuckProc(ctx context.Context, m *catalog.Model, cfg DuckConfig) (*DuckP
 	if err != nil {
 		return nil, err
 	}
-	return &DuckProc{file: f, cfg: cfg, slots: make(chan struct{}, duckMaxConns), closing: make(chan struct{}), all: map[*duckWorker]struct{}{}}, nil
+	return &DuckProc{file: f, cfg: cfg, slots: newFairSlots(duckMaxConns), closing: make(chan struct{}), all: map[*duckWorker]struct{}{}}, nil
 }
 
 // Columns returns the columns of each source that opened, by source name.
@@ -193,12 +193,12 @@ func (p *DuckProc) Query(ctx context.Context, sqlText string, params map[string]
 	// by a reload) answers ErrClosed at once, and its caller runs the query
 	// again on the new one.
 	// Then one of the server's, when the models share a cap (taken in this
-	// order by every query, and given back together).
-	select {
-	case p.slots <- struct{}{}:
-	case <-p.closing:
-		return nil, ErrClosed
-	case <-qctx.Done():
+	// order by every query, and given back together). Both are given
+	// round-robin by client (fairSlots).
+	if err := p.slots.acquire(qctx, lim.Client, p.closing); err != nil {
+		if err == ErrClosed {
+			return nil, ErrClosed
+		}
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -208,17 +208,15 @@ func (p *DuckProc) Query(ctx context.Context, sqlText string, params map[string]
 	// time: what it waited for is what most of its wait went to.
 	modelWait := time.Since(start)
 	if g := p.cfg.Processes; g != nil {
-		select {
-		case g.slots <- struct{}{}:
-		case <-p.closing:
-			<-p.slots
-			return nil, ErrClosed
-		case <-qctx.Done():
-			<-p.slots
+		if err := g.slots.acquire(qctx, lim.Client, p.closing); err != nil {
+			p.slots.release()
+			if err == ErrClosed {
+				return nil, ErrClosed
+			}
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			return nil, &BusyError{Limit: lim.Timeout, Conns: cap(g.slots), What: "query processes of the server", Server: true}
+			return nil, &BusyError{Limit: lim.Timeout, Conns: g.slots.size, What: "query processes of the server", Server: true}
 		}
 	}
 	slotHeld := true // until handed to a process still starting
@@ -232,7 +230,7 @@ func (p *DuckProc) Query(ctx context.Context, sqlText string, params map[string]
 	busy := func(te *TimeoutError) *TimeoutError {
 		te.Slots = duckMaxConns
 		if g := p.cfg.Processes; g != nil && waited-modelWait > modelWait {
-			te.Slots, te.Server = cap(g.slots), true
+			te.Slots, te.Server = g.slots.size, true
 		}
 		return te
 	}
@@ -644,9 +642,9 @@ func fdFlags(info string) (int64, bool) {
 // freeSlot gives back a query's slot of the model and of the server.
 func (p *DuckProc) freeSlot() {
 	if g := p.cfg.Processes; g != nil {
-		<-g.slots
+		g.slots.release()
 	}
-	<-p.slots
+	p.slots.release()
 }
 
 // release keeps w for the model's next query, or ends it. Its size is looked

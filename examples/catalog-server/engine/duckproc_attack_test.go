@@ -163,9 +163,9 @@ func TestDuckProcSlowStart(t *testing.T) {
 func nextQueryInStarted(t *testing.T, p *DuckProc) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
-	for len(p.pids()) != 1 || len(p.slots) > 0 {
+	for len(p.pids()) != 1 || p.slots.inUse() > 0 {
 		if time.Now().After(deadline) {
-			t.Fatalf("the started process never became idle (workers %v, slots taken %d)", p.pids(), len(p.slots))
+			t.Fatalf("the started process never became idle (workers %v, slots taken %d)", p.pids(), p.slots.inUse())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -185,11 +185,11 @@ func nextQueryInStarted(t *testing.T, p *DuckProc) {
 func TestDuckProcCloseAnswersWaiters(t *testing.T) {
 	p := openTestProc(t, nil)
 	for range duckMaxConns { // every slot held, as by queries computing
-		p.slots <- struct{}{}
+		p.slots.acquire(context.Background(), "", nil)
 	}
 	defer func() {
 		for range duckMaxConns {
-			<-p.slots
+			p.slots.release()
 		}
 	}()
 	errc := make(chan error, 1)
@@ -347,11 +347,11 @@ func TestDuckProcStress(t *testing.T) {
 	// slot back when its start ends — Close killed it, but that goroutine may
 	// not have run yet on a loaded machine.
 	deadline := time.Now().Add(5 * time.Second)
-	for (len(p.slots) != 0 || runtime.NumGoroutine() > goroutines+2) && time.Now().Before(deadline) {
+	for (p.slots.inUse() != 0 || runtime.NumGoroutine() > goroutines+2) && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
 	}
-	if len(p.slots) != 0 {
-		t.Errorf("%d slots taken after Close", len(p.slots))
+	if p.slots.inUse() != 0 {
+		t.Errorf("%d slots taken after Close", p.slots.inUse())
 	}
 	if g := runtime.NumGoroutine(); g > goroutines+2 {
 		buf := make([]byte, 1<<16)
@@ -397,11 +397,11 @@ func TestDuckProcCloseWhileStarting(t *testing.T) {
 	}
 	p.Close()
 	deadline := time.Now().Add(slowStart + 2*time.Second)
-	for (alive(starting[0]) || len(p.slots) > 0) && time.Now().Before(deadline) {
+	for (alive(starting[0]) || p.slots.inUse() > 0) && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
-	if alive(starting[0]) || len(p.pids()) > 0 || len(p.slots) > 0 {
-		t.Errorf("after Close: process %d alive %v, workers %v, slots taken %d", starting[0], alive(starting[0]), p.pids(), len(p.slots))
+	if alive(starting[0]) || len(p.pids()) > 0 || p.slots.inUse() > 0 {
+		t.Errorf("after Close: process %d alive %v, workers %v, slots taken %d", starting[0], alive(starting[0]), p.pids(), p.slots.inUse())
 	}
 }
 
@@ -466,8 +466,8 @@ func TestDuckProcCannotStart(t *testing.T) {
 					t.Errorf("answered after %v", took)
 				}
 			}
-			if len(p.slots) != 0 || len(p.pids()) != 0 {
-				t.Errorf("slots taken %d, workers %v", len(p.slots), p.pids())
+			if p.slots.inUse() != 0 || len(p.pids()) != 0 {
+				t.Errorf("slots taken %d, workers %v", p.slots.inUse(), p.pids())
 			}
 		})
 	}
@@ -653,11 +653,11 @@ func TestDuckProcCloseWhileWaitingForStart(t *testing.T) {
 		t.Fatal("the query was not answered")
 	}
 	deadline := time.Now().Add(5 * time.Second)
-	for (len(p.pids()) > 0 || len(p.slots) > 0) && time.Now().Before(deadline) {
+	for (len(p.pids()) > 0 || p.slots.inUse() > 0) && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
-	if len(p.pids()) > 0 || len(p.slots) > 0 {
-		t.Errorf("after Close: workers %v, slots taken %d", p.pids(), len(p.slots))
+	if len(p.pids()) > 0 || p.slots.inUse() > 0 {
+		t.Errorf("after Close: workers %v, slots taken %d", p.pids(), p.slots.inUse())
 	}
 }
 

@@ -193,7 +193,7 @@ func TestDuckProcStopsComputation(t *testing.T) {
 	if err != nil || cell(res, 0, 0) != "3" {
 		t.Fatalf("after: %v %+v", err, res)
 	}
-	if n := len(p.slots); n != 0 {
+	if n := p.slots.inUse(); n != 0 {
 		t.Errorf("%d slots still taken", n)
 	}
 }
@@ -392,7 +392,7 @@ func TestDuckProcServerCap(t *testing.T) {
 		})
 	}
 	deadline := time.Now().Add(10 * time.Second)
-	for len(g.slots) < 2 && time.Now().Before(deadline) {
+	for g.slots.inUse() < 2 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	_, err := b.Query(context.Background(), "SELECT 1", nil, Limits{RowLimit: 10, ByteBudget: 1 << 20, Timeout: 200 * time.Millisecond})
@@ -405,7 +405,7 @@ func TestDuckProcServerCap(t *testing.T) {
 	if err != nil || cell(res, 0, 0) != "3" {
 		t.Fatalf("after: %v %+v", err, res)
 	}
-	if n := len(g.slots); n != 0 {
+	if n := g.slots.inUse(); n != 0 {
 		t.Errorf("%d of the server's slots still taken", n)
 	}
 }
@@ -419,8 +419,8 @@ func TestDuckProcWaitedForWhich(t *testing.T) {
 
 	g := NewProcessLimit(1)
 	p := openProc(t, nil, DuckConfig{Processes: g})
-	g.slots <- struct{}{} // another model's query holds the server's one process
-	go func() { time.Sleep(1000 * time.Millisecond); <-g.slots }()
+	g.slots.acquire(context.Background(), "", nil) // another model's query holds the server's one process
+	go func() { time.Sleep(1000 * time.Millisecond); g.slots.release() }()
 	_, err := p.Query(context.Background(), heavy, nil, lim)
 	var te *TimeoutError
 	if !errors.As(err, &te) || !te.Busy() || !te.Server || !strings.Contains(err.Error(), "waiting for a query process: the only one the server runs at a time, over all its models, was running another query") {
@@ -429,12 +429,12 @@ func TestDuckProcWaitedForWhich(t *testing.T) {
 
 	q := openProc(t, nil, DuckConfig{Processes: NewProcessLimit(16)})
 	for range duckMaxConns {
-		q.slots <- struct{}{}
+		q.slots.acquire(context.Background(), "", nil)
 	}
 	go func() {
 		time.Sleep(1000 * time.Millisecond)
 		for range duckMaxConns {
-			<-q.slots
+			q.slots.release()
 		}
 	}()
 	_, err = q.Query(context.Background(), heavy, nil, lim)

@@ -54,7 +54,8 @@ type Result struct {
 
 // ModelQueries is how many queries of one model run at once: the connections
 // (or query processes) of a DuckDB model, and the connections of a PostgreSQL
-// model. The others wait for one within their time limit.
+// model. The others wait for one within their time limit, given them
+// round-robin by client (Limits.Client).
 var ModelQueries = map[string]int{catalog.EngineDuckDB: duckMaxConns, catalog.EnginePostgres: pgMaxConns}
 
 // Limits bound one query.
@@ -70,6 +71,11 @@ type Limits struct {
 	// processes and PostgreSQL, whose queries are stopped by then, when Query
 	// returns. A caller counting a client's queries releases its count there.
 	Done func()
+	// Client is who sent the query (over HTTP, the client the server counts
+	// shares by; "" is one client, such as stdio's). Queries waiting for one
+	// of a model's connections, or of the server's query processes, are given
+	// them round-robin by client (fairSlots), not in the order they came.
+	Client string
 }
 
 // done calls l.Done when it is set.

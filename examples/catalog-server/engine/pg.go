@@ -32,7 +32,13 @@ type Postgres struct {
 	// closed is set by Close before the pool closes: a query meeting it is
 	// answered ErrClosed (the caller runs it on the reloaded model), not with
 	// the pool's own error.
-	closed  atomic.Bool
+	closed atomic.Bool
+	// slots are the model's pgMaxConns connections, given round-robin by
+	// client; a query takes one before a connection of the pool (as large), so
+	// that the pool never has a query waiting in its own order. closing, closed
+	// by Close, sends the queries still waiting for one to the reloaded model.
+	slots   *fairSlots
+	closing chan struct{}
 	schema  string
 	prefix  string // WITH "src" AS (…), … — the sources
 	columns map[string][]Column
@@ -137,7 +143,7 @@ func OpenPostgres(ctx context.Context, m *catalog.Model, dsn string, pc PGConfig
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
-	p := &Postgres{pool: pool, schema: m.Package.Schema, columns: map[string][]Column{}, broken: map[string]string{}}
+	p := &Postgres{pool: pool, slots: newFairSlots(pgMaxConns), closing: make(chan struct{}), schema: m.Package.Schema, columns: map[string][]Column{}, broken: map[string]string{}}
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	// Each source is tried with the ones before it that work (a source may read an
@@ -186,7 +192,9 @@ func (p *Postgres) Broken() map[string]string { return p.broken }
 // Close closes the pool; it waits for the connections in use (running queries) to
 // be released.
 func (p *Postgres) Close() error {
-	p.closed.Store(true)
+	if !p.closed.Swap(true) {
+		close(p.closing)
+	}
 	p.pool.Close()
 	return nil
 }
@@ -224,6 +232,19 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 	if p.closed.Load() {
 		return nil, ErrClosed
 	}
+	// The query's turn for a connection comes round-robin by client; then
+	// the pool has one free (or about to be: pgxpool gives a connection back
+	// once AfterRelease has run).
+	if err := p.slots.acquire(ctx, lim.Client, p.closing); err != nil {
+		if err == ErrClosed {
+			return nil, ErrClosed
+		}
+		if errors.Is(err, context.DeadlineExceeded) {
+			return nil, &BusyError{Limit: lim.Timeout, Conns: pgMaxConns}
+		}
+		return nil, err
+	}
+	defer p.slots.release()
 	conn, err := p.pool.Acquire(ctx)
 	if err != nil {
 		if p.closed.Load() {

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"slices"
 	"strings"
@@ -104,13 +103,10 @@ func positionOf(se *SQLError) int {
 func TestDuckBusy(t *testing.T) {
 	d := openTestDuck(t)
 	ctx := context.Background()
-	var held []*sql.Conn
-	for range duckMaxConns {
-		c, err := d.db.Conn(ctx)
-		if err != nil {
+	for range duckMaxConns { // every connection's turn held, as by running queries
+		if err := d.slots.acquire(ctx, "other", nil); err != nil {
 			t.Fatal(err)
 		}
-		held = append(held, c)
 	}
 	_, err := d.Query(ctx, "SELECT count(*) FROM items", nil, Limits{RowLimit: 10, ByteBudget: 1 << 20, Timeout: 200 * time.Millisecond})
 	var busy *BusyError
@@ -120,7 +116,7 @@ func TestDuckBusy(t *testing.T) {
 	// A query that gets a connection late in its time limit and then runs out of
 	// it is told it waited most of the limit for a connection, not only that it
 	// ran too long.
-	go func() { time.Sleep(700 * time.Millisecond); held[0].Close() }()
+	go func() { time.Sleep(700 * time.Millisecond); d.slots.release() }()
 	_, err = d.Query(ctx, "SELECT sum(a.range * b.range) FROM range(1000000) a, range(1000000) b", nil, Limits{RowLimit: 10, ByteBudget: 1 << 20, Timeout: time.Second})
 	var te *TimeoutError
 	if !errors.As(err, &te) || !te.Busy() || te.Waited < 600*time.Millisecond || !strings.Contains(err.Error(), "waiting its turn: this model runs 8 queries at once, and other queries of it held them all") {
@@ -129,7 +125,7 @@ func TestDuckBusy(t *testing.T) {
 	if res, err := d.Query(ctx, "SELECT count(*) FROM items", nil, testLimits); err != nil || res.Rows[0][0] != int64(3) {
 		t.Fatalf("after one connection was freed: %v %+v", err, res)
 	}
-	for _, c := range held[1:] {
-		c.Close()
+	for range duckMaxConns - 1 {
+		d.slots.release()
 	}
 }
