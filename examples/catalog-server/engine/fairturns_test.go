@@ -184,3 +184,28 @@ func TestPostgresTurnsByClient(t *testing.T) {
 	}
 	waitFor(t, "every connection given back", func() bool { h, w := p.slots.taken(); return h == 0 && w == 0 })
 }
+
+// TestPostgresCloseAnswersWaiters: closing a PostgreSQL model (a reload
+// replaced it) answers the queries waiting for their turn at once with
+// ErrClosed (the service runs them again on the new model).
+func TestPostgresCloseAnswersWaiters(t *testing.T) {
+	p := openTestPG(t)
+	for range pgMaxConns { // every connection's turn held, as by running queries
+		if err := p.slots.acquire(context.Background(), "A", nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	errc := make(chan error, 1)
+	go func() {
+		_, err := p.Query(context.Background(), "SELECT 1 AS one", nil, Limits{RowLimit: 10, ByteBudget: 1 << 20, Timeout: 30 * time.Second, Client: "B"})
+		errc <- err
+	}()
+	waitFor(t, "B's query waiting", func() bool { _, n := p.slots.taken(); return n == 1 })
+	p.Close()
+	if err := <-errc; !errors.Is(err, ErrClosed) {
+		t.Errorf("a query waiting when its model closed: %v, want ErrClosed", err)
+	}
+	for range pgMaxConns {
+		p.slots.release()
+	}
+}
