@@ -31,6 +31,7 @@ func TestBadFlagValues(t *testing.T) {
 		{[]string{"-isolate", "-max-query-processes", "0"}, "-max-query-processes 0: must be at least 1"},
 		{[]string{"-max-queries-per-client", "-1"}, "-max-queries-per-client -1: must not be negative (0 turns the share off)"},
 		{[]string{"-timeout", "0s"}, "-timeout 0s: must be positive"},
+		{[]string{"-dsn-env", "A*B"}, `invalid value "A*B" for flag -dsn-env: "A*B": want an environment variable's name, or the beginning of names followed by *`},
 		{[]string{"-timeout", "-1s"}, "-timeout -1s: must be positive"},
 		{[]string{"-poll", "0s"}, "-poll 0s: must be at least 10ms"},
 		{[]string{"-stop-wait", "-1s"}, "-stop-wait -1s: must not be negative"},

@@ -109,6 +109,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.IntVar(&o.maxProcs, "max-query-processes", defaultQueryProcesses, "the most query processes running DuckDB queries at once over all models (each model runs 8 at most)")
 	fs.IntVar(&o.cfg.MaxQueriesPerClient, "max-queries-per-client", defaultQueriesPerClient, "the most queries one client (over HTTP: one remote address) has running or waiting at once, over all models (and at most half of one model's connections); a query past it is refused at once. 0 turns the share off, as behind a reverse proxy, where every client has the proxy's address, unless -client-header names the proxy's header")
 	fs.StringVar(&o.cfg.ClientHeader, "client-header", "", "take the client's address from this request `header`, set by a trusted reverse proxy in front (X-Forwarded-For: its last address), instead of the connection's; only when every request comes through that proxy, as a client could write the header itself")
+	fs.Func("dsn-env", "the environment variables a PostgreSQL package's manifest may name in dsnEnv: comma-separated `names`, a trailing * matching every name it begins (default \""+defaultDSNEnv+"\"); a manifest naming any other is refused (\"\": every one), as it could read any variable of the server's environment", func(v string) (err error) {
+		o.cfg.DSNEnv, err = parseDSNEnv(v)
+		return err
+	})
 	fs.BoolVar(&o.isolate, "isolate", true, "run each DuckDB query in a query process (this program, started again), ended at the query's time limit if DuckDB cannot stop; -isolate=false runs queries in the server's process, without a round trip between processes, but a calculation DuckDB cannot interrupt then runs on past its limit")
 	fs.IntVar(&o.cfg.Duck.Threads, "threads", engine.DefaultThreads, "DuckDB worker threads per query process (with -isolate=false, per model)")
 	fs.StringVar(&o.cfg.Duck.MemoryLimit, "memory-limit", engine.DefaultMemoryLimit, "DuckDB memory limit per query process (with -isolate=false, per model): a number and a unit, such as 512MB, 1.5GB or 2GiB")
@@ -140,6 +144,23 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 1
 	}
 	return 0
+}
+
+// parseDSNEnv reads -dsn-env: names and prefixes ending in "*", separated by
+// commas; "" is none (an empty, non-nil list).
+func parseDSNEnv(v string) ([]string, error) {
+	out := []string{}
+	if v == "" {
+		return out, nil
+	}
+	for _, n := range strings.Split(v, ",") {
+		n = strings.TrimSpace(n)
+		if n == "" || strings.Contains(strings.TrimSuffix(n, "*"), "*") || strings.ContainsAny(n, "= \t") {
+			return nil, fmt.Errorf("%q: want an environment variable's name, or the beginning of names followed by *", n)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }
 
 // check refuses flag values the server cannot run with, instead of replacing

@@ -33,10 +33,10 @@ func TestPostgresQueriesCheckedAtLoad(t *testing.T) {
 			t.Fatal(s, err)
 		}
 	}
-	t.Setenv("PGCHECK_TEST_DSN", dsn)
+	t.Setenv("CATALOG_PGCHECK_TEST_DSN", dsn)
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
-		"p/k/manifest.json": `{"engine": "postgres", "dsnEnv": "PGCHECK_TEST_DSN", "schema": "pgcheck"}`,
+		"p/k/manifest.json": `{"engine": "postgres", "dsnEnv": "CATALOG_PGCHECK_TEST_DSN", "schema": "pgcheck"}`,
 		"p/k/m.sql": "-- @source folk\nSELECT name, n FROM people;\n\n" + // lines 1-2
 			"-- @query good\n-- @param min INTEGER\nSELECT name\nFROM folk WHERE n >= @min;\n\n" + // 4-7
 			"-- @query badcol\nSELECT name,\n  nope FROM folk;\n\n" + // 9-11

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
@@ -40,8 +41,12 @@ type Config struct {
 	// ClientHeader names a header a trusted reverse proxy sets to the client's
 	// address (X-Forwarded-For); empty means the request's remote address.
 	ClientHeader string
-	Duck         engine.DuckConfig
-	PG           engine.PGConfig
+	// DSNEnv lists the environment variables a PostgreSQL package's manifest
+	// may name in dsnEnv: names, or prefixes ending in "*"; nil means
+	// defaultDSNEnv. A manifest naming any other is refused (dsnEnvAllowed).
+	DSNEnv []string
+	Duck   engine.DuckConfig
+	PG     engine.PGConfig
 	// SkipEngines loads the catalog without opening engines (no columns, no queries):
 	// for listing benchmarks over synthetic catalogs.
 	SkipEngines bool
@@ -77,9 +82,35 @@ func (c *Config) fill() {
 	if c.MaxQueriesPerClient == 0 {
 		c.MaxQueriesPerClient = defaultQueriesPerClient
 	}
+	if c.DSNEnv == nil {
+		c.DSNEnv = []string{defaultDSNEnv}
+	}
 	if c.Duck.Worker != nil && c.Duck.Processes == nil {
 		c.Duck.Processes = engine.NewProcessLimit(defaultQueryProcesses)
 	}
+}
+
+// defaultDSNEnv is the environment variables a manifest's dsnEnv may name
+// unless -dsn-env says otherwise: those the operator set for the catalog.
+const defaultDSNEnv = "CATALOG_*"
+
+// dsnEnvAllowed reports whether a manifest may read the environment variable
+// name: it is one of allowed, or begins with one ending in "*" (the rest).
+func dsnEnvAllowed(name string, allowed []string) bool {
+	for _, a := range allowed {
+		if prefix, ok := strings.CutSuffix(a, "*"); ok && strings.HasPrefix(name, prefix) || a == name {
+			return true
+		}
+	}
+	return false
+}
+
+// allowedDSNEnv says which variables manifests may name, for a refusal.
+func allowedDSNEnv(allowed []string) string {
+	if len(allowed) == 0 {
+		return "none"
+	}
+	return strings.Join(allowed, ", ")
 }
 
 // defaultQueryProcesses is how many query processes run queries at once over all
@@ -362,11 +393,18 @@ func (sn *snapshot) modelProblems(m *catalog.Model) []string {
 func (s *Service) open(ctx context.Context, m *catalog.Model) (modelEngine, error) {
 	switch m.Package.Engine {
 	case catalog.EnginePostgres:
+		if !dsnEnvAllowed(m.Package.DSNEnv, s.cfg.DSNEnv) {
+			return nil, fmt.Errorf("dsnEnv names the environment variable %s, which this server does not let a manifest read (it lets manifests read %s): rename the variable to one of those, or have the server's operator allow it with -dsn-env. Without that rule a manifest could read any variable of the server's environment", m.Package.DSNEnv, allowedDSNEnv(s.cfg.DSNEnv))
+		}
 		dsn := os.Getenv(m.Package.DSNEnv)
 		if dsn == "" {
 			return nil, fmt.Errorf("the environment variable %s (dsnEnv in the manifest) is empty: set it to a PostgreSQL connection string", m.Package.DSNEnv)
 		}
-		return engine.OpenPostgres(ctx, m, dsn, s.cfg.PG)
+		pg, err := engine.OpenPostgres(ctx, m, dsn, s.cfg.PG)
+		if errors.Is(err, engine.ErrBadDSN) {
+			return nil, fmt.Errorf("the environment variable %s (dsnEnv in the manifest) does not hold a PostgreSQL connection string PostgreSQL's driver can read (its value is not shown: it may hold a password); set it to a URL such as postgres://reader@db.internal:5432/hr or to key=value pairs", m.Package.DSNEnv)
+		}
+		return pg, err
 	default:
 		if s.cfg.Duck.Worker != nil {
 			return engine.OpenDuckProc(ctx, m, s.cfg.Duck)

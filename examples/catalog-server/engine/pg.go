@@ -115,12 +115,18 @@ const pgMaxConns = 4
 // pgReleaseTimeout bounds the clean-up of a connection going back to the pool.
 const pgReleaseTimeout = 5 * time.Second
 
+// ErrBadDSN is OpenPostgres's error for a connection string pgx cannot read. It
+// does not quote the string, which may hold a password.
+var ErrBadDSN = errors.New("postgres: the connection string cannot be read (its value is not shown: it may hold a password)")
+
 // OpenPostgres connects to dsn, reads the columns of m's sources and checks
 // m's named queries and the notebook cells that run against it (checkQueries).
 func OpenPostgres(ctx context.Context, m *catalog.Model, dsn string, pc PGConfig) (*Postgres, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: connection string: %w", err)
+		// pgx's message quotes the string, a password hidden only where it
+		// could parse it: the caller says which setting is wrong instead.
+		return nil, ErrBadDSN
 	}
 	cfg.MaxConns = pgMaxConns
 	cfg.ConnConfig.RuntimeParams["application_name"] = "wiremcp-catalog-server"
