@@ -859,15 +859,18 @@ func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any,
 	// stops a query between pieces of work, not inside one (a long function call,
 	// the constant expressions it computes while preparing), and the caller is
 	// answered at its limit all the same. lim.Done is called then, not with the
-	// answer.
+	// answer; and before the answer when DuckDB returns in time, so that the
+	// caller's count is given back when Query returns (a client's next query is
+	// not refused because the count of its last one was still held).
 	handed = true
 	done := make(chan error, 1)
 	go func() {
-		defer d.running.Done()
-		defer lim.done() // before running.Done: Close returns after it
-		defer d.release(db)
-		defer conn.Close()
-		done <- conn.Raw(func(dc any) error { return d.run(qctx, dc.(*duckdb.Conn), one, sqlText, params, lim, res) })
+		defer d.running.Done() // after lim.done: Close returns after it
+		err := conn.Raw(func(dc any) error { return d.run(qctx, dc.(*duckdb.Conn), one, sqlText, params, lim, res) })
+		conn.Close()
+		d.release(db)
+		lim.done()
+		done <- err
 	}()
 	running := false
 	select {
