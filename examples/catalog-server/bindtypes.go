@@ -391,29 +391,24 @@ func typeArticle(t string) string {
 const maxIntDigits = 40
 
 var (
-	jsonNumberForm = regexp.MustCompile(`^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$`)
+	// jsonNumberForm is a JSON number's form, which exactInt takes: narrower
+	// than decimalForm (no plus sign, digits on both sides of a point).
+	jsonNumberForm = regexp.MustCompile(`^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$`)
 	digitsForm     = regexp.MustCompile(`^-?\d+$`)
 )
 
 // exactInt returns the integer the decimal text s denotes (a JSON number:
-// 42, 4.2e1, 1e3; or digits with an optional minus sign). ok is false when s
-// has a fraction; huge is true when it is past maxIntDigits digits.
+// 42, 4.2e1, 1e3; or digits with an optional minus sign), read by
+// parseDecimal. ok is false when s has a fraction; huge is true when it is
+// past maxIntDigits digits.
 func exactInt(s string) (n *big.Int, ok, huge bool) {
-	m := jsonNumberForm.FindStringSubmatch(s)
-	if m == nil {
+	if !jsonNumberForm.MatchString(s) {
 		return nil, false, false
 	}
-	digits := strings.TrimLeft(m[2]+m[3], "0")
+	d, _ := parseDecimal(s)
+	digits, exp := d.digits, d.exp
 	if digits == "" {
 		return new(big.Int), true, false
-	}
-	exp := int64(-len(m[3]))
-	if m[4] != "" {
-		e, err := strconv.ParseInt(m[4], 10, 32)
-		if err != nil { // an exponent past ±2^31: the number is 0.000…, or huge
-			return nil, false, !strings.HasPrefix(m[4], "-")
-		}
-		exp += e
 	}
 	for exp < 0 && strings.HasSuffix(digits, "0") {
 		digits = digits[:len(digits)-1]
@@ -426,7 +421,7 @@ func exactInt(s string) (n *big.Int, ok, huge bool) {
 		return nil, true, true
 	}
 	n, _ = new(big.Int).SetString(digits+strings.Repeat("0", int(exp)), 10)
-	if m[1] == "-" {
+	if d.neg {
 		n.Neg(n)
 	}
 	return n, true, false

@@ -257,6 +257,18 @@ func unboundNamed(q *catalog.Query, name string) error {
 	return &catalogFaultError{fmt.Errorf("named query %s uses the parameter %s, which none of its @param lines declares, so no call can give it; the catalog's file must declare it (@param %s TYPE)", q.Name, name, strings.TrimLeft(name, "$@"))}
 }
 
+// rowLocksNamed is the refusal of a named query or notebook cell (at qpath, of
+// the model at mpath) whose SQL locks rows: the catalog's fault, said as its
+// model's check says it (engine.RowLocksProblem), as no call can drop the
+// clause.
+func rowLocksNamed(q *catalog.Query, qpath, mpath string) error {
+	what := "named query"
+	if q.Notebook != nil {
+		what = "notebook cell"
+	}
+	return &catalogFaultError{fmt.Errorf("%s %s: %s. To run it now, run its SQL without the locking clause with sql against the model %s", what, qpath, engine.RowLocksProblem, mpath)}
+}
+
 // unboundPositional is the refusal of a named query or notebook cell whose SQL
 // holds a positional placeholder ($1): the catalog's fault, as no call gives a
 // value by position.

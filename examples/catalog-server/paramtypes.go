@@ -136,38 +136,32 @@ func queryEngine(q *catalog.Query) string {
 	return catalog.EngineDuckDB
 }
 
-// checkTypedValue checks the value v of p against p's SQL type as the engine
-// eng reads it: a string of a DATE, TIMESTAMP, TIME or UUID, a JSON parameter
-// holding JSON text, a DECIMAL's or NUMERIC's number or decimal text that fits
-// its precision once rounded (decimalValue).
-func checkTypedValue(eng string, p catalog.Param, v any) error {
+// checkTypedValue checks the string s, the value of p, against p's SQL type
+// as the engine eng reads it: a DATE, TIMESTAMP, TIME or UUID in a form it
+// reads, JSON text for a JSON parameter. (A DECIMAL's or NUMERIC's value is
+// bindParam's to check, with decimalValue, before it comes here.)
+func checkTypedValue(eng string, p catalog.Param, s string) error {
 	pg := eng == catalog.EnginePostgres
 	t := strings.ToUpper(strings.Join(strings.Fields(p.Type), ""))
-	if isDecimalType(p.Type) {
-		_, err := decimalValue(eng, p, v)
-		return err
-	}
-	if s, ok := v.(string); ok {
-		if f, ok := typedFormFor(eng, t); ok {
-			if why := f.check(s); why != "" {
-				return fmt.Errorf("parameter %q must be a %s written %s (e.g. %q), got %s: %s", p.Name, p.Type, f.form, f.example, jsonText(s), why)
-			}
+	if f, ok := typedFormFor(eng, t); ok {
+		if why := f.check(s); why != "" {
+			return fmt.Errorf("parameter %q must be a %s written %s (e.g. %q), got %s: %s", p.Name, p.Type, f.form, f.example, jsonText(s), why)
 		}
-		if t == "JSON" || t == "JSONB" {
-			why := ""
-			switch {
-			case !jsonValid(s, !pg):
-				why = "not JSON"
-			case pg && t == "JSON":
-				// PostgreSQL's json keeps the text as written.
-			case pg && strings.Contains(s, `\u0000`) && jsonNul(s):
-				why = `PostgreSQL's jsonb has no \u0000 in a string`
-			default:
-				why = jsonSurrogates(s)
-			}
-			if why != "" {
-				return fmt.Errorf("parameter %q must be a %s value written as JSON text (e.g. %q), got %s: %s", p.Name, p.Type, `{"a": 1}`, jsonText(s), why)
-			}
+	}
+	if t == "JSON" || t == "JSONB" {
+		why := ""
+		switch {
+		case !jsonValid(s, !pg):
+			why = "not JSON"
+		case pg && t == "JSON":
+			// PostgreSQL's json keeps the text as written.
+		case pg && strings.Contains(s, `\u0000`) && jsonNul(s):
+			why = `PostgreSQL's jsonb has no \u0000 in a string`
+		default:
+			why = jsonSurrogates(s)
+		}
+		if why != "" {
+			return fmt.Errorf("parameter %q must be a %s value written as JSON text (e.g. %q), got %s: %s", p.Name, p.Type, `{"a": 1}`, jsonText(s), why)
 		}
 	}
 	return nil

@@ -522,8 +522,15 @@ var typedCases = []struct {
 	{"DECIMAL(5,2)", "", false},
 }
 
+// checkValue is the check of a call's value v of p before the query, as
+// bindParam makes it for the engine eng.
+func checkValue(eng string, p catalog.Param, v any) error {
+	_, err := bindParam(eng, p, v)
+	return err
+}
+
 // TestTypedParamsAgreeWithDuckDB: for every value of typedCases, the check
-// before the query (checkTypedValue) says what DuckDB says when it casts the
+// before the query (checkValue) says what DuckDB says when it casts the
 // value to the type: what the check refuses DuckDB refuses, and what it lets
 // through DuckDB reads. The table's verdicts are DuckDB's too.
 func TestTypedParamsAgreeWithDuckDB(t *testing.T) {
@@ -541,7 +548,7 @@ func TestTypedParamsAgreeWithDuckDB(t *testing.T) {
 		if (duckErr == nil) != tc.ok {
 			t.Errorf("%s %#v: DuckDB answers %v; the table says it reads it: %v", tc.typ, tc.v, duckErr, tc.ok)
 		}
-		checkErr := checkTypedValue(catalog.EngineDuckDB, catalog.Param{Name: "v", Type: tc.typ}, tc.v)
+		checkErr := checkValue(catalog.EngineDuckDB, catalog.Param{Name: "v", Type: tc.typ}, tc.v)
 		if (checkErr == nil) != (duckErr == nil) {
 			t.Errorf("%s %#v: the check says %v; DuckDB answers %v", tc.typ, tc.v, checkErr, firstLine(duckErr))
 		}
@@ -571,7 +578,7 @@ func TestTypedParamsDuckDBMisreads(t *testing.T) {
 		if err := db.QueryRow("SELECT CAST(CAST(? AS VARCHAR) AS "+tc.typ+") IS NOT NULL", tc.v).Scan(&got); err != nil {
 			t.Errorf("%s %q: DuckDB refuses it (%v): it belongs in typedCases", tc.typ, tc.v, firstLine(err))
 		}
-		if err := checkTypedValue(catalog.EngineDuckDB, catalog.Param{Name: "v", Type: tc.typ}, tc.v); err == nil {
+		if err := checkValue(catalog.EngineDuckDB, catalog.Param{Name: "v", Type: tc.typ}, tc.v); err == nil {
 			t.Errorf("%s %q: the check lets it through", tc.typ, tc.v)
 		}
 	}
@@ -618,7 +625,7 @@ func TestTypedParamsLeftToDuckDB(t *testing.T) {
 			t.Errorf("%s (in %s): DuckDB reads it", tc.v, tc.zone)
 			continue
 		}
-		if err := checkTypedValue(catalog.EngineDuckDB, q.Params[0], tc.v); err != nil {
+		if err := checkValue(catalog.EngineDuckDB, q.Params[0], tc.v); err != nil {
 			t.Errorf("%s: the check refuses it (%v); DuckDB's error: %v", tc.v, err, firstLine(duckErr))
 		}
 		pe := paramValueError(q, map[string]any{"at": tc.v}, "", &engine.SQLError{Engine: "duckdb", Message: duckErr.Error()})
@@ -654,7 +661,7 @@ func TestTypedParamTypeNames(t *testing.T) {
 		{catalog.EnginePostgres, "timestamptz(6)", "2024-13-14 09:30Z", false},
 		{catalog.EnginePostgres, "time(0) with time zone", "09:61+02", false},
 	} {
-		err := checkTypedValue(tc.eng, catalog.Param{Name: "v", Type: tc.typ}, tc.v)
+		err := checkValue(tc.eng, catalog.Param{Name: "v", Type: tc.typ}, tc.v)
 		if (err == nil) != tc.ok {
 			t.Errorf("%s %s %q: %v, want accepted: %v", tc.eng, tc.typ, tc.v, err, tc.ok)
 		}
@@ -866,7 +873,7 @@ func TestTypedParamsAgreeWithPostgres(t *testing.T) {
 		if tc.pg && tc.pre {
 			t.Errorf("%s %#v: the table has the check refuse a value PostgreSQL reads", tc.typ, tc.v)
 		}
-		checkErr := checkTypedValue(catalog.EnginePostgres, catalog.Param{Name: "v", Type: tc.typ}, tc.v)
+		checkErr := checkValue(catalog.EnginePostgres, catalog.Param{Name: "v", Type: tc.typ}, tc.v)
 		if (checkErr != nil) != tc.pre || checkErr != nil && pgErr == nil {
 			t.Errorf("%s %#v: the check says %v, want a refusal: %v; PostgreSQL answers %q, %v", tc.typ, tc.v, checkErr, tc.pre, got, pgErr)
 		}

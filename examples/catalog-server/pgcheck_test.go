@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/wiremcp/wiremcp/examples/catalog-server/engine"
 )
 
 // TestPostgresQueriesCheckedAtLoad: a PostgreSQL model's named queries and
@@ -131,5 +134,100 @@ func TestPostgresQueriesCheckedAtLoad(t *testing.T) {
 	}
 	if d, err := svc.Describe(ctx, "p/k/m/gone"); err != nil || !strings.Contains(strings.Join(d.Problems, "\n"), "query gone (line 9): the SQL does not prepare: line 9, column 8: PostgreSQL: column \"gone\" does not exist") {
 		t.Errorf("gone after the reload: %q %v", d.Problems, err)
+	}
+}
+
+// TestPostgresRowLocksAtLoad: a named query or notebook cell that locks rows
+// (FOR UPDATE …, here in a WITH query and in a subquery) is listed in the
+// problems when its model opens, and its call is refused with the same words,
+// the catalog's fault (before, the check said nothing and the call told the
+// caller to remove the clause). Ad-hoc SQL with a locking clause is the
+// caller's to fix: refused, saying the endpoint is read-only. The words in a
+// string or comment are not a lock.
+func TestPostgresRowLocksAtLoad(t *testing.T) {
+	dsn := pgTestDSN(t)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	for _, s := range []string{
+		"DROP SCHEMA IF EXISTS pglocks CASCADE", "CREATE SCHEMA pglocks",
+		"CREATE TABLE pglocks.people (name text, n int)",
+		"INSERT INTO pglocks.people SELECT 'p' || i, i FROM generate_series(1, 5) i",
+	} {
+		if _, err := conn.Exec(ctx, s); err != nil {
+			t.Fatal(s, err)
+		}
+	}
+	t.Setenv("PGLOCKS_TEST_DSN", dsn)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"p/k/manifest.json": `{"engine": "postgres", "dsnEnv": "PGLOCKS_TEST_DSN", "schema": "pglocks"}`,
+		"p/k/m.sql": "-- @source folk\nSELECT name, n FROM people;\n\n" + // lines 1-2
+			"-- @query lock\n-- @param min INTEGER\nWITH c AS (SELECT * FROM people WHERE n >= @min FOR NO KEY UPDATE)\nSELECT name FROM c;\n\n" + // 4-7
+			"-- @query words\nSELECT name AS \"for update\" FROM folk WHERE name <> 'FOR SHARE' -- FOR UPDATE\n;\n", // 9-11
+		"p/k/nb.md": "# NB\n\n```sql\nSELECT name FROM (SELECT * FROM people FOR SHARE) s\n```\n",
+	})
+	svc, err := NewService(ctx, dir, Config{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(svc.Close)
+	for path, want := range map[string]string{
+		"p/k/m/lock":    "p/k/m.sql: query lock (line 6): " + engine.RowLocksProblem,
+		"p/k/nb/cell-1": "p/k/nb.md: cell-1 (line 4): " + engine.RowLocksProblem,
+	} {
+		if d, err := svc.Describe(ctx, path); err != nil || len(d.Problems) != 1 || d.Problems[0] != want {
+			t.Errorf("%s: %q %v, want %q", path, d.Problems, err, want)
+		}
+	}
+	if d, err := svc.Describe(ctx, "p/k/m/words"); err != nil || len(d.Problems) != 0 {
+		t.Errorf("words: %q %v", d.Problems, err)
+	}
+	// A call: the same words, the catalog's to fix.
+	for path, what := range map[string]string{"p/k/m/lock": "named query p/k/m/lock", "p/k/nb/cell-1": "notebook cell p/k/nb/cell-1"} {
+		_, te := runNamed(t, svc, path, `{"min": 2}`)
+		if path != "p/k/m/lock" {
+			_, te = runNamed(t, svc, path, `{}`)
+		}
+		if te == nil || te.Kind != "unavailable" || !strings.HasPrefix(te.Error, what+": "+engine.RowLocksProblem+". To run it now, run its SQL without the locking clause with sql against the model p/k/m") || !strings.Contains(te.Hint, "the catalog's file needs fixing") {
+			t.Errorf("%s: %+v", path, te)
+		}
+	}
+	if out, te := runNamed(t, svc, "p/k/m/words", `{}`); te != nil || !strings.Contains(out, `"for update"`) {
+		t.Errorf("words: %s %+v", out, te)
+	}
+	// Ad-hoc SQL: the caller's to fix.
+	_, err = svc.Execute(ctx, executeIn{Path: "p/k/m", SQL: "SELECT * FROM people FOR UPDATE"})
+	if te := classify(err); te.Kind != "refused" || !strings.Contains(te.Error, "row locks are not allowed: drop FOR UPDATE") || !strings.Contains(te.Error, "This endpoint is read-only: queries take no row locks; remove the locking clause and call again.") {
+		t.Errorf("ad-hoc: %+v", te)
+	}
+}
+
+// TestDuckRowLocksNamed: on DuckDB too, a named query that locks rows (which
+// DuckDB's grammar refuses) is told so when the model loads (before: "the SQL
+// does not prepare: Parser Error: SELECT locking clause is not supported!")
+// and its call is the catalog's fault, in the same words as on PostgreSQL;
+// ad-hoc SQL with one is the caller's.
+func TestDuckRowLocksNamed(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"p/k/manifest.json": `{}`,
+		"p/k/m.sql":         "-- @source one\nSELECT 1 AS u;\n\n-- @query lock\nSELECT u FROM one FOR SHARE;\n",
+	})
+	svc := newTestService(t, dir, Config{})
+	d, err := svc.Describe(context.Background(), "p/k/m/lock")
+	if want := "p/k/m.sql: query lock (line 5): " + engine.RowLocksProblem; err != nil || len(d.Problems) != 1 || d.Problems[0] != want {
+		t.Errorf("load: %q %v, want %q", d.Problems, err, want)
+	}
+	_, te := runNamed(t, svc, "p/k/m/lock", `{}`)
+	if te == nil || te.Kind != "unavailable" || !strings.HasPrefix(te.Error, "named query p/k/m/lock: "+engine.RowLocksProblem) {
+		t.Errorf("named: %+v", te)
+	}
+	_, err = svc.Execute(context.Background(), executeIn{Path: "p/k/m", SQL: "SELECT u FROM one FOR UPDATE"})
+	if te := classify(err); te.Kind != "refused" || !strings.Contains(te.Error, "row locks are not allowed") || !strings.Contains(te.Error, "This endpoint is read-only") {
+		t.Errorf("ad-hoc: %+v", te)
 	}
 }

@@ -874,7 +874,9 @@ func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any,
 	// stops a query between pieces of work, not inside one (a long function call,
 	// the constant expressions it computes while preparing), and the caller is
 	// answered at its limit all the same. lim.Done is called then, not with the
-	// answer.
+	// answer; and before the answer when DuckDB returns in time, so that the
+	// caller's count is given back when Query returns (a client's next query is
+	// not refused because the count of its last one was still held).
 	handed, slotHeld = true, false
 	done := make(chan error, 1)
 	go func() {

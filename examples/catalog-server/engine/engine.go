@@ -101,10 +101,18 @@ type RefusedError struct {
 // rowLocksReason is the reason given for a query with a row-locking clause.
 const rowLocksReason = "row locks are not allowed: drop FOR UPDATE (or FOR NO KEY UPDATE, FOR SHARE, FOR KEY SHARE)"
 
+// RowLocksProblem says what is wrong with a named query or a notebook cell
+// whose SQL locks rows: found by PostgreSQL's check when its model opens, and
+// said again by each call (RefusedError.RowLocks).
+const RowLocksProblem = "the SQL locks rows (FOR UPDATE, FOR NO KEY UPDATE, FOR SHARE or FOR KEY SHARE), which this read-only endpoint refuses, so every call is refused: the catalog's file must drop the locking clause"
+
+// RowLocks says whether the statement was refused for a row-locking clause.
+func (e *RefusedError) RowLocks() bool { return e.Rule == ruleNoLocks }
+
 // Rules a RefusedError may name.
 const (
 	ruleOneQuery = "Only one read-only query is allowed: a single SELECT (or WITH … SELECT) statement over the model's sources."
-	ruleNoLocks  = "Queries only read and take no row locks: remove the locking clause and call again."
+	ruleNoLocks  = "This endpoint is read-only: queries take no row locks; remove the locking clause and call again."
 	ruleFiles    = "A query may read only files inside its package folder (a symbolic link counts as the file it points to, and URLs are never read): query the model's sources by name instead."
 	ruleText     = "Send the SQL without NUL characters and call again."
 	ruleUTF8     = "Send the SQL as UTF-8 text and call again."

@@ -247,11 +247,17 @@ func prepareNames(conn *sql.Conn, text string) ([]string, error) {
 }
 
 // queryProblem says why q's SQL does not prepare, with the line and column in
-// its file of the position DuckDB gives.
+// its file of the position DuckDB gives (a row-locking clause:
+// RowLocksProblem).
 func queryProblem(q *catalog.Query, err error) string {
 	var se *SQLError
 	if !errors.As(err, &se) {
 		return "the SQL does not prepare: " + err.Error()
+	}
+	if strings.HasPrefix(se.Message, "Parser Error: ") && strings.Contains(se.Message, "locking clause") {
+		// DuckDB's grammar reads FOR UPDATE / FOR SHARE … and refuses it, as
+		// the gate of each call does (RefusedError.RowLocks): said as a call says it.
+		return RowLocksProblem
 	}
 	return "the SQL does not prepare: " + inFile(se, q.SQL, q.Line, q.Col, "")
 }

@@ -690,6 +690,12 @@ func planLocksRows(ctx context.Context, tx pgx.Tx, full string, args []any) (boo
 	if err := tx.QueryRow(ctx, "EXPLAIN (FORMAT JSON) "+full, args...).Scan(&plan); err != nil {
 		return false, err
 	}
+	return hasLockRows(plan)
+}
+
+// hasLockRows reports whether plan, the output of EXPLAIN (FORMAT JSON), has a
+// LockRows step anywhere (in a subquery's or a WITH query's plan too).
+func hasLockRows(plan []byte) (bool, error) {
 	var tree any
 	if err := json.Unmarshal(plan, &tree); err != nil {
 		return false, err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -31,10 +32,11 @@ var pgCheckBegun func(ctx context.Context, tx pgx.Tx)
 // common table expressions (a query, the names it reads). It uses one
 // connection, in one read-only transaction with the model's search_path and a
 // statement_timeout, rolled back; nothing is executed (the extended protocol's
-// Parse and Describe of the unnamed statement: PostgreSQL plans and runs
-// nothing). It stops at the bounds of DuckDB's check (maxCheckedQueries,
-// queryCheckBudget). Undeclared placeholders are the catalog's own check
-// (catalog.ParamProblems): an error about one is not said again.
+// Parse and Describe; then, for a statement that prepares, EXPLAIN without
+// ANALYZE of its generic plan, for a row lock: pgLocksRows). It stops at the
+// bounds of DuckDB's check (maxCheckedQueries, queryCheckBudget). Undeclared
+// placeholders are the catalog's own check (catalog.ParamProblems): an error
+// about one is not said again.
 func (p *Postgres) checkQueries(ctx context.Context, m *catalog.Model, pc PGConfig) map[string]QueryCheck {
 	out := queryChecks{}
 	add := out.add
@@ -60,6 +62,12 @@ func (p *Postgres) checkQueries(ctx context.Context, m *catalog.Model, pc PGConf
 	defer tx.Rollback(context.WithoutCancel(ctx))
 	if pgCheckBegun != nil {
 		pgCheckBegun(cctx, tx)
+	}
+	// A prepared statement's plan is the generic one (pgLocksRows): its
+	// parameters stay parameters, not values folded into the plan.
+	if _, err := tx.Exec(cctx, "SET LOCAL plan_cache_mode = force_generic_plan"); err != nil {
+		add("", pgUnchecked(len(m.Queries), len(cells), 0, "the check's transaction could not begin", err))
+		return out
 	}
 	if _, err := tx.Exec(cctx, "SAVEPOINT load_check"); err != nil {
 		add("", pgUnchecked(len(m.Queries), len(cells), 0, "the check's transaction could not begin", err))
@@ -95,9 +103,9 @@ func (p *Postgres) checkQueries(ctx context.Context, m *catalog.Model, pc PGConf
 }
 
 // checkOne prepares q (a named query, or a cell when q.Notebook is set) on tx,
-// inside the savepoint "load_check", which it rolls back to; it says what is wrong
-// with q ("" nothing), or returns why the check cannot go on (the connection
-// or the time is gone).
+// inside the savepoint "load_check", which it rolls back to, and reads whether
+// its plan locks rows (pgLocksRows); it says what is wrong with q ("" nothing),
+// or returns why the check cannot go on (the connection or the time is gone).
 func (p *Postgres) checkOne(ctx context.Context, tx pgx.Tx, q *catalog.Query, pc PGConfig) (string, error) {
 	cell := q.Notebook != nil
 	text, orig := q.SQL, func(pos int) (int, string) { return pos, "" }
@@ -125,16 +133,31 @@ func (p *Postgres) checkOne(ctx context.Context, tx pgx.Tx, q *catalog.Query, pc
 			}
 		}
 	}
+	locks := false
 	if err == nil {
 		full := p.prefix + pgWrapOpen + body + "\n) AS q LIMIT 1"
-		if _, perr := pg.Prepare(ctx, "", full, nil); perr != nil {
+		if sd, perr := pg.Prepare(ctx, pgCheckStatement, full, nil); perr != nil {
 			err = p.pgErr(perr, full, bound)
+		} else {
+			var lerr error
+			locks, lerr = pgLocksRows(ctx, pg, len(sd.ParamOIDs))
+			// A named statement outlives the transaction: closed at once
+			// (also in a failed transaction).
+			if derr := pg.Deallocate(ctx, pgCheckStatement); derr != nil {
+				return "", derr
+			}
+			if lerr != nil {
+				return "", lerr
+			}
 		}
 	}
 	// Also after a prepare that went well: its parse analysis locked the
 	// tables it names (ACCESS SHARE) until the savepoint is rolled back.
 	if rerr := rollback(); rerr != nil {
 		return "", rerr
+	}
+	if locks {
+		return RowLocksProblem, nil
 	}
 	if err == nil {
 		return "", nil
@@ -169,6 +192,42 @@ func (p *Postgres) checkOne(ctx context.Context, tx pgx.Tx, q *catalog.Query, pc
 		return "the SQL does not prepare: " + inFile(&c, q.SQL, q.Line, q.Col, ""), nil
 	}
 	return "", err
+}
+
+// pgCheckStatement names the statement checkOne prepares to read its plan.
+const pgCheckStatement = "catalog_load_check"
+
+// pgLocksRows reports whether the plan of the prepared statement
+// pgCheckStatement, which takes params parameters, locks rows (a LockRows
+// step: FOR UPDATE, FOR NO KEY UPDATE, FOR SHARE or FOR KEY SHARE on a table,
+// also in a subquery or a WITH query), which PostgreSQL refuses in the
+// read-only transaction of every call, but not in a prepare. EXPLAIN without
+// ANALYZE plans and runs nothing, and the plan is the generic one
+// (plan_cache_mode, set by checkQueries): the NULLs given for the parameters
+// are not folded into it (with $1 NULL, "$1 IS NOT NULL AND a IN (SELECT …
+// FOR UPDATE)" would plan without the subquery). A locking clause PostgreSQL
+// ignores (on a model's source, a WITH query) or a WITH query no one reads has
+// no such step and locks nothing: calls run. Its error is returned only when
+// the check cannot go on (the connection, the time); the plan not read
+// otherwise (a NULL a parameter's domain refuses) says no lock.
+func pgLocksRows(ctx context.Context, pg *pgconn.PgConn, params int) (bool, error) {
+	sql := "EXPLAIN (FORMAT JSON) EXECUTE " + pgCheckStatement
+	if params > 0 {
+		sql += "(" + strings.Repeat("NULL, ", params-1) + "NULL)"
+	}
+	res := pg.ExecParams(ctx, sql, nil, nil, nil, nil).Read()
+	if res.Err != nil {
+		var pe *pgconn.PgError
+		if ctx.Err() != nil || !errors.As(res.Err, &pe) || pgTimedOut(res.Err) {
+			return false, res.Err
+		}
+		return false, nil
+	}
+	if len(res.Rows) != 1 || len(res.Rows[0]) != 1 {
+		return false, nil
+	}
+	locks, err := hasLockRows(res.Rows[0][0])
+	return err == nil && locks, nil
 }
 
 // pgTimedOut says whether err is PostgreSQL's statement_timeout.
