@@ -269,6 +269,18 @@ func rowLocksNamed(q *catalog.Query, qpath, mpath string) error {
 	return &catalogFaultError{fmt.Errorf("%s %s: %s. To run it now, run its SQL without the locking clause with sql against the model %s", what, qpath, engine.RowLocksProblem, mpath)}
 }
 
+// refusedNamed is the refusal of a named query or notebook cell (at qpath, of
+// the model at mpath) whose SQL the server does not run (not a single
+// read-only query, a file outside the package, a refused function): the
+// catalog's fault, since no call changes that SQL; calling again cannot help.
+func refusedNamed(q *catalog.Query, qpath, mpath string, ref *engine.RefusedError) error {
+	what := "named query"
+	if q.Notebook != nil {
+		what = "notebook cell"
+	}
+	return &catalogFaultError{fmt.Errorf("%s %s cannot run: the server refuses its SQL (%s), and no call can change it; the catalog's file must. To run something like it now, send SQL of your own with sql against the model %s", what, qpath, strings.TrimSuffix(ref.Reason, "."), mpath)}
+}
+
 // unboundPositional is the refusal of a named query or notebook cell whose SQL
 // holds a positional placeholder ($1): the catalog's fault, as no call gives a
 // value by position.

@@ -857,8 +857,11 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 	if te := unknownParamType(q, err); te != nil {
 		return nil, te
 	}
-	if ref := (*engine.RefusedError)(nil); q != nil && errors.As(err, &ref) && ref.RowLocks() {
-		return nil, rowLocksNamed(q, qpath, mpath)
+	if ref := (*engine.RefusedError)(nil); q != nil && errors.As(err, &ref) {
+		if ref.RowLocks() {
+			return nil, rowLocksNamed(q, qpath, mpath)
+		}
+		return nil, refusedNamed(q, qpath, mpath, ref)
 	}
 	var ub *engine.UnboundParamError
 	if errors.As(err, &ub) {
