@@ -1067,13 +1067,19 @@ func checkParams(q *catalog.Query, in map[string]any) (map[string]any, error) {
 	// The SQL uses a parameter it does not declare: the catalog's fault, whatever
 	// the call gives (on PostgreSQL an undeclared @y would even run, as
 	// PostgreSQL's absolute-value operator before a name).
+	if a, b, clash := catalog.ParamCaseClash(q, queryEngine(q)); clash {
+		// DuckDB would bind one value to both (the other dropped).
+		return nil, &catalogFaultError{fmt.Errorf("named query %s declares the parameters %q (%s) and %q (%s), whose names differ only in case, and DuckDB reads $%s and $%s as one parameter, so no call can run it; the catalog's file must rename one of them", q.Name, a.Name, a.Type, b.Name, b.Type, a.Name, b.Name)}
+	}
+	// On DuckDB names are compared without regard to case, as DuckDB does:
+	// $ab is the parameter declared Ab.
 	declared := map[string]bool{}
 	for _, p := range q.Params {
-		declared[p.Name] = true
+		declared[catalog.ParamKey(p.Name, queryEngine(q))] = true
 	}
 	named, positional := catalog.Spans(q.SQL, queryEngine(q))
 	for _, sp := range named {
-		if !declared[sp.Name] {
+		if !declared[catalog.ParamKey(sp.Name, queryEngine(q))] {
 			return nil, unboundNamed(q, catalog.ParamSign(queryEngine(q))+sp.Name)
 		}
 	}
