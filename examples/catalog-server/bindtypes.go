@@ -442,6 +442,13 @@ func exactInt(s string) (n *big.Int, ok, huge bool) {
 	return n, true, false
 }
 
+// maxFloatText is how long the text of a DOUBLE's or REAL's value may be: the
+// longest exact decimal form of a double (2^-1074 written out) has 1077
+// characters. Go's reader stops counting an exponent past 10000, which a
+// longer text could offset with leading zeros ("0.000…1e2000001", 1, read
+// as 0); within the bound such an exponent is past any double either way.
+const maxFloatText = 1100
+
 // number returns v as a float64 when it is a JSON number, and its text.
 func number(v any) (f float64, text string, ok bool) {
 	switch x := v.(type) {
@@ -494,6 +501,8 @@ func bindParam(eng string, p catalog.Param, v any) (any, error) {
 		t := strings.ToUpper(p.Type)
 		single := t == "REAL" || t == "FLOAT4" || t == "FLOAT" && eng != catalog.EnginePostgres
 		switch {
+		case len(text) > maxFloatText:
+			return nil, fmt.Errorf("parameter %q must be a number (%s) written in at most %d characters, got one of %d: write it with an exponent (1.5e-300)", p.Name, p.Type, maxFloatText, len(text))
 		case math.IsInf(f, 0):
 			return nil, fmt.Errorf("parameter %q must be a number (%s), and %s is out of range: a number's magnitude is at most about 1.8e308", p.Name, p.Type, text)
 		case single && math.Abs(f) > math.MaxFloat32:
