@@ -1242,10 +1242,11 @@ func stringValues(v any) []string {
 
 // pgValueStates are PostgreSQL's SQLSTATEs for a value it cannot read as its
 // type: invalid_datetime_format, datetime_field_overflow,
-// invalid_time_zone_displacement_value, invalid_parameter_value (a time zone it
-// does not know), invalid_text_representation and untranslatable_character
-// (\u0000 in a jsonb).
-var pgValueStates = map[string]bool{"22007": true, "22008": true, "22009": true, "22023": true, "22P02": true, "22P05": true}
+// invalid_time_zone_displacement_value, interval_field_overflow (its message
+// quotes the value), invalid_parameter_value (a time zone it does not know),
+// invalid_text_representation and untranslatable_character (\u0000 in a
+// jsonb).
+var pgValueStates = map[string]bool{"22007": true, "22008": true, "22009": true, "22015": true, "22023": true, "22P02": true, "22P05": true}
 
 // pgStackDepth is PostgreSQL's SQLSTATE statement_too_complex: stack depth
 // limit exceeded.
