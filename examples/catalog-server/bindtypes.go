@@ -189,30 +189,37 @@ type castPiece struct {
 // castParams returns q's SQL for the engine eng with each placeholder of a
 // declared parameter of a castable type wrapped in a cast to it. For DuckDB, a
 // list is cast from JSON (its value is JSON text).
+//
+// DuckDB reads parameter names without regard to case, and binds a value to
+// the name as the statement first writes it: a placeholder written in another
+// case than its @param line ($ab for Ab) runs as the declared name ($Ab), so
+// the value given for Ab is bound to every use (two names differing only in
+// case are the catalog's fault, catalog.ParamCaseClash).
 func castParams(q *catalog.Query, eng string) *typedSQL {
-	types := map[string]string{}
+	declared := map[string]catalog.Param{}
 	for _, p := range q.Params {
-		types[p.Name] = p.Type
+		declared[catalog.ParamKey(p.Name, eng)] = p
 	}
 	ts := &typedSQL{}
 	var b strings.Builder
 	last, origChars, outChars := 0, 0, 0
 	for _, ph := range catalog.PlaceholderSpans(q.SQL, eng) {
-		typ, ok := types[ph.Name]
+		p, ok := declared[catalog.ParamKey(ph.Name, eng)]
 		if !ok {
 			continue
 		}
-		ct := castType(typ)
+		written := q.SQL[ph.Start:ph.End]
+		run := catalog.ParamSign(eng) + p.Name // the placeholder as run
+		ct := castType(p.Type)
 		if eng != catalog.EnginePostgres {
 			ct = duckPrecision(ct)
 		}
-		if ct == "" {
+		if ct == "" && run == written {
 			continue
 		}
-		written := q.SQL[ph.Start:ph.End]
-		inner := written
+		inner := run
 		if _, _, list := listElem(ct); list && eng != catalog.EnginePostgres {
-			inner = "CAST(" + written + " AS JSON)"
+			inner = "CAST(" + run + " AS JSON)"
 			if base, depth := listBase(ct); (catalog.Param{Type: base}).JSONType() == "string" {
 				// Elements written as strings are each read from VARCHAR, as a
 				// single value is (DuckDB's cast from JSON to TIMESTAMPTZ
@@ -220,12 +227,15 @@ func castParams(q *catalog.Query, eng string) *typedSQL {
 				inner = "CAST(" + inner + " AS VARCHAR" + strings.Repeat("[]", depth) + ")"
 			}
 		}
-		cast := "(CAST(" + inner + " AS " + ct + "))"
+		cast := run // bound uncast, under the declared name
+		if ct != "" {
+			cast = "(CAST(" + inner + " AS " + ct + "))"
+		}
 		before := utf8.RuneCountInString(q.SQL[last:ph.Start])
 		origChars += before
 		outChars += before
 		b.WriteString(q.SQL[last:ph.Start])
-		ts.pieces = append(ts.pieces, castPiece{param: ph.Name, orig: origChars, origLen: len(written), at: outChars, length: len(cast), shown: cast, placeholder: written})
+		ts.pieces = append(ts.pieces, castPiece{param: p.Name, orig: origChars, origLen: len(written), at: outChars, length: len(cast), shown: cast, placeholder: written})
 		b.WriteString(cast)
 		origChars += len(written) // ASCII
 		outChars += len(cast)
@@ -427,6 +437,13 @@ func exactInt(s string) (n *big.Int, ok, huge bool) {
 	return n, true, false
 }
 
+// maxFloatText is how long the text of a DOUBLE's or REAL's value may be: the
+// longest exact decimal form of a double (2^-1074 written out) has 1077
+// characters. Go's reader stops counting an exponent past 10000, which a
+// longer text could offset with leading zeros ("0.000…1e2000001", 1, read
+// as 0); within the bound such an exponent is past any double either way.
+const maxFloatText = 1100
+
 // number returns v as a float64 when it is a JSON number, and its text.
 func number(v any) (f float64, text string, ok bool) {
 	switch x := v.(type) {
@@ -479,6 +496,8 @@ func bindParam(eng string, p catalog.Param, v any) (any, error) {
 		t := strings.ToUpper(p.Type)
 		single := t == "REAL" || t == "FLOAT4" || t == "FLOAT" && eng != catalog.EnginePostgres
 		switch {
+		case len(text) > maxFloatText:
+			return nil, fmt.Errorf("parameter %q must be a number (%s) written in at most %d characters, got one of %d: write it with an exponent (1.5e-300)", p.Name, p.Type, maxFloatText, len(text))
 		case math.IsInf(f, 0):
 			return nil, fmt.Errorf("parameter %q must be a number (%s), and %s is out of range: a number's magnitude is at most about 1.8e308", p.Name, p.Type, text)
 		case single && math.Abs(f) > math.MaxFloat32:
@@ -624,7 +643,7 @@ func bindList(eng string, p catalog.Param, v any) (any, error) {
 			if err != nil {
 				return err
 			}
-			writeListElem(&b, pg, elem, bv)
+			writeListElem(&b, pg, bv)
 		}
 		if pg {
 			b.WriteByte('}')
@@ -639,11 +658,11 @@ func bindList(eng string, p catalog.Param, v any) (any, error) {
 	return b.String(), nil
 }
 
-// writeListElem writes a checked element bv of a list of elem: as JSON for
+// writeListElem writes a checked element bv of a list: as JSON for
 // DuckDB (integers as strings of their digits, which DuckDB casts exactly at
-// any size; a JSON element as its text), as a quoted element of an array
-// literal for PostgreSQL.
-func writeListElem(b *strings.Builder, pg bool, elem string, bv any) {
+// any size; a string, a JSON element's text too, as a JSON string), as a
+// quoted element of an array literal for PostgreSQL.
+func writeListElem(b *strings.Builder, pg bool, bv any) {
 	var text string
 	switch x := bv.(type) {
 	case int64:
@@ -670,10 +689,9 @@ func writeListElem(b *strings.Builder, pg bool, elem string, bv any) {
 	case float64, bool:
 		b.WriteString(text)
 	case string:
-		if t := strings.ToUpper(elem); t == "JSON" {
-			b.WriteString(x) // checked JSON text: the element is that JSON
-			return
-		}
+		// A JSON element too: its text as a JSON string, read back as that
+		// text (castParams) and cast to JSON as a single value is. Written as
+		// is, DuckDB's list cast would read a JSON string "1" as the number 1.
 		raw, _ := json.Marshal(x)
 		b.Write(raw)
 	default:

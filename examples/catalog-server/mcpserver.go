@@ -1073,13 +1073,19 @@ func checkParams(q *catalog.Query, in map[string]any) (map[string]any, error) {
 	// The SQL uses a parameter it does not declare: the catalog's fault, whatever
 	// the call gives (on PostgreSQL an undeclared @y would even run, as
 	// PostgreSQL's absolute-value operator before a name).
+	if a, b, clash := catalog.ParamCaseClash(q, queryEngine(q)); clash {
+		// DuckDB would bind one value to both (the other dropped).
+		return nil, &catalogFaultError{fmt.Errorf("named query %s declares the parameters %q (%s) and %q (%s), whose names differ only in case, and DuckDB reads $%s and $%s as one parameter, so no call can run it; the catalog's file must rename one of them", q.Name, a.Name, a.Type, b.Name, b.Type, a.Name, b.Name)}
+	}
+	// On DuckDB names are compared without regard to case, as DuckDB does:
+	// $ab is the parameter declared Ab.
 	declared := map[string]bool{}
 	for _, p := range q.Params {
-		declared[p.Name] = true
+		declared[catalog.ParamKey(p.Name, queryEngine(q))] = true
 	}
 	named, positional := catalog.Spans(q.SQL, queryEngine(q))
 	for _, sp := range named {
-		if !declared[sp.Name] {
+		if !declared[catalog.ParamKey(sp.Name, queryEngine(q))] {
 			return nil, unboundNamed(q, catalog.ParamSign(queryEngine(q))+sp.Name)
 		}
 	}
@@ -1242,10 +1248,11 @@ func stringValues(v any) []string {
 
 // pgValueStates are PostgreSQL's SQLSTATEs for a value it cannot read as its
 // type: invalid_datetime_format, datetime_field_overflow,
-// invalid_time_zone_displacement_value, invalid_parameter_value (a time zone it
-// does not know), invalid_text_representation and untranslatable_character
-// (\u0000 in a jsonb).
-var pgValueStates = map[string]bool{"22007": true, "22008": true, "22009": true, "22023": true, "22P02": true, "22P05": true}
+// invalid_time_zone_displacement_value, interval_field_overflow (its message
+// quotes the value), invalid_parameter_value (a time zone it does not know),
+// invalid_text_representation and untranslatable_character (\u0000 in a
+// jsonb).
+var pgValueStates = map[string]bool{"22007": true, "22008": true, "22009": true, "22015": true, "22023": true, "22P02": true, "22P05": true}
 
 // pgStackDepth is PostgreSQL's SQLSTATE statement_too_complex: stack depth
 // limit exceeded.

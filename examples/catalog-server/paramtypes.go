@@ -148,6 +148,11 @@ func checkTypedValue(eng string, p catalog.Param, s string) error {
 			return fmt.Errorf("parameter %q must be a %s written %s (e.g. %q), got %s: %s", p.Name, p.Type, f.form, f.example, jsonText(s), why)
 		}
 	}
+	if t == "INTERVAL" || strings.HasPrefix(t, "INTERVAL(") {
+		if why := intervalRange(eng, s); why != "" {
+			return fmt.Errorf("parameter %q must be %s %s within its range (%s), got %s: %s", p.Name, typeArticle(p.Type), p.Type, intervalRangeText, jsonText(s), why)
+		}
+	}
 	if t == "JSON" || t == "JSONB" {
 		why := ""
 		switch {

@@ -402,27 +402,33 @@ func (c *Catalog) loadPackage(p *Project, dir, name string) *Package {
 // their SQL uses and does not declare, and those declared and never used: for
 // the named queries of a PostgreSQL package (a DuckDB package's are judged by
 // DuckDB's parser when the model opens) and for every notebook cell (a cell
-// takes no parameters).
+// takes no parameters). In a DuckDB package it also reports two parameters of
+// a named query whose names differ only in case (ParamCaseClash).
 func (c *Catalog) checkQueries(pkg *Package, where string) {
 	check := func(q *Query, file string) {
 		what := "query " + q.Name
 		if q.Notebook != nil {
 			what = q.Name
 		}
-		for _, msg := range ParamProblems(q, Placeholders(q.SQL, pkg.Engine), pkg.Engine) {
+		var msgs []string
+		if a, b, clash := ParamCaseClash(q, pkg.Engine); clash {
+			msgs = append(msgs, CaseClashProblem(a, b))
+		}
+		if pkg.Engine == EnginePostgres || q.Notebook != nil {
+			msgs = append(msgs, ParamProblems(q, Placeholders(q.SQL, pkg.Engine), pkg.Engine)...)
+		}
+		for _, msg := range msgs {
 			full := fmt.Sprintf("%s/%s: %s (line %d): %s", where, file, what, q.Line, msg)
 			q.Problems = append(q.Problems, full)
 			c.note(&pkg.Problems, "", "%s", full)
 		}
 	}
-	if pkg.Engine == EnginePostgres {
-		for _, m := range pkg.Models {
-			if len(m.Problems) > 0 {
-				continue // its previous version: told once, for the file
-			}
-			for _, q := range m.Queries {
-				check(q, filepath.Base(m.File))
-			}
+	for _, m := range pkg.Models {
+		if len(m.Problems) > 0 {
+			continue // its previous version: told once, for the file
+		}
+		for _, q := range m.Queries {
+			check(q, filepath.Base(m.File))
 		}
 	}
 	for _, nb := range pkg.Notebooks {

@@ -209,17 +209,21 @@ func asciiName(s string) bool {
 // says what does not match: a parameter used and not declared, one declared
 // and never used, in a package of engine. Positions (1-based characters of
 // q.SQL) give the file's line and column.
+//
+// On DuckDB names are compared as DuckDB compares them, without regard to
+// case: $ab is the parameter declared Ab (ParamKey). Two parameters whose
+// names differ only in case are told by ParamCaseClash.
 func ParamProblems(q *Query, used []Placeholder, engine string) []string {
 	var out []string
 	sign := ParamSign(engine)
 	declared := map[string]bool{}
 	for _, p := range q.Params {
-		declared[p.Name] = true
+		declared[ParamKey(p.Name, engine)] = true
 	}
 	inSQL := map[string]bool{}
 	for _, u := range used {
-		inSQL[u.Name] = true
-		if declared[u.Name] {
+		inSQL[ParamKey(u.Name, engine)] = true
+		if declared[ParamKey(u.Name, engine)] {
 			continue
 		}
 		at := ""
@@ -243,7 +247,7 @@ func ParamProblems(q *Query, used []Placeholder, engine string) []string {
 		}
 	}
 	for _, p := range q.Params {
-		if !inSQL[p.Name] {
+		if !inSQL[ParamKey(p.Name, engine)] {
 			// The server binds only the parameters the SQL uses (DuckDB refuses
 			// a value the statement does not use), on both engines.
 			effect := "calls must give a value that is ignored"
@@ -295,4 +299,41 @@ func ParamSign(engine string) string {
 		return "@"
 	}
 	return "$"
+}
+
+// ParamKey is the parameter name as the engine tells names apart: DuckDB
+// compares them without regard to case ($Ab and $AB are one parameter),
+// PostgreSQL's @name as the server binds it exactly.
+func ParamKey(name, engine string) string {
+	if engine == EnginePostgres {
+		return name
+	}
+	return strings.ToLower(name)
+}
+
+// ParamCaseClash returns the first two parameters q declares whose names differ
+// only in case, in a package of engine DuckDB (which reads $Ab and $AB as one
+// parameter, bound to one value: the value of one would reach the other's
+// uses, cast to the other's type), and ok false when there are none or the
+// engine is PostgreSQL (whose @Ab and @AB the server binds apart).
+func ParamCaseClash(q *Query, engine string) (a, b Param, ok bool) {
+	if engine == EnginePostgres {
+		return Param{}, Param{}, false
+	}
+	seen := map[string]Param{}
+	for _, p := range q.Params {
+		k := ParamKey(p.Name, engine)
+		if first, dup := seen[k]; dup {
+			return first, p, true
+		}
+		seen[k] = p
+	}
+	return Param{}, Param{}, false
+}
+
+// CaseClashProblem says what is wrong with a query that declares the
+// parameters a and b, whose names differ only in case (ParamCaseClash), for
+// the check when the model loads.
+func CaseClashProblem(a, b Param) string {
+	return fmt.Sprintf("@param %s and @param %s differ only in case, and DuckDB reads $%s and $%s as one parameter, so no call can run the query: rename one of them (in its @param line and where the SQL uses it)", a.Name, b.Name, a.Name, b.Name)
 }
