@@ -39,7 +39,8 @@ const version = "0.1.0"
 
 func main() {
 	if len(os.Args) == 2 && os.Args[1] == workerFlag {
-		// A query process (-isolate, the default): its server ends it.
+		// A query process (-isolate, the default) or a model's load process:
+		// its server ends it.
 		signal.Ignore(os.Interrupt, syscall.SIGTERM)
 		os.Exit(engine.ServeDuckWorker(os.Stdin, engine.WorkerAnswers()))
 	}
@@ -123,6 +124,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		o.cfg.Duck.Worker = workerCommand
 		o.cfg.Duck.Processes = engine.NewProcessLimit(o.maxProcs)
 	}
+	// Loading a DuckDB model (its views built, its named queries and cells
+	// checked) runs in a load process of its own whatever -isolate says: a
+	// crash of DuckDB on the catalog's content ends that process, not the
+	// server.
+	o.cfg.Duck.Loader = workerCommand
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "catalog-server: unexpected argument %q (see -h)\n", fs.Arg(0))
 		return 2
