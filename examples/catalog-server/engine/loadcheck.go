@@ -55,10 +55,10 @@ func checkQueries(ctx context.Context, conn loadConn, m *catalog.Model, cfg Duck
 	types := map[string]string{} // declared type → why DuckDB does not know it ("" it does)
 	start := time.Now()
 	for i := 0; i < total; i++ {
-		if f := conn.failed(); f != nil && ctx.Err() == nil {
+		if le := (*LoadError)(nil); errors.As(conn.failed(), &le) {
 			// DuckDB's load process ran out of the model's time, or crashed
 			// too often: what is left is not checked.
-			add("", fmt.Sprintf("%s were not checked when it loaded (its load stopped: %s); they are judged when they run", uncheckedCount(len(m.Queries), len(cells), i), f))
+			add("", fmt.Sprintf("%s were not checked when it loaded (%s); they are judged when they run", uncheckedCount(len(m.Queries), len(cells), i), le.stopped()))
 			break
 		}
 		if i >= maxCheckedQueries || time.Since(start) > queryCheckBudget || ctx.Err() != nil {

@@ -69,6 +69,17 @@ type LoadError struct {
 	Limit  time.Duration // for "time": loadLimit
 }
 
+// stopped says why the load stopped after e, for what it left unchecked.
+func (e *LoadError) stopped() string {
+	switch e.Kind {
+	case "time":
+		return fmt.Sprintf("the load ran out of its %s", e.Limit)
+	case "crashes":
+		return fmt.Sprintf("DuckDB crashed %d times", maxLoadCrashes)
+	}
+	return "its load process failed"
+}
+
 func (e *LoadError) Error() string {
 	switch e.Kind {
 	case "crash":
@@ -266,7 +277,8 @@ func (p *procLoad) start(ctx context.Context) error {
 	cmd.Stderr = io.MultiWriter(cmd.Stderr, buf)
 	w, err := launchWorker(cmd, p.open.Threads, "")
 	if err != nil {
-		return &LoadError{Kind: "start", Detail: "could not be started (" + err.Error() + ")"}
+		p.stop = &LoadError{Kind: "start", Detail: "could not be started (" + err.Error() + ")"}
+		return p.stop
 	}
 	p.w, p.stderr = w, buf
 	what := p.what
@@ -279,7 +291,8 @@ func (p *procLoad) start(ctx context.Context) error {
 	var le *LoadError
 	if err != nil && !errors.As(err, &le) && ctx.Err() == nil {
 		p.end()
-		return &LoadError{Kind: "start", Detail: "could not open the model's database: " + err.Error()}
+		p.stop = &LoadError{Kind: "start", Detail: "could not open the model's database: " + err.Error()}
+		return p.stop
 	}
 	return err
 }

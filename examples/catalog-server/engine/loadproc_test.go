@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -50,16 +51,19 @@ SELECT * FROM items WHERE id = $id;
 // columns, broken sources and query checks as one loaded in this process.
 func TestLoadProcMatchesInProcess(t *testing.T) {
 	m := loadTestModel(t, "")
+	start := time.Now()
 	in, err := OpenDuck(context.Background(), m, DuckConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer in.Close()
+	inTook, start := time.Since(start), time.Now()
 	out, err := OpenDuck(context.Background(), m, DuckConfig{Loader: testWorker})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer out.Close()
+	t.Logf("loaded in %s in this process, %s in a load process", inTook, time.Since(start))
 	if d := cmp.Diff(in.Columns(), out.Columns()); d != "" {
 		t.Errorf("columns (-in +out):\n%s", d)
 	}
@@ -215,7 +219,7 @@ SELECT a FROM s;
 	if p := checks["slow"].Problems; len(p) != 1 || !strings.Contains(p[0], "longer than its 3s limit: DuckDB was still checking the named query slow") {
 		t.Errorf("slow: %q", p)
 	}
-	if p := checks[""].Problems; len(p) != 1 || !strings.Contains(p[0], "1 of the model's 2 named queries were not checked") {
+	if p := checks[""].Problems; len(p) != 1 || !strings.Contains(p[0], "1 of the model's 2 named queries were not checked when it loaded (the load ran out of its 3s)") {
 		t.Errorf("unchecked: %q", p)
 	}
 	res, err := d.Query(context.Background(), "SELECT a FROM s", nil, testLimits)
@@ -261,5 +265,29 @@ func TestCrashDetail(t *testing.T) {
 		if got := crashDetail(nil, tc.stderr); got != tc.want {
 			t.Errorf("%q: %q", tc.stderr, got)
 		}
+	}
+}
+
+// TestLoadProcGivesUp: a model whose load runs out of time while its views
+// are built, or crashes DuckDB maxLoadCrashes times, does not open, its error
+// saying which step or which sources.
+func TestLoadProcGivesUp(t *testing.T) {
+	files := map[string]string{"p/k/manifest.json": `{}`, "p/k/data/deep.json": deepJSON(50000)}
+	var m strings.Builder
+	for i := range maxLoadCrashes + 1 {
+		fmt.Fprintf(&m, "-- @source d%d\nSELECT * FROM read_json('data/deep.json');\n", i)
+	}
+	files["p/k/m.sql"] = m.String()
+	model := loadModel(t, files, "p/k/m")
+	_, err := OpenDuck(context.Background(), model, DuckConfig{Loader: testWorker})
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("DuckDB crashed %d times while loading the model (building the view of source d0; ", maxLoadCrashes)) {
+		t.Errorf("crashes: %v", err)
+	}
+
+	defer func(l time.Duration) { loadLimit = l }(loadLimit)
+	loadLimit = time.Millisecond
+	_, err = OpenDuck(context.Background(), loadTestModel(t, ""), DuckConfig{Loader: testWorker})
+	if err == nil || !strings.Contains(err.Error(), "loading the model took longer than its 1ms limit: DuckDB was still opening the model's database") {
+		t.Errorf("time: %v", err)
 	}
 }
