@@ -39,7 +39,8 @@ const version = "0.1.0"
 
 func main() {
 	if len(os.Args) == 2 && os.Args[1] == workerFlag {
-		// A query process (-isolate, the default): its server ends it.
+		// A query process (-isolate, the default) or a model's load process:
+		// its server ends it.
 		signal.Ignore(os.Interrupt, syscall.SIGTERM)
 		os.Exit(engine.ServeDuckWorker(os.Stdin, engine.WorkerAnswers()))
 	}
@@ -113,7 +114,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		o.cfg.DSNEnv, err = parseDSNEnv(v)
 		return err
 	})
-	fs.BoolVar(&o.isolate, "isolate", true, "run each DuckDB query in a query process (this program, started again), ended at the query's time limit if DuckDB cannot stop; -isolate=false runs queries in the server's process, without a round trip between processes, but a calculation DuckDB cannot interrupt then runs on past its limit")
+	fs.BoolVar(&o.isolate, "isolate", true, "run each DuckDB query in a query process (this program, started again), ended at the query's time limit if DuckDB cannot stop; -isolate=false runs queries in the server's process, without a round trip between processes, but a calculation DuckDB cannot interrupt then runs on past its limit (loading a model runs in a process of its own either way)")
 	fs.IntVar(&o.cfg.Duck.Threads, "threads", engine.DefaultThreads, "DuckDB worker threads per query process (with -isolate=false, per model)")
 	fs.StringVar(&o.cfg.Duck.MemoryLimit, "memory-limit", engine.DefaultMemoryLimit, "DuckDB memory limit per query process (with -isolate=false, per model): a number and a unit, such as 512MB, 1.5GB or 2GiB")
 	fs.StringVar(&o.cfg.Duck.TempLimit, "temp-limit", engine.DefaultTempLimit, "the most DuckDB may spill to disk per query process (with -isolate=false, per model), in -memory-limit's form; 0B: no spilling")
@@ -127,6 +128,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		o.cfg.Duck.Worker = workerCommand
 		o.cfg.Duck.Processes = engine.NewProcessLimit(o.maxProcs)
 	}
+	// Loading a DuckDB model (its views built, its named queries and cells
+	// checked) runs in a load process of its own whatever -isolate says: a
+	// crash of DuckDB on the catalog's content ends that process, not the
+	// server.
+	o.cfg.Duck.Loader = workerCommand
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "catalog-server: unexpected argument %q (see -h)\n", fs.Arg(0))
 		return 2

@@ -91,7 +91,7 @@ func QueryShape(ctx context.Context, sqlText string) (Shape, bool) {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shapeTimeout)
 	defer cancel()
-	tree, err := parseTree(ctx, db, sqlText)
+	tree, err := parseTreeOn(ctx, db, sqlText)
 	if err != nil || tree["error"] == true {
 		return Shape{}, false
 	}

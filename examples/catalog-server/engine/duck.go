@@ -45,6 +45,13 @@ type DuckConfig struct {
 	// process opens the model's database on its own (Threads and MemoryLimit
 	// apply to each).
 	Worker func() *exec.Cmd
+	// Loader, when set, makes the command of a load process (loadproc.go):
+	// the same program as Worker's. Building the model's database and
+	// checking its named queries and notebook cells then run DuckDB in a
+	// process of their own, one per model load, which a crash of DuckDB ends
+	// instead of the server, stopped past loadLimit or twice the memory limit
+	// (as a query process is). Without it they run in this process.
+	Loader func() *exec.Cmd
 	// Processes, when set, caps the query processes running queries at once
 	// over every model that shares it (each model has its own cap of
 	// duckMaxConns as well); nil means the models' caps alone.
@@ -415,62 +422,54 @@ func lockDown(ctx context.Context, db *sql.DB, pkgDir, tempLimit string) error {
 	return nil
 }
 
-// build writes the views of m into a new database file at path. It runs under the
-// same file-access limits as queries: making a view reads its files (to learn the
-// columns), and a source must not read, or show the columns of, a file outside
-// the package.
-func (d *Duck) build(ctx context.Context, m *catalog.Model, pkgDir, path string, cfg DuckConfig) error {
-	db, err := sql.Open("duckdb", path)
+// build writes the views of m into a new database file at path, and checks
+// m's named queries and notebook cells, on a loadConn (in a load process when
+// cfg.Loader is set). It runs under the same file-access limits as queries
+// run: making a view reads its files (to learn the columns), and a source must
+// not read, or show the columns of, a file outside the package.
+func (d *Duck) build(ctx context.Context, m *catalog.Model, pkgDir, path string, cfg DuckConfig) (err error) {
+	conn, err := openLoad(ctx, pkgDir, path, cfg)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	// What building reads and prepares (a source's files, the named queries'
-	// constant expressions) is held to the model's limits, as queries are.
-	for _, set := range []string{
-		"SET GLOBAL memory_limit = " + quoteLit(cfg.MemoryLimit),
-		"SET GLOBAL threads = " + strconv.Itoa(cfg.Threads),
-	} {
-		if _, err := db.ExecContext(ctx, set); err != nil {
-			return fmt.Errorf("duckdb: %s: %w", set, err)
+	defer func() {
+		if err != nil {
+			conn.abandon()
 		}
-	}
-	if err := lockDown(ctx, db, pkgDir, cfg.TempLimit); err != nil {
-		return err
-	}
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
+	}()
 	for _, s := range m.Sources {
+		conn.doing("building the view of source " + s.Name)
 		body, err := rewritePaths(ctx, conn, s.SQL, pkgDir)
-		if err == nil {
-			if _, err = conn.ExecContext(ctx, "CREATE VIEW "+quoteIdent(s.Name)+" AS "+body); err != nil {
-				err = sourceError(conn, s, filepath.Base(m.File), pkgDir, body, err)
+		var le *LoadError
+		switch {
+		case errors.As(err, &le):
+			// DuckDB's process crashed on it: not asked again.
+		case err == nil:
+			if err = conn.exec(ctx, "CREATE VIEW "+quoteIdent(s.Name)+" AS "+body); err != nil && !errors.As(err, &le) {
+				err = sourceError(ctx, conn, s, filepath.Base(m.File), pkgDir, body, err)
 			}
-		} else if se := (*SQLError)(nil); errors.As(err, &se) {
-			err = &sourceLoadError{se: se, text: inFile(se, s.SQL, s.Line, s.Col, filepath.Base(m.File))}
+		default:
+			if se := (*SQLError)(nil); errors.As(err, &se) {
+				err = &sourceLoadError{se: se, text: inFile(se, s.SQL, s.Line, s.Col, filepath.Base(m.File))}
+			}
 		}
 		if err != nil {
+			if f := conn.failed(); f != nil {
+				return f // out of time, or too many crashes: the model does not open
+			}
 			d.broken[s.Name] = err.Error()
-			continue
 		}
 	}
-	d.checks = checkQueries(ctx, conn, m, cfg)
-	rows, err := conn.QueryContext(ctx, "SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = 'main' ORDER BY table_name, ordinal_position")
+	conn.doing("reading the columns of its views")
+	rows, err := conn.rows(ctx, "SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = 'main' ORDER BY table_name, ordinal_position")
 	if err != nil {
 		return err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var t, c, ty string
-		if err := rows.Scan(&t, &c, &ty); err != nil {
-			return err
-		}
-		d.columns[t] = append(d.columns[t], Column{Name: c, Type: ty})
+	for _, r := range rows {
+		d.columns[r[0]] = append(d.columns[r[0]], Column{Name: r[1], Type: r[2]})
 	}
-	return rows.Err()
+	d.checks = checkQueries(ctx, conn, m, cfg)
+	return conn.finish(ctx)
 }
 
 // linkOrCopy makes the file dst hold src's contents: a hard link, or a copy

@@ -355,11 +355,15 @@ var duckRunMaxRSS atomic.Int64
 // allocates: the lists and strings a function builds grew past 2 GB under a
 // 512 MB limit. The server reads the process's size every rssWatchEvery and
 // ends it past the bound (on Linux; elsewhere the size cannot be read).
-func (p *DuckProc) runningMaxRSS() int64 {
+func (p *DuckProc) runningMaxRSS() int64 { return runningMaxRSS(p.cfg.MemoryLimit) }
+
+// runningMaxRSS is DuckProc.runningMaxRSS for a memory limit (a load
+// process's bound too).
+func runningMaxRSS(memoryLimit string) int64 {
 	if n := duckRunMaxRSS.Load(); n > 0 {
 		return n
 	}
-	b, ok := sizeBytes(p.cfg.MemoryLimit)
+	b, ok := sizeBytes(memoryLimit)
 	if !ok {
 		return 0
 	}
@@ -478,43 +482,10 @@ func (p *DuckProc) start(ctx context.Context) (*duckWorker, error) {
 	if closed {
 		return nil, ErrClosed
 	}
-	cmd := p.cfg.Worker()
-	inR, inW, err := os.Pipe()
+	w, err := launchWorker(p.cfg.Worker(), p.cfg.Threads, filepath.Join(p.file.tmp, fmt.Sprintf("spill-%d", p.started.Add(1))))
 	if err != nil {
 		return nil, p.startErr("could not be started (" + err.Error() + ")")
 	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		inR.Close()
-		inW.Close()
-		return nil, p.startErr("could not be started (" + err.Error() + ")")
-	}
-	// Answers come back on a pipe of their own (the worker's file descriptor 3,
-	// WorkerAnswers), not on its standard output, which anything in the process
-	// might write to: that goes to the server's standard error.
-	if cmd.Stderr == nil {
-		cmd.Stderr = os.Stderr
-	}
-	// Nothing of the server's environment but what DuckDB and Go read: the
-	// worker needs no credential (a PostgreSQL package's DSN variable).
-	if cmd.Env == nil {
-		cmd.Env = os.Environ()
-	}
-	cmd.Env = workerEnviron(cmd.Env, p.cfg.Threads)
-	cmd.Stdin, cmd.Stdout, cmd.ExtraFiles = inR, cmd.Stderr, []*os.File{outW}
-	endWithParent(cmd)
-	err = cmd.Start()
-	inR.Close()
-	outW.Close()
-	if err != nil {
-		inW.Close()
-		outR.Close()
-		return nil, p.startErr("could not be started (" + err.Error() + ")")
-	}
-	w := &duckWorker{cmd: cmd, in: inW, replies: make(chan workerAnswer, 1), exited: make(chan struct{}),
-		spill: filepath.Join(p.file.tmp, fmt.Sprintf("spill-%d", p.started.Add(1)))}
-	w.maxHead.Store(maxAnswerHead)
-	go w.read(outR)
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
@@ -545,6 +516,50 @@ func (p *DuckProc) start(ctx context.Context) (*duckWorker, error) {
 		p.kill(w)
 		return nil, p.startErr(fmt.Sprintf("did not open the model within %s", duckStartLimit))
 	}
+}
+
+// launchWorker starts cmd as a worker process (ServeDuckWorker): a query
+// process, or a load process (loadproc.go). Answers come back on a pipe of
+// their own (the worker's file descriptor 3, WorkerAnswers), not on its
+// standard output, which anything in the process might write to: that goes to
+// cmd.Stderr (the server's standard error when unset). The process gets the
+// environment workerEnviron keeps, for DuckDB's threads, and ends with the
+// server (endWithParent); spill is its DuckDB's spill folder, removed when it
+// ends.
+func launchWorker(cmd *exec.Cmd, threads int, spill string) (*duckWorker, error) {
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, err
+	}
+	if cmd.Stderr == nil {
+		cmd.Stderr = os.Stderr
+	}
+	// Nothing of the server's environment but what DuckDB and Go read: the
+	// worker needs no credential (a PostgreSQL package's DSN variable).
+	if cmd.Env == nil {
+		cmd.Env = os.Environ()
+	}
+	cmd.Env = workerEnviron(cmd.Env, threads)
+	cmd.Stdin, cmd.Stdout, cmd.ExtraFiles = inR, cmd.Stderr, []*os.File{outW}
+	endWithParent(cmd)
+	err = cmd.Start()
+	inR.Close()
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return nil, err
+	}
+	w := &duckWorker{cmd: cmd, in: inW, replies: make(chan workerAnswer, 1), exited: make(chan struct{}), spill: spill}
+	w.maxHead.Store(maxAnswerHead)
+	go w.read(outR)
+	return w, nil
 }
 
 // workerEnviron keeps of env the variables a worker process may need: the
@@ -840,9 +855,12 @@ func (w *duckWorker) exitNote() string {
 // The worker protocol: requests are one JSON document per line; each answer is
 // one frame (appendAnswer). The first request opens the model's database;
 // each later one is a query, answered by a result or an error.
+// A load process (loadproc.go) is asked Load first, then steps.
 type workerRequest struct {
 	Open  *workerOpen  `json:"open,omitempty"`
 	Query *workerQuery `json:"query,omitempty"`
+	Load  *workerLoad  `json:"load,omitempty"`
+	Step  *loadStep    `json:"step,omitempty"`
 }
 
 type workerOpen struct {
@@ -872,6 +890,9 @@ type workerAnswer struct {
 	OK     bool       `json:"ok,omitempty"`
 	Result *Result    `json:"result,omitempty"`
 	Error  *wireError `json:"error,omitempty"`
+	// Strings is a load step's answer: the rows of a query, or the names of a
+	// prepared statement's parameters (one row).
+	Strings [][]string `json:"strings,omitempty"`
 }
 
 // An answer's frame: the lengths of its head and of its body (4 bytes each,
@@ -1186,7 +1207,8 @@ func WorkerAnswers() *os.File { return os.NewFile(3, "answers") }
 
 // ServeDuckWorker serves one model's queries, one at a time, to the process
 // that started this one (DuckProc): requests on in (its standard input),
-// answers on out (WorkerAnswers). It returns
+// answers on out (WorkerAnswers); or, asked to load a model first, the steps
+// of its load (serveLoad). It returns
 // the exit code for the process: 0 when in ends, 1 when the model cannot be
 // opened, 3 after a query DuckDB did not stop at its limit (the process must
 // end for it to stop).
@@ -1208,8 +1230,11 @@ func ServeDuckWorker(in io.Reader, out io.Writer) int {
 		return err == nil
 	}
 	var req workerRequest
-	if err := dec.Decode(&req); err != nil || req.Open == nil {
+	if err := dec.Decode(&req); err != nil || req.Open == nil && req.Load == nil {
 		return 1
+	}
+	if req.Load != nil {
+		return serveLoad(dec, reply, req.Load)
 	}
 	o := req.Open
 	d, err := openDuckFile(context.Background(), &duckFile{tmp: o.Tmp, path: o.Path, pkgDir: o.PkgDir, spill: o.Spill},

@@ -47,7 +47,7 @@ func CellKey(nb *catalog.Notebook, cell *catalog.Query) string {
 // cell of the package's notebooks that run against m, and says what DuckDB
 // finds wrong. Nothing runs: duckdb-go's Prepare refuses more than one
 // statement (PrepareContext would run all but the last).
-func checkQueries(ctx context.Context, conn *sql.Conn, m *catalog.Model, cfg DuckConfig) map[string]QueryCheck {
+func checkQueries(ctx context.Context, conn loadConn, m *catalog.Model, cfg DuckConfig) map[string]QueryCheck {
 	out := queryChecks{}
 	add := out.add
 	cells := modelCells(m)
@@ -55,18 +55,26 @@ func checkQueries(ctx context.Context, conn *sql.Conn, m *catalog.Model, cfg Duc
 	types := map[string]string{} // declared type → why DuckDB does not know it ("" it does)
 	start := time.Now()
 	for i := 0; i < total; i++ {
+		if le := (*LoadError)(nil); errors.As(conn.failed(), &le) {
+			// DuckDB's load process ran out of the model's time, or crashed
+			// too often: what is left is not checked.
+			add("", fmt.Sprintf("%s were not checked when it loaded (%s); they are judged when they run", uncheckedCount(len(m.Queries), len(cells), i), le.stopped()))
+			break
+		}
 		if i >= maxCheckedQueries || time.Since(start) > queryCheckBudget || ctx.Err() != nil {
 			add("", uncheckedProblem(len(m.Queries), len(cells), i))
 			break
 		}
 		if i >= len(m.Queries) {
 			c := cells[i-len(m.Queries)]
-			if msg := checkCell(conn, c); msg != "" {
+			conn.doing("checking the notebook cell " + CellKey(c.Notebook, c))
+			if msg := checkCell(ctx, conn, c); msg != "" {
 				add(CellKey(c.Notebook, c), msg)
 			}
 			continue
 		}
 		q := m.Queries[i]
+		conn.doing("checking the named query " + q.Name)
 		badType := false
 		for _, p := range q.Params {
 			t := p.Type
@@ -77,7 +85,7 @@ func checkQueries(ctx context.Context, conn *sql.Conn, m *catalog.Model, cfg Duc
 			}
 			why, seen := types[t]
 			if !seen {
-				why = checkType(conn, t)
+				why = checkType(ctx, conn, t)
 				types[t] = why
 			}
 			if why != "" {
@@ -102,7 +110,13 @@ func checkQueries(ctx context.Context, conn *sql.Conn, m *catalog.Model, cfg Duc
 			add(q.Name, fmt.Sprintf("the SQL uses the positional placeholder $%s%s, which no call can give a value (values are given by name), so every call is refused: a named query's parameters are $name, each declared with an @param line", ps[0].Name, at))
 			continue
 		}
-		names, err := prepareNames(conn, text)
+		names, err := conn.prepare(ctx, text)
+		if le := (*LoadError)(nil); errors.As(err, &le) || err != nil && conn.failed() != nil {
+			// DuckDB's load process crashed on it, or the load ran out of
+			// time: said as it is (not as SQL that does not prepare).
+			add(q.Name, err.Error())
+			continue
+		}
 		if err != nil {
 			if se := (*SQLError)(nil); errors.As(err, &se) && se.Position > 0 {
 				c := *se
@@ -179,8 +193,11 @@ func (c queryChecks) add(name, msg string) {
 // checkCell prepares the notebook cell c, as it runs (as written: a cell takes
 // no parameters), and says what is wrong with it ("" nothing). A named
 // parameter ($x) is told by the catalog's own check (catalog.ParamProblems).
-func checkCell(conn *sql.Conn, c *catalog.Query) string {
-	names, err := prepareNames(conn, c.SQL)
+func checkCell(ctx context.Context, conn loadConn, c *catalog.Query) string {
+	names, err := conn.prepare(ctx, c.SQL)
+	if le := (*LoadError)(nil); errors.As(err, &le) || err != nil && conn.failed() != nil {
+		return err.Error()
+	}
 	if err != nil {
 		msg := queryProblem(c, err)
 		return strings.Replace(msg, "a named query is", "a notebook cell is", 1)
@@ -200,11 +217,11 @@ var typeName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(?:\(\d+(?:,\d+)?\))?(
 
 // checkType says why DuckDB does not know the SQL type t ("" when it does, or
 // when t is not of typeName's form: such a type is not checked).
-func checkType(conn *sql.Conn, t string) string {
+func checkType(ctx context.Context, conn loadConn, t string) string {
 	if !typeName.MatchString(t) {
 		return ""
 	}
-	_, err := prepareNames(conn, "SELECT CAST(NULL AS "+t+")")
+	_, err := conn.prepare(ctx, "SELECT CAST(NULL AS "+t+")")
 	if err == nil {
 		return ""
 	}
@@ -350,9 +367,12 @@ func fileLines(msg string, first int) string {
 // (withAbsolutePaths), and a position in it mapped back to the author's text;
 // when that prepares (the error came from the rewriting), the view's error is
 // given without the wrapper's excerpt.
-func sourceError(conn *sql.Conn, s *catalog.Source, file, pkgDir, body string, err error) error {
+func sourceError(ctx context.Context, conn loadConn, s *catalog.Source, file, pkgDir, body string, err error) error {
 	text, edits := withAbsolutePaths(s.SQL, pkgDir)
-	if _, perr := prepareNames(conn, text); perr != nil {
+	if _, perr := conn.prepare(ctx, text); perr != nil {
+		if le := (*LoadError)(nil); errors.As(perr, &le) || conn.failed() != nil {
+			return perr
+		}
 		var se *SQLError
 		if errors.As(perr, &se) {
 			out := *se

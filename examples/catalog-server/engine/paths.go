@@ -32,7 +32,7 @@ var fileFunctions = map[string]bool{
 // SELECT statement.
 //
 // Then each read_csv call on one file is frozen (see freezeReaders).
-func rewritePaths(ctx context.Context, conn *sql.Conn, sqlText, pkgDir string) (string, error) {
+func rewritePaths(ctx context.Context, conn loadConn, sqlText, pkgDir string) (string, error) {
 	tree, err := parseTree(ctx, conn, sqlText)
 	if err != nil {
 		return "", err
@@ -78,16 +78,32 @@ func rewritePaths(ctx context.Context, conn *sql.Conn, sqlText, pkgDir string) (
 	if walkErr != nil {
 		return "", walkErr
 	}
-	freezeReaders(ctx, conn, tree)
+	if err := freezeReaders(ctx, conn, tree); err != nil {
+		return "", err
+	}
 	return treeSQL(ctx, conn, tree)
 }
 
 // parseTree returns DuckDB's syntax tree of sqlText (json_serialize_sql).
-func parseTree(ctx context.Context, conn queryRower, sqlText string) (map[string]any, error) {
+func parseTree(ctx context.Context, conn loadConn, sqlText string) (map[string]any, error) {
+	raw, err := rowString(ctx, conn, "SELECT json_serialize_sql($1::VARCHAR)::VARCHAR", sqlText)
+	if err != nil {
+		return nil, err
+	}
+	return decodeTree(raw)
+}
+
+// parseTreeOn is parseTree on a connection or a pool of this process.
+func parseTreeOn(ctx context.Context, conn queryRower, sqlText string) (map[string]any, error) {
 	var raw string
 	if err := conn.QueryRowContext(ctx, "SELECT json_serialize_sql($1::VARCHAR)::VARCHAR", sqlText).Scan(&raw); err != nil {
 		return nil, duckErr(err)
 	}
+	return decodeTree(raw)
+}
+
+// decodeTree reads json_serialize_sql's answer.
+func decodeTree(raw string) (map[string]any, error) {
 	// Numbers stay as written: query_location is an unsigned 64-bit integer that
 	// a float64 would round, and json_deserialize_sql then refuses the tree.
 	dec := json.NewDecoder(strings.NewReader(raw))
@@ -99,22 +115,18 @@ func parseTree(ctx context.Context, conn queryRower, sqlText string) (map[string
 	return tree, nil
 }
 
-// queryRower is a connection or a pool: what parseTree asks.
+// queryRower is a connection or a pool: what parseTreeOn asks.
 type queryRower interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
 // treeSQL turns a syntax tree back into SQL (json_deserialize_sql).
-func treeSQL(ctx context.Context, conn *sql.Conn, tree map[string]any) (string, error) {
+func treeSQL(ctx context.Context, conn loadConn, tree map[string]any) (string, error) {
 	b, err := json.Marshal(tree)
 	if err != nil {
 		return "", err
 	}
-	var out string
-	if err := conn.QueryRowContext(ctx, "SELECT json_deserialize_sql($1::JSON)", string(b)).Scan(&out); err != nil {
-		return "", duckErr(err)
-	}
-	return out, nil
+	return rowString(ctx, conn, "SELECT json_deserialize_sql($1::JSON)", string(b))
 }
 
 // csvReaders and jsonReaders are the table functions that detect a file's layout
@@ -133,19 +145,24 @@ var (
 // thousand CSV rows with a date column, 30 ms for 10,000 JSON lines; frozen, once per
 // load of the model (a change to a file reloads the catalog, which detects again).
 // A call stays as written when it cannot be frozen or when the frozen call would
-// not give exactly the same column names and types.
-func freezeReaders(ctx context.Context, conn *sql.Conn, tree map[string]any) {
+// not give exactly the same column names and types. It returns an error only
+// when DuckDB's load process failed (LoadError): the source is not loaded.
+func freezeReaders(ctx context.Context, conn loadConn, tree map[string]any) error {
 	var calls []map[string]any
 	eachNode(tree, func(n map[string]any) {
 		if fn, _ := n["function_name"].(string); n["class"] == "FUNCTION" && (csvReaders[strings.ToLower(fn)] || jsonReaders[strings.ToLower(fn)]) && freezable(n) {
 			calls = append(calls, n)
 		}
 	})
+	var le *LoadError
 	for _, call := range calls {
 		fn := strings.ToLower(call["function_name"].(string))
 		args, _ := call["children"].([]any)
 		before, err := describeCall(ctx, conn, fn, args)
 		if err != nil {
+			if errors.As(err, &le) || conn.failed() != nil {
+				return err
+			}
 			continue
 		}
 		var frozen []any
@@ -156,43 +173,45 @@ func freezeReaders(ctx context.Context, conn *sql.Conn, tree map[string]any) {
 			frozen, err = describedArgs(ctx, conn, before, args)
 		}
 		if err != nil {
+			if errors.As(err, &le) || conn.failed() != nil {
+				return err
+			}
 			continue
 		}
 		after, err := describeCall(ctx, conn, fn, frozen)
+		if err != nil && (errors.As(err, &le) || conn.failed() != nil) {
+			return err
+		}
 		if err != nil || !slices.Equal(before, after) {
 			continue
 		}
 		call["function_name"] = fn
 		call["children"] = frozen
 	}
+	return nil
 }
 
 // describeCall returns the column names and types of SELECT * FROM fn(args), in
 // order.
-func describeCall(ctx context.Context, conn *sql.Conn, fn string, args []any) ([]Column, error) {
+func describeCall(ctx context.Context, conn loadConn, fn string, args []any) ([]Column, error) {
 	q, err := callSQL(ctx, conn, "*", fn, args)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := conn.QueryContext(ctx, "SELECT column_name, column_type FROM (DESCRIBE "+q+")")
+	rows, err := conn.rows(ctx, "SELECT column_name, column_type FROM (DESCRIBE "+q+")")
 	if err != nil {
-		return nil, duckErr(err)
+		return nil, err
 	}
-	defer rows.Close()
 	var cols []Column
-	for rows.Next() {
-		var c Column
-		if err := rows.Scan(&c.Name, &c.Type); err != nil {
-			return nil, err
-		}
-		cols = append(cols, c)
+	for _, r := range rows {
+		cols = append(cols, Column{Name: r[0], Type: r[1]})
 	}
-	return cols, rows.Err()
+	return cols, nil
 }
 
 // callSQL returns SELECT sel FROM fn(args) as SQL: the call's arguments are syntax
 // trees, put in the place of a probe's.
-func callSQL(ctx context.Context, conn *sql.Conn, sel, fn string, args []any) (string, error) {
+func callSQL(ctx context.Context, conn loadConn, sel, fn string, args []any) (string, error) {
 	probe, err := parseTree(ctx, conn, "SELECT "+sel+" FROM read_csv('x')")
 	if err != nil {
 		return "", err
@@ -207,7 +226,7 @@ func callSQL(ctx context.Context, conn *sql.Conn, sel, fn string, args []any) (s
 
 // describedArgs returns the arguments of a JSON call (args) with the columns DuckDB
 // detected for it (cols) added as its columns option.
-func describedArgs(ctx context.Context, conn *sql.Conn, cols []Column, args []any) ([]any, error) {
+func describedArgs(ctx context.Context, conn loadConn, cols []Column, args []any) ([]any, error) {
 	var spec []string
 	for _, c := range cols {
 		if c.Name == "" || c.Type == "" {
@@ -255,14 +274,14 @@ func freezable(call map[string]any) bool {
 // sniffedArgs returns the arguments of the read_csv call sniff_csv proposes for a
 // call with args: the call's path, the options the sniffer spelled out (auto_detect = false
 // among them), and the call's own options the sniffer did not set.
-func sniffedArgs(ctx context.Context, conn *sql.Conn, args []any) ([]any, error) {
+func sniffedArgs(ctx context.Context, conn loadConn, args []any) ([]any, error) {
 	probeSQL, err := callSQL(ctx, conn, "Prompt", "sniff_csv", args)
 	if err != nil {
 		return nil, err
 	}
-	var prompt string
-	if err := conn.QueryRowContext(ctx, probeSQL).Scan(&prompt); err != nil {
-		return nil, duckErr(err)
+	prompt, err := rowString(ctx, conn, probeSQL)
+	if err != nil {
+		return nil, err
 	}
 	proposed, err := parseTree(ctx, conn, "SELECT * "+strings.TrimSuffix(strings.TrimSpace(prompt), ";"))
 	if err != nil {

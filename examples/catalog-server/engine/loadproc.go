@@ -1,0 +1,524 @@
+package engine
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Loading a model in a process of its own.
+//
+// Building a model's database runs DuckDB on the catalog's content: making a
+// source's view reads its files (to learn the columns, sampling CSV and JSON
+// files to freeze their readers: freezeReaders), and the check of its named
+// queries and notebook cells prepares them (computing their constant
+// expressions). In the server's process a crash of DuckDB there (a deeply
+// nested JSON value overflows its stack) ends the server, a calculation DuckDB
+// cannot interrupt holds the load for as long as it computes, and what a
+// function builds is not counted by DuckDB's memory limit.
+//
+// With DuckConfig.Loader set, every step of a model's load that asks DuckDB
+// something runs in a load process: this program started again as a worker
+// (ServeDuckWorker, serveLoad), with the query processes' environment, memory
+// settings and watchdog (launchWorker, runningMaxRSS). The server keeps the
+// logic (what to ask, what the answers mean); the load process owns the
+// database being built and answers one step at a time (a statement, a query's
+// rows, a prepare), so the server always knows which source, named query or
+// notebook cell DuckDB was busy with when its process crashed, ran out of
+// memory or of time. Such a step fails with a LoadError:
+//   - building a source's view: the source is broken (Duck.Broken), the
+//     others load;
+//   - checking a named query or cell: it is told as the query's problem
+//     (QueryChecks), the others are checked;
+//   - past loadLimit, or after maxLoadCrashes crashes while the views were
+//     built: the model does not open (its error says which step).
+//
+// After a crash the next step starts a new load process on the same database
+// file: DuckDB replays what the crashed one wrote (each view is committed as
+// it is made). The last step closes the database, so its file is whole.
+
+// loadLimit is how long the load of one model (its views built, its named
+// queries and notebook cells checked) may take in its load process; past it
+// the process is killed and the model reported (LoadError). Writing the file
+// at the end has duckStartLimit more. A variable for the tests.
+var loadLimit = 30 * time.Second
+
+// maxLoadCrashes is how many times a model's load process may crash (or be
+// stopped for its memory) before the load gives up: each crash costs a new
+// process, and a catalog whose every source crashes DuckDB must not start one
+// per source.
+const maxLoadCrashes = 8
+
+// LoadError says a step of a model's load did not finish in its load process:
+// DuckDB crashed, held more memory than it may, or the load ran out of time,
+// or the process could not be started.
+type LoadError struct {
+	Kind   string        // "crash", "memory", "time", "crashes" (too many), "start"
+	What   string        // the step: "building the view of source t"
+	Detail string        // how it ended: the crash's signal, the memory held, the steps that crashed
+	Limit  time.Duration // for "time": loadLimit
+}
+
+// stopped says why the load stopped after e, for what it left unchecked.
+func (e *LoadError) stopped() string {
+	switch e.Kind {
+	case "time":
+		return fmt.Sprintf("the load ran out of its %s", e.Limit)
+	case "crashes":
+		return fmt.Sprintf("DuckDB crashed %d times", maxLoadCrashes)
+	}
+	return "its load process failed"
+}
+
+func (e *LoadError) Error() string {
+	switch e.Kind {
+	case "crash":
+		return fmt.Sprintf("DuckDB crashed (%s) while %s; the load runs in a process of its own, so the server kept running. Change what this reads or computes (a deeply nested JSON value or expression, a huge constant), then save the file to load it again", e.Detail, e.What)
+	case "memory":
+		return fmt.Sprintf("DuckDB needed more memory than a model's load may use while %s (%s) and was stopped; the server kept running. Change what this reads or computes (a huge constant string or list), then save the file to load it again", e.What, e.Detail)
+	case "time":
+		return fmt.Sprintf("loading the model took longer than its %s limit: DuckDB was still %s, and was stopped (the server kept running). Make that step cheaper (a slow constant expression, a huge file sampled), then save the file to load it again", e.Limit, e.What)
+	case "crashes":
+		return fmt.Sprintf("DuckDB crashed %d times while loading the model (%s), so the load gave up; the server kept running. Fix those sources, then save the files to load the model again", maxLoadCrashes, e.Detail)
+	}
+	return "the model's load process " + e.Detail + ". This is a fault of the server, not of the catalog: tell the server's operator"
+}
+
+// loadConn is the DuckDB connection a model is built and checked on: in the
+// server's process (localLoad) or in a load process (procLoad). Its errors are
+// the engine's (duckErr's).
+type loadConn interface {
+	exec(ctx context.Context, query string) error
+	// rows returns a query's rows, each value scanned into a string.
+	rows(ctx context.Context, query string, args ...string) ([][]string, error)
+	// prepare prepares text without running it and returns its parameters'
+	// names (prepareNames).
+	prepare(ctx context.Context, text string) ([]string, error)
+	// doing names the step the next calls belong to ("building the view of
+	// source t"), for a LoadError.
+	doing(what string)
+	// failed is the error every later call fails with, once the load cannot
+	// go on (out of time, too many crashes); nil until then.
+	failed() error
+	// finish closes the database, its file whole; abandon closes it on a
+	// failed build.
+	finish(ctx context.Context) error
+	abandon()
+}
+
+// rowString returns the one value of a query's first row (QueryRow's Scan).
+func rowString(ctx context.Context, c loadConn, query string, args ...string) (string, error) {
+	rs, err := c.rows(ctx, query, args...)
+	if err != nil {
+		return "", err
+	}
+	if len(rs) == 0 || len(rs[0]) == 0 {
+		return "", sql.ErrNoRows
+	}
+	return rs[0][0], nil
+}
+
+// openLoad opens the database file at path for building model files of the
+// package folder pkgDir: in a load process when cfg.Loader is set.
+func openLoad(ctx context.Context, pkgDir, path string, cfg DuckConfig) (loadConn, error) {
+	if cfg.Loader == nil {
+		return openLocalLoad(ctx, pkgDir, path, cfg)
+	}
+	p := &procLoad{command: cfg.Loader, deadline: time.Now().Add(loadLimit), maxRSS: runningMaxRSS(cfg.MemoryLimit),
+		memory: cfg.MemoryLimit, open: workerLoad{Path: path, PkgDir: pkgDir, Threads: cfg.Threads, MemoryLimit: cfg.MemoryLimit, TempLimit: cfg.TempLimit}}
+	p.what = "opening the model's database"
+	if err := p.start(ctx); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// localLoad is a loadConn in this process.
+type localLoad struct {
+	db   *sql.DB
+	conn *sql.Conn
+}
+
+// openLocalLoad opens a new database file at path, held to cfg's limits and
+// locked down as queries are: making a view reads its files, and a source
+// must not read, or show the columns of, a file outside the package.
+func openLocalLoad(ctx context.Context, pkgDir, path string, cfg DuckConfig) (*localLoad, error) {
+	db, err := sql.Open("duckdb", path)
+	if err != nil {
+		return nil, err
+	}
+	// What building reads and prepares (a source's files, the named queries'
+	// constant expressions) is held to the model's limits, as queries are.
+	for _, set := range []string{
+		"SET GLOBAL memory_limit = " + quoteLit(cfg.MemoryLimit),
+		"SET GLOBAL threads = " + strconv.Itoa(cfg.Threads),
+	} {
+		if _, err := db.ExecContext(ctx, set); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("duckdb: %s: %w", set, err)
+		}
+	}
+	if err := lockDown(ctx, db, pkgDir, cfg.TempLimit); err != nil {
+		db.Close()
+		return nil, err
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return &localLoad{db: db, conn: conn}, nil
+}
+
+func (l *localLoad) exec(ctx context.Context, query string) error {
+	_, err := l.conn.ExecContext(ctx, query)
+	return duckErr(err)
+}
+
+func (l *localLoad) rows(ctx context.Context, query string, args ...string) ([][]string, error) {
+	a := make([]any, len(args))
+	for i, s := range args {
+		a[i] = s
+	}
+	rows, err := l.conn.QueryContext(ctx, query, a...)
+	if err != nil {
+		return nil, duckErr(err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, err
+	}
+	var out [][]string
+	for rows.Next() {
+		row := make([]string, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range row {
+			ptrs[i] = &row[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, err
+		}
+		out = append(out, row)
+	}
+	return out, duckErr(rows.Err())
+}
+
+func (l *localLoad) prepare(_ context.Context, text string) ([]string, error) {
+	return prepareNames(l.conn, text)
+}
+
+func (l *localLoad) doing(string)  {}
+func (l *localLoad) failed() error { return nil }
+
+func (l *localLoad) finish(context.Context) error {
+	l.conn.Close()
+	return l.db.Close()
+}
+
+func (l *localLoad) abandon() { l.finish(context.Background()) }
+
+// procLoad is a loadConn whose database is a load process's: each call is a
+// step the process answers (serveLoad). Not safe for concurrent use.
+type procLoad struct {
+	command  func() *exec.Cmd
+	open     workerLoad
+	deadline time.Time // the model's loadLimit
+	maxRSS   int64     // runningMaxRSS: past it the process is stopped
+	memory   string    // the memory limit, for messages
+
+	w       *duckWorker // nil: the next step starts one
+	stderr  *headBuffer // the start of w's standard error (the crash's signal)
+	what    string      // the step under way
+	crashes []string    // the steps that crashed
+	stop    error       // failed()
+}
+
+// loadStep is one step of a load, sent to its process. Texts go as bytes
+// (base64 in JSON), byte for byte: a JSON string would replace bytes that are
+// not UTF-8.
+type loadStep struct {
+	Op   string   `json:"op"` // "exec", "rows", "prepare", "close"
+	SQL  []byte   `json:"sql,omitempty"`
+	Args [][]byte `json:"args,omitempty"`
+}
+
+// workerLoad asks a worker to serve a load (serveLoad) on the database file
+// at Path, for the package folder PkgDir.
+type workerLoad struct {
+	Path        string `json:"path"`
+	PkgDir      string `json:"pkgDir"`
+	Threads     int    `json:"threads"`
+	MemoryLimit string `json:"memoryLimit"`
+	TempLimit   string `json:"tempLimit"`
+}
+
+// maxStderrKept is how much of a load process's standard error the server
+// keeps, to name the signal it crashed with (the Go runtime's first line).
+const maxStderrKept = 64 << 10
+
+// start starts a load process and has it open the database.
+func (p *procLoad) start(ctx context.Context) error {
+	cmd := p.command()
+	buf := &headBuffer{max: maxStderrKept}
+	if cmd.Stderr == nil {
+		cmd.Stderr = os.Stderr
+	}
+	cmd.Stderr = io.MultiWriter(cmd.Stderr, buf)
+	w, err := launchWorker(cmd, p.open.Threads, "")
+	if err != nil {
+		p.stop = &LoadError{Kind: "start", Detail: "could not be started (" + err.Error() + ")"}
+		return p.stop
+	}
+	p.w, p.stderr = w, buf
+	what := p.what
+	p.what = "opening the model's database"
+	if len(p.crashes) > 0 {
+		p.what = "opening the model's database again, after DuckDB crashed"
+	}
+	_, err = p.roundTrip(ctx, workerRequest{Load: &p.open}, 0)
+	p.what = what
+	var le *LoadError
+	if err != nil && !errors.As(err, &le) && ctx.Err() == nil {
+		p.end()
+		p.stop = &LoadError{Kind: "start", Detail: "could not open the model's database: " + err.Error()}
+		return p.stop
+	}
+	return err
+}
+
+func (p *procLoad) doing(what string) { p.what = what }
+func (p *procLoad) failed() error     { return p.stop }
+
+func (p *procLoad) exec(ctx context.Context, query string) error {
+	_, err := p.step(ctx, loadStep{Op: "exec", SQL: []byte(query)})
+	return err
+}
+
+func (p *procLoad) rows(ctx context.Context, query string, args ...string) ([][]string, error) {
+	st := loadStep{Op: "rows", SQL: []byte(query)}
+	for _, a := range args {
+		st.Args = append(st.Args, []byte(a))
+	}
+	ans, err := p.step(ctx, st)
+	return ans.Strings, err
+}
+
+func (p *procLoad) prepare(ctx context.Context, text string) ([]string, error) {
+	ans, err := p.step(ctx, loadStep{Op: "prepare", SQL: []byte(text)})
+	if err != nil || len(ans.Strings) == 0 {
+		return nil, err
+	}
+	return ans.Strings[0], nil
+}
+
+// finish has the load process close the database (a new one, opening it
+// again, when the last crashed), with duckStartLimit to do it in.
+func (p *procLoad) finish(ctx context.Context) error {
+	p.stop = nil
+	p.deadline = time.Now().Add(duckStartLimit)
+	p.what = "writing the model's database"
+	_, err := p.step(ctx, loadStep{Op: "close"})
+	p.end()
+	return err
+}
+
+func (p *procLoad) abandon() { p.end() }
+
+// end kills the load process, if one runs.
+func (p *procLoad) end() {
+	if p.w != nil {
+		p.w.kill()
+		p.w = nil
+	}
+}
+
+// step sends st to the load process (starting one if none runs) and returns
+// its answer.
+func (p *procLoad) step(ctx context.Context, st loadStep) (workerAnswer, error) {
+	if p.stop != nil {
+		return workerAnswer{}, p.stop
+	}
+	if p.w == nil {
+		if err := p.start(ctx); err != nil {
+			return workerAnswer{}, err
+		}
+	}
+	size := len(st.SQL)
+	for _, a := range st.Args {
+		size += len(a)
+	}
+	return p.roundTrip(ctx, workerRequest{Step: &st}, size)
+}
+
+// roundTrip sends req to the load process and waits for its answer, watching
+// its memory, the model's deadline and ctx. A process that ends, or is ended,
+// before it answers fails the step with a LoadError (ctx's error when ctx
+// ended); an error DuckDB answered is the step's error.
+func (p *procLoad) roundTrip(ctx context.Context, req workerRequest, size int) (workerAnswer, error) {
+	w := p.w
+	// The answer holds rows of strings DuckDB made of the text sent (a syntax
+	// tree written as JSON, an error quoting the text): bounded by the text's
+	// size, many times over.
+	w.maxHead.Store(maxAnswerHead + 32*int64(size))
+	if err := w.send(req, p.deadline); err != nil {
+		// The process ended (its input closed): its reader tells how.
+		select {
+		case <-w.exited:
+		case <-time.After(time.Second):
+		}
+	}
+	left := time.Until(p.deadline)
+	timer := time.NewTimer(max(left, 0))
+	defer timer.Stop()
+	var watch <-chan time.Time
+	if p.maxRSS > 0 {
+		t := time.NewTicker(rssWatchEvery)
+		defer t.Stop()
+		watch = t.C
+	}
+	for {
+		select {
+		case <-watch:
+			if rss := residentBytes(w.cmd.Process.Pid); rss > p.maxRSS {
+				p.end()
+				return workerAnswer{}, p.crashed(&LoadError{Kind: "memory", What: p.what,
+					Detail: fmt.Sprintf("its load process held %d MiB, past the %d MiB it may hold with a memory limit of %s", rss>>20, p.maxRSS>>20, p.memory)})
+			}
+		case ans, ok := <-w.replies:
+			if !ok {
+				p.end() // waits for the process: its exit status and standard error are complete
+				return workerAnswer{}, p.crashed(&LoadError{Kind: "crash", What: p.what, Detail: crashDetail(w.waitErr, p.stderr.String())})
+			}
+			if ans.Error != nil {
+				return ans, ans.Error.err()
+			}
+			return ans, nil
+		case <-timer.C:
+			p.end()
+			p.stop = &LoadError{Kind: "time", What: p.what, Limit: loadLimit}
+			return workerAnswer{}, p.stop
+		case <-ctx.Done():
+			p.end()
+			p.stop = ctx.Err()
+			return workerAnswer{}, p.stop
+		}
+	}
+}
+
+// crashed counts a crash (or a stop for memory), le, and returns it; at
+// maxLoadCrashes the load stops.
+func (p *procLoad) crashed(le *LoadError) error {
+	p.crashes = append(p.crashes, le.What)
+	if len(p.crashes) >= maxLoadCrashes {
+		p.stop = &LoadError{Kind: "crashes", Detail: strings.Join(p.crashes, "; ")}
+	}
+	return le
+}
+
+// goSignal is the line the Go runtime writes first when a signal ends the
+// process ("SIGSEGV: segmentation violation"), as when DuckDB crashes.
+var goSignal = regexp.MustCompile(`(?m)^(SIG[A-Z0-9]+: .*)$`)
+
+// crashDetail says how a load process ended: the signal the Go runtime named
+// on its standard error, its fatal error, or its exit status.
+func crashDetail(waitErr error, stderr string) string {
+	if m := goSignal.FindStringSubmatch(stderr); m != nil {
+		return strings.TrimSpace(m[1])
+	}
+	if _, rest, ok := strings.Cut(stderr, "fatal error: "); ok {
+		line, _, _ := strings.Cut(rest, "\n")
+		return "fatal error: " + strings.TrimSpace(line)
+	}
+	if waitErr != nil {
+		return "its process ended: " + waitErr.Error()
+	}
+	return "its process ended without answering"
+}
+
+// headBuffer keeps the first max bytes written to it.
+type headBuffer struct {
+	mu  sync.Mutex
+	b   []byte
+	max int
+}
+
+func (h *headBuffer) Write(b []byte) (int, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if room := h.max - len(h.b); room > 0 {
+		h.b = append(h.b, b[:min(len(b), room)]...)
+	}
+	return len(b), nil
+}
+
+func (h *headBuffer) String() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return string(h.b)
+}
+
+// serveLoad serves the steps of a model's load (procLoad) in a load process,
+// on a localLoad of the database o names: requests on dec, answers by reply.
+// It returns the process's exit code: 0 once the database is closed (or the
+// server went away), 1 when it cannot be opened.
+func serveLoad(dec *json.Decoder, reply func(workerAnswer) bool, o *workerLoad) int {
+	ctx := context.Background()
+	l, err := openLocalLoad(ctx, o.PkgDir, o.Path, DuckConfig{Threads: o.Threads, MemoryLimit: o.MemoryLimit, TempLimit: o.TempLimit}.withDefaults())
+	if err != nil {
+		reply(workerAnswer{Error: toWire(err)})
+		return 1
+	}
+	if !reply(workerAnswer{OK: true}) {
+		l.abandon()
+		return 0
+	}
+	for {
+		var req workerRequest
+		if err := dec.Decode(&req); err != nil || req.Step == nil {
+			l.abandon()
+			return 0
+		}
+		st := req.Step
+		var ans workerAnswer
+		switch st.Op {
+		case "exec":
+			err = l.exec(ctx, string(st.SQL))
+		case "rows":
+			args := make([]string, len(st.Args))
+			for i, a := range st.Args {
+				args[i] = string(a)
+			}
+			ans.Strings, err = l.rows(ctx, string(st.SQL), args...)
+		case "prepare":
+			var names []string
+			names, err = l.prepare(ctx, string(st.SQL))
+			ans.Strings = [][]string{names}
+		case "close":
+			err = l.finish(ctx)
+		default:
+			err = fmt.Errorf("load: unknown step %q", st.Op)
+		}
+		if err != nil {
+			ans = workerAnswer{Error: toWire(err)}
+		} else {
+			ans.OK = true
+		}
+		if !reply(ans) || st.Op == "close" {
+			if st.Op != "close" {
+				l.abandon()
+			}
+			return 0
+		}
+	}
+}

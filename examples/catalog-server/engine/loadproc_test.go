@@ -1,0 +1,293 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/wiremcp/wiremcp/examples/catalog-server/catalog"
+)
+
+// loadTestModel is a model with sources that load and sources that do not,
+// named queries with and without problems, and a notebook's cells.
+func loadTestModel(t *testing.T, extra string) *catalog.Model {
+	t.Helper()
+	return loadModel(t, map[string]string{
+		"p/k/manifest.json":  `{}`,
+		"p/k/data/items.csv": "id,name,price,added\n1,apple,0.5,2024-01-02\n2,pear,0.75,2024-02-03\n",
+		"p/k/data/tags.json": `[{"id":1,"tag":"fruit"},{"id":3,"tag":"stone"}]`,
+		"p/k/m.sql": `-- @source items
+SELECT * FROM read_csv('data/items.csv');
+-- @source tags
+SELECT * FROM read_json('data/tags.json');
+-- @source escapes
+SELECT * FROM read_csv('../../../etc/passwd');
+-- @source nofile
+SELECT * FROM 'data/missing.csv';
+-- @source typo
+SELECT * FROM items WHERE nme = 'x';
+-- @query cheap
+-- @param max DOUBLE
+SELECT name FROM items WHERE price < $max;
+-- @query badtype
+-- @param n NOSUCHTYPE
+SELECT * FROM items LIMIT $n;
+-- @query syntax
+SELEC 1;
+-- @query undeclared
+SELECT * FROM items WHERE id = $id;
+` + extra,
+		"p/k/nb.md": "# NB\n\n```sql\nSELECT count(*) FROM items\n```\n\n```sql\nSELECT nope FROM tags\n```\n",
+	}, "p/k/m")
+}
+
+// TestLoadProcMatchesInProcess: a model loaded in a load process has the same
+// columns, broken sources and query checks as one loaded in this process.
+func TestLoadProcMatchesInProcess(t *testing.T) {
+	m := loadTestModel(t, "")
+	start := time.Now()
+	in, err := OpenDuck(context.Background(), m, DuckConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	inTook, start := time.Since(start), time.Now()
+	out, err := OpenDuck(context.Background(), m, DuckConfig{Loader: testWorker})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	t.Logf("loaded in %s in this process, %s in a load process", inTook, time.Since(start))
+	if d := cmp.Diff(in.Columns(), out.Columns()); d != "" {
+		t.Errorf("columns (-in +out):\n%s", d)
+	}
+	if d := cmp.Diff(in.Broken(), out.Broken()); d != "" {
+		t.Errorf("broken (-in +out):\n%s", d)
+	}
+	if d := cmp.Diff(in.QueryChecks(), out.QueryChecks()); d != "" {
+		t.Errorf("checks (-in +out):\n%s", d)
+	}
+	if len(in.Broken()) != 3 || len(in.QueryChecks()) < 4 || len(in.Columns()["items"]) != 4 {
+		t.Errorf("the model is not what the test means: broken %v, checks %v", in.Broken(), in.QueryChecks())
+	}
+	// The file it wrote serves queries, in this process and in query processes.
+	res, err := out.Query(context.Background(), "SELECT count(*) AS n FROM items JOIN tags USING (id)", nil, testLimits)
+	if err != nil || cell(res, 0, 0) != "1" {
+		t.Fatalf("query: %v %v", res, err)
+	}
+	p, err := OpenDuckProc(context.Background(), m, DuckConfig{Worker: testWorker, Loader: testWorker})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if res, err := p.Query(context.Background(), "SELECT count(*) AS n FROM items", nil, testLimits); err != nil || cell(res, 0, 0) != "2" {
+		t.Fatalf("query process: %v %v", res, err)
+	}
+}
+
+// deepJSON is a JSON document nested deeper than DuckDB's reader survives: it
+// overflows its stack (SIGSEGV) when the file's columns are detected.
+func deepJSON(n int) string {
+	return `{"a":` + strings.Repeat("[", n) + strings.Repeat("]", n) + "}"
+}
+
+// crashSQL crashes DuckDB (SIGSEGV) while it prepares it: json_structure of
+// a constant nested a million deep, computed as the query is prepared.
+const crashSQL = "SELECT json_structure(repeat('[', 1000000) || repeat(']', 1000000)) AS j"
+
+// TestLoadProcCrashes: DuckDB crashing on a source's file, a named query or a
+// notebook cell ends the load process, not this one: that source, query or
+// cell is told so (naming the signal), and the rest of the model loads and is
+// checked.
+func TestLoadProcCrashes(t *testing.T) {
+	m := loadModel(t, map[string]string{
+		"p/k/manifest.json":  `{}`,
+		"p/k/data/t.csv":     "x,y\n1,2\n3,4\n",
+		"p/k/data/deep.json": deepJSON(50000),
+		"p/k/m.sql": `-- @source deep
+SELECT * FROM read_json('data/deep.json');
+-- @source t
+SELECT * FROM read_csv('data/t.csv');
+-- @query boom
+` + crashSQL + `;
+-- @query after
+SELEC x FROM t;
+`,
+		"p/k/nb.md": "# NB\n\n```sql\n" + crashSQL + "\n```\n\n```sql\nSELECT nope FROM t\n```\n",
+	}, "p/k/m")
+	start := time.Now()
+	d, err := OpenDuck(context.Background(), m, DuckConfig{Loader: testWorker})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	t.Logf("loaded in %s", time.Since(start))
+	crashed := func(what, msg string) {
+		t.Helper()
+		if !strings.Contains(msg, "DuckDB crashed (SIGSEGV") || !strings.Contains(msg, what) || !strings.Contains(msg, "the server kept running") {
+			t.Errorf("%s: %q", what, msg)
+		}
+	}
+	crashed("building the view of source deep", d.Broken()["deep"])
+	if len(d.Columns()["t"]) != 2 || d.Broken()["t"] != "" {
+		t.Errorf("source t: %v, %q", d.Columns()["t"], d.Broken()["t"])
+	}
+	checks := d.QueryChecks()
+	if p := checks["boom"].Problems; len(p) != 1 {
+		t.Errorf("boom: %q", p)
+	} else {
+		crashed("checking the named query boom", p[0])
+	}
+	if p := checks["after"].Problems; len(p) != 1 || !strings.Contains(p[0], "Parser Error") {
+		t.Errorf("the query after the crash is not checked: %q", p)
+	}
+	if p := checks["nb/cell-1"].Problems; len(p) != 1 {
+		t.Errorf("cell-1: %q", p)
+	} else {
+		crashed("checking the notebook cell nb/cell-1", p[0])
+	}
+	if p := checks["nb/cell-2"].Problems; len(p) != 1 || !strings.Contains(p[0], "nope") {
+		t.Errorf("the cell after the crash is not checked: %q (all: %v)", p, checks)
+	}
+	res, err := d.Query(context.Background(), "SELECT sum(x) AS s FROM t", nil, testLimits)
+	if err != nil || cell(res, 0, 0) != "4" {
+		t.Fatalf("query: %v %v", res, err)
+	}
+}
+
+// TestLoadProcMemory: a named query whose check needs more memory than the
+// load may hold (a constant string of hundreds of megabytes, which DuckDB's
+// memory limit does not count) stops its load process near the bound, and is
+// told so; the model opens.
+func TestLoadProcMemory(t *testing.T) {
+	m := loadModel(t, map[string]string{
+		"p/k/manifest.json": `{}`,
+		"p/k/m.sql": `-- @source s
+SELECT 1 AS a;
+-- @query big
+SELECT length(repeat('x', 600000000) || 'y') AS n;
+`,
+	}, "p/k/m")
+	d, err := OpenDuck(context.Background(), m, DuckConfig{Loader: testWorker, MemoryLimit: "64MB"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	p := d.QueryChecks()["big"].Problems
+	if len(p) != 1 || !strings.Contains(p[0], "more memory than a model's load may use while checking the named query big") || !strings.Contains(p[0], "past the 317 MiB") {
+		t.Errorf("big: %q", p)
+	}
+	if len(d.Columns()["s"]) != 1 {
+		t.Errorf("columns: %v", d.Columns())
+	}
+}
+
+// TestLoadProcTimeLimit: a check DuckDB cannot interrupt (a levenshtein
+// distance of two long constant strings, computed as it is prepared) is stopped
+// at the model's load limit and told so; the model still opens, its views
+// written.
+func TestLoadProcTimeLimit(t *testing.T) {
+	defer func(l time.Duration) { loadLimit = l }(loadLimit)
+	loadLimit = 3 * time.Second
+	m := loadModel(t, map[string]string{
+		"p/k/manifest.json": `{}`,
+		"p/k/m.sql": `-- @source s
+SELECT 1 AS a;
+-- @query slow
+SELECT levenshtein(repeat('a', 150000), repeat('b', 150000)) AS d;
+-- @query next
+SELECT a FROM s;
+`,
+	}, "p/k/m")
+	start := time.Now()
+	d, err := OpenDuck(context.Background(), m, DuckConfig{Loader: testWorker})
+	took := time.Since(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if took > loadLimit+duckStartLimit {
+		t.Errorf("the load took %s", took)
+	}
+	checks := d.QueryChecks()
+	if p := checks["slow"].Problems; len(p) != 1 || !strings.Contains(p[0], "longer than its 3s limit: DuckDB was still checking the named query slow") {
+		t.Errorf("slow: %q", p)
+	}
+	if p := checks[""].Problems; len(p) != 1 || !strings.Contains(p[0], "1 of the model's 2 named queries were not checked when it loaded (the load ran out of its 3s)") {
+		t.Errorf("unchecked: %q", p)
+	}
+	res, err := d.Query(context.Background(), "SELECT a FROM s", nil, testLimits)
+	if err != nil || cell(res, 0, 0) != "1" {
+		t.Fatalf("query: %v %v", res, err)
+	}
+}
+
+// TestLoadProcCancelled: a load stopped by its caller (a reload or shutdown)
+// ends its load process at once.
+func TestLoadProcCancelled(t *testing.T) {
+	m := loadModel(t, map[string]string{
+		"p/k/manifest.json": `{}`,
+		"p/k/m.sql":         "-- @source s\nSELECT 1 AS a;\n-- @query slow\nSELECT levenshtein(repeat('a', 150000), repeat('b', 150000)) AS d;\n",
+	}, "p/k/m")
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := OpenDuck(ctx, m, DuckConfig{Loader: testWorker})
+	if err == nil || time.Since(start) > 5*time.Second {
+		t.Errorf("after %s: %v", time.Since(start), err)
+	}
+}
+
+// TestLoadProcCannotStart: a load process that cannot be started leaves the
+// model unopened, said to be the server's fault.
+func TestLoadProcCannotStart(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "no-such-program")
+	_, err := OpenDuck(context.Background(), loadTestModel(t, ""), DuckConfig{Loader: func() *exec.Cmd { return exec.Command(missing) }})
+	if err == nil || !strings.Contains(err.Error(), "load process could not be started") || !strings.Contains(err.Error(), "fault of the server") {
+		t.Errorf("got %v", err)
+	}
+}
+
+// TestCrashDetail: a load process's end is named by the Go runtime's signal
+// line, its fatal error, or its exit status.
+func TestCrashDetail(t *testing.T) {
+	for _, tc := range []struct{ stderr, want string }{
+		{"SIGSEGV: segmentation violation\nPC=0x1 m=0 sigcode=1\nsignal arrived during cgo execution\n", "SIGSEGV: segmentation violation"},
+		{"fatal error: runtime: out of memory\n\nruntime stack:\n", "fatal error: runtime: out of memory"},
+		{"", "its process ended without answering"},
+	} {
+		if got := crashDetail(nil, tc.stderr); got != tc.want {
+			t.Errorf("%q: %q", tc.stderr, got)
+		}
+	}
+}
+
+// TestLoadProcGivesUp: a model whose load runs out of time while its views
+// are built, or crashes DuckDB maxLoadCrashes times, does not open, its error
+// saying which step or which sources.
+func TestLoadProcGivesUp(t *testing.T) {
+	files := map[string]string{"p/k/manifest.json": `{}`, "p/k/data/deep.json": deepJSON(50000)}
+	var m strings.Builder
+	for i := range maxLoadCrashes + 1 {
+		fmt.Fprintf(&m, "-- @source d%d\nSELECT * FROM read_json('data/deep.json');\n", i)
+	}
+	files["p/k/m.sql"] = m.String()
+	model := loadModel(t, files, "p/k/m")
+	_, err := OpenDuck(context.Background(), model, DuckConfig{Loader: testWorker})
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("DuckDB crashed %d times while loading the model (building the view of source d0; ", maxLoadCrashes)) {
+		t.Errorf("crashes: %v", err)
+	}
+
+	defer func(l time.Duration) { loadLimit = l }(loadLimit)
+	loadLimit = time.Millisecond
+	_, err = OpenDuck(context.Background(), loadTestModel(t, ""), DuckConfig{Loader: testWorker})
+	if err == nil || !strings.Contains(err.Error(), "loading the model took longer than its 1ms limit: DuckDB was still opening the model's database") {
+		t.Errorf("time: %v", err)
+	}
+}

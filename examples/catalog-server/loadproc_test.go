@@ -1,0 +1,82 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// loadCrashSQL crashes DuckDB (SIGSEGV) while it prepares it: the check of a
+// named query or a notebook cell at load.
+const loadCrashSQL = "SELECT json_structure(repeat('[', 1000000) || repeat(']', 1000000)) AS j"
+
+// TestLoadCrashServerKeepsRunning: catalog content that crashes DuckDB while a
+// model loads — a named query, a data file read to learn a source's columns,
+// and a notebook cell added while the server runs — crashes the model's load
+// process, not the server (also with -isolate=false: loads are always in a
+// process of their own). Each is reported where it is, and the rest of the
+// model serves queries.
+func TestLoadCrashServerKeepsRunning(t *testing.T) {
+	for _, args := range [][]string{nil, {"-isolate=false"}} {
+		t.Run(strings.Join(append([]string{"isolate"}, args...), ","), func(t *testing.T) {
+			dir := t.TempDir()
+			writeFiles(t, dir, map[string]string{
+				"p/a/manifest.json":  `{}`,
+				"p/a/data/t.csv":     "x,y\n1,2\n3,4\n",
+				"p/a/data/deep.json": `{"a":` + strings.Repeat("[", 50000) + strings.Repeat("]", 50000) + "}",
+				"p/a/m.sql": "-- @source t\nSELECT * FROM read_csv('data/t.csv');\n" +
+					"-- @source deep\nSELECT * FROM read_json('data/deep.json');\n" +
+					"-- @query boom\n" + loadCrashSQL + ";\n" +
+					"-- @query sum\nSELECT sum(x) AS s FROM t;\n",
+			})
+			srv := startBinary(t, append([]string{"-http", "127.0.0.1:0", "-catalog", dir, "-poll", "200ms"}, args...)...)
+			cs := connectHTTP(t, srv.url, "")
+			var pkg, model Description
+			call(t, cs, "describe", map[string]any{"path": "p/a"}, &pkg)
+			problems := strings.Join(pkg.Problems, "\n")
+			if !strings.Contains(problems, "p/a/m.sql: query boom (line 6): DuckDB crashed (SIGSEGV") || !strings.Contains(problems, "the server kept running") {
+				t.Errorf("package problems: %s", problems)
+			}
+			call(t, cs, "describe", map[string]any{"path": "p/a/m"}, &model)
+			for _, s := range model.Sources {
+				if s.Name == "deep" && !strings.Contains(s.Error, "DuckDB crashed (SIGSEGV") {
+					t.Errorf("source deep: %q", s.Error)
+				}
+			}
+			var out struct{ Rows [][]any }
+			if r := call(t, cs, "execute_query", map[string]any{"path": "p/a/m/sum"}, &out); r.IsError || len(out.Rows) != 1 {
+				t.Fatalf("sum: %s", text(r))
+			}
+			// A notebook cell that crashes DuckDB, added while the server runs:
+			// the next load (at the poll) reports it.
+			if err := os.WriteFile(filepath.Join(dir, "p/a/nb.md"), []byte("# NB\n\n```sql\n"+loadCrashSQL+"\n```\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			deadline := time.Now().Add(30 * time.Second)
+			for {
+				select {
+				case <-srv.exited:
+					t.Fatal("the server exited")
+				default:
+				}
+				var nb Description
+				call(t, cs, "describe", map[string]any{"path": "p/a"}, &nb)
+				if p := strings.Join(nb.Problems, "\n"); strings.Contains(p, "nb.md: cell-1") {
+					if !strings.Contains(p, "DuckDB crashed (SIGSEGV") || !strings.Contains(p, "checking the notebook cell nb/cell-1") {
+						t.Errorf("cell's problem: %s", p)
+					}
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("the cell's crash is not reported: %s", strings.Join(nb.Problems, "\n"))
+				}
+				time.Sleep(200 * time.Millisecond)
+			}
+			if r := call(t, cs, "execute_query", map[string]any{"path": "p/a/m", "sql": "SELECT count(*) AS n FROM t"}, &out); r.IsError {
+				t.Fatalf("after the reload: %s", text(r))
+			}
+		})
+	}
+}
