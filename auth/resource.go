@@ -7,10 +7,11 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"os"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/wiremcp/wiremcp/internal/httpbody"
 )
 
 // ResourceServerOptions configures RequireBearer. Verifier is required; the other
@@ -34,15 +35,48 @@ type ResourceServerOptions struct {
 	ToolScopes map[string][]string
 	// MaxBodyBytes caps a POST body read to find the method and tool when
 	// MethodScopes or ToolScopes is set; a larger body gets 413. Zero means 4 MiB.
+	//
+	// That body is read once the token is verified, as the transports
+	// (transport/streamable, transport/sse) read theirs: with the four bounds
+	// below, the same defaults and the same answers; its buffer grows with the
+	// bytes received, not with the declared length.
 	MaxBodyBytes int64
+	// BodyReadTimeout bounds each read of that body: a client that stops sending it
+	// for this long gets 400 and its connection is dropped. Zero means 10 seconds
+	// (the transports' default BodyReadTimeout); negative disables.
+	BodyReadTimeout time.Duration
 	// BodyTimeout bounds reading that body, all of it: a client (holding a valid
 	// token) that sends it slower gets 408 and its connection is dropped, instead
 	// of holding a goroutine and up to MaxBodyBytes for as long as it trickles.
 	// Zero means 30 seconds (the transports' default BodyTimeout); negative means
-	// no bound. The body is read only when MethodScopes or ToolScopes is set; the
-	// buffer grows with the bytes received, not with the declared length. Bodies
-	// read here are not counted in the transports' MaxBodyBytesInFlight caps.
+	// no bound.
 	BodyTimeout time.Duration
+	// MaxBodyBytesInFlight caps the memory held by the bodies this handler is still
+	// receiving, all clients together. A body's buffer grows with the bytes
+	// received (up to 64 KiB is set aside when its headers arrive, then it doubles
+	// as it fills), and each growth is counted against the cap until the body has
+	// arrived. A POST whose next bytes would pass the cap gets 503 with
+	// Retry-After: 1 at once (nothing waits in a queue), and its connection is
+	// dropped. Zero means 64 MiB (the transports' default MaxBodyBytesInFlight);
+	// negative means no cap; a smaller value than one body of MaxBodyBytes needs is
+	// raised to it.
+	//
+	// These caps are RequireBearer's own, apart from the transport's: a body read
+	// here is counted here until it has arrived, then handed to next in memory. The
+	// transport behind reads it again against its own caps, but from memory, so at
+	// once: it counts there only for that moment, never against one cap twice.
+	// Bodies RequireBearer does not read (no MethodScopes or ToolScopes, not a
+	// POST) are counted by the transport alone.
+	MaxBodyBytesInFlight int64
+	// MaxBodyBytesInFlightPerClient caps the same for the bodies of one client (the
+	// host of http.Request.RemoteAddr, an IPv6 address counting as its /64
+	// network, as for the transports), so that one client sending slowly cannot
+	// fill MaxBodyBytesInFlight and lock the others out: beyond it a POST gets 429
+	// with Retry-After: 1. Zero means 16 MiB (the transports' default). Negative
+	// means no per-client cap, the setting behind a reverse proxy, where every
+	// client has the proxy's address. A smaller value than one body of
+	// MaxBodyBytes needs is raised to it.
+	MaxBodyBytesInFlightPerClient int64
 	// Logger receives diagnostics (verifier failures other than a bad token). Nil
 	// discards.
 	Logger *slog.Logger
@@ -59,6 +93,12 @@ type ResourceServerOptions struct {
 //   - A token without a needed scope: 403 with error="insufficient_scope" and, in
 //     scope, every scope the request needs, so that the client can step up.
 //   - A Verifier that cannot check tokens now: 503.
+//   - With MethodScopes or ToolScopes, a POST body (read once the token is
+//     verified) over MaxBodyBytes: 413; one that stops arriving for
+//     BodyReadTimeout: 400; one not in within BodyTimeout: 408; one whose next
+//     bytes would pass MaxBodyBytesInFlight: 503, or MaxBodyBytesInFlightPerClient:
+//     429, both with Retry-After: 1. These are the transports' answers, with the
+//     same texts.
 //
 // The token is removed from the request handed to next (the Authorization header is
 // deleted), so that nothing downstream can pass it through to another service.
@@ -76,18 +116,21 @@ func RequireBearer(next http.Handler, opts *ResourceServerOptions) http.Handler 
 	if o.MaxBodyBytes <= 0 {
 		o.MaxBodyBytes = 4 << 20
 	}
-	if o.BodyTimeout == 0 {
-		o.BodyTimeout = 30 * time.Second
-	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &bearerHandler{next: next, o: o}
+	// One Reader for the handler: its caps count the bodies of all the requests
+	// it serves.
+	body := httpbody.New(httpbody.TransportDefaults(httpbody.Options{Max: o.MaxBodyBytes,
+		ReadTimeout: o.BodyReadTimeout, Timeout: o.BodyTimeout,
+		InFlight: o.MaxBodyBytesInFlight, PerClient: o.MaxBodyBytesInFlightPerClient}))
+	return &bearerHandler{next: next, o: o, body: body}
 }
 
 type bearerHandler struct {
 	next http.Handler
 	o    ResourceServerOptions
+	body *httpbody.Reader // POST bodies read for MethodScopes and ToolScopes
 }
 
 func (h *bearerHandler) challenge(w http.ResponseWriter, status int, errCode, desc string, scopes []string) {
@@ -162,18 +205,9 @@ func (h *bearerHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	need := h.o.Scopes
 	if r.Method == http.MethodPost && (len(h.o.MethodScopes) > 0 || len(h.o.ToolScopes) > 0) {
-		body, err := h.readBody(w, r)
-		if err != nil {
-			if errors.Is(err, os.ErrDeadlineExceeded) {
-				w.Header().Set("Connection", "close")
-				http.Error(w, "Request Timeout: the body did not arrive within "+h.o.BodyTimeout.String(), http.StatusRequestTimeout)
-				return
-			}
-			http.Error(w, "Bad Request: cannot read the body", http.StatusBadRequest)
-			return
-		}
-		if int64(len(body)) > h.o.MaxBodyBytes {
-			http.Error(w, "Request Entity Too Large", http.StatusRequestEntityTooLarge)
+		body, status, text := h.body.Read(w, r)
+		if status != 0 {
+			http.Error(w, text, status)
 			return
 		}
 		ops, err := operations(body)
@@ -190,6 +224,9 @@ func (h *bearerHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				need = appendNew(need, h.o.ToolScopes[op.name]...)
 			}
 		}
+		// The body goes on in memory; h.body stopped counting it when Read
+		// returned. The transport behind counts it again against its own caps (a
+		// Reader of its own) while it reads it, which from memory is at once.
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.ContentLength = int64(len(body))
 	}
@@ -201,31 +238,6 @@ func (h *bearerHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r.Header = r.Header.Clone()
 	r.Header.Del("Authorization")
 	h.next.ServeHTTP(w, r)
-}
-
-// readBody reads r's body, up to one byte past MaxBodyBytes, within BodyTimeout
-// (a read deadline on the connection, cleared afterwards, where the server
-// supports one).
-func (h *bearerHandler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	// Closed last: on failure with the deadline still set, so that net/http
-	// does not wait for the rest of a body the client may never send before it
-	// answers.
-	defer r.Body.Close()
-	var rc *http.ResponseController
-	if h.o.BodyTimeout > 0 {
-		rc = http.NewResponseController(w)
-		if rc.SetReadDeadline(time.Now().Add(h.o.BodyTimeout)) != nil {
-			rc = nil
-		}
-	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, h.o.MaxBodyBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if rc != nil {
-		_ = rc.SetReadDeadline(time.Time{})
-	}
-	return body, nil
 }
 
 // appendNew appends the strings of add that dst does not hold yet.

@@ -37,17 +37,21 @@ func TestDependencyRules(t *testing.T) {
 		t.Skip("the go tool is not on PATH")
 	}
 	const mod = "github.com/wiremcp/wiremcp"
+	// The body reader shared by the HTTP transports and auth.RequireBearer (in the
+	// top-level internal/ so that both may import it); standard library only, as
+	// the transports' rule checks.
+	shared := []string{mod + "/internal/httpbody", mod + "/internal/clientaddr"}
 	cases := []struct {
 		name    string
 		pkgs    []string
 		allowed []string
 	}{
 		{"jsonrpc and transports: standard library only", []string{"./jsonrpc/...", "./transport/..."},
-			[]string{mod + "/jsonrpc", mod + "/transport"}},
+			append([]string{mod + "/jsonrpc", mod + "/transport"}, shared...)},
 		// The one schema validator of the repository, and what it depends on
 		// (golang.org/x/text, for its messages).
 		// Authorization stands beside mcp on the standard library alone.
-		{"auth: standard library only", []string{"./auth/..."}, []string{mod + "/auth"}},
+		{"auth: standard library only", []string{"./auth/..."}, append([]string{mod + "/auth"}, shared...)},
 		{"mcp: jsonrpc and jsonschema/v6", []string{"./mcp/..."},
 			[]string{mod + "/jsonrpc", mod + "/mcp", mod + "/transport/revision", "github.com/santhosh-tekuri/jsonschema/v6", "golang.org/x/text"}},
 	}

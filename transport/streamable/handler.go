@@ -12,10 +12,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/wiremcp/wiremcp/internal/clientaddr"
+	"github.com/wiremcp/wiremcp/internal/httpbody"
 	"github.com/wiremcp/wiremcp/jsonrpc"
-	"github.com/wiremcp/wiremcp/transport/internal/clientaddr"
 	"github.com/wiremcp/wiremcp/transport/internal/hostcheck"
-	"github.com/wiremcp/wiremcp/transport/internal/httpbody"
 )
 
 // Handler serves the Streamable HTTP transport on one endpoint (POST, GET, DELETE).

@@ -419,3 +419,30 @@ func TestTransportDefaults(t *testing.T) {
 		t.Errorf("set: %+v", got)
 	}
 }
+
+// TestRefusedSmallBodyAnswered: a small body refused for a full cap, or for its
+// declared size, while its client still owes most of it is answered at once.
+// Before, net/http's Close of the body waited for the rest (up to 256 KiB), so
+// the 429 or 413 never came.
+func TestRefusedSmallBodyAnswered(t *testing.T) {
+	s := newTestServer(t, Options{Max: 1000, ReadTimeout: time.Minute, Timeout: time.Minute,
+		InFlight: 64 << 20, PerClient: 1}) // raised to one body
+	held := s.send(t, "10.0.0.1", 1000, 10) // holds the client's share
+	defer held.Close()
+	s.waitInFlight(t, "the first body", func(n int64) bool { return n > 0 })
+	c := s.send(t, "10.0.0.1", 1000, 10)
+	defer c.Close()
+	start := time.Now()
+	resp := answer(t, c)
+	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "1" {
+		t.Fatalf("answer %d %v, want 429 with Retry-After: 1", resp.StatusCode, resp.Header)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("answered after %v", d)
+	}
+	big := s.send(t, "10.0.0.2", 2000, 10)
+	defer big.Close()
+	if resp := answer(t, big); resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Fatalf("a body declaring 2000 bytes of 1000: %d, want 413", resp.StatusCode)
+	}
+}

@@ -1,7 +1,10 @@
-// Package httpbody reads the body of a POST for the HTTP transports: within a size
+// Package httpbody reads the body of a POST for the HTTP transports
+// (transport/streamable, transport/sse) and for auth.RequireBearer: within a size
 // limit, each read within a deadline and the whole body within another, with the
 // bytes held by bodies still arriving capped in all and per client (an address;
-// for IPv6 its /64: clientaddr.Key), and with the same answers on failure.
+// for IPv6 its /64: clientaddr.Key), and with the same answers on failure. It sits
+// under the module's top-level internal/ so that both transport/... and auth/ can
+// import it.
 package httpbody
 
 import (
@@ -12,7 +15,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/wiremcp/wiremcp/transport/internal/clientaddr"
+	"github.com/wiremcp/wiremcp/internal/clientaddr"
 )
 
 // initialCap is the most a body's buffer holds before its bytes arrive: a larger
@@ -28,7 +31,7 @@ const unknownCap = 512
 const retryAfter = "1"
 
 // The transports' defaults for Options.ReadTimeout, Timeout, InFlight and
-// PerClient.
+// PerClient (auth.RequireBearer's too).
 const (
 	DefaultReadTimeout = 10 * time.Second
 	DefaultTimeout     = 30 * time.Second
@@ -152,7 +155,7 @@ func (rd *Reader) Read(w http.ResponseWriter, r *http.Request) ([]byte, int, str
 	o := &rd.o
 	n := r.ContentLength
 	if n > o.Max {
-		return rd.fail(r, http.StatusRequestEntityTooLarge, TooLarge(o.Max))
+		return rd.fail(w, r, http.StatusRequestEntityTooLarge, TooLarge(o.Max))
 	}
 	if n == 0 {
 		return []byte{}, 0, ""
@@ -198,7 +201,7 @@ func (rd *Reader) Read(w http.ResponseWriter, r *http.Request) ([]byte, int, str
 		if rc != nil {
 			now := time.Now()
 			if !end.IsZero() && !now.Before(end) {
-				return rd.late(r)
+				return rd.late(w, r)
 			}
 			d := end
 			if o.ReadTimeout > 0 && (d.IsZero() || now.Add(o.ReadTimeout).Before(d)) {
@@ -217,42 +220,46 @@ func (rd *Reader) Read(w http.ResponseWriter, r *http.Request) ([]byte, int, str
 		}
 		if err != nil {
 			if !end.IsZero() && !time.Now().Before(end) {
-				return rd.late(r)
+				return rd.late(w, r)
 			}
-			return rd.fail(r, http.StatusBadRequest, "Cannot read the request body")
+			return rd.fail(w, r, http.StatusBadRequest, "Cannot read the request body")
 		}
 	}
 	if rc != nil {
 		_ = rc.SetReadDeadline(time.Time{}) // the body is read: no deadline for what follows
 	}
 	if n >= 0 && int64(len(buf)) < n {
-		return rd.fail(r, http.StatusBadRequest, "Cannot read the request body")
+		return rd.fail(w, r, http.StatusBadRequest, "Cannot read the request body")
 	}
 	if int64(len(buf)) > o.Max {
-		return rd.fail(r, http.StatusRequestEntityTooLarge, TooLarge(o.Max))
+		return rd.fail(w, r, http.StatusRequestEntityTooLarge, TooLarge(o.Max))
 	}
 	return buf, 0, ""
 }
 
-// fail closes r's body unread, which tells net/http not to read the rest before
-// answering (the client may never send it); the connection is not reused.
-func (rd *Reader) fail(r *http.Request, status int, msg string) ([]byte, int, string) {
+// fail closes r's body unread, with a read deadline of now set first: net/http's
+// Close otherwise reads up to 256 KiB of what is left of a body before the answer
+// can be written, and waits for a client that never sends it (a small unfinished
+// body refused with 429 or 503 got no answer at all). The connection is not
+// reused.
+func (rd *Reader) fail(w http.ResponseWriter, r *http.Request, status int, msg string) ([]byte, int, string) {
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now())
 	r.Body.Close()
 	return nil, status, msg
 }
 
-func (rd *Reader) late(r *http.Request) ([]byte, int, string) {
-	return rd.fail(r, http.StatusRequestTimeout,
+func (rd *Reader) late(w http.ResponseWriter, r *http.Request) ([]byte, int, string) {
+	return rd.fail(w, r, http.StatusRequestTimeout,
 		fmt.Sprintf("Request body not received within %v", rd.o.Timeout))
 }
 
 func (rd *Reader) full(w http.ResponseWriter, r *http.Request, status int) ([]byte, int, string) {
 	w.Header().Set("Retry-After", retryAfter)
 	if status == http.StatusTooManyRequests {
-		return rd.fail(r, status, "Too Many Requests: this client's request bodies being received hold its limit of "+
+		return rd.fail(w, r, status, "Too Many Requests: this client's request bodies being received hold its limit of "+
 			strconv.FormatInt(rd.o.PerClient, 10)+" bytes; retry after "+retryAfter+" s")
 	}
-	return rd.fail(r, status, "Service Unavailable: the request bodies being received hold the limit of "+
+	return rd.fail(w, r, status, "Service Unavailable: the request bodies being received hold the limit of "+
 		strconv.FormatInt(rd.o.InFlight, 10)+" bytes; retry after "+retryAfter+" s")
 }
 
