@@ -108,7 +108,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.IntVar(&o.cfg.MaxRowLimit, "max-row-limit", def.MaxRowLimit, "the largest rowLimit a call may ask for")
 	fs.IntVar(&o.cfg.ByteBudget, "byte-budget", def.ByteBudget, "JSON `bytes` of columns and rows per result at most")
 	fs.DurationVar(&o.cfg.QueryTimeout, "timeout", def.QueryTimeout, "per-query time limit: the query is answered by then and stopped (its query process ended where DuckDB cannot interrupt it; with -isolate=false, left to finish in the background)")
-	fs.DurationVar(&o.startWait, "start-wait", 10*time.Second, "at start, how long to wait for the catalog's packages to load before serving; a package still loading then answers that it is (kind unavailable) until its models have opened, while the others are served")
+	fs.DurationVar(&o.startWait, "start-wait", 5*time.Second, "at start, how long to wait for the catalog's packages to load before serving; a package still loading then answers that it is (kind unavailable) until its models have opened, while the others are served")
 	fs.DurationVar(&o.stopWait, "stop-wait", 5*time.Second, "when stopping, how long to wait for what cannot be interrupted: a model still loading whose check DuckDB computes on, and with -isolate=false, computations DuckDB could not interrupt at their time limit (they end with the process after it)")
 	fs.IntVar(&o.maxProcs, "max-query-processes", defaultQueryProcesses, "the most query processes running DuckDB queries at once over all models (each model runs 8 at most)")
 	fs.IntVar(&o.cfg.MaxQueriesPerClient, "max-queries-per-client", defaultQueriesPerClient, "the most queries one client (over HTTP: one remote address) has running or waiting at once, over all models (and at most half of one model's connections); a query past it is refused at once. 0 turns the share off, as behind a reverse proxy, where every client has the proxy's address, unless -client-header names the proxy's header")
@@ -358,7 +358,7 @@ func closeWithin(svc *Service, wait time.Duration, log *slog.Logger) {
 	select {
 	case <-done:
 	case <-t.C:
-		log.Warn("stopping without waiting any longer for queries the engine is still computing past their time limit", "waited", wait)
+		log.Warn("stopping without waiting any longer for what the engine cannot interrupt: queries computing past their time limit, models still loading", "waited", wait)
 		svc.Discard()
 	}
 }
