@@ -145,10 +145,17 @@ func TestStartAndStopBesideSlowLoad(t *testing.T) {
 	}
 	cs := connectHTTP(t, url, "")
 	var sc map[string]any
-	if r := call(t, cs, "execute_query", map[string]any{"path": "p/a/m/one"}, &sc); r.IsError {
-		t.Errorf("package a, loaded: %s", text(r))
+	// Package a loads beside b: served once its model has opened (within
+	// -start-wait here, but a loaded machine may take longer).
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		r := call(t, cs, "execute_query", map[string]any{"path": "p/a/m/one"}, nil)
+		if !r.IsError {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("package a, beside b's load: %s", text(r))
+		}
 	}
-	sc = nil
 	r := call(t, cs, "execute_query", map[string]any{"path": "p/b/m/one"}, &sc)
 	if !r.IsError || sc["kind"] != "unavailable" || !strings.Contains(text(r), "p/b is still loading") {
 		t.Errorf("package b, loading: want unavailable, still loading; got %s", text(r))
