@@ -71,7 +71,7 @@ func identifyClients(h http.Handler, header string) http.Handler {
 // from any of its addresses; an IPv4-mapped IPv6 address (::ffff:192.0.2.1) as
 // its IPv4 address. A zone (fe80::1%eth0) is dropped. A host that is not an IP
 // address is returned as it is. It is a copy of the library's
-// transport/internal/clientaddr.Key (the transports' per-client caps), which
+// internal/clientaddr.Key (the transports' per-client caps), which
 // this module cannot import; it also takes a bare [IPv6] from a header.
 func hostOf(addr string) string {
 	host := addr

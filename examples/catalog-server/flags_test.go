@@ -35,6 +35,7 @@ func TestBadFlagValues(t *testing.T) {
 		{[]string{"-timeout", "-1s"}, "-timeout -1s: must be positive"},
 		{[]string{"-poll", "0s"}, "-poll 0s: must be at least 10ms"},
 		{[]string{"-stop-wait", "-1s"}, "-stop-wait -1s: must not be negative"},
+		{[]string{"-start-wait", "-1s"}, "-start-wait -1s: must not be negative"},
 		{[]string{"-memory-limit", "abc"}, `-memory-limit "abc": not a size DuckDB reads: give a number and a unit, such as 512MB, 1.5GB or 2GiB`},
 		{[]string{"-catalog", "/etc/passwd"}, "-catalog /etc/passwd: not a directory"},
 		{[]string{"-catalog", "/no/such/folder"}, "-catalog /no/such/folder: not a readable directory"},

@@ -86,9 +86,12 @@ type options struct {
 	dir      string
 	poll     time.Duration
 	stopWait time.Duration
-	isolate  bool
-	maxProcs int
-	cfg      Config
+	// startWait is how long the server waits at start for the catalog's
+	// packages to load before it serves.
+	startWait time.Duration
+	isolate   bool
+	maxProcs  int
+	cfg       Config
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -106,7 +109,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.IntVar(&o.cfg.MaxRowLimit, "max-row-limit", def.MaxRowLimit, "the largest rowLimit a call may ask for")
 	fs.IntVar(&o.cfg.ByteBudget, "byte-budget", def.ByteBudget, "JSON `bytes` of columns and rows per result at most")
 	fs.DurationVar(&o.cfg.QueryTimeout, "timeout", def.QueryTimeout, "per-query time limit: the query is answered by then and stopped (its query process ended where DuckDB cannot interrupt it; with -isolate=false, left to finish in the background)")
-	fs.DurationVar(&o.stopWait, "stop-wait", 5*time.Second, "with -isolate=false, when stopping, how long to wait for computations DuckDB could not interrupt at their time limit (they end with the process after it)")
+	fs.DurationVar(&o.startWait, "start-wait", 5*time.Second, "at start, how long to wait for the catalog's packages to load before serving; a package still loading then answers that it is (kind unavailable) until its models have opened, while the others are served")
+	fs.DurationVar(&o.stopWait, "stop-wait", 5*time.Second, "when stopping, how long to wait for what cannot be interrupted: a model still loading whose check DuckDB computes on, and with -isolate=false, computations DuckDB could not interrupt at their time limit (they end with the process after it)")
 	fs.IntVar(&o.maxProcs, "max-query-processes", defaultQueryProcesses, "the most query processes running DuckDB queries at once over all models (each model runs 8 at most)")
 	fs.IntVar(&o.cfg.MaxQueriesPerClient, "max-queries-per-client", defaultQueriesPerClient, "the most queries one client (over HTTP: one remote address) has running or waiting at once, over all models (and at most half of one model's connections); a query past it is refused at once. 0 turns the share off, as behind a reverse proxy, where every client has the proxy's address, unless -client-header names the proxy's header")
 	fs.StringVar(&o.cfg.ClientHeader, "client-header", "", "take the client's address from this request `header`, set by a trusted reverse proxy in front (X-Forwarded-For: its last address), instead of the connection's; only when every request comes through that proxy, as a client could write the header itself")
@@ -193,6 +197,9 @@ func (o *options) check() error {
 	}
 	if o.stopWait < 0 {
 		return fmt.Errorf("-stop-wait %s: must not be negative", o.stopWait)
+	}
+	if o.startWait < 0 {
+		return fmt.Errorf("-start-wait %s: must not be negative", o.startWait)
 	}
 	if o.poll < 10*time.Millisecond {
 		return fmt.Errorf("-poll %s: must be at least 10ms", o.poll)
@@ -281,12 +288,13 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, lo
 		}
 		log.Info("DuckDB queries run in this process (-isolate=false): a calculation DuckDB cannot interrupt runs on past its time limit", hint...)
 	}
-	svc, err := NewService(ctx, dir, o.cfg, log)
+	svc, err := openService(ctx, dir, o.cfg, log)
 	if err != nil {
 		return err
 	}
 	defer closeWithin(svc, o.stopWait, log)
-	// The MCP side follows reloads from the first one on: built before the watch.
+	// The MCP side follows every swap from the first one on: built before the
+	// models start loading, and before the watch.
 	var srv *mcp.Server
 	var h *streamable.Handler
 	if o.stdio {
@@ -296,6 +304,8 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, lo
 	} else {
 		h = newHTTPHandler(ctx, svc, version)
 	}
+	svc.startLoads()
+	waitForPackages(ctx, svc, o.startWait, log)
 	watchDone := make(chan struct{})
 	if o.dir != "" {
 		go func() { defer close(watchDone); svc.Watch(ctx, o.poll) }()
@@ -341,10 +351,28 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, lo
 	return nil
 }
 
+// waitForPackages waits at most wait (or until ctx ends) for the catalog's
+// packages to load before the server serves: a package still loading then
+// answers that it is (kind unavailable) until its models have opened, and the
+// others are served meanwhile.
+func waitForPackages(ctx context.Context, svc *Service, wait time.Duration, log *slog.Logger) {
+	wctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	if svc.WaitLoaded(wctx) == nil || ctx.Err() != nil {
+		return
+	}
+	loading := svc.Loading()
+	if len(loading) > 10 {
+		loading = append(loading[:10], fmt.Sprintf("and %d more", len(loading)-10))
+	}
+	log.Warn("serving before every package has loaded: those still loading answer that they are, until their models have opened", "waited", wait, "loading", strings.Join(loading, ", "))
+}
+
 // closeWithin closes svc's engines, waiting at most wait for the computations
-// still running on them: a DuckDB query answered at its time limit may compute
-// on, uninterruptibly, for as long as it takes, and a server told to stop does
-// not wait for that. What it does not wait for ends with the process; the files
+// still running on them and for the loads under way: a DuckDB query answered at
+// its time limit may compute on, uninterruptibly, for as long as it takes, as
+// may the check of a model loading, and a server told to stop does not wait
+// for that. What it does not wait for ends with the process; the files
 // of those models (in os.TempDir, catalog-duckdb-*) are removed first.
 func closeWithin(svc *Service, wait time.Duration, log *slog.Logger) {
 	done := make(chan struct{})
@@ -357,7 +385,7 @@ func closeWithin(svc *Service, wait time.Duration, log *slog.Logger) {
 	select {
 	case <-done:
 	case <-t.C:
-		log.Warn("stopping without waiting any longer for queries the engine is still computing past their time limit", "waited", wait)
+		log.Warn("stopping without waiting any longer for what the engine cannot interrupt: queries computing past their time limit, models still loading", "waited", wait)
 		svc.Discard()
 	}
 }

@@ -220,6 +220,12 @@ type modelDownError struct{ err error }
 
 func (e *modelDownError) Error() string { return e.err.Error() }
 
+// loadingError is a query on a model whose package has not loaded yet (the
+// server started, or the package was added, moments ago).
+type loadingError struct{ err error }
+
+func (e *loadingError) Error() string { return e.err.Error() }
+
 // catalogFaultError is a query the catalog itself keeps from running (a notebook
 // naming a model its package does not have, a named query using a parameter it
 // does not declare): nothing in the call can fix it.
@@ -270,6 +276,8 @@ func classify(err error) toolError {
 		return toolError{Error: err.Error(), Kind: "refused"}
 	case errors.As(err, &se):
 		return toolError{Error: err.Error(), Kind: "sql_error", Position: se.Position, SQLState: se.SQLState, Hint: "Fix the SQL and call again; describe the model to see its sources and columns."}
+	case errors.As(err, new(*loadingError)):
+		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Call again in a few seconds: the package's models are being opened. The server's other packages answer meanwhile."}
 	case errors.As(err, new(*modelDownError)):
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Calling again will not help until the model loads: the reason above is the catalog's or the server's to fix (tell its operator). Other models still answer."}
 	case errors.As(err, new(*noModelError)):
@@ -768,6 +776,9 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 		}
 	}
 	eng := sn.engines[m]
+	if eng == nil && sn.loading[m.Package.Project.Name+"/"+m.Package.Name] {
+		return nil, &loadingError{fmt.Errorf("the model %s is unavailable for now: %s", mpath, sn.broken[m])}
+	}
 	if eng == nil {
 		if mpath == e.Path {
 			return nil, &modelDownError{fmt.Errorf("the model %s is unavailable: %s", mpath, sn.broken[m])}

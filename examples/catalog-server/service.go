@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -50,6 +52,12 @@ type Config struct {
 	// SkipEngines loads the catalog without opening engines (no columns, no queries):
 	// for listing benchmarks over synthetic catalogs.
 	SkipEngines bool
+
+	// open, when set (tests), opens each model instead of the service; real
+	// opens the model's engine as the service does.
+	open func(ctx context.Context, m *catalog.Model, real func(context.Context, *catalog.Model) (modelEngine, error)) (modelEngine, error)
+	// retryFirst, when set (tests), replaces pgRetryFirst.
+	retryFirst time.Duration
 }
 
 func (c *Config) fill() {
@@ -128,19 +136,54 @@ type snapshot struct {
 	// unchecked), each said in full ("retail/shop/sales.sql: query q (line
 	// 12): …").
 	checks map[string][]string
-	// stamps summarises each package's files as they were before the catalog was
-	// read (dirStamps): a model of a package whose stamp a reload finds unchanged
-	// keeps its engine.
+	// stamps summarises the files of each package as served (the version its
+	// engines were opened for) and of each project, as dirStamps does: what
+	// changed between two snapshots (followReloads).
 	stamps map[string]string
+	// loading holds the packages ("project/package") that have no version
+	// served yet: their models answer that they are still loading.
+	loading map[string]bool
 }
 
-// Service is the catalog being served: the current snapshot, swapped on reload.
+// Service is the catalog being served: the current snapshot, swapped whenever
+// the catalog is read again and whenever a package's models finish opening.
+//
+// Packages load on their own: reading the catalog (Reload, Watch) starts a load
+// for each package whose files (or, for PostgreSQL, connection string) changed,
+// at most maxParallelLoads at once, and each package is swapped in, all its
+// models together, as soon as its own load ends. Until then the package's
+// previous version stays served, and a package that has none yet (at start, or
+// new) answers that it is still loading. A package that did not change keeps
+// its engines, and its failures: a PostgreSQL model that did not open is not
+// tried again because another package changed, but in the background, with a
+// growing delay (pgRetryFirst … pgRetryMax).
 type Service struct {
 	cfg Config
 	log *slog.Logger
 	dir string
 	cur atomic.Pointer[snapshot]
-	mu  sync.Mutex // serialises reloads
+
+	// mu guards the fields down to closed, and serialises reading the catalog
+	// and publishing snapshots (never held while a model opens).
+	mu      sync.Mutex
+	read    *catalog.Catalog            // the catalog as last read
+	stamps  map[string]string           // dirStamps taken before that read
+	want    map[string]string           // package path → the version that read found (pkgVersion)
+	pkgs    map[string]*catalog.Package // package path → the package as that read found it
+	ready   map[string]*pkgState        // package path → its models as opened: the version served
+	loading map[string]*pkgLoad         // package path → its load under way (at most one)
+	changed chan struct{}               // closed and replaced whenever ready, want or closed change
+	held    bool                        // no load starts before startLoads
+	closed  bool
+
+	loadCtx   context.Context // the loads' context: ends with Close (or NewService's ctx)
+	stopLoads context.CancelFunc
+	slots     chan struct{} // a place per load opening models (maxParallelLoads)
+	loads     sync.WaitGroup
+	// retryFirst is the delay before a PostgreSQL model that did not open is
+	// tried again (pgRetryFirst; tests shorten it).
+	retryFirst time.Duration
+
 	old sync.WaitGroup
 	// closing holds the engines replaced by reloads whose Close has not
 	// returned yet (it waits for the queries still running on them).
@@ -149,22 +192,122 @@ type Service struct {
 	shares  *clientShares // each client's queries at once
 }
 
-// NewService loads dir and opens its engines.
-func NewService(ctx context.Context, dir string, cfg Config, log *slog.Logger) (*Service, error) {
-	cfg.fill()
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
+// maxParallelLoads is how many packages open their models at once. A package
+// whose load is slow (a DuckDB model whose check computes for a minute, a
+// PostgreSQL server that does not answer) holds one place, and the others load
+// beside it; a package whose files change while it loads has its load
+// cancelled and loads again, but a load DuckDB cannot interrupt keeps its place
+// until it ends.
+const maxParallelLoads = 4
+
+// maxParallelPGOpens is how many models of one PostgreSQL package are opened at
+// once: each waits on the network (up to its 10 s to connect), not on this
+// machine. A DuckDB package's models open one after the other.
+const maxParallelPGOpens = 4
+
+// A PostgreSQL model that did not open is tried again after pgRetryFirst, then
+// after twice as long each time, up to pgRetryMax, until it opens or its
+// package (or its connection string) changes, which loads it at once.
+const (
+	pgRetryFirst = 30 * time.Second
+	pgRetryMax   = 10 * time.Minute
+)
+
+// pkgState is one version of a package with its models as opened. Never
+// changed once it is in Service.ready (but for told, retries and timer, under
+// mu).
+type pkgState struct {
+	ver     string
+	pkg     *catalog.Package       // the version the engines were opened for
+	stamp   string                 // its files' stamp (dirStamps)
+	engines map[string]modelEngine // model name → its engine
+	broken  map[string]string      // model name → why it did not open
+	took    time.Duration
+	told    bool        // its problems were logged
+	retries int         // how many times its failed models were tried again
+	timer   *time.Timer // the next try of its failed PostgreSQL models
+}
+
+// pkgLoad is a package's load under way.
+type pkgLoad struct {
+	ver    string
+	ctx    context.Context
+	cancel context.CancelFunc
+	// keep holds the engines a retry keeps (the models that did open); nil
+	// for a load of a new version, which opens every model.
+	keep    map[string]modelEngine
+	retries int
+}
+
+// stillLoading is what a model of a package not loaded yet answers.
+func stillLoading(key string) string {
+	return "its package " + key + " is still loading (its models are being opened, after the server started or the package was added); call again in a few seconds"
+}
+
+// pkgVersion says which version of pkg the files stamped stamp make: a
+// PostgreSQL package is also a new version when its connection string changes.
+func pkgVersion(pkg *catalog.Package, stamp string) string {
+	if pkg.Engine != catalog.EnginePostgres {
+		return stamp
 	}
-	s := &Service{cfg: cfg, log: log, dir: dir, shares: newClientShares(cfg.MaxQueriesPerClient)}
-	if err := s.Reload(ctx); err != nil {
+	sum := sha256.Sum256([]byte(os.Getenv(pkg.DSNEnv)))
+	return stamp + "\x00dsn " + hex.EncodeToString(sum[:8])
+}
+
+// NewService loads dir and opens its engines; it returns once every package's
+// models have opened or failed to (or ctx ends: then with ctx's error).
+func NewService(ctx context.Context, dir string, cfg Config, log *slog.Logger) (*Service, error) {
+	s, err := openService(ctx, dir, cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	s.startLoads()
+	if err := s.WaitLoaded(ctx); err != nil {
+		s.Close()
 		return nil, err
 	}
 	return s, nil
 }
 
-// OnReload registers fn to run after each successful reload (with the catalog
-// before and after), before Reload returns. Register before the catalog is
-// watched, or a reload may come between what fn's owner read and fn's first call.
+// openService reads the catalog in dir and publishes it, every package still
+// loading; startLoads starts opening their models, which stop when ctx ends or
+// at Close. In between, its owner registers what follows reloads (OnReload),
+// so that no package's swap comes before.
+func openService(ctx context.Context, dir string, cfg Config, log *slog.Logger) (*Service, error) {
+	cfg.fill()
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Service{cfg: cfg, log: log, dir: dir, shares: newClientShares(cfg.MaxQueriesPerClient),
+		ready: map[string]*pkgState{}, loading: map[string]*pkgLoad{}, changed: make(chan struct{}),
+		slots: make(chan struct{}, maxParallelLoads), retryFirst: pgRetryFirst, held: true}
+	if cfg.retryFirst > 0 {
+		s.retryFirst = cfg.retryFirst
+	}
+	s.loadCtx, s.stopLoads = context.WithCancel(ctx)
+	if _, err := s.reread(); err != nil {
+		s.stopLoads()
+		return nil, err
+	}
+	return s, nil
+}
+
+// startLoads starts the loads openService held back.
+func (s *Service) startLoads() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.held = false
+	for key, ver := range s.want {
+		if st := s.ready[key]; (st == nil || st.ver != ver) && s.loading[key] == nil && !s.closed {
+			s.startLoad(key, s.pkgs[key], ver, nil, 0)
+		}
+	}
+}
+
+// OnReload registers fn to run after each snapshot published after the first
+// (with the catalog before and after): a read of the catalog, and a package
+// swapped in once its models opened. Register before the catalog is watched,
+// or a reload may come between what fn's owner read and fn's first call.
 func (s *Service) OnReload(fn func(old, new *catalog.Catalog)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -176,81 +319,128 @@ func (s *Service) Catalog() *catalog.Catalog { return s.cur.Load().cat }
 
 func (s *Service) snap() *snapshot { return s.cur.Load() }
 
-// Reload reads the directory again and publishes the result; the previous
-// snapshot's engines close once their running queries finish.
+// Reload reads the directory again, publishes it, and returns once the
+// packages this read found changed have been swapped in (their models opened
+// or failed to), or ctx ends (with its error; they go on loading). Packages
+// loading from earlier reads are not waited for. The engines replaced close
+// once their running queries finish.
 func (s *Service) Reload(ctx context.Context) error {
+	changed, err := s.reread()
+	if err != nil {
+		return err
+	}
+	return s.waitFor(ctx, changed)
+}
+
+// WaitLoaded returns once every package of the catalog as last read is served
+// in that version (or ctx ends, with its error).
+func (s *Service) WaitLoaded(ctx context.Context) error {
+	s.mu.Lock()
+	want := maps.Clone(s.want)
+	s.mu.Unlock()
+	return s.waitFor(ctx, want)
+}
+
+// Loading lists the packages ("project/package") that have no version served
+// yet: they answer that they are still loading.
+func (s *Service) Loading() []string {
+	return slices.Sorted(maps.Keys(s.snap().loading))
+}
+
+// waitFor returns once each package of want (path → version) is served in that
+// version, or a later read wants another version or none; or when ctx ends or
+// the loads stop (Close), with that error.
+func (s *Service) waitFor(ctx context.Context, want map[string]string) error {
+	for {
+		s.mu.Lock()
+		pending := false
+		for key, ver := range want {
+			if st := s.ready[key]; s.want[key] == ver && (st == nil || st.ver != ver) {
+				pending = true
+				break
+			}
+		}
+		ch := s.changed
+		s.mu.Unlock()
+		if !pending {
+			return nil
+		}
+		if err := s.loadCtx.Err(); err != nil {
+			return err // closed, or NewService's context ended: nothing loads any more
+		}
+		select {
+		case <-ch:
+		case <-s.loadCtx.Done():
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// signal tells waitFor that something changed. Called with mu held.
+func (s *Service) signal() {
+	close(s.changed)
+	s.changed = make(chan struct{})
+}
+
+// reread reads the catalog, publishes it (each package in the version served:
+// a package whose new version is loading keeps its previous one), and starts
+// a load for each package not served in the version read. It returns the
+// packages this read found changed (not those loading since an earlier read),
+// with the version read.
+func (s *Service) reread() (map[string]string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	// A model file or manifest broken by an edit keeps the version loaded before.
-	var prev *catalog.Catalog
-	old := s.cur.Load()
-	if old != nil {
-		prev = old.cat
+	if s.closed {
+		return nil, errors.New("the catalog service is closed")
 	}
 	// Stamped before the files are read: a file changed while they are read makes
 	// the next reload see its package changed (never the reverse).
 	stamps := dirStamps(s.dir)
-	cat, err := catalog.LoadAfter(s.dir, prev)
+	// A model file or manifest broken by an edit keeps the version read before.
+	cat, err := catalog.LoadAfter(s.dir, s.read)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	sn := &snapshot{cat: cat, engines: map[*catalog.Model]modelEngine{}, broken: map[*catalog.Model]string{}, stamps: stamps, checks: map[string][]string{}}
+	want, pkgs := map[string]string{}, map[string]*catalog.Package{}
+	for _, p := range cat.Projects {
+		for _, pkg := range p.Packages {
+			key := p.Name + "/" + pkg.Name
+			want[key], pkgs[key] = pkgVersion(pkg, stamps[key]), pkg
+		}
+	}
+	before := s.want
+	s.read, s.stamps, s.want, s.pkgs = cat, stamps, want, pkgs
+	for key, l := range s.loading {
+		if want[key] != l.ver {
+			l.cancel() // gone, or changed again: a load of the new version follows
+		}
+	}
+	var gone []*pkgState
+	for key, st := range s.ready {
+		if _, ok := want[key]; !ok {
+			delete(s.ready, key)
+			gone = append(gone, st)
+		}
+	}
+	changed := map[string]string{}
+	for key, ver := range want {
+		if st := s.ready[key]; st != nil && st.ver == ver {
+			continue
+		}
+		if before[key] != ver || s.held {
+			changed[key] = ver // else loading since an earlier read
+		}
+		switch {
+		case s.cfg.SkipEngines:
+			s.ready[key] = &pkgState{ver: ver, pkg: pkgs[key], stamp: stamps[key], engines: map[string]modelEngine{}, broken: map[string]string{}}
+		case s.loading[key] == nil && !s.held:
+			s.startLoad(key, pkgs[key], ver, nil, 0)
+		}
+		// else: the load of the version before is cancelled, and this one
+		// starts when it returns.
+	}
 	logs := logBudget{log: s.log}
-	// The engines of models whose package's files did not change since they were
-	// opened are kept: opening a model (a DuckDB database built, its files
-	// sniffed) costs tens of milliseconds, and one changed file reopened every
-	// model of the catalog.
-	reuse := map[string]modelEngine{}
-	if old != nil {
-		for m, e := range old.engines {
-			pk := m.Package.Project.Name + "/" + m.Package.Name
-			if st, ok := old.stamps[pk]; ok && st == stamps[pk] {
-				reuse[pk+"/"+m.Name] = e
-			}
-		}
-	}
-	kept := map[modelEngine]bool{}
-	if !s.cfg.SkipEngines {
-		for _, p := range cat.Projects {
-			for _, pkg := range p.Packages {
-				for _, m := range pkg.Models {
-					e, ok := reuse[p.Name+"/"+pkg.Name+"/"+m.Name]
-					for _, msg := range sn.addParamChecks(m) {
-						if !ok { // told when the model opens, not at every reload
-							logs.warn("named query", "problem", msg)
-						}
-					}
-					if ok {
-						kept[e] = true
-					} else {
-						if e, err = s.open(ctx, m); err != nil {
-							sn.broken[m] = err.Error()
-							logs.warn("model did not open", "model", pkg.Project.Name+"/"+pkg.Name+"/"+m.Name, "err", err)
-							continue
-						}
-						for _, name := range slices.Sorted(maps.Keys(e.Broken())) {
-							logs.warn("source did not load", "source", pkg.Project.Name+"/"+pkg.Name+"/"+m.Name+"/"+name, "err", e.Broken()[name])
-						}
-					}
-					sn.engines[m] = e
-					for _, msg := range sn.addChecks(m, e) {
-						if !ok { // told when the model opens, not at every reload
-							logs.warn("named query", "problem", msg)
-						}
-					}
-					// The column index for search: set before the catalog is published.
-					cols := e.Columns()
-					for _, src := range m.Sources {
-						if ent := cat.Lookup(p.Name + "/" + pkg.Name + "/" + m.Name + "/" + src.Name); ent != nil {
-							for _, c := range cols[src.Name] {
-								ent.Columns = append(ent.Columns, c.Name)
-							}
-						}
-					}
-				}
-			}
-		}
-	}
 	for _, d := range cat.Diagnostics {
 		logs.warn("catalog", "diagnostic", d)
 	}
@@ -258,22 +448,278 @@ func (s *Service) Reload(ctx context.Context) error {
 	if hint := emptyCatalogHint(s.dir, cat); hint != "" {
 		s.log.Warn("the catalog has no packages", "dir", s.dir, "hint", hint)
 	}
-	s.cur.Store(sn)
-	if old != nil {
-		for _, e := range old.engines {
-			if !kept[e] {
-				s.closing.Store(e, struct{}{})
-				s.old.Go(func() {
-					defer s.closing.Delete(e)
-					e.Close() // waits for the queries still running on it
-				})
+	s.publish()
+	for _, st := range gone {
+		s.retire(st, nil)
+	}
+	s.signal()
+	return changed, nil
+}
+
+// startLoad opens the models of pkg (version ver) in the background, once one
+// of the slots is free; keep holds engines a retry keeps. Called with mu held.
+func (s *Service) startLoad(key string, pkg *catalog.Package, ver string, keep map[string]modelEngine, retries int) {
+	ctx, cancel := context.WithCancel(s.loadCtx)
+	l := &pkgLoad{ver: ver, ctx: ctx, cancel: cancel, keep: keep, retries: retries}
+	s.loading[key] = l
+	s.loads.Add(1)
+	go func() {
+		defer s.loads.Done()
+		defer cancel()
+		var st *pkgState
+		select {
+		case s.slots <- struct{}{}:
+			start := time.Now()
+			st = s.openPackage(ctx, pkg, keep)
+			st.ver, st.stamp, st.took = ver, stampOf(ver), time.Since(start)
+			<-s.slots
+		case <-ctx.Done():
+		}
+		s.finish(key, l, st)
+	}()
+}
+
+// stampOf is the files' stamp of a version (pkgVersion).
+func stampOf(ver string) string {
+	stamp, _, _ := strings.Cut(ver, "\x00dsn ")
+	return stamp
+}
+
+// openPackage opens the models of pkg but those of keep, which it keeps.
+func (s *Service) openPackage(ctx context.Context, pkg *catalog.Package, keep map[string]modelEngine) *pkgState {
+	st := &pkgState{pkg: pkg, engines: map[string]modelEngine{}, broken: map[string]string{}}
+	var todo []*catalog.Model
+	for _, m := range pkg.Models {
+		if e := keep[m.Name]; e != nil {
+			st.engines[m.Name] = e
+		} else {
+			todo = append(todo, m)
+		}
+	}
+	workers := 1
+	if pkg.Engine == catalog.EnginePostgres {
+		workers = min(maxParallelPGOpens, len(todo))
+	}
+	var mu sync.Mutex
+	var next atomic.Int64
+	work := func() {
+		for {
+			i := int(next.Add(1)) - 1
+			if i >= len(todo) {
+				return
+			}
+			m := todo[i]
+			e, err := s.openModel(ctx, m)
+			mu.Lock()
+			if err != nil {
+				st.broken[m.Name] = err.Error()
+			} else {
+				st.engines[m.Name] = e
+			}
+			mu.Unlock()
+		}
+	}
+	var wg sync.WaitGroup
+	for range workers - 1 {
+		wg.Go(work)
+	}
+	work()
+	wg.Wait()
+	return st
+}
+
+// openModel opens m's engine (or Config.open's, in tests).
+func (s *Service) openModel(ctx context.Context, m *catalog.Model) (modelEngine, error) {
+	if s.cfg.open != nil {
+		return s.cfg.open(ctx, m, s.open)
+	}
+	return s.open(ctx, m)
+}
+
+// finish swaps in the package a load opened, if it is still the version
+// wanted, and starts the load of a newer one.
+func (s *Service) finish(key string, l *pkgLoad, st *pkgState) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	defer s.signal()
+	if s.loading[key] == l {
+		delete(s.loading, key)
+	}
+	stopped := s.closed || s.loadCtx.Err() != nil
+	cur := s.ready[key]
+	switch {
+	case st == nil:
+	case stopped || l.ctx.Err() != nil || s.want[key] != l.ver || (l.keep != nil && cur == nil):
+		// Superseded or stopped: nothing of it is served.
+		s.discard(st, l.keep, !stopped)
+	case l.keep != nil && len(st.engines) == len(l.keep):
+		// A retry that opened nothing more: the version served stays, and is
+		// tried again later.
+		cur.retries = l.retries
+		s.scheduleRetry(key, cur)
+	default:
+		st.retries = l.retries
+		s.ready[key] = st
+		s.publish()
+		if cur != nil {
+			s.retire(cur, st)
+			if l.keep == nil {
+				s.log.Info("package reloaded", "package", key, "took", st.took.Round(time.Millisecond))
+			}
+		} else if st.took > time.Second {
+			s.log.Info("package loaded", "package", key, "took", st.took.Round(time.Millisecond))
+		}
+		s.scheduleRetry(key, st)
+	}
+	if stopped {
+		return
+	}
+	if ver, ok := s.want[key]; ok && s.loading[key] == nil {
+		if st := s.ready[key]; st == nil || st.ver != ver {
+			s.startLoad(key, s.pkgs[key], ver, nil, 0)
+		}
+	}
+}
+
+// scheduleRetry has the PostgreSQL models of st that did not open tried again
+// after a delay that doubles with each try. Called with mu held.
+func (s *Service) scheduleRetry(key string, st *pkgState) {
+	if len(st.broken) == 0 || st.pkg.Engine != catalog.EnginePostgres || os.Getenv(st.pkg.DSNEnv) == "" {
+		return // nothing to retry, or nothing a retry could change (the variable is empty)
+	}
+	delay := s.retryFirst << min(st.retries, 10)
+	if delay > pgRetryMax {
+		delay = pgRetryMax
+	}
+	st.timer = time.AfterFunc(delay, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.closed || s.loadCtx.Err() != nil || s.ready[key] != st || s.loading[key] != nil || s.want[key] != st.ver {
+			return // closed, replaced, or a load of it under way
+		}
+		s.startLoad(key, st.pkg, st.ver, st.engines, st.retries+1)
+	})
+}
+
+// retire closes the engines of st, a version no longer served, that next (the
+// one served now, or nil) does not keep, each once its running queries end.
+// Called with mu held, before Close.
+func (s *Service) retire(st, next *pkgState) {
+	if st.timer != nil {
+		st.timer.Stop()
+	}
+	kept := map[modelEngine]bool{}
+	if next != nil {
+		for _, e := range next.engines {
+			kept[e] = true
+		}
+	}
+	for _, e := range st.engines {
+		if !kept[e] {
+			s.closing.Store(e, struct{}{})
+			s.old.Go(func() {
+				defer s.closing.Delete(e)
+				e.Close() // waits for the queries still running on it
+			})
+		}
+	}
+}
+
+// discard closes the engines a load opened that are not served (those of keep
+// are the served version's). async closes them in the background (a load
+// superseded while the service runs), else at once (the service stopping:
+// nothing ran on them).
+func (s *Service) discard(st *pkgState, keep map[string]modelEngine, async bool) {
+	for name, e := range st.engines {
+		if keep[name] == e {
+			continue
+		}
+		if async {
+			s.old.Go(func() { e.Close() })
+		} else {
+			e.Close()
+		}
+	}
+}
+
+// publish builds a snapshot of the catalog as last read, each package in the
+// version served (a package without one yet answers that it is still
+// loading), and publishes it. Called with mu held.
+func (s *Service) publish() {
+	served := make(map[string]*catalog.Package, len(s.ready))
+	for key, st := range s.ready {
+		served[key] = st.pkg
+	}
+	cat := s.read.WithPackages(served)
+	sn := &snapshot{cat: cat, engines: map[*catalog.Model]modelEngine{}, broken: map[*catalog.Model]string{}, stamps: map[string]string{}, checks: map[string][]string{}, loading: map[string]bool{}}
+	for k, v := range s.stamps {
+		if !strings.Contains(k, "/") {
+			sn.stamps[k] = v // a project's own files
+		}
+	}
+	logs := logBudget{log: s.log}
+	for _, p := range cat.Projects {
+		for _, pkg := range p.Packages {
+			key := p.Name + "/" + pkg.Name
+			st := s.ready[key]
+			if st == nil {
+				sn.loading[key] = true
+				for _, m := range pkg.Models {
+					sn.broken[m] = stillLoading(key)
+				}
+				continue
+			}
+			sn.stamps[key] = st.stamp
+			tell := !st.told // a package's problems are told when it opens, not at every reload
+			st.told = true
+			for _, m := range pkg.Models {
+				mpath := key + "/" + m.Name
+				for _, msg := range sn.addParamChecks(m) {
+					if tell {
+						logs.warn("named query", "problem", msg)
+					}
+				}
+				e := st.engines[m.Name]
+				if e == nil {
+					if why, ok := st.broken[m.Name]; ok {
+						sn.broken[m] = why
+						if tell {
+							logs.warn("model did not open", "model", mpath, "err", why)
+						}
+					}
+					continue
+				}
+				if tell {
+					for _, name := range slices.Sorted(maps.Keys(e.Broken())) {
+						logs.warn("source did not load", "source", mpath+"/"+name, "err", e.Broken()[name])
+					}
+				}
+				sn.engines[m] = e
+				for _, msg := range sn.addChecks(m, e) {
+					if tell {
+						logs.warn("named query", "problem", msg)
+					}
+				}
+				// The column index for search: set before the catalog is published.
+				cols := e.Columns()
+				for _, src := range m.Sources {
+					if ent := cat.Lookup(mpath + "/" + src.Name); ent != nil {
+						for _, c := range cols[src.Name] {
+							ent.Columns = append(ent.Columns, c.Name)
+						}
+					}
+				}
 			}
 		}
+	}
+	logs.done()
+	old := s.cur.Load()
+	s.cur.Store(sn)
+	if old != nil {
 		for _, fn := range s.subs {
 			fn(old.cat, cat)
 		}
 	}
-	return nil
 }
 
 // maxLoggedProblems is how many lines about the catalog's problems (files
@@ -413,18 +859,32 @@ func (s *Service) open(ctx context.Context, m *catalog.Model) (modelEngine, erro
 	}
 }
 
-// Close closes the engines of the current snapshot and waits for those of earlier
-// ones to close. The engines close at once, each as soon as its running queries
-// end: one model still computing holds up no other.
+// Close stops the loads under way (a load the engine cannot interrupt is
+// waited for), closes the engines of the packages served and waits for those
+// replaced earlier to close. The engines close at once, each as soon as its
+// running queries end: one model still computing holds up no other.
 func (s *Service) Close() {
-	defer s.old.Wait()
-	var wg sync.WaitGroup
-	if sn := s.cur.Load(); sn != nil {
-		for _, e := range sn.engines {
-			wg.Go(func() { e.Close() })
+	s.mu.Lock()
+	s.closed = true
+	s.stopLoads()
+	var engines []modelEngine
+	for _, st := range s.ready {
+		if st.timer != nil {
+			st.timer.Stop()
+		}
+		for _, e := range st.engines {
+			engines = append(engines, e)
 		}
 	}
+	s.signal()
+	s.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, e := range engines {
+		wg.Go(func() { e.Close() })
+	}
 	wg.Wait()
+	s.loads.Wait()
+	s.old.Wait()
 }
 
 // Discard removes the files of every engine not yet closed (current ones, and
@@ -447,14 +907,18 @@ func (s *Service) Discard() {
 	})
 }
 
-// Watch reloads the catalog whenever its directory changes, until ctx ends.
+// Watch reads the catalog again whenever its directory changes, until ctx
+// ends. It does not wait for the packages that changed to load: each is
+// swapped in when its models have opened, and a change to another package
+// meanwhile is read, and loaded beside it, at the next poll.
 func (s *Service) Watch(ctx context.Context, every time.Duration) {
 	catalog.Watch(ctx, s.dir, every, func() {
-		if err := s.Reload(ctx); err != nil {
+		changed, err := s.reread()
+		if err != nil {
 			s.log.Warn("reload failed; still serving the previous catalog", "err", err)
 			return
 		}
-		s.log.Info("catalog reloaded", "dir", s.dir)
+		s.log.Info("catalog reloaded", "dir", s.dir, "packagesLoading", len(changed))
 	})
 }
 
