@@ -488,8 +488,20 @@ func checkSearch(q string) *toolError {
 	if n := utf8.RuneCountInString(q); n > maxSearchChars {
 		return &toolError{Error: fmt.Sprintf("the query is %d characters long; search_catalog takes at most %d characters and %d words", n, maxSearchChars, maxSearchWords), Kind: "invalid", Hint: "Search again with fewer words: " + fewer + "."}
 	}
-	if n := len(strings.Fields(q)); n > maxSearchWords {
-		return &toolError{Error: fmt.Sprintf("the query has %d words; search_catalog takes at most %d words (and %d characters)", n, maxSearchWords, maxSearchChars), Kind: "invalid", Hint: "Search again with fewer words: " + fewer + "."}
+	// The bounds hold for the words and characters search compares: the query
+	// folded (catalog.Fold), where a character can become several ("´" folds to
+	// a space and an accent, so "a´a´…" is one word as sent and many folded;
+	// "ﷺ" is 18 characters). The raw count above bounds what folding costs.
+	folded := catalog.Fold(q)
+	if n := utf8.RuneCountInString(folded); n > maxSearchChars {
+		return &toolError{Error: fmt.Sprintf("the query is %d characters long once folded as search compares it (case, accents and compatibility forms such as \"ﬁ\" → \"fi\" undone); search_catalog takes at most %d characters and %d words", n, maxSearchChars, maxSearchWords), Kind: "invalid", Hint: "Search again with fewer words: " + fewer + "."}
+	}
+	if n, raw := len(strings.Fields(folded)), len(strings.Fields(q)); n > maxSearchWords {
+		how := ""
+		if n != raw {
+			how = fmt.Sprintf(" once folded as search compares it (%d as sent: some characters fold to a space and an accent, as \"´\" does)", raw)
+		}
+		return &toolError{Error: fmt.Sprintf("the query has %d words%s; search_catalog takes at most %d words (and %d characters)", n, how, maxSearchWords, maxSearchChars), Kind: "invalid", Hint: "Search again with fewer words: " + fewer + "."}
 	}
 	return nil
 }
