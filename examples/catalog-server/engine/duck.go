@@ -1580,7 +1580,7 @@ func duckLines(sqlText string) []string {
 func duckValue(v any, dbType string) any {
 	switch x := v.(type) {
 	case duckdb.Decimal:
-		return json.Number(x.String())
+		return jsonNumber(x.String())
 	case duckdb.UUID:
 		return formatUUID(x[:])
 	case *duckdb.UUID:
