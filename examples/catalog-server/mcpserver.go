@@ -249,6 +249,7 @@ func classify(err error) toolError {
 	var busy *engine.BusyError
 	var me *engine.MemoryError
 	var ee *engine.EngineError
+	var ae *engine.AnswerError
 	var cse *catalogSQLError
 	var qt *queryTimeoutError
 	var cb *clientBusyError
@@ -286,6 +287,10 @@ func classify(err error) toolError {
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: serverCapHint(busy.Conns)}
 	case errors.As(err, &busy):
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Call again in a few seconds."}
+	case errors.As(err, &ae) && ae.TooLarge:
+		return toolError{Error: err.Error(), Kind: "invalid", Hint: "Ask for less: select fewer or smaller columns, or cut long values (left(col, 1000)); the same query fails the same way again."}
+	case errors.As(err, &ae):
+		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Call again; if it fails again, tell the server's operator (the server's log has what was read)."}
 	case errors.As(err, &ee) && ee.Broken:
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Calling again will not help: the server cannot start the process that runs this model's queries. Tell the server's operator (the server's log says why)."}
 	case errors.As(err, &ee):

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math"
 	"os"
 	"os/exec"
@@ -295,6 +296,13 @@ func (p *DuckProc) Query(ctx context.Context, sqlText string, params map[string]
 			continue
 		case rep, ok := <-w.replies:
 			if !ok {
+				if bad := w.badAnswer; bad != nil {
+					// The process is alive but its stream cannot be trusted.
+					p.kill(w)
+					ae := answerError(bad)
+					workerNotes.note(p.cfg.log(), "a query process's answer could not be read; the process was ended", "pid", w.cmd.Process.Pid, "error", bad.Error())
+					return nil, ae
+				}
 				note := w.exitNote()
 				p.kill(w)
 				return nil, &EngineError{Detail: "ended before it answered" + note}
@@ -491,9 +499,13 @@ func (p *DuckProc) start(ctx context.Context) (*duckWorker, error) {
 	}
 	// Answers come back on a pipe of their own (the worker's file descriptor 3,
 	// WorkerAnswers), not on its standard output, which anything in the process
-	// might write to: that goes to the server's standard error.
+	// might write to: that and its standard error are kept, bounded
+	// (outputTail), for the log line of a process that crashes (noteEnd).
+	var output *outputTail
 	if cmd.Stderr == nil {
-		cmd.Stderr = os.Stderr
+		output = &outputTail{}
+		cmd.Stderr = output
+		cmd.WaitDelay = time.Second // a grandchild holding the pipe does not hold Wait
 	}
 	// Nothing of the server's environment but what DuckDB and Go read: the
 	// worker needs no credential (a PostgreSQL package's DSN variable).
@@ -512,7 +524,8 @@ func (p *DuckProc) start(ctx context.Context) (*duckWorker, error) {
 		return nil, p.startErr("could not be started (" + err.Error() + ")")
 	}
 	w := &duckWorker{cmd: cmd, in: inW, replies: make(chan workerAnswer, 1), exited: make(chan struct{}),
-		spill: filepath.Join(p.file.tmp, fmt.Sprintf("spill-%d", p.started.Add(1)))}
+		spill:  filepath.Join(p.file.tmp, fmt.Sprintf("spill-%d", p.started.Add(1))),
+		output: output, log: p.cfg.log(), dumps: p.cfg.CrashDumps}
 	w.maxHead.Store(maxAnswerHead)
 	go w.read(outR)
 	p.mu.Lock()
@@ -767,6 +780,15 @@ type duckWorker struct {
 	killOnce sync.Once
 	waitErr  error // how the process ended, once exited is closed
 
+	// badAnswer is why the reader stopped at an answer it could not read (a
+	// frame past its limits, or one that does not parse) while the process may
+	// still run; nil when its output ended. Set before replies is closed.
+	badAnswer error
+	killing   atomic.Bool  // the server is ending it (kill): its end is no crash
+	output    *outputTail  // its standard output and error, when the server keeps them
+	log       *slog.Logger // where a crash is noted (noteEnd)
+	dumps     bool         // DuckConfig.CrashDumps
+
 	// The most bytes the answer to the request sent last may take (readAnswer):
 	// set before the request is written, read by the reader goroutine.
 	maxHead, maxBody atomic.Int64
@@ -794,11 +816,21 @@ func (w *duckWorker) send(req workerRequest, deadline time.Time) error {
 
 // read decodes the worker's answers until its output ends (or is not an
 // answer), then waits for the process.
+//
+// An answer past its limits or that does not parse is not the process ending:
+// the reader stops there (badAnswer), as nothing after it can be trusted, and
+// its caller ends the process and says what happened.
 func (w *duckWorker) read(out *os.File) {
 	br := bufio.NewReader(out)
 	for {
 		rep, err := readAnswer(br, w.limits)
 		if err != nil {
+			// The output ended between answers (EOF) or inside one (the
+			// process died while writing it): the process ended. Anything
+			// else was read, and is not an answer.
+			if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, os.ErrClosed) {
+				w.badAnswer = err
+			}
 			break
 		}
 		w.replies <- rep
@@ -806,12 +838,39 @@ func (w *duckWorker) read(out *os.File) {
 	close(w.replies)
 	out.Close()
 	w.waitErr = w.cmd.Wait()
+	w.noteEnd()
 	close(w.exited)
+}
+
+// noteEnd logs, in one line, a process that ended by itself otherwise than as
+// ServeDuckWorker ends (0 when its input ends, 1 when it cannot open the model,
+// which its query reports, 3 after a query DuckDB did not stop): a crash in
+// DuckDB, the out-of-memory killer. The line has how it ended and the first
+// line of its output that says why (outputTail.first); its whole output (the
+// Go runtime's crash dump: about 10 KB) only with DuckConfig.CrashDumps. The
+// lines are rate-limited (workerNotes): a client can crash one process a call.
+func (w *duckWorker) noteEnd() {
+	if w.killing.Load() || w.waitErr == nil {
+		return
+	}
+	var ee *exec.ExitError
+	if errors.As(w.waitErr, &ee) && ee.Exited() && slices.Contains([]int{0, 1, 3}, ee.ExitCode()) {
+		return
+	}
+	args := []any{"pid", w.cmd.Process.Pid, "exit", w.waitErr.Error()}
+	if w.output != nil {
+		args = append(args, "first", w.output.first())
+		if w.dumps {
+			args = append(args, "output", w.output.String())
+		}
+	}
+	workerNotes.note(w.log, "a query process crashed; its query was answered unavailable", args...)
 }
 
 // kill ends the process (at once: its database is read-only) and waits for it.
 func (w *duckWorker) kill() {
 	w.killOnce.Do(func() {
+		w.killing.Store(true)
 		w.cmd.Process.Kill()
 		w.in.Close()
 		// The reader sees the output end; drain what it may still hand over.
@@ -885,8 +944,8 @@ const frameLens = 8
 
 // maxAnswerHead is the most bytes an answer's head may take beyond 6 per byte
 // of the query's SQL (duckWorker.send): the columns' names and types (a
-// source's, or the SQL's) and an error's text. More is taken as a broken
-// worker.
+// source's, or the SQL's) and an error's text (cut to maxEngineMessage before
+// it is sent). More is an answer too large (AnswerError): the worker is ended.
 const maxAnswerHead = 16 << 20
 
 // appendAnswer appends ans's frame to dst.
@@ -969,7 +1028,7 @@ func readAnswer(r io.Reader, limits func() (maxHead, maxBody int64)) (workerAnsw
 	maxHead, maxBody := limits()
 	headLen, bodyLen := int64(binary.BigEndian.Uint32(lens[:])), int64(binary.BigEndian.Uint32(lens[4:]))
 	if headLen > maxHead || bodyLen > maxBody {
-		return workerAnswer{}, fmt.Errorf("worker: an answer of %d+%d bytes, past %d+%d", headLen, bodyLen, maxHead, maxBody)
+		return workerAnswer{}, &frameTooLarge{head: headLen, body: bodyLen, maxHead: maxHead, maxBody: maxBody}
 	}
 	buf := make([]byte, headLen+bodyLen)
 	if _, err := io.ReadFull(r, buf); err != nil {
@@ -1148,7 +1207,7 @@ func toWire(err error) *wireError {
 	case errors.As(err, &be):
 		return &wireError{Type: "busy", Limit: be.Limit, Conns: be.Conns, What: be.What}
 	}
-	return &wireError{Type: "error", Message: err.Error()}
+	return &wireError{Type: "error", Message: cutMessage(err.Error())}
 }
 
 func (e *wireError) err() error {
