@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/wiremcp/wiremcp/jsonrpc"
 )
@@ -22,6 +23,25 @@ const maxSuggestInput = 512
 // lists in its data at most.
 const maxSuggestTemplates = 10
 
+// maxEcho is the most of a peer's name or URI (in bytes) that an error about
+// it repeats: past it, the start is kept and echo says how much was left out.
+// A peer chooses what it sends (a 3 MB URI), and an error repeating it whole
+// would cost the answer as much again.
+const maxEcho = 1024
+
+// echo returns s, or its first maxEcho bytes (whole characters) and how many
+// bytes were left out.
+func echo(s string) string {
+	if len(s) <= maxEcho {
+		return s
+	}
+	n := maxEcho
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + fmt.Sprintf("… (%d more bytes not shown)", len(s)-n)
+}
+
 // unknownTool is the error for a tools/call naming no tool: the message and
 // data name the listed tools closest to name, when some are close.
 func unknownTool(s *Server, name string) *jsonrpc.Error {
@@ -30,8 +50,8 @@ func unknownTool(s *Server, name string) *jsonrpc.Error {
 		names = append(names, t.tool.Name)
 	}
 	closest := closestNames(name, names, maxSuggestions)
-	data := map[string]any{"tool": name}
-	msg := fmt.Sprintf("unknown tool %q", name)
+	data := map[string]any{"tool": echo(name)}
+	msg := fmt.Sprintf("unknown tool %q", echo(name))
 	if len(closest) > 0 {
 		data["closest"] = closest
 		q := make([]string, len(closest))
@@ -45,10 +65,11 @@ func unknownTool(s *Server, name string) *jsonrpc.Error {
 
 // resourceNotFound is the error for a resources/read of uri that found nothing:
 // the standard message (which peers match: IsResourceNotFound), and in data the
-// URI, the handler's explanation when it gave one (detail), the listed URIs
+// URI (its first maxEcho bytes), the handler's explanation when it gave one
+// (detail), the listed URIs
 // closest to uri (closest) and the server's URI templates (templates).
 func resourceNotFound(s *Server, rev *revision, uri, detail string) *jsonrpc.Error {
-	data := map[string]any{"uri": uri}
+	data := map[string]any{"uri": echo(uri)}
 	if detail != "" {
 		data["detail"] = detail
 	}

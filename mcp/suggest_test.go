@@ -253,3 +253,42 @@ func TestSubscribeNotFound(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestNotFoundEchoCut: an error about a name or URI the peer sent repeats at
+// most maxEcho bytes of it, saying how much was left out: a 3 MB URI was
+// repeated whole in data.uri, a 3 MB tool name in the message and data.tool.
+func TestNotFoundEchoCut(t *testing.T) {
+	s := resourceServer()
+	s.AddTool(&Tool{Name: "t", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *CallToolRequest) (*CallToolResult, error) {
+		return &CallToolResult{}, nil
+	})
+	cs, _ := pair(t, s, nil)
+	long := "other://" + strings.Repeat("é", 1<<20)
+	_, err := cs.ReadResource(testCtx(t), &ReadResourceParams{URI: long})
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) || !IsResourceNotFound(err) {
+		t.Fatalf("err = %v, want Resource not found", err)
+	}
+	if len(je.Data) > 4*maxEcho {
+		t.Errorf("resources/read: data of %d bytes", len(je.Data))
+	}
+	var data struct {
+		URI string `json:"uri"`
+	}
+	json.Unmarshal(je.Data, &data)
+	if !strings.HasPrefix(data.URI, long[:maxEcho-1]) || !strings.HasSuffix(data.URI, fmt.Sprintf("… (%d more bytes not shown)", len(long)-maxEcho)) {
+		t.Errorf("data.uri = %.100q…%q", data.URI, data.URI[max(len(data.URI)-60, 0):])
+	}
+
+	name := strings.Repeat("x", 3<<20)
+	_, err = cs.CallTool(testCtx(t), &CallToolParams{Name: name})
+	if !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams {
+		t.Fatalf("tools/call: err = %v, want -32602", err)
+	}
+	if n := len(je.Message) + len(je.Data); n > 4*maxEcho {
+		t.Errorf("tools/call: message and data of %d bytes", n)
+	}
+	if !strings.Contains(je.Message, fmt.Sprintf("… (%d more bytes not shown)", len(name)-maxEcho)) {
+		t.Errorf("tools/call: message %.200q", je.Message)
+	}
+}

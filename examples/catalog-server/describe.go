@@ -344,7 +344,7 @@ func registerResources(s *mcp.Server, svc *Service) {
 				for _, t := range templates {
 					uris = append(uris, t.uri)
 				}
-				return nil, fmt.Errorf("%w: %s: the catalog has no kind %q; its URIs are %s", mcp.ErrResourceNotFound, req.Params.URI, kind, strings.Join(uris, ", "))
+				return nil, resourceNotFound("%s: the catalog has no kind %q; its URIs are %s", echoURI(req.Params.URI), echoURI(string(kind)), strings.Join(uris, ", "))
 			}
 			return svc.readResource(ctx, req.Params.URI, kind, path)
 		})
@@ -365,9 +365,9 @@ func (svc *Service) subscribable(uri string) error {
 		uris = append(uris, uriOf(e))
 	}
 	if near := catalog.Closest(uri, uris, 3); len(near) > 0 {
-		return fmt.Errorf("%w: %s names no object of the catalog; closest: %s", mcp.ErrResourceNotFound, uri, strings.Join(near, ", "))
+		return resourceNotFound("%s names no object of the catalog; closest: %s", echoURI(uri), strings.Join(near, ", "))
 	}
-	return fmt.Errorf("%w: %s names no object of the catalog; subscribe to a URI resources/list gives", mcp.ErrResourceNotFound, uri)
+	return resourceNotFound("%s names no object of the catalog; subscribe to a URI resources/list gives", echoURI(uri))
 }
 
 // anyObjectTemplate matches every catalog URI the kinds' templates do not. Its
@@ -453,13 +453,28 @@ func syncResources(s *mcp.Server, svc *Service, old, cur *catalog.Catalog) {
 	}
 }
 
+// maxEchoURI is the most of a URI (in bytes) that a resource error repeats in
+// its detail; the library cuts the URI it puts in the error's data likewise.
+const maxEchoURI = 1 << 10
+
+// echoURI is uri (or a part of it) cut to maxEchoURI bytes, saying how much
+// was left out.
+func echoURI(uri string) string { return cutText(uri, maxEchoURI) }
+
+// resourceNotFound is a resource error wrapping mcp.ErrResourceNotFound, its
+// detail (the library's data.detail) cut at maxErrorText, as a tool error's
+// message is: the names it repeats come from the URI the client sent.
+func resourceNotFound(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", mcp.ErrResourceNotFound, cutText(fmt.Sprintf(format, args...), maxErrorText))
+}
+
 func (s *Service) readResource(ctx context.Context, uri string, kind catalog.Kind, path string) (*mcp.ReadResourceResult, error) {
 	d, err := s.Describe(ctx, path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", mcp.ErrResourceNotFound, uri, err)
+		return nil, resourceNotFound("%s: %v", echoURI(uri), err)
 	}
 	if d.Kind != string(kind) {
-		return nil, fmt.Errorf("%w: %s: %s is a %s; its URI is %s", mcp.ErrResourceNotFound, uri, path, d.Kind, d.URI)
+		return nil, resourceNotFound("%s: %s is a %s; its URI is %s", echoURI(uri), path, d.Kind, d.URI)
 	}
 	raw, err := marshalIndent(d)
 	if err != nil {

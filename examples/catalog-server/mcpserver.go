@@ -255,6 +255,7 @@ func classify(err error) toolError {
 	var busy *engine.BusyError
 	var me *engine.MemoryError
 	var ee *engine.EngineError
+	var ae *engine.AnswerError
 	var cse *catalogSQLError
 	var qt *queryTimeoutError
 	var cb *clientBusyError
@@ -294,6 +295,10 @@ func classify(err error) toolError {
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: serverCapHint(busy.Conns)}
 	case errors.As(err, &busy):
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Call again in a few seconds."}
+	case errors.As(err, &ae) && ae.TooLarge:
+		return toolError{Error: err.Error(), Kind: "invalid", Hint: "Ask for less: select fewer or smaller columns, or cut long values (left(col, 1000)); the same query fails the same way again."}
+	case errors.As(err, &ae):
+		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Call again; if it fails again, tell the server's operator (the server's log has what was read)."}
 	case errors.As(err, &ee) && ee.Broken:
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Calling again will not help: the server cannot start the process that runs this model's queries. Tell the server's operator (the server's log says why)."}
 	case errors.As(err, &ee):
@@ -496,8 +501,20 @@ func checkSearch(q string) *toolError {
 	if n := utf8.RuneCountInString(q); n > maxSearchChars {
 		return &toolError{Error: fmt.Sprintf("the query is %d characters long; search_catalog takes at most %d characters and %d words", n, maxSearchChars, maxSearchWords), Kind: "invalid", Hint: "Search again with fewer words: " + fewer + "."}
 	}
-	if n := len(strings.Fields(q)); n > maxSearchWords {
-		return &toolError{Error: fmt.Sprintf("the query has %d words; search_catalog takes at most %d words (and %d characters)", n, maxSearchWords, maxSearchChars), Kind: "invalid", Hint: "Search again with fewer words: " + fewer + "."}
+	// The bounds hold for the words and characters search compares: the query
+	// folded (catalog.Fold), where a character can become several ("´" folds to
+	// a space and an accent, so "a´a´…" is one word as sent and many folded;
+	// "ﷺ" is 18 characters). The raw count above bounds what folding costs.
+	folded := catalog.Fold(q)
+	if n := utf8.RuneCountInString(folded); n > maxSearchChars {
+		return &toolError{Error: fmt.Sprintf("the query is %d characters long once folded as search compares it (case, accents and compatibility forms such as \"ﬁ\" → \"fi\" undone); search_catalog takes at most %d characters and %d words", n, maxSearchChars, maxSearchWords), Kind: "invalid", Hint: "Search again with fewer words: " + fewer + "."}
+	}
+	if n, raw := len(strings.Fields(folded)), len(strings.Fields(q)); n > maxSearchWords {
+		how := ""
+		if n != raw {
+			how = fmt.Sprintf(" once folded as search compares it (%d as sent: some characters fold to a space and an accent, as \"´\" does)", raw)
+		}
+		return &toolError{Error: fmt.Sprintf("the query has %d words%s; search_catalog takes at most %d words (and %d characters)", n, how, maxSearchWords, maxSearchChars), Kind: "invalid", Hint: "Search again with fewer words: " + fewer + "."}
 	}
 	return nil
 }

@@ -95,6 +95,18 @@ func TestSearchBounds(t *testing.T) {
 		t.Errorf("5000 characters: %.2000s", text(r))
 	}
 
+	// Words and characters are counted as search compares them, folded: "´"
+	// folds to a space and an accent, so "a´a´…" is one word as sent and 500
+	// once folded; "ﷺ" folds to 18 characters.
+	r = call(t, cs, "search_catalog", map[string]any{"query": strings.Repeat("a´", 500)}, nil)
+	if !r.IsError || !strings.Contains(text(r), "the query has 500 words once folded as search compares it (1 as sent") || !strings.Contains(text(r), "fewer words") {
+		t.Errorf("a´ × 500: %.2000s", text(r))
+	}
+	r = call(t, cs, "search_catalog", map[string]any{"query": strings.Repeat("ﷺ", 100)}, nil)
+	if !r.IsError || !strings.Contains(text(r), "the query is 1800 characters long once folded") {
+		t.Errorf("ﷺ × 100: %.2000s", text(r))
+	}
+
 	var out searchOut
 	r = call(t, cs, "search_catalog", map[string]any{"query": words(maxSearchWords)}, &out)
 	if r.IsError || !strings.Contains(out.Hint, "; 24 more words match nothing (close names are looked for the first 8 only)") {

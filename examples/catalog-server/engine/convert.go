@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"net/netip"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -29,7 +30,7 @@ func jsonValue(v any, dbType string) any {
 		if x == nil {
 			return nil
 		}
-		return json.Number(x.String())
+		return jsonNumber(x.String())
 	case time.Time:
 		switch strings.ToUpper(dbType) {
 		case "DATE":
@@ -52,7 +53,7 @@ func jsonValue(v any, dbType string) any {
 	case netip.Prefix, netip.Addr:
 		return fmt.Sprint(x)
 	case json.Number:
-		return x
+		return jsonNumber(string(x))
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
@@ -70,6 +71,9 @@ func jsonValue(v any, dbType string) any {
 	}
 	if m, ok := v.(json.Marshaler); ok {
 		if b, err := m.MarshalJSON(); err == nil && json.Valid(b) {
+			if len(b) > 0 && (b[0] == '-' || b[0] >= '0' && b[0] <= '9') {
+				return jsonNumber(string(b)) // PostgreSQL's numeric
+			}
 			return json.RawMessage(b)
 		}
 	}
@@ -86,6 +90,33 @@ func jsonValue(v any, dbType string) any {
 		return v
 	}
 	return fmt.Sprint(v)
+}
+
+// maxJSONNumber is the longest number (in characters) sent as a JSON number;
+// a longer one is sent as a string (wideNumber).
+const maxJSONNumber = 1000
+
+// wideNumber reports whether the JSON number s is one that common JSON parsers
+// cannot read: past float64's range (1e999, a BIGNUM or numeric of 309 digits
+// or more: Go's encoding/json refuses it, Python's json.loads refuses an
+// integer of more than 4,300 digits), or longer than maxJSONNumber characters
+// (Jackson's default bound). Digits past float64's precision are fine: parsers
+// read them, rounded (a HUGEINT, a DECIMAL(38,0)).
+func wideNumber(s string) bool {
+	if len(s) > maxJSONNumber {
+		return true
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	return err != nil || math.IsInf(f, 0)
+}
+
+// jsonNumber is the number s (JSON's syntax) as sent: a json.Number, or the
+// string of its text when wideNumber finds it too wide for common parsers.
+func jsonNumber(s string) any {
+	if wideNumber(s) {
+		return s
+	}
+	return json.Number(s)
 }
 
 // jsonFloat writes NaN and the infinities, which JSON has no number for, as the

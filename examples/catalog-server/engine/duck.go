@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"database/sql"
 	"database/sql/driver"
@@ -9,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math"
 	"net/url"
 	"os"
@@ -56,6 +58,13 @@ type DuckConfig struct {
 	// over every model that shares it (each model has its own cap of
 	// duckMaxConns as well); nil means the models' caps alone.
 	Processes *ProcessLimit
+	// Log, when set, is where a query process's troubles are logged (a crash,
+	// an answer that could not be read), one line each, at most
+	// workerNotesPerMinute a minute; nil means slog.Default().
+	Log *slog.Logger
+	// CrashDumps adds to the log line of a query process that crashed what it
+	// wrote (its first 2 KiB and last 8 KiB: the Go runtime's crash dump).
+	CrashDumps bool
 	// Typed, when set, gives the text a named query runs as (its parameters
 	// cast to their declared types) and maps a 1-based character position in
 	// it back to the query's own SQL: the check when a model opens prepares
@@ -1001,7 +1010,10 @@ func (d *Duck) run(qctx context.Context, dc *duckdb.Conn, one bool, sqlText stri
 	// and decoded here with the digits kept.
 	// The columns' types as DuckDB writes them, from the statement as sent
 	// (the one below reads JSON and TIME as VARCHAR).
-	shown, repl, cols := columnTypes(stmt)
+	shown, repl, cols, bad := columnTypes(stmt)
+	if bad != nil {
+		return bad
+	}
 	var jsonCols map[int]string
 	if len(repl) > 0 {
 		if st2, err := dc.Prepare(cappedText(capText, lim.RowLimit+1, repl)); err == nil {
@@ -1158,10 +1170,18 @@ func cappedText(sqlText string, n int, replace []string) string {
 // convert each one by — DuckDB's name of the type with JSON and TIME where they
 // are ("JSON", "TIME[]", STRUCT("j" JSON, "n" INTEGER)), which duckValue follows
 // to decode JSON's text with the numbers' digits kept, and to keep a TIME's text.
-func columnTypes(stmt *duckdb.Stmt) (shown, repl []string, cols map[int]string) {
+//
+// duckdb-go cannot read two kinds of values at all (duckdb-go 1.5.6): a VARIANT,
+// and a MAP whose keys are not plain values (a list, struct, map, array, union,
+// BLOB, BIT or UUID: it holds a MAP in a Go map). A VARIANT column is read as
+// its JSON (shown as VARIANT, converted as JSON), a MAP column with such keys
+// with map_entries (its [{key, value}…], as any MAP is written); such a value
+// inside another one is bad: the caller's error, naming the column and what to
+// select instead.
+func columnTypes(stmt *duckdb.Stmt) (shown, repl []string, cols map[int]string, bad error) {
 	n, err := stmt.ColumnCount()
 	if err != nil {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	shown = make([]string, n)
 	cols = map[int]string{}
@@ -1178,6 +1198,16 @@ func columnTypes(stmt *duckdb.Stmt) (shown, repl []string, cols map[int]string) 
 		case duckdb.TYPE_TIMESTAMP_TZ, duckdb.TYPE_TIME_TZ:
 			shown[i] = duckTypeShown[t]
 			continue
+		case duckdb.TYPE_VARIANT:
+			shown[i] = "VARIANT"
+			name, err := stmt.ColumnName(i)
+			if err != nil {
+				named = false
+				continue
+			}
+			repl = append(repl, "CAST(CAST("+quoteIdent(name)+" AS JSON) AS VARCHAR) AS "+quoteIdent(name))
+			cols[i] = "JSON"
+			continue
 		case duckdb.TYPE_LIST, duckdb.TYPE_ARRAY, duckdb.TYPE_STRUCT, duckdb.TYPE_MAP, duckdb.TYPE_UNION:
 			nested = true
 		case duckdb.TYPE_ENUM, duckdb.TYPE_VARCHAR, duckdb.TYPE_TIME:
@@ -1191,7 +1221,33 @@ func columnTypes(stmt *duckdb.Stmt) (shown, repl []string, cols map[int]string) 
 		if nested || t == duckdb.TYPE_ENUM {
 			shown[i], _ = duckTypeString(ti)
 		}
+		if nested {
+			if what := unreadableIn(ti, true); what != "" {
+				name, _ := stmt.ColumnName(i)
+				typ := cmp.Or(shown[i], "its type")
+				return nil, nil, nil, &SQLError{Message: fmt.Sprintf("the column %s is of type %s, which holds %s: the server cannot read that value (duckdb-go cannot); select CAST(%s AS JSON) or CAST(%s AS VARCHAR) instead%s",
+					quoteIdent(name), typ, what, quoteIdent(name), quoteIdent(name), mapEntriesNote(what))}
+			}
+		}
 		if t == duckdb.TYPE_ENUM || !named {
+			continue
+		}
+		if t == duckdb.TYPE_MAP && !mapKeyReadable(ti) {
+			// A MAP column whose keys duckdb-go cannot read: its entries.
+			d := ti.Details().(*duckdb.MapDetails)
+			kg, kc, kj, kok := duckTypeNames(d.Key)
+			vg, vc, vj, vok := duckTypeNames(d.Value)
+			name, err := stmt.ColumnName(i)
+			if err != nil || !kok || !vok {
+				named = named && err == nil
+				continue
+			}
+			expr := "map_entries(" + quoteIdent(name) + ")"
+			if kj || vj {
+				expr = "CAST(" + expr + ` AS STRUCT("key" ` + kc + `, "value" ` + vc + ")[])"
+			}
+			repl = append(repl, expr+" AS "+quoteIdent(name))
+			cols[i] = `STRUCT("key" ` + kg + `, "value" ` + vg + ")[]"
 			continue
 		}
 		guide, cast, asText, ok := duckTypeNames(ti)
@@ -1207,9 +1263,78 @@ func columnTypes(stmt *duckdb.Stmt) (shown, repl []string, cols map[int]string) 
 		cols[i] = guide
 	}
 	if !named {
-		return shown, nil, nil
+		return shown, nil, nil, nil
 	}
-	return shown, repl, cols
+	return shown, repl, cols, nil
+}
+
+// mapKeyReadable reports whether duckdb-go reads the keys of the MAP type ti:
+// plain values it can compare (duckdb-go 1.5.6 refuses a list, struct, map,
+// array, union, BLOB, BIT or GEOMETRY key, and fails on a UUID one).
+func mapKeyReadable(ti duckdb.TypeInfo) bool {
+	d, ok := ti.Details().(*duckdb.MapDetails)
+	if !ok {
+		return true
+	}
+	switch d.Key.InternalType() {
+	case duckdb.TYPE_LIST, duckdb.TYPE_STRUCT, duckdb.TYPE_MAP, duckdb.TYPE_ARRAY, duckdb.TYPE_UNION,
+		duckdb.TYPE_BLOB, duckdb.TYPE_BIT, duckdb.TYPE_GEOMETRY, duckdb.TYPE_UUID, duckdb.TYPE_VARIANT:
+		return false
+	}
+	return true
+}
+
+// unreadableIn says what in the type ti duckdb-go cannot read where it is ("a
+// VARIANT inside another value", "a MAP whose keys are INTEGER[] inside
+// another value"), "" when nothing; top is ti as a column's type, where a
+// VARIANT and a MAP's keys are read otherwise (columnTypes).
+func unreadableIn(ti duckdb.TypeInfo, top bool) string {
+	inner := func(ts ...duckdb.TypeInfo) string {
+		for _, t := range ts {
+			if w := unreadableIn(t, false); w != "" {
+				return w
+			}
+		}
+		return ""
+	}
+	switch d := ti.Details().(type) {
+	case *duckdb.ListDetails:
+		return inner(d.Child)
+	case *duckdb.ArrayDetails:
+		return inner(d.Child)
+	case *duckdb.MapDetails:
+		if !top && !mapKeyReadable(ti) {
+			k, _ := duckTypeString(d.Key)
+			return "a MAP whose keys are " + cmp.Or(k, "not plain values") + " inside another value"
+		}
+		return inner(d.Key, d.Value)
+	case *duckdb.StructDetails:
+		for _, e := range d.Entries {
+			if w := inner(e.Info()); w != "" {
+				return w
+			}
+		}
+	case *duckdb.UnionDetails:
+		for _, m := range d.Members {
+			if w := inner(m.Type); w != "" {
+				return w
+			}
+		}
+	case nil:
+		if !top && ti.InternalType() == duckdb.TYPE_VARIANT {
+			return "a VARIANT inside another value"
+		}
+	}
+	return ""
+}
+
+// mapEntriesNote is the rest of the advice for a value holding what (from
+// unreadableIn).
+func mapEntriesNote(what string) string {
+	if strings.HasPrefix(what, "a MAP") {
+		return ", or select the map itself as a column (it comes back as [{key, value}…]) or its map_entries(…)"
+	}
+	return ", or select the VARIANT itself as a column (it comes back as its JSON)"
 }
 
 // duckTypeNames writes the type ti as DuckDB names it (as duckdb-go's
@@ -1304,7 +1429,7 @@ func unwrapLines(err error, wrapped bool) error {
 	if !wrapped || !errors.As(err, &de) {
 		return err
 	}
-	lines := strings.Split(de.Msg, "\n")
+	lines := strings.Split(cutMessage(de.Msg), "\n") // a long message costs no more than a cut one
 	for i, l := range lines {
 		m := duckPos.FindStringSubmatch(l)
 		if m == nil {
@@ -1333,7 +1458,7 @@ func duckErr(err error) error {
 	if !errors.As(err, &de) {
 		return err
 	}
-	msg := de.Msg
+	msg := cutMessage(de.Msg)
 	if de.Type == duckdb.ErrorTypeOutOfMemory {
 		// DuckDB's advice (SET memory_limit, threads, …) is for its owner: the
 		// configuration is locked. Duck.Query fills in the limit.
@@ -1361,7 +1486,33 @@ func duckErr(err error) error {
 			}
 		}
 	}
-	return &SQLError{Engine: "duckdb", Message: withoutStackTrace(strings.TrimSpace(msg)), Position: max(pos, 0)}
+	return &SQLError{Engine: "duckdb", Message: cutMessage(withoutStackTrace(strings.TrimSpace(msg))), Position: max(pos, 0)}
+}
+
+// maxEngineMessage is the most of an engine's error message (in bytes) a
+// query's error keeps: a message can hold what the query made
+// (error(repeat('y', 17000000)) is a 17 MB message), which a query process
+// would have to send whole, past what the server reads of an answer. The
+// caller's error is cut shorter still (8 KiB, errorResult).
+const maxEngineMessage = 64 << 10
+
+// cutMessage keeps the start of msg and its last lines (DuckDB's excerpt of the
+// SQL and its caret: positions are read from them) when it is longer than
+// maxEngineMessage, saying how many bytes were left out between.
+func cutMessage(msg string) string {
+	if len(msg) <= maxEngineMessage {
+		return msg
+	}
+	const tail = 8 << 10
+	i := maxEngineMessage - tail - 64
+	for i > 0 && !utf8.RuneStart(msg[i]) {
+		i--
+	}
+	j := len(msg) - tail
+	for j < len(msg) && !utf8.RuneStart(msg[j]) {
+		j++
+	}
+	return msg[:i] + fmt.Sprintf("… (%d more bytes not shown) …", j-i) + msg[j:]
 }
 
 // withoutStackTrace drops the "Stack Trace:" section DuckDB puts in its INTERNAL
@@ -1581,7 +1732,7 @@ func duckLines(sqlText string) []string {
 func duckValue(v any, dbType string) any {
 	switch x := v.(type) {
 	case duckdb.Decimal:
-		return json.Number(x.String())
+		return jsonNumber(x.String())
 	case duckdb.UUID:
 		return formatUUID(x[:])
 	case *duckdb.UUID:

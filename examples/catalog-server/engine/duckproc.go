@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math"
 	"os"
 	"os/exec"
@@ -295,6 +296,13 @@ func (p *DuckProc) Query(ctx context.Context, sqlText string, params map[string]
 			continue
 		case rep, ok := <-w.replies:
 			if !ok {
+				if bad := w.badAnswer; bad != nil {
+					// The process is alive but its stream cannot be trusted.
+					p.kill(w)
+					ae := answerError(bad)
+					workerNotes.note(p.cfg.log(), "a query process's answer could not be read; the process was ended", "pid", w.cmd.Process.Pid, "error", bad.Error())
+					return nil, ae
+				}
 				note := w.exitNote()
 				p.kill(w)
 				return nil, &EngineError{Detail: "ended before it answered" + note}
@@ -482,7 +490,16 @@ func (p *DuckProc) start(ctx context.Context) (*duckWorker, error) {
 	if closed {
 		return nil, ErrClosed
 	}
-	w, err := launchWorker(p.cfg.Worker(), p.cfg.Threads, filepath.Join(p.file.tmp, fmt.Sprintf("spill-%d", p.started.Add(1))))
+	// The worker's standard output and error are kept, bounded (outputTail),
+	// for the log line of a process that crashes (noteEnd).
+	cmd := p.cfg.Worker()
+	var output *outputTail
+	if cmd.Stderr == nil {
+		output = &outputTail{}
+		cmd.Stderr = output
+		cmd.WaitDelay = time.Second // a grandchild holding the pipe does not hold Wait
+	}
+	w, err := launchWorker(cmd, p.cfg.Threads, filepath.Join(p.file.tmp, fmt.Sprintf("spill-%d", p.started.Add(1))), workerOutput{output, p.cfg.log(), p.cfg.CrashDumps})
 	if err != nil {
 		return nil, p.startErr("could not be started (" + err.Error() + ")")
 	}
@@ -526,7 +543,7 @@ func (p *DuckProc) start(ctx context.Context) (*duckWorker, error) {
 // environment workerEnviron keeps, for DuckDB's threads, and ends with the
 // server (endWithParent); spill is its DuckDB's spill folder, removed when it
 // ends.
-func launchWorker(cmd *exec.Cmd, threads int, spill string) (*duckWorker, error) {
+func launchWorker(cmd *exec.Cmd, threads int, spill string, out workerOutput) (*duckWorker, error) {
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -556,10 +573,20 @@ func launchWorker(cmd *exec.Cmd, threads int, spill string) (*duckWorker, error)
 		outR.Close()
 		return nil, err
 	}
-	w := &duckWorker{cmd: cmd, in: inW, replies: make(chan workerAnswer, 1), exited: make(chan struct{}), spill: spill}
+	w := &duckWorker{cmd: cmd, in: inW, replies: make(chan workerAnswer, 1), exited: make(chan struct{}), spill: spill,
+		output: out.tail, log: out.log, dumps: out.dumps}
 	w.maxHead.Store(maxAnswerHead)
 	go w.read(outR)
 	return w, nil
+}
+
+// workerOutput is what a worker notes when it ends by itself (noteEnd): its
+// kept output (nil: not kept, as for a load process, which reads its own), the
+// log, and whether the output goes into the log line (DuckConfig.CrashDumps).
+type workerOutput struct {
+	tail  *outputTail
+	log   *slog.Logger
+	dumps bool
 }
 
 // workerEnviron keeps of env the variables a worker process may need: the
@@ -782,6 +809,15 @@ type duckWorker struct {
 	killOnce sync.Once
 	waitErr  error // how the process ended, once exited is closed
 
+	// badAnswer is why the reader stopped at an answer it could not read (a
+	// frame past its limits, or one that does not parse) while the process may
+	// still run; nil when its output ended. Set before replies is closed.
+	badAnswer error
+	killing   atomic.Bool  // the server is ending it (kill): its end is no crash
+	output    *outputTail  // its standard output and error, when the server keeps them
+	log       *slog.Logger // where a crash is noted (noteEnd)
+	dumps     bool         // DuckConfig.CrashDumps
+
 	// The most bytes the answer to the request sent last may take (readAnswer):
 	// set before the request is written, read by the reader goroutine.
 	maxHead, maxBody atomic.Int64
@@ -809,11 +845,21 @@ func (w *duckWorker) send(req workerRequest, deadline time.Time) error {
 
 // read decodes the worker's answers until its output ends (or is not an
 // answer), then waits for the process.
+//
+// An answer past its limits or that does not parse is not the process ending:
+// the reader stops there (badAnswer), as nothing after it can be trusted, and
+// its caller ends the process and says what happened.
 func (w *duckWorker) read(out *os.File) {
 	br := bufio.NewReader(out)
 	for {
 		rep, err := readAnswer(br, w.limits)
 		if err != nil {
+			// The output ended between answers (EOF) or inside one (the
+			// process died while writing it): the process ended. Anything
+			// else was read, and is not an answer.
+			if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, os.ErrClosed) {
+				w.badAnswer = err
+			}
 			break
 		}
 		w.replies <- rep
@@ -821,12 +867,40 @@ func (w *duckWorker) read(out *os.File) {
 	close(w.replies)
 	out.Close()
 	w.waitErr = w.cmd.Wait()
+	w.noteEnd()
 	close(w.exited)
+}
+
+// noteEnd logs, in one line, a process that ended by itself otherwise than as
+// ServeDuckWorker ends (0 when its input ends, 1 when it cannot open the model,
+// which its query reports, 3 after a query DuckDB did not stop): a crash in
+// DuckDB, the out-of-memory killer. The line has how it ended and the first
+// line of its output that says why (outputTail.first); its whole output (the
+// Go runtime's crash dump: about 10 KB) only with DuckConfig.CrashDumps. The
+// lines are rate-limited (workerNotes): a client can crash one process a call.
+func (w *duckWorker) noteEnd() {
+	// A load process (no log) tells its load's caller how it ended (LoadError).
+	if w.log == nil || w.killing.Load() || w.waitErr == nil {
+		return
+	}
+	var ee *exec.ExitError
+	if errors.As(w.waitErr, &ee) && ee.Exited() && slices.Contains([]int{0, 1, 3}, ee.ExitCode()) {
+		return
+	}
+	args := []any{"pid", w.cmd.Process.Pid, "exit", w.waitErr.Error()}
+	if w.output != nil {
+		args = append(args, "first", w.output.first())
+		if w.dumps {
+			args = append(args, "output", w.output.String())
+		}
+	}
+	workerNotes.note(w.log, "a query process crashed; its query was answered unavailable", args...)
 }
 
 // kill ends the process (at once: its database is read-only) and waits for it.
 func (w *duckWorker) kill() {
 	w.killOnce.Do(func() {
+		w.killing.Store(true)
 		w.cmd.Process.Kill()
 		w.in.Close()
 		// The reader sees the output end; drain what it may still hand over.
@@ -906,8 +980,8 @@ const frameLens = 8
 
 // maxAnswerHead is the most bytes an answer's head may take beyond 6 per byte
 // of the query's SQL (duckWorker.send): the columns' names and types (a
-// source's, or the SQL's) and an error's text. More is taken as a broken
-// worker.
+// source's, or the SQL's) and an error's text (cut to maxEngineMessage before
+// it is sent). More is an answer too large (AnswerError): the worker is ended.
 const maxAnswerHead = 16 << 20
 
 // appendAnswer appends ans's frame to dst.
@@ -990,7 +1064,7 @@ func readAnswer(r io.Reader, limits func() (maxHead, maxBody int64)) (workerAnsw
 	maxHead, maxBody := limits()
 	headLen, bodyLen := int64(binary.BigEndian.Uint32(lens[:])), int64(binary.BigEndian.Uint32(lens[4:]))
 	if headLen > maxHead || bodyLen > maxBody {
-		return workerAnswer{}, fmt.Errorf("worker: an answer of %d+%d bytes, past %d+%d", headLen, bodyLen, maxHead, maxBody)
+		return workerAnswer{}, &frameTooLarge{head: headLen, body: bodyLen, maxHead: maxHead, maxBody: maxBody}
 	}
 	buf := make([]byte, headLen+bodyLen)
 	if _, err := io.ReadFull(r, buf); err != nil {
@@ -1169,7 +1243,7 @@ func toWire(err error) *wireError {
 	case errors.As(err, &be):
 		return &wireError{Type: "busy", Limit: be.Limit, Conns: be.Conns, What: be.What}
 	}
-	return &wireError{Type: "error", Message: err.Error()}
+	return &wireError{Type: "error", Message: cutMessage(err.Error())}
 }
 
 func (e *wireError) err() error {

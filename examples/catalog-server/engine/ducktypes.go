@@ -76,6 +76,7 @@ func duckTypeString(ti duckdb.TypeInfo) (string, bool) {
 var duckTypeShown = map[duckdb.Type]string{
 	duckdb.TYPE_TIMESTAMP_TZ: "TIMESTAMP WITH TIME ZONE",
 	duckdb.TYPE_TIME_TZ:      "TIME WITH TIME ZONE",
+	duckdb.TYPE_VARIANT:      "VARIANT",
 }
 
 // plainName is a name DuckDB writes without quotes in a type, unless it is

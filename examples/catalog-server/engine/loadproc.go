@@ -275,7 +275,7 @@ func (p *procLoad) start(ctx context.Context) error {
 		cmd.Stderr = os.Stderr
 	}
 	cmd.Stderr = io.MultiWriter(cmd.Stderr, buf)
-	w, err := launchWorker(cmd, p.open.Threads, "")
+	w, err := launchWorker(cmd, p.open.Threads, "", workerOutput{})
 	if err != nil {
 		p.stop = &LoadError{Kind: "start", Detail: "could not be started (" + err.Error() + ")"}
 		return p.stop

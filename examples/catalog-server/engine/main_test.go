@@ -57,6 +57,8 @@ func TestMain(m *testing.M) {
 	case workerArg + "-slow":
 		time.Sleep(slowStart)
 		os.Exit(ServeDuckWorker(os.Stdin, WorkerAnswers()))
+	case workerArg + "-garbled":
+		os.Exit(serveGarbled())
 	case workerArg + "-noisy":
 		// Output on the worker's standard output must not reach its answers.
 		fmt.Println(`{"ok":true}`)

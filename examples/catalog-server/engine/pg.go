@@ -613,10 +613,37 @@ func rebudget(res *Result, lim Limits) error {
 // 12345678901234567000). A key given twice in a json value (PostgreSQL's json type
 // keeps both) keeps its last value, as jsonb does: MCP's JSON may not hold the
 // same key twice.
+//
+// A number common JSON parsers cannot read (wideNumber: 1e999) becomes the
+// string of its text, wherever it is in the value.
 func jsonKeepNumbers(data []byte, v any) error {
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.UseNumber()
-	return d.Decode(v)
+	if err := d.Decode(v); err != nil {
+		return err
+	}
+	if p, ok := v.(*any); ok {
+		*p = narrowNumbers(*p)
+	}
+	return nil
+}
+
+// narrowNumbers turns the numbers of a decoded JSON value that wideNumber
+// finds too wide into strings, in place.
+func narrowNumbers(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		return jsonNumber(string(x))
+	case []any:
+		for i, e := range x {
+			x[i] = narrowNumbers(e)
+		}
+	case map[string]any:
+		for k, e := range x {
+			x[k] = narrowNumbers(e)
+		}
+	}
+	return v
 }
 
 // registerJSON makes a connection decode json, jsonb and arrays of them with
