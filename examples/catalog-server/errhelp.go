@@ -271,8 +271,9 @@ func rowLocksNamed(q *catalog.Query, qpath, mpath string) error {
 
 // refusedNamed is the refusal of a named query or notebook cell (at qpath, of
 // the model at mpath) whose SQL the server does not run (not a single
-// read-only query, a file outside the package, a refused function): the
+// read-only query, a refused function, a file outside the package): the
 // catalog's fault, since no call changes that SQL; calling again cannot help.
+// Execute calls it for a refusal its parameters' values cannot have caused.
 func refusedNamed(q *catalog.Query, qpath, mpath string, ref *engine.RefusedError) error {
 	what := "named query"
 	if q.Notebook != nil {
@@ -499,7 +500,7 @@ func fileRefusal(ref *engine.RefusedError, m *catalog.Model) error {
 		if len(files) > 0 {
 			rule += "; " + some + ": " + describeFiles(pkg, m, files[:min(len(files), 5)])
 		}
-		return &engine.RefusedError{Reason: b.String(), Rule: rule + "."}
+		return &engine.RefusedError{Reason: b.String(), Rule: rule + ".", AtRun: true}
 	}
 	clean := path.Clean(strings.ReplaceAll(p, `\`, "/"))
 	glob := strings.ContainsAny(clean, "*?[")
@@ -545,7 +546,7 @@ func fileRefusal(ref *engine.RefusedError, m *catalog.Model) error {
 			rule += "; " + some + ": " + describeFiles(pkg, m, files[:min(len(files), 5)])
 		}
 	}
-	return &engine.RefusedError{Reason: b.String(), Rule: rule + "."}
+	return &engine.RefusedError{Reason: b.String(), Rule: rule + ".", AtRun: true}
 }
 
 // sourceProblem is the reason a source did not load as a client is shown it:
@@ -809,7 +810,7 @@ func specialFileRead(sqlText, dir string) error {
 			}
 			if st, err := os.Stat(abs); err == nil && !st.Mode().IsRegular() && !st.IsDir() {
 				rel, _ := filepath.Rel(in, abs)
-				return &engine.RefusedError{Reason: fmt.Sprintf("%q (%s in the package) is %s, not a regular file: a query reads regular files only (reading %s waits for a writer, and would hold the query until its time limit)", p, filepath.ToSlash(rel), catalog.FileKind(st.Mode()), catalog.FileKind(st.Mode()))}
+				return &engine.RefusedError{Reason: fmt.Sprintf("%q (%s in the package) is %s, not a regular file: a query reads regular files only (reading %s waits for a writer, and would hold the query until its time limit)", p, filepath.ToSlash(rel), catalog.FileKind(st.Mode()), catalog.FileKind(st.Mode())), AtRun: true}
 			}
 		}
 	}

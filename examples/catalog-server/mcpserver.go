@@ -889,7 +889,11 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 		if ref.RowLocks() {
 			return nil, rowLocksNamed(q, qpath, mpath)
 		}
-		return nil, refusedNamed(q, qpath, mpath, ref)
+		// A refusal met while the query ran (a file it opened, its columns)
+		// may be the values' doing (read_csv($path)): the caller's to change.
+		if !ref.AtRun || len(q.Params) == 0 {
+			return nil, refusedNamed(q, qpath, mpath, ref)
+		}
 	}
 	var ub *engine.UnboundParamError
 	if errors.As(err, &ub) {

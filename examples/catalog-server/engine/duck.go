@@ -1471,7 +1471,7 @@ func duckErr(err error) error {
 		// The file-access check: a path outside the package folder, a link out
 		// of it, a URL.
 		first, _, _ := strings.Cut(strings.TrimSpace(msg), "\n")
-		return &RefusedError{Reason: "DuckDB did not open a file: " + first, Rule: ruleFiles}
+		return &RefusedError{Reason: "DuckDB did not open a file: " + first, Rule: ruleFiles, AtRun: true}
 	}
 	pos := 0
 	if m := duckPos.FindStringSubmatchIndex(msg); m != nil {

@@ -1205,6 +1205,7 @@ type wireError struct {
 	Type     string        `json:"type"`
 	Reason   string        `json:"reason,omitempty"`
 	Rule     string        `json:"rule,omitempty"`
+	AtRun    bool          `json:"atRun,omitempty"` // a RefusedError's
 	Engine   string        `json:"engine,omitempty"`
 	Message  string        `json:"message,omitempty"`
 	Position int           `json:"position,omitempty"`
@@ -1231,7 +1232,7 @@ func toWire(err error) *wireError {
 	)
 	switch {
 	case errors.As(err, &ref):
-		return &wireError{Type: "refused", Reason: ref.Reason, Rule: ref.Rule}
+		return &wireError{Type: "refused", Reason: ref.Reason, Rule: ref.Rule, AtRun: ref.AtRun}
 	case errors.As(err, &se):
 		return &wireError{Type: "sql", Engine: se.Engine, Message: se.Message, Position: se.Position, SQLState: se.SQLState}
 	case errors.As(err, &ub):
@@ -1249,7 +1250,7 @@ func toWire(err error) *wireError {
 func (e *wireError) err() error {
 	switch e.Type {
 	case "refused":
-		return &RefusedError{Reason: e.Reason, Rule: e.Rule}
+		return &RefusedError{Reason: e.Reason, Rule: e.Rule, AtRun: e.AtRun}
 	case "sql":
 		return &SQLError{Engine: e.Engine, Message: e.Message, Position: e.Position, SQLState: e.SQLState}
 	case "unbound":

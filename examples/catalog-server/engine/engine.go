@@ -96,6 +96,12 @@ type RefusedError struct {
 	// Rule is the rule the statement broke, told to the caller after Reason; empty
 	// means the one-read-only-query rule.
 	Rule string
+	// AtRun says the statement was refused while it ran, for what it opened,
+	// wrote or would return (a file outside the package, a write PostgreSQL
+	// refused, columns past the byte budget), which its parameters' values may
+	// decide; otherwise the refusal follows from the SQL's text alone (its
+	// statements, their kinds, the functions it names, its characters).
+	AtRun bool
 }
 
 // rowLocksReason is the reason given for a query with a row-locking clause.
@@ -393,7 +399,7 @@ func checkColumns(cols []Column, budget int) (int, error) {
 	}
 	if len(b) > budget {
 		return 0, &RefusedError{Reason: fmt.Sprintf("the result's columns alone (their names and types) take %d bytes of JSON, more than the byte budget of %d", len(b), budget),
-			Rule: "Select fewer columns, or name long or nested ones shorter (AS) and unpack STRUCTs into columns of simple types."}
+			Rule: "Select fewer columns, or name long or nested ones shorter (AS) and unpack STRUCTs into columns of simple types.", AtRun: true}
 	}
 	return len(b), nil
 }

@@ -766,7 +766,7 @@ func (p *Postgres) pgErr(err error, full string, bound *pgBound) error {
 	}
 	switch pe.Code {
 	case "25006": // read_only_sql_transaction
-		return &RefusedError{Reason: "PostgreSQL refused to write in the read-only transaction: " + pe.Message}
+		return &RefusedError{Reason: "PostgreSQL refused to write in the read-only transaction: " + pe.Message, AtRun: true}
 	case "0A000": // feature_not_supported: a data-modifying WITH below the top level
 		if strings.Contains(pe.Message, "data-modifying") {
 			return &RefusedError{Reason: "PostgreSQL's parser reads this as a data-modifying statement: " + pe.Message}
