@@ -380,3 +380,48 @@ func TestFailedPGModelsRetriedInBackground(t *testing.T) {
 		t.Errorf("m1 was opened %d times", opens["m1"])
 	}
 }
+
+// TestNoRetryOfWhatCannotOpen: a PostgreSQL model whose manifest names a
+// variable -dsn-env does not allow, or whose variable holds no connection
+// string, is not tried again in the background: nothing but a change of the
+// package (or the variable) could open it. Before, it was tried every 30 s to
+// 10 minutes for as long as the server ran, each time taking a load's place.
+func TestNoRetryOfWhatCannotOpen(t *testing.T) {
+	for _, tc := range []struct {
+		name, env, value string
+		allow            []string
+	}{
+		{"not allowed", "CATALOG_TEST_PGX_DSN", "postgres://u@127.0.0.1:1/db", []string{"OTHER_*"}},
+		{"not a connection string", "CATALOG_TEST_PGX_DSN", "host=x password='unterminated", nil},
+		// The control: a string that reads, to a server that is down, is tried again.
+		{"down", "CATALOG_TEST_PGX_DSN", "postgres://u@127.0.0.1:1/db", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv(tc.env, tc.value)
+			dir := pgPackage(t)
+			var opens atomic.Int32
+			open := func(ctx context.Context, m *catalog.Model, real func(context.Context, *catalog.Model) (modelEngine, error)) (modelEngine, error) {
+				if m.Package.Name == "pgx" {
+					opens.Add(1)
+				}
+				if m.Package.Name == "pgx" && tc.name == "down" {
+					return nil, errors.New("postgres: the server is down")
+				}
+				return real(ctx, m)
+			}
+			svc := newTestService(t, dir, Config{open: open, retryFirst: 20 * time.Millisecond, DSNEnv: tc.allow})
+			time.Sleep(500 * time.Millisecond) // retries at 20, 60, 140, 300 ms, if any
+			n := opens.Load()
+			if tc.name == "down" {
+				if n <= 3 {
+					t.Errorf("a model on a server that is down was not tried again: %d opens of 3 models", n)
+				}
+			} else if n != 3 {
+				t.Errorf("%d opens of the 3 models, want 3 (no retries)", n)
+			}
+			if _, err := svc.Execute(context.Background(), executeIn{Path: "p/pgx/m1", SQL: "SELECT 1"}); err == nil {
+				t.Error("the model answered")
+			}
+		})
+	}
+}

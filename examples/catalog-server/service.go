@@ -584,8 +584,14 @@ func (s *Service) finish(key string, l *pkgLoad, st *pkgState) {
 // scheduleRetry has the PostgreSQL models of st that did not open tried again
 // after a delay that doubles with each try. Called with mu held.
 func (s *Service) scheduleRetry(key string, st *pkgState) {
-	if len(st.broken) == 0 || st.pkg.Engine != catalog.EnginePostgres || os.Getenv(st.pkg.DSNEnv) == "" {
-		return // nothing to retry, or nothing a retry could change (the variable is empty)
+	if len(st.broken) == 0 || st.pkg.Engine != catalog.EnginePostgres {
+		return // nothing to retry
+	}
+	// Nothing a retry could change: a variable the manifest may not read, or
+	// one that is empty or holds no connection string (a change of its value
+	// reloads the package).
+	if dsn := os.Getenv(st.pkg.DSNEnv); !dsnEnvAllowed(st.pkg.DSNEnv, s.cfg.DSNEnv) || !engine.DSNReadable(dsn) {
+		return
 	}
 	delay := s.retryFirst << min(st.retries, 10)
 	if delay > pgRetryMax {

@@ -119,6 +119,16 @@ const pgReleaseTimeout = 5 * time.Second
 // does not quote the string, which may hold a password.
 var ErrBadDSN = errors.New("postgres: the connection string cannot be read (its value is not shown: it may hold a password)")
 
+// DSNReadable reports whether dsn is a connection string pgx reads (an empty
+// one is not).
+func DSNReadable(dsn string) bool {
+	if dsn == "" {
+		return false
+	}
+	_, err := pgxpool.ParseConfig(dsn)
+	return err == nil
+}
+
 // OpenPostgres connects to dsn, reads the columns of m's sources and checks
 // m's named queries and the notebook cells that run against it (checkQueries).
 func OpenPostgres(ctx context.Context, m *catalog.Model, dsn string, pc PGConfig) (*Postgres, error) {
