@@ -114,7 +114,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.IntVar(&o.maxProcs, "max-query-processes", defaultQueryProcesses, "the most query processes running DuckDB queries at once over all models (each model runs 8 at most)")
 	fs.IntVar(&o.cfg.MaxQueriesPerClient, "max-queries-per-client", defaultQueriesPerClient, "the most queries one client (over HTTP: one remote address) has running or waiting at once, over all models (and at most half of one model's connections); a query past it is refused at once. 0 turns the share off, as behind a reverse proxy, where every client has the proxy's address, unless -client-header names the proxy's header")
 	fs.StringVar(&o.cfg.ClientHeader, "client-header", "", "take the client's address from this request `header`, set by a trusted reverse proxy in front (X-Forwarded-For: its last address), instead of the connection's; only when every request comes through that proxy, as a client could write the header itself")
-	fs.Func("dsn-env", "the environment variables a PostgreSQL package's manifest may name in dsnEnv: comma-separated `names`, a trailing * matching every name it begins (default \""+defaultDSNEnv+"\"); a manifest naming any other is refused (\"\": every one), as it could read any variable of the server's environment", func(v string) (err error) {
+	fs.Func("dsn-env", "the environment variables a PostgreSQL package's manifest may name in dsnEnv: comma-separated `names`, a trailing * matching every name it begins (default \""+defaultDSNEnv+"\"); \"\" allows none; a manifest naming another is refused, as it could read any variable of the server's environment", func(v string) (err error) {
 		o.cfg.DSNEnv, err = parseDSNEnv(v)
 		return err
 	})
