@@ -34,7 +34,9 @@ func newBodyServer(t *testing.T, o ResourceServerOptions) *bodyServer {
 	t.Helper()
 	s := &bodyServer{reached: make(chan string, 100)}
 	o.Verifier = stubVerifier{}
-	o.MethodScopes = map[string][]string{"resources/read": {"files:read"}}
+	if o.ToolScopesFor == nil {
+		o.MethodScopes = map[string][]string{"resources/read": {"files:read"}}
+	}
 	s.h = RequireBearer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		s.reached <- string(b)
@@ -176,6 +178,51 @@ func TestRequireBearerBodyPerClientCap(t *testing.T) {
 	s.waitReleased(t)
 	if st := s.post(t, "10.0.0.1"); st != http.StatusNoContent {
 		t.Fatalf("a POST after the unfinished bodies ended got %d", st)
+	}
+}
+
+// TestRequireBearerToolScopesForCapped: with the tool scopes given per request
+// (ToolScopesFor) and no other reason to read bodies, the one handler reads them
+// and counts them: unfinished bodies from one client past
+// MaxBodyBytesInFlightPerClient get 429 at once. The scopes returned apply: a
+// token without the tool's scope gets 403, and a request for which no tools are
+// returned is not read at all. This is the case that once built a handler per
+// request, which counted nothing.
+func TestRequireBearerToolScopesForCapped(t *testing.T) {
+	s := newBodyServer(t, ResourceServerOptions{MaxBodyBytes: 1000, MaxBodyBytesInFlightPerClient: 4000,
+		BodyReadTimeout: time.Minute, BodyTimeout: time.Minute,
+		ToolScopesFor: func(r *http.Request) map[string][]string {
+			if r.Body == nil {
+				panic("no body")
+			}
+			if r.URL.Path == "/mcp" {
+				return map[string][]string{"x": {"mcp"}}
+			}
+			return nil
+		}})
+	conns := s.refused(t, func(int) string { return "10.0.5.1" }, http.StatusTooManyRequests,
+		"Too Many Requests", "4000 bytes", "retry after 1 s")
+	for _, c := range conns {
+		c.Close()
+	}
+	s.waitReleased(t)
+	if st := s.post(t, "10.0.5.1"); st != http.StatusNoContent {
+		t.Fatalf("a POST with the tool's scope got %d", st)
+	}
+	for path, want := range map[string]int{"/mcp": http.StatusForbidden, "/other": http.StatusNoContent} {
+		req, _ := http.NewRequest("POST", s.url+path, strings.NewReader(rpcCall))
+		req.Header.Set("Authorization", "Bearer tok-read")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Fatalf("POST %s without the tool's scope: %d, want %d", path, resp.StatusCode, want)
+		}
+		if want == http.StatusNoContent {
+			<-s.reached
+		}
 	}
 }
 

@@ -16,6 +16,12 @@ import (
 
 // ResourceServerOptions configures RequireBearer. Verifier is required; the other
 // fields document their zero values. The struct is copied by RequireBearer.
+//
+// The body caps (MaxBodyBytesInFlight, MaxBodyBytesInFlightPerClient) count the
+// bodies read by one handler that RequireBearer returns: build it once and serve
+// every request with it. A handler built per request counts only that request's
+// body, so nothing would be capped. Tool scopes that differ per request (per
+// route, per server) go in the one handler through ToolScopesFor.
 type ResourceServerOptions struct {
 	// Verifier checks the bearer tokens.
 	Verifier Verifier
@@ -33,8 +39,16 @@ type ResourceServerOptions struct {
 	// Scopes and MethodScopes["tools/call"]. This is how tools declare their scopes:
 	// the table sits next to the tool registrations, and package mcp never sees it.
 	ToolScopes map[string][]string
+	// ToolScopesFor, when set, is used in place of ToolScopes: it returns the tool
+	// scopes for this request, such as those of the server its path names, or nil
+	// for none. It is called once per request, after the token is verified and
+	// before the body is read; it must not read r.Body. A request it returns tools
+	// for has its POST body read (and counted) as with ToolScopes. This keeps one
+	// handler, and so one set of body caps, for routes whose tools differ.
+	ToolScopesFor func(r *http.Request) map[string][]string
 	// MaxBodyBytes caps a POST body read to find the method and tool when
-	// MethodScopes or ToolScopes is set; a larger body gets 413. Zero means 4 MiB.
+	// MethodScopes or ToolScopes is set (or ToolScopesFor returns tools); a
+	// larger body gets 413. Zero means 4 MiB.
 	//
 	// That body is read once the token is verified, as the transports
 	// (transport/streamable, transport/sse) read theirs: with the four bounds
@@ -65,7 +79,7 @@ type ResourceServerOptions struct {
 	// here is counted here until it has arrived, then handed to next in memory. The
 	// transport behind reads it again against its own caps, but from memory, so at
 	// once: it counts there only for that moment, never against one cap twice.
-	// Bodies RequireBearer does not read (no MethodScopes or ToolScopes, not a
+	// Bodies RequireBearer does not read (no MethodScopes or tool scopes, not a
 	// POST) are counted by the transport alone.
 	MaxBodyBytesInFlight int64
 	// MaxBodyBytesInFlightPerClient caps the same for the bodies of one client (the
@@ -93,12 +107,12 @@ type ResourceServerOptions struct {
 //   - A token without a needed scope: 403 with error="insufficient_scope" and, in
 //     scope, every scope the request needs, so that the client can step up.
 //   - A Verifier that cannot check tokens now: 503.
-//   - With MethodScopes or ToolScopes, a POST body (read once the token is
-//     verified) over MaxBodyBytes: 413; one that stops arriving for
-//     BodyReadTimeout: 400; one not in within BodyTimeout: 408; one whose next
-//     bytes would pass MaxBodyBytesInFlight: 503, or MaxBodyBytesInFlightPerClient:
-//     429, both with Retry-After: 1. These are the transports' answers, with the
-//     same texts.
+//   - With MethodScopes or tool scopes (ToolScopes, ToolScopesFor), a POST
+//     body (read once the token is verified) over MaxBodyBytes: 413; one that
+//     stops arriving for BodyReadTimeout: 400; one not in within BodyTimeout:
+//     408; one whose next bytes would pass MaxBodyBytesInFlight: 503, or
+//     MaxBodyBytesInFlightPerClient: 429, both with Retry-After: 1. These are the
+//     transports' answers, with the same texts.
 //
 // The token is removed from the request handed to next (the Authorization header is
 // deleted), so that nothing downstream can pass it through to another service.
@@ -130,7 +144,7 @@ func RequireBearer(next http.Handler, opts *ResourceServerOptions) http.Handler 
 type bearerHandler struct {
 	next http.Handler
 	o    ResourceServerOptions
-	body *httpbody.Reader // POST bodies read for MethodScopes and ToolScopes
+	body *httpbody.Reader // POST bodies read for MethodScopes and tool scopes
 }
 
 func (h *bearerHandler) challenge(w http.ResponseWriter, status int, errCode, desc string, scopes []string) {
@@ -204,7 +218,11 @@ func (h *bearerHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	need := h.o.Scopes
-	if r.Method == http.MethodPost && (len(h.o.MethodScopes) > 0 || len(h.o.ToolScopes) > 0) {
+	tools := h.o.ToolScopes
+	if h.o.ToolScopesFor != nil {
+		tools = h.o.ToolScopesFor(r)
+	}
+	if r.Method == http.MethodPost && (len(h.o.MethodScopes) > 0 || len(tools) > 0) {
 		body, status, text := h.body.Read(w, r)
 		if status != 0 {
 			http.Error(w, text, status)
@@ -221,7 +239,7 @@ func (h *bearerHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		for _, op := range ops {
 			need = appendNew(need, h.o.MethodScopes[op.method]...)
 			if op.method == "tools/call" {
-				need = appendNew(need, h.o.ToolScopes[op.name]...)
+				need = appendNew(need, tools[op.name]...)
 			}
 		}
 		// The body goes on in memory; h.body stopped counting it when Read

@@ -20,6 +20,9 @@ type authConfig struct {
 	// toolScopes (-auth-tool-scope SERVER/TOOL=SCOPES): server name → tool name on
 	// /mcp/SERVER → the scopes a tools/call of it needs on top of scope.
 	toolScopes map[string]map[string][]string
+	// maxBody and maxBodyPerClient, set by tests only, are RequireBearer's
+	// MaxBodyBytes and MaxBodyBytesInFlightPerClient (zero: auth's defaults).
+	maxBody, maxBodyPerClient int64
 }
 
 func (c authConfig) enabled() bool { return c.issuer != "" }
@@ -98,27 +101,27 @@ func protect(g *Gateway, c authConfig, log *slog.Logger) (http.Handler, error) {
 		ScopesSupported:      c.scopesSupported(),
 		ResourceName:         "MCP gateway",
 	})
-	opts := auth.ResourceServerOptions{
+	// One RequireBearer for every route, so that its body caps count every body it
+	// reads (one built per request would count only its own); the tool scopes of
+	// the route are looked up per request.
+	bearer := auth.RequireBearer(g, &auth.ResourceServerOptions{
 		Verifier:            v,
 		ResourceMetadataURL: prm,
 		Scopes:              strings.Fields(c.scope),
-		Logger:              log,
-	}
-	plain := auth.RequireBearer(g, &opts)
+		ToolScopesFor: func(r *http.Request) map[string][]string {
+			return c.toolScopesOf(g, r.URL.Path)
+		},
+		MaxBodyBytes:                  c.maxBody,
+		MaxBodyBytesInFlightPerClient: c.maxBodyPerClient,
+		Logger:                        log,
+	})
 	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// CORS comes first: a preflight carries no token (the allow-list answers
 		// it), and a browser client can read a 401 or 403 only with CORS headers.
 		if g.cors(w, r) {
 			return
 		}
-		ts := c.toolScopesOf(g, r.URL.Path)
-		if len(ts) == 0 {
-			plain.ServeHTTP(w, r)
-			return
-		}
-		o := opts
-		o.ToolScopes = ts
-		auth.RequireBearer(g, &o).ServeHTTP(w, r)
+		bearer.ServeHTTP(w, r)
 	}))
 	log.Info("the gateway requires bearer tokens", "issuer", c.issuer, "audience", c.audience, "metadata", prm)
 	return mux, nil

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -287,6 +288,55 @@ func TestAuthToolScopes(t *testing.T) {
 		if resp.StatusCode != 403 || ch["error"] != "insufficient_scope" || ch["scope"] != "mcp:use ops:write ops:admin" {
 			t.Errorf("%s %s: %d %q", path, tool, resp.StatusCode, resp.Header.Values("WWW-Authenticate"))
 		}
+	}
+}
+
+// TestAuthToolScopesBodyCapped: on a route with tool scopes, the bodies the token
+// check reads are counted against its per-client cap: of ten unfinished bodies of
+// 1000 bytes from one client, with a cap of 4000 bytes, six get 429 at once; the
+// route still serves calls afterwards. Before, a token check was built for each
+// such request, with caps of its own that counted only that request's body, so
+// none was refused and every unfinished body held its buffer.
+func TestAuthToolScopesBodyCapped(t *testing.T) {
+	const aud = "https://gateway.example/mcp"
+	is := authtest.NewIssuer(t)
+	g := ownedGateway(t, `{"servers": {"ops": {"tools": {"restart": {"command": {"argv": ["echo", "restarted"]}}}}}}`)
+	ac := authConfig{issuer: is.URL, audience: aud, scope: "mcp:use", maxBody: 1000, maxBodyPerClient: 4000}
+	if err := ac.addToolScope("ops/restart=ops:write"); err != nil {
+		t.Fatal(err)
+	}
+	srv := serveProtected(t, g, ac)
+	token := is.Token("alice", aud, "mcp:use ops:write")
+	addr := strings.TrimPrefix(srv.URL, "http://")
+	ch := make(chan int, 10)
+	for i := 0; i < 10; i++ {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		fmt.Fprintf(c, "POST /mcp/ops HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer %s\r\n"+
+			"Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n{\"jsonrpc\"", token)
+		go func() {
+			c.SetReadDeadline(time.Now().Add(10 * time.Second))
+			resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+			if err != nil {
+				ch <- 0
+				return
+			}
+			resp.Body.Close()
+			ch <- resp.StatusCode
+		}()
+	}
+	for n := 0; n < 6; n++ {
+		if st := <-ch; st != http.StatusTooManyRequests {
+			t.Fatalf("unfinished body %d of 10 from one client: %d, want 429 (4 fit in the cap)", n+1, st)
+		}
+	}
+	select {
+	case st := <-ch:
+		t.Fatalf("a 7th unfinished body was answered (%d); 4 fit in the cap", st)
+	case <-time.After(200 * time.Millisecond):
 	}
 }
 

@@ -723,3 +723,38 @@ func TestPlaceholderSpansOperators(t *testing.T) {
 		t.Errorf("spaced operators and strings: %q", got)
 	}
 }
+
+// TestWithPackagesProjectFields: a package kept from an earlier read
+// (WithPackages) is served within the new read's project: the project's entry,
+// and the Project of the package's entries, have the new project.json's
+// description, while the kept package is the earlier version (whose own
+// Package.Project is its read's, as WithPackages says).
+func TestWithPackagesProjectFields(t *testing.T) {
+	root := testCatalog(t)
+	old, err := Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, root, map[string]string{"retail/project.json": `{"description": "Retail analytics, revised"}`})
+	c, err := LoadAfter(root, old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := old.Lookup("retail/shop").Package
+	n := c.WithPackages(map[string]*Package{"retail/shop": kept})
+	pe := n.Lookup("retail")
+	if pe.Description != "Retail analytics, revised" || pe.Project.Description != pe.Description {
+		t.Errorf("project entry: %q, its project's %q", pe.Description, pe.Project.Description)
+	}
+	for _, path := range []string{"retail/shop", "retail/shop/sales", "retail/shop/sales/orders"} {
+		e := n.Lookup(path)
+		if e == nil || e.Package != kept || e.Project != pe.Project {
+			t.Errorf("%s: %+v", path, e)
+		}
+	}
+	// As documented: the kept package's own Project is its read's, the same
+	// name, the description of then.
+	if kept.Project.Name != "retail" || kept.Project.Description != "Retail analytics" {
+		t.Errorf("kept package's project: %q %q", kept.Project.Name, kept.Project.Description)
+	}
+}

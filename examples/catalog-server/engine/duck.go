@@ -469,13 +469,30 @@ func (d *Duck) build(ctx context.Context, m *catalog.Model, pkgDir, path string,
 			d.broken[s.Name] = err.Error()
 		}
 	}
-	conn.doing("reading the columns of its views")
-	rows, err := conn.rows(ctx, "SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = 'main' ORDER BY table_name, ordinal_position")
-	if err != nil {
-		return err
-	}
-	for _, r := range rows {
-		d.columns[r[0]] = append(d.columns[r[0]], Column{Name: r[1], Type: r[2]})
+	// Each view's columns on their own: one whose answer is larger than the
+	// server reads (LoadError "answer": the types of a file with very many
+	// keys) makes only its source broken.
+	for _, s := range m.Sources {
+		if _, bad := d.broken[s.Name]; bad {
+			continue
+		}
+		conn.doing("reading the columns of the view of source " + s.Name)
+		rows, err := conn.rows(ctx, "SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = 'main' AND table_name = ? ORDER BY ordinal_position", s.Name)
+		var le *LoadError
+		if err != nil && conn.failed() == nil && errors.As(err, &le) {
+			d.broken[s.Name] = err.Error()
+			// Not served, as a source whose view was not made.
+			if err := conn.exec(ctx, "DROP VIEW "+quoteIdent(s.Name)); err != nil && conn.failed() != nil {
+				return conn.failed()
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		for _, r := range rows {
+			d.columns[s.Name] = append(d.columns[s.Name], Column{Name: r[0], Type: r[1]})
+		}
 	}
 	d.checks = checkQueries(ctx, conn, m, cfg)
 	return conn.finish(ctx)

@@ -539,7 +539,8 @@ func (p *DuckProc) start(ctx context.Context) (*duckWorker, error) {
 // process, or a load process (loadproc.go). Answers come back on a pipe of
 // their own (the worker's file descriptor 3, WorkerAnswers), not on its
 // standard output, which anything in the process might write to: that goes to
-// cmd.Stderr (the server's standard error when unset). The process gets the
+// cmd.Stdout, or when unset where its standard error goes (cmd.Stderr; the
+// server's standard error when unset). The process gets the
 // environment workerEnviron keeps, for DuckDB's threads, and ends with the
 // server (endWithParent); spill is its DuckDB's spill folder, removed when it
 // ends.
@@ -563,7 +564,10 @@ func launchWorker(cmd *exec.Cmd, threads int, spill string, out workerOutput) (*
 		cmd.Env = os.Environ()
 	}
 	cmd.Env = workerEnviron(cmd.Env, threads)
-	cmd.Stdin, cmd.Stdout, cmd.ExtraFiles = inR, cmd.Stderr, []*os.File{outW}
+	if cmd.Stdout == nil {
+		cmd.Stdout = cmd.Stderr
+	}
+	cmd.Stdin, cmd.ExtraFiles = inR, []*os.File{outW}
 	endWithParent(cmd)
 	err = cmd.Start()
 	inR.Close()

@@ -127,22 +127,34 @@ func checkQueries(ctx context.Context, conn loadConn, m *catalog.Model, cfg Duck
 			continue
 		}
 		used := make([]catalog.Placeholder, 0, len(names))
-		at := map[string]int{}
-		for _, ph := range catalog.Placeholders(q.SQL, catalog.EngineDuckDB) {
-			at[ph.Name] = ph.Pos
-		}
+		at := placeholderPositions(q.SQL)
 		for _, n := range names {
 			if n == "" || strings.Trim(n, "0123456789") == "" {
 				add(q.Name, fmt.Sprintf("the SQL uses a placeholder without a name (? or $%s): a named query's parameters are $name, each declared with an @param line", n))
 				continue
 			}
-			used = append(used, catalog.Placeholder{Name: n, Pos: at[n]})
+			used = append(used, catalog.Placeholder{Name: n, Pos: at[catalog.ParamKey(n, catalog.EngineDuckDB)]})
 		}
 		for _, msg := range catalog.ParamProblems(q, used, catalog.EngineDuckDB) {
 			add(q.Name, msg)
 		}
 	}
 	return out
+}
+
+// placeholderPositions returns where sqlText first writes each of its named
+// placeholders, by catalog.ParamKey: DuckDB reads $Ab and $ab as one
+// parameter, and names it as the text it prepared first writes it, which may
+// be another spelling than q.SQL's (the declared name, in the text with casts).
+func placeholderPositions(sqlText string) map[string]int {
+	at := map[string]int{}
+	for _, ph := range catalog.Placeholders(sqlText, catalog.EngineDuckDB) {
+		k := catalog.ParamKey(ph.Name, catalog.EngineDuckDB)
+		if _, seen := at[k]; !seen {
+			at[k] = ph.Pos
+		}
+	}
+	return at
 }
 
 // modelCells returns the cells of m's package's notebooks that run against m,

@@ -112,3 +112,16 @@ func TestCellChecksShareBound(t *testing.T) {
 		t.Errorf("unchecked: %q", u)
 	}
 }
+
+// TestPlaceholderPositions: a parameter DuckDB names in another case than the
+// SQL writes it ($ab written, Ab declared: the text prepared has $Ab) is found
+// at its first use, whatever its spelling there. Before, positions were looked
+// up by the name as written, and such a parameter had none (0).
+func TestPlaceholderPositions(t *testing.T) {
+	at := placeholderPositions("SELECT $ab + 1 AS x, $AB AS y, $z AS z, $z AS w")
+	for name, want := range map[string]int{"Ab": 8, "ab": 8, "AB": 8, "z": 32} {
+		if got := at[catalog.ParamKey(name, catalog.EngineDuckDB)]; got != want {
+			t.Errorf("%s: at %d, want %d", name, got, want)
+		}
+	}
+}

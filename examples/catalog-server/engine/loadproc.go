@@ -59,14 +59,23 @@ var loadLimit = 30 * time.Second
 // per source.
 const maxLoadCrashes = 8
 
+// loadAnswerHead is the most bytes a load step's answer may take beyond 32
+// per byte of the step's SQL (roundTrip): its rows of strings, such as the
+// columns' names and types of a view. The same as a query's (maxAnswerHead):
+// more is an answer too large (LoadError "answer"), and a view whose columns
+// were larger could not be described to a client or queried with SELECT *
+// anyway. A variable for the tests.
+var loadAnswerHead int64 = maxAnswerHead
+
 // LoadError says a step of a model's load did not finish in its load process:
-// DuckDB crashed, held more memory than it may, or the load ran out of time,
-// or the process could not be started.
+// DuckDB crashed, held more memory than it may, answered more than the server
+// reads, or the load ran out of time, or the process could not be started.
 type LoadError struct {
-	Kind   string        // "crash", "memory", "time", "crashes" (too many), "start"
+	Kind   string        // "crash", "memory", "answer" (too large), "time", "crashes" (too many), "start"
 	What   string        // the step: "building the view of source t"
-	Detail string        // how it ended: the crash's signal, the memory held, the steps that crashed
+	Detail string        // how it ended: the crash's signal, the memory held, the steps that crashed; for "answer", its size
 	Limit  time.Duration // for "time": loadLimit
+	Bytes  int64         // for "answer": the most bytes the server reads of that step's answer
 }
 
 // stopped says why the load stopped after e, for what it left unchecked.
@@ -84,6 +93,8 @@ func (e *LoadError) Error() string {
 	switch e.Kind {
 	case "crash":
 		return fmt.Sprintf("DuckDB crashed (%s) while %s; the load runs in a process of its own, so the server kept running. Change what this reads or computes (a deeply nested JSON value or expression, a huge constant), then save the file to load it again", e.Detail, e.What)
+	case "answer":
+		return fmt.Sprintf("DuckDB's answer while %s was larger than the server reads of one step of a load: %s, past %s. Such an answer is the names and types of a view's columns: a file with very many columns or keys, or deeply nested objects, gives types too large to serve. DuckDB did not crash, and the server kept running. Read fewer or flatter columns (name the ones needed in the SELECT, or give read_json a columns option), then save the file to load it again", e.What, e.Detail, mib(e.Bytes))
 	case "memory":
 		return fmt.Sprintf("DuckDB needed more memory than a model's load may use while %s (%s) and was stopped; the server kept running. Change what this reads or computes (a huge constant string or list), then save the file to load it again", e.What, e.Detail)
 	case "time":
@@ -274,6 +285,13 @@ func (p *procLoad) start(ctx context.Context) error {
 	if cmd.Stderr == nil {
 		cmd.Stderr = os.Stderr
 	}
+	// Only its standard error is kept for crashDetail, where the Go runtime
+	// writes a crash: a line on its standard output (which DuckDB or a
+	// library might write, quoting a file's content) cannot pass for the
+	// crash's signal. Both still go to the server's standard error.
+	if cmd.Stdout == nil {
+		cmd.Stdout = cmd.Stderr
+	}
 	cmd.Stderr = io.MultiWriter(cmd.Stderr, buf)
 	w, err := launchWorker(cmd, p.open.Threads, "", workerOutput{})
 	if err != nil {
@@ -323,8 +341,14 @@ func (p *procLoad) prepare(ctx context.Context, text string) ([]string, error) {
 }
 
 // finish has the load process close the database (a new one, opening it
-// again, when the last crashed), with duckStartLimit to do it in.
+// again, when the last crashed or ran out of time), with duckStartLimit to do
+// it in. A load whose ctx ended is not finished: its file is not used, and no
+// process is started to close it.
 func (p *procLoad) finish(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		p.end()
+		return err
+	}
 	p.stop = nil
 	p.deadline = time.Now().Add(duckStartLimit)
 	p.what = "writing the model's database"
@@ -370,7 +394,7 @@ func (p *procLoad) roundTrip(ctx context.Context, req workerRequest, size int) (
 	// The answer holds rows of strings DuckDB made of the text sent (a syntax
 	// tree written as JSON, an error quoting the text): bounded by the text's
 	// size, many times over.
-	w.maxHead.Store(maxAnswerHead + 32*int64(size))
+	w.maxHead.Store(loadAnswerHead + 32*int64(size))
 	if err := w.send(req, p.deadline); err != nil {
 		// The process ended (its input closed): its reader tells how.
 		select {
@@ -397,8 +421,26 @@ func (p *procLoad) roundTrip(ctx context.Context, req workerRequest, size int) (
 			}
 		case ans, ok := <-w.replies:
 			if !ok {
-				p.end() // waits for the process: its exit status and standard error are complete
-				return workerAnswer{}, p.crashed(&LoadError{Kind: "crash", What: p.what, Detail: crashDetail(w.waitErr, p.stderr.String())})
+				bad := w.badAnswer // set before replies was closed
+				p.end()            // waits for the process: its exit status and standard error are complete
+				var big *frameTooLarge
+				if errors.As(bad, &big) {
+					// Not a crash: the process is ended because its output
+					// cannot be read past that answer, and the next step
+					// starts a new one. The step's own fault (a source's
+					// columns), so it is not counted against maxLoadCrashes;
+					// loadLimit bounds the restarts.
+					limit := big.maxHead
+					if big.head <= big.maxHead {
+						limit = big.maxBody
+					}
+					return workerAnswer{}, &LoadError{Kind: "answer", What: p.what, Detail: fmt.Sprintf("%d bytes", big.head+big.body), Bytes: limit}
+				}
+				detail := crashDetail(w.waitErr, p.stderr.String())
+				if bad != nil {
+					detail = "its answer could not be read: " + bad.Error()
+				}
+				return workerAnswer{}, p.crashed(&LoadError{Kind: "crash", What: p.what, Detail: detail})
 			}
 			if ans.Error != nil {
 				return ans, ans.Error.err()

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -229,7 +230,8 @@ SELECT a FROM s;
 }
 
 // TestLoadProcCancelled: a load stopped by its caller (a reload or shutdown)
-// ends its load process at once.
+// ends its load process at once, and starts no other. Before, the step that
+// closes the database started a new load process just for that.
 func TestLoadProcCancelled(t *testing.T) {
 	m := loadModel(t, map[string]string{
 		"p/k/manifest.json": `{}`,
@@ -238,9 +240,14 @@ func TestLoadProcCancelled(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err := OpenDuck(ctx, m, DuckConfig{Loader: testWorker})
+	var started atomic.Int32
+	_, err := OpenDuck(ctx, m, DuckConfig{Loader: func() *exec.Cmd { started.Add(1); return testWorker() }})
 	if err == nil || time.Since(start) > 5*time.Second {
 		t.Errorf("after %s: %v", time.Since(start), err)
+	}
+	// Not one more process to close the database of a load given up.
+	if n := started.Load(); n != 1 {
+		t.Errorf("%d load processes started, want 1", n)
 	}
 }
 
@@ -268,6 +275,17 @@ func TestCrashDetail(t *testing.T) {
 	}
 }
 
+// TestLoadProcStdoutNoSignal: a line on a load process's standard output that
+// reads as the Go runtime's signal line ("SIGFAKE: …") is not taken for how the
+// process ended: its exit status is told. Before, its standard output was kept
+// with its standard error, where crashDetail looks for the signal.
+func TestLoadProcStdoutNoSignal(t *testing.T) {
+	_, err := OpenDuck(context.Background(), loadTestModel(t, ""), DuckConfig{Loader: workerAs("-fakesig")})
+	if err == nil || strings.Contains(err.Error(), "SIGFAKE") || !strings.Contains(err.Error(), "exit status 2") {
+		t.Errorf("got %v", err)
+	}
+}
+
 // TestLoadProcGivesUp: a model whose load runs out of time while its views
 // are built, or crashes DuckDB maxLoadCrashes times, does not open, its error
 // saying which step or which sources.
@@ -289,5 +307,70 @@ func TestLoadProcGivesUp(t *testing.T) {
 	_, err = OpenDuck(context.Background(), loadTestModel(t, ""), DuckConfig{Loader: testWorker})
 	if err == nil || !strings.Contains(err.Error(), "loading the model took longer than its 1ms limit: DuckDB was still opening the model's database") {
 		t.Errorf("time: %v", err)
+	}
+}
+
+// TestLoadProcAnswerTooLarge: a source whose columns' names and types are more
+// than the server reads of a load step's answer (a JSON file whose object has
+// very many keys of mixed types: a STRUCT type of about 50 KB; the cap lowered
+// here) is broken with a message saying so, naming the
+// cap, not as a crash of DuckDB: more such sources than maxLoadCrashes do not
+// stop the load, and the other sources are served. Read through a reader
+// (read_json, frozen: its columns described) or by the file's name (the view
+// made, then its columns read), both. Before, the reader stopped at the
+// answer and the step was told as "DuckDB crashed (its process ended …)",
+// counted toward maxLoadCrashes, and one view too wide among the model's
+// made the whole model fail to open.
+func TestLoadProcAnswerTooLarge(t *testing.T) {
+	defer func(n int64) { loadAnswerHead = n }(loadAnswerHead)
+	loadAnswerHead = 16 << 10
+	var wide strings.Builder
+	wide.WriteString(`[{"id":1,"s":{`)
+	for i := range 1500 {
+		if i > 0 {
+			wide.WriteString(",")
+		}
+		// Mixed types: keys of one type would be read as a MAP.
+		fmt.Fprintf(&wide, `"a_rather_long_key_number_%04d":%s`, i, []string{"1", `"s"`, "true", "[1]", `{"x":1}`, "1.5"}[i%6])
+	}
+	wide.WriteString("}}]")
+	files := map[string]string{"p/k/manifest.json": `{}`, "p/k/data/wide.json": wide.String(), "p/k/data/t.csv": "x,y\n1,2\n3,4\n"}
+	var m strings.Builder
+	for i := range maxLoadCrashes + 1 {
+		if i%2 == 0 {
+			fmt.Fprintf(&m, "-- @source w%d\nSELECT * FROM read_json('data/wide.json');\n", i)
+		} else {
+			fmt.Fprintf(&m, "-- @source w%d\nSELECT * FROM 'data/wide.json';\n", i)
+		}
+	}
+	m.WriteString("-- @source t\nSELECT * FROM read_csv('data/t.csv');\n-- @query q\nSELECT x FROM t;\n")
+	files["p/k/m.sql"] = m.String()
+	d, err := OpenDuck(context.Background(), loadModel(t, files, "p/k/m"), DuckConfig{Loader: testWorker})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	for i := range maxLoadCrashes + 1 {
+		name := fmt.Sprintf("w%d", i)
+		msg := d.Broken()[name]
+		// w0, w2, …: the reader's columns, described to freeze it; w1, w3,
+		// …: the view's columns, read once it is made.
+		step := "building the view of source "
+		if i%2 == 1 {
+			step = "reading the columns of the view of source "
+		}
+		if !strings.Contains(msg, "DuckDB's answer while "+step+name+" was larger than the server reads of one step of a load: 60554 bytes, past 20") ||
+			!strings.Contains(msg, "DuckDB did not crash") || strings.Contains(msg, "crashed") {
+			t.Errorf("%s: %q", name, msg)
+		}
+		if d.Columns()[name] != nil {
+			t.Errorf("%s has columns %d", name, len(d.Columns()[name]))
+		}
+	}
+	if len(d.Columns()["t"]) != 2 || d.Broken()["t"] != "" || len(d.QueryChecks()["q"].Problems) != 0 {
+		t.Errorf("source t: %v %q; checks %v", d.Columns()["t"], d.Broken()["t"], d.QueryChecks())
+	}
+	if res, err := d.Query(context.Background(), "SELECT sum(x) AS s FROM t", nil, testLimits); err != nil || cell(res, 0, 0) != "4" {
+		t.Fatalf("query: %v %v", res, err)
 	}
 }

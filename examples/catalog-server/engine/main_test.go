@@ -17,8 +17,10 @@ import (
 // -engine-worker; workerArg+"-noisy" one that writes to its standard output,
 // workerArg+"-slow" one that takes slowStart to start, workerArg+"-stuck" one
 // that does not start within duckStartLimit, workerArg+"-fatal" one whose
-// database fatalTrigger invalidates. (An argument, not an environment
-// variable: the worker's environment is trimmed.)
+// database fatalTrigger invalidates, workerArg+"-fakesig" one that prints a
+// signal-like line on its standard output and exits with status 2. (An
+// argument, not an environment variable: the worker's environment is
+// trimmed.)
 const workerArg = "-engine-test-worker"
 
 // fatalTrigger is the query a worker started as workerArg+"-fatal" answers
@@ -57,6 +59,11 @@ func TestMain(m *testing.M) {
 	case workerArg + "-slow":
 		time.Sleep(slowStart)
 		os.Exit(ServeDuckWorker(os.Stdin, WorkerAnswers()))
+	case workerArg + "-fakesig":
+		// A line on its standard output that reads as the Go runtime's
+		// signal line, then an exit: not a crash by a signal.
+		fmt.Println("SIGFAKE: printed on standard output")
+		os.Exit(2)
 	case workerArg + "-garbled":
 		os.Exit(serveGarbled())
 	case workerArg + "-noisy":
