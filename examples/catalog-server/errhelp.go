@@ -282,6 +282,32 @@ func refusedNamed(q *catalog.Query, qpath, mpath string, ref *engine.RefusedErro
 	return &catalogFaultError{fmt.Errorf("%s %s cannot run: the server refuses its SQL (%s), and no call can change it; the catalog's file must. To run something like it now, send SQL of your own with sql against the model %s", what, qpath, strings.TrimSuffix(ref.Reason, "."), mpath)}
 }
 
+// refusedAtLoad is the refusal of a named query or notebook cell (at qpath, of
+// the model at mpath) whose check when its model loaded crashed DuckDB or
+// needed more memory than the load may hold (why: engine.QueryCheck.Refuse).
+// Running it would do that again — with -isolate=false, in the server's own
+// process — so no call runs it until the catalog's file changes it and the
+// model loads again: the catalog's fault.
+func refusedAtLoad(q *catalog.Query, qpath, mpath, why string) error {
+	what := "named query"
+	if q.Notebook != nil {
+		what = "notebook cell"
+	}
+	return &catalogFaultError{fmt.Errorf("%s %s is not run: when its model loaded, %s, and running it would do the same. No call can change that: the catalog's file must change what it computes (a deeply nested JSON value or expression, a huge constant string or list), and it runs again once its model has loaded with that change. To run something like it now, send SQL of your own with sql against the model %s", what, qpath, why, mpath)}
+}
+
+// namedPaths returns the path of the named query or notebook cell q and of
+// the model it runs against (q.Model, not nil).
+func namedPaths(q *catalog.Query) (qpath, mpath string) {
+	m := q.Model
+	pkg := m.Package.Project.Name + "/" + m.Package.Name
+	mpath = pkg + "/" + m.Name
+	if q.Notebook != nil {
+		return pkg + "/" + q.Notebook.Name + "/" + q.Name, mpath
+	}
+	return mpath + "/" + q.Name, mpath
+}
+
 // unboundPositional is the refusal of a named query or notebook cell whose SQL
 // holds a positional placeholder ($1): the catalog's fault, as no call gives a
 // value by position.

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wiremcp/wiremcp/mcp"
 )
 
 // loadCrashSQL crashes DuckDB (SIGSEGV) while it prepares it: the check of a
@@ -17,7 +19,10 @@ const loadCrashSQL = "SELECT json_structure(repeat('[', 1000000) || repeat(']', 
 // and a notebook cell added while the server runs — crashes the model's load
 // process, not the server (also with -isolate=false: loads are always in a
 // process of their own). Each is reported where it is, and the rest of the
-// model serves queries.
+// model serves queries. Calling the query or the cell that crashed is refused
+// before anything runs (with -isolate=false, running it crashed the server;
+// with -isolate, its query process, every time), and runs again once the file
+// changes it and the model loads again.
 func TestLoadCrashServerKeepsRunning(t *testing.T) {
 	for _, args := range [][]string{nil, {"-isolate=false"}} {
 		t.Run(strings.Join(append([]string{"isolate"}, args...), ","), func(t *testing.T) {
@@ -49,6 +54,11 @@ func TestLoadCrashServerKeepsRunning(t *testing.T) {
 			if r := call(t, cs, "execute_query", map[string]any{"path": "p/a/m/sum"}, &out); r.IsError || len(out.Rows) != 1 {
 				t.Fatalf("sum: %s", text(r))
 			}
+			wantRefusedAtLoad(t, cs, map[string]any{"path": "p/a/m/boom"}, "named query p/a/m/boom", "crashed DuckDB (SIGSEGV")
+			wantRefusedAtLoad(t, cs, map[string]any{"path": "p/a/m", "queryName": "boom"}, "named query p/a/m/boom", "crashed DuckDB (SIGSEGV")
+			if r := call(t, cs, "execute_query", map[string]any{"path": "p/a/m/sum"}, &out); r.IsError || len(out.Rows) != 1 {
+				t.Fatalf("sum after boom: %s", text(r))
+			}
 			// A notebook cell that crashes DuckDB, added while the server runs:
 			// the next load (at the poll) reports it.
 			if err := os.WriteFile(filepath.Join(dir, "p/a/nb.md"), []byte("# NB\n\n```sql\n"+loadCrashSQL+"\n```\n"), 0o644); err != nil {
@@ -74,9 +84,73 @@ func TestLoadCrashServerKeepsRunning(t *testing.T) {
 				}
 				time.Sleep(200 * time.Millisecond)
 			}
+			wantRefusedAtLoad(t, cs, map[string]any{"path": "p/a/nb/cell-1"}, "notebook cell p/a/nb/cell-1", "crashed DuckDB (SIGSEGV")
 			if r := call(t, cs, "execute_query", map[string]any{"path": "p/a/m", "sql": "SELECT count(*) AS n FROM t"}, &out); r.IsError {
 				t.Fatalf("after the reload: %s", text(r))
 			}
+			// The file changes the query and the cell: once the model has
+			// loaded again, they run.
+			writeFiles(t, dir, map[string]string{
+				"p/a/m.sql": "-- @source t\nSELECT * FROM read_csv('data/t.csv');\n" +
+					"-- @query boom\nSELECT 41 + 1 AS j;\n",
+				"p/a/nb.md": "# NB\n\n```sql\nSELECT 7 AS j\n```\n",
+			})
+			deadline = time.Now().Add(30 * time.Second)
+			for _, path := range []string{"p/a/m/boom", "p/a/nb/cell-1"} {
+				for {
+					r := call(t, cs, "execute_query", map[string]any{"path": path}, &out)
+					if !r.IsError && len(out.Rows) == 1 {
+						break
+					}
+					if time.Now().After(deadline) {
+						t.Fatalf("%s after the fix: %s", path, text(r))
+					}
+					time.Sleep(200 * time.Millisecond)
+				}
+			}
 		})
+	}
+}
+
+// TestLoadMemoryRefused: a named query whose check at load needs more memory
+// than the load may hold (a constant string of hundreds of megabytes, which
+// DuckDB's memory limit does not count) is refused when called, in both
+// -isolate modes: with -isolate=false it would otherwise run in the server's
+// process, far past -memory-limit.
+func TestLoadMemoryRefused(t *testing.T) {
+	for _, args := range [][]string{nil, {"-isolate=false"}} {
+		t.Run(strings.Join(append([]string{"isolate"}, args...), ","), func(t *testing.T) {
+			dir := t.TempDir()
+			writeFiles(t, dir, map[string]string{
+				"p/a/manifest.json": `{}`,
+				"p/a/m.sql": "-- @source s\nSELECT 1 AS a;\n" +
+					"-- @query big\nSELECT length(repeat('x', 600000000) || 'y') AS n;\n" +
+					"-- @query small\nSELECT a FROM s;\n",
+			})
+			srv := startBinary(t, append([]string{"-http", "127.0.0.1:0", "-catalog", dir, "-memory-limit", "64MB"}, args...)...)
+			cs := connectHTTP(t, srv.url, "")
+			wantRefusedAtLoad(t, cs, map[string]any{"path": "p/a/m/big"}, "named query p/a/m/big", "needed more memory than a model's load may use (its load process held")
+			var out struct{ Rows [][]any }
+			if r := call(t, cs, "execute_query", map[string]any{"path": "p/a/m/small"}, &out); r.IsError || len(out.Rows) != 1 {
+				t.Fatalf("small: %s", text(r))
+			}
+		})
+	}
+}
+
+// wantRefusedAtLoad calls execute_query with args and wants the refusal of
+// the query what (its kind and path: "named query p/a/m/boom"), whose check
+// at load crashed DuckDB or ran out of memory (how: "crashed DuckDB (SIGSEGV"),
+// as the catalog's fault.
+func wantRefusedAtLoad(t *testing.T, cs *mcp.ClientSession, args map[string]any, what, how string) {
+	t.Helper()
+	var te toolError
+	res := call(t, cs, "execute_query", args, &te)
+	if !res.IsError {
+		t.Fatalf("%v answered: %s", args, text(res))
+	}
+	want := what + " is not run: when its model loaded, checking it " + how
+	if te.Kind != "unavailable" || !strings.Contains(te.Error, want) || !strings.Contains(te.Error, "send SQL of your own with sql against the model p/a/m") || !strings.Contains(te.Hint, "the catalog's file needs fixing") {
+		t.Errorf("%v: kind %s, error %q, hint %q; want unavailable, %q and the catalog's file to fix", args, te.Kind, te.Error, te.Hint, want)
 	}
 }

@@ -216,7 +216,12 @@ func (e *catalogSQLError) Unwrap() error { return e.se }
 
 // modelDownError is a query on a model that did not load (a PostgreSQL package
 // whose connection variable is unset, a DuckDB model that could not be built).
-type modelDownError struct{ err error }
+// retry says when the server tries to open it again (snapshot.retryNote; ""
+// when it does not, until its files change).
+type modelDownError struct {
+	err   error
+	retry string
+}
 
 func (e *modelDownError) Error() string { return e.err.Error() }
 
@@ -259,6 +264,7 @@ func classify(err error) toolError {
 	var cse *catalogSQLError
 	var qt *queryTimeoutError
 	var cb *clientBusyError
+	var down *modelDownError
 	switch {
 	case errors.As(err, &cse) && cse.params != "" && cse.valueDependent():
 		// A run-time error of a query with parameters: the values given may be
@@ -279,7 +285,9 @@ func classify(err error) toolError {
 		return toolError{Error: err.Error(), Kind: "sql_error", Position: se.Position, SQLState: se.SQLState, Hint: "Fix the SQL and call again; describe the model to see its sources and columns."}
 	case errors.As(err, new(*loadingError)):
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Call again in a few seconds: the package's models are being opened. The server's other packages answer meanwhile."}
-	case errors.As(err, new(*modelDownError)):
+	case errors.As(err, &down) && down.retry != "":
+		return toolError{Error: err.Error(), Kind: "unavailable", Hint: down.retry + ". If the reason above does not pass on its own (a wrong password or address, a database that does not exist), it is the catalog's or the server's to fix (tell its operator). Other models still answer."}
+	case errors.As(err, &down):
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Calling again will not help until the model loads: the reason above is the catalog's or the server's to fix (tell its operator). Other models still answer."}
 	case errors.As(err, new(*noModelError)):
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Nothing in this call can fix it: the package needs a model (a .sql file beside its manifest.json) for its notebook's cells to run against; tell the catalog's owner."}
@@ -747,6 +755,14 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 	default:
 		return nil, fmt.Errorf("%s is a %s; queries run against a model (project/package/model), a named query or a source", e.Path, e.Kind)
 	}
+	if q != nil && q.Model != nil {
+		// Checking it when its model loaded crashed DuckDB or ran out of the
+		// load's memory: running it would do that again (with -isolate=false,
+		// to the server), so nothing of the call runs.
+		if qpath, mpath := namedPaths(q); sn.refuse[qpath] != "" {
+			return nil, refusedAtLoad(q, qpath, mpath, sn.refuse[qpath])
+		}
+	}
 	params := map[string]any(in.Parameters)
 	var typed *typedSQL // the named query's SQL with its parameters cast to their types
 	if q != nil {
@@ -797,10 +813,11 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 		return nil, &loadingError{fmt.Errorf("the model %s is unavailable for now: %s", mpath, sn.broken[m])}
 	}
 	if eng == nil {
+		retry := sn.retryNote(m.Package.Project.Name + "/" + m.Package.Name)
 		if mpath == e.Path {
-			return nil, &modelDownError{fmt.Errorf("the model %s is unavailable: %s", mpath, sn.broken[m])}
+			return nil, &modelDownError{fmt.Errorf("the model %s is unavailable: %s", mpath, sn.broken[m]), retry}
 		}
-		return nil, &modelDownError{fmt.Errorf("the model of %s (%s) is unavailable: %s", e.Path, mpath, sn.broken[m])}
+		return nil, &modelDownError{fmt.Errorf("the model of %s (%s) is unavailable: %s", e.Path, mpath, sn.broken[m]), retry}
 	}
 	if e.Kind == catalog.KindSource && in.SQL == "" && eng.Broken()[e.Name] != "" {
 		// Reading the source itself; SQL of the caller's own may not need it

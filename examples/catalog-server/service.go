@@ -136,6 +136,10 @@ type snapshot struct {
 	// unchecked), each said in full ("retail/shop/sales.sql: query q (line
 	// 12): …").
 	checks map[string][]string
+	// refuse holds, by path, the named queries and notebook cells no call may
+	// run, and why (engine.QueryCheck.Refuse: checking it when its model
+	// loaded crashed DuckDB, or needed more memory than the load may hold).
+	refuse map[string]string
 	// stamps summarises the files of each package as served (the version its
 	// engines were opened for) and of each project, as dirStamps does: what
 	// changed between two snapshots (followReloads).
@@ -143,6 +147,9 @@ type snapshot struct {
 	// loading holds the packages ("project/package") that have no version
 	// served yet: their models answer that they are still loading.
 	loading map[string]bool
+	// retryAt holds, by package, when the server next tries to open its
+	// PostgreSQL models that did not open (pkgState.next).
+	retryAt map[string]*atomic.Int64
 }
 
 // Service is the catalog being served: the current snapshot, swapped whenever
@@ -226,6 +233,9 @@ type pkgState struct {
 	told    bool        // its problems were logged
 	retries int         // how many times its failed models were tried again
 	timer   *time.Timer // the next try of its failed PostgreSQL models
+	// next is when timer fires, in Unix nanoseconds (0: no try scheduled);
+	// read without mu by calls to its failed models (retryNote).
+	next atomic.Int64
 }
 
 // pkgLoad is a package's load under way.
@@ -597,6 +607,7 @@ func (s *Service) scheduleRetry(key string, st *pkgState) {
 	if delay > pgRetryMax {
 		delay = pgRetryMax
 	}
+	st.next.Store(time.Now().Add(delay).UnixNano())
 	st.timer = time.AfterFunc(delay, func() {
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -657,7 +668,7 @@ func (s *Service) publish() {
 		served[key] = st.pkg
 	}
 	cat := s.read.WithPackages(served)
-	sn := &snapshot{cat: cat, engines: map[*catalog.Model]modelEngine{}, broken: map[*catalog.Model]string{}, stamps: map[string]string{}, checks: map[string][]string{}, loading: map[string]bool{}}
+	sn := &snapshot{cat: cat, engines: map[*catalog.Model]modelEngine{}, broken: map[*catalog.Model]string{}, stamps: map[string]string{}, checks: map[string][]string{}, refuse: map[string]string{}, loading: map[string]bool{}, retryAt: map[string]*atomic.Int64{}}
 	for k, v := range s.stamps {
 		if !strings.Contains(k, "/") {
 			sn.stamps[k] = v // a project's own files
@@ -676,6 +687,9 @@ func (s *Service) publish() {
 				continue
 			}
 			sn.stamps[key] = st.stamp
+			if len(st.broken) > 0 {
+				sn.retryAt[key] = &st.next
+			}
 			tell := !st.told // a package's problems are told when it opens, not at every reload
 			st.told = true
 			for _, m := range pkg.Models {
@@ -754,6 +768,26 @@ func (b *logBudget) done() {
 	}
 }
 
+// retryNote says when the server next tries to open the models of the
+// package key that did not open (a PostgreSQL package's, tried again in the
+// background: scheduleRetry), for the answer to a call of one of them; "" when
+// no try is scheduled (a DuckDB package, a connection variable that is empty).
+func (sn *snapshot) retryNote(key string) string {
+	at := sn.retryAt[key]
+	if at == nil || at.Load() == 0 {
+		return ""
+	}
+	later := fmt.Sprintf("then at growing intervals up to %d minutes, and at once when its package's files or connection string change", pgRetryMax/time.Minute)
+	left := time.Until(time.Unix(0, at.Load()))
+	switch {
+	case left <= time.Second:
+		return "The server is trying to open the model again now (" + later + "): call again in a few seconds"
+	case left < 2*time.Minute:
+		return fmt.Sprintf("The server tries to open the model again in the background, next in about %d s (%s): call again after that", int(left.Round(time.Second)/time.Second), later)
+	}
+	return fmt.Sprintf("The server tries to open the model again in the background, next in about %d min (%s): call again after that", int(left.Round(time.Minute)/time.Minute), later)
+}
+
 // queryChecker is an engine that checks its model's named queries when it
 // opens (DuckDB and PostgreSQL).
 type queryChecker interface {
@@ -773,6 +807,11 @@ func (sn *snapshot) addChecks(m *catalog.Model, e modelEngine) []string {
 	mpath := ppath + "/" + m.Name
 	file := mpath + ".sql"
 	var all []string
+	for _, q := range m.Queries {
+		if r := checks[q.Name].Refuse; r != "" {
+			sn.refuse[mpath+"/"+q.Name] = r // also for a previous version still served: it runs the same SQL
+		}
+	}
 	if len(m.Problems) == 0 { // else the model's previous version: told once, for the file
 		for _, q := range m.Queries {
 			for _, p := range checks[q.Name].Problems {
@@ -787,9 +826,12 @@ func (sn *snapshot) addChecks(m *catalog.Model, e modelEngine) []string {
 			if c.Model != m {
 				continue
 			}
+			cpath := ppath + "/" + nb.Name + "/" + c.Name
+			if r := checks[engine.CellKey(nb, c)].Refuse; r != "" {
+				sn.refuse[cpath] = r
+			}
 			for _, p := range checks[engine.CellKey(nb, c)].Problems {
 				msg := fmt.Sprintf("%s/%s: %s (line %d): %s", ppath, filepath.Base(nb.File), c.Name, c.Line, packageRelative(m, p))
-				cpath := ppath + "/" + nb.Name + "/" + c.Name
 				sn.checks[cpath] = append(sn.checks[cpath], msg)
 				all = append(all, msg)
 			}

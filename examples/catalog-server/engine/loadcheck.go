@@ -23,6 +23,13 @@ import (
 // or declared and not used).
 type QueryCheck struct {
 	Problems []string
+	// Refuse, when not empty, says why no call may run it: checking it when
+	// the model loaded crashed DuckDB, or needed more memory than the load may
+	// hold ("checking it crashed DuckDB (SIGSEGV: segmentation violation)"),
+	// which running it would do again (with queries in the server's process,
+	// to the server). A check that only ran out of the load's time is not a
+	// refusal: a call has its own time limit.
+	Refuse string
 }
 
 // Bounds of the check when a model opens (DuckDB: checkQueries; PostgreSQL:
@@ -68,9 +75,11 @@ func checkQueries(ctx context.Context, conn loadConn, m *catalog.Model, cfg Duck
 		if i >= len(m.Queries) {
 			c := cells[i-len(m.Queries)]
 			conn.doing("checking the notebook cell " + CellKey(c.Notebook, c))
-			if msg := checkCell(ctx, conn, c); msg != "" {
+			msg, err := checkCell(ctx, conn, c)
+			if msg != "" {
 				add(CellKey(c.Notebook, c), msg)
 			}
+			out.refuse(CellKey(c.Notebook, c), err)
 			continue
 		}
 		q := m.Queries[i]
@@ -115,6 +124,7 @@ func checkQueries(ctx context.Context, conn loadConn, m *catalog.Model, cfg Duck
 			// DuckDB's load process crashed on it, or the load ran out of
 			// time: said as it is (not as SQL that does not prepare).
 			add(q.Name, err.Error())
+			out.refuse(q.Name, err)
 			continue
 		}
 		if err != nil {
@@ -202,24 +212,38 @@ func (c queryChecks) add(name, msg string) {
 	c[name] = q
 }
 
+// refuse marks the query name as one no call may run when err, what its check
+// ended with, is a crash of DuckDB or a stop for memory (LoadError.refusal).
+func (c queryChecks) refuse(name string, err error) {
+	le := (*LoadError)(nil)
+	if !errors.As(err, &le) || le.refusal() == "" {
+		return
+	}
+	q := c[name]
+	q.Refuse = le.refusal()
+	c[name] = q
+}
+
 // checkCell prepares the notebook cell c, as it runs (as written: a cell takes
-// no parameters), and says what is wrong with it ("" nothing). A named
-// parameter ($x) is told by the catalog's own check (catalog.ParamProblems).
-func checkCell(ctx context.Context, conn loadConn, c *catalog.Query) string {
+// no parameters), and says what is wrong with it ("" nothing); loadErr is the
+// LoadError the prepare ended with (DuckDB's load process crashed on it, or the
+// load ran out of time), else nil. A named parameter ($x) is told by the
+// catalog's own check (catalog.ParamProblems).
+func checkCell(ctx context.Context, conn loadConn, c *catalog.Query) (msg string, loadErr error) {
 	names, err := conn.prepare(ctx, c.SQL)
 	if le := (*LoadError)(nil); errors.As(err, &le) || err != nil && conn.failed() != nil {
-		return err.Error()
+		return err.Error(), err
 	}
 	if err != nil {
 		msg := queryProblem(c, err)
-		return strings.Replace(msg, "a named query is", "a notebook cell is", 1)
+		return strings.Replace(msg, "a named query is", "a notebook cell is", 1), nil
 	}
 	for _, n := range names {
 		if n == "" || strings.Trim(n, "0123456789") == "" {
-			return fmt.Sprintf("the SQL uses a placeholder without a name (? or $%s), but a notebook cell takes no parameters: write the value into the cell", n)
+			return fmt.Sprintf("the SQL uses a placeholder without a name (? or $%s), but a notebook cell takes no parameters: write the value into the cell", n), nil
 		}
 	}
-	return ""
+	return "", nil
 }
 
 // typeName is the form of a type checkType asks DuckDB about: a name with a

@@ -39,7 +39,8 @@ import (
 //   - building a source's view: the source is broken (Duck.Broken), the
 //     others load;
 //   - checking a named query or cell: it is told as the query's problem
-//     (QueryChecks), the others are checked;
+//     (QueryChecks), the others are checked; after a crash or a stop for
+//     memory, calls of it are refused (QueryCheck.Refuse);
 //   - past loadLimit, or after maxLoadCrashes crashes while the views were
 //     built: the model does not open (its error says which step).
 //
@@ -87,6 +88,20 @@ func (e *LoadError) stopped() string {
 		return fmt.Sprintf("DuckDB crashed %d times", maxLoadCrashes)
 	}
 	return "its load process failed"
+}
+
+// refusal says why no call may run a named query or notebook cell whose check
+// ended with e ("" when a call may run it): DuckDB crashed on it, or it needed
+// more memory than the load may hold, which running it would do again. Out of
+// the load's time is no refusal: a call has its own time limit.
+func (e *LoadError) refusal() string {
+	switch e.Kind {
+	case "crash":
+		return "checking it crashed DuckDB (" + e.Detail + ")"
+	case "memory":
+		return "checking it needed more memory than a model's load may use (" + e.Detail + ")"
+	}
+	return ""
 }
 
 func (e *LoadError) Error() string {

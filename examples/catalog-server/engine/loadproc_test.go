@@ -156,6 +156,18 @@ SELEC x FROM t;
 	if p := checks["nb/cell-2"].Problems; len(p) != 1 || !strings.Contains(p[0], "nope") {
 		t.Errorf("the cell after the crash is not checked: %q (all: %v)", p, checks)
 	}
+	// The query and the cell that crashed are refused to calls; the others,
+	// whose SQL is only wrong, are not.
+	for _, k := range []string{"boom", "nb/cell-1"} {
+		if r := checks[k].Refuse; !strings.HasPrefix(r, "checking it crashed DuckDB (SIGSEGV") {
+			t.Errorf("%s: Refuse %q", k, r)
+		}
+	}
+	for _, k := range []string{"after", "nb/cell-2"} {
+		if r := checks[k].Refuse; r != "" {
+			t.Errorf("%s: Refuse %q", k, r)
+		}
+	}
 	res, err := d.Query(context.Background(), "SELECT sum(x) AS s FROM t", nil, testLimits)
 	if err != nil || cell(res, 0, 0) != "4" {
 		t.Fatalf("query: %v %v", res, err)
@@ -183,6 +195,9 @@ SELECT length(repeat('x', 600000000) || 'y') AS n;
 	p := d.QueryChecks()["big"].Problems
 	if len(p) != 1 || !strings.Contains(p[0], "more memory than a model's load may use while checking the named query big") || !strings.Contains(p[0], "past the 317 MiB") {
 		t.Errorf("big: %q", p)
+	}
+	if r := d.QueryChecks()["big"].Refuse; !strings.HasPrefix(r, "checking it needed more memory than a model's load may use (its load process held") {
+		t.Errorf("big: Refuse %q", r)
 	}
 	if len(d.Columns()["s"]) != 1 {
 		t.Errorf("columns: %v", d.Columns())
@@ -219,6 +234,9 @@ SELECT a FROM s;
 	checks := d.QueryChecks()
 	if p := checks["slow"].Problems; len(p) != 1 || !strings.Contains(p[0], "longer than its 3s limit: DuckDB was still checking the named query slow") {
 		t.Errorf("slow: %q", p)
+	}
+	if r := checks["slow"].Refuse; r != "" {
+		t.Errorf("slow is refused (a call has its own time limit): %q", r)
 	}
 	if p := checks[""].Problems; len(p) != 1 || !strings.Contains(p[0], "1 of the model's 2 named queries were not checked when it loaded (the load ran out of its 3s)") {
 		t.Errorf("unchecked: %q", p)
