@@ -110,7 +110,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.IntVar(&o.cfg.ByteBudget, "byte-budget", def.ByteBudget, "JSON `bytes` of columns and rows per result at most")
 	fs.DurationVar(&o.cfg.QueryTimeout, "timeout", def.QueryTimeout, "per-query time limit: the query is answered by then and stopped (its query process ended where DuckDB cannot interrupt it; with -isolate=false, left to finish in the background)")
 	fs.DurationVar(&o.startWait, "start-wait", 5*time.Second, "at start, how long to wait for the catalog's packages to load before serving; a package still loading then answers that it is (kind unavailable) until its models have opened, while the others are served")
-	fs.DurationVar(&o.stopWait, "stop-wait", 5*time.Second, "when stopping, how long to wait for what cannot be interrupted: a model still loading whose check DuckDB computes on, and with -isolate=false, computations DuckDB could not interrupt at their time limit (they end with the process after it)")
+	fs.DurationVar(&o.stopWait, "stop-wait", 5*time.Second, "with -isolate=false, when stopping, how long to wait for computations DuckDB could not interrupt at their time limit (they end with the process after it); loads under way are cancelled at once")
 	fs.IntVar(&o.maxProcs, "max-query-processes", defaultQueryProcesses, "the most query processes running DuckDB queries at once over all models (each model runs 8 at most)")
 	fs.IntVar(&o.cfg.MaxQueriesPerClient, "max-queries-per-client", defaultQueriesPerClient, "the most queries one client (over HTTP: one remote address) has running or waiting at once, over all models (and at most half of one model's connections); a query past it is refused at once. 0 turns the share off, as behind a reverse proxy, where every client has the proxy's address, unless -client-header names the proxy's header")
 	fs.StringVar(&o.cfg.ClientHeader, "client-header", "", "take the client's address from this request `header`, set by a trusted reverse proxy in front (X-Forwarded-For: its last address), instead of the connection's; only when every request comes through that proxy, as a client could write the header itself")
@@ -120,8 +120,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	})
 	fs.BoolVar(&o.isolate, "isolate", true, "run each DuckDB query in a query process (this program, started again), ended at the query's time limit if DuckDB cannot stop; -isolate=false runs queries in the server's process, without a round trip between processes, but a calculation DuckDB cannot interrupt then runs on past its limit (loading a model runs in a process of its own either way)")
 	fs.BoolVar(&o.cfg.Duck.CrashDumps, "crash-dumps", false, "log what a query process that crashed wrote (its first 2 KiB and last 8 KiB: the Go runtime's crash dump, about 10 KB) with the one line the crash gets anyway")
-	fs.IntVar(&o.cfg.Duck.Threads, "threads", engine.DefaultThreads, "DuckDB worker threads per query process (with -isolate=false, per model)")
-	fs.StringVar(&o.cfg.Duck.MemoryLimit, "memory-limit", engine.DefaultMemoryLimit, "DuckDB memory limit per query process (with -isolate=false, per model): a number and a unit, such as 512MB, 1.5GB or 2GiB")
+	fs.IntVar(&o.cfg.Duck.Threads, "threads", engine.DefaultThreads, "DuckDB worker threads per query process and per model load (with -isolate=false, per model)")
+	fs.StringVar(&o.cfg.Duck.MemoryLimit, "memory-limit", engine.DefaultMemoryLimit, "DuckDB memory limit per query process and per model load (with -isolate=false, per model): a number and a unit, such as 512MB, 1.5GB or 2GiB")
 	fs.StringVar(&o.cfg.Duck.TempLimit, "temp-limit", engine.DefaultTempLimit, "the most DuckDB may spill to disk per query process (with -isolate=false, per model), in -memory-limit's form; 0B: no spilling")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

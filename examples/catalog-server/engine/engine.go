@@ -108,7 +108,8 @@ type RefusedError struct {
 const rowLocksReason = "row locks are not allowed: drop FOR UPDATE (or FOR NO KEY UPDATE, FOR SHARE, FOR KEY SHARE)"
 
 // RowLocksProblem says what is wrong with a named query or a notebook cell
-// whose SQL locks rows: found by PostgreSQL's check when its model opens, and
+// whose SQL locks rows: found by the load check when its model opens
+// (PostgreSQL's plan, DuckDB's parser), and
 // said again by each call (RefusedError.RowLocks).
 const RowLocksProblem = "the SQL locks rows (FOR UPDATE, FOR NO KEY UPDATE, FOR SHARE or FOR KEY SHARE), which this read-only endpoint refuses, so every call is refused: the catalog's file must drop the locking clause"
 
