@@ -203,8 +203,9 @@ type Service struct {
 // whose load is slow (a DuckDB model whose check computes for a minute, a
 // PostgreSQL server that does not answer) holds one place, and the others load
 // beside it; a package whose files change while it loads has its load
-// cancelled and loads again, but a load DuckDB cannot interrupt keeps its place
-// until it ends.
+// cancelled and loads again (a DuckDB load's process is ended; a load in the
+// server's process, without DuckConfig.Loader, keeps its place until DuckDB
+// returns).
 const maxParallelLoads = 4
 
 // maxParallelPGOpens is how many models of one PostgreSQL package are opened at
