@@ -43,19 +43,16 @@ func clientOf(ctx context.Context) (string, bool) {
 
 // identifyClients serves h with each request's context carrying its client: the
 // host of its remote address or, when header is set (a reverse proxy in front
-// that sets it), the last address in that header — the one the proxy appended —
-// when the request has it; an IPv6 address counts as its /64 (hostOf). The library runs a stateless call in a context
+// that sets it), the address in that header's last element — the one the
+// proxy appended — when the request has it (headerClient); an IPv6 address
+// counts as its /64 (hostOf). The library runs a stateless call in a context
 // descending from its POST's, so the tools read it there.
 func identifyClients(h http.Handler, header string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := ""
 		if header != "" {
 			if v := r.Header.Values(header); len(v) > 0 {
-				last := v[len(v)-1]
-				if i := strings.LastIndexByte(last, ','); i >= 0 {
-					last = last[i+1:]
-				}
-				id = hostOf(strings.TrimSpace(last))
+				id = headerClient(header, v[len(v)-1])
 			}
 		}
 		if id == "" {
@@ -63,6 +60,77 @@ func identifyClients(h http.Handler, header string) http.Handler {
 		}
 		h.ServeHTTP(w, r.WithContext(withClient(r.Context(), id)))
 	})
+}
+
+// headerClient returns the client the last header line v of header names,
+// or "" when it names no IP address, so that the request counts as its
+// connection's address (the proxy's: every such request of one proxy shares
+// one client, and a value a client made up gains it nothing). The address is
+// the last comma-separated element's: for Forwarded (RFC 7239, any case) its
+// for= parameter, quotes, brackets and port taken off ("unknown" and
+// obfuscated identifiers such as "_hidden" name no address); for any other
+// header (X-Forwarded-For, X-Real-Ip) the element itself, brackets and port
+// taken off. Before, a value that was not a bare address was kept whole, so
+// for="[2001:db8::1]:40001" made each of a host's ports a client of its own.
+func headerClient(header, v string) string {
+	last := lastElement(v)
+	if strings.EqualFold(header, "Forwarded") {
+		node := ""
+		for pair := range strings.SplitSeq(last, ";") {
+			k, val, ok := strings.Cut(strings.TrimSpace(pair), "=")
+			if ok && strings.EqualFold(strings.TrimSpace(k), "for") {
+				node = strings.TrimSpace(val)
+			}
+		}
+		last = unquote(node)
+	}
+	host := last
+	if h, _, err := net.SplitHostPort(last); err == nil {
+		host = h
+	} else {
+		host = strings.TrimPrefix(strings.TrimSuffix(last, "]"), "[")
+	}
+	if _, err := netip.ParseAddr(host); err != nil {
+		return "" // not an address: "unknown", "_hidden", a name, garbage
+	}
+	return hostOf(host)
+}
+
+// lastElement returns v's last comma-separated element, trimmed; a comma
+// inside a quoted string (Forwarded's) does not separate.
+func lastElement(v string) string {
+	start, quoted := 0, false
+	for i := 0; i < len(v); i++ {
+		switch v[i] {
+		case '\\':
+			if quoted {
+				i++
+			}
+		case '"':
+			quoted = !quoted
+		case ',':
+			if !quoted {
+				start = i + 1
+			}
+		}
+	}
+	return strings.TrimSpace(v[start:])
+}
+
+// unquote takes the quotes and backslash escapes off an RFC 7230 quoted
+// string; a token is returned as it is.
+func unquote(s string) string {
+	if len(s) < 2 || s[0] != '"' || s[len(s)-1] != '"' {
+		return s
+	}
+	var b strings.Builder
+	for i := 1; i < len(s)-1; i++ {
+		if s[i] == '\\' && i+1 < len(s)-1 {
+			i++
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }
 
 // hostOf returns the client an address counts as (HOST:PORT, [IPv6]:PORT or a

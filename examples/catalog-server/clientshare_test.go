@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -377,5 +378,77 @@ func TestClientShareHeldPastAnswer(t *testing.T) {
 	defer svc.shares.mu.Unlock()
 	if len(svc.shares.n) != 0 {
 		t.Errorf("counters left: %v", svc.shares.n)
+	}
+}
+
+// TestClientHeaderForms: the client named by -client-header's header. A
+// Forwarded (RFC 7239) value is read for its last element's for= address,
+// quotes, brackets and port taken off; a value naming no IP address
+// ("unknown", an obfuscated "_hidden", garbage) counts as the connection's
+// address. Before, for="[2001:db8::1]:40001" was kept whole: each port was a
+// client of its own, so one IPv6 host passed its share with a port per query.
+func TestClientHeaderForms(t *testing.T) {
+	for _, c := range []struct {
+		header string
+		values []string
+		want   string
+	}{
+		{"Forwarded", []string{`for="[2001:db8::1]:40001"`}, "2001:db8::/64"},
+		{"Forwarded", []string{`for="[2001:db8::1]:40002"`}, "2001:db8::/64"},
+		{"forwarded", []string{`For="[2001:db8::ffff:1]"`}, "2001:db8::/64"},
+		{"Forwarded", []string{`for=192.0.2.60;proto=http;by=203.0.113.43`}, "192.0.2.60"},
+		{"Forwarded", []string{`for="192.0.2.60:4711"`}, "192.0.2.60"},
+		{"Forwarded", []string{`for=198.51.100.17, for="[2001:db8:cafe::17]:4711";proto=https`}, "2001:db8:cafe::/64"},
+		{"Forwarded", []string{`for=198.51.100.17`, `proto=https;for="[2001:db8:cafe::17]:1"`}, "2001:db8:cafe::/64"},
+		{"Forwarded", []string{`for="_gazonk"`}, "192.0.2.1"},
+		{"Forwarded", []string{`for=unknown`}, "192.0.2.1"},
+		{"Forwarded", []string{`proto=https`}, "192.0.2.1"},
+		{"Forwarded", []string{`for="[2001:db8::1]:1", for="x,y"`}, "192.0.2.1"},
+		{"X-Forwarded-For", []string{"[2001:db8::1]:40001"}, "2001:db8::/64"},
+		{"X-Forwarded-For", []string{"198.51.100.7, [2001:db8::2]:40002"}, "2001:db8::/64"},
+		{"X-Forwarded-For", []string{"198.51.100.7, 203.0.113.9:5000"}, "203.0.113.9"},
+		{"X-Forwarded-For", []string{"198.51.100.7, unknown"}, "192.0.2.1"},
+		{"X-Forwarded-For", []string{"garbage-1"}, "192.0.2.1"},
+		{"X-Forwarded-For", []string{`for="[2001:db8::1]:1"`}, "192.0.2.1"},
+	} {
+		var got string
+		h := identifyClients(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { got, _ = clientOf(r.Context()) }), c.header)
+		r := httptest.NewRequest("POST", "/mcp", nil)
+		r.RemoteAddr = "192.0.2.1:5555"
+		for _, v := range c.values {
+			r.Header.Add(c.header, v)
+		}
+		h.ServeHTTP(httptest.NewRecorder(), r)
+		if got != c.want {
+			t.Errorf("%s: %q: client %q, want %q", c.header, c.values, got, c.want)
+		}
+	}
+}
+
+// TestClientShareForwardedPorts: with -client-header Forwarded, queries of one
+// IPv6 host from eight ports share one client's share. Before, each port was a
+// client and all eight ran.
+func TestClientShareForwardedPorts(t *testing.T) {
+	m := &catalog.Model{Name: "d", Package: &catalog.Package{Name: "k", Engine: catalog.EngineDuckDB, Project: &catalog.Project{Name: "p"}}}
+	c := newClientShares(4)
+	var err error
+	h := identifyClients(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		_, err = c.take(r.Context(), m) // held: not released
+	}), "Forwarded")
+	ran := 0
+	for n := range 8 {
+		r := httptest.NewRequest("POST", "/mcp", nil)
+		r.RemoteAddr = "192.0.2.1:5555"
+		r.Header.Set("Forwarded", fmt.Sprintf(`for="[2001:db8::%d]:4000%d"`, n+1, n))
+		h.ServeHTTP(httptest.NewRecorder(), r)
+		if err == nil {
+			ran++
+		} else if _, busy := err.(*clientBusyError); !busy {
+			t.Fatal(err)
+		}
+	}
+	// A client holds at most half of a DuckDB model's connections.
+	if want := c.perModel(m); ran != want {
+		t.Errorf("%d of 8 queries from one /64 through Forwarded were taken, want %d", ran, want)
 	}
 }
