@@ -182,6 +182,10 @@ type Service struct {
 	changed chan struct{}               // closed and replaced whenever ready, want or closed change
 	held    bool                        // no load starts before startLoads
 	closed  bool
+	// toldDiags holds the catalog's diagnostics the last read found, each
+	// keyed with its package's or project's stamp (diagnosticKeys): the
+	// next read logs only those not in it.
+	toldDiags map[string]bool
 
 	loadCtx   context.Context // the loads' context: ends with Close (or NewService's ctx)
 	stopLoads context.CancelFunc
@@ -451,11 +455,22 @@ func (s *Service) reread() (map[string]string, error) {
 		// else: the load of the version before is cancelled, and this one
 		// starts when it returns.
 	}
+	// A diagnostic is logged when it first appears, or when the files of its
+	// package (or project) changed; not again at each read while it lasts (an
+	// edit of another package rereads the whole catalog). Before, a package of
+	// 150 bad model files logged 100 lines and a count at every read.
 	logs := logBudget{log: s.log}
-	for _, d := range cat.Diagnostics {
-		logs.warn("catalog", "diagnostic", d)
+	keys := diagnosticKeys(cat, stamps)
+	for i, d := range cat.Diagnostics {
+		if !s.toldDiags[keys[i]] {
+			logs.warn("catalog", "diagnostic", d)
+		}
 	}
 	logs.done()
+	s.toldDiags = make(map[string]bool, len(keys))
+	for _, k := range keys {
+		s.toldDiags[k] = true
+	}
 	if hint := emptyCatalogHint(s.dir, cat); hint != "" {
 		s.log.Warn("the catalog has no packages", "dir", s.dir, "hint", hint)
 	}
@@ -465,6 +480,34 @@ func (s *Service) reread() (map[string]string, error) {
 	}
 	s.signal()
 	return changed, nil
+}
+
+// diagnosticKeys returns a key for each of cat's Diagnostics: its text with
+// the stamp (dirStamps) of the package or project whose problems hold it, so
+// that an edit of those files makes it new; the text alone for the others.
+func diagnosticKeys(cat *catalog.Catalog, stamps map[string]string) []string {
+	owner := map[string]string{} // diagnostic → its package's or project's stamp
+	for _, p := range cat.Projects {
+		for _, d := range p.Problems {
+			owner[d] = stamps[p.Name]
+		}
+		for _, pkg := range p.Packages {
+			stamp := stamps[p.Name+"/"+pkg.Name]
+			for _, d := range pkg.Problems {
+				owner[d] = stamp
+			}
+			for _, m := range pkg.Models {
+				for _, d := range m.Problems {
+					owner[d] = stamp
+				}
+			}
+		}
+	}
+	keys := make([]string, len(cat.Diagnostics))
+	for i, d := range cat.Diagnostics {
+		keys[i] = owner[d] + "\x00" + d
+	}
+	return keys
 }
 
 // startLoad opens the models of pkg (version ver) in the background, once one
