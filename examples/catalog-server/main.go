@@ -119,7 +119,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return err
 	})
 	fs.BoolVar(&o.isolate, "isolate", true, "run each DuckDB query in a query process (this program, started again), ended at the query's time limit if DuckDB cannot stop; -isolate=false runs queries in the server's process, without a round trip between processes, but a calculation DuckDB cannot interrupt then runs on past its limit (loading a model runs in a process of its own either way)")
-	fs.BoolVar(&o.cfg.Duck.CrashDumps, "crash-dumps", false, "log what a query process that crashed wrote (its first 2 KiB and last 8 KiB: the Go runtime's crash dump, about 10 KB) with the one line the crash gets anyway")
+	fs.BoolVar(&o.cfg.Duck.CrashDumps, "crash-dumps", false, "log what a query or load process that crashed wrote (its first 2 KiB and last 8 KiB: the Go runtime's crash dump, about 10 KB) with the one line the crash gets anyway")
 	fs.IntVar(&o.cfg.Duck.Threads, "threads", engine.DefaultThreads, "DuckDB worker threads per query process and per model load (with -isolate=false, per model)")
 	fs.StringVar(&o.cfg.Duck.MemoryLimit, "memory-limit", engine.DefaultMemoryLimit, "DuckDB memory limit per query process and per model load (with -isolate=false, per model): a number and a unit, such as 512MB, 1.5GB or 2GiB")
 	fs.StringVar(&o.cfg.Duck.TempLimit, "temp-limit", engine.DefaultTempLimit, "the most DuckDB may spill to disk per query process (with -isolate=false, per model), in -memory-limit's form; 0B: no spilling")

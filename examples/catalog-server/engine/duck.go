@@ -58,11 +58,11 @@ type DuckConfig struct {
 	// over every model that shares it (each model has its own cap of
 	// duckMaxConns as well); nil means the models' caps alone.
 	Processes *ProcessLimit
-	// Log, when set, is where a query process's troubles are logged (a crash,
-	// an answer that could not be read), one line each, at most
+	// Log, when set, is where a query or load process's troubles are logged
+	// (a crash, an answer that could not be read), one line each, at most
 	// workerNotesPerMinute a minute; nil means slog.Default().
 	Log *slog.Logger
-	// CrashDumps adds to the log line of a query process that crashed what it
+	// CrashDumps adds to the log line of a query or load process that crashed what it
 	// wrote (its first 2 KiB and last 8 KiB: the Go runtime's crash dump).
 	CrashDumps bool
 	// Typed, when set, gives the text a named query runs as (its parameters

@@ -7,7 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"log/slog"
 	"os/exec"
 	"regexp"
 	"strconv"
@@ -161,7 +161,7 @@ func openLoad(ctx context.Context, pkgDir, path string, cfg DuckConfig) (loadCon
 		return openLocalLoad(ctx, pkgDir, path, cfg)
 	}
 	p := &procLoad{command: cfg.Loader, deadline: time.Now().Add(loadLimit), maxRSS: runningMaxRSS(cfg.MemoryLimit),
-		memory: cfg.MemoryLimit, open: workerLoad{Path: path, PkgDir: pkgDir, Threads: cfg.Threads, MemoryLimit: cfg.MemoryLimit, TempLimit: cfg.TempLimit}}
+		memory: cfg.MemoryLimit, log: cfg.log(), dumps: cfg.CrashDumps, open: workerLoad{Path: path, PkgDir: pkgDir, Threads: cfg.Threads, MemoryLimit: cfg.MemoryLimit, TempLimit: cfg.TempLimit}}
 	p.what = "opening the model's database"
 	if err := p.start(ctx); err != nil {
 		return nil, err
@@ -259,12 +259,15 @@ func (l *localLoad) abandon() { l.finish(context.Background()) }
 type procLoad struct {
 	command  func() *exec.Cmd
 	open     workerLoad
-	deadline time.Time // the model's loadLimit
-	maxRSS   int64     // runningMaxRSS: past it the process is stopped
-	memory   string    // the memory limit, for messages
+	deadline time.Time    // the model's loadLimit
+	maxRSS   int64        // runningMaxRSS: past it the process is stopped
+	memory   string       // the memory limit, for messages
+	log      *slog.Logger // where a crash is noted, rate-limited (workerNotes)
+	dumps    bool         // DuckConfig.CrashDumps
 
 	w       *duckWorker // nil: the next step starts one
 	stderr  *headBuffer // the start of w's standard error (the crash's signal)
+	output  *outputTail // w's standard output and error, bounded (the crash's log line)
 	what    string      // the step under way
 	crashes []string    // the steps that crashed
 	stop    error       // failed()
@@ -297,13 +300,19 @@ const maxStderrKept = 64 << 10
 func (p *procLoad) start(ctx context.Context) error {
 	cmd := p.command()
 	buf := &headBuffer{max: maxStderrKept}
+	// What the process writes goes nowhere but into out (bounded: its first
+	// 2 KiB and last 8 KiB), for the one log line of a crash (noteCrash).
+	// Before, it went to the server's standard error: a model whose every
+	// query crashed DuckDB wrote about 8 KB of the Go runtime's dump per crash
+	// there, at each load, past the rate limit. Only its standard error is
+	// kept for crashDetail too, where the Go runtime writes a crash: a line on
+	// its standard output (which DuckDB or a library might write, quoting a
+	// file's content) cannot pass for the crash's signal.
+	out := &outputTail{}
 	if cmd.Stderr == nil {
-		cmd.Stderr = os.Stderr
+		cmd.Stderr = out
+		cmd.WaitDelay = time.Second // a grandchild holding the pipe does not hold Wait
 	}
-	// Only its standard error is kept for crashDetail, where the Go runtime
-	// writes a crash: a line on its standard output (which DuckDB or a
-	// library might write, quoting a file's content) cannot pass for the
-	// crash's signal. Both still go to the server's standard error.
 	if cmd.Stdout == nil {
 		cmd.Stdout = cmd.Stderr
 	}
@@ -313,7 +322,7 @@ func (p *procLoad) start(ctx context.Context) error {
 		p.stop = &LoadError{Kind: "start", Detail: "could not be started (" + err.Error() + ")"}
 		return p.stop
 	}
-	p.w, p.stderr = w, buf
+	p.w, p.stderr, p.output = w, buf, out
 	what := p.what
 	p.what = "opening the model's database"
 	if len(p.crashes) > 0 {
@@ -455,6 +464,7 @@ func (p *procLoad) roundTrip(ctx context.Context, req workerRequest, size int) (
 				if bad != nil {
 					detail = "its answer could not be read: " + bad.Error()
 				}
+				p.noteCrash(w, detail)
 				return workerAnswer{}, p.crashed(&LoadError{Kind: "crash", What: p.what, Detail: detail})
 			}
 			if ans.Error != nil {
@@ -471,6 +481,19 @@ func (p *procLoad) roundTrip(ctx context.Context, req workerRequest, size int) (
 			return workerAnswer{}, p.stop
 		}
 	}
+}
+
+// noteCrash logs, in one line, that w crashed while p.what (its model's
+// problems say the same, with the model), rate-limited with the query
+// processes' troubles (workerNotes): each load of a catalog whose every query
+// crashes DuckDB would log a line a query. What the process wrote goes into
+// the line only with DuckConfig.CrashDumps.
+func (p *procLoad) noteCrash(w *duckWorker, detail string) {
+	args := []any{"pid", w.cmd.Process.Pid, "package", p.open.PkgDir, "while", p.what, "detail", detail}
+	if p.dumps && p.output != nil {
+		args = append(args, "output", p.output.String())
+	}
+	workerNotes.note(p.log, "a load process crashed; what it was doing is listed in its model's problems", args...)
 }
 
 // crashed counts a crash (or a stop for memory), le, and returns it; at

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -390,5 +391,59 @@ func TestLoadProcAnswerTooLarge(t *testing.T) {
 	}
 	if res, err := d.Query(context.Background(), "SELECT sum(x) AS s FROM t", nil, testLimits); err != nil || cell(res, 0, 0) != "4" {
 		t.Fatalf("query: %v %v", res, err)
+	}
+}
+
+// TestLoadProcCrashLogged: what a crashing load process writes (the Go
+// runtime's dump, about 8 KB a crash) goes neither to the server's standard
+// error nor into the log: each crash is one line, rate-limited with the query
+// processes' (workerNotes); the dump only with CrashDumps. Before, a model of
+// crashing queries wrote every dump to the server's standard error at each
+// load (49 KB for ten such queries).
+func TestLoadProcCrashLogged(t *testing.T) {
+	var src strings.Builder
+	src.WriteString("-- @source t\nSELECT 1 AS x;\n")
+	for i := range 4 {
+		fmt.Fprintf(&src, "-- @query boom%d\n%s FROM t;\n", i, crashSQL)
+	}
+	m := loadModel(t, map[string]string{"p/k/manifest.json": `{}`, "p/k/m.sql": src.String()}, "p/k/m")
+	stderr, err := os.CreateTemp(t.TempDir(), "stderr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func(f *os.File) { os.Stderr = f }(os.Stderr)
+	os.Stderr = stderr
+
+	freshNotes(t, 2, 3*time.Second)
+	log, buf := testLog()
+	d, err := OpenDuck(context.Background(), m, DuckConfig{Loader: testWorker, Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(buf.String(), "were not logged one by one") && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	out := buf.String()
+	if n := strings.Count(out, `msg="a load process crashed`); n != 2 || !strings.Contains(out, "count=2") ||
+		!strings.Contains(out, `detail="SIGSEGV: segmentation violation"`) || strings.Contains(out, "goroutine") || len(out) > 3000 {
+		t.Errorf("want 2 crash lines and one counting 2 more, got %d:\n%.4000s", n, out)
+	}
+	if fi, err := stderr.Stat(); err != nil || fi.Size() != 0 {
+		b, _ := os.ReadFile(stderr.Name())
+		t.Errorf("the server's standard error got %d bytes: %.500s", len(b), b)
+	}
+
+	// With the dumps: in the log line, bounded.
+	freshNotes(t, 1, time.Minute)
+	log, buf = testLog()
+	d, err = OpenDuck(context.Background(), m, DuckConfig{Loader: testWorker, Log: log, CrashDumps: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Close()
+	if out := buf.String(); !strings.Contains(out, "goroutine") || len(out) > outputHead+outputKeep+2000 {
+		t.Errorf("the dump (%d bytes): %.500s", len(out), out)
 	}
 }

@@ -200,7 +200,7 @@ func (l *noteLimiter) note(log *slog.Logger, msg string, args ...any) {
 			l.skipped, l.flush = 0, nil
 			l.start, l.logged = time.Now(), 0
 			l.mu.Unlock()
-			log.Warn("more query process troubles (crashes, answers that could not be read) were not logged one by one", "count", n, "within", l.window.String(), "logged at most", l.per)
+			log.Warn("more query and load process troubles (crashes, answers that could not be read) were not logged one by one", "count", n, "within", l.window.String(), "logged at most", l.per)
 		})
 	}
 	l.mu.Unlock()
