@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"maps"
 	"math"
 	"reflect"
@@ -307,6 +308,8 @@ func classify(err error) toolError {
 		return toolError{Error: err.Error(), Kind: "invalid", Hint: "Ask for less: select fewer or smaller columns, or cut long values (left(col, 1000)); the same query fails the same way again."}
 	case errors.As(err, &ae):
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Call again; if it fails again, tell the server's operator (the server's log has what was read)."}
+	case errors.As(err, &ee) && ee.Gone:
+		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "The server is loading the model again, which builds its database anew: call again in a few seconds. If this keeps happening, tell the server's operator: files are being removed from the server's temporary folder while it runs."}
 	case errors.As(err, &ee) && ee.Broken:
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Calling again will not help: the server cannot start the process that runs this model's queries. Tell the server's operator (the server's log says why)."}
 	case errors.As(err, &ee):
@@ -679,8 +682,10 @@ func (s *Service) Execute(ctx context.Context, in executeIn) (*engine.Result, er
 	if errors.Is(err, engine.ErrClosed) {
 		res, err = s.execute(ctx, in)
 	}
-	if ee := (*engine.EngineError)(nil); errors.As(err, &ee) && ee.Broken {
-		s.log.Error("a query process could not serve a model", "path", in.Path, "err", ee.Detail)
+	if ee := (*engine.EngineError)(nil); errors.As(err, &ee) && ee.Broken && !ee.Gone {
+		// Rate-limited: a client can meet it at every call. A database file
+		// gone is logged once per load it starts (rebuild).
+		s.brokenNotes.Note(s.log, slog.LevelError, "a query process could not serve a model", "path", in.Path, "err", ee.Detail)
 	}
 	return res, err
 }
@@ -843,6 +848,9 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 	}
 	client, _ := clientOf(ctx) // its turn for a connection comes round-robin by client
 	res, err := eng.Query(ctx, sqlText, params, engine.Limits{RowLimit: rowLimit, ByteBudget: s.cfg.ByteBudget, Timeout: s.cfg.QueryTimeout, Done: release, Client: client})
+	if ee := (*engine.EngineError)(nil); errors.As(err, &ee) && ee.Gone {
+		s.rebuild(m, eng) // its database file was removed: the model loads again
+	}
 	castOf := "" // the parameter whose cast the error is at
 	if err != nil {
 		// Positions and DuckDB's excerpt about the author's SQL, not the

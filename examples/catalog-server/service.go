@@ -201,6 +201,9 @@ type Service struct {
 	closing sync.Map // modelEngine → struct{}
 	subs    []func(old, new *catalog.Catalog)
 	shares  *clientShares // each client's queries at once
+	// brokenNotes rate-limits the lines about models whose query processes
+	// cannot start or open them (Execute): 10 a minute.
+	brokenNotes *engine.NoteLimiter
 }
 
 // maxParallelLoads is how many packages open their models at once. A package
@@ -294,7 +297,8 @@ func openService(ctx context.Context, dir string, cfg Config, log *slog.Logger) 
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Service{cfg: cfg, log: log, dir: dir, shares: newClientShares(cfg.MaxQueriesPerClient),
-		ready: map[string]*pkgState{}, loading: map[string]*pkgLoad{}, changed: make(chan struct{}),
+		brokenNotes: engine.NewNoteLimiter(10, time.Minute, "lines about models whose query processes cannot start or open them"),
+		ready:       map[string]*pkgState{}, loading: map[string]*pkgLoad{}, changed: make(chan struct{}),
 		slots: make(chan struct{}, maxParallelLoads), retryFirst: pgRetryFirst, held: true}
 	if cfg.retryFirst > 0 {
 		s.retryFirst = cfg.retryFirst
@@ -660,6 +664,30 @@ func (s *Service) scheduleRetry(key string, st *pkgState) {
 		}
 		s.startLoad(key, st.pkg, st.ver, st.engines, st.retries+1)
 	})
+}
+
+// rebuild loads the package of model m again, keeping its other models'
+// engines, when eng — m's engine, whose database file is gone (removed from
+// the temporary folder) — is still the one served and no load of the package
+// is under way; once m opens again, the load's finish serves it and retires
+// eng. A rebuild that fails to open m keeps eng served, and the next call
+// that meets it starts another (one load of a package at a time).
+func (s *Service) rebuild(m *catalog.Model, eng modelEngine) {
+	key := m.Package.Project.Name + "/" + m.Package.Name
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.ready[key]
+	if s.closed || s.held || s.loadCtx.Err() != nil || st == nil || st.engines[m.Name] != eng || s.loading[key] != nil || s.want[key] != st.ver {
+		return
+	}
+	keep := make(map[string]modelEngine, len(st.engines))
+	for name, e := range st.engines {
+		if name != m.Name {
+			keep[name] = e
+		}
+	}
+	s.log.Warn("a model's database file is gone (removed from the server's temporary folder); loading the model again", "model", key+"/"+m.Name)
+	s.startLoad(key, st.pkg, st.ver, keep, st.retries)
 }
 
 // retire closes the engines of st, a version no longer served, that next (the

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"math"
 	"os"
@@ -111,9 +112,16 @@ type EngineError struct {
 	// Broken says the process could not be started or could not open the
 	// model: the server's fault, which calling again does not mend.
 	Broken bool
+	// Gone (with Broken) says the model's database file, built when the model
+	// loaded, is no longer in the server's temporary folder (a cleaner of
+	// temporary files removed it): the model must be loaded again.
+	Gone bool
 }
 
 func (e *EngineError) Error() string {
+	if e.Gone {
+		return "the model's DuckDB database, which the server built in its temporary folder when the model loaded, is gone (removed while the server ran, as by a cleaner of temporary files), so no query of this model can run until the server builds it again. This is a fault of the server, not of the query"
+	}
 	if e.Broken {
 		return "the query's DuckDB process " + e.Detail + ". This is a fault of the server, not of the query: queries on this model fail until it is fixed; tell the server's operator"
 	}
@@ -490,6 +498,11 @@ func (p *DuckProc) start(ctx context.Context) (*duckWorker, error) {
 	if closed {
 		return nil, ErrClosed
 	}
+	// A database file removed from the temporary folder: no process can open
+	// it, so none is started (each call started one, in vain).
+	if p.fileGone() {
+		return nil, p.startErr("")
+	}
 	// The worker's standard output and error are kept, bounded (outputTail),
 	// for the log line of a process that crashes (noteEnd).
 	cmd := p.cfg.Worker()
@@ -663,7 +676,19 @@ func (p *DuckProc) startErr(detail string) error {
 	if closed {
 		return ErrClosed
 	}
+	if p.fileGone() {
+		return &EngineError{Detail: "could not open the model: its database file is gone", Broken: true, Gone: true}
+	}
+	// The server's temporary paths are not the caller's business.
+	detail = strings.ReplaceAll(detail, p.file.path, "the model's database file")
+	detail = strings.ReplaceAll(detail, p.file.tmp, "the server's temporary folder")
 	return &EngineError{Detail: detail, Broken: true}
+}
+
+// fileGone says the model's database file is no longer there.
+func (p *DuckProc) fileGone() bool {
+	_, err := os.Stat(p.file.path)
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // duckIdleMaxRSS is the most resident memory a worker process may hold to be

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -171,6 +172,7 @@ const workerNotesPerMinute = 10
 type noteLimiter struct {
 	per    int
 	window time.Duration
+	about  string // the lines, in the one counting those left out; "": the processes' troubles
 
 	mu      sync.Mutex
 	start   time.Time // of the current window
@@ -179,8 +181,36 @@ type noteLimiter struct {
 	flush   *time.Timer
 }
 
+// NoteLimiter rate-limits log lines about a trouble a client can cause at
+// every call (a model whose query processes cannot start): at most per lines
+// a window; past them, one line at the window's end says how many were left
+// out, as workerNotes does for the query processes' troubles. Safe for
+// concurrent use.
+type NoteLimiter struct{ l noteLimiter }
+
+// NewNoteLimiter returns a limiter of per lines a window; about names the
+// lines in the one counting those left out.
+func NewNoteLimiter(per int, window time.Duration, about string) *NoteLimiter {
+	return &NoteLimiter{noteLimiter{per: per, window: window, about: about}}
+}
+
+// Note logs msg with args on log at level unless the window's lines are used up.
+// A nil limiter logs every line.
+func (n *NoteLimiter) Note(log *slog.Logger, level slog.Level, msg string, args ...any) {
+	if n == nil {
+		log.Log(context.Background(), level, msg, args...)
+		return
+	}
+	n.l.noteAt(log, level, msg, args...)
+}
+
 // note logs msg with args on log unless the window's lines are used up.
 func (l *noteLimiter) note(log *slog.Logger, msg string, args ...any) {
+	l.noteAt(log, slog.LevelWarn, msg, args...)
+}
+
+// noteAt is note at level.
+func (l *noteLimiter) noteAt(log *slog.Logger, level slog.Level, msg string, args ...any) {
 	l.mu.Lock()
 	now := time.Now()
 	if now.Sub(l.start) >= l.window && l.flush == nil {
@@ -189,7 +219,7 @@ func (l *noteLimiter) note(log *slog.Logger, msg string, args ...any) {
 	if l.logged < l.per {
 		l.logged++
 		l.mu.Unlock()
-		log.Warn(msg, args...)
+		log.Log(context.Background(), level, msg, args...)
 		return
 	}
 	l.skipped++
@@ -200,7 +230,11 @@ func (l *noteLimiter) note(log *slog.Logger, msg string, args ...any) {
 			l.skipped, l.flush = 0, nil
 			l.start, l.logged = time.Now(), 0
 			l.mu.Unlock()
-			log.Warn("more query and load process troubles (crashes, answers that could not be read) were not logged one by one", "count", n, "within", l.window.String(), "logged at most", l.per)
+			about := l.about
+			if about == "" {
+				about = "query and load process troubles (crashes, answers that could not be read)"
+			}
+			log.Warn("more "+about+" were not logged one by one", "count", n, "within", l.window.String(), "logged at most", l.per)
 		})
 	}
 	l.mu.Unlock()
