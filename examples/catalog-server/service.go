@@ -175,6 +175,7 @@ type Service struct {
 	mu      sync.Mutex
 	read    *catalog.Catalog            // the catalog as last read
 	stamps  map[string]string           // dirStamps taken before that read
+	ids     catalog.FileIDs             // the files dirStamps saw last, to tell a file replaced by another
 	want    map[string]string           // package path → the version that read found (pkgVersion)
 	pkgs    map[string]*catalog.Package // package path → the package as that read found it
 	ready   map[string]*pkgState        // package path → its models as opened: the version served
@@ -415,7 +416,7 @@ func (s *Service) reread() (map[string]string, error) {
 	}
 	// Stamped before the files are read: a file changed while they are read makes
 	// the next reload see its package changed (never the reverse).
-	stamps := dirStamps(s.dir)
+	stamps := dirStamps(s.dir, &s.ids)
 	// A model file or manifest broken by an edit keeps the version read before.
 	cat, err := catalog.LoadAfter(s.dir, s.read)
 	if err != nil {
@@ -1043,16 +1044,21 @@ func (s *Service) Watch(ctx context.Context, every time.Duration) {
 }
 
 // dirStamps summarises the files of the catalog in dir: per package path
-// ("project/package") the names, sizes and modification times of the files under
-// its folder, and per project the same of the files directly in its folder
-// (project.json). dir may be a symbolic link to the catalog folder.
-func dirStamps(dir string) map[string]string {
+// ("project/package") the names, sizes, modification times, modes and
+// identities (ids: a file or folder replaced by another at the same path, as
+// when two package folders swap names, is a change even with the same names,
+// sizes and times) of the files under its folder, the folder's own included,
+// and per project the same of the files directly in its folder (project.json).
+// dir may be a symbolic link to the catalog folder.
+func dirStamps(dir string, ids *catalog.FileIDs) map[string]string {
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = real
 	}
 	b := map[string]*strings.Builder{}
+	whole := true
 	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || path == dir {
+			whole = whole && err == nil
 			return nil
 		}
 		rel, err := filepath.Rel(dir, path)
@@ -1074,9 +1080,10 @@ func dirStamps(dir string) map[string]string {
 		if b[key] == nil {
 			b[key] = &strings.Builder{}
 		}
-		fmt.Fprintf(b[key], "%s\x00%d\x00%d\x00%s\n", rel, info.Size(), info.ModTime().UnixNano(), info.Mode())
+		fmt.Fprintf(b[key], "%s\x00%d\x00%d\x00%s\x00%d\n", rel, info.Size(), info.ModTime().UnixNano(), info.Mode(), ids.ID(rel, info))
 		return nil
 	})
+	ids.Done(whole)
 	out := make(map[string]string, len(b))
 	for k, v := range b {
 		out[k] = v.String()
