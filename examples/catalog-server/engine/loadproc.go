@@ -33,10 +33,11 @@ import (
 // settings and watchdog (launchWorker, runningMaxRSS). The server keeps the
 // logic (what to ask, what the answers mean); the load process owns the
 // database being built and answers one step at a time (a statement, a query's
-// rows, a prepare, a source's view SQL: rewritePaths, whose syntax tree, about
-// 30 bytes per byte of SQL, stays in the load process), so the server always
+// rows, a prepare, a source's view SQL: rewritePaths, whose syntax tree, 20 to
+// 32 bytes per byte of SQL, stays in the load process), so the server always
 // knows which source, named query or notebook cell DuckDB was busy with when
-// its process crashed, ran out of memory or of time. Such a step fails with a LoadError:
+// its process crashed, ran out of memory or of time. Such a step fails with a
+// LoadError:
 //   - building a source's view: the source is broken (Duck.Broken), the
 //     others load;
 //   - checking a named query or cell: it is told as the query's problem

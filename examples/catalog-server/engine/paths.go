@@ -100,9 +100,9 @@ func rewritePaths(ctx context.Context, conn loadConn, sqlText, pkgDir string) (s
 
 // maxSourceTree is the largest syntax tree of a source (json_serialize_sql's
 // answer, in bytes) rewritePaths reads: 8 MiB, the tree of about 400 KiB of
-// ordinary SQL or 250 KiB of nothing but short constants ('xx', 'xx', …, 32
-// bytes of tree per byte). Read, it takes about 150 MB of the load process's
-// memory and a few seconds. A variable for the tests.
+// ordinary SQL (20 bytes of tree per byte) or 250 KiB of nothing but short
+// constants ('xx', 'xx', …: 32 bytes of tree per byte). Read, it takes about
+// 150 MB of the load process's memory and a few seconds. A variable for the tests.
 var maxSourceTree = 8 << 20
 
 // TreeTooLargeError is a source whose syntax tree is larger than
