@@ -448,7 +448,7 @@ func (d *Duck) build(ctx context.Context, m *catalog.Model, pkgDir, path string,
 	}()
 	for _, s := range m.Sources {
 		conn.doing("building the view of source " + s.Name)
-		body, err := rewritePaths(ctx, conn, s.SQL, pkgDir)
+		body, err := conn.viewBody(ctx, s.SQL)
 		var le *LoadError
 		switch {
 		case errors.As(err, &le):

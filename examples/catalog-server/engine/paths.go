@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -32,8 +33,21 @@ var fileFunctions = map[string]bool{
 // SELECT statement.
 //
 // Then each read_csv call on one file is frozen (see freezeReaders).
+//
+// The syntax tree is read as a whole (map[string]any: about 18 bytes of Go's
+// memory per byte of its JSON), so a tree larger than maxSourceTree is not read:
+// the source is broken (TreeTooLargeError). In the server it runs in the
+// model's load process (loadConn.viewBody), whose memory is watched.
 func rewritePaths(ctx context.Context, conn loadConn, sqlText, pkgDir string) (string, error) {
-	tree, err := parseTree(ctx, conn, sqlText)
+	raw, err := rowString(ctx, conn, "SELECT json_serialize_sql($1::VARCHAR)::VARCHAR", sqlText)
+	if err != nil {
+		return "", err
+	}
+	if len(raw) > maxSourceTree {
+		return "", &TreeTooLargeError{Bytes: len(raw), Text: len(sqlText)}
+	}
+	tree, err := decodeTree(raw)
+	raw = ""
 	if err != nil {
 		return "", err
 	}
@@ -82,6 +96,37 @@ func rewritePaths(ctx context.Context, conn loadConn, sqlText, pkgDir string) (s
 		return "", err
 	}
 	return treeSQL(ctx, conn, tree)
+}
+
+// maxSourceTree is the largest syntax tree of a source (json_serialize_sql's
+// answer, in bytes) rewritePaths reads: 8 MiB, the tree of about 400 KiB of
+// ordinary SQL (20 bytes of tree per byte) or 250 KiB of nothing but short
+// constants ('xx', 'xx', …: 32 bytes of tree per byte). Read, it takes about
+// 150 MB of the load process's memory and a few seconds. A variable for the tests.
+var maxSourceTree = 8 << 20
+
+// TreeTooLargeError is a source whose syntax tree is larger than
+// maxSourceTree: the source is broken, the rest of the model loads.
+type TreeTooLargeError struct {
+	Bytes int // the tree's size
+	Text  int // the source's SQL's size
+}
+
+func (e *TreeTooLargeError) Error() string {
+	return fmt.Sprintf("the source's SQL is too large to check: its syntax tree is %s, past %s (the SQL is %s). Put long lists of values in a file of the package (CSV, Parquet, JSON) and read it in the source, or split the source, then save the file to load it again",
+		mibOf(e.Bytes, true), mibOf(maxSourceTree, false), mibOf(e.Text, true))
+}
+
+// mibOf writes n bytes in MiB with one decimal, rounded up or down (a tree
+// past the limit never reads as the limit).
+func mibOf(n int, up bool) string {
+	f := float64(n) / (1 << 20) * 10
+	if up {
+		f = math.Ceil(f)
+	} else {
+		f = math.Floor(f)
+	}
+	return strconv.FormatFloat(f/10, 'f', 1, 64) + " MiB"
 }
 
 // parseTree returns DuckDB's syntax tree of sqlText (json_serialize_sql).
