@@ -304,6 +304,8 @@ func classify(err error) toolError {
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: serverCapHint(busy.Conns)}
 	case errors.As(err, &busy):
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Call again in a few seconds."}
+	case errors.As(err, new(*engine.ConnectError)):
+		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Nothing in this call can fix it: call again later; if it keeps failing, tell the server's operator (the server's log has the details). Other models still answer."}
 	case errors.As(err, &ae) && ae.TooLarge:
 		return toolError{Error: err.Error(), Kind: "invalid", Hint: "Ask for less: select fewer or smaller columns, or cut long values (left(col, 1000)); the same query fails the same way again."}
 	case errors.As(err, &ae):
@@ -686,6 +688,9 @@ func (s *Service) Execute(ctx context.Context, in executeIn) (*engine.Result, er
 		// Rate-limited: a client can meet it at every call. A database file
 		// gone is logged once per load it starts (rebuild).
 		s.brokenNotes.Note(s.log, slog.LevelError, "a query process could not serve a model", "path", in.Path, "err", ee.Detail)
+	}
+	if ce := (*engine.ConnectError)(nil); errors.As(err, &ce) {
+		s.logConnError(in.Path, ce)
 	}
 	return res, err
 }

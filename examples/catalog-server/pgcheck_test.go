@@ -161,10 +161,10 @@ func TestPostgresRowLocksAtLoad(t *testing.T) {
 			t.Fatal(s, err)
 		}
 	}
-	t.Setenv("PGLOCKS_TEST_DSN", dsn)
+	t.Setenv("CATALOG_PGLOCKS_TEST_DSN", dsn)
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
-		"p/k/manifest.json": `{"engine": "postgres", "dsnEnv": "PGLOCKS_TEST_DSN", "schema": "pglocks"}`,
+		"p/k/manifest.json": `{"engine": "postgres", "dsnEnv": "CATALOG_PGLOCKS_TEST_DSN", "schema": "pglocks"}`,
 		"p/k/m.sql": "-- @source folk\nSELECT name, n FROM people;\n\n" + // lines 1-2
 			"-- @query lock\n-- @param min INTEGER\nWITH c AS (SELECT * FROM people WHERE n >= @min FOR NO KEY UPDATE)\nSELECT name FROM c;\n\n" + // 4-7
 			"-- @query words\nSELECT name AS \"for update\" FROM folk WHERE name <> 'FOR SHARE' -- FOR UPDATE\n;\n", // 9-11

@@ -54,7 +54,8 @@ type Config struct {
 	SkipEngines bool
 
 	// open, when set (tests), opens each model instead of the service; real
-	// opens the model's engine as the service does.
+	// opens the model's engine as the service does. PostgreSQL packages are
+	// then not probed (probePG).
 	open func(ctx context.Context, m *catalog.Model, real func(context.Context, *catalog.Model) (modelEngine, error)) (modelEngine, error)
 	// retryFirst, when set (tests), replaces pgRetryFirst.
 	retryFirst time.Duration
@@ -191,6 +192,7 @@ type Service struct {
 	loadCtx   context.Context // the loads' context: ends with Close (or NewService's ctx)
 	stopLoads context.CancelFunc
 	slots     chan struct{} // a place per load opening models (maxParallelLoads)
+	retrySlot chan struct{} // the one place of background retries, taken before slots
 	loads     sync.WaitGroup
 	// retryFirst is the delay before a PostgreSQL model that did not open is
 	// tried again (pgRetryFirst; tests shorten it).
@@ -205,6 +207,23 @@ type Service struct {
 	// brokenNotes rate-limits the lines about models whose query processes
 	// cannot start or open them (Execute): 10 a minute.
 	brokenNotes *engine.NoteLimiter
+	// connLogged is when a query's PostgreSQL connection error was last
+	// logged (Unix nanoseconds): one line per connLogEvery at most.
+	connLogged atomic.Int64
+}
+
+// connLogEvery is how often at most a query's failure to reach its
+// PostgreSQL server is logged with its details (clients see the cause only).
+const connLogEvery = 10 * time.Second
+
+// logConnError logs the details of ce (user, database, host), which the
+// client that met it is not told: a line per connLogEvery at most, however
+// many calls meet the server down.
+func (s *Service) logConnError(path string, ce *engine.ConnectError) {
+	now, last := time.Now().UnixNano(), s.connLogged.Load()
+	if now-last >= int64(connLogEvery) && s.connLogged.CompareAndSwap(last, now) {
+		s.log.Warn("a query could not reach its model's PostgreSQL server", "path", path, "err", ce.Err)
+	}
 }
 
 // maxParallelLoads is how many packages open their models at once. A package
@@ -213,12 +232,15 @@ type Service struct {
 // beside it; a package whose files change while it loads has its load
 // cancelled and loads again (a DuckDB load's process is ended; a load in the
 // server's process, without DuckConfig.Loader, keeps its place until DuckDB
-// returns).
+// returns). Background retries of PostgreSQL models hold one place at most
+// (retrySlot), so that they never hold up the load of a package that changed.
 const maxParallelLoads = 4
 
 // maxParallelPGOpens is how many models of one PostgreSQL package are opened at
-// once: each waits on the network (up to its 10 s to connect), not on this
-// machine. A DuckDB package's models open one after the other.
+// once: each waits on the network, not on this machine. Before them, one
+// connection (probePG) finds a server that is down or does not answer, in one
+// connect timeout for the whole package. A DuckDB package's models open one
+// after the other.
 const maxParallelPGOpens = 4
 
 // A PostgreSQL model that did not open is tried again after pgRetryFirst, then
@@ -300,7 +322,7 @@ func openService(ctx context.Context, dir string, cfg Config, log *slog.Logger) 
 	s := &Service{cfg: cfg, log: log, dir: dir, shares: newClientShares(cfg.MaxQueriesPerClient),
 		brokenNotes: engine.NewNoteLimiter(10, time.Minute, "lines about models whose query processes cannot start or open them"),
 		ready:       map[string]*pkgState{}, loading: map[string]*pkgLoad{}, changed: make(chan struct{}),
-		slots: make(chan struct{}, maxParallelLoads), retryFirst: pgRetryFirst, held: true}
+		slots: make(chan struct{}, maxParallelLoads), retrySlot: make(chan struct{}, 1), retryFirst: pgRetryFirst, held: true}
 	if cfg.retryFirst > 0 {
 		s.retryFirst = cfg.retryFirst
 	}
@@ -525,6 +547,17 @@ func (s *Service) startLoad(key string, pkg *catalog.Package, ver string, keep m
 	go func() {
 		defer s.loads.Done()
 		defer cancel()
+		if retries > 0 {
+			// A background retry takes retrySlot first: retries hold one of
+			// the slots at most, and loads of changed packages the others.
+			select {
+			case s.retrySlot <- struct{}{}:
+				defer func() { <-s.retrySlot }()
+			case <-ctx.Done():
+				s.finish(key, l, nil)
+				return
+			}
+		}
 		var st *pkgState
 		select {
 		case s.slots <- struct{}{}:
@@ -558,6 +591,12 @@ func (s *Service) openPackage(ctx context.Context, pkg *catalog.Package, keep ma
 	workers := 1
 	if pkg.Engine == catalog.EnginePostgres {
 		workers = min(maxParallelPGOpens, len(todo))
+		if err := s.probePG(ctx, pkg, len(todo)); err != nil {
+			for _, m := range todo {
+				st.broken[m.Name] = err.Error()
+			}
+			return st
+		}
 	}
 	var mu sync.Mutex
 	var next atomic.Int64
@@ -585,6 +624,34 @@ func (s *Service) openPackage(ctx context.Context, pkg *catalog.Package, keep ma
 	work()
 	wg.Wait()
 	return st
+}
+
+// probePG connects once to the server of pkg, a PostgreSQL package, before
+// n of its models open: a server that refuses the connection, or does not
+// answer, fails them all at once with that error (one connect timeout,
+// PGConfig.ConnectTimeout, per package and try; not one per model). The
+// error says why without the connection string's user, database or host,
+// which only the server's log gets. A variable the manifest may not read, or
+// one holding no connection string, is not probed: each model says so.
+func (s *Service) probePG(ctx context.Context, pkg *catalog.Package, n int) error {
+	if s.cfg.open != nil || n == 0 {
+		return nil // tests that open models themselves
+	}
+	dsn := os.Getenv(pkg.DSNEnv)
+	if !dsnEnvAllowed(pkg.DSNEnv, s.cfg.DSNEnv) || !engine.DSNReadable(dsn) {
+		return nil
+	}
+	err := engine.ProbePostgres(ctx, dsn, pkg.DSNEnv, s.cfg.PG.ConnectTimeout)
+	var ce *engine.ConnectError
+	if !errors.As(err, &ce) {
+		return nil // connected, or the load was cancelled
+	}
+	name := pkg.Name
+	if pkg.Project != nil {
+		name = pkg.Project.Name + "/" + name
+	}
+	s.log.Warn("a PostgreSQL package's server could not be reached; its models did not open", "package", name, "dsnEnv", pkg.DSNEnv, "models", n, "err", ce.Err)
+	return ce
 }
 
 // openModel opens m's engine (or Config.open's, in tests).

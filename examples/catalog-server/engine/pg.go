@@ -40,6 +40,7 @@ type Postgres struct {
 	slots   *fairSlots
 	closing chan struct{}
 	schema  string
+	env     string // the variable that names the server (dsnEnv), for ConnectError
 	prefix  string // WITH "src" AS (…), … — the sources
 	columns map[string][]Column
 	broken  map[string]string
@@ -59,7 +60,14 @@ type PGConfig struct {
 	// holds the position ("" for none): the check when the model opens
 	// prepares that text, so that it finds what every call would.
 	Typed func(q *catalog.Query) (text string, orig func(pos int) (int, string))
+	// ConnectTimeout bounds ProbePostgres, the one connection a PostgreSQL
+	// package's load tries before it opens the package's models; zero means
+	// 10 s.
+	ConnectTimeout time.Duration
 }
+
+// PGConnectTimeout is PGConfig.ConnectTimeout's default.
+const PGConnectTimeout = 10 * time.Second
 
 // pgAsText are the built-in types whose values are asked for in PostgreSQL's text
 // format and returned as that text, because pgx decodes them into Go structs that
@@ -159,7 +167,7 @@ func OpenPostgres(ctx context.Context, m *catalog.Model, dsn string, pc PGConfig
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
-	p := &Postgres{pool: pool, slots: newFairSlots(pgMaxConns), closing: make(chan struct{}), schema: m.Package.Schema, columns: map[string][]Column{}, broken: map[string]string{}}
+	p := &Postgres{pool: pool, slots: newFairSlots(pgMaxConns), closing: make(chan struct{}), schema: m.Package.Schema, env: m.Package.DSNEnv, columns: map[string][]Column{}, broken: map[string]string{}}
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	// Each source is tried with the ones before it that work (a source may read an
@@ -238,6 +246,9 @@ func (p *Postgres) Query(ctx context.Context, sqlText string, params map[string]
 		var pe *pgconn.PgError
 		if errors.Is(qctx.Err(), context.DeadlineExceeded) || errors.As(err, &pe) && pe.Code == "57014" {
 			return nil, &TimeoutError{Limit: lim.Timeout}
+		}
+		if ce := connError(err, p.env, lim.Timeout, false); ce != nil {
+			return nil, ce
 		}
 		return nil, err
 	}
