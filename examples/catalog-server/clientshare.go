@@ -197,6 +197,11 @@ func (c *clientShares) take(ctx context.Context, m *catalog.Model) (release func
 	mpath := m.Package.Project.Name + "/" + m.Package.Name + "/" + m.Name
 	key := id + "\x00" + mpath
 	perModel := c.perModel(m)
+	keys := []string{id, key}
+	network, inNetwork := networkOf(id)
+	if inNetwork {
+		keys = append(keys, network)
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.n[id] >= c.max {
@@ -205,14 +210,18 @@ func (c *clientShares) take(ctx context.Context, m *catalog.Model) (release func
 	if c.n[key] >= perModel {
 		return nil, &clientBusyError{share: c.max, model: mpath, perModel: perModel, modelQueries: engine.ModelQueries[m.Package.Engine], pg: m.Package.Engine == catalog.EnginePostgres}
 	}
-	c.n[id]++
-	c.n[key]++
+	if inNetwork && c.n[network] >= c.max*networkShares {
+		return nil, &clientBusyError{share: c.max, network: strings.TrimPrefix(network, networkKey)}
+	}
+	for _, k := range keys {
+		c.n[k]++
+	}
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			c.mu.Lock()
 			defer c.mu.Unlock()
-			for _, k := range []string{id, key} {
+			for _, k := range keys {
 				if c.n[k]--; c.n[k] <= 0 {
 					delete(c.n, k)
 				}
@@ -221,10 +230,34 @@ func (c *clientShares) take(ctx context.Context, m *catalog.Model) (release func
 	}, nil
 }
 
+// An IPv6 client is its /64 (hostOf), and one site usually holds many: a
+// home's /56 has 256, an organisation's /48 65,536, each a client with its
+// share and its turn. So the /64s of one /48 together have at most
+// networkShares clients' shares running or waiting at once: a host that sends
+// from many /64s of its site holds no more, and another client waits behind
+// at most that many of its queries for a turn.
+const networkShares = 4
+
+// networkKey begins the counter of an IPv6 /48 in clientShares.n (a client
+// key never begins so).
+const networkKey = "net "
+
+// networkOf returns the counter key of the IPv6 /48 holding the client id (an
+// IPv6 /64, as hostOf writes it), and false for any other client.
+func networkOf(id string) (string, bool) {
+	p, err := netip.ParsePrefix(id)
+	if err != nil || !p.Addr().Is6() {
+		return "", false
+	}
+	n, _ := p.Addr().Prefix(48)
+	return networkKey + n.String(), true
+}
+
 // clientBusyError is a query refused because its client already has its share
 // of queries running or waiting: over all models, or of model (when set).
 type clientBusyError struct {
 	share        int
+	network      string // the IPv6 /48 whose share is taken, when that is why
 	model        string
 	perModel     int
 	modelQueries int
@@ -232,6 +265,9 @@ type clientBusyError struct {
 }
 
 func (e *clientBusyError) Error() string {
+	if e.network != "" {
+		return fmt.Sprintf("the clients of your IPv6 network %s already have %s running or waiting for their turn on this server, its share (%d clients' shares of -max-queries-per-client %d: each /64 is a client, and the /64s of one /48 share this), so this query was not started and did not wait. Wait for one of the network's earlier queries to be answered, then call again", e.network, countOf(e.share*networkShares, "query", "queries"), networkShares, e.share)
+	}
 	if e.model != "" {
 		what := "DuckDB model runs"
 		if e.pg {
@@ -244,6 +280,9 @@ func (e *clientBusyError) Error() string {
 
 // hint says what the caller can do.
 func (e *clientBusyError) hint() string {
+	if e.network != "" {
+		return "Send the next query once one of your network's earlier ones is answered: the /64s of one IPv6 /48 together hold a few clients' shares, so that a host sending from many addresses of its site holds no more. Its operator can raise -max-queries-per-client."
+	}
 	if e.model != "" {
 		// -max-queries-per-client does not lift this one: half of a model's
 		// connections is the most any client holds.

@@ -452,3 +452,66 @@ func TestClientShareForwardedPorts(t *testing.T) {
 		t.Errorf("%d of 8 queries from one /64 through Forwarded were taken, want %d", ran, want)
 	}
 }
+
+// TestClientShareIPv6Site: the /64s of one IPv6 /48 together hold at most
+// networkShares clients' shares. Before, a host sending from many /64s of its
+// site (a home /56 holds 256) was that many clients, each with its share; in
+// the audit, 24 /64s of one site kept another client's query waiting or
+// refused. Another /48, and IPv4 clients, are not counted with it; a query
+// released gives its place back.
+func TestClientShareIPv6Site(t *testing.T) {
+	m := &catalog.Model{Name: "d", Package: &catalog.Package{Name: "k", Engine: catalog.EngineDuckDB, Project: &catalog.Project{Name: "p"}}}
+	const share = 2
+	c := newClientShares(share)
+	var releases []func()
+	take := func(remote string) error {
+		var err error
+		h := identifyClients(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+			var rel func()
+			rel, err = c.take(r.Context(), m)
+			if err == nil {
+				releases = append(releases, rel)
+			}
+		}), "")
+		r := httptest.NewRequest("POST", "/mcp", nil)
+		r.RemoteAddr = remote
+		h.ServeHTTP(httptest.NewRecorder(), r)
+		return err
+	}
+	// 16 /64s of 2001:db8:7::/48, one query each: the site's 2 × 4 = 8 are taken,
+	// the rest refused naming the network.
+	taken := 0
+	for i := range 16 {
+		err := take(fmt.Sprintf("[2001:db8:7:%x::1]:1000", i))
+		switch be, ok := err.(*clientBusyError); {
+		case err == nil:
+			taken++
+		case ok && be.network == "2001:db8:7::/48":
+			if !strings.Contains(be.Error(), "your IPv6 network 2001:db8:7::/48 already have 8 queries") {
+				t.Errorf("refusal: %v", be)
+			}
+		default:
+			t.Fatalf("query %d: %v", i, err)
+		}
+	}
+	if taken != share*networkShares {
+		t.Fatalf("%d queries of one /48 taken, want %d", taken, share*networkShares)
+	}
+	for _, other := range []string{"[2001:db8:8::1]:1000", "192.0.2.1:1000"} {
+		if err := take(other); err != nil {
+			t.Errorf("a query from %s, another network: %v", other, err)
+		}
+	}
+	releases[0]() // one of the site's
+	if err := take("[2001:db8:7:ff::1]:1000"); err != nil {
+		t.Errorf("a query of the site once one of its queries ended: %v", err)
+	}
+	for _, r := range releases {
+		r()
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.n) != 0 {
+		t.Errorf("counters left after every release: %v", c.n)
+	}
+}
