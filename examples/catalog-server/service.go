@@ -159,7 +159,8 @@ type snapshot struct {
 // Packages load on their own: reading the catalog (Reload, Watch) starts a load
 // for each package whose files (or, for PostgreSQL, connection string) changed,
 // at most maxParallelLoads at once, and each package is swapped in, all its
-// models together, as soon as its own load ends. Until then the package's
+// models together, as soon as its own load ends (loads that end close together
+// are swapped in by one publish: publishSoon). Until then the package's
 // previous version stays served, and a package that has none yet (at start, or
 // new) answers that it is still loading. A package that did not change keeps
 // its engines, and its failures: a PostgreSQL model that did not open is not
@@ -184,6 +185,20 @@ type Service struct {
 	changed chan struct{}               // closed and replaced whenever ready, want or closed change
 	held    bool                        // no load starts before startLoads
 	closed  bool
+	// served holds, by package path, the version the published snapshot
+	// serves (what waitFor waits for): ready runs ahead of it until the next
+	// publish.
+	served map[string]string
+	// dirty says ready changed (a load finished) since the last publish;
+	// publishSoon publishes it at most every publishEvery. replaced holds the
+	// versions it took out of ready, retired once a snapshot without them is
+	// published (one per finished load at most: bounded by the packages).
+	dirty       bool
+	replaced    [][2]*pkgState // {replaced, its successor}
+	publishWait *time.Timer    // the publish publishSoon put off, if any
+	lastPublish time.Time      // when the last publish ended
+	publishCost time.Duration  // how long it took
+	publishes   int            // snapshots published (tests)
 	// toldDiags holds the catalog's diagnostics the last read found, each
 	// keyed with its package's or project's stamp (diagnosticKeys): the
 	// next read logs only those not in it.
@@ -397,7 +412,7 @@ func (s *Service) waitFor(ctx context.Context, want map[string]string) error {
 		s.mu.Lock()
 		pending := false
 		for key, ver := range want {
-			if st := s.ready[key]; s.want[key] == ver && (st == nil || st.ver != ver) {
+			if s.want[key] == ver && s.served[key] != ver {
 				pending = true
 				break
 			}
@@ -686,9 +701,11 @@ func (s *Service) finish(key string, l *pkgLoad, st *pkgState) {
 	default:
 		st.retries = l.retries
 		s.ready[key] = st
-		s.publish()
 		if cur != nil {
-			s.retire(cur, st)
+			s.replaced = append(s.replaced, [2]*pkgState{cur, st})
+		}
+		s.publishSoon()
+		if cur != nil {
 			if l.keep == nil {
 				s.log.Info("package reloaded", "package", key, "took", st.took.Round(time.Millisecond))
 			}
@@ -799,13 +816,48 @@ func (s *Service) discard(st *pkgState, keep map[string]modelEngine, async bool)
 	}
 }
 
+// publishEvery is how often at most publishSoon publishes: a publish rebuilds
+// the catalog, its search index and the MCP server over every package, so
+// publishing once per package made a start of thousands of packages grow with
+// their square (4,000 that failed at once: 34 s).
+const publishEvery = 25 * time.Millisecond
+
+// publishSoon has a package that finished loading (ready changed) published:
+// at once if nothing was published for publishEvery (and four times the last
+// publish's cost), else by one publish when that time is up, with every load
+// that finished meanwhile. Called with mu held.
+func (s *Service) publishSoon() {
+	s.dirty = true
+	if s.publishWait != nil {
+		return // a publish is due: it takes this one too
+	}
+	wait := max(publishEvery, 4*s.publishCost) - time.Since(s.lastPublish)
+	if wait <= 0 {
+		s.publish()
+		return
+	}
+	s.publishWait = time.AfterFunc(wait, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.publishWait = nil
+		if s.dirty && !s.closed {
+			s.publish()
+			s.signal()
+		}
+	})
+}
+
 // publish builds a snapshot of the catalog as last read, each package in the
 // version served (a package without one yet answers that it is still
-// loading), and publishes it. Called with mu held.
+// loading), and publishes it; then it retires the versions it no longer
+// serves (replaced). Called with mu held.
 func (s *Service) publish() {
+	start := time.Now()
 	served := make(map[string]*catalog.Package, len(s.ready))
+	s.served = make(map[string]string, len(s.ready))
 	for key, st := range s.ready {
 		served[key] = st.pkg
+		s.served[key] = st.ver
 	}
 	cat := s.read.WithPackages(served)
 	sn := &snapshot{cat: cat, engines: map[*catalog.Model]modelEngine{}, broken: map[*catalog.Model]string{}, stamps: map[string]string{}, checks: map[string][]string{}, refuse: map[string]string{}, loading: map[string]bool{}, retryAt: map[string]*atomic.Int64{}}
@@ -875,11 +927,19 @@ func (s *Service) publish() {
 	logs.done()
 	old := s.cur.Load()
 	s.cur.Store(sn)
+	s.publishes++
+	s.dirty = false
+	for _, r := range s.replaced {
+		s.retire(r[0], r[1])
+	}
+	s.replaced = nil
 	if old != nil {
 		for _, fn := range s.subs {
 			fn(old.cat, cat)
 		}
 	}
+	s.lastPublish = time.Now()
+	s.publishCost = s.lastPublish.Sub(start)
 }
 
 // maxLoggedProblems is how many lines about the catalog's problems (files
@@ -1055,6 +1115,15 @@ func (s *Service) Close() {
 	s.mu.Lock()
 	s.closed = true
 	s.stopLoads()
+	if s.publishWait != nil {
+		s.publishWait.Stop()
+	}
+	// Versions replaced by loads not published yet: nothing runs on them
+	// any more than on those served.
+	for _, r := range s.replaced {
+		s.retire(r[0], r[1])
+	}
+	s.replaced = nil
 	var engines []modelEngine
 	for _, st := range s.ready {
 		if st.timer != nil {
