@@ -334,6 +334,9 @@ func openService(ctx context.Context, dir string, cfg Config, log *slog.Logger) 
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	// Model folders of servers killed before they could remove them (SIGKILL,
+	// a crash): the ones whose process is gone.
+	engine.RemoveLeftovers(log)
 	s := &Service{cfg: cfg, log: log, dir: dir, shares: newClientShares(cfg.MaxQueriesPerClient),
 		brokenNotes: engine.NewNoteLimiter(10, time.Minute, "lines about models whose query processes cannot start or open them"),
 		ready:       map[string]*pkgState{}, loading: map[string]*pkgLoad{}, changed: make(chan struct{}),

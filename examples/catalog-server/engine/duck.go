@@ -183,7 +183,7 @@ func buildDuckFile(ctx context.Context, m *catalog.Model, cfg DuckConfig) (*duck
 	if err != nil {
 		return nil, err
 	}
-	tmp, err := os.MkdirTemp("", "catalog-duckdb-*")
+	tmp, err := os.MkdirTemp("", modelDirPattern()) // named after this process: RemoveLeftovers
 	if err != nil {
 		return nil, err
 	}
