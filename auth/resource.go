@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/wiremcp/wiremcp/internal/httpbody"
+	"github.com/wiremcp/wiremcp/transport/httpbody"
 )
 
 // ResourceServerOptions configures RequireBearer. Verifier is required; the other

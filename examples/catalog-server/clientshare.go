@@ -11,6 +11,7 @@ import (
 
 	"github.com/wiremcp/wiremcp/examples/catalog-server/catalog"
 	"github.com/wiremcp/wiremcp/examples/catalog-server/engine"
+	"github.com/wiremcp/wiremcp/transport/clientaddr"
 )
 
 // A client's share of the queries. Without one, a client sending many slow
@@ -18,7 +19,7 @@ import (
 // pg_sleep) held every connection of a model, and every query process of the
 // server, and the other clients' queries waited behind them to their time limit.
 // So each client (over HTTP: the host of the request's remote address, an IPv6
-// address counting as its /64 network: hostOf) has at most a share of queries
+// address counting as its /64 network: clientaddr.Key) has at most a share of queries
 // running or waiting at once, over all models, and at most half of one model's
 // connections; a query past it is refused at once instead of waiting.
 
@@ -45,7 +46,7 @@ func clientOf(ctx context.Context) (string, bool) {
 // host of its remote address or, when header is set (a reverse proxy in front
 // that sets it), the address in that header's last element — the one the
 // proxy appended — when the request has it (headerClient); an IPv6 address
-// counts as its /64 (hostOf). The library runs a stateless call in a context
+// counts as its /64 (clientaddr.Key). The library runs a stateless call in a context
 // descending from its POST's, so the tools read it there.
 func identifyClients(h http.Handler, header string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -56,7 +57,7 @@ func identifyClients(h http.Handler, header string) http.Handler {
 			}
 		}
 		if id == "" {
-			id = hostOf(r.RemoteAddr)
+			id = clientaddr.Key(r.RemoteAddr)
 		}
 		h.ServeHTTP(w, r.WithContext(withClient(r.Context(), id)))
 	})
@@ -93,7 +94,7 @@ func headerClient(header, v string) string {
 	if _, err := netip.ParseAddr(host); err != nil {
 		return "" // not an address: "unknown", "_hidden", a name, garbage
 	}
-	return hostOf(host)
+	return clientaddr.Key(host)
 }
 
 // lastElement returns v's last comma-separated element, trimmed; a comma
@@ -131,36 +132,6 @@ func unquote(s string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
-}
-
-// hostOf returns the client an address counts as (HOST:PORT, [IPv6]:PORT or a
-// bare host): an IPv4 address as itself; an IPv6 address as its /64 network
-// ("2001:db8:1:2::/64"), since one host usually holds a whole /64 and can send
-// from any of its addresses; an IPv4-mapped IPv6 address (::ffff:192.0.2.1) as
-// its IPv4 address. A zone (fe80::1%eth0) is dropped. A host that is not an IP
-// address is returned as it is. It is a copy of the library's
-// internal/clientaddr.Key (the transports' per-client caps), which
-// this module cannot import; it also takes a bare [IPv6] from a header.
-func hostOf(addr string) string {
-	host := addr
-	if h, _, err := net.SplitHostPort(addr); err == nil {
-		host = h
-	} else {
-		host = strings.Trim(addr, "[]")
-	}
-	ip, err := netip.ParseAddr(host)
-	if err != nil {
-		return host
-	}
-	if ip.Is4() {
-		return host // ParseAddr takes only the dotted form: host is already canonical
-	}
-	ip = ip.Unmap().WithZone("")
-	if ip.Is4() {
-		return ip.String()
-	}
-	p, _ := ip.Prefix(64)
-	return p.String()
 }
 
 // clientShares counts each client's queries running or waiting for their turn:
@@ -230,7 +201,7 @@ func (c *clientShares) take(ctx context.Context, m *catalog.Model) (release func
 	}, nil
 }
 
-// An IPv6 client is its /64 (hostOf), and one site usually holds many: a
+// An IPv6 client is its /64 (clientaddr.Key), and one site usually holds many: a
 // home's /56 has 256, an organisation's /48 65,536, each a client with its
 // share and its turn. So the /64s of one /48 together have at most
 // networkShares clients' shares running or waiting at once: a host that sends
@@ -243,7 +214,7 @@ const networkShares = 4
 const networkKey = "net "
 
 // networkOf returns the counter key of the IPv6 /48 holding the client id (an
-// IPv6 /64, as hostOf writes it), and false for any other client.
+// IPv6 /64, as clientaddr.Key writes it), and false for any other client.
 func networkOf(id string) (string, bool) {
 	p, err := netip.ParsePrefix(id)
 	if err != nil || !p.Addr().Is6() {

@@ -16,6 +16,7 @@ import (
 	"github.com/wiremcp/wiremcp/examples/catalog-server/catalog"
 	"github.com/wiremcp/wiremcp/examples/catalog-server/engine"
 	"github.com/wiremcp/wiremcp/mcp"
+	"github.com/wiremcp/wiremcp/transport/clientaddr"
 	"github.com/wiremcp/wiremcp/transport/streamable"
 )
 
@@ -263,8 +264,8 @@ func TestHostOf(t *testing.T) {
 		{"", ""},
 		{"proxy.example:80", "proxy.example"},
 	} {
-		if got := hostOf(c.addr); got != c.want {
-			t.Errorf("hostOf(%q) = %q, want %q", c.addr, got, c.want)
+		if got := clientaddr.Key(c.addr); got != c.want {
+			t.Errorf("clientaddr.Key(%q) = %q, want %q", c.addr, got, c.want)
 		}
 	}
 }

@@ -37,17 +37,17 @@ func TestDependencyRules(t *testing.T) {
 		t.Skip("the go tool is not on PATH")
 	}
 	const mod = "github.com/wiremcp/wiremcp"
-	// The body reader shared by the HTTP transports and auth.RequireBearer (in the
-	// top-level internal/ so that both may import it); standard library only, as
+	// The body reader the HTTP transports share with auth.RequireBearer
+	// (transport/httpbody, with transport/clientaddr): standard library only, as
 	// the transports' rule checks.
-	shared := []string{mod + "/internal/httpbody", mod + "/internal/clientaddr"}
+	shared := []string{mod + "/transport/httpbody", mod + "/transport/clientaddr"}
 	cases := []struct {
 		name    string
 		pkgs    []string
 		allowed []string
 	}{
 		{"jsonrpc and transports: standard library only", []string{"./jsonrpc/...", "./transport/..."},
-			append([]string{mod + "/jsonrpc", mod + "/transport"}, shared...)},
+			[]string{mod + "/jsonrpc", mod + "/transport"}},
 		// The one schema validator of the repository, and what it depends on
 		// (golang.org/x/text, for its messages).
 		// Authorization stands beside mcp on the standard library alone.

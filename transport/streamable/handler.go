@@ -12,9 +12,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/wiremcp/wiremcp/internal/clientaddr"
-	"github.com/wiremcp/wiremcp/internal/httpbody"
 	"github.com/wiremcp/wiremcp/jsonrpc"
+	"github.com/wiremcp/wiremcp/transport/clientaddr"
+	"github.com/wiremcp/wiremcp/transport/httpbody"
 	"github.com/wiremcp/wiremcp/transport/internal/hostcheck"
 )
 

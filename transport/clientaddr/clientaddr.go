@@ -5,6 +5,7 @@ package clientaddr
 import (
 	"net"
 	"net/netip"
+	"strings"
 )
 
 // Key returns the client that a remote address (HOST:PORT, [IPv6]:PORT or a bare
@@ -13,11 +14,13 @@ import (
 // holds a whole /64 and can send from any of its addresses; an IPv4-mapped IPv6
 // address (::ffff:192.0.2.1) as its IPv4 address. A zone (fe80::1%eth0) is
 // dropped. A host that is not an IP address is returned as it is, and an address
-// that has no port as given.
+// that has no port as given ([IPv6] without its brackets, as a header may hold it).
 func Key(addr string) string {
 	host := addr
 	if h, _, err := net.SplitHostPort(addr); err == nil {
 		host = h
+	} else {
+		host = strings.Trim(addr, "[]")
 	}
 	ip, err := netip.ParseAddr(host)
 	if err != nil {

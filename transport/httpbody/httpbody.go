@@ -2,9 +2,10 @@
 // (transport/streamable, transport/sse) and for auth.RequireBearer: within a size
 // limit, each read within a deadline and the whole body within another, with the
 // bytes held by bodies still arriving capped in all and per client (an address;
-// for IPv6 its /64: clientaddr.Key), and with the same answers on failure. It sits
-// under the module's top-level internal/ so that both transport/... and auth/ can
-// import it.
+// for IPv6 its /64: clientaddr.Key), and with the same answers on failure. It is
+// not internal/ so that auth/ can import it, and under transport/ because it
+// imports the standard library only, as the transports do; programs need not
+// use it.
 package httpbody
 
 import (
@@ -15,7 +16,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/wiremcp/wiremcp/internal/clientaddr"
+	"github.com/wiremcp/wiremcp/transport/clientaddr"
 )
 
 // initialCap is the most a body's buffer holds before its bytes arrive: a larger
