@@ -257,16 +257,20 @@ func unboundNamed(q *catalog.Query, name string) error {
 	return &catalogFaultError{fmt.Errorf("named query %s uses the parameter %s, which none of its @param lines declares, so no call can give it; the catalog's file must declare it (@param %s TYPE)", q.Name, name, strings.TrimLeft(name, "$@"))}
 }
 
+// queryWhat names what q is in a message: a named query or a notebook cell.
+func queryWhat(q *catalog.Query) string {
+	if q.Notebook != nil {
+		return "notebook cell"
+	}
+	return "named query"
+}
+
 // rowLocksNamed is the refusal of a named query or notebook cell (at qpath, of
 // the model at mpath) whose SQL locks rows: the catalog's fault, said as its
 // model's check says it (engine.RowLocksProblem), as no call can drop the
 // clause.
 func rowLocksNamed(q *catalog.Query, qpath, mpath string) error {
-	what := "named query"
-	if q.Notebook != nil {
-		what = "notebook cell"
-	}
-	return &catalogFaultError{fmt.Errorf("%s %s: %s. To run it now, run its SQL without the locking clause with sql against the model %s", what, qpath, engine.RowLocksProblem, mpath)}
+	return &catalogFaultError{fmt.Errorf("%s %s: %s. To run it now, run its SQL without the locking clause with sql against the model %s", queryWhat(q), qpath, engine.RowLocksProblem, mpath)}
 }
 
 // refusedNamed is the refusal of a named query or notebook cell (at qpath, of
@@ -275,11 +279,7 @@ func rowLocksNamed(q *catalog.Query, qpath, mpath string) error {
 // catalog's fault, since no call changes that SQL; calling again cannot help.
 // Execute calls it for a refusal its parameters' values cannot have caused.
 func refusedNamed(q *catalog.Query, qpath, mpath string, ref *engine.RefusedError) error {
-	what := "named query"
-	if q.Notebook != nil {
-		what = "notebook cell"
-	}
-	return &catalogFaultError{fmt.Errorf("%s %s cannot run: the server refuses its SQL (%s), and no call can change it; the catalog's file must. To run something like it now, send SQL of your own with sql against the model %s", what, qpath, strings.TrimSuffix(ref.Reason, "."), mpath)}
+	return &catalogFaultError{fmt.Errorf("%s %s cannot run: the server refuses its SQL (%s), and no call can change it; the catalog's file must. To run something like it now, send SQL of your own with sql against the model %s", queryWhat(q), qpath, strings.TrimSuffix(ref.Reason, "."), mpath)}
 }
 
 // refusedAtLoad is the refusal of a named query or notebook cell (at qpath, of
@@ -289,11 +289,7 @@ func refusedNamed(q *catalog.Query, qpath, mpath string, ref *engine.RefusedErro
 // process — so no call runs it until the catalog's file changes it and the
 // model loads again: the catalog's fault.
 func refusedAtLoad(q *catalog.Query, qpath, mpath, why string) error {
-	what := "named query"
-	if q.Notebook != nil {
-		what = "notebook cell"
-	}
-	return &catalogFaultError{fmt.Errorf("%s %s is not run: when its model loaded, %s, and running it would do the same. No call can change that: the catalog's file must change what it computes (a deeply nested JSON value or expression, a huge constant string or list), and it runs again once its model has loaded with that change. To run something like it now, send SQL of your own with sql against the model %s", what, qpath, why, mpath)}
+	return &catalogFaultError{fmt.Errorf("%s %s is not run: when its model loaded, %s, and running it would do the same. No call can change that: the catalog's file must change what it computes (a deeply nested JSON value or expression, a huge constant string or list), and it runs again once its model has loaded with that change. To run something like it now, send SQL of your own with sql against the model %s", queryWhat(q), qpath, why, mpath)}
 }
 
 // namedPaths returns the path of the named query or notebook cell q and of
