@@ -157,15 +157,14 @@ func (c *clientShares) perModel(m *catalog.Model) int {
 	return max(1, min(c.max, n/2))
 }
 
-// take counts a query of ctx's client on model m until release is called, or
-// returns a *clientBusyError, having counted nothing, when the client already
-// has its share. A ctx without a client (stdio) is not counted.
-func (c *clientShares) take(ctx context.Context, m *catalog.Model) (release func(), err error) {
+// take counts a query of ctx's client on model m (at mpath) until release is
+// called, or returns a *clientBusyError, having counted nothing, when the
+// client already has its share. A ctx without a client (stdio) is not counted.
+func (c *clientShares) take(ctx context.Context, m *catalog.Model, mpath string) (release func(), err error) {
 	id, ok := clientOf(ctx)
 	if c == nil || c.max <= 0 || !ok {
 		return func() {}, nil
 	}
-	mpath := m.Package.Project.Name + "/" + m.Package.Name + "/" + m.Name
 	key := id + "\x00" + mpath
 	perModel := c.perModel(m)
 	keys := []string{id, key}

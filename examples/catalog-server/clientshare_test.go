@@ -155,44 +155,44 @@ func TestClientSharePerModel(t *testing.T) {
 	ctx := withClient(context.Background(), "10.0.0.1")
 	var releases []func()
 	for range 2 {
-		r, err := c.take(ctx, pg)
+		r, err := c.take(ctx, pg, modelPath(pg))
 		if err != nil {
 			t.Fatal(err)
 		}
 		releases = append(releases, r)
 	}
-	_, err := c.take(ctx, pg)
+	_, err := c.take(ctx, pg, modelPath(pg))
 	if cb, ok := err.(*clientBusyError); !ok || !strings.Contains(cb.Error(), "2 queries of the model p/k/m") || !strings.Contains(cb.Error(), "4 connections a PostgreSQL model has") {
 		t.Errorf("a 3rd query of a PostgreSQL model: %v", err)
 	} else if h := cb.hint(); strings.Contains(h, "raise -max-queries-per-client") || !strings.Contains(h, "query another model meanwhile") {
 		t.Errorf("the per-model hint points at a flag that cannot lift it: %q", h)
 	}
 	one := newClientShares(1)
-	r1, err := one.take(ctx, duck)
+	r1, err := one.take(ctx, duck, modelPath(duck))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := one.take(ctx, duck); err == nil || !strings.Contains(err.Error(), "already has 1 query running") {
+	if _, err := one.take(ctx, duck, modelPath(duck)); err == nil || !strings.Contains(err.Error(), "already has 1 query running") {
 		t.Errorf("a share of 1: %v", err)
 	}
 	r1()
-	if r, err := c.take(withClient(context.Background(), "10.0.0.2"), pg); err != nil {
+	if r, err := c.take(withClient(context.Background(), "10.0.0.2"), pg, modelPath(pg)); err != nil {
 		t.Errorf("another client: %v", err)
 	} else {
 		r()
 	}
 	for range 2 {
-		r, err := c.take(ctx, duck)
+		r, err := c.take(ctx, duck, modelPath(duck))
 		if err != nil {
 			t.Fatal(err)
 		}
 		releases = append(releases, r)
 	}
-	if _, err := c.take(ctx, duck); err == nil || !strings.Contains(err.Error(), "its share (-max-queries-per-client 4)") {
+	if _, err := c.take(ctx, duck, modelPath(duck)); err == nil || !strings.Contains(err.Error(), "its share (-max-queries-per-client 4)") {
 		t.Errorf("a 5th query over all models: %v", err)
 	}
 	for range 10 {
-		if _, err := c.take(context.Background(), duck); err != nil {
+		if _, err := c.take(context.Background(), duck, modelPath(duck)); err != nil {
 			t.Errorf("without a client: %v", err)
 		}
 	}
@@ -205,7 +205,7 @@ func TestClientSharePerModel(t *testing.T) {
 	}
 	off := newClientShares(-1)
 	for range 10 {
-		if _, err := off.take(ctx, pg); err != nil {
+		if _, err := off.take(ctx, pg, modelPath(pg)); err != nil {
 			t.Errorf("share off: %v", err)
 		}
 	}
@@ -278,7 +278,7 @@ func TestClientShareIPv6Network(t *testing.T) {
 	c := newClientShares(1)
 	var err error
 	h := identifyClients(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
-		_, err = c.take(r.Context(), m) // held: not released
+		_, err = c.take(r.Context(), m, modelPath(m)) // held: not released
 	}), "")
 	for _, cs := range []struct {
 		remote string
@@ -434,7 +434,7 @@ func TestClientShareForwardedPorts(t *testing.T) {
 	c := newClientShares(4)
 	var err error
 	h := identifyClients(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
-		_, err = c.take(r.Context(), m) // held: not released
+		_, err = c.take(r.Context(), m, modelPath(m)) // held: not released
 	}), "Forwarded")
 	ran := 0
 	for n := range 8 {
@@ -469,7 +469,7 @@ func TestClientShareIPv6Site(t *testing.T) {
 		var err error
 		h := identifyClients(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
 			var rel func()
-			rel, err = c.take(r.Context(), m)
+			rel, err = c.take(r.Context(), m, modelPath(m))
 			if err == nil {
 				releases = append(releases, rel)
 			}
@@ -515,4 +515,9 @@ func TestClientShareIPv6Site(t *testing.T) {
 	if len(c.n) != 0 {
 		t.Errorf("counters left after every release: %v", c.n)
 	}
+}
+
+// modelPath is the path of m, as execute_query gives it to clientShares.take.
+func modelPath(m *catalog.Model) string {
+	return m.Package.Project.Name + "/" + m.Package.Name + "/" + m.Name
 }

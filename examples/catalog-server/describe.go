@@ -193,7 +193,7 @@ func (s *Service) Describe(ctx context.Context, path string) (*Description, erro
 		// one count, held until describe is done and each of its queries has
 		// given its connection back (Limits.Done: with -isolate=false, DuckDB may
 		// go on computing past a query's answer).
-		release, err := s.shares.take(ctx, e.Model)
+		release, err := s.shares.take(ctx, e.Model, e.Model.Package.Project.Name+"/"+e.Model.Package.Name+"/"+e.Model.Name)
 		if err != nil {
 			d.Error = "row count and sample rows: not read: " + err.Error() + "; the columns above are complete"
 			break

@@ -765,12 +765,13 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 	default:
 		return nil, fmt.Errorf("%s is a %s; queries run against a model (project/package/model), a named query or a source", e.Path, e.Kind)
 	}
-	if q != nil && q.Model != nil {
+	if q != nil && q.Model != nil && len(sn.refuse) > 0 {
 		// Checking it when its model loaded crashed DuckDB or ran out of the
 		// load's memory: running it would do that again (with -isolate=false,
 		// to the server), so nothing of the call runs.
-		if qpath, mpath := namedPaths(q); sn.refuse[qpath] != "" {
-			return nil, refusedAtLoad(q, qpath, mpath, sn.refuse[qpath])
+		qpath, mpath := namedPaths(q)
+		if why := sn.refuse[qpath]; why != "" {
+			return nil, refusedAtLoad(q, qpath, mpath, why)
 		}
 	}
 	params := map[string]any(in.Parameters)
@@ -847,7 +848,7 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 	// once the query holds none of its connections: with -isolate=false, a
 	// calculation DuckDB cannot interrupt goes on past its answer, and counts
 	// until it ends.
-	release, err := s.shares.take(ctx, m)
+	release, err := s.shares.take(ctx, m, mpath)
 	if err != nil {
 		return nil, err
 	}
