@@ -287,12 +287,8 @@ func (p *DuckProc) Query(ctx context.Context, sqlText string, params map[string]
 	hard := time.NewTimer(left + stopGrace + workerSlack)
 	defer hard.Stop()
 	maxRSS := p.runningMaxRSS()
-	var watch <-chan time.Time
-	if maxRSS > 0 {
-		t := time.NewTicker(rssWatchEvery)
-		defer t.Stop()
-		watch = t.C
-	}
+	watch, stopWatch := rssWatch(maxRSS)
+	defer stopWatch()
 	for {
 		select {
 		case <-watch:
@@ -359,6 +355,17 @@ func (p *DuckProc) Query(ctx context.Context, sqlText string, params map[string]
 // rssWatchEvery is how often the server reads the resident memory of a query
 // process that is computing.
 const rssWatchEvery = 50 * time.Millisecond
+
+// rssWatch returns a channel that ticks every rssWatchEvery, for reading a
+// process's resident memory, and the function that stops it; with no bound
+// (maxRSS 0), a channel that never ticks.
+func rssWatch(maxRSS int64) (<-chan time.Time, func()) {
+	if maxRSS <= 0 {
+		return nil, func() {}
+	}
+	t := time.NewTicker(rssWatchEvery)
+	return t.C, t.Stop
+}
 
 // duckRunMaxRSS, when above zero, is the most resident memory a computing query
 // process may hold instead of runningMaxRSS's (for the tests).

@@ -120,7 +120,7 @@ func checkQueries(ctx context.Context, conn loadConn, m *catalog.Model, cfg Duck
 			continue
 		}
 		names, err := conn.prepare(ctx, text)
-		if le := (*LoadError)(nil); errors.As(err, &le) || err != nil && conn.failed() != nil {
+		if loadStopped(conn, err) {
 			// DuckDB's load process crashed on it, or the load ran out of
 			// time: said as it is (not as SQL that does not prepare).
 			add(q.Name, err.Error())
@@ -231,7 +231,7 @@ func (c queryChecks) refuse(name string, err error) {
 // catalog's own check (catalog.ParamProblems).
 func checkCell(ctx context.Context, conn loadConn, c *catalog.Query) (msg string, loadErr error) {
 	names, err := conn.prepare(ctx, c.SQL)
-	if le := (*LoadError)(nil); errors.As(err, &le) || err != nil && conn.failed() != nil {
+	if loadStopped(conn, err) {
 		return err.Error(), err
 	}
 	if err != nil {
@@ -406,7 +406,7 @@ func fileLines(msg string, first int) string {
 func sourceError(ctx context.Context, conn loadConn, s *catalog.Source, file, pkgDir, body string, err error) error {
 	text, edits := withAbsolutePaths(s.SQL, pkgDir)
 	if _, perr := conn.prepare(ctx, text); perr != nil {
-		if le := (*LoadError)(nil); errors.As(perr, &le) || conn.failed() != nil {
+		if loadStopped(conn, perr) {
 			return perr
 		}
 		var se *SQLError
@@ -534,3 +534,11 @@ type sourceLoadError struct {
 
 func (e *sourceLoadError) Error() string { return "duckdb error at " + e.text }
 func (e *sourceLoadError) Unwrap() error { return e.se }
+
+// loadStopped says err (from a step of a load on conn) ends the load's work
+// rather than saying something of the SQL: a LoadError, or a load that can no
+// longer go on.
+func loadStopped(conn loadConn, err error) bool {
+	var le *LoadError
+	return err != nil && (errors.As(err, &le) || conn.failed() != nil)
+}

@@ -452,12 +452,8 @@ func (p *procLoad) roundTrip(ctx context.Context, req workerRequest, size int) (
 	left := time.Until(p.deadline)
 	timer := time.NewTimer(max(left, 0))
 	defer timer.Stop()
-	var watch <-chan time.Time
-	if p.maxRSS > 0 {
-		t := time.NewTicker(rssWatchEvery)
-		defer t.Stop()
-		watch = t.C
-	}
+	watch, stopWatch := rssWatch(p.maxRSS)
+	defer stopWatch()
 	for {
 		select {
 		case <-watch:

@@ -39,7 +39,7 @@ var fileFunctions = map[string]bool{
 // the source is broken (TreeTooLargeError). In the server it runs in the
 // model's load process (loadConn.viewBody), whose memory is watched.
 func rewritePaths(ctx context.Context, conn loadConn, sqlText, pkgDir string) (string, error) {
-	raw, err := rowString(ctx, conn, "SELECT json_serialize_sql($1::VARCHAR)::VARCHAR", sqlText)
+	raw, err := rowString(ctx, conn, gateQuery, sqlText)
 	if err != nil {
 		return "", err
 	}
@@ -131,7 +131,7 @@ func mibOf(n int, up bool) string {
 
 // parseTree returns DuckDB's syntax tree of sqlText (json_serialize_sql).
 func parseTree(ctx context.Context, conn loadConn, sqlText string) (map[string]any, error) {
-	raw, err := rowString(ctx, conn, "SELECT json_serialize_sql($1::VARCHAR)::VARCHAR", sqlText)
+	raw, err := rowString(ctx, conn, gateQuery, sqlText)
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +141,7 @@ func parseTree(ctx context.Context, conn loadConn, sqlText string) (map[string]a
 // parseTreeOn is parseTree on a connection or a pool of this process.
 func parseTreeOn(ctx context.Context, conn queryRower, sqlText string) (map[string]any, error) {
 	var raw string
-	if err := conn.QueryRowContext(ctx, "SELECT json_serialize_sql($1::VARCHAR)::VARCHAR", sqlText).Scan(&raw); err != nil {
+	if err := conn.QueryRowContext(ctx, gateQuery, sqlText).Scan(&raw); err != nil {
 		return nil, duckErr(err)
 	}
 	return decodeTree(raw)
@@ -199,13 +199,12 @@ func freezeReaders(ctx context.Context, conn loadConn, tree map[string]any) erro
 			calls = append(calls, n)
 		}
 	})
-	var le *LoadError
 	for _, call := range calls {
 		fn := strings.ToLower(call["function_name"].(string))
 		args, _ := call["children"].([]any)
 		before, err := describeCall(ctx, conn, fn, args)
 		if err != nil {
-			if errors.As(err, &le) || conn.failed() != nil {
+			if loadStopped(conn, err) {
 				return err
 			}
 			continue
@@ -218,13 +217,13 @@ func freezeReaders(ctx context.Context, conn loadConn, tree map[string]any) erro
 			frozen, err = describedArgs(ctx, conn, before, args)
 		}
 		if err != nil {
-			if errors.As(err, &le) || conn.failed() != nil {
+			if loadStopped(conn, err) {
 				return err
 			}
 			continue
 		}
 		after, err := describeCall(ctx, conn, fn, frozen)
-		if err != nil && (errors.As(err, &le) || conn.failed() != nil) {
+		if loadStopped(conn, err) {
 			return err
 		}
 		if err != nil || !slices.Equal(before, after) {
