@@ -42,6 +42,16 @@ func clientOf(ctx context.Context) (string, bool) {
 	return id, ok
 }
 
+// turnOf returns the client of ctx and the group it takes its turns with
+// (engine.Limits): the /48 of an IPv6 /64, "" for any other client, so that
+// a host sending from many /64s of its site is served as one client in the
+// turns, as it holds one network's share (networkShares).
+func turnOf(ctx context.Context) (client, group string) {
+	client, _ = clientOf(ctx)
+	group, _ = networkOf(client)
+	return client, group
+}
+
 // identifyClients serves h with each request's context carrying its client: the
 // host of its remote address or, when header is set (a reverse proxy in front
 // that sets it), the address in that header's last element — the one the

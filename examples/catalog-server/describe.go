@@ -213,8 +213,8 @@ func (s *Service) Describe(ctx context.Context, path string) (*Description, erro
 				return nil
 			}
 			holders.Add(1)
-			client, _ := clientOf(ctx)
-			res, err := eng.Query(ctx, sqlText, nil, engine.Limits{RowLimit: sampleRows, ByteBudget: sampleBytes, Timeout: left, Done: done, Client: client})
+			client, group := turnOf(ctx)
+			res, err := eng.Query(ctx, sqlText, nil, engine.Limits{RowLimit: sampleRows, ByteBudget: sampleBytes, Timeout: left, Done: done, Client: client, Group: group})
 			if to := (*engine.TimeoutError)(nil); errors.As(err, &to) {
 				err = errors.New(describeTimeoutProblem(to, e.Name, sqlText, budget, s.cfg.QueryTimeout))
 			}

@@ -852,8 +852,8 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 	if err != nil {
 		return nil, err
 	}
-	client, _ := clientOf(ctx) // its turn for a connection comes round-robin by client
-	res, err := eng.Query(ctx, sqlText, params, engine.Limits{RowLimit: rowLimit, ByteBudget: s.cfg.ByteBudget, Timeout: s.cfg.QueryTimeout, Done: release, Client: client})
+	client, group := turnOf(ctx) // its turn for a connection comes round-robin by client
+	res, err := eng.Query(ctx, sqlText, params, engine.Limits{RowLimit: rowLimit, ByteBudget: s.cfg.ByteBudget, Timeout: s.cfg.QueryTimeout, Done: release, Client: client, Group: group})
 	if ee := (*engine.EngineError)(nil); errors.As(err, &ee) && ee.Gone {
 		s.rebuild(m, eng) // its database file was removed: the model loads again
 	}

@@ -865,7 +865,7 @@ func (d *Duck) Query(ctx context.Context, sqlText string, params map[string]any,
 	// time waiting for one means the model is busy, not that the query is slow.
 	// Its turn comes round-robin by client (slots); then the pool has one free.
 	connStart := time.Now()
-	if err := d.slots.acquire(qctx, lim.Client, nil); err != nil {
+	if err := d.slots.acquireIn(qctx, lim.Group, lim.Client, nil); err != nil {
 		return nil, d.startErr(ctx, qctx, lim, time.Since(connStart), err)
 	}
 	slotHeld := true

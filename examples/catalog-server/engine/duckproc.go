@@ -204,7 +204,7 @@ func (p *DuckProc) Query(ctx context.Context, sqlText string, params map[string]
 	// Then one of the server's, when the models share a cap (taken in this
 	// order by every query, and given back together). Both are given
 	// round-robin by client (fairSlots).
-	if err := p.slots.acquire(qctx, lim.Client, p.closing); err != nil {
+	if err := p.slots.acquireIn(qctx, lim.Group, lim.Client, p.closing); err != nil {
 		if err == ErrClosed {
 			return nil, ErrClosed
 		}
@@ -217,7 +217,7 @@ func (p *DuckProc) Query(ctx context.Context, sqlText string, params map[string]
 	// time: what it waited for is what most of its wait went to.
 	modelWait := time.Since(start)
 	if g := p.cfg.Processes; g != nil {
-		if err := g.slots.acquire(qctx, lim.Client, p.closing); err != nil {
+		if err := g.slots.acquireIn(qctx, lim.Group, lim.Client, p.closing); err != nil {
 			p.slots.release()
 			if err == ErrClosed {
 				return nil, ErrClosed

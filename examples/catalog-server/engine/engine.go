@@ -76,6 +76,10 @@ type Limits struct {
 	// of a model's connections, or of the server's query processes, are given
 	// them round-robin by client (fairSlots), not in the order they came.
 	Client string
+	// Group is the group Client belongs to ("" for none): the clients of one
+	// group take their turns as one client would, and share its turn among
+	// them (fairSlots). The server groups the /64s of one IPv6 /48.
+	Group string
 }
 
 // done calls l.Done when it is set.

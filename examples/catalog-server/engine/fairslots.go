@@ -18,9 +18,16 @@ import (
 // slot and queued more, the first slot to free goes to another client's
 // waiting query.
 //
-// Its size: one entry per client with a query waiting (in byClient and turns)
-// and one per waiting query, each removed when its query is served or gives
-// up. The server caps what each client has running or waiting at once
+// Clients of one group (Limits.Group: the /64s of one IPv6 /48, which one host
+// can all send from) take their turns as one: the turns go round the groups,
+// and within the group that has the turn, round its clients the same way. A
+// client in no group is a group of its own. So a host sending from 16 /64s of
+// its site is served once per round, as a host with one address is, instead of
+// 16 times.
+//
+// Its size: one entry per client and per group with a query waiting, and one
+// per waiting query, each removed when its query is served or gives up. The
+// server caps what each client has running or waiting at once
 // (-max-queries-per-client, clientshare.go), so the waiters are at most that
 // share times the clients with queries in progress; without a share (stdio,
 // or the share turned off) they are the queries waiting, each a goroutine
@@ -28,15 +35,25 @@ import (
 type fairSlots struct {
 	size int
 
-	mu       sync.Mutex
-	held     int                    // slots taken; below size only when no one waits
-	byClient map[string]*fairClient // clients with a query waiting
-	turns    list.List              // of *fairClient: the order in which they are served
-	last     string                 // the client of the latest slot given
+	mu         sync.Mutex
+	held       int                   // slots taken; below size only when no one waits
+	groups     map[string]*fairGroup // groups with a query waiting, by groupKey
+	turns      list.List             // of *fairGroup: the order in which they are served
+	last       string                // the groupKey of the latest slot given
+	lastClient string                // and its client
 	// For the tests: onGrant is called, under mu, for each slot given;
 	// onGiveUp when a waiter gave up, before it takes mu.
 	onGrant  func(client string, waited bool)
 	onGiveUp func()
+}
+
+// fairGroup is a group's clients with a query waiting, in the order of their
+// turns.
+type fairGroup struct {
+	key     string
+	clients map[string]*fairClient
+	turns   list.List // of *fairClient
+	turn    *list.Element
 }
 
 // fairClient is a client's waiting queries, longest waiting first.
@@ -54,26 +71,47 @@ type fairWaiter struct {
 }
 
 func newFairSlots(size int) *fairSlots {
-	return &fairSlots{size: max(size, 1), byClient: map[string]*fairClient{}}
+	return &fairSlots{size: max(size, 1), groups: map[string]*fairGroup{}}
 }
 
-// acquire takes a slot for client, waiting for one until ctx is done (it then
-// returns ctx.Err()) or stop, when not nil, is closed (ErrClosed). It holds no
-// slot when it returns an error: a slot given to it as it gave up goes to the
-// next waiter.
+// groupKey is the key of group, or of client alone when group is "": the two
+// never meet.
+func groupKey(group, client string) string {
+	if group == "" {
+		return "c " + client
+	}
+	return "g " + group
+}
+
+// acquire takes a slot for client (in no group), as acquireIn does.
 func (s *fairSlots) acquire(ctx context.Context, client string, stop <-chan struct{}) error {
+	return s.acquireIn(ctx, "", client, stop)
+}
+
+// acquireIn takes a slot for client of group, waiting for one until ctx is done
+// (it then returns ctx.Err()) or stop, when not nil, is closed (ErrClosed). It
+// holds no slot when it returns an error: a slot given to it as it gave up goes
+// to the next waiter.
+func (s *fairSlots) acquireIn(ctx context.Context, group, client string, stop <-chan struct{}) error {
+	gk := groupKey(group, client)
 	s.mu.Lock()
 	if s.held < s.size {
 		s.held++
-		s.given(client, false)
+		s.given(gk, client, false)
 		s.mu.Unlock()
 		return nil
 	}
-	c := s.byClient[client]
+	g := s.groups[gk]
+	if g == nil {
+		g = &fairGroup{key: gk, clients: map[string]*fairClient{}}
+		g.turn = s.turns.PushBack(g)
+		s.groups[gk] = g
+	}
+	c := g.clients[client]
 	if c == nil {
 		c = &fairClient{id: client}
-		c.turn = s.turns.PushBack(c)
-		s.byClient[client] = c
+		c.turn = g.turns.PushBack(c)
+		g.clients[client] = c
 	}
 	w := &fairWaiter{ready: make(chan struct{})}
 	w.elem = c.waiters.PushBack(w)
@@ -99,46 +137,60 @@ func (s *fairSlots) acquire(ctx context.Context, client string, stop <-chan stru
 		return err
 	}
 	c.waiters.Remove(w.elem)
-	if c.waiters.Len() == 0 {
-		s.turns.Remove(c.turn)
-		delete(s.byClient, client)
-	}
+	s.drop(g, c)
 	s.mu.Unlock()
 	return err
 }
 
-// release gives back a slot: to the next client in turn with a query waiting,
-// or to the free ones.
+// drop removes c from g's turns, and g from the groups', once they have no
+// query waiting; under mu.
+func (s *fairSlots) drop(g *fairGroup, c *fairClient) {
+	if c.waiters.Len() > 0 {
+		return
+	}
+	g.turns.Remove(c.turn)
+	delete(g.clients, c.id)
+	if g.turns.Len() == 0 {
+		s.turns.Remove(g.turn)
+		delete(s.groups, g.key)
+	}
+}
+
+// release gives back a slot: to the next group in turn with a query waiting,
+// and in it to the next client in turn, or to the free ones.
 func (s *fairSlots) release() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	e := s.turns.Front()
-	if e == nil {
+	ge := s.turns.Front()
+	if ge == nil {
 		if s.held <= 0 {
 			panic("engine: a slot given back that was not taken")
 		}
 		s.held--
 		return
 	}
-	if c := e.Value.(*fairClient); c.id == s.last && e.Next() != nil {
-		e = e.Next() // served last: the others first
+	if ge.Value.(*fairGroup).key == s.last && ge.Next() != nil {
+		ge = ge.Next() // served last: the others first
 	}
-	c := e.Value.(*fairClient)
+	g := ge.Value.(*fairGroup)
+	ce := g.turns.Front()
+	if ce.Value.(*fairClient).id == s.lastClient && g.key == s.last && ce.Next() != nil {
+		ce = ce.Next()
+	}
+	c := ce.Value.(*fairClient)
 	w := c.waiters.Remove(c.waiters.Front()).(*fairWaiter)
 	w.granted = true
 	close(w.ready)
-	if c.waiters.Len() == 0 {
-		s.turns.Remove(e)
-		delete(s.byClient, c.id)
-	} else {
-		s.turns.MoveToBack(e)
-	}
-	s.given(c.id, true)
+	g.turns.MoveToBack(ce)
+	s.turns.MoveToBack(ge)
+	s.drop(g, c)
+	s.given(g.key, c.id, true)
 }
 
-// given notes that client was given a slot, after waiting or not; under mu.
-func (s *fairSlots) given(client string, waited bool) {
-	s.last = client
+// given notes that client of the group keyed gk was given a slot, after
+// waiting or not; under mu.
+func (s *fairSlots) given(gk, client string, waited bool) {
+	s.last, s.lastClient = gk, client
 	if s.onGrant != nil {
 		s.onGrant(client, waited)
 	}
@@ -148,8 +200,10 @@ func (s *fairSlots) given(client string, waited bool) {
 func (s *fairSlots) taken() (held, waiting int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, c := range s.byClient {
-		waiting += c.waiters.Len()
+	for _, g := range s.groups {
+		for _, c := range g.clients {
+			waiting += c.waiters.Len()
+		}
 	}
 	return s.held, waiting
 }

@@ -79,8 +79,52 @@ func TestFairSlotsRoundRobin(t *testing.T) {
 		t.Errorf("grants %v, want %v", grants, want)
 	}
 	s.release()
-	if held, waiting := s.taken(); held != 0 || waiting != 0 || len(s.byClient) != 0 || s.turns.Len() != 0 {
-		t.Errorf("after: %d held, %d waiting, %d clients", held, waiting, len(s.byClient))
+	if held, waiting := s.taken(); held != 0 || waiting != 0 || len(s.groups) != 0 || s.turns.Len() != 0 {
+		t.Errorf("after: %d held, %d waiting, %d clients", held, waiting, len(s.groups))
+	}
+}
+
+// TestFairSlotsGroups: the clients of one group (the /64s of an IPv6 /48)
+// take their turns as one client: a client alone, queued after three of the
+// group's, is served every other slot, not after all three; within the group
+// its clients take turns the same way (G1's second query after G2's first).
+func TestFairSlotsGroups(t *testing.T) {
+	s := newFairSlots(1)
+	ctx := context.Background()
+	if err := s.acquire(ctx, "H", nil); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan string, 8)
+	queue := func(group, client, name string) {
+		_, before := s.taken()
+		go func() {
+			if err := s.acquireIn(ctx, group, client, nil); err != nil {
+				got <- name + " " + err.Error()
+				return
+			}
+			got <- name
+		}()
+		waitFor(t, name+" waiting", func() bool { _, n := s.taken(); return n == before+1 })
+	}
+	queue("G", "G1", "g1a")
+	queue("G", "G1", "g1b")
+	queue("G", "G2", "g2a")
+	queue("", "V", "v1")
+	queue("", "V", "v2")
+	queue("", "V", "v3")
+	// A client named as a group is still another client: "G" alone is not in G.
+	queue("", "G", "lone")
+	var order []string
+	for range 7 {
+		s.release()
+		order = append(order, <-got)
+	}
+	if want := []string{"g1a", "v1", "lone", "g2a", "v2", "g1b", "v3"}; !slices.Equal(order, want) {
+		t.Errorf("served %v, want %v", order, want)
+	}
+	s.release()
+	if held, waiting := s.taken(); held != 0 || waiting != 0 || len(s.groups) != 0 || s.turns.Len() != 0 {
+		t.Errorf("after: %d held, %d waiting, %d groups", held, waiting, len(s.groups))
 	}
 }
 
@@ -163,8 +207,8 @@ func TestFairSlotsGiveUp(t *testing.T) {
 		t.Errorf("then: %q, want B1", g)
 	}
 	s.release()
-	if held, waiting := s.taken(); held != 0 || waiting != 0 || len(s.byClient) != 0 || s.turns.Len() != 0 {
-		t.Errorf("after: %d held, %d waiting, %d clients", held, waiting, len(s.byClient))
+	if held, waiting := s.taken(); held != 0 || waiting != 0 || len(s.groups) != 0 || s.turns.Len() != 0 {
+		t.Errorf("after: %d held, %d waiting, %d clients", held, waiting, len(s.groups))
 	}
 	// A context already done with a slot free still gets it: the caller
 	// looks at its context next, as it did with a channel.
@@ -290,7 +334,7 @@ func TestFairSlotsStress(t *testing.T) {
 	if m := most.Load(); m > size {
 		t.Errorf("%d held at once, more than the %d slots", m, size)
 	}
-	if held, waiting := s.taken(); held != 0 || waiting != 0 || len(s.byClient) != 0 || s.turns.Len() != 0 {
-		t.Errorf("after: %d held, %d waiting, %d clients", held, waiting, len(s.byClient))
+	if held, waiting := s.taken(); held != 0 || waiting != 0 || len(s.groups) != 0 || s.turns.Len() != 0 {
+		t.Errorf("after: %d held, %d waiting, %d clients", held, waiting, len(s.groups))
 	}
 }

@@ -262,7 +262,7 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 	// The query's turn for a connection comes round-robin by client; then
 	// the pool has one free (or about to be: pgxpool gives a connection back
 	// once AfterRelease has run).
-	if err := p.slots.acquire(ctx, lim.Client, p.closing); err != nil {
+	if err := p.slots.acquireIn(ctx, lim.Group, lim.Client, p.closing); err != nil {
 		if err == ErrClosed {
 			return nil, ErrClosed
 		}
