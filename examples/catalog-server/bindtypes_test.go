@@ -421,7 +421,7 @@ func TestLongTypeNamesBound(t *testing.T) {
 	svc := newTestService(t, dir, Config{})
 	for _, tc := range []struct{ path, params, want string }{
 		{"p/k/m/at", `{"t":"2024-07-14 09:30:00+02"}`, `{"Columns":[{"name":"t","type":"TIMESTAMP WITH TIME ZONE"}],"Rows":[["2024-07-14T07:30:00Z"]]}`},
-		{"p/k/m/money", `{"d":1.5}`, `{"Columns":[{"name":"d","type":"DECIMAL(10,2)"}],"Rows":[[1.5]]}`},
+		{"p/k/m/money", `{"d":1.5}`, `{"Columns":[{"name":"d","type":"DECIMAL(10,2)"}],"Rows":[[1.50]]}`},
 		{"p/k/m/ratio", `{"r":0.5}`, `{"Columns":[{"name":"r","type":"DOUBLE"}],"Rows":[[0.5]]}`},
 	} {
 		got, te := runNamed(t, svc, tc.path, tc.params)
@@ -462,12 +462,12 @@ func TestDecimalParamsExact(t *testing.T) {
 		{"p/k/m/wide", `{"x":123456789012345678901234567890.12}`, fmt.Sprintf(wide, "123456789012345678901234567890.12")},
 		{"p/k/m/wide", `{"x":"123456789012345678901234567890.12"}`, fmt.Sprintf(wide, "123456789012345678901234567890.12")},
 		{"p/k/m/wide", `{"x":"-0.005"}`, fmt.Sprintf(wide, "-0.01")},
-		{"p/k/m/wide", `{"x":1.5e3}`, fmt.Sprintf(wide, "1500")},
+		{"p/k/m/wide", `{"x":1.5e3}`, fmt.Sprintf(wide, "1500.00")},
 		{"p/k/m/plain", `{"x":123456789012345.678}`, fmt.Sprintf(plain, "123456789012345.678")},
 		{"p/k/m/plain", `{"x":"123456789012345.6785"}`, fmt.Sprintf(plain, "123456789012345.679")},
 		// The server applies an exponent exactly (DuckDB's own cast of the text
 		// 15e-1 finds it too wide for DECIMAL(3,2)).
-		{"p/k/m/small", `{"x":15e-1}`, fmt.Sprintf(small, "1.5")},
+		{"p/k/m/small", `{"x":15e-1}`, fmt.Sprintf(small, "1.50")},
 		{"p/k/m/small", `{"x":"9.994999"}`, fmt.Sprintf(small, "9.99")},
 		{"p/k/m/many", `{"x":[9007199254740993.01,"123456789012345678901234567890.12"]}`, `{"Columns":[{"name":"x","type":"DECIMAL(38,2)[]"}],"Rows":[[[9007199254740993.01,123456789012345678901234567890.12]]]}`},
 		// A DOUBLE stays a number.

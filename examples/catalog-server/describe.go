@@ -28,7 +28,7 @@ const describeTimeout = 10 * time.Second
 
 // Description is what describe and resources/read return for any object.
 type Description struct {
-	URI         string          `json:"uri"`
+	URI         string          `json:"uri,omitempty"` // none for the catalog itself, which is no resource
 	Path        string          `json:"path"`
 	Kind        string          `json:"kind"`
 	Name        string          `json:"name"`
@@ -80,7 +80,7 @@ func (s *Service) Describe(ctx context.Context, path string) (*Description, erro
 	sn := s.snap()
 	if len(catalog.Segments(path)) == 0 {
 		// The catalog itself: its projects, and what was skipped at its top.
-		d := &Description{URI: "catalog://", Kind: "catalog", Description: "The catalog: its projects.", Contents: []Item{}, Problems: sn.cat.Problems}
+		d := &Description{Kind: "catalog", Description: "The catalog: its projects.", Contents: []Item{}, Problems: sn.cat.Problems}
 		for _, r := range sn.cat.Roots() {
 			d.Contents = append(d.Contents, itemOf(r))
 		}

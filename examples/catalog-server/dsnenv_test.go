@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 
@@ -17,15 +18,21 @@ func TestDSNEnvAllowed(t *testing.T) {
 	t.Setenv("AUDIT_SECRET", secret)
 	t.Setenv("CATALOG_AUDIT_DSN", secret)
 	t.Setenv("CATALOG_AUDIT_HALF", "host=x password='SECRET3 unterminated")
+	t.Setenv("CATALOG_AUDIT_EMPTY", "")
+	os.Unsetenv("CATALOG_AUDIT_UNSET")
 	dir := t.TempDir()
 	model := "-- @source s\nSELECT 1 AS v;\n"
 	writeFiles(t, dir, map[string]string{
-		"p/env/manifest.json":  `{"engine": "postgres", "dsnEnv": "AUDIT_SECRET"}`,
-		"p/env/m.sql":          model,
-		"p/bad/manifest.json":  `{"engine": "postgres", "dsnEnv": "CATALOG_AUDIT_DSN"}`,
-		"p/bad/m.sql":          model,
-		"p/half/manifest.json": `{"engine": "postgres", "dsnEnv": "CATALOG_AUDIT_HALF"}`,
-		"p/half/m.sql":         model,
+		"p/env/manifest.json":   `{"engine": "postgres", "dsnEnv": "AUDIT_SECRET"}`,
+		"p/env/m.sql":           model,
+		"p/bad/manifest.json":   `{"engine": "postgres", "dsnEnv": "CATALOG_AUDIT_DSN"}`,
+		"p/bad/m.sql":           model,
+		"p/half/manifest.json":  `{"engine": "postgres", "dsnEnv": "CATALOG_AUDIT_HALF"}`,
+		"p/half/m.sql":          model,
+		"p/empty/manifest.json": `{"engine": "postgres", "dsnEnv": "CATALOG_AUDIT_EMPTY"}`,
+		"p/empty/m.sql":         model,
+		"p/unset/manifest.json": `{"engine": "postgres", "dsnEnv": "CATALOG_AUDIT_UNSET"}`,
+		"p/unset/m.sql":         model,
 	})
 	for _, tc := range []struct {
 		name  string
@@ -37,6 +44,9 @@ func TestDSNEnvAllowed(t *testing.T) {
 		{"none allowed", []string{}, "p/bad/m", "(it lets manifests read none)"},
 		{"not readable", nil, "p/bad/m", "the environment variable CATALOG_AUDIT_DSN (dsnEnv in the manifest) does not hold a PostgreSQL connection string PostgreSQL's driver can read (its value is not shown"},
 		{"half readable", nil, "p/half/m", "the environment variable CATALOG_AUDIT_HALF (dsnEnv in the manifest) does not hold"},
+		// An empty variable, and one the environment does not have.
+		{"empty", nil, "p/empty/m", "the environment variable CATALOG_AUDIT_EMPTY (dsnEnv in the manifest) is empty: set it"},
+		{"unset", nil, "p/unset/m", "the environment variable CATALOG_AUDIT_UNSET (dsnEnv in the manifest) is not set in the server's environment: set it"},
 		// Allowed by name: the manifest's variable is read (and cannot be parsed).
 		{"allowed by name", []string{"AUDIT_SECRET"}, "p/env/m", "the environment variable AUDIT_SECRET (dsnEnv in the manifest) does not hold"},
 		{"allowed by prefix", []string{"AUDIT_*"}, "p/env/m", "the environment variable AUDIT_SECRET (dsnEnv in the manifest) does not hold"},

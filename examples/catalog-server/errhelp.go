@@ -198,18 +198,21 @@ func questionPlaceholder(sqlText, name string) (shown string, offset int, ok boo
 		return "", 0, false
 	}
 	nums, offs := placeholders(sqlText)
-	for i, num := range nums {
-		if num != n {
-			continue
-		}
-		// As written: "?" alone, or "?n".
-		shown = "?"
-		if numberedAt(sqlText, offs[i]) {
-			shown = "?" + strconv.Itoa(n)
-		}
-		return shown, offs[i], true
+	at := slices.Index(nums, n)
+	if at < 0 && len(nums) > 0 {
+		// A number the SQL skips ("SELECT ?2" has no ?1): its first
+		// placeholder is the one to write as a literal.
+		at = 0
 	}
-	return "", 0, false
+	if at < 0 {
+		return "", 0, false
+	}
+	// As written: "?" alone, or "?n".
+	shown = "?"
+	if numberedAt(sqlText, offs[at]) {
+		shown = "?" + strconv.Itoa(nums[at])
+	}
+	return shown, offs[at], true
 }
 
 // numberedAt reports whether the ? at character offset off (1-based) of s is

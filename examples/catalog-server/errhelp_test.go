@@ -236,6 +236,9 @@ func TestQuestionPlaceholders(t *testing.T) {
 		{"SELECT x FROM a WHERE x > ? AND x < ?", "the placeholder ? (at character 27)", 27},
 		{"SELECT '?' AS q, x /* ? */ FROM a -- ?\nWHERE x = ?", "the placeholder ? (at character 50)", 50},
 		{"SELECT ?2, ?1", "the placeholder ?1 (at character 12)", 12},
+		// A number the SQL skips: DuckDB counts a $1 the text does not have.
+		{"SELECT ?2", "the SQL uses the placeholder ?2 (at character 8), but ad-hoc SQL takes no parameters", 8},
+		{"SELECT x FROM a WHERE x > ?3", "the placeholder ?3 (at character 27)", 27},
 		// Dollar-quoted strings and nested comments hide a ? as '…' does; a $
 		// inside a name starts no string.
 		{"SELECT $$?$$ AS q, $t$ ? $t$ AS r, x FROM a WHERE x = ?", "the placeholder ? (at character 55)", 55},

@@ -91,6 +91,7 @@ type options struct {
 	startWait time.Duration
 	isolate   bool
 	maxProcs  int
+	dsnEnv    *string // -dsn-env as given (nil: not given)
 	cfg       Config
 }
 
@@ -114,9 +115,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.IntVar(&o.maxProcs, "max-query-processes", defaultQueryProcesses, "the most query processes running DuckDB queries at once over all models (each model runs 8 at most)")
 	fs.IntVar(&o.cfg.MaxQueriesPerClient, "max-queries-per-client", defaultQueriesPerClient, "the most queries one client (over HTTP: one remote address) has running or waiting at once, over all models (and at most half of one model's connections); a query past it is refused at once. 0 turns the share off, as behind a reverse proxy, where every client has the proxy's address, unless -client-header names the proxy's header")
 	fs.StringVar(&o.cfg.ClientHeader, "client-header", "", "take the client's address from this request `header`, set by a trusted reverse proxy in front (X-Forwarded-For: its last address; Forwarded: its last for= address), instead of the connection's; only when every request comes through that proxy, as a client could write the header itself")
-	fs.Func("dsn-env", "the environment variables a PostgreSQL package's manifest may name in dsnEnv: comma-separated `names`, a trailing * matching every name it begins (default \""+defaultDSNEnv+"\"); \"\" allows none; a manifest naming another is refused, as it could read any variable of the server's environment", func(v string) (err error) {
-		o.cfg.DSNEnv, err = parseDSNEnv(v)
-		return err
+	fs.Func("dsn-env", "the environment variables a PostgreSQL package's manifest may name in dsnEnv: comma-separated `names`, a trailing * matching every name it begins (default \""+defaultDSNEnv+"\"); \"\" allows none; a manifest naming another is refused, as it could read any variable of the server's environment", func(v string) error {
+		o.dsnEnv = &v // read by check, whose refusal is one line as the other flags'
+		return nil
 	})
 	fs.BoolVar(&o.isolate, "isolate", true, "run each DuckDB query in a query process (this program, started again), ended at the query's time limit if DuckDB cannot stop; -isolate=false runs queries in the server's process, without a round trip between processes, but a calculation DuckDB cannot interrupt then runs on past its limit (loading a model runs in a process of its own either way)")
 	fs.BoolVar(&o.cfg.Duck.CrashDumps, "crash-dumps", false, "log what a query or load process that crashed wrote (its first 2 KiB and last 8 KiB: the Go runtime's crash dump, about 10 KB) with the one line the crash gets anyway")
@@ -178,6 +179,13 @@ func parseDSNEnv(v string) ([]string, error) {
 // them silently (a -row-limit of -5 served 1000 rows; a -memory-limit DuckDB cannot
 // read left every model unopened, the server running with nothing to query).
 func (o *options) check() error {
+	if o.dsnEnv != nil {
+		allowed, err := parseDSNEnv(*o.dsnEnv)
+		if err != nil {
+			return fmt.Errorf("-dsn-env %w", err)
+		}
+		o.cfg.DSNEnv = allowed
+	}
 	c := o.cfg
 	for _, f := range []struct {
 		name string

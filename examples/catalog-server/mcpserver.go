@@ -627,7 +627,7 @@ func newMCPServer(svc *Service, version string, stateless bool) *mcp.Server {
 			return okResult(d)
 		})
 
-	addTool(s, &mcp.Tool{Name: "search_catalog", Description: "Search names, column names and descriptions of every catalog object; results are ranked (exact name first, then name prefix, substring, column, description). Every word must match (at most 32 words, 1000 characters); case, accents and compatibility forms do not count. Returns total (the objects that match) and truncated when limit (default 20, at most 100) left some out. When nothing matches, the result suggests the closest existing names.", Annotations: ro},
+	addTool(s, &mcp.Tool{Name: "search_catalog", Description: "Search names, column names, named queries' parameters, descriptions and notebooks' text of every catalog object; results are ranked (exact name first, then name prefix, substring, a column or parameter, a description, then a parameter's description or a notebook's text). Every word must match (at most 32 words, 1000 characters); case, accents and compatibility forms do not count. Returns total (the objects that match) and truncated when limit (default 20, at most 100) left some out. When nothing matches, the result suggests the closest existing names.", Annotations: ro},
 		func(ctx context.Context, req *mcp.CallToolRequest, in searchIn) (*mcp.CallToolResult, any, error) {
 			if te := checkSearch(in.Query); te != nil {
 				return errorResult(*te), nil, nil
@@ -691,6 +691,10 @@ func (s *Service) Execute(ctx context.Context, in executeIn) (*engine.Result, er
 	}
 	if ce := (*engine.ConnectError)(nil); errors.As(err, &ce) {
 		s.logConnError(in.Path, ce)
+	}
+	if err == nil && res.RowCount == 0 && res.TruncatedBy == "byteBudget" {
+		// Else an empty answer, truncated, would not say why no row came.
+		res.Hint = fmt.Sprintf("No row was returned: the first row alone is over the byte budget (%d bytes of JSON for the columns and rows). Select fewer or narrower columns (left(text, 200) for long text, or an aggregate), or ask the server's operator for a larger -byte-budget.", res.ByteBudget)
 	}
 	return res, err
 }
@@ -836,7 +840,7 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 		return nil, &brokenSourceError{path: e.Path, reason: sourceProblem(m, eng.Broken()[e.Name])}
 	}
 	if in.SQL != "" && len(m.Package.OutsideLinks) > 0 {
-		return nil, &outsideLinkError{fmt.Errorf("ad-hoc SQL on %s is refused: the folder of package %s/%s holds symbolic links out of it (%s), and a glob pattern through one lists the names of files outside the package", mpath, m.Package.Project.Name, m.Package.Name, strings.Join(m.Package.OutsideLinks, ", "))}
+		return nil, &outsideLinkError{fmt.Errorf("ad-hoc SQL on %s is refused: the folder of package %s/%s holds symbolic links out of it (%s): a glob pattern through a link to a folder lists the names of files outside the package, and what a link leads to (a file's link too) can change outside the catalog without the server seeing it. Its named queries and sources still run; the catalog's author can remove the links or copy the data into the package", mpath, m.Package.Project.Name, m.Package.Name, strings.Join(m.Package.OutsideLinks, ", "))}
 	}
 	if in.SQL != "" && m.Package.Engine == catalog.EngineDuckDB {
 		if err := specialFileRead(sqlText, m.Package.Dir); err != nil {

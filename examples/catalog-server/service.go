@@ -1093,9 +1093,13 @@ func (s *Service) open(ctx context.Context, m *catalog.Model) (modelEngine, erro
 		if !dsnEnvAllowed(m.Package.DSNEnv, s.cfg.DSNEnv) {
 			return nil, fmt.Errorf("dsnEnv names the environment variable %s, which this server does not let a manifest read (it lets manifests read %s): rename the variable to one of those, or have the server's operator allow it with -dsn-env. Without that rule a manifest could read any variable of the server's environment", m.Package.DSNEnv, allowedDSNEnv(s.cfg.DSNEnv))
 		}
-		dsn := os.Getenv(m.Package.DSNEnv)
+		dsn, set := os.LookupEnv(m.Package.DSNEnv)
 		if dsn == "" {
-			return nil, fmt.Errorf("the environment variable %s (dsnEnv in the manifest) is empty: set it to a PostgreSQL connection string", m.Package.DSNEnv)
+			state := "is not set in the server's environment"
+			if set {
+				state = "is empty"
+			}
+			return nil, fmt.Errorf("the environment variable %s (dsnEnv in the manifest) %s: set it to a PostgreSQL connection string and restart the server", m.Package.DSNEnv, state)
 		}
 		pg, err := engine.OpenPostgres(ctx, m, dsn, s.cfg.PG)
 		if errors.Is(err, engine.ErrBadDSN) {

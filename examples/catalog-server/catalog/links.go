@@ -109,5 +109,5 @@ func outsideLinksProblem(where string, links []string, complete bool) string {
 	if !complete {
 		more = " (and maybe more: the search stops after " + fmt.Sprint(maxLinksNamed) + " links or " + fmt.Sprint(maxLinkScan) + " entries)"
 	}
-	return fmt.Sprintf("%s: symbolic links out of the package folder: %s%s; ad-hoc SQL (execute_query with sql) on the package's models is refused while they are there, as a glob pattern through one would list the names of files outside the package (its named queries and sources still run); remove the links, or copy the data into the package", where, strings.Join(links, ", "), more)
+	return fmt.Sprintf("%s: symbolic links out of the package folder: %s%s; ad-hoc SQL (execute_query with sql) on the package's models is refused while they are there, as a glob pattern through a link to a folder would list the names of files outside the package, and what a link leads to (a file's link too) can change outside the catalog without the server seeing it (its named queries and sources still run); remove the links, or copy the data into the package", where, strings.Join(links, ", "), more)
 }

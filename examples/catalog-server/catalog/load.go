@@ -68,6 +68,9 @@ func LoadAfter(dir string, prev *Catalog) (*Catalog, error) {
 			continue
 		}
 		if !de.IsDir() {
+			if n := de.Name(); n == "manifest.json" || n == "project.json" || strings.HasSuffix(n, ".sql") {
+				c.note(&c.Problems, n, "%s: not read: the catalog's top holds project folders only, and each project holds package folders; a package's manifest.json and .sql files go in PROJECT/PACKAGE/, a project's project.json in PROJECT/", n)
+			}
 			continue
 		}
 		if !validName.MatchString(de.Name()) {
@@ -237,6 +240,9 @@ func (c *Catalog) loadProject(dir, name string) *Project {
 			continue
 		}
 		if !de.IsDir() {
+			if strings.HasSuffix(de.Name(), ".sql") {
+				c.note(&p.Problems, name+"/"+de.Name(), "%s/%s: not read: %s is a project, and a model's .sql file belongs in a package folder of it (%s/PACKAGE/, beside the package's manifest.json)", name, de.Name(), name, name)
+			}
 			continue
 		}
 		pdir := filepath.Join(dir, de.Name())

@@ -14,7 +14,8 @@ import (
 // manifest.json (at the project's level), a package folder that is a symbolic
 // link (inside the catalog or out of it; neither is followed), a project folder
 // that is a link (at the catalog's top), a folder of models or a package inside
-// a package, and a manifest.json at the project's level.
+// a package, a manifest.json or .sql file at the project's level, and one at
+// the catalog's top (a README anywhere is not reported).
 func TestFoldersNotServedAreReported(t *testing.T) {
 	root := t.TempDir()
 	outside := t.TempDir()
@@ -28,6 +29,11 @@ func TestFoldersNotServedAreReported(t *testing.T) {
 		"acme/nomanifest/sales.sql":       "-- @source a\nSELECT 1;\n",
 		"acme/docs/notes.md":              "# not models\n",
 		"acme/manifest.json":              `{}`,
+		"acme/stray.sql":                  "-- @source a\nSELECT 1;\n",
+		"acme/README.md":                  "# a project\n",
+		"manifest.json":                   `{}`,
+		"top.sql":                         "-- @source a\nSELECT 1;\n",
+		"README.md":                       "# a catalog\n",
 		"other/k/manifest.json":           `{}`,
 		"other/k/m.sql":                   "-- @source a\nSELECT 1;\n",
 		"acme/real/data/nested/x.parquet": "",
@@ -52,12 +58,13 @@ func TestFoldersNotServedAreReported(t *testing.T) {
 		"acme/inlink: skipped: a symbolic link to a folder (to acme/real, inside the catalog), which the catalog does not follow",
 		"acme/outlink: skipped: a symbolic link to a folder (out of the catalog)",
 		"acme/manifest.json: not read: acme is a project",
+		"acme/stray.sql: not read: acme is a project, and a model's .sql file belongs in a package folder of it (acme/PACKAGE/",
 	} {
 		if !strings.Contains(proj, want) {
 			t.Errorf("project problems lack %q:\n%s", want, proj)
 		}
 	}
-	if strings.Contains(proj, "docs") {
+	if strings.Contains(proj, "docs") || strings.Contains(proj, "README") {
 		t.Errorf("a folder without models is reported:\n%s", proj)
 	}
 	pkg := strings.Join(c.Lookup("acme/real").Package.Problems, "\n")
@@ -72,8 +79,18 @@ func TestFoldersNotServedAreReported(t *testing.T) {
 	if strings.Contains(pkg, "data") {
 		t.Errorf("a folder of data files is reported:\n%s", pkg)
 	}
-	if top := strings.Join(c.Problems, "\n"); !strings.Contains(top, "linkedproj: skipped: a symbolic link to a folder (to other, inside the catalog)") {
-		t.Errorf("catalog problems: %q", top)
+	top := strings.Join(c.Problems, "\n")
+	for _, want := range []string{
+		"linkedproj: skipped: a symbolic link to a folder (to other, inside the catalog)",
+		"manifest.json: not read: the catalog's top holds project folders only",
+		"top.sql: not read: the catalog's top holds project folders only",
+	} {
+		if !strings.Contains(top, want) {
+			t.Errorf("catalog problems lack %q: %q", want, top)
+		}
+	}
+	if strings.Contains(top, "README") {
+		t.Errorf("a README at the top is reported: %q", top)
 	}
 	if _, err := c.Resolve("linkedproj"); err == nil || !strings.Contains(err.Error(), "linkedproj: skipped: a symbolic link") {
 		t.Errorf("resolve linkedproj: %v", err)

@@ -12,6 +12,7 @@ import (
 	"io"
 	"log/slog"
 	"math"
+	"math/big"
 	"net/url"
 	"os"
 	"os/exec"
@@ -1147,6 +1148,11 @@ func bindArgs(stmt *duckdb.Stmt, params map[string]any) ([]driver.NamedValue, er
 		if err != nil {
 			return nil, duckErr(err)
 		}
+		if name == "" {
+			// A number the SQL skips ("SELECT ?2": DuckDB counts a ?1 it
+			// has no name for).
+			name = strconv.Itoa(i)
+		}
 		v, ok := params[name]
 		if !ok {
 			return nil, &UnboundParamError{Name: "$" + name}
@@ -1749,7 +1755,7 @@ func duckLines(sqlText string) []string {
 func duckValue(v any, dbType string) any {
 	switch x := v.(type) {
 	case duckdb.Decimal:
-		return jsonNumber(x.String())
+		return jsonNumber(decimalText(x))
 	case duckdb.UUID:
 		return formatUUID(x[:])
 	case *duckdb.UUID:
@@ -1806,6 +1812,17 @@ func duckValue(v any, dbType string) any {
 		}
 	}
 	return jsonValue(v, dbType)
+}
+
+// decimalText writes a DECIMAL with its scale's digits, as DuckDB and
+// PostgreSQL do: DECIMAL(5,2) 1.50 is 1.50 (duckdb-go's String drops the
+// trailing zeros: 1.5).
+func decimalText(d duckdb.Decimal) string {
+	if d.Value == nil {
+		return "0"
+	}
+	den := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(d.Scale)), nil)
+	return new(big.Rat).SetFrac(d.Value, den).FloatString(int(d.Scale))
 }
 
 // duckIntervalText writes an INTERVAL as DuckDB writes it as text ("1 year 2

@@ -280,8 +280,8 @@ func TestDuckConcurrencyCap(t *testing.T) {
 
 // TestDuckNestedValues: values inside lists, structs and maps are as faithful as
 // at the top level: a MAP is [{key, value}…] in its order (not duckdb-go's
-// debugging text "OrderedMap{…}"), a DECIMAL keeps its digits as a number in a
-// list too (not a string), a DATE in a list is a date, and a TIMETZ keeps its
+// debugging text "OrderedMap{…}"), a DECIMAL keeps its digits (its scale's
+// too: 1.50) as a number in a list too (not a string), a DATE in a list is a date, and a TIMETZ keeps its
 // offset. (A DATE in a STRUCT is still written as midnight UTC: the struct's
 // field types are not parsed.)
 func TestDuckNestedValues(t *testing.T) {
@@ -297,6 +297,12 @@ func TestDuckNestedValues(t *testing.T) {
 		{"[DATE '2024-03-01', DATE '2024-03-02']::DATE[2]", `["2024-03-01","2024-03-02"]`},
 		{"[DATE '2024-03-01']", `["2024-03-01"]`},
 		{"12345678901234567890.12::DECIMAL(38,2)", `12345678901234567890.12`},
+		// With its scale's digits, as DuckDB and PostgreSQL write it.
+		{"1.50::DECIMAL(5,2)", `1.50`},
+		{"-0.10::DECIMAL(5,2)", `-0.10`},
+		{"0::DECIMAL(5,2)", `0.00`},
+		{"-7::DECIMAL(5,0)", `-7`},
+		{"[1.10::DECIMAL(4,2)]", `[1.10]`},
 		{"TIMETZ '13:00:01+02'", `"13:00:01+02:00"`},
 		{"['inf'::DOUBLE, '-inf'::FLOAT, 'nan'::DOUBLE, 1.5::DOUBLE]", `["Infinity","-Infinity","NaN",1.5]`},
 		{"'-inf'::DOUBLE", `"-Infinity"`},

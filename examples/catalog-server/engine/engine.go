@@ -48,6 +48,9 @@ type Result struct {
 	RowLimit    int     `json:"rowLimit"`
 	ByteBudget  int     `json:"byteBudget"`
 	ElapsedMs   float64 `json:"elapsedMs"`
+	// Hint says what to do when the result is cut before its first row (set
+	// by the server, not the engine).
+	Hint string `json:"hint,omitempty"`
 
 	wire *wireCells // in a query process: the JSON of Rows' values
 }
