@@ -11,14 +11,19 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/wiremcp/wiremcp/examples/catalog-server/engine"
 )
 
 // TestLeftoverModelFoldersRemoved: a server killed with SIGKILL leaves its
-// models' folders in the temporary folder; the next server's start removes
-// those of processes that no longer exist, and nothing else: not the folders
+// models' folders (and, run on the built-in sample catalog, that catalog's
+// folder) in the temporary folder; the next server's start removes those of
+// processes that no longer exist, and nothing else: not the folders
 // of a live process (another server sharing TMPDIR), not a name off the
 // pattern, not a symbolic link or a file, not a folder of another PID
-// namespace. Before, nothing removed them (a shared /tmp held 1,078).
+// namespace, not a folder of an earlier version's naming (counted in the log).
+// Before, nothing removed them (a shared /tmp held 1,078), and the sample
+// catalog's folder (catalog-samples-<random>) stayed after the change too.
 func TestLeftoverModelFoldersRemoved(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("no process check here: nothing is removed")
@@ -59,7 +64,13 @@ func TestLeftoverModelFoldersRemoved(t *testing.T) {
 		return p
 	}
 	gone := mkdir("catalog-duckdb-" + dead + "-" + ns + "-123456")
+	// The sample catalog's folder of a server killed while it served it.
+	goneSamples := mkdir("catalog-samples-" + dead + "-" + ns + "-123456")
 	kept := []string{
+		mkdir("catalog-samples-" + self + "-" + ns + "-123456"),    // a live process's
+		mkdir("catalog-samples-" + dead + "-1" + ns + "-123456"),   // another PID namespace's
+		mkdir("catalog-samples-123456789"),                         // an older version's: owner unknown
+		mkdir("catalog-test-samples-" + dead + "-" + ns + "-1"),    // off the pattern
 		mkdir("catalog-duckdb-" + self + "-" + ns + "-123456"),     // a live process's
 		mkdir("catalog-duckdb-" + dead + "-1" + ns + "-123456"),    // another PID namespace's
 		mkdir("catalog-duckdb-123456789"),                          // an older version's: owner unknown
@@ -87,15 +98,25 @@ func TestLeftoverModelFoldersRemoved(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer svc2.Close()
-	if _, err := os.Lstat(gone); !os.IsNotExist(err) {
-		t.Errorf("the folder of a process that is gone was not removed (%v)", err)
+	for _, p := range []string{gone, goneSamples} {
+		if _, err := os.Lstat(p); !os.IsNotExist(err) {
+			t.Errorf("the folder %s of a process that is gone was not removed (%v)", filepath.Base(p), err)
+		}
 	}
 	for _, p := range kept {
 		if _, err := os.Lstat(p); err != nil {
 			t.Errorf("%s was removed: %v", filepath.Base(p), err)
 		}
 	}
-	if !strings.Contains(logs.String(), "removed model folders left by servers that ended") || !strings.Contains(logs.String(), "removed=1 ") {
-		t.Errorf("the log does not say one folder was removed: %q", logs.String())
+	if !strings.Contains(logs.String(), "removed model and sample catalog folders left by servers that ended") || !strings.Contains(logs.String(), "removed=2 ") {
+		t.Errorf("the log does not say two folders were removed: %q", logs.String())
+	}
+	// The folders of earlier versions are counted, and left.
+	if !strings.Contains(logs.String(), "folders of earlier versions") || !strings.Contains(logs.String(), "count=2 ") {
+		t.Errorf("the log does not count the two folders of earlier versions: %q", logs.String())
+	}
+	// The sample catalog's folder is named after its server process.
+	if m := regexp.MustCompile(`^catalog-samples-(\d+)-(\d+)-\*$`).FindStringSubmatch(engine.SamplesDirPattern()); m == nil || m[1] != self || m[2] != ns {
+		t.Errorf("the sample catalog's folder pattern %q is not named after this process (%s) and its PID namespace (%s)", engine.SamplesDirPattern(), self, ns)
 	}
 }

@@ -275,7 +275,7 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, lo
 	defer cancel()
 	dir := o.dir
 	if dir == "" {
-		tmp, err := os.MkdirTemp("", "catalog-samples-*")
+		tmp, err := os.MkdirTemp("", engine.SamplesDirPattern()) // named after this process: engine.RemoveLeftovers
 		if err != nil {
 			return err
 		}

@@ -59,6 +59,8 @@ type Config struct {
 	open func(ctx context.Context, m *catalog.Model, real func(context.Context, *catalog.Model) (modelEngine, error)) (modelEngine, error)
 	// retryFirst, when set (tests), replaces pgRetryFirst.
 	retryFirst time.Duration
+	// restartLimit, when set (tests), replaces loadRestartLimit.
+	restartLimit time.Duration
 }
 
 func (c *Config) fill() {
@@ -212,6 +214,8 @@ type Service struct {
 	// retryFirst is the delay before a PostgreSQL model that did not open is
 	// tried again (pgRetryFirst; tests shorten it).
 	retryFirst time.Duration
+	// restartLimit is loadRestartLimit (tests shorten it).
+	restartLimit time.Duration
 
 	old sync.WaitGroup
 	// closing holds the engines replaced by reloads whose Close has not
@@ -247,7 +251,7 @@ func (s *Service) logConnError(path string, ce *engine.ConnectError) {
 // beside it; a package whose files change while it loads has its load
 // cancelled and loads again (a DuckDB load's process is ended; a load in the
 // server's process, without DuckConfig.Loader, keeps its place until DuckDB
-// returns). Background retries of PostgreSQL models hold one place at most
+// returns), within loadRestartLimit. Background retries of PostgreSQL models hold one place at most
 // (retrySlot), so that they never hold up the load of a package that changed.
 const maxParallelLoads = 4
 
@@ -284,6 +288,19 @@ type pkgState struct {
 	next atomic.Int64
 }
 
+// loadRestartLimit bounds how long changes to a package's files keep
+// cancelling its loads. A change cancels the package's load in progress (and
+// the version it finds loads instead) only while the first load of the
+// package's chain of cancelled loads started less than loadRestartLimit ago,
+// or while the load waits for a place (nothing opened yet); past it the load
+// in progress finishes and is swapped in, and the newest version loads right
+// after it (a new chain). So a burst of edits, such as copying many files in,
+// loads only its last state when it lasts less than loadRestartLimit, and a
+// package whose files change more often than its load takes (a data file
+// appended every 2 s, a load of 5 s) still has a new version swapped in
+// within loadRestartLimit and one load, not never.
+const loadRestartLimit = 10 * time.Second
+
 // pkgLoad is a package's load under way.
 type pkgLoad struct {
 	ver    string
@@ -293,6 +310,21 @@ type pkgLoad struct {
 	// for a load of a new version, which opens every model.
 	keep    map[string]modelEngine
 	retries int
+	// since is when the first load of the package's chain of cancelled loads
+	// started (loadRestartLimit).
+	since time.Time
+	// opening is set once the load holds a place and opens models.
+	opening atomic.Bool
+	// superseded says a change cancelled the load (its chain goes on);
+	// outrun that a change came past loadRestartLimit and left it to finish,
+	// to be swapped in though it is not the version wanted. Under mu.
+	superseded, outrun bool
+}
+
+// restart says whether a change to the package of l, a load in progress of
+// another version, cancels it (loadRestartLimit). Called with mu held.
+func (s *Service) restart(l *pkgLoad) bool {
+	return l.keep != nil || !l.opening.Load() || time.Since(l.since) < s.restartLimit
 }
 
 // stillLoading is what a model of a package not loaded yet answers.
@@ -344,6 +376,10 @@ func openService(ctx context.Context, dir string, cfg Config, log *slog.Logger) 
 	if cfg.retryFirst > 0 {
 		s.retryFirst = cfg.retryFirst
 	}
+	s.restartLimit = loadRestartLimit
+	if cfg.restartLimit > 0 {
+		s.restartLimit = cfg.restartLimit
+	}
 	s.loadCtx, s.stopLoads = context.WithCancel(ctx)
 	if _, err := s.reread(); err != nil {
 		s.stopLoads()
@@ -359,7 +395,7 @@ func (s *Service) startLoads() {
 	s.held = false
 	for key, ver := range s.want {
 		if st := s.ready[key]; (st == nil || st.ver != ver) && s.loading[key] == nil && !s.closed {
-			s.startLoad(key, s.pkgs[key], ver, nil, 0)
+			s.startLoad(key, s.pkgs[key], ver, nil, 0, time.Now())
 		}
 	}
 }
@@ -472,8 +508,17 @@ func (s *Service) reread() (map[string]string, error) {
 	before := s.want
 	s.read, s.stamps, s.want, s.pkgs = cat, stamps, want, pkgs
 	for key, l := range s.loading {
-		if want[key] != l.ver {
-			l.cancel() // gone, or changed again: a load of the new version follows
+		switch {
+		case want[key] == l.ver:
+		case want[key] == "" || s.restart(l):
+			// Gone, or changed again: a load of the new version follows,
+			// in the same chain (loadRestartLimit).
+			l.superseded = true
+			l.cancel()
+		default:
+			// Changed again past loadRestartLimit: this load finishes and
+			// is swapped in, and the new version loads after it.
+			l.outrun = true
 		}
 	}
 	var gone []*pkgState
@@ -495,10 +540,10 @@ func (s *Service) reread() (map[string]string, error) {
 		case s.cfg.SkipEngines:
 			s.ready[key] = &pkgState{ver: ver, pkg: pkgs[key], stamp: stamps[key], engines: map[string]modelEngine{}, broken: map[string]string{}}
 		case s.loading[key] == nil && !s.held:
-			s.startLoad(key, pkgs[key], ver, nil, 0)
+			s.startLoad(key, pkgs[key], ver, nil, 0, time.Now())
 		}
-		// else: the load of the version before is cancelled, and this one
-		// starts when it returns.
+		// else: the load of the version before is cancelled (or, past
+		// loadRestartLimit, finishes), and this one starts when it returns.
 	}
 	// A diagnostic is logged when it first appears, or when the files of its
 	// package (or project) changed; not again at each read while it lasts (an
@@ -556,10 +601,12 @@ func diagnosticKeys(cat *catalog.Catalog, stamps map[string]string) []string {
 }
 
 // startLoad opens the models of pkg (version ver) in the background, once one
-// of the slots is free; keep holds engines a retry keeps. Called with mu held.
-func (s *Service) startLoad(key string, pkg *catalog.Package, ver string, keep map[string]modelEngine, retries int) {
+// of the slots is free; keep holds engines a retry keeps; since is when the
+// package's chain of cancelled loads began (pkgLoad.since). Called with mu
+// held.
+func (s *Service) startLoad(key string, pkg *catalog.Package, ver string, keep map[string]modelEngine, retries int, since time.Time) {
 	ctx, cancel := context.WithCancel(s.loadCtx)
-	l := &pkgLoad{ver: ver, ctx: ctx, cancel: cancel, keep: keep, retries: retries}
+	l := &pkgLoad{ver: ver, ctx: ctx, cancel: cancel, keep: keep, retries: retries, since: since}
 	s.loading[key] = l
 	s.loads.Add(1)
 	go func() {
@@ -579,6 +626,7 @@ func (s *Service) startLoad(key string, pkg *catalog.Package, ver string, keep m
 		var st *pkgState
 		select {
 		case s.slots <- struct{}{}:
+			l.opening.Store(true)
 			start := time.Now()
 			st = s.openPackage(ctx, pkg, keep)
 			st.ver, st.stamp, st.took = ver, stampOf(ver), time.Since(start)
@@ -691,9 +739,10 @@ func (s *Service) finish(key string, l *pkgLoad, st *pkgState) {
 	}
 	stopped := s.closed || s.loadCtx.Err() != nil
 	cur := s.ready[key]
+	_, wanted := s.want[key]
 	switch {
 	case st == nil:
-	case stopped || l.ctx.Err() != nil || s.want[key] != l.ver || (l.keep != nil && cur == nil):
+	case stopped || l.ctx.Err() != nil || !wanted || (s.want[key] != l.ver && !l.outrun) || (l.keep != nil && cur == nil):
 		// Superseded or stopped: nothing of it is served.
 		s.discard(st, l.keep, !stopped)
 	case l.keep != nil && len(st.engines) == len(l.keep):
@@ -722,7 +771,11 @@ func (s *Service) finish(key string, l *pkgLoad, st *pkgState) {
 	}
 	if ver, ok := s.want[key]; ok && s.loading[key] == nil {
 		if st := s.ready[key]; st == nil || st.ver != ver {
-			s.startLoad(key, s.pkgs[key], ver, nil, 0)
+			since := time.Now()
+			if l.superseded && l.keep == nil {
+				since = l.since // the chain of cancelled loads goes on
+			}
+			s.startLoad(key, s.pkgs[key], ver, nil, 0, since)
 		}
 	}
 }
@@ -750,7 +803,7 @@ func (s *Service) scheduleRetry(key string, st *pkgState) {
 		if s.closed || s.loadCtx.Err() != nil || s.ready[key] != st || s.loading[key] != nil || s.want[key] != st.ver {
 			return // closed, replaced, or a load of it under way
 		}
-		s.startLoad(key, st.pkg, st.ver, st.engines, st.retries+1)
+		s.startLoad(key, st.pkg, st.ver, st.engines, st.retries+1, time.Now())
 	})
 }
 
@@ -775,7 +828,7 @@ func (s *Service) rebuild(m *catalog.Model, eng modelEngine) {
 		}
 	}
 	s.log.Warn("a model's database file is gone (removed from the server's temporary folder); loading the model again", "model", key+"/"+m.Name)
-	s.startLoad(key, st.pkg, st.ver, keep, st.retries)
+	s.startLoad(key, st.pkg, st.ver, keep, st.retries, time.Now())
 }
 
 // retire closes the engines of st, a version no longer served, that next (the
