@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -58,6 +59,16 @@ func pgUnit(n string) bool {
 		return true
 	}
 	return false
+}
+
+// intervalForms are the forms of an INTERVAL's text the engine eng reads, for
+// the messages refusing one.
+func intervalForms(eng string) string {
+	forms := `a number and a unit each, fractions allowed ("1 day 2 hours", "1.5 days", "90 minutes"), a time ("02:30:00"), "ago" at the end to negate`
+	if eng == catalog.EnginePostgres {
+		return forms + `, or ISO 8601 ("P1DT2H", "P0.5Y")`
+	}
+	return forms
 }
 
 const intervalRangeText = "months and days each from -2147483648 to 2147483647, microseconds from -9223372036854775808 to 9223372036854775807"
@@ -235,47 +246,286 @@ func duckIntervalRange(s string) string {
 	return ""
 }
 
-// pgIntervalRange is intervalRange for PostgreSQL: whole numbers of units it
-// reads as DuckDB does, each unit once, with "ago" at the end if any; their
-// totals out of range (a number past 32 bits PostgreSQL refuses itself, naming
-// the value).
+// pgIntervalRange is intervalRange for PostgreSQL 15, whose interval_in is
+// followed (datetime.c's DecodeInterval, then DecodeISO8601Interval): numbers
+// with units, fractions spread as it spreads them (a fraction of a year to
+// whole months, of a month to days of 30 and then microseconds, of a week or
+// day to days and microseconds), "@", "ago", a bare number (seconds, or the
+// unit of the field after it) and the ISO 8601 designators (P1.5Y2MT3.5H). Its
+// "interval field value out of range" and the total of years and months past
+// 32 bits (the "interval out of range" that quotes nothing) are reported; a
+// form not followed here (a time of day, ISO 8601's alternative format) is
+// left to PostgreSQL, whose error then quotes the value, except for its total
+// of months.
 func pgIntervalRange(s string) string {
-	f := strings.Fields(strings.ToLower(s))
-	ago := len(f) > 0 && f[len(f)-1] == "ago"
-	if ago {
-		f = f[:len(f)-1]
+	var r pgInterval
+	why, ok := r.postgres(s)
+	if !ok && strings.HasPrefix(s, "P") {
+		r = pgInterval{}
+		why, ok = r.iso(s[1:])
 	}
-	if len(f) == 0 || len(f)%2 != 0 {
+	if !ok {
 		return ""
 	}
-	totals := [3]*big.Int{new(big.Int), new(big.Int), new(big.Int)}
-	seen := map[string]bool{}
-	for k := 0; k < len(f); k += 2 {
-		if !digitsForm.MatchString(f[k]) || !pgUnit(f[k+1]) || strings.HasPrefix(f[k], "-") && len(f[k]) == 1 {
-			return ""
-		}
-		u := intervalUnits[f[k+1]]
-		key := strings.TrimSuffix(f[k+1], "s")
-		if seen[key] {
-			return ""
-		}
-		seen[key] = true
-		n, _ := new(big.Int).SetString(f[k], 10)
-		totals[u.field].Add(totals[u.field], n.Mul(n, big.NewInt(u.mult)))
+	if why != "" {
+		return why
 	}
-	for field, name := range []string{"months", "days", "microseconds"} {
-		if ago {
-			totals[field].Neg(totals[field])
-		}
-		lo, hi := big.NewInt(math.MinInt32), big.NewInt(math.MaxInt32)
-		if field == 2 {
-			lo, hi = big.NewInt(math.MinInt64), big.NewInt(math.MaxInt64)
-		}
-		if totals[field].Cmp(lo) < 0 || totals[field].Cmp(hi) > 0 {
-			return fmt.Sprintf("it is %s %s", totals[field], name)
-		}
+	if total := int64(r.year)*12 + int64(r.mon); total < math.MinInt32 || total > math.MaxInt32 {
+		return fmt.Sprintf("it is %d months", total)
 	}
 	return ""
+}
+
+// pgInterval is PostgreSQL's pg_itm_in: the fields an interval's text adds to
+// before they are summed into months, days and microseconds.
+type pgInterval struct {
+	year, mon, mday int32
+	usec            int64
+	over            string // the field add took out of range
+}
+
+// pgUnits are PostgreSQL's interval units (its deltatktbl, names compared in
+// their first 10 letters), as the DuckDB unit whose multiple they take.
+var pgUnits = func() map[string]string {
+	u := map[string]string{}
+	for unit, names := range map[string]string{
+		"millennium": "mil mils millennia millennium", "century": "c cent centuries century",
+		"decade": "dec decade decades decs", "year": "y year years yr yrs",
+		"month": "mon mons month months", "week": "w week weeks", "day": "d day days",
+		"hour": "h hour hours hr hrs", "minute": "m min mins minute minutes",
+		"second": "s sec second seconds secs", "millisecond": "millisecon ms msec millisecond mseconds msecs",
+		"microsecond": "microsecon us usec microsecond useconds usecs",
+	} {
+		for _, n := range strings.Fields(names) {
+			if len(n) > 10 {
+				n = n[:10]
+			}
+			u[n] = unit
+		}
+	}
+	return u
+}()
+
+var (
+	pgNumberToken = regexp.MustCompile(`^([+-]?)(\d*)(\.\d*)?$`)
+	pgYearMonth   = regexp.MustCompile(`^[+-]?\d+-\d+$`)
+	pgGlued       = regexp.MustCompile(`^([+-]?(?:\d+\.?\d*|\.\d+))([a-z]+)$`)
+	pgISONumber   = regexp.MustCompile(`^-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?`)
+)
+
+// postgres reads s as DecodeInterval: ok false for a form it does not follow
+// (PostgreSQL may read it, or refuse it quoting it), why a field out of range.
+func (r *pgInterval) postgres(s string) (why string, ok bool) {
+	var tokens []string
+	for _, f := range strings.Fields(strings.ToLower(s)) {
+		f = strings.TrimPrefix(f, "@")
+		if m := pgGlued.FindStringSubmatch(f); m != nil {
+			tokens = append(tokens, m[1], m[2])
+		} else if f != "" {
+			tokens = append(tokens, f)
+		}
+	}
+	unit := "second" // the unit of a bare number: that of the field after it
+	seen := map[string]bool{}
+	ago, found := false, false
+	for i := len(tokens) - 1; i >= 0; i-- {
+		t := tokens[i]
+		if t == "ago" {
+			ago, unit = true, ""
+			continue
+		}
+		name := t
+		if len(name) > 10 {
+			name = name[:10]
+		}
+		if u, isUnit := pgUnits[name]; isUnit {
+			unit = u
+			continue
+		}
+		var val int64
+		var fval float64
+		switch m := pgNumberToken.FindStringSubmatch(t); {
+		case pgYearMonth.MatchString(t):
+			y, m, _ := strings.Cut(strings.TrimLeft(t, "+-"), "-")
+			yv, err1 := strconv.ParseInt(y, 10, 64)
+			mv, err2 := strconv.ParseInt(m, 10, 32)
+			if err1 != nil || err2 != nil || mv >= 12 {
+				return "", false
+			}
+			total := new(big.Int).Add(new(big.Int).Mul(big.NewInt(yv), big.NewInt(12)), big.NewInt(mv))
+			if t[0] == '-' {
+				total.Neg(total)
+			}
+			if !total.IsInt64() {
+				return "", false
+			}
+			val, unit = total.Int64(), "month"
+		case m != nil && (m[2] != "" || len(m[3]) > 1):
+			n, err := strconv.ParseInt(m[1]+m[2]+strings.Repeat("0", btoi(m[2] == "")), 10, 64)
+			if err != nil {
+				return fmt.Sprintf("the number %s is past 9223372036854775807", strings.TrimLeft(t, "+-")), true
+			}
+			val = n
+			if len(m[3]) > 1 {
+				fval, _ = strconv.ParseFloat("0"+m[3], 64)
+				if m[1] == "-" {
+					fval = -fval
+				}
+			}
+		default:
+			return "", false // a time of day, a word PostgreSQL may read, or none
+		}
+		mask := unit
+		if unit == "second" && fval != 0 {
+			mask = "second millisecond microsecond"
+		}
+		for _, k := range strings.Fields(mask) {
+			if unit == "" || seen[k] {
+				return "", false
+			}
+			seen[k] = true
+		}
+		if !r.add(unit, val, fval) {
+			return fmt.Sprintf("%s takes its %s out of range", strings.Join(tokens[i:min(i+2, len(tokens))], " "), r.over), true
+		}
+		if unit == "hour" {
+			unit = "day"
+		}
+		found = true
+	}
+	if !found {
+		return "", false
+	}
+	if ago {
+		if r.usec == math.MinInt64 || r.mday == math.MinInt32 || r.mon == math.MinInt32 || r.year == math.MinInt32 {
+			return "ago cannot negate it: a field is at its lowest", true
+		}
+		r.usec, r.mday, r.mon, r.year = -r.usec, -r.mday, -r.mon, -r.year
+	}
+	return "", true
+}
+
+// iso reads s, the text after P, as DecodeISO8601Interval's designators.
+func (r *pgInterval) iso(s string) (why string, ok bool) {
+	date := true
+	for s != "" {
+		if s[0] == 'T' {
+			date, s = false, s[1:]
+			continue
+		}
+		num := pgISONumber.FindString(s)
+		if num == "" || len(num) == len(s) {
+			return "", false
+		}
+		s = s[len(num):]
+		if s[0] == 'x' || s[0] == 'X' {
+			return "", false // strtod's hexadecimal
+		}
+		v, err := strconv.ParseFloat(num, 64)
+		if err != nil || v < -1e15 || v > 1e15 {
+			return fmt.Sprintf("%s is past 1e15", num), err == nil
+		}
+		ip := math.Trunc(v)
+		val, fval := int64(ip), v-ip
+		units := map[byte]string{'H': "hour", 'M': "minute", 'S': "second"}
+		if date {
+			units = map[byte]string{'Y': "year", 'M': "month", 'W': "week", 'D': "day"}
+		}
+		unit, known := units[s[0]]
+		if !known {
+			return "", false // the alternative format (P0001-02-03) or none
+		}
+		if !r.add(unit, val, fval) {
+			return fmt.Sprintf("%s%c takes its %s out of range", num, s[0], r.over), true
+		}
+		s = s[1:]
+	}
+	return "", true
+}
+
+// add adds val and its fraction fval of unit as PostgreSQL's Adjust*
+// functions do, reporting false for a field out of range.
+func (r *pgInterval) add(unit string, val int64, fval float64) bool {
+	r.over = "microseconds"
+	addI32 := func(p *int32, v int64) bool {
+		s := int64(*p) + v
+		if v < math.MinInt32 || v > math.MaxInt32 || s < math.MinInt32 || s > math.MaxInt32 {
+			r.over = map[*int32]string{&r.year: "years", &r.mon: "months", &r.mday: "days"}[p]
+			return false
+		}
+		*p = int32(s)
+		return true
+	}
+	fractUsec := func(frac float64, scale int64) bool {
+		if frac == 0 {
+			return true
+		}
+		frac *= float64(scale)
+		usec := int64(frac)
+		frac -= float64(usec)
+		usec += int64(math.RoundToEven(frac))
+		s, ok := addInt64(r.usec, usec)
+		r.usec = s
+		return ok
+	}
+	fractDays := func(frac float64, scale int) bool {
+		if frac == 0 {
+			return true
+		}
+		frac *= float64(scale)
+		extra := int64(int32(frac))
+		if !addI32(&r.mday, extra) {
+			return false
+		}
+		return fractUsec(frac-float64(extra), 86_400_000_000)
+	}
+	years := func(scale int64) bool {
+		if val < math.MinInt32 || val > math.MaxInt32 {
+			r.over = "years"
+			return false
+		}
+		if !addI32(&r.year, val*scale) {
+			return false
+		}
+		return fval == 0 || addI32(&r.mon, int64(math.RoundToEven(fval*float64(scale)*12)))
+	}
+	micros := func(scale int64) bool {
+		p, ok := mulInt64(val, scale)
+		if !ok {
+			return false
+		}
+		s, ok := addInt64(r.usec, p)
+		r.usec = s
+		return ok && fractUsec(fval, scale)
+	}
+	switch unit {
+	case "microsecond":
+		return micros(1)
+	case "millisecond":
+		return micros(1000)
+	case "second":
+		return micros(1_000_000)
+	case "minute":
+		return micros(60_000_000)
+	case "hour":
+		return micros(3600_000_000)
+	case "day":
+		return addI32(&r.mday, val) && fractUsec(fval, 86_400_000_000)
+	case "week":
+		r.over = "days"
+		return val >= math.MinInt32 && val <= math.MaxInt32 && addI32(&r.mday, val*7) && fractDays(fval, 7)
+	case "month":
+		return addI32(&r.mon, val) && fractDays(fval, 30)
+	case "year":
+		return years(1)
+	case "decade":
+		return years(10)
+	case "century":
+		return years(100)
+	case "millennium":
+		return years(1000)
+	}
+	return false
 }
 
 func mulInt64(a, b int64) (int64, bool) {

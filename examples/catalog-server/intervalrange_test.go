@@ -125,10 +125,11 @@ func TestIntervalOutOfRangePostgres(t *testing.T) {
 	for _, tc := range []struct{ path, params, want string }{
 		{"p/pg/m/iv", `{"v":"999999999999 years"}`, `parameter "v" must be an INTERVAL within its range`},
 		{"p/pg/m/iv", `{"v":"178956971 years"}`, `got "178956971 years": it is 2147483652 months`},
-		{"p/pg/m/iv", `{"v":"2147483648 months"}`, `got "2147483648 months": it is 2147483648 months`},
-		{"p/pg/m/iv", `{"v":"9223372036854775808 microseconds"}`, `it is 9223372036854775808 microseconds`},
+		{"p/pg/m/iv", `{"v":"2147483648 months"}`, `got "2147483648 months": 2147483648 months takes its months out of range`},
+		{"p/pg/m/iv", `{"v":"9223372036854775808 microseconds"}`, `the number 9223372036854775808 is past 9223372036854775807`},
+		{"p/pg/m/iv", `{"v":"2147483648 mons"}`, `got "2147483648 mons": 2147483648 mons takes its months out of range; call again with one in range, written as`},
 		// A form the check leaves to PostgreSQL, whose error quotes it.
-		{"p/pg/m/iv", `{"v":"2147483648 mons"}`, `parameter "v" must be an INTERVAL, and the engine could not read "2147483648 mons" as one (interval field value out of range`},
+		{"p/pg/m/iv", `{"v":"1 fortnight"}`, `parameter "v" must be an INTERVAL, and the engine could not read "1 fortnight" as one (invalid input syntax for type interval`},
 		{"p/pg/m/ivl", `{"v":["1 day","178956971 years"]}`, `parameter "v[1]" must be an INTERVAL within its range`},
 	} {
 		_, te := runNamed(t, svc, tc.path, tc.params)
@@ -138,5 +139,81 @@ func TestIntervalOutOfRangePostgres(t *testing.T) {
 	}
 	if _, te := runNamed(t, svc, "p/pg/m/ivm", `{"v":"100 years"}`); te == nil || te.Kind != "sql_error" || te.SQLState != "22008" {
 		t.Errorf("the SQL out of range: %+v", te)
+	}
+}
+
+// fractionCases are INTERVAL texts with fractions, in the forms the engines
+// read or refuse, near and past the ends of the range.
+var fractionCases = []string{
+	"1.5 days", "0.5 months", "P0.5Y", "1 day 2.5 hours", "1.5", "@ 1.5 years ago", "0.5 years",
+	"0.04 years", "1.5 weeks", "P1.5D", "PT1.5H", "P1Y2.5M", "P1.5W", "P1.5Y1.5M1.5W1.5DT1.5H1.5M1.5S",
+	"P-1.5Y", "P.5Y", "1.5days", "-1.5 days", "+1.5 days", ".5 days", "5. days", "1 day -2.5 hours",
+	"1.5 day 02:00", "1.5 quarters", "1.5 decades", "0.1 millennium", "1789569.5 centuries",
+	"178956970.6 years", "178956970.7 years", "-178956970.7 years", "P178956970.7Y", "17895697.5 decades",
+	"178956971years", "178956970 years 1-0", "P1.8e8Y", "P1e8Y",
+	"2147483647.5 days", "2147483647.9 months", "2147483647 days 0.5 months", "2147483647 days 1.5 weeks",
+	"306783378.5 weeks", "P2147483647.5M", "2562047787.9 hours", "2562047788.5 hours",
+	"153722867280.5 minutes", "9223372036854.775807 seconds", "9223372036854.775808 seconds", "9223372036854.9",
+	"1.5 hours 2 hours", "1.5e3 days", "1.5 abc", "2.5 1 day", "1.5 days 1.5 days", "P1Y 2M",
+}
+
+// TestIntervalFractionsPostgres: each form against PostgreSQL
+// (CATALOG_TEST_PG_DSN): one PostgreSQL reads is bound as it reads it; one it
+// refuses is the caller's (kind invalid), naming the parameter and the forms
+// it reads. (Before: "178956970.7 years", "P1.8e8Y", "17895697.5 decades"
+// were kind sql_error, "the SQL of the named query … fails: interval out of
+// range".)
+func TestIntervalFractionsPostgres(t *testing.T) {
+	dsn := pgTestDSN(t)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"p/pg/manifest.json": `{"engine": "postgres", "dsnEnv": "CATALOG_TEST_PG_DSN"}`,
+		"p/pg/m.sql":         "-- @source src\nSELECT 1 AS x;\n\n-- @query iv\n-- @param v INTERVAL\nSELECT @v::text AS v;\n",
+	})
+	svc := newTestService(t, dir, Config{})
+	for _, v := range fractionCases {
+		var want string
+		pgErr := conn.QueryRow(ctx, "SELECT CAST($1::text AS INTERVAL)::text", v).Scan(&want)
+		got, te := runNamed(t, svc, "p/pg/m/iv", `{"v":`+jsonText(v)+`}`)
+		switch {
+		case pgErr == nil && (te != nil || !strings.Contains(got, `[["`+want+`"]]`)):
+			t.Errorf("%q: PostgreSQL reads %q; the query answers %s %+v", v, want, got, te)
+		case pgErr != nil && (te == nil || te.Kind != "invalid" || !strings.Contains(te.Error, `parameter "v" must be an INTERVAL`) || !strings.Contains(te.Error, `ISO 8601 ("P1DT2H", "P0.5Y")`)):
+			t.Errorf("%q: PostgreSQL refuses it (%v); the query answers %s %+v", v, pgErr, got, te)
+		}
+	}
+}
+
+// TestIntervalFractionsDuckDB: the same forms on DuckDB, which reads no ISO
+// 8601: one it reads is bound as it reads it, one it refuses is the
+// caller's, naming the forms it reads.
+func TestIntervalFractionsDuckDB(t *testing.T) {
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"p/k/manifest.json": `{}`,
+		"p/k/m.sql":         "-- @source src\nSELECT 1 AS x;\n\n-- @query iv\n-- @param v INTERVAL\nSELECT CAST($v AS VARCHAR) AS v;\n",
+	})
+	svc := newTestService(t, dir, Config{})
+	for _, v := range fractionCases {
+		var want string
+		duckErr := db.QueryRow("SELECT CAST(CAST(CAST(? AS VARCHAR) AS INTERVAL) AS VARCHAR)", v).Scan(&want)
+		got, te := runNamed(t, svc, "p/k/m/iv", `{"v":`+jsonText(v)+`}`)
+		switch {
+		case duckErr == nil && (te != nil || !strings.Contains(got, `[["`+want+`"]]`)):
+			t.Errorf("%q: DuckDB reads %q; the query answers %s %+v", v, want, got, te)
+		case duckErr != nil && (te == nil || te.Kind != "invalid" || !strings.Contains(te.Error, `parameter "v" must be an INTERVAL`) || !strings.Contains(te.Error, `"ago" at the end to negate`) || strings.Contains(te.Error, "ISO 8601")):
+			t.Errorf("%q: DuckDB refuses it (%v); the query answers %s %+v", v, firstLine(duckErr), got, te)
+		}
 	}
 }

@@ -1275,6 +1275,17 @@ func paramValueError(q *catalog.Query, given map[string]any, castOf string, err 
 	if zone == nil {
 		zone = duckUnknownZone.FindStringSubmatch(first)
 	}
+	// DuckDB names only the unit of an INTERVAL it does not know (extract
+	// specifier "fortnight" not recognized; "" for a number it reads no unit
+	// after, as in "1-0"): blame the INTERVAL parameter holding it, or the only
+	// one given a value.
+	unit := duckUnknownUnit.FindStringSubmatch(first)
+	var intervals []string
+	for _, p := range q.Params {
+		if strings.HasPrefix(strings.ToUpper(strings.TrimSpace(p.Type)), "INTERVAL") && given[p.Name] != nil {
+			intervals = append(intervals, p.Name)
+		}
+	}
 	for _, p := range q.Params {
 		// DuckDB quotes the value either way: date field value out of range:
 		// "2025-13-45"; Could not convert string 'yesterday' to INTERVAL.
@@ -1287,11 +1298,18 @@ func paramValueError(q *catalog.Query, given map[string]any, castOf string, err 
 				zone != nil && strings.Contains(strings.ToLower(v), " "+strings.ToLower(zone[1]))) {
 				quoted = true
 			}
+			if unit != nil && slices.Contains(intervals, p.Name) && (unit[1] != "" && strings.Contains(strings.ToLower(v), strings.ToLower(unit[1])) || unit[1] == "" && len(intervals) == 1) {
+				quoted = true
+			}
 		}
 		if quoted {
 			// The first line: DuckDB's excerpt of the catalog's SQL after it
 			// (LINE 1: SELECT $i …) is no help to the caller.
-			return fmt.Errorf("parameter %q must be %s %s, and the engine could not read %s as one (%s); call again with a value of that type", p.Name, typeArticle(p.Type), p.Type, jsonText(given[p.Name]), first)
+			again := "a value of that type"
+			if t := strings.ToUpper(strings.Join(strings.Fields(p.Type), "")); strings.HasPrefix(t, "INTERVAL") {
+				again = typeArticle(p.Type) + " " + p.Type + " written as " + intervalForms(queryEngine(q))
+			}
+			return fmt.Errorf("parameter %q must be %s %s, and the engine could not read %s as one (%s); call again with %s", p.Name, typeArticle(p.Type), p.Type, jsonText(given[p.Name]), first, again)
 		}
 	}
 	return nil
@@ -1331,6 +1349,7 @@ const pgNumericOverflow = "22003"
 var (
 	pgUnknownZone   = regexp.MustCompile(`time zone "([^"]+)" not recognized`)
 	duckUnknownZone = regexp.MustCompile(`Unknown TimeZone '([^']+)'`)
+	duckUnknownUnit = regexp.MustCompile(`extract specifier "([^"]*)" not recognized`)
 )
 
 // duckICUOverflow is DuckDB's error for a time that a time zone's offset takes

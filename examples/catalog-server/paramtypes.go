@@ -150,7 +150,7 @@ func checkTypedValue(eng string, p catalog.Param, s string) error {
 	}
 	if t == "INTERVAL" || strings.HasPrefix(t, "INTERVAL(") {
 		if why := intervalRange(eng, s); why != "" {
-			return fmt.Errorf("parameter %q must be %s %s within its range (%s), got %s: %s", p.Name, typeArticle(p.Type), p.Type, intervalRangeText, jsonText(s), why)
+			return fmt.Errorf("parameter %q must be %s %s within its range (%s), got %s: %s; call again with one in range, written as %s", p.Name, typeArticle(p.Type), p.Type, intervalRangeText, jsonText(s), why, intervalForms(eng))
 		}
 	}
 	if t == "JSON" || t == "JSONB" {

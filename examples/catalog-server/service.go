@@ -271,8 +271,8 @@ const (
 )
 
 // pkgState is one version of a package with its models as opened. Never
-// changed once it is in Service.ready (but for told, retries and timer, under
-// mu).
+// changed once it is in Service.ready (but for told, retries, timer and down,
+// under mu).
 type pkgState struct {
 	ver     string
 	pkg     *catalog.Package       // the version the engines were opened for
@@ -283,6 +283,10 @@ type pkgState struct {
 	told    bool        // its problems were logged
 	retries int         // how many times its failed models were tried again
 	timer   *time.Timer // the next try of its failed PostgreSQL models
+	// down is the error of the connection its last load or retry tried
+	// before opening models (probePG), when the server could not be reached;
+	// "" when it was, or none was tried.
+	down string
 	// next is when timer fires, in Unix nanoseconds (0: no try scheduled);
 	// read without mu by calls to its failed models (retryNote).
 	next atomic.Int64
@@ -605,6 +609,10 @@ func diagnosticKeys(cat *catalog.Catalog, stamps map[string]string) []string {
 // package's chain of cancelled loads began (pkgLoad.since). Called with mu
 // held.
 func (s *Service) startLoad(key string, pkg *catalog.Package, ver string, keep map[string]modelEngine, retries int, since time.Time) {
+	if cur := s.ready[key]; keep == nil && cur != nil && cur.down != "" && pkg.Engine == catalog.EnginePostgres && dsnPart(cur.ver) == dsnPart(ver) {
+		s.serveDown(key, pkg, ver, cur)
+		return
+	}
 	ctx, cancel := context.WithCancel(s.loadCtx)
 	l := &pkgLoad{ver: ver, ctx: ctx, cancel: cancel, keep: keep, retries: retries, since: since}
 	s.loading[key] = l
@@ -637,6 +645,31 @@ func (s *Service) startLoad(key string, pkg *catalog.Package, ver string, keep m
 	}()
 }
 
+// serveDown serves ver, a new version of the PostgreSQL package pkg whose
+// server the version served, cur, found down (same connection string), at
+// once without opening its models: each answers cur's connection error, and
+// is tried at once in the background, in the one place of retries (retrySlot).
+// So an edit of a package whose server is down does not hold one of the load
+// places for a connect timeout, ahead of other packages' loads. Called with mu
+// held.
+func (s *Service) serveDown(key string, pkg *catalog.Package, ver string, cur *pkgState) {
+	st := &pkgState{ver: ver, pkg: pkg, stamp: stampOf(ver), engines: map[string]modelEngine{}, broken: map[string]string{}, down: cur.down}
+	for _, m := range pkg.Models {
+		st.broken[m.Name] = cur.down
+	}
+	s.ready[key] = st
+	s.replaced = append(s.replaced, [2]*pkgState{cur, st})
+	s.publishSoon()
+	s.signal()
+	s.retryIn(key, st, 0)
+}
+
+// dsnPart is the connection string's part of a version (pkgVersion).
+func dsnPart(ver string) string {
+	_, dsn, _ := strings.Cut(ver, "\x00dsn ")
+	return dsn
+}
+
 // stampOf is the files' stamp of a version (pkgVersion).
 func stampOf(ver string) string {
 	stamp, _, _ := strings.Cut(ver, "\x00dsn ")
@@ -661,6 +694,7 @@ func (s *Service) openPackage(ctx context.Context, pkg *catalog.Package, keep ma
 			for _, m := range todo {
 				st.broken[m.Name] = err.Error()
 			}
+			st.down = err.Error()
 			return st
 		}
 	}
@@ -748,7 +782,7 @@ func (s *Service) finish(key string, l *pkgLoad, st *pkgState) {
 	case l.keep != nil && len(st.engines) == len(l.keep):
 		// A retry that opened nothing more: the version served stays, and is
 		// tried again later.
-		cur.retries = l.retries
+		cur.retries, cur.down = l.retries, st.down
 		s.scheduleRetry(key, cur)
 	default:
 		st.retries = l.retries
@@ -796,6 +830,12 @@ func (s *Service) scheduleRetry(key string, st *pkgState) {
 	if delay > pgRetryMax {
 		delay = pgRetryMax
 	}
+	s.retryIn(key, st, delay)
+}
+
+// retryIn has the models of st that did not open tried again after delay.
+// Called with mu held.
+func (s *Service) retryIn(key string, st *pkgState, delay time.Duration) {
 	st.next.Store(time.Now().Add(delay).UnixNano())
 	st.timer = time.AfterFunc(delay, func() {
 		s.mu.Lock()
