@@ -768,10 +768,11 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 	if q != nil && q.Model != nil && len(sn.refuse) > 0 {
 		// Checking it when its model loaded crashed DuckDB or ran out of the
 		// load's memory: running it would do that again (with -isolate=false,
-		// to the server), so nothing of the call runs.
+		// to the server), so nothing of the call runs. Nor when its check
+		// never ran, the load process having crashed too often before it.
 		qpath, mpath := namedPaths(q)
-		if why := sn.refuse[qpath]; why != "" {
-			return nil, refusedAtLoad(q, qpath, mpath, why)
+		if chk := sn.refuse[qpath]; chk.Refuse != "" {
+			return nil, refusedAtLoad(q, qpath, mpath, chk)
 		}
 	}
 	params := map[string]any(in.Parameters)

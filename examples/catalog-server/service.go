@@ -139,8 +139,9 @@ type snapshot struct {
 	checks map[string][]string
 	// refuse holds, by path, the named queries and notebook cells no call may
 	// run, and why (engine.QueryCheck.Refuse: checking it when its model
-	// loaded crashed DuckDB, or needed more memory than the load may hold).
-	refuse map[string]string
+	// loaded crashed DuckDB, or needed more memory than the load may hold, or
+	// never ran as the load process had crashed too often: QueryCheck.Unchecked).
+	refuse map[string]engine.QueryCheck
 	// stamps summarises the files of each package as served (the version its
 	// engines were opened for) and of each project, as dirStamps does: what
 	// changed between two snapshots (followReloads).
@@ -863,7 +864,7 @@ func (s *Service) publish() {
 		s.served[key] = st.ver
 	}
 	cat := s.read.WithPackages(served)
-	sn := &snapshot{cat: cat, engines: map[*catalog.Model]modelEngine{}, broken: map[*catalog.Model]string{}, stamps: map[string]string{}, checks: map[string][]string{}, refuse: map[string]string{}, loading: map[string]bool{}, retryAt: map[string]*atomic.Int64{}}
+	sn := &snapshot{cat: cat, engines: map[*catalog.Model]modelEngine{}, broken: map[*catalog.Model]string{}, stamps: map[string]string{}, checks: map[string][]string{}, refuse: map[string]engine.QueryCheck{}, loading: map[string]bool{}, retryAt: map[string]*atomic.Int64{}}
 	for k, v := range s.stamps {
 		if !strings.Contains(k, "/") {
 			sn.stamps[k] = v // a project's own files
@@ -1011,8 +1012,8 @@ func (sn *snapshot) addChecks(m *catalog.Model, e modelEngine) []string {
 	file := mpath + ".sql"
 	var all []string
 	for _, q := range m.Queries {
-		if r := checks[q.Name].Refuse; r != "" {
-			sn.refuse[mpath+"/"+q.Name] = r // also for a previous version still served: it runs the same SQL
+		if c := checks[q.Name]; c.Refuse != "" {
+			sn.refuse[mpath+"/"+q.Name] = c // also for a previous version still served: it runs the same SQL
 		}
 	}
 	if len(m.Problems) == 0 { // else the model's previous version: told once, for the file
@@ -1030,8 +1031,8 @@ func (sn *snapshot) addChecks(m *catalog.Model, e modelEngine) []string {
 				continue
 			}
 			cpath := ppath + "/" + nb.Name + "/" + c.Name
-			if r := checks[engine.CellKey(nb, c)].Refuse; r != "" {
-				sn.refuse[cpath] = r
+			if chk := checks[engine.CellKey(nb, c)]; chk.Refuse != "" {
+				sn.refuse[cpath] = chk
 			}
 			for _, p := range checks[engine.CellKey(nb, c)].Problems {
 				msg := fmt.Sprintf("%s/%s: %s (line %d): %s", ppath, filepath.Base(nb.File), c.Name, c.Line, packageRelative(m, p))

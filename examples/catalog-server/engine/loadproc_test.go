@@ -451,3 +451,52 @@ func TestLoadProcCrashLogged(t *testing.T) {
 		t.Errorf("the dump (%d bytes): %.500s", len(out), out)
 	}
 }
+
+// TestLoadProcCrashCapRefusesUnchecked: named queries and notebook cells left
+// unchecked when the model's load process reached maxLoadCrashes crashes are
+// refused (QueryCheck.Unchecked), as those that crashed are, and the model says
+// why under ""; its sources are served. Before, they were left unrefused,
+// "judged when they run": with queries in the server's process, calling one
+// ran SQL no check had reached, which might crash the server.
+func TestLoadProcCrashCapRefusesUnchecked(t *testing.T) {
+	// Eight crashes, each a process started, may take past the check's 2 s
+	// on a loaded machine: the queries then left are the budget's.
+	defer func(b time.Duration) { queryCheckBudget = b }(queryCheckBudget)
+	queryCheckBudget = time.Minute
+	var src strings.Builder
+	src.WriteString("-- @source t\nSELECT 1 AS x;\n")
+	for i := range maxLoadCrashes {
+		fmt.Fprintf(&src, "-- @query boom%d\n%s;\n", i, crashSQL)
+	}
+	src.WriteString("-- @query after\nSELECT x FROM t;\n")
+	m := loadModel(t, map[string]string{
+		"p/k/manifest.json": `{}`,
+		"p/k/m.sql":         src.String(),
+		"p/k/nb.md":         "# NB\n\n```sql\nSELECT x FROM t\n```\n",
+	}, "p/k/m")
+	d, err := OpenDuck(context.Background(), m, DuckConfig{Loader: testWorker})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	checks := d.QueryChecks()
+	for i := range maxLoadCrashes {
+		k := fmt.Sprintf("boom%d", i)
+		if c := checks[k]; !strings.HasPrefix(c.Refuse, "checking it crashed DuckDB (SIGSEGV") || c.Unchecked {
+			t.Errorf("%s: %+v", k, c)
+		}
+	}
+	for _, k := range []string{"after", "nb/cell-1"} {
+		c := checks[k]
+		if !c.Unchecked || len(c.Problems) != 0 ||
+			!strings.HasPrefix(c.Refuse, fmt.Sprintf("its check did not run: the model's load process had crashed %d times before it (checking the named query boom0; ", maxLoadCrashes)) {
+			t.Errorf("%s: %+v", k, c)
+		}
+	}
+	if p := checks[""].Problems; len(p) != 1 || !strings.Contains(p[0], "2 of the model's 9 named queries and 1 notebook cells (of the notebooks that run against it) were not checked when it loaded (DuckDB crashed 8 times), so calls of them are refused: fix or remove") {
+		t.Errorf("the model's problem: %q", p)
+	}
+	if res, err := d.Query(context.Background(), "SELECT x FROM t", nil, testLimits); err != nil || cell(res, 0, 0) != "1" {
+		t.Fatalf("query: %v %v", res, err)
+	}
+}
