@@ -500,3 +500,74 @@ func TestLoadProcCrashCapRefusesUnchecked(t *testing.T) {
 		t.Fatalf("query: %v %v", res, err)
 	}
 }
+
+// TestLoadProcUnreadableAnswer: a load process's answer that does not read as
+// one (a garbled frame; an answer without the SQL or parameters a step asks
+// for) is told as that, on the step that got it — the source left out, the
+// named query's problem — not as a crash of DuckDB: more of them than
+// maxLoadCrashes do not stop the load, nothing is refused for it, each is
+// logged (rate-limited), and the rest of the model loads and is served.
+// Before, a garbled answer was told as "DuckDB crashed (its answer could not
+// be read: …)" and counted toward maxLoadCrashes, so nine of them made the
+// model fail to open; and rows of the wrong shape for a view's columns ended
+// the server.
+func TestLoadProcUnreadableAnswer(t *testing.T) {
+	freshNotes(t, 100, time.Minute)
+	log, buf := testLog()
+	var src strings.Builder
+	for i := range maxLoadCrashes + 1 {
+		fmt.Fprintf(&src, "-- @source j%d\nSELECT 1 AS %s;\n", i, garbleJunk)
+	}
+	src.WriteString("-- @source shape\nSELECT 1 AS " + garbleShape + ";\n")
+	src.WriteString("-- @source " + garbleRow + "\nSELECT 1 AS a, 2 AS b;\n")
+	src.WriteString("-- @source t\nSELECT 1 AS x;\n")
+	src.WriteString("-- @query qj\nSELECT x AS " + garbleJunk + " FROM t;\n")
+	src.WriteString("-- @query qs\nSELECT x AS " + garbleShape + " FROM t;\n")
+	src.WriteString("-- @query ok\nSELECT x FROM t;\n")
+	m := loadModel(t, map[string]string{"p/k/manifest.json": `{}`, "p/k/m.sql": src.String()}, "p/k/m")
+	d, err := OpenDuck(context.Background(), m, DuckConfig{Loader: workerAs("-loadgarbled"), Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	unreadable := func(name, msg, while, detail string) {
+		t.Helper()
+		if !strings.Contains(msg, "the model's load process sent what does not read as an answer while "+while+" ("+detail) ||
+			!strings.Contains(msg, "DuckDB did not crash") || !strings.Contains(msg, "fault of the server") || strings.Contains(msg, "DuckDB crashed") {
+			t.Errorf("%s: %q", name, msg)
+		}
+	}
+	for i := range maxLoadCrashes + 1 {
+		name := fmt.Sprintf("j%d", i)
+		unreadable(name, d.Broken()[name], "building the view of source "+name, "invalid character")
+	}
+	unreadable("shape", d.Broken()["shape"], "building the view of source shape", "an answer without the view's SQL")
+	// Rows of another shape than asked: said so, not read past their end
+	// (before, an index out of range: a panic that ended the server).
+	unreadable(garbleRow, d.Broken()[garbleRow], "reading the columns of the view of source "+garbleRow, "a row of 1 values, not 2")
+	if d.Columns()[garbleRow] != nil {
+		t.Errorf("%s has columns %v", garbleRow, d.Columns()[garbleRow])
+	}
+	checks := d.QueryChecks()
+	for _, tc := range []struct{ name, detail string }{{"qj", "invalid character"}, {"qs", "an answer without the prepared statement's parameters"}} {
+		c := checks[tc.name]
+		if len(c.Problems) != 1 || c.Refuse != "" {
+			t.Errorf("%s: %+v", tc.name, c)
+			continue
+		}
+		unreadable(tc.name, c.Problems[0], "checking the named query "+tc.name, tc.detail)
+	}
+	if c, ok := checks["ok"]; ok {
+		t.Errorf("ok: %+v", c)
+	}
+	if c, ok := checks[""]; ok {
+		t.Errorf("the model: %+v", c)
+	}
+	if res, err := d.Query(context.Background(), "SELECT x FROM t", nil, testLimits); err != nil || cell(res, 0, 0) != "1" {
+		t.Fatalf("query: %v %v", res, err)
+	}
+	out := buf.String()
+	if n := strings.Count(out, `msg="a load process's answer could not be read; the process was ended"`); n != maxLoadCrashes+2 || strings.Contains(out, "a load process crashed") {
+		t.Errorf("%d lines, want %d:\n%.3000s", n, maxLoadCrashes+2, out)
+	}
+}
