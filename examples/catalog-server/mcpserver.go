@@ -310,6 +310,8 @@ func classify(err error) toolError {
 		return toolError{Error: err.Error(), Kind: "invalid", Hint: "Ask for less: select fewer or smaller columns, or cut long values (left(col, 1000)); the same query fails the same way again."}
 	case errors.As(err, &ae):
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Call again; if it fails again, tell the server's operator (the server's log has what was read)."}
+	case errors.As(err, new(*rebuildFailedError)):
+		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "The server builds the model's database again in the background, at growing intervals: call again after the time the error gives. Tell the server's operator: the last try failed (the server's log says why), and files are being removed from the server's temporary folder while it runs."}
 	case errors.As(err, &ee) && ee.Gone:
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "The server is loading the model again, which builds its database anew: call again in a few seconds. If this keeps happening, tell the server's operator: files are being removed from the server's temporary folder while it runs."}
 	case errors.As(err, &ee) && ee.Broken:
@@ -856,7 +858,7 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 	client, _ := clientOf(ctx) // its turn for a connection comes round-robin by client
 	res, err := eng.Query(ctx, sqlText, params, engine.Limits{RowLimit: rowLimit, ByteBudget: s.cfg.ByteBudget, Timeout: s.cfg.QueryTimeout, Done: release, Client: client})
 	if ee := (*engine.EngineError)(nil); errors.As(err, &ee) && ee.Gone {
-		s.rebuild(m, eng) // its database file was removed: the model loads again
+		err = s.rebuild(m, eng, err) // its database file was removed: the model loads again (or its last load failed: err says so)
 	}
 	castOf := "" // the parameter whose cast the error is at
 	if err != nil {

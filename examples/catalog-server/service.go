@@ -59,6 +59,8 @@ type Config struct {
 	open func(ctx context.Context, m *catalog.Model, real func(context.Context, *catalog.Model) (modelEngine, error)) (modelEngine, error)
 	// retryFirst, when set (tests), replaces pgRetryFirst.
 	retryFirst time.Duration
+	// rebuildFirst, when set (tests), replaces goneRetryFirst.
+	rebuildFirst time.Duration
 }
 
 func (c *Config) fill() {
@@ -267,6 +269,15 @@ const (
 	pgRetryMax   = 10 * time.Minute
 )
 
+// A DuckDB model whose database file is gone and whose rebuild failed is
+// rebuilt again in the background after goneRetryFirst, then after twice as
+// long each time, up to goneRetryMax, until it opens or its package changes;
+// calls meanwhile start no rebuild of their own (rebuild).
+const (
+	goneRetryFirst = time.Second
+	goneRetryMax   = 5 * time.Minute
+)
+
 // pkgState is one version of a package with its models as opened. Never
 // changed once it is in Service.ready (but for told, retries and timer, under
 // mu).
@@ -283,6 +294,10 @@ type pkgState struct {
 	// next is when timer fires, in Unix nanoseconds (0: no try scheduled);
 	// read without mu by calls to its failed models (retryNote).
 	next atomic.Int64
+	// goneNext is when the next rebuild of a model whose database file is
+	// gone runs, its last having failed (scheduleRebuild), in Unix
+	// nanoseconds (0: none scheduled, calls may start one); under mu.
+	goneNext int64
 }
 
 // pkgLoad is a package's load under way.
@@ -294,6 +309,10 @@ type pkgLoad struct {
 	// for a load of a new version, which opens every model.
 	keep    map[string]modelEngine
 	retries int
+	// gone, for a rebuild, is the model whose database file is gone, and
+	// goneEng its engine (still served until the model opens again).
+	gone    *catalog.Model
+	goneEng modelEngine
 }
 
 // stillLoading is what a model of a package not loaded yet answers.
@@ -701,9 +720,16 @@ func (s *Service) finish(key string, l *pkgLoad, st *pkgState) {
 		// A retry that opened nothing more: the version served stays, and is
 		// tried again later.
 		cur.retries = l.retries
+		if l.gone != nil {
+			s.scheduleRebuild(key, cur, l, st.broken[l.gone.Name])
+			break
+		}
 		s.scheduleRetry(key, cur)
 	default:
 		st.retries = l.retries
+		if l.gone != nil {
+			st.retries = 0 // rebuilt: a later file gone starts its tries afresh
+		}
 		s.ready[key] = st
 		if cur != nil {
 			s.replaced = append(s.replaced, [2]*pkgState{cur, st})
@@ -759,14 +785,29 @@ func (s *Service) scheduleRetry(key string, st *pkgState) {
 // engines, when eng — m's engine, whose database file is gone (removed from
 // the temporary folder) — is still the one served and no load of the package
 // is under way; once m opens again, the load's finish serves it and retires
-// eng. A rebuild that fails to open m keeps eng served, and the next call
-// that meets it starts another (one load of a package at a time).
-func (s *Service) rebuild(m *catalog.Model, eng modelEngine) {
+// eng. A rebuild that fails to open m keeps eng served, and is tried again in
+// the background (scheduleRebuild), with a growing delay; until that try,
+// calls that meet the file gone start none, and are told of the failure and
+// the next try (the returned error wraps gone; gone itself when no rebuild
+// failed).
+func (s *Service) rebuild(m *catalog.Model, eng modelEngine, gone error) error {
 	key := m.Package.Project.Name + "/" + m.Package.Name
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := s.ready[key]
-	if s.closed || s.held || s.loadCtx.Err() != nil || st == nil || st.engines[m.Name] != eng || s.loading[key] != nil || s.want[key] != st.ver {
+	if st != nil && st.engines[m.Name] == eng && st.goneNext != 0 {
+		return &rebuildFailedError{gone: gone, next: time.Unix(0, st.goneNext)}
+	}
+	s.startRebuild(key, st, m, eng)
+	return gone
+}
+
+// startRebuild starts the load that rebuilds m (rebuild), unless the service
+// stopped, st is no longer the package's version served or no longer serves
+// eng as m's engine, or a load of the package is under way. Called with mu
+// held.
+func (s *Service) startRebuild(key string, st *pkgState, m *catalog.Model, eng modelEngine) {
+	if s.closed || s.held || s.loadCtx.Err() != nil || st == nil || s.ready[key] != st || st.engines[m.Name] != eng || s.loading[key] != nil || s.want[key] != st.ver {
 		return
 	}
 	keep := make(map[string]modelEngine, len(st.engines))
@@ -775,9 +816,50 @@ func (s *Service) rebuild(m *catalog.Model, eng modelEngine) {
 			keep[name] = e
 		}
 	}
-	s.log.Warn("a model's database file is gone (removed from the server's temporary folder); loading the model again", "model", key+"/"+m.Name)
+	s.log.Warn("a model's database file is gone (removed from the server's temporary folder); loading the model again", "model", key+"/"+m.Name, "try", st.retries+1)
 	s.startLoad(key, st.pkg, st.ver, keep, st.retries)
+	s.loading[key].gone, s.loading[key].goneEng = m, eng
 }
+
+// scheduleRebuild has the rebuild l, which failed to open its model (why),
+// tried again in the background after a delay that doubles with each try
+// (goneRetryFirst … goneRetryMax). Called with mu held.
+func (s *Service) scheduleRebuild(key string, st *pkgState, l *pkgLoad, why string) {
+	delay := goneRetryFirst << min(st.retries, 10)
+	if s.cfg.rebuildFirst > 0 {
+		delay = s.cfg.rebuildFirst << min(st.retries, 10)
+	}
+	if delay > goneRetryMax {
+		delay = goneRetryMax
+	}
+	st.retries++
+	st.goneNext = time.Now().Add(delay).UnixNano()
+	s.log.Warn("a model whose database file is gone could not be loaded again; trying again in the background", "model", key+"/"+l.gone.Name, "in", delay, "err", why)
+	m, eng := l.gone, l.goneEng
+	st.timer = time.AfterFunc(delay, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		st.goneNext = 0 // calls that meet the file gone may start it now
+		s.startRebuild(key, st, m, eng)
+	})
+}
+
+// rebuildFailedError is a call that met its model's database file gone while
+// the last rebuild of the model failed and the next is scheduled.
+type rebuildFailedError struct {
+	gone error // the engine's EngineError (Gone)
+	next time.Time
+}
+
+func (e *rebuildFailedError) Error() string {
+	left := max(time.Until(e.next).Round(time.Second), time.Second)
+	const fault = ". This is a fault of the server, not of the query"
+	// Not why it failed: that may name the server's temporary folder (its
+	// log has it).
+	return fmt.Sprintf("%s. The server's last try to build it again failed (its log says why); it tries again in the background, next in about %s, then at growing intervals up to %s%s", strings.TrimSuffix(e.gone.Error(), fault), left, goneRetryMax, fault)
+}
+
+func (e *rebuildFailedError) Unwrap() error { return e.gone }
 
 // retire closes the engines of st, a version no longer served, that next (the
 // one served now, or nil) does not keep, each once its running queries end.
