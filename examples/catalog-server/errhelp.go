@@ -287,11 +287,19 @@ func refusedNamed(q *catalog.Query, qpath, mpath string, ref *engine.RefusedErro
 
 // refusedAtLoad is the refusal of a named query or notebook cell (at qpath, of
 // the model at mpath) whose check when its model loaded crashed DuckDB or
-// needed more memory than the load may hold (why: engine.QueryCheck.Refuse).
+// needed more memory than the load may hold (chk.Refuse says which).
 // Running it would do that again — with -isolate=false, in the server's own
 // process — so no call runs it until the catalog's file changes it and the
-// model loads again: the catalog's fault.
-func refusedAtLoad(q *catalog.Query, qpath, mpath, why string) error {
+// model loads again: the catalog's fault. One whose check never ran, the
+// model's load process having crashed too often before it (chk.Unchecked),
+// is refused too: it may crash DuckDB as well, and only the catalog's file
+// can let the check reach it.
+func refusedAtLoad(q *catalog.Query, qpath, mpath string, chk engine.QueryCheck) error {
+	why := chk.Refuse
+	if chk.Unchecked {
+		pkg, _ := path.Split(mpath)
+		return &catalogFaultError{fmt.Errorf("%s %s is not run: when its model loaded, %s. Whether running it crashes DuckDB too (with -isolate=false, the server itself) is not known, so no call runs it. No call can change that: the catalog's files must fix or remove what crashed DuckDB (the problems of the package %s list each one), and it is checked and runs once its model has loaded with fewer crashes. To run something like it now, send SQL of your own with sql against the model %s", queryWhat(q), qpath, why, strings.TrimSuffix(pkg, "/"), mpath)}
+	}
 	return &catalogFaultError{fmt.Errorf("%s %s is not run: when its model loaded, %s, and running it would do the same. No call can change that: the catalog's file must change what it computes (a deeply nested JSON value or expression, a huge constant string or list), and it runs again once its model has loaded with that change. To run something like it now, send SQL of your own with sql against the model %s", queryWhat(q), qpath, why, mpath)}
 }
 

@@ -2,14 +2,17 @@ package main
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/wiremcp/wiremcp/examples/catalog-server/catalog"
 	"github.com/wiremcp/wiremcp/examples/catalog-server/engine"
 )
 
@@ -22,6 +25,7 @@ import (
 // showed /tmp/…/catalog-duckdb-…/model.duckdb, and the model never recovered
 // until its files changed.
 func TestModelFileGone(t *testing.T) {
+	bin := buildServer(t) // before TMPDIR is set: its folder outlives this test
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	dir := t.TempDir()
@@ -30,7 +34,7 @@ func TestModelFileGone(t *testing.T) {
 		"p/k/other.sql": "-- @source o\nSELECT 2 AS y;\n",
 	})
 	var logs syncBuffer
-	svc, err := NewService(context.Background(), dir, Config{Duck: engine.DuckConfig{Worker: builtWorker(buildServer(t))}}, slog.New(slog.NewTextHandler(&logs, nil)))
+	svc, err := NewService(context.Background(), dir, Config{Duck: engine.DuckConfig{Worker: builtWorker(bin)}}, slog.New(slog.NewTextHandler(&logs, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,5 +120,97 @@ func TestBrokenModelLogLimited(t *testing.T) {
 	}
 	if n := strings.Count(logs.String(), "could not serve a model"); n != 10 {
 		t.Errorf("%d lines for 50 calls, want 10:\n%.3000s", n, logs.String())
+	}
+}
+
+// TestModelFileGoneRebuildRetried: a model whose database file is gone, and
+// whose rebuild then fails, is rebuilt again in the background, after a delay
+// that grows, with no call needed; a call meanwhile starts no rebuild of its
+// own and is told the last try failed and when the next is; the log has one
+// line per try. Before, the model stayed broken until a call met the file
+// gone again and started another rebuild.
+func TestModelFileGoneRebuildRetried(t *testing.T) {
+	bin := buildServer(t) // before TMPDIR is set: its folder outlives this test
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"p/k/manifest.json": "{}", "p/k/m.sql": "-- @source s\nSELECT 1 AS x;\n"})
+	var opens atomic.Int32
+	open := func(ctx context.Context, m *catalog.Model, real func(context.Context, *catalog.Model) (modelEngine, error)) (modelEngine, error) {
+		if n := opens.Add(1); n == 2 || n == 3 {
+			return nil, errors.New("the test fails this open")
+		}
+		return real(ctx, m)
+	}
+	var logs syncBuffer
+	svc, err := NewService(context.Background(), dir, Config{Duck: engine.DuckConfig{Worker: builtWorker(bin)}, open: open, rebuildFirst: 400 * time.Millisecond}, slog.New(slog.NewTextHandler(&logs, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(svc.Close)
+	sn := svc.snap()
+	m := sn.cat.Lookup("p/k/m").Model
+	old := sn.engines[m]
+	files, _ := filepath.Glob(filepath.Join(tmp, "catalog-duckdb-*", "model.duckdb"))
+	if len(files) != 1 {
+		t.Fatalf("database files: %v", files)
+	}
+	if err := os.RemoveAll(filepath.Dir(files[0])); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	gone := func() error {
+		errs := make(chan error, 8)
+		for range 8 {
+			go func() {
+				_, err := svc.Execute(ctx, executeIn{Path: "p/k/m", SQL: "SELECT x FROM s"})
+				errs <- err
+			}()
+		}
+		var first error
+		for range 8 {
+			if err := <-errs; err != nil && first == nil {
+				first = err
+			}
+		}
+		return first
+	}
+	var goneErr error
+	for i := 0; i < 200 && goneErr == nil; i++ {
+		goneErr = gone()
+	}
+	if goneErr == nil {
+		t.Skip("the model's query processes kept serving the removed file")
+	}
+	// The first rebuild fails: a call meanwhile is told so, and when the
+	// next try is, and starts none.
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(logs.String(), "could not be loaded again") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the rebuild's failure is not logged:\n%s", logs.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := gone(); err != nil && svc.snap().engines[m] == old {
+		te := classify(err)
+		t.Logf("a call after the failed rebuild: %s", te.Error)
+		if te.Kind != "unavailable" || !strings.Contains(te.Error, "is gone") || !strings.Contains(te.Error, "The server's last try to build it again failed (its log says why); it tries again in the background, next in about ") ||
+			strings.Contains(te.Error, tmp) || !strings.Contains(te.Hint, "call again after the time the error gives") {
+			t.Errorf("a call after the failed rebuild: %+v", te)
+		}
+	}
+	// No more calls: the model comes back on its own.
+	for svc.snap().engines[m] == old {
+		if time.Now().After(deadline) {
+			t.Fatalf("the model did not come back on its own (%d opens):\n%s", opens.Load(), logs.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if res, err := svc.Execute(ctx, executeIn{Path: "p/k/m", SQL: "SELECT x FROM s"}); err != nil || len(res.Rows) != 1 {
+		t.Fatalf("after the rebuild: %v %v", res, err)
+	}
+	out := logs.String()
+	if n, f := strings.Count(out, "loading the model again"), strings.Count(out, "could not be loaded again; trying again in the background"); opens.Load() != 4 || n != 3 || f != 2 {
+		t.Errorf("%d opens, %d rebuilds and %d failures logged, want 4, 3, 2:\n%.3000s", opens.Load(), n, f, out)
 	}
 }

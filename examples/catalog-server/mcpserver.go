@@ -310,6 +310,8 @@ func classify(err error) toolError {
 		return toolError{Error: err.Error(), Kind: "invalid", Hint: "Ask for less: select fewer or smaller columns, or cut long values (left(col, 1000)); the same query fails the same way again."}
 	case errors.As(err, &ae):
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Call again; if it fails again, tell the server's operator (the server's log has what was read)."}
+	case errors.As(err, new(*rebuildFailedError)):
+		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "The server builds the model's database again in the background, at growing intervals: call again after the time the error gives. Tell the server's operator: the last try failed (the server's log says why), and files are being removed from the server's temporary folder while it runs."}
 	case errors.As(err, &ee) && ee.Gone:
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "The server is loading the model again, which builds its database anew: call again in a few seconds. If this keeps happening, tell the server's operator: files are being removed from the server's temporary folder while it runs."}
 	case errors.As(err, &ee) && ee.Broken:
@@ -772,10 +774,11 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 	if q != nil && q.Model != nil && len(sn.refuse) > 0 {
 		// Checking it when its model loaded crashed DuckDB or ran out of the
 		// load's memory: running it would do that again (with -isolate=false,
-		// to the server), so nothing of the call runs.
+		// to the server), so nothing of the call runs. Nor when its check
+		// never ran, the load process having crashed too often before it.
 		qpath, mpath := namedPaths(q)
-		if why := sn.refuse[qpath]; why != "" {
-			return nil, refusedAtLoad(q, qpath, mpath, why)
+		if chk := sn.refuse[qpath]; chk.Refuse != "" {
+			return nil, refusedAtLoad(q, qpath, mpath, chk)
 		}
 	}
 	params := map[string]any(in.Parameters)
@@ -859,7 +862,7 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 	client, group := turnOf(ctx) // its turn for a connection comes round-robin by client
 	res, err := eng.Query(ctx, sqlText, params, engine.Limits{RowLimit: rowLimit, ByteBudget: s.cfg.ByteBudget, Timeout: s.cfg.QueryTimeout, Done: release, Client: client, Group: group})
 	if ee := (*engine.EngineError)(nil); errors.As(err, &ee) && ee.Gone {
-		s.rebuild(m, eng) // its database file was removed: the model loads again
+		err = s.rebuild(m, eng, err) // its database file was removed: the model loads again (or its last load failed: err says so)
 	}
 	castOf := "" // the parameter whose cast the error is at
 	if err != nil {

@@ -61,6 +61,8 @@ type Config struct {
 	retryFirst time.Duration
 	// restartLimit, when set (tests), replaces loadRestartLimit.
 	restartLimit time.Duration
+	// rebuildFirst, when set (tests), replaces goneRetryFirst.
+	rebuildFirst time.Duration
 }
 
 func (c *Config) fill() {
@@ -141,8 +143,9 @@ type snapshot struct {
 	checks map[string][]string
 	// refuse holds, by path, the named queries and notebook cells no call may
 	// run, and why (engine.QueryCheck.Refuse: checking it when its model
-	// loaded crashed DuckDB, or needed more memory than the load may hold).
-	refuse map[string]string
+	// loaded crashed DuckDB, or needed more memory than the load may hold, or
+	// never ran as the load process had crashed too often: QueryCheck.Unchecked).
+	refuse map[string]engine.QueryCheck
 	// stamps summarises the files of each package as served (the version its
 	// engines were opened for) and of each project, as dirStamps does: what
 	// changed between two snapshots (followReloads).
@@ -270,6 +273,15 @@ const (
 	pgRetryMax   = 10 * time.Minute
 )
 
+// A DuckDB model whose database file is gone and whose rebuild failed is
+// rebuilt again in the background after goneRetryFirst, then after twice as
+// long each time, up to goneRetryMax, until it opens or its package changes;
+// calls meanwhile start no rebuild of their own (rebuild).
+const (
+	goneRetryFirst = time.Second
+	goneRetryMax   = 5 * time.Minute
+)
+
 // pkgState is one version of a package with its models as opened. Never
 // changed once it is in Service.ready (but for told, retries, timer and down,
 // under mu).
@@ -290,6 +302,10 @@ type pkgState struct {
 	// next is when timer fires, in Unix nanoseconds (0: no try scheduled);
 	// read without mu by calls to its failed models (retryNote).
 	next atomic.Int64
+	// goneNext is when the next rebuild of a model whose database file is
+	// gone runs, its last having failed (scheduleRebuild), in Unix
+	// nanoseconds (0: none scheduled, calls may start one); under mu.
+	goneNext int64
 }
 
 // loadRestartLimit bounds how long changes to a package's files keep
@@ -323,6 +339,10 @@ type pkgLoad struct {
 	// outrun that a change came past loadRestartLimit and left it to finish,
 	// to be swapped in though it is not the version wanted. Under mu.
 	superseded, outrun bool
+	// gone, for a rebuild, is the model whose database file is gone, and
+	// goneEng its engine (still served until the model opens again).
+	gone    *catalog.Model
+	goneEng modelEngine
 }
 
 // restart says whether a change to the package of l, a load in progress of
@@ -783,9 +803,16 @@ func (s *Service) finish(key string, l *pkgLoad, st *pkgState) {
 		// A retry that opened nothing more: the version served stays, and is
 		// tried again later.
 		cur.retries, cur.down = l.retries, st.down
+		if l.gone != nil {
+			s.scheduleRebuild(key, cur, l, st.broken[l.gone.Name])
+			break
+		}
 		s.scheduleRetry(key, cur)
 	default:
 		st.retries = l.retries
+		if l.gone != nil {
+			st.retries = 0 // rebuilt: a later file gone starts its tries afresh
+		}
 		s.ready[key] = st
 		if cur != nil {
 			s.replaced = append(s.replaced, [2]*pkgState{cur, st})
@@ -851,14 +878,29 @@ func (s *Service) retryIn(key string, st *pkgState, delay time.Duration) {
 // engines, when eng — m's engine, whose database file is gone (removed from
 // the temporary folder) — is still the one served and no load of the package
 // is under way; once m opens again, the load's finish serves it and retires
-// eng. A rebuild that fails to open m keeps eng served, and the next call
-// that meets it starts another (one load of a package at a time).
-func (s *Service) rebuild(m *catalog.Model, eng modelEngine) {
+// eng. A rebuild that fails to open m keeps eng served, and is tried again in
+// the background (scheduleRebuild), with a growing delay; until that try,
+// calls that meet the file gone start none, and are told of the failure and
+// the next try (the returned error wraps gone; gone itself when no rebuild
+// failed).
+func (s *Service) rebuild(m *catalog.Model, eng modelEngine, gone error) error {
 	key := m.Package.Project.Name + "/" + m.Package.Name
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := s.ready[key]
-	if s.closed || s.held || s.loadCtx.Err() != nil || st == nil || st.engines[m.Name] != eng || s.loading[key] != nil || s.want[key] != st.ver {
+	if st != nil && st.engines[m.Name] == eng && st.goneNext != 0 {
+		return &rebuildFailedError{gone: gone, next: time.Unix(0, st.goneNext)}
+	}
+	s.startRebuild(key, st, m, eng)
+	return gone
+}
+
+// startRebuild starts the load that rebuilds m (rebuild), unless the service
+// stopped, st is no longer the package's version served or no longer serves
+// eng as m's engine, or a load of the package is under way. Called with mu
+// held.
+func (s *Service) startRebuild(key string, st *pkgState, m *catalog.Model, eng modelEngine) {
+	if s.closed || s.held || s.loadCtx.Err() != nil || st == nil || s.ready[key] != st || st.engines[m.Name] != eng || s.loading[key] != nil || s.want[key] != st.ver {
 		return
 	}
 	keep := make(map[string]modelEngine, len(st.engines))
@@ -867,9 +909,50 @@ func (s *Service) rebuild(m *catalog.Model, eng modelEngine) {
 			keep[name] = e
 		}
 	}
-	s.log.Warn("a model's database file is gone (removed from the server's temporary folder); loading the model again", "model", key+"/"+m.Name)
+	s.log.Warn("a model's database file is gone (removed from the server's temporary folder); loading the model again", "model", key+"/"+m.Name, "try", st.retries+1)
 	s.startLoad(key, st.pkg, st.ver, keep, st.retries, time.Now())
+	s.loading[key].gone, s.loading[key].goneEng = m, eng
 }
+
+// scheduleRebuild has the rebuild l, which failed to open its model (why),
+// tried again in the background after a delay that doubles with each try
+// (goneRetryFirst … goneRetryMax). Called with mu held.
+func (s *Service) scheduleRebuild(key string, st *pkgState, l *pkgLoad, why string) {
+	delay := goneRetryFirst << min(st.retries, 10)
+	if s.cfg.rebuildFirst > 0 {
+		delay = s.cfg.rebuildFirst << min(st.retries, 10)
+	}
+	if delay > goneRetryMax {
+		delay = goneRetryMax
+	}
+	st.retries++
+	st.goneNext = time.Now().Add(delay).UnixNano()
+	s.log.Warn("a model whose database file is gone could not be loaded again; trying again in the background", "model", key+"/"+l.gone.Name, "in", delay, "err", why)
+	m, eng := l.gone, l.goneEng
+	st.timer = time.AfterFunc(delay, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		st.goneNext = 0 // calls that meet the file gone may start it now
+		s.startRebuild(key, st, m, eng)
+	})
+}
+
+// rebuildFailedError is a call that met its model's database file gone while
+// the last rebuild of the model failed and the next is scheduled.
+type rebuildFailedError struct {
+	gone error // the engine's EngineError (Gone)
+	next time.Time
+}
+
+func (e *rebuildFailedError) Error() string {
+	left := max(time.Until(e.next).Round(time.Second), time.Second)
+	const fault = ". This is a fault of the server, not of the query"
+	// Not why it failed: that may name the server's temporary folder (its
+	// log has it).
+	return fmt.Sprintf("%s. The server's last try to build it again failed (its log says why); it tries again in the background, next in about %s, then at growing intervals up to %s%s", strings.TrimSuffix(e.gone.Error(), fault), left, goneRetryMax, fault)
+}
+
+func (e *rebuildFailedError) Unwrap() error { return e.gone }
 
 // retire closes the engines of st, a version no longer served, that next (the
 // one served now, or nil) does not keep, each once its running queries end.
@@ -956,7 +1039,7 @@ func (s *Service) publish() {
 		s.served[key] = st.ver
 	}
 	cat := s.read.WithPackages(served)
-	sn := &snapshot{cat: cat, engines: map[*catalog.Model]modelEngine{}, broken: map[*catalog.Model]string{}, stamps: map[string]string{}, checks: map[string][]string{}, refuse: map[string]string{}, loading: map[string]bool{}, retryAt: map[string]*atomic.Int64{}}
+	sn := &snapshot{cat: cat, engines: map[*catalog.Model]modelEngine{}, broken: map[*catalog.Model]string{}, stamps: map[string]string{}, checks: map[string][]string{}, refuse: map[string]engine.QueryCheck{}, loading: map[string]bool{}, retryAt: map[string]*atomic.Int64{}}
 	for k, v := range s.stamps {
 		if !strings.Contains(k, "/") {
 			sn.stamps[k] = v // a project's own files
@@ -1104,8 +1187,8 @@ func (sn *snapshot) addChecks(m *catalog.Model, e modelEngine) []string {
 	file := mpath + ".sql"
 	var all []string
 	for _, q := range m.Queries {
-		if r := checks[q.Name].Refuse; r != "" {
-			sn.refuse[mpath+"/"+q.Name] = r // also for a previous version still served: it runs the same SQL
+		if c := checks[q.Name]; c.Refuse != "" {
+			sn.refuse[mpath+"/"+q.Name] = c // also for a previous version still served: it runs the same SQL
 		}
 	}
 	if len(m.Problems) == 0 { // else the model's previous version: told once, for the file
@@ -1123,8 +1206,8 @@ func (sn *snapshot) addChecks(m *catalog.Model, e modelEngine) []string {
 				continue
 			}
 			cpath := ppath + "/" + nb.Name + "/" + c.Name
-			if r := checks[engine.CellKey(nb, c)].Refuse; r != "" {
-				sn.refuse[cpath] = r
+			if chk := checks[engine.CellKey(nb, c)]; chk.Refuse != "" {
+				sn.refuse[cpath] = chk
 			}
 			for _, p := range checks[engine.CellKey(nb, c)].Problems {
 				msg := fmt.Sprintf("%s/%s: %s (line %d): %s", ppath, filepath.Base(nb.File), c.Name, c.Line, packageRelative(m, p))

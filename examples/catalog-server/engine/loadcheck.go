@@ -30,6 +30,12 @@ type QueryCheck struct {
 	// to the server). A check that only ran out of the load's time is not a
 	// refusal: a call has its own time limit.
 	Refuse string
+	// Unchecked says Refuse is there because the check never ran: the
+	// model's load process had crashed maxLoadCrashes times before it, and
+	// the load stopped checking. Whether running it would crash DuckDB is
+	// unknown, so calls are refused as for a crash, until the model loads
+	// with fewer crashes.
+	Unchecked bool
 }
 
 // Bounds of the check when a model opens (DuckDB: checkQueries; PostgreSQL:
@@ -37,11 +43,10 @@ type QueryCheck struct {
 // that run against the model, is prepared (parsed and bound to the model's
 // sources, not run), at most maxCheckedQueries of them in all, none started
 // once queryCheckBudget has passed; those left over are counted under the key
-// "" of the checks.
-const (
-	maxCheckedQueries = 256
-	queryCheckBudget  = 2 * time.Second
-)
+// "" of the checks. queryCheckBudget is a variable for the tests.
+const maxCheckedQueries = 256
+
+var queryCheckBudget = 2 * time.Second
 
 // CellKey is the key of a notebook cell in the checks: its notebook's name and
 // its own (no named query's name holds a /).
@@ -65,7 +70,27 @@ func checkQueries(ctx context.Context, conn loadConn, m *catalog.Model, cfg Duck
 		if le := (*LoadError)(nil); errors.As(conn.failed(), &le) {
 			// DuckDB's load process ran out of the model's time, or crashed
 			// too often: what is left is not checked.
-			add("", fmt.Sprintf("%s were not checked when it loaded (%s); they are judged when they run", uncheckedCount(len(m.Queries), len(cells), i), le.stopped()))
+			if le.Kind != "crashes" {
+				add("", fmt.Sprintf("%s were not checked when it loaded (%s); they are judged when they run", uncheckedCount(len(m.Queries), len(cells), i), le.stopped()))
+				break
+			}
+			// After maxLoadCrashes crashes, what is left may crash DuckDB
+			// too, which with queries in the server's process ends the
+			// server: refused until the model loads with fewer crashes.
+			add("", fmt.Sprintf("%s were not checked when it loaded (%s), so calls of them are refused: fix or remove the named queries, notebook cells or sources that crashed DuckDB (their problems say so), then save the files to load the model again", uncheckedCount(len(m.Queries), len(cells), i), le.stopped()))
+			why := fmt.Sprintf("its check did not run: the model's load process had crashed %d times before it (%s), and the load stopped checking", maxLoadCrashes, le.Detail)
+			for j := i; j < total; j++ {
+				key := ""
+				if j < len(m.Queries) {
+					key = m.Queries[j].Name
+				} else {
+					c := cells[j-len(m.Queries)]
+					key = CellKey(c.Notebook, c)
+				}
+				q := out[key]
+				q.Refuse, q.Unchecked = why, true
+				out[key] = q
+			}
 			break
 		}
 		if i >= maxCheckedQueries || time.Since(start) > queryCheckBudget || ctx.Err() != nil {

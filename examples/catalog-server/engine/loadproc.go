@@ -44,7 +44,13 @@ import (
 //     (QueryChecks), the others are checked; after a crash or a stop for
 //     memory, calls of it are refused (QueryCheck.Refuse);
 //   - past loadLimit, or after maxLoadCrashes crashes while the views were
-//     built: the model does not open (its error says which step).
+//     built: the model does not open (its error says which step); after
+//     maxLoadCrashes crashes while queries were checked, those left unchecked
+//     are refused (QueryCheck.Unchecked).
+//
+// An answer too large, or that does not read as an answer (Kind "answer",
+// "unreadable"), is no crash: the process is ended and the step fails with
+// that, without counting toward maxLoadCrashes.
 //
 // After a crash the next step starts a new load process on the same database
 // file: DuckDB replays what the crashed one wrote (each view is committed as
@@ -74,9 +80,9 @@ var loadAnswerHead int64 = maxAnswerHead
 // DuckDB crashed, held more memory than it may, answered more than the server
 // reads, or the load ran out of time, or the process could not be started.
 type LoadError struct {
-	Kind   string        // "crash", "memory", "answer" (too large), "time", "crashes" (too many), "start"
+	Kind   string        // "crash", "memory", "answer" (too large), "unreadable", "time", "crashes" (too many), "start"
 	What   string        // the step: "building the view of source t"
-	Detail string        // how it ended: the crash's signal, the memory held, the steps that crashed; for "answer", its size
+	Detail string        // how it ended: the crash's signal, the memory held, the steps that crashed; for "answer", its size; for "unreadable", what was read
 	Limit  time.Duration // for "time": loadLimit
 	Bytes  int64         // for "answer": the most bytes the server reads of that step's answer
 }
@@ -112,6 +118,8 @@ func (e *LoadError) Error() string {
 		return fmt.Sprintf("DuckDB crashed (%s) while %s; the load runs in a process of its own, so the server kept running. Change what this reads or computes (a deeply nested JSON value or expression, a huge constant), then save the file to load it again", e.Detail, e.What)
 	case "answer":
 		return fmt.Sprintf("DuckDB's answer while %s was larger than the server reads of one step of a load: %s, past %s. Such an answer is the names and types of a view's columns: a file with very many columns or keys, or deeply nested objects, gives types too large to serve. DuckDB did not crash, and the server kept running. Read fewer or flatter columns (name the ones needed in the SELECT, or give read_json a columns option), then save the file to load it again", e.What, e.Detail, mib(e.Bytes))
+	case "unreadable":
+		return fmt.Sprintf("the model's load process sent what does not read as an answer while %s (%s). DuckDB did not crash: the load process was ended, the load went on with a new one, and the server kept running. This is a fault of the server, not of the catalog: tell the server's operator if it happens again", e.What, e.Detail)
 	case "memory":
 		return fmt.Sprintf("DuckDB needed more memory than a model's load may use while %s (%s) and was stopped; the server kept running. Change what this reads or computes (a huge constant string or list), then save the file to load it again", e.What, e.Detail)
 	case "time":
@@ -370,8 +378,11 @@ func (p *procLoad) rows(ctx context.Context, query string, args ...string) ([][]
 
 func (p *procLoad) prepare(ctx context.Context, text string) ([]string, error) {
 	ans, err := p.step(ctx, loadStep{Op: "prepare", SQL: []byte(text)})
-	if err != nil || len(ans.Strings) == 0 {
+	if err != nil {
 		return nil, err
+	}
+	if len(ans.Strings) != 1 {
+		return nil, &LoadError{Kind: "unreadable", What: p.what, Detail: "an answer without the prepared statement's parameters"}
 	}
 	return ans.Strings[0], nil
 }
@@ -382,7 +393,7 @@ func (p *procLoad) viewBody(ctx context.Context, sqlText string) (string, error)
 		return "", err
 	}
 	if len(ans.Strings) != 1 || len(ans.Strings[0]) != 1 {
-		return "", errors.New("load: the view step answered no SQL")
+		return "", &LoadError{Kind: "unreadable", What: p.what, Detail: "an answer without the view's SQL"}
 	}
 	return ans.Strings[0][0], nil
 }
@@ -479,10 +490,16 @@ func (p *procLoad) roundTrip(ctx context.Context, req workerRequest, size int) (
 					}
 					return workerAnswer{}, &LoadError{Kind: "answer", What: p.what, Detail: fmt.Sprintf("%d bytes", big.head+big.body), Bytes: limit}
 				}
-				detail := crashDetail(w.waitErr, p.stderr.String())
 				if bad != nil {
-					detail = "its answer could not be read: " + bad.Error()
+					// Not a crash either: the process sent what does not
+					// read as an answer (a garbled frame), and is ended
+					// because nothing after it can be trusted. Told as
+					// that, on the step, and not counted against
+					// maxLoadCrashes (loadLimit bounds the restarts).
+					workerNotes.note(p.log, "a load process's answer could not be read; the process was ended", "pid", w.cmd.Process.Pid, "package", p.open.PkgDir, "while", p.what, "error", bad.Error())
+					return workerAnswer{}, &LoadError{Kind: "unreadable", What: p.what, Detail: bad.Error()}
 				}
+				detail := crashDetail(w.waitErr, p.stderr.String())
 				p.noteCrash(w, detail)
 				return workerAnswer{}, p.crashed(&LoadError{Kind: "crash", What: p.what, Detail: detail})
 			}

@@ -451,3 +451,123 @@ func TestLoadProcCrashLogged(t *testing.T) {
 		t.Errorf("the dump (%d bytes): %.500s", len(out), out)
 	}
 }
+
+// TestLoadProcCrashCapRefusesUnchecked: named queries and notebook cells left
+// unchecked when the model's load process reached maxLoadCrashes crashes are
+// refused (QueryCheck.Unchecked), as those that crashed are, and the model says
+// why under ""; its sources are served. Before, they were left unrefused,
+// "judged when they run": with queries in the server's process, calling one
+// ran SQL no check had reached, which might crash the server.
+func TestLoadProcCrashCapRefusesUnchecked(t *testing.T) {
+	// Eight crashes, each a process started, may take past the check's 2 s
+	// on a loaded machine: the queries then left are the budget's.
+	defer func(b time.Duration) { queryCheckBudget = b }(queryCheckBudget)
+	queryCheckBudget = time.Minute
+	var src strings.Builder
+	src.WriteString("-- @source t\nSELECT 1 AS x;\n")
+	for i := range maxLoadCrashes {
+		fmt.Fprintf(&src, "-- @query boom%d\n%s;\n", i, crashSQL)
+	}
+	src.WriteString("-- @query after\nSELECT x FROM t;\n")
+	m := loadModel(t, map[string]string{
+		"p/k/manifest.json": `{}`,
+		"p/k/m.sql":         src.String(),
+		"p/k/nb.md":         "# NB\n\n```sql\nSELECT x FROM t\n```\n",
+	}, "p/k/m")
+	d, err := OpenDuck(context.Background(), m, DuckConfig{Loader: testWorker})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	checks := d.QueryChecks()
+	for i := range maxLoadCrashes {
+		k := fmt.Sprintf("boom%d", i)
+		if c := checks[k]; !strings.HasPrefix(c.Refuse, "checking it crashed DuckDB (SIGSEGV") || c.Unchecked {
+			t.Errorf("%s: %+v", k, c)
+		}
+	}
+	for _, k := range []string{"after", "nb/cell-1"} {
+		c := checks[k]
+		if !c.Unchecked || len(c.Problems) != 0 ||
+			!strings.HasPrefix(c.Refuse, fmt.Sprintf("its check did not run: the model's load process had crashed %d times before it (checking the named query boom0; ", maxLoadCrashes)) {
+			t.Errorf("%s: %+v", k, c)
+		}
+	}
+	if p := checks[""].Problems; len(p) != 1 || !strings.Contains(p[0], "2 of the model's 9 named queries and 1 notebook cells (of the notebooks that run against it) were not checked when it loaded (DuckDB crashed 8 times), so calls of them are refused: fix or remove") {
+		t.Errorf("the model's problem: %q", p)
+	}
+	if res, err := d.Query(context.Background(), "SELECT x FROM t", nil, testLimits); err != nil || cell(res, 0, 0) != "1" {
+		t.Fatalf("query: %v %v", res, err)
+	}
+}
+
+// TestLoadProcUnreadableAnswer: a load process's answer that does not read as
+// one (a garbled frame; an answer without the SQL or parameters a step asks
+// for) is told as that, on the step that got it — the source left out, the
+// named query's problem — not as a crash of DuckDB: more of them than
+// maxLoadCrashes do not stop the load, nothing is refused for it, each is
+// logged (rate-limited), and the rest of the model loads and is served.
+// Before, a garbled answer was told as "DuckDB crashed (its answer could not
+// be read: …)" and counted toward maxLoadCrashes, so nine of them made the
+// model fail to open; and rows of the wrong shape for a view's columns ended
+// the server.
+func TestLoadProcUnreadableAnswer(t *testing.T) {
+	freshNotes(t, 100, time.Minute)
+	log, buf := testLog()
+	var src strings.Builder
+	for i := range maxLoadCrashes + 1 {
+		fmt.Fprintf(&src, "-- @source j%d\nSELECT 1 AS %s;\n", i, garbleJunk)
+	}
+	src.WriteString("-- @source shape\nSELECT 1 AS " + garbleShape + ";\n")
+	src.WriteString("-- @source " + garbleRow + "\nSELECT 1 AS a, 2 AS b;\n")
+	src.WriteString("-- @source t\nSELECT 1 AS x;\n")
+	src.WriteString("-- @query qj\nSELECT x AS " + garbleJunk + " FROM t;\n")
+	src.WriteString("-- @query qs\nSELECT x AS " + garbleShape + " FROM t;\n")
+	src.WriteString("-- @query ok\nSELECT x FROM t;\n")
+	m := loadModel(t, map[string]string{"p/k/manifest.json": `{}`, "p/k/m.sql": src.String()}, "p/k/m")
+	d, err := OpenDuck(context.Background(), m, DuckConfig{Loader: workerAs("-loadgarbled"), Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	unreadable := func(name, msg, while, detail string) {
+		t.Helper()
+		if !strings.Contains(msg, "the model's load process sent what does not read as an answer while "+while+" ("+detail) ||
+			!strings.Contains(msg, "DuckDB did not crash") || !strings.Contains(msg, "fault of the server") || strings.Contains(msg, "DuckDB crashed") {
+			t.Errorf("%s: %q", name, msg)
+		}
+	}
+	for i := range maxLoadCrashes + 1 {
+		name := fmt.Sprintf("j%d", i)
+		unreadable(name, d.Broken()[name], "building the view of source "+name, "invalid character")
+	}
+	unreadable("shape", d.Broken()["shape"], "building the view of source shape", "an answer without the view's SQL")
+	// Rows of another shape than asked: said so, not read past their end
+	// (before, an index out of range: a panic that ended the server).
+	unreadable(garbleRow, d.Broken()[garbleRow], "reading the columns of the view of source "+garbleRow, "a row of 1 values, not 2")
+	if d.Columns()[garbleRow] != nil {
+		t.Errorf("%s has columns %v", garbleRow, d.Columns()[garbleRow])
+	}
+	checks := d.QueryChecks()
+	for _, tc := range []struct{ name, detail string }{{"qj", "invalid character"}, {"qs", "an answer without the prepared statement's parameters"}} {
+		c := checks[tc.name]
+		if len(c.Problems) != 1 || c.Refuse != "" {
+			t.Errorf("%s: %+v", tc.name, c)
+			continue
+		}
+		unreadable(tc.name, c.Problems[0], "checking the named query "+tc.name, tc.detail)
+	}
+	if c, ok := checks["ok"]; ok {
+		t.Errorf("ok: %+v", c)
+	}
+	if c, ok := checks[""]; ok {
+		t.Errorf("the model: %+v", c)
+	}
+	if res, err := d.Query(context.Background(), "SELECT x FROM t", nil, testLimits); err != nil || cell(res, 0, 0) != "1" {
+		t.Fatalf("query: %v %v", res, err)
+	}
+	out := buf.String()
+	if n := strings.Count(out, `msg="a load process's answer could not be read; the process was ended"`); n != maxLoadCrashes+2 || strings.Contains(out, "a load process crashed") {
+		t.Errorf("%d lines, want %d:\n%.3000s", n, maxLoadCrashes+2, out)
+	}
+}

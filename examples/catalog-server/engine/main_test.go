@@ -18,7 +18,9 @@ import (
 // workerArg+"-slow" one that takes slowStart to start, workerArg+"-stuck" one
 // that does not start within duckStartLimit, workerArg+"-fatal" one whose
 // database fatalTrigger invalidates, workerArg+"-fakesig" one that prints a
-// signal-like line on its standard output and exits with status 2. (An
+// signal-like line on its standard output and exits with status 2,
+// workerArg+"-loadgarbled" one that garbles the answers of load steps whose SQL
+// holds garbleJunk or garbleShape (serveLoadGarbled). (An
 // argument, not an environment variable: the worker's environment is
 // trimmed.)
 const workerArg = "-engine-test-worker"
@@ -66,6 +68,8 @@ func TestMain(m *testing.M) {
 		os.Exit(2)
 	case workerArg + "-garbled":
 		os.Exit(serveGarbled())
+	case workerArg + "-loadgarbled":
+		os.Exit(serveLoadGarbled())
 	case workerArg + "-noisy":
 		// Output on the worker's standard output must not reach its answers.
 		fmt.Println(`{"ok":true}`)

@@ -7,11 +7,13 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"os"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -219,4 +221,79 @@ func TestOutputTail(t *testing.T) {
 	if s := o.String(); len(s) > outputHead+outputKeep+100 {
 		t.Errorf("one large write: %d bytes kept", len(s))
 	}
+}
+
+// Markers in a load step's SQL that make a load process started as
+// workerArg+"-loadgarbled" answer that step with a frame that does not read
+// as an answer (garbleJunk), or with an answer of the wrong shape (OK, and no
+// rows: garbleShape); a step whose arguments hold garbleRow, with a row of one
+// value (the columns of the view of a source of that name).
+const (
+	garbleJunk  = "garble_junk"
+	garbleShape = "garble_shape"
+	garbleRow   = "garble_row"
+)
+
+// serveLoadGarbled serves a load (ServeDuckWorker) whose answer to a step
+// holding garbleJunk or garbleShape is garbled: its requests pass through a
+// filter that notes the marker, and the answer written next is replaced.
+func serveLoadGarbled() int {
+	pr, pw := io.Pipe()
+	var mode atomic.Value // "", garbleJunk or garbleShape: how to garble the next answer
+	mode.Store("")
+	go func() {
+		br := bufio.NewReader(os.Stdin)
+		for {
+			line, err := br.ReadBytes('\n')
+			if len(line) > 0 {
+				var req workerRequest
+				if json.Unmarshal(line, &req) == nil && req.Step != nil {
+					for _, m := range []string{garbleJunk, garbleShape} {
+						if bytes.Contains(req.Step.SQL, []byte(m)) {
+							mode.Store(m)
+						}
+					}
+					for _, a := range req.Step.Args {
+						if string(a) == garbleRow {
+							mode.Store(garbleRow)
+						}
+					}
+				}
+				if _, err := pw.Write(line); err != nil {
+					return
+				}
+			}
+			if err != nil {
+				pw.Close()
+				return
+			}
+		}
+	}()
+	return ServeDuckWorker(pr, garbleWriter{w: WorkerAnswers(), mode: &mode})
+}
+
+// garbleWriter writes each answer (one frame a Write) to w, or in its place
+// the garbled one mode asks for.
+type garbleWriter struct {
+	w    io.Writer
+	mode *atomic.Value
+}
+
+func (g garbleWriter) Write(frame []byte) (int, error) {
+	switch g.mode.Swap("") {
+	case garbleJunk:
+		junk := binary.BigEndian.AppendUint32(nil, 5)
+		junk = binary.BigEndian.AppendUint32(junk, 0)
+		_, err := g.w.Write(append(junk, "notjs"...))
+		return len(frame), err
+	case garbleShape:
+		ok, _ := appendAnswer(nil, workerAnswer{OK: true})
+		_, err := g.w.Write(ok)
+		return len(frame), err
+	case garbleRow:
+		row, _ := appendAnswer(nil, workerAnswer{OK: true, Strings: [][]string{{"x"}}})
+		_, err := g.w.Write(row)
+		return len(frame), err
+	}
+	return g.w.Write(frame)
 }
