@@ -179,8 +179,9 @@ func (c *clientShares) take(ctx context.Context, m *catalog.Model, mpath string)
 	perModel := c.perModel(m)
 	keys := []string{id, key}
 	network, inNetwork := networkOf(id)
+	netKey := network + "\x00" + mpath
 	if inNetwork {
-		keys = append(keys, network)
+		keys = append(keys, network, netKey)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -192,6 +193,11 @@ func (c *clientShares) take(ctx context.Context, m *catalog.Model, mpath string)
 	}
 	if inNetwork && c.n[network] >= c.max*networkShares {
 		return nil, &clientBusyError{share: c.max, network: strings.TrimPrefix(network, networkKey)}
+	}
+	if inNetwork && c.n[netKey] >= perModel {
+		// The /64s of a /48 hold no more of a model than one client does:
+		// two of them would hold all its connections.
+		return nil, &clientBusyError{share: c.max, network: strings.TrimPrefix(network, networkKey), model: mpath, perModel: perModel, modelQueries: engine.ModelQueries[m.Package.Engine], pg: m.Package.Engine == catalog.EnginePostgres}
 	}
 	for _, k := range keys {
 		c.n[k]++
@@ -212,11 +218,14 @@ func (c *clientShares) take(ctx context.Context, m *catalog.Model, mpath string)
 
 // An IPv6 client is its /64 (clientaddr.Key), and one site usually holds many: a
 // home's /56 has 256, an organisation's /48 65,536, each a client with its
-// share and its turn. So the /64s of one /48 together have at most
-// networkShares clients' shares running or waiting at once: a host that sends
-// from many /64s of its site holds no more, and another client waits behind
-// at most that many of its queries for a turn.
-const networkShares = 4
+// share. So the /64s of one /48 together have at most networkShares clients'
+// shares running or waiting at once, and of one model no more than one client
+// has (half its connections): a host that sends from many /64s of its site
+// holds half of the server's 16 query processes at most (by default), and
+// never all of a model's connections. (Before, 4 shares of 4 were all 16, and
+// two /64s held a model's 8 connections: every other client waited out its
+// time limit.) They take their turns as one client (engine.Limits.Group).
+const networkShares = 2
 
 // networkKey begins the counter of an IPv6 /48 in clientShares.n (a client
 // key never begins so).
@@ -245,21 +254,31 @@ type clientBusyError struct {
 }
 
 func (e *clientBusyError) Error() string {
+	if e.network != "" && e.model != "" {
+		return fmt.Sprintf("the clients of your IPv6 network %s already have %s of the model %s running or waiting for their turn, the share one client has of it (half of the %d connections a %s; each /64 is a client, and the /64s of one /48 share this), so this query was not started and did not wait. Wait for one of the network's earlier queries of it to be answered, then call again", e.network, countOf(e.perModel, "query", "queries"), e.model, e.modelQueries, e.modelWhat())
+	}
 	if e.network != "" {
 		return fmt.Sprintf("the clients of your IPv6 network %s already have %s running or waiting for their turn on this server, its share (%d clients' shares of -max-queries-per-client %d: each /64 is a client, and the /64s of one /48 share this), so this query was not started and did not wait. Wait for one of the network's earlier queries to be answered, then call again", e.network, countOf(e.share*networkShares, "query", "queries"), networkShares, e.share)
 	}
 	if e.model != "" {
-		what := "DuckDB model runs"
-		if e.pg {
-			what = "PostgreSQL model has"
-		}
-		return fmt.Sprintf("your client already has %s of the model %s running or waiting for their turn, its share of that model (half of the %d connections a %s), so this query was not started and did not wait. Wait for one of your earlier queries of it to be answered, then call again", countOf(e.perModel, "query", "queries"), e.model, e.modelQueries, what)
+		return fmt.Sprintf("your client already has %s of the model %s running or waiting for their turn, its share of that model (half of the %d connections a %s), so this query was not started and did not wait. Wait for one of your earlier queries of it to be answered, then call again", countOf(e.perModel, "query", "queries"), e.model, e.modelQueries, e.modelWhat())
 	}
 	return fmt.Sprintf("your client already has %s running or waiting for their turn on this server, its share (-max-queries-per-client %d), so this query was not started and did not wait. Wait for one of your earlier queries to be answered, then call again", countOf(e.share, "query", "queries"), e.share)
 }
 
+// modelWhat says what the model's connections are.
+func (e *clientBusyError) modelWhat() string {
+	if e.pg {
+		return "PostgreSQL model has"
+	}
+	return "DuckDB model runs"
+}
+
 // hint says what the caller can do.
 func (e *clientBusyError) hint() string {
+	if e.network != "" && e.model != "" {
+		return "Send the next query of this model once one of your network's earlier ones is answered, or query another model meanwhile: the /64s of one IPv6 /48 hold no more of a model's connections than one client does (half), so that others can still query it."
+	}
 	if e.network != "" {
 		return "Send the next query once one of your network's earlier ones is answered: the /64s of one IPv6 /48 together hold a few clients' shares, so that a host sending from many addresses of its site holds no more. Its operator can raise -max-queries-per-client."
 	}

@@ -275,22 +275,28 @@ func TestHostOf(t *testing.T) {
 // addresses); another /64 has its own. Before, each address was a client.
 func TestClientShareIPv6Network(t *testing.T) {
 	m := &catalog.Model{Name: "d", Package: &catalog.Package{Name: "k", Engine: catalog.EngineDuckDB, Project: &catalog.Project{Name: "p"}}}
+	m2 := &catalog.Model{Name: "e", Package: m.Package}
 	c := newClientShares(1)
 	var err error
+	var on *catalog.Model
 	h := identifyClients(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
-		_, err = c.take(r.Context(), m, modelPath(m)) // held: not released
+		_, err = c.take(r.Context(), on, modelPath(on)) // held: not released
 	}), "")
 	for _, cs := range []struct {
 		remote string
+		m      *catalog.Model
 		busy   bool
 	}{
-		{"[2001:db8:1:2::1]:1000", false},
-		{"[2001:db8:1:2::2]:1001", true}, // the same /64
-		{"[2001:db8:1:2:ffff::9]:1002", true},
-		{"[2001:db8:1:3::1]:1000", false}, // another /64
-		{"192.0.2.1:1000", false},
-		{"[::ffff:192.0.2.1]:1001", true}, // the same IPv4 address
+		{"[2001:db8:1:2::1]:1000", m, false},
+		{"[2001:db8:1:2::2]:1001", m2, true}, // the same /64
+		{"[2001:db8:1:2:ffff::9]:1002", m2, true},
+		// Another /64, of another model: the /64s of a /48 share one
+		// client's part of a model (TestClientShareIPv6Site).
+		{"[2001:db8:1:3::1]:1000", m2, false},
+		{"192.0.2.1:1000", m, false},
+		{"[::ffff:192.0.2.1]:1001", m2, true}, // the same IPv4 address
 	} {
+		on = cs.m
 		r := httptest.NewRequest("POST", "/mcp", nil)
 		r.RemoteAddr = cs.remote
 		h.ServeHTTP(httptest.NewRecorder(), r)
@@ -455,17 +461,22 @@ func TestClientShareForwardedPorts(t *testing.T) {
 }
 
 // TestClientShareIPv6Site: the /64s of one IPv6 /48 together hold at most
-// networkShares clients' shares. Before, a host sending from many /64s of its
+// networkShares clients' shares, and of one model no more than one client
+// does (half its connections). Before, a host sending from many /64s of its
 // site (a home /56 holds 256) was that many clients, each with its share; in
 // the audit, 24 /64s of one site kept another client's query waiting or
-// refused. Another /48, and IPv4 clients, are not counted with it; a query
-// released gives its place back.
+// refused, and later 4 /64s held all 16 query processes (4 shares of 4) and 2
+// /64s all 8 connections of a model. Another /48, and IPv4 clients, are not
+// counted with it; a query released gives its place back.
 func TestClientShareIPv6Site(t *testing.T) {
-	m := &catalog.Model{Name: "d", Package: &catalog.Package{Name: "k", Engine: catalog.EngineDuckDB, Project: &catalog.Project{Name: "p"}}}
-	const share = 2
+	models := make([]*catalog.Model, 4)
+	for i := range models {
+		models[i] = &catalog.Model{Name: fmt.Sprint("d", i), Package: &catalog.Package{Name: "k", Engine: catalog.EngineDuckDB, Project: &catalog.Project{Name: "p"}}}
+	}
+	const share = 4
 	c := newClientShares(share)
 	var releases []func()
-	take := func(remote string) error {
+	take := func(remote string, m *catalog.Model) error {
 		var err error
 		h := identifyClients(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
 			var rel func()
@@ -479,15 +490,16 @@ func TestClientShareIPv6Site(t *testing.T) {
 		h.ServeHTTP(httptest.NewRecorder(), r)
 		return err
 	}
-	// 16 /64s of 2001:db8:7::/48, one query each: the site's 2 × 4 = 8 are taken,
-	// the rest refused naming the network.
+	// 16 /64s of 2001:db8:7::/48, one query each over 4 models: the site's
+	// 2 × 4 = 8 are taken (half of the 16 query processes), the rest refused
+	// naming the network.
 	taken := 0
 	for i := range 16 {
-		err := take(fmt.Sprintf("[2001:db8:7:%x::1]:1000", i))
+		err := take(fmt.Sprintf("[2001:db8:7:%x::1]:1000", i), models[i%4])
 		switch be, ok := err.(*clientBusyError); {
 		case err == nil:
 			taken++
-		case ok && be.network == "2001:db8:7::/48":
+		case ok && be.network == "2001:db8:7::/48" && be.model == "":
 			if !strings.Contains(be.Error(), "your IPv6 network 2001:db8:7::/48 already have 8 queries") {
 				t.Errorf("refusal: %v", be)
 			}
@@ -498,13 +510,32 @@ func TestClientShareIPv6Site(t *testing.T) {
 	if taken != share*networkShares {
 		t.Fatalf("%d queries of one /48 taken, want %d", taken, share*networkShares)
 	}
+	// One model: two /64s of another /48 hold half its 8 connections, as one
+	// client would, not all of them.
+	taken = 0
+	for i := range 8 {
+		err := take(fmt.Sprintf("[2001:db8:9:%x::1]:1000", i%2), models[0])
+		switch be, ok := err.(*clientBusyError); {
+		case err == nil:
+			taken++
+		case ok && be.network == "2001:db8:9::/48" && be.model == "p/k/d0":
+			if !strings.Contains(be.Error(), "the clients of your IPv6 network 2001:db8:9::/48 already have 4 queries of the model p/k/d0") || !strings.Contains(be.hint(), "or query another model meanwhile") {
+				t.Errorf("refusal: %v / %s", be, be.hint())
+			}
+		default:
+			t.Fatalf("query %d of one model: %v", i, err)
+		}
+	}
+	if taken != 4 {
+		t.Fatalf("%d queries of one model from one /48 taken, want 4 (half its connections)", taken)
+	}
 	for _, other := range []string{"[2001:db8:8::1]:1000", "192.0.2.1:1000"} {
-		if err := take(other); err != nil {
+		if err := take(other, models[0]); err != nil {
 			t.Errorf("a query from %s, another network: %v", other, err)
 		}
 	}
-	releases[0]() // one of the site's
-	if err := take("[2001:db8:7:ff::1]:1000"); err != nil {
+	releases[0]() // one of the first site's
+	if err := take("[2001:db8:7:ff::1]:1000", models[1]); err != nil {
 		t.Errorf("a query of the site once one of its queries ended: %v", err)
 	}
 	for _, r := range releases {

@@ -722,6 +722,12 @@ func gate(ctx context.Context, dc *duckdb.Conn, sqlText string) error {
 			}
 			return &SQLError{Engine: "duckdb", Message: "Parser Error: " + s.ErrorMessage, Position: pos + 1}
 		}
+		if s.ErrorType == "not implemented" && !strings.HasPrefix(s.ErrorMessage, "Only SELECT statements") {
+			// A query DuckDB reads but does not run (ROWS FROM, IS OF, named
+			// and positional parameters mixed): its own message, not a
+			// refusal that tells the caller to send the SELECT it sent.
+			return &SQLError{Engine: "duckdb", Message: "Not implemented Error: " + s.ErrorMessage}
+		}
 		kind := firstWord(sqlText)
 		if strings.HasPrefix(s.ErrorMessage, "Only SELECT statements") && (kind == "SELECT" || kind == "FROM" || kind == "VALUES") {
 			// A statement that starts with one of these words is a SELECT: the

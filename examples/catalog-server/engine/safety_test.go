@@ -386,6 +386,28 @@ func TestDuckGateUnserializable(t *testing.T) {
 	}
 }
 
+// TestDuckNotImplemented: a query DuckDB reads but does not run (ROWS FROM, IS
+// OF, named and positional parameters mixed) is answered with DuckDB's own
+// message as an SQL error. Before, the gate refused it as "not a query", told
+// to send the single SELECT it was. A statement that is not a query is still
+// refused.
+func TestDuckNotImplemented(t *testing.T) {
+	d := openTestDuck(t)
+	for s, want := range map[string]string{
+		"SELECT * FROM items t, LATERAL ROWS FROM (range(1)) r": "ROWS FROM() not implemented",
+		"SELECT 1 IS OF (INTEGER) AS x":                         "Not implemented Error",
+		"SELECT ?2 AS a, $x AS b":                               "Mixing named and positional parameters is not supported",
+	} {
+		_, err := d.Query(context.Background(), s, nil, testLimits)
+		var se *SQLError
+		var re *RefusedError
+		if !errors.As(err, &se) || errors.As(err, &re) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v (%T), want an SQL error saying %q", s, err, err, want)
+		}
+	}
+	refused(t, func(s string) (*Result, error) { return d.Query(context.Background(), s, nil, testLimits) }, "SELECT 1; DELETE FROM items", "refused: the SQL holds more than one statement")
+}
+
 // TestDuckAnswersAtLimit: DuckDB cannot stop a query inside one piece of work —
 // here the constant expression it computes while preparing, seconds of it. The
 // caller is answered at its time limit (and a grace period) all the same, told
