@@ -63,6 +63,8 @@ type Config struct {
 	restartLimit time.Duration
 	// rebuildFirst, when set (tests), replaces goneRetryFirst.
 	rebuildFirst time.Duration
+	// probe (tests) has PostgreSQL packages probed even with open set.
+	probe bool
 }
 
 func (c *Config) fill() {
@@ -283,8 +285,8 @@ const (
 )
 
 // pkgState is one version of a package with its models as opened. Never
-// changed once it is in Service.ready (but for told, retries, timer and down,
-// under mu).
+// changed once it is in Service.ready (but for told, retries, timer, since and
+// goneNext, under mu).
 type pkgState struct {
 	ver     string
 	pkg     *catalog.Package       // the version the engines were opened for
@@ -306,6 +308,32 @@ type pkgState struct {
 	// gone runs, its last having failed (scheduleRebuild), in Unix
 	// nanoseconds (0: none scheduled, calls may start one); under mu.
 	goneNext int64
+	// final holds the models whose failure no retry changes: the catalog's
+	// SQL (a source reading a table that does not exist), which only an edit
+	// of the package's files (or a touch, once the table is there) loads again.
+	final map[string]bool
+	// since, for a version serveDown served, is when the package's chain of
+	// cancelled loads began (pkgLoad.since): the try it starts at once is the
+	// load of that version, and a change cancels it only within
+	// loadRestartLimit of it. Zero once that try started; under mu.
+	since time.Time
+	// What the versions before this one logged, which publish does not log
+	// again (a retry of the same files, a version served while its server is
+	// down): toldWhy the failure of each model, toldEng each model's engine
+	// (its sources' and named queries' problems), toldParams the problems of
+	// the named queries' parameters.
+	toldWhy    map[string]string
+	toldEng    map[string]modelEngine
+	toldParams bool
+}
+
+// toldSoFar says what publish logged of st and of the versions before it
+// (pkgState.toldWhy).
+func (st *pkgState) toldSoFar() (why map[string]string, eng map[string]modelEngine, params bool) {
+	if st.told {
+		return st.broken, st.engines, true
+	}
+	return st.toldWhy, st.toldEng, st.toldParams
 }
 
 // loadRestartLimit bounds how long changes to a package's files keep
@@ -346,9 +374,12 @@ type pkgLoad struct {
 }
 
 // restart says whether a change to the package of l, a load in progress of
-// another version, cancels it (loadRestartLimit). Called with mu held.
+// another version, cancels it (loadRestartLimit). A background retry is no
+// exception: the try serveDown starts is the load of an edited version, and
+// one cancelled at each edit would keep the package unopened for as long as
+// the edits go on. Called with mu held.
 func (s *Service) restart(l *pkgLoad) bool {
-	return l.keep != nil || !l.opening.Load() || time.Since(l.since) < s.restartLimit
+	return !l.opening.Load() || time.Since(l.since) < s.restartLimit
 }
 
 // stillLoading is what a model of a package not loaded yet answers.
@@ -630,7 +661,7 @@ func diagnosticKeys(cat *catalog.Catalog, stamps map[string]string) []string {
 // held.
 func (s *Service) startLoad(key string, pkg *catalog.Package, ver string, keep map[string]modelEngine, retries int, since time.Time) {
 	if cur := s.ready[key]; keep == nil && cur != nil && cur.down != "" && pkg.Engine == catalog.EnginePostgres && dsnPart(cur.ver) == dsnPart(ver) {
-		s.serveDown(key, pkg, ver, cur)
+		s.serveDown(key, pkg, ver, cur, since)
 		return
 	}
 	ctx, cancel := context.WithCancel(s.loadCtx)
@@ -670,12 +701,16 @@ func (s *Service) startLoad(key string, pkg *catalog.Package, ver string, keep m
 // once without opening its models: each answers cur's connection error, and
 // is tried at once in the background, in the one place of retries (retrySlot).
 // So an edit of a package whose server is down does not hold one of the load
-// places for a connect timeout, ahead of other packages' loads. Called with mu
-// held.
-func (s *Service) serveDown(key string, pkg *catalog.Package, ver string, cur *pkgState) {
-	st := &pkgState{ver: ver, pkg: pkg, stamp: stampOf(ver), engines: map[string]modelEngine{}, broken: map[string]string{}, down: cur.down}
+// places for a connect timeout, ahead of other packages' loads. That try is
+// the load of ver: it carries since, the start of the package's chain of
+// cancelled loads, so that steady edits cancel it only within
+// loadRestartLimit (pkgState.since). Nothing was tried, so the models'
+// connection error is not logged again as a new failure. Called with mu held.
+func (s *Service) serveDown(key string, pkg *catalog.Package, ver string, cur *pkgState, since time.Time) {
+	st := &pkgState{ver: ver, pkg: pkg, stamp: stampOf(ver), engines: map[string]modelEngine{}, broken: map[string]string{}, down: cur.down, since: since, toldWhy: map[string]string{}}
 	for _, m := range pkg.Models {
 		st.broken[m.Name] = cur.down
+		st.toldWhy[m.Name] = cur.down
 	}
 	s.ready[key] = st
 	s.replaced = append(s.replaced, [2]*pkgState{cur, st})
@@ -698,7 +733,7 @@ func stampOf(ver string) string {
 
 // openPackage opens the models of pkg but those of keep, which it keeps.
 func (s *Service) openPackage(ctx context.Context, pkg *catalog.Package, keep map[string]modelEngine) *pkgState {
-	st := &pkgState{pkg: pkg, engines: map[string]modelEngine{}, broken: map[string]string{}}
+	st := &pkgState{pkg: pkg, engines: map[string]modelEngine{}, broken: map[string]string{}, final: map[string]bool{}}
 	var todo []*catalog.Model
 	for _, m := range pkg.Models {
 		if e := keep[m.Name]; e != nil {
@@ -731,6 +766,9 @@ func (s *Service) openPackage(ctx context.Context, pkg *catalog.Package, keep ma
 			mu.Lock()
 			if err != nil {
 				st.broken[m.Name] = err.Error()
+				if catalogFault(err) {
+					st.final[m.Name] = true
+				}
 			} else {
 				st.engines[m.Name] = e
 			}
@@ -754,7 +792,7 @@ func (s *Service) openPackage(ctx context.Context, pkg *catalog.Package, keep ma
 // which only the server's log gets. A variable the manifest may not read, or
 // one holding no connection string, is not probed: each model says so.
 func (s *Service) probePG(ctx context.Context, pkg *catalog.Package, n int) error {
-	if s.cfg.open != nil || n == 0 {
+	if s.cfg.open != nil && !s.cfg.probe || n == 0 {
 		return nil // tests that open models themselves
 	}
 	dsn := os.Getenv(pkg.DSNEnv)
@@ -772,6 +810,15 @@ func (s *Service) probePG(ctx context.Context, pkg *catalog.Package, n int) erro
 	}
 	s.log.Warn("a PostgreSQL package's server could not be reached; its models did not open", "package", name, "dsnEnv", pkg.DSNEnv, "models", n, "err", ce.Err)
 	return ce
+}
+
+// catalogFault says err, a model's failure to open, is the catalog's SQL
+// (PostgreSQL's error for a source, or a source that is not a query): no
+// retry opens the model before its files change.
+func catalogFault(err error) bool {
+	var se *engine.SQLError
+	var re *engine.RefusedError
+	return errors.As(err, &se) || errors.As(err, &re)
 }
 
 // openModel opens m's engine (or Config.open's, in tests).
@@ -799,19 +846,26 @@ func (s *Service) finish(key string, l *pkgLoad, st *pkgState) {
 	case stopped || l.ctx.Err() != nil || !wanted || (s.want[key] != l.ver && !l.outrun) || (l.keep != nil && cur == nil):
 		// Superseded or stopped: nothing of it is served.
 		s.discard(st, l.keep, !stopped)
-	case l.keep != nil && len(st.engines) == len(l.keep):
-		// A retry that opened nothing more: the version served stays, and is
-		// tried again later.
-		cur.retries, cur.down = l.retries, st.down
+	case l.keep != nil && len(st.engines) == len(l.keep) && (l.gone != nil || sameFailures(cur, st)):
+		// A retry that opened nothing more, each model failing as before:
+		// the version served stays, and is tried again later.
+		cur.retries = l.retries
 		if l.gone != nil {
 			s.scheduleRebuild(key, cur, l, st.broken[l.gone.Name])
 			break
 		}
 		s.scheduleRetry(key, cur)
 	default:
+		// A new version, or a retry that opened more models or found them
+		// failing otherwise (the server answered, and a source reads a table
+		// that does not exist): swapped in, its failures said as they are now.
 		st.retries = l.retries
 		if l.gone != nil {
 			st.retries = 0 // rebuilt: a later file gone starts its tries afresh
+		}
+		if l.keep != nil && cur != nil {
+			// A retry of the same files: what was logged is not again.
+			st.toldWhy, st.toldEng, st.toldParams = cur.toldSoFar()
 		}
 		s.ready[key] = st
 		if cur != nil {
@@ -833,7 +887,7 @@ func (s *Service) finish(key string, l *pkgLoad, st *pkgState) {
 	if ver, ok := s.want[key]; ok && s.loading[key] == nil {
 		if st := s.ready[key]; st == nil || st.ver != ver {
 			since := time.Now()
-			if l.superseded && l.keep == nil {
+			if l.superseded {
 				since = l.since // the chain of cancelled loads goes on
 			}
 			s.startLoad(key, s.pkgs[key], ver, nil, 0, since)
@@ -846,6 +900,9 @@ func (s *Service) finish(key string, l *pkgLoad, st *pkgState) {
 func (s *Service) scheduleRetry(key string, st *pkgState) {
 	if len(st.broken) == 0 || st.pkg.Engine != catalog.EnginePostgres {
 		return // nothing to retry
+	}
+	if !slices.ContainsFunc(slices.Collect(maps.Keys(st.broken)), func(name string) bool { return !st.final[name] }) {
+		return // the catalog's SQL only: an edit of the files loads it again
 	}
 	// Nothing a retry could change: a variable the manifest may not read, or
 	// one that is empty or holds no connection string (a change of its value
@@ -860,6 +917,13 @@ func (s *Service) scheduleRetry(key string, st *pkgState) {
 	s.retryIn(key, st, delay)
 }
 
+// sameFailures says the load st found the models that did not open failing
+// as cur, the version served, does (the same errors, the server down or not
+// as before).
+func sameFailures(cur, st *pkgState) bool {
+	return cur.down == st.down && maps.Equal(cur.broken, st.broken) && maps.Equal(cur.final, st.final)
+}
+
 // retryIn has the models of st that did not open tried again after delay.
 // Called with mu held.
 func (s *Service) retryIn(key string, st *pkgState, delay time.Duration) {
@@ -870,7 +934,12 @@ func (s *Service) retryIn(key string, st *pkgState, delay time.Duration) {
 		if s.closed || s.loadCtx.Err() != nil || s.ready[key] != st || s.loading[key] != nil || s.want[key] != st.ver {
 			return // closed, replaced, or a load of it under way
 		}
-		s.startLoad(key, st.pkg, st.ver, st.engines, st.retries+1, time.Now())
+		since := st.since // serveDown's try: the load of st's files
+		st.since = time.Time{}
+		if since.IsZero() {
+			since = time.Now()
+		}
+		s.startLoad(key, st.pkg, st.ver, st.engines, st.retries+1, since)
 	})
 }
 
@@ -1066,7 +1135,7 @@ func (s *Service) publish() {
 			for _, m := range pkg.Models {
 				mpath := key + "/" + m.Name
 				for _, msg := range sn.addParamChecks(m) {
-					if tell {
+					if tell && !st.toldParams {
 						logs.warn("named query", "problem", msg)
 					}
 				}
@@ -1074,20 +1143,21 @@ func (s *Service) publish() {
 				if e == nil {
 					if why, ok := st.broken[m.Name]; ok {
 						sn.broken[m] = why
-						if tell {
+						if told, ok := st.toldWhy[m.Name]; tell && (!ok || told != why) {
 							logs.warn("model did not open", "model", mpath, "err", why)
 						}
 					}
 					continue
 				}
-				if tell {
+				tellEng := tell && st.toldEng[m.Name] != e
+				if tellEng {
 					for _, name := range slices.Sorted(maps.Keys(e.Broken())) {
 						logs.warn("source did not load", "source", mpath+"/"+name, "err", e.Broken()[name])
 					}
 				}
 				sn.engines[m] = e
 				for _, msg := range sn.addChecks(m, e) {
-					if tell {
+					if tellEng {
 						logs.warn("named query", "problem", msg)
 					}
 				}

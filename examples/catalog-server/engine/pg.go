@@ -174,12 +174,16 @@ func OpenPostgres(ctx context.Context, m *catalog.Model, dsn string, pc PGConfig
 	// earlier one); one that fails is left out of the prefix, so it cannot break
 	// queries that do not use it.
 	var ctes []string
+	var first error // the first source's failure, in the file's order
 	for _, s := range m.Sources {
 		cte := quoteIdent(s.Name) + " AS (\n" + s.SQL + "\n)"
 		p.prefix = "WITH " + strings.Join(append(ctes, cte), ",\n") + "\n"
 		res, err := p.Query(cctx, "SELECT * FROM "+quoteIdent(s.Name)+" LIMIT 0", nil, Limits{RowLimit: 1, ByteBudget: 1 << 10, Timeout: 10 * time.Second})
 		if err != nil {
 			p.broken[s.Name] = err.Error()
+			if first == nil {
+				first = err
+			}
 			continue
 		}
 		ctes = append(ctes, cte)
@@ -190,13 +194,10 @@ func OpenPostgres(ctx context.Context, m *catalog.Model, dsn string, pc PGConfig
 		p.prefix = "WITH " + strings.Join(ctes, ",\n") + "\n"
 	}
 	if len(p.broken) == len(m.Sources) {
-		var first string
-		for _, v := range p.broken {
-			first = v
-			break
-		}
 		pool.Close()
-		return nil, fmt.Errorf("postgres: no source of the model could be read (%s)", first)
+		// Wrapped: the caller tells a catalog's SQL error, which no retry
+		// changes, from a server that could not be reached.
+		return nil, fmt.Errorf("postgres: no source of the model could be read (%w)", first)
 	}
 	p.checks = p.checkQueries(ctx, m, pc)
 	return p, nil
@@ -836,6 +837,9 @@ func (p *Postgres) closestNames(pe *pgconn.PgError) string {
 		sort.Strings(names)
 		if c := catalog.Closest(what, names, 3); len(c) > 0 {
 			return "closest sources of the model: " + strings.Join(c, ", ")
+		}
+		if len(names) == 0 {
+			return "" // a source's own check, or a model none of whose sources could be read
 		}
 		return "the model's sources: " + strings.Join(names[:min(len(names), 10)], ", ")
 	case "42703": // undefined_column
