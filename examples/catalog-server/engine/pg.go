@@ -175,8 +175,20 @@ func OpenPostgres(ctx context.Context, m *catalog.Model, dsn string, pc PGConfig
 	// queries that do not use it.
 	var ctes []string
 	var first error // the first source's failure, in the file's order
+	std := true     // standard_conforming_strings, on unless the server says otherwise
+	if c, err := pool.Acquire(cctx); err == nil {
+		std = c.Conn().PgConn().ParameterStatus("standard_conforming_strings") != "off"
+		c.Release()
+	}
 	for _, s := range m.Sources {
-		cte := quoteIdent(s.Name) + " AS (\n" + s.SQL + "\n)"
+		// The source's statement without what follows its last token: a
+		// semicolon with a comment after it ("SELECT …;\n-- note") would end
+		// the CTE early.
+		body := s.SQL
+		if b, ok := pgStatementBody(body, std); ok && strings.TrimSpace(b) != "" {
+			body = b
+		}
+		cte := quoteIdent(s.Name) + " AS (\n" + body + "\n)"
 		p.prefix = "WITH " + strings.Join(append(ctes, cte), ",\n") + "\n"
 		res, err := p.Query(cctx, "SELECT * FROM "+quoteIdent(s.Name)+" LIMIT 0", nil, Limits{RowLimit: 1, ByteBudget: 1 << 10, Timeout: 10 * time.Second})
 		if err != nil {

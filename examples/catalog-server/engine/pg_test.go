@@ -61,6 +61,9 @@ SELECT sku, qty, price, updated FROM stock;
 SELECT * FROM stock WHERE qty < 30;
 -- @source missing
 SELECT * FROM no_such_table;
+-- @source noted
+SELECT sku FROM stock WHERE qty > 100; -- a note after the statement
+-- and a line of comment, as authors write them; 'quotes' and ; too
 -- @query by_min
 -- @param min INTEGER
 SELECT sku FROM stock WHERE qty >= @min ORDER BY qty DESC;
@@ -79,8 +82,12 @@ func TestPostgresQuery(t *testing.T) {
 	if d := cmp.Diff([]Column{{"sku", "text"}, {"qty", "int4"}, {"price", "numeric(8,2)"}, {"updated", "date"}}, p.Columns()["stock"]); d != "" {
 		t.Errorf("columns: %s", d)
 	}
-	if !strings.Contains(p.Broken()["missing"], "no_such_table") {
+	if !strings.Contains(p.Broken()["missing"], "no_such_table") || p.Broken()["noted"] != "" {
 		t.Errorf("broken: %v", p.Broken())
+	}
+	// A source whose statement has a comment after its semicolon.
+	if res, err := p.Query(context.Background(), "SELECT count(*) AS n FROM noted", nil, testLimits); err != nil || fmt.Sprint(res.Rows) != "[[17]]" {
+		t.Errorf("a source with a comment after its semicolon: %v %+v", err, res)
 	}
 	res, err := p.Query(context.Background(), "SELECT count(*) AS n, sum(qty) AS q FROM low", nil, testLimits)
 	if err != nil {
@@ -172,7 +179,7 @@ func TestPostgresClosestNames(t *testing.T) {
 	p := openTestPG(t)
 	for _, tc := range []struct{ sql, want string }{
 		{"SELECT * FROM stok", "closest sources of the model: stock"},
-		{"SELECT * FROM warehouse", "the model's sources: low, stock"},
+		{"SELECT * FROM warehouse", "the model's sources: low, noted, stock"},
 		{"SELECT quantity FROM stock", "closest columns of the model's sources: qty"},
 		{"SELECT s.quantity FROM stock s", "closest columns of the model's sources: qty"},
 	} {
