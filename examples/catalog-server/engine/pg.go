@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
@@ -175,6 +176,10 @@ func OpenPostgres(ctx context.Context, m *catalog.Model, dsn string, pc PGConfig
 	// queries that do not use it.
 	var ctes []string
 	for _, s := range m.Sources {
+		if msg := textProblem(s.SQL, s.Line, s.Col, "it cannot be queried"); msg != "" {
+			p.broken[s.Name] = filepath.Base(m.File) + ": " + msg
+			continue
+		}
 		cte := quoteIdent(s.Name) + " AS (\n" + s.SQL + "\n)"
 		p.prefix = "WITH " + strings.Join(append(ctes, cte), ",\n") + "\n"
 		res, err := p.Query(cctx, "SELECT * FROM "+quoteIdent(s.Name)+" LIMIT 0", nil, Limits{RowLimit: 1, ByteBudget: 1 << 10, Timeout: 10 * time.Second})
