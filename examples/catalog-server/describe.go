@@ -149,6 +149,7 @@ func (s *Service) Describe(ctx context.Context, path string) (*Description, erro
 			d.Model = e.Parent + "/" + nb.ModelName
 		}
 		d.Queries = querySummaries(e.Path, nb.Cells)
+		d.Problems = slices.Clone(nb.Problems)
 		for _, q := range nb.Cells {
 			d.Problems = append(d.Problems, q.Problems...)
 			d.Problems = append(d.Problems, sn.checks[e.Path+"/"+q.Name]...)
