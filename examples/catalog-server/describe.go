@@ -149,6 +149,7 @@ func (s *Service) Describe(ctx context.Context, path string) (*Description, erro
 			d.Model = e.Parent + "/" + nb.ModelName
 		}
 		d.Queries = querySummaries(e.Path, nb.Cells)
+		d.Problems = slices.Clone(nb.Problems)
 		for _, q := range nb.Cells {
 			d.Problems = append(d.Problems, q.Problems...)
 			d.Problems = append(d.Problems, sn.checks[e.Path+"/"+q.Name]...)
@@ -385,17 +386,25 @@ const anyObjectTemplate = "catalog:{+rest}"
 // Subscribers of an object that stayed are sent notifications/resources/updated
 // when a file of its package changed (a model, a notebook, the manifest, a data
 // file), and of a project when its project.json or one of its packages did.
+// Subscribers of an object that went are sent it too (a read then answers that
+// it is not found), and so are those of an object that comes back (a file
+// deleted and written again, as some editors and git checkout do): their
+// subscriptions are kept while the object is gone. A new object's URI has no
+// subscribers but those kept from before it went (resources/subscribe refuses
+// a URI that names nothing), so announcing it reaches no one else.
 func followReloads(s *mcp.Server, svc *Service) {
 	stamps := svc.snap().stamps
 	svc.OnReload(func(old, cur *catalog.Catalog) {
 		syncResources(s, svc, old, cur)
 		next := svc.snap().stamps
-		for _, e := range cur.Entries() {
-			if o := old.Lookup(e.Path); o == nil || o.Kind != e.Kind {
-				continue // new: listed (list_changed), not updated
+		for _, o := range old.Entries() {
+			if e := cur.Lookup(o.Path); e == nil || e.Kind != o.Kind {
+				s.ResourceUpdated(context.Background(), uriOf(o)) // gone
 			}
-			if changedSince(e, stamps, next) {
-				s.ResourceUpdated(context.Background(), uriOf(e))
+		}
+		for _, e := range cur.Entries() {
+			if o := old.Lookup(e.Path); o == nil || o.Kind != e.Kind || changedSince(e, stamps, next) {
+				s.ResourceUpdated(context.Background(), uriOf(e)) // (back) or changed
 			}
 		}
 		stamps = next

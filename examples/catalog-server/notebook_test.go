@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"strings"
 	"testing"
 )
@@ -54,5 +55,34 @@ SELECT vv FROM s;
 	call(t, cs, "describe", map[string]any{"path": "p/k/other"}, &d)
 	if d.Model != "" || !strings.Contains(d.Error, `it names the model "nosuch"`) {
 		t.Errorf("describe a notebook without its model: model %q, error %q", d.Model, d.Error)
+	}
+}
+
+// TestNotebookMarkdownProblems: what the notebook parser finds wrong with a
+// notebook's Markdown (a fence not closed, several model lines) is in the
+// problems of the notebook and its package, with the file and line; the cell
+// of an unclosed ```sql fence is a cell.
+func TestNotebookMarkdownProblems(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"p/k/manifest.json": "{}", "p/k/m.sql": "-- @source s\nSELECT 1 AS x;\n", "p/k/n.sql": "-- @source u\nSELECT 2 AS y;\n",
+		"p/k/nb.md": "<!-- model: m -->\n<!-- model: n -->\n\n# Look\n\n```sql\nSELECT y FROM u\n",
+	})
+	svc := newTestService(t, dir, Config{SkipEngines: true})
+	want := []string{
+		`p/k/nb.md: line 2: a second <!-- model: … --> line (model "n" after model "m" on line 1): the last one is used, so its cells run against "n"; keep one`,
+		"p/k/nb.md: line 6: the ``` fence is not closed, so its cell runs to the end of the file; close it with a line ```",
+	}
+	for _, path := range []string{"p/k/nb", "p/k"} {
+		d, err := svc.Describe(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(d.Problems, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%s: problems %q, want %q", path, d.Problems, want)
+		}
+		if path == "p/k/nb" && (len(d.Queries) != 1 || d.Model != "p/k/n") {
+			t.Errorf("notebook: cells %+v, model %q", d.Queries, d.Model)
+		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -118,5 +120,88 @@ func TestStdioSubscribersToldOfChanges(t *testing.T) {
 	}
 	if !got["catalog://source/p/k/m/a"] || !got["catalog://project/p"] || got["catalog://model/p/j/n"] || len(got) != 2 {
 		t.Errorf("updated after a change of p/k: %v, want catalog://source/p/k/m/a and catalog://project/p only", got)
+	}
+}
+
+// TestStdioSubscribersToldOfGoneAndBack: a subscribed object whose file is
+// deleted is announced as updated (a read then answers not found), and again
+// when a file with new content brings it back: the subscription outlives the
+// object's absence. Before, both reloads sent only list_changed, and a client
+// kept the content it had cached before the delete.
+func TestStdioSubscribersToldOfGoneAndBack(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"p/k/manifest.json": "{}", "p/k/m.sql": "-- The first m.\n-- @source t\nSELECT 1 AS x;\n",
+		"p/j/manifest.json": "{}", "p/j/n.sql": "-- @source b\nSELECT 2 AS y;\n",
+	})
+	svc := newTestService(t, dir, Config{SkipEngines: true})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	updated := make(chan string, 16)
+	cs := followingSession(t, svc, &mcp.ClientOptions{
+		ProtocolVersion:        "2025-06-18",
+		ResourceUpdatedHandler: func(_ context.Context, _ *mcp.ClientSession, p *mcp.ResourceUpdatedParams) { updated <- p.URI },
+	})
+	for _, u := range []string{"catalog://model/p/k/m", "catalog://source/p/k/m/t", "catalog://model/p/j/n"} {
+		if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: u}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// collect waits for want, then flushes with a round trip and fails on any
+	// other URI.
+	collect := func(step string, want ...string) {
+		t.Helper()
+		got := map[string]bool{}
+		for _, w := range want {
+			for !got[w] {
+				select {
+				case u := <-updated:
+					got[u] = true
+				case <-ctx.Done():
+					t.Fatalf("%s: updated %v, want %v", step, got, want)
+				}
+			}
+		}
+		if _, err := cs.ListResources(ctx, &mcp.ListResourcesParams{}); err != nil {
+			t.Fatal(err)
+		}
+		for done := false; !done; {
+			select {
+			case u := <-updated:
+				got[u] = true
+			case <-time.After(200 * time.Millisecond):
+				done = true
+			}
+		}
+		if len(got) != len(want) {
+			t.Errorf("%s: updated %v, want %v only", step, got, want)
+		}
+	}
+
+	if err := os.Remove(filepath.Join(dir, "p/k/m.sql")); err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	collect("m.sql deleted", "catalog://model/p/k/m", "catalog://source/p/k/m/t")
+	var je *jsonrpc.Error
+	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "catalog://model/p/k/m"}); !errors.As(err, &je) || je.Code != mcp.CodeResourceNotFound {
+		t.Fatalf("reading the deleted model: %v, want not found", err)
+	}
+
+	time.Sleep(20 * time.Millisecond)
+	writeFiles(t, dir, map[string]string{"p/k/m.sql": "-- The second m.\n-- @source t2\nSELECT 3 AS x;\n"})
+	if err := svc.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// The model is back; its source t is not (it is t2 now): nothing to say of t.
+	collect("m.sql written again", "catalog://model/p/k/m")
+	r, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "catalog://model/p/k/m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if txt := r.Contents[0].Text; !strings.Contains(txt, "The second m.") || !strings.Contains(txt, "t2") {
+		t.Errorf("the model read after it came back: %s", txt)
 	}
 }

@@ -377,6 +377,10 @@ func (c *Catalog) loadPackage(p *Project, dir, name string) *Package {
 			}
 			nb := ParseNotebook(string(b))
 			nb.Package, nb.Name, nb.File = pkg, base, path
+			for i, p := range nb.Problems {
+				c.note(&pkg.Problems, "", "%s/%s: %s", where, fn, p)
+				nb.Problems[i] = pkg.Problems[len(pkg.Problems)-1]
+			}
 			pkg.Notebooks = append(pkg.Notebooks, nb)
 		}
 		taken[base] = fn

@@ -253,6 +253,7 @@ type Notebook struct {
 	Markdown    string
 	ModelName   string // the model its cells run against
 	Cells       []*Query
+	Problems    []string // what is wrong with its Markdown (a fence not closed, several model lines), each naming its file and line
 }
 
 // Entry is one object of the catalog as both surfaces show it.

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 )
@@ -11,43 +12,59 @@ import (
 // a named query "cell-N" (numbered from 1 in file order) whose description is the
 // nearest heading above it. A line "<!-- model: NAME -->" chooses the model the
 // cells run against (by default the package's first model, by name).
+//
+// Fences follow CommonMark (fenceOpen, fence.closes): a block closes only at a
+// fence of its own character at least as long, and one never closed runs to
+// the end of the file. What the author likely did not mean (a fence not
+// closed, several model lines) is in the notebook's Problems.
 func ParseNotebook(text string) *Notebook {
 	nb := &Notebook{Markdown: text}
 	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
 	heading := ""
 	var para []string
-	inFence, sqlFence := false, false
+	var open *fence // the fenced block the line is in, nil outside one
+	sqlFence := false
 	var cell []string
 	cellLine := 0 // the file's line of cell[0]
+	listIndent := 0
+	modelLine := 0 // the file's line of the model line in force
+	addCell := func() {
+		sql := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(strings.Join(cell, "\n")), ";"))
+		if sql != "" {
+			n := len(nb.Cells) + 1
+			line, col := startOf(strings.Join(cell, "\n"), cellLine)
+			nb.Cells = append(nb.Cells, &Query{Name: fmt.Sprintf("cell-%d", n), Description: heading, SQL: sql, Line: line, Col: col})
+		}
+	}
 	for i, raw := range lines {
-		line := strings.TrimSpace(raw)
-		if strings.HasPrefix(line, "```") {
-			if !inFence {
-				inFence = true
-				lang := strings.ToLower(strings.TrimSpace(strings.TrimPrefix(line, "```")))
-				sqlFence = lang == "sql"
-				cell, cellLine = nil, i+2
+		if open != nil {
+			if open.closes(raw) {
+				if sqlFence {
+					addCell()
+				}
+				open, sqlFence = nil, false
 				continue
 			}
-			if sqlFence {
-				sql := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(strings.Join(cell, "\n")), ";"))
-				if sql != "" {
-					n := len(nb.Cells) + 1
-					line, col := startOf(strings.Join(cell, "\n"), cellLine)
-					nb.Cells = append(nb.Cells, &Query{Name: fmt.Sprintf("cell-%d", n), Description: heading, SQL: sql, Line: line, Col: col})
-				}
-			}
-			inFence, sqlFence = false, false
-			continue
-		}
-		if inFence {
 			cell = append(cell, raw)
 			continue
 		}
+		if f, info, ok := fenceOpen(raw, listIndent); ok {
+			open, f.line = &f, i+1
+			lang, _, _ := strings.Cut(info, " ")
+			sqlFence = strings.EqualFold(lang, "sql")
+			cell, cellLine = nil, i+2
+			continue
+		}
+		listIndent = listContext(raw, listIndent)
+		line := strings.TrimSpace(raw)
 		if strings.HasPrefix(line, "<!--") && strings.HasSuffix(line, "-->") {
 			inner := strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(line, "<!--"), "-->"))
 			if name, ok := strings.CutPrefix(inner, "model:"); ok {
-				nb.ModelName = strings.TrimSpace(name)
+				name = strings.TrimSpace(name)
+				if modelLine > 0 {
+					nb.Problems = append(nb.Problems, fmt.Sprintf("line %d: a second <!-- model: … --> line (model %q after model %q on line %d): the last one is used, so its cells run against %q; keep one", i+1, name, nb.ModelName, modelLine, name))
+				}
+				nb.ModelName, modelLine = name, i+1
 			}
 			continue
 		}
@@ -69,10 +86,105 @@ func ParseNotebook(text string) *Notebook {
 			}
 		}
 	}
+	if open != nil {
+		// CommonMark: the block runs to the end of the document.
+		if sqlFence {
+			addCell()
+			nb.Problems = append(nb.Problems, fmt.Sprintf("line %d: the %s fence is not closed, so its cell runs to the end of the file; close it with a line %s", open.line, open.mark(), strings.Repeat(string(open.char), open.n)))
+		} else {
+			nb.Problems = append(nb.Problems, fmt.Sprintf("line %d: the %s fence is not closed, so the rest of the file is its code (no cell after it); close it with a line %s", open.line, open.mark(), strings.Repeat(string(open.char), open.n)))
+		}
+	}
 	if nb.Description == "" && len(para) > 0 {
 		nb.Description = strings.Join(para, " ")
 	}
 	return nb
+}
+
+// fence is an open fenced code block (CommonMark): its character (` or ~), how
+// many of it opened it, the indentation of its container (a list item's
+// content), and the file's line of the opening fence.
+type fence struct {
+	char       byte
+	n          int
+	base, line int
+}
+
+func (f *fence) mark() string { return strings.Repeat(string(f.char), f.n) }
+
+// indentOf is the width of line's leading spaces and tabs (a tab to the next
+// multiple of 4, as CommonMark counts it), and the rest of the line.
+func indentOf(line string) (int, string) {
+	w := 0
+	for i := 0; i < len(line); i++ {
+		switch line[i] {
+		case ' ':
+			w++
+		case '\t':
+			w += 4 - w%4
+		default:
+			return w, line[i:]
+		}
+	}
+	return w, ""
+}
+
+// fenceOpen reads line as an opening code fence: at most 3 spaces of
+// indentation (past a list item's content column, listIndent, when the line is
+// indented that far), then 3 or more backticks or tildes, then the info string
+// (trimmed), which after backticks holds no backtick.
+func fenceOpen(line string, listIndent int) (fence, string, bool) {
+	ind, rest := indentOf(line)
+	base := 0
+	if listIndent > 0 && ind >= listIndent {
+		base = listIndent
+	}
+	if ind-base > 3 || len(rest) < 3 || (rest[0] != '`' && rest[0] != '~') {
+		return fence{}, "", false
+	}
+	c := rest[0]
+	n := 0
+	for n < len(rest) && rest[n] == c {
+		n++
+	}
+	info := strings.TrimSpace(rest[n:])
+	if n < 3 || (c == '`' && strings.ContainsRune(info, '`')) {
+		return fence{}, "", false
+	}
+	return fence{char: c, n: n, base: base}, info, true
+}
+
+// closes reports whether line closes f: at most 3 spaces of indentation past
+// f's container, f's character at least as many times as it opened, then
+// nothing but spaces and tabs.
+func (f *fence) closes(line string) bool {
+	ind, rest := indentOf(line)
+	if ind-f.base > 3 {
+		return false
+	}
+	n := 0
+	for n < len(rest) && rest[n] == f.char {
+		n++
+	}
+	return n >= f.n && strings.Trim(rest[n:], " \t") == ""
+}
+
+// listItem matches a list item's first line: its marker and the spaces after it.
+var listItem = regexp.MustCompile(`^( {0,3}(?:[-+*]|[0-9]{1,9}[.)]))( {1,4})\S`)
+
+// listContext is the content column of the list item the line after line is
+// in (0 outside a list), given listIndent, that of line's: a list item sets it,
+// and a line of text indented less than it ends the list. (Lazy continuation
+// lines and nested containers other than list items are not followed: enough
+// to read a fence indented under a list item as CommonMark does.)
+func listContext(line string, listIndent int) int {
+	if m := listItem.FindStringSubmatch(line); m != nil {
+		return len(m[1]) + len(m[2])
+	}
+	if ind, rest := indentOf(line); rest != "" && ind < listIndent {
+		return 0
+	}
+	return listIndent
 }
 
 // NotebookProse is the text of a notebook without its fenced blocks (the cells'
@@ -80,14 +192,22 @@ func ParseNotebook(text string) *Notebook {
 // search reads of it.
 func NotebookProse(md string) string {
 	var b strings.Builder
-	inFence := false
+	var open *fence
+	listIndent := 0
 	for _, raw := range strings.Split(md, "\n") {
-		line := strings.TrimSpace(raw)
-		if strings.HasPrefix(line, "```") {
-			inFence = !inFence
+		if open != nil {
+			if open.closes(raw) {
+				open = nil
+			}
 			continue
 		}
-		if inFence || (strings.HasPrefix(line, "<!--") && strings.HasSuffix(line, "-->")) {
+		if f, _, ok := fenceOpen(raw, listIndent); ok {
+			open = &f
+			continue
+		}
+		listIndent = listContext(raw, listIndent)
+		line := strings.TrimSpace(raw)
+		if strings.HasPrefix(line, "<!--") && strings.HasSuffix(line, "-->") {
 			continue
 		}
 		b.WriteString(strings.TrimSpace(strings.TrimLeft(line, "#")))

@@ -448,6 +448,10 @@ func (d *Duck) build(ctx context.Context, m *catalog.Model, pkgDir, path string,
 		}
 	}()
 	for _, s := range m.Sources {
+		if msg := textProblem(s.SQL, s.Line, s.Col, "its view cannot be built"); msg != "" {
+			d.broken[s.Name] = filepath.Base(m.File) + ": " + msg
+			continue
+		}
 		conn.doing("building the view of source " + s.Name)
 		body, err := conn.viewBody(ctx, s.SQL)
 		var le *LoadError

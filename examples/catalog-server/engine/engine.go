@@ -137,8 +137,18 @@ const (
 // dropped), and PostgreSQL's protocol ends a query's text at the first NUL. It
 // refuses SQL that is not UTF-8 text too.
 func checkText(sqlText string) error {
+	if re, _ := textFault(sqlText); re != nil {
+		return re
+	}
+	return nil
+}
+
+// textFault is checkText's refusal of sqlText (nil when it has none), and the
+// character (1-based) it is about.
+func textFault(sqlText string) (*RefusedError, int) {
 	if i := strings.IndexByte(sqlText, 0); i >= 0 {
-		return &RefusedError{Reason: fmt.Sprintf("the SQL holds a NUL character (\\u0000) at character %d; the engine would read only the text before it", utf8.RuneCountInString(sqlText[:i])+1), Rule: ruleText}
+		at := utf8.RuneCountInString(sqlText[:i]) + 1
+		return &RefusedError{Reason: fmt.Sprintf("the SQL holds a NUL character (\\u0000) at character %d; the engine would read only the text before it", at), Rule: ruleText}, at
 	}
 	// Text that is not UTF-8 (a catalog file in another encoding) is not read
 	// the same by every engine, nor by a query process, which gets its SQL as
@@ -152,9 +162,10 @@ func checkText(sqlText string) error {
 			}
 			i += n
 		}
-		return &RefusedError{Reason: fmt.Sprintf("the SQL is not UTF-8 text: byte 0x%02X at character %d is not a character in UTF-8", sqlText[i], utf8.RuneCountInString(sqlText[:i])+1), Rule: ruleUTF8}
+		at := utf8.RuneCountInString(sqlText[:i]) + 1
+		return &RefusedError{Reason: fmt.Sprintf("the SQL is not UTF-8 text: byte 0x%02X at character %d is not a character in UTF-8", sqlText[i], at), Rule: ruleUTF8}, at
 	}
-	return nil
+	return nil, 0
 }
 
 func (e *RefusedError) Error() string {

@@ -134,6 +134,10 @@ func checkQueries(ctx context.Context, conn loadConn, m *catalog.Model, cfg Duck
 		if cfg.Typed != nil && !badType {
 			text, orig = cfg.Typed(q)
 		}
+		if msg := textProblem(q.SQL, q.Line, q.Col, "no call can run it"); msg != "" {
+			add(q.Name, msg)
+			continue
+		}
 		if ps := catalog.PositionalSpans(q.SQL, catalog.EngineDuckDB); len(ps) > 0 {
 			// Told where it is (DuckDB's prepare would say only that named and
 			// positional parameters do not mix, or number it without a place).
@@ -255,6 +259,9 @@ func (c queryChecks) refuse(name string, err error) {
 // load ran out of time), else nil. A named parameter ($x) is told by the
 // catalog's own check (catalog.ParamProblems).
 func checkCell(ctx context.Context, conn loadConn, c *catalog.Query) (msg string, loadErr error) {
+	if msg := textProblem(c.SQL, c.Line, c.Col, "no call can run it"); msg != "" {
+		return msg, nil
+	}
 	names, err := conn.prepare(ctx, c.SQL)
 	if loadStopped(conn, err) {
 		return err.Error(), err
@@ -269,6 +276,29 @@ func checkCell(ctx context.Context, conn loadConn, c *catalog.Query) (msg string
 		}
 	}
 	return "", nil
+}
+
+// textProblem says why sql, the SQL of a source, named query or notebook cell
+// that starts at line, col of its file, can be given to no engine as written
+// (a NUL character, or bytes that are not UTF-8: what checkText refuses when a
+// call sends such SQL, said the same way), with the file's line and column and
+// what follows (what: "no call can run it"); "" when it can. The load says it
+// in place of the engine's error, which for bytes that are not UTF-8 is empty
+// (a source) or says nothing of where (a query).
+func textProblem(sql string, line, col int, what string) string {
+	re, at := textFault(sql)
+	if re == nil {
+		return ""
+	}
+	where := ""
+	if l, c := catalog.FilePosition(sql, line, col, at); l > 0 {
+		where = fmt.Sprintf(" (line %d, column %d)", l, c)
+	}
+	fix := "the file is saved as UTF-8 text"
+	if re.Rule == ruleText {
+		fix = "the NUL character is removed from the file"
+	}
+	return fmt.Sprintf("%s%s; %s until %s", re.Reason, where, what, fix)
 }
 
 // typeName is the form of a type checkType asks DuckDB about: a name with a

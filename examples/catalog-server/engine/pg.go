@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
@@ -181,6 +182,10 @@ func OpenPostgres(ctx context.Context, m *catalog.Model, dsn string, pc PGConfig
 		c.Release()
 	}
 	for _, s := range m.Sources {
+		if msg := textProblem(s.SQL, s.Line, s.Col, "it cannot be queried"); msg != "" {
+			p.broken[s.Name] = filepath.Base(m.File) + ": " + msg
+			continue
+		}
 		// The source's statement without what follows its last token: a
 		// semicolon with a comment after it ("SELECT …;\n-- note") would end
 		// the CTE early.

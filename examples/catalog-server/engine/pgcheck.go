@@ -86,6 +86,10 @@ func (p *Postgres) checkQueries(ctx context.Context, m *catalog.Model, pc PGConf
 			q = cells[i-len(m.Queries)]
 			key = CellKey(q.Notebook, q)
 		}
+		if msg := textProblem(q.SQL, q.Line, q.Col, "no call can run it"); msg != "" {
+			add(key, msg)
+			continue
+		}
 		msg, stop := p.checkOne(cctx, tx, q, pc)
 		if stop != nil {
 			if cctx.Err() != nil || pgTimedOut(stop) {
