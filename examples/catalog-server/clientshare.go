@@ -179,8 +179,9 @@ func (c *clientShares) take(ctx context.Context, m *catalog.Model, mpath string)
 	perModel := c.perModel(m)
 	keys := []string{id, key}
 	network, inNetwork := networkOf(id)
-	netKey := network + "\x00" + mpath
+	var netKey string
 	if inNetwork {
+		netKey = network + "\x00" + mpath
 		keys = append(keys, network, netKey)
 	}
 	c.mu.Lock()

@@ -378,8 +378,8 @@ func (c *Catalog) loadPackage(p *Project, dir, name string) *Package {
 			nb := ParseNotebook(string(b))
 			nb.Package, nb.Name, nb.File = pkg, base, path
 			for i, p := range nb.Problems {
-				c.note(&pkg.Problems, "", "%s/%s: %s", where, fn, p)
-				nb.Problems[i] = pkg.Problems[len(pkg.Problems)-1]
+				nb.Problems[i] = where + "/" + fn + ": " + p
+				c.note(&pkg.Problems, "", "%s", nb.Problems[i])
 			}
 			pkg.Notebooks = append(pkg.Notebooks, nb)
 		}

@@ -194,7 +194,8 @@ func NotebookProse(md string) string {
 	var b strings.Builder
 	var open *fence
 	listIndent := 0
-	for _, raw := range strings.Split(md, "\n") {
+	// Line ends as ParseNotebook reads them: a fence followed by "\r" closes.
+	for _, raw := range strings.Split(strings.ReplaceAll(md, "\r\n", "\n"), "\n") {
 		if open != nil {
 			if open.closes(raw) {
 				open = nil

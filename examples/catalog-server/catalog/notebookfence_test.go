@@ -125,3 +125,18 @@ func TestNotebookFences(t *testing.T) {
 		})
 	}
 }
+
+// TestNotebookProseCRLF: search reads a notebook with CRLF line ends as
+// ParseNotebook does: the prose after a fenced cell is searched. Before, the
+// "\r" kept every fence from closing, and everything after the first cell was
+// taken for code.
+func TestNotebookProseCRLF(t *testing.T) {
+	md := "# Title\r\n\r\n```sql\r\nSELECT 1\r\n```\r\n\r\nfindme after the cell\r\n"
+	if nb := ParseNotebook(md); len(nb.Cells) != 1 {
+		t.Fatalf("cells %+v", nb.Cells)
+	}
+	prose := NotebookProse(md)
+	if !strings.Contains(prose, "findme after the cell") || strings.Contains(prose, "SELECT 1") {
+		t.Errorf("prose %q", prose)
+	}
+}

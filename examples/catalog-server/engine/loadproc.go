@@ -85,6 +85,7 @@ type LoadError struct {
 	Detail string        // how it ended: the crash's signal, the memory held, the steps that crashed; for "answer", its size; for "unreadable", what was read
 	Limit  time.Duration // for "time": loadLimit
 	Bytes  int64         // for "answer": the most bytes the server reads of that step's answer
+	Ended  bool          // for "unreadable": the process was ended (its output could not be read on)
 }
 
 // stopped says why the load stopped after e, for what it left unchecked.
@@ -119,7 +120,11 @@ func (e *LoadError) Error() string {
 	case "answer":
 		return fmt.Sprintf("DuckDB's answer while %s was larger than the server reads of one step of a load: %s, past %s. Such an answer is the names and types of a view's columns: a file with very many columns or keys, or deeply nested objects, gives types too large to serve. DuckDB did not crash, and the server kept running. Read fewer or flatter columns (name the ones needed in the SELECT, or give read_json a columns option), then save the file to load it again", e.What, e.Detail, mib(e.Bytes))
 	case "unreadable":
-		return fmt.Sprintf("the model's load process sent what does not read as an answer while %s (%s). DuckDB did not crash: the load process was ended, the load went on with a new one, and the server kept running. This is a fault of the server, not of the catalog: tell the server's operator if it happens again", e.What, e.Detail)
+		how := "DuckDB did not crash, and the server kept running"
+		if e.Ended {
+			how = "DuckDB did not crash: the load process was ended, the load went on with a new one, and the server kept running"
+		}
+		return fmt.Sprintf("the model's load process sent what does not read as an answer while %s (%s). %s. This is a fault of the server, not of the catalog: tell the server's operator if it happens again", e.What, e.Detail, how)
 	case "memory":
 		return fmt.Sprintf("DuckDB needed more memory than a model's load may use while %s (%s) and was stopped; the server kept running. Change what this reads or computes (a huge constant string or list), then save the file to load it again", e.What, e.Detail)
 	case "time":
@@ -497,7 +502,7 @@ func (p *procLoad) roundTrip(ctx context.Context, req workerRequest, size int) (
 					// that, on the step, and not counted against
 					// maxLoadCrashes (loadLimit bounds the restarts).
 					workerNotes.note(p.log, "a load process's answer could not be read; the process was ended", "pid", w.cmd.Process.Pid, "package", p.open.PkgDir, "while", p.what, "error", bad.Error())
-					return workerAnswer{}, &LoadError{Kind: "unreadable", What: p.what, Detail: bad.Error()}
+					return workerAnswer{}, &LoadError{Kind: "unreadable", What: p.what, Detail: bad.Error(), Ended: true}
 				}
 				detail := crashDetail(w.waitErr, p.stderr.String())
 				p.noteCrash(w, detail)

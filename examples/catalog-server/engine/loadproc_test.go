@@ -536,6 +536,11 @@ func TestLoadProcUnreadableAnswer(t *testing.T) {
 			!strings.Contains(msg, "DuckDB did not crash") || !strings.Contains(msg, "fault of the server") || strings.Contains(msg, "DuckDB crashed") {
 			t.Errorf("%s: %q", name, msg)
 		}
+		// Only a garbled frame ends the process: an answer of the wrong
+		// shape leaves it running, and does not say it was ended.
+		if ended := strings.Contains(msg, "the load process was ended"); ended != (detail == "invalid character") {
+			t.Errorf("%s: said ended %v: %q", name, ended, msg)
+		}
 	}
 	for i := range maxLoadCrashes + 1 {
 		name := fmt.Sprintf("j%d", i)
