@@ -68,9 +68,8 @@ func ParseNotebook(text string) *Notebook {
 			}
 			continue
 		}
-		if strings.HasPrefix(line, "#") {
-			h := strings.TrimSpace(strings.TrimLeft(line, "#"))
-			if nb.Title == "" && strings.HasPrefix(line, "# ") {
+		if h, level, ok := atxHeading(line); ok {
+			if nb.Title == "" && level == 1 {
 				nb.Title = h
 			}
 			heading = h
@@ -211,7 +210,10 @@ func NotebookProse(md string) string {
 		if strings.HasPrefix(line, "<!--") && strings.HasSuffix(line, "-->") {
 			continue
 		}
-		b.WriteString(strings.TrimSpace(strings.TrimLeft(line, "#")))
+		if h, _, ok := atxHeading(line); ok {
+			line = h
+		}
+		b.WriteString(line)
 		b.WriteByte('\n')
 	}
 	return b.String()
@@ -226,4 +228,22 @@ func cutBytes(s string, n int) string {
 		n--
 	}
 	return s[:n]
+}
+
+// atxHeading reads line (trimmed) as CommonMark's ATX heading: 1 to 6 "#"
+// then a space, a tab or nothing ("#tag" and "####### x" are text). It
+// returns the heading's text, without a closing run of "#", and its level.
+func atxHeading(line string) (text string, level int, ok bool) {
+	for level < len(line) && line[level] == '#' {
+		level++
+	}
+	if level == 0 || level > 6 || (level < len(line) && line[level] != ' ' && line[level] != '\t') {
+		return "", 0, false
+	}
+	text = strings.TrimSpace(line[level:])
+	// A closing sequence: "#"s after a space, or the whole text.
+	if t := strings.TrimRight(text, "#"); t == "" || strings.HasSuffix(t, " ") || strings.HasSuffix(t, "\t") {
+		text = strings.TrimSpace(t)
+	}
+	return text, level, true
 }

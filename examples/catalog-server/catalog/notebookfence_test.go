@@ -140,3 +140,29 @@ func TestNotebookProseCRLF(t *testing.T) {
 		t.Errorf("prose %q", prose)
 	}
 }
+
+// TestNotebookHeadings: headings as CommonMark reads them: "#tag" is text (a
+// description), "## Part ##" is the heading "Part", and the title is the first
+// level-1 heading. Before, any line starting with # was a heading.
+func TestNotebookHeadings(t *testing.T) {
+	nb := ParseNotebook("#hashtag and more words\n\n## Part ##\n\n# Title #\n\n```sql\nSELECT 1\n```\n")
+	if nb.Title != "Title" || nb.Description != "#hashtag and more words" {
+		t.Errorf("title %q, description %q", nb.Title, nb.Description)
+	}
+	if len(nb.Cells) != 1 || nb.Cells[0].Description != "Title" {
+		t.Errorf("cells %+v", nb.Cells)
+	}
+	for _, tc := range []struct {
+		line, text string
+		level      int
+		ok         bool
+	}{
+		{"# T", "T", 1, true}, {"#", "", 1, true}, {"###### six", "six", 6, true}, {"####### seven", "", 0, false},
+		{"#tag", "", 0, false}, {"## a ##", "a", 2, true}, {"# a#", "a#", 1, true}, {"# ###", "", 1, true},
+	} {
+		text, level, ok := atxHeading(tc.line)
+		if text != tc.text || level != tc.level || ok != tc.ok {
+			t.Errorf("%q: %q %d %v", tc.line, text, level, ok)
+		}
+	}
+}
