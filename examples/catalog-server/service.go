@@ -812,13 +812,25 @@ func (s *Service) probePG(ctx context.Context, pkg *catalog.Package, n int) erro
 	return ce
 }
 
-// catalogFault says err, a model's failure to open, is the catalog's SQL
-// (PostgreSQL's error for a source, or a source that is not a query): no
-// retry opens the model before its files change.
+// catalogFault says err, a model's failure to open, is the catalog's SQL (a
+// source that is not a query, or PostgreSQL's error of class 42 — syntax, a
+// table or column that does not exist —, 22 — a value out of range, a bad
+// cast — or 0A000, a feature not supported; or the server's own check of the
+// SQL, which has no SQLSTATE): no retry opens the model before its files
+// change. Any other error is the server's or the network's (57P01 at a
+// restart or failover, 53xxx out of resources, 40001, 08xxx, …), and a retry
+// may open the model.
 func catalogFault(err error) bool {
-	var se *engine.SQLError
 	var re *engine.RefusedError
-	return errors.As(err, &se) || errors.As(err, &re)
+	if errors.As(err, &re) {
+		return true
+	}
+	var se *engine.SQLError
+	if !errors.As(err, &se) {
+		return false
+	}
+	code := se.SQLState
+	return code == "" || strings.HasPrefix(code, "42") || strings.HasPrefix(code, "22") || code == "0A000"
 }
 
 // openModel opens m's engine (or Config.open's, in tests).
