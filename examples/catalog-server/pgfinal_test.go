@@ -62,3 +62,21 @@ func TestPGServerErrorRetried(t *testing.T) {
 		t.Error("no retry scheduled")
 	}
 }
+
+// TestPGSourcesNotUTF8Final: a PostgreSQL model whose every source is not
+// UTF-8 text fails with that reason, as the catalog's (not tried again).
+// Before, its error was "no source of the model could be read (%!w(<nil>))",
+// and it was tried again for as long as the server ran.
+func TestPGSourcesNotUTF8Final(t *testing.T) {
+	t.Setenv("CATALOG_TEST_PGFINAL", pgTestDSN(t))
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"p/pg/manifest.json": `{"engine": "postgres", "dsnEnv": "CATALOG_TEST_PGFINAL"}`,
+		"p/pg/m.sql":         "-- @source s\nSELECT '\xff' AS y;\n",
+	})
+	svc := newTestService(t, dir, Config{retryFirst: time.Hour})
+	why, final, timer := pgFailure(svc, "p/pg", "m")
+	if strings.Contains(why, "%!") || !strings.Contains(why, "not UTF-8") || !final || timer {
+		t.Errorf("final=%v timer=%v: %q; want the reason, final, no retry", final, timer, why)
+	}
+}
