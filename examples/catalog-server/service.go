@@ -370,6 +370,10 @@ type pkgLoad struct {
 	since time.Time
 	// opening is set once the load holds a place and opens models.
 	opening atomic.Bool
+	// retry says the load is a background retry of the version served
+	// (retryIn), not the try serveDown starts, which is the load of an edited
+	// version: a change of the package cancels it at any time (restart).
+	retry bool
 	// superseded says a change cancelled the load (its chain goes on);
 	// outrun that a change came past loadRestartLimit and left it to finish,
 	// to be swapped in though it is not the version wanted. Under mu.
@@ -381,12 +385,14 @@ type pkgLoad struct {
 }
 
 // restart says whether a change to the package of l, a load in progress of
-// another version, cancels it (loadRestartLimit). A background retry is no
-// exception: the try serveDown starts is the load of an edited version, and
-// one cancelled at each edit would keep the package unopened for as long as
-// the edits go on. Called with mu held.
+// another version, cancels it (loadRestartLimit). A background retry of the
+// version served always is: the changed version opens every model anew, and
+// would otherwise wait for a retry that waits on a server. The try serveDown
+// starts is no such retry: it is the load of an edited version, and one
+// cancelled at each edit would keep the package unopened for as long as the
+// edits go on. Called with mu held.
 func (s *Service) restart(l *pkgLoad) bool {
-	return !l.opening.Load() || time.Since(l.since) < s.restartLimit
+	return l.retry || !l.opening.Load() || time.Since(l.since) < s.restartLimit
 }
 
 // stillLoading is what a model of a package not loaded yet answers.
@@ -936,9 +942,9 @@ func (s *Service) finish(key string, l *pkgLoad, st *pkgState) {
 	if ver, ok := s.want[key]; ok && s.loading[key] == nil {
 		if st := s.ready[key]; st == nil || st.ver != ver {
 			since := time.Now()
-			if l.superseded {
+			if l.superseded && !l.retry {
 				since = l.since // the chain of cancelled loads goes on
-			}
+			} // a background retry cancelled: the edited version starts a chain
 			s.startLoad(key, s.pkgs[key], ver, nil, 0, since)
 		}
 	}
@@ -985,10 +991,21 @@ func (s *Service) retryIn(key string, st *pkgState, delay time.Duration) {
 		}
 		since := st.since // serveDown's try: the load of st's files
 		st.since = time.Time{}
-		if since.IsZero() {
+		down := !since.IsZero()
+		if !down {
 			since = time.Now()
 		}
-		s.startLoad(key, st.pkg, st.ver, st.engines, st.retries+1, since)
+		l := s.startLoad(key, st.pkg, st.ver, st.engines, st.retries+1, since)
+		if l == nil {
+			return
+		}
+		if down {
+			// The first load of st's files: a failure is tried again after
+			// retryFirst, as a new version's is.
+			l.retries = 0
+		} else {
+			l.retry = true
+		}
 	})
 }
 
@@ -1054,7 +1071,7 @@ func (s *Service) startRebuild(key string, st *pkgState) {
 		s.log.Warn("a model's database file is gone (removed from the server's temporary folder); loading the model again", "model", key+"/"+name, "try", st.retries+1)
 	}
 	if l := s.startLoad(key, st.pkg, st.ver, keep, st.retries, time.Now()); l != nil {
-		l.gone = gone
+		l.gone, l.retry = gone, true
 	}
 }
 
