@@ -304,10 +304,17 @@ type pkgState struct {
 	// next is when timer fires, in Unix nanoseconds (0: no try scheduled);
 	// read without mu by calls to its failed models (retryNote).
 	next atomic.Int64
-	// goneNext is when the next rebuild of a model whose database file is
-	// gone runs, its last having failed (scheduleRebuild), in Unix
+	// goneNext is when the next rebuild of the models whose database file
+	// is gone runs, the last having failed (scheduleRebuild), in Unix
 	// nanoseconds (0: none scheduled, calls may start one); under mu.
 	goneNext int64
+	// gone holds the models a call found with their database file gone, with
+	// the engine it met (still served until the model opens again); a
+	// rebuild opens each of them whose engine is still served. goneTried
+	// holds those the last failed rebuild tried: only their calls are told
+	// it failed (rebuildFailedError). Under mu.
+	gone      map[string]modelEngine
+	goneTried map[string]bool
 	// final holds the models whose failure no retry changes: the catalog's
 	// SQL (a source reading a table that does not exist), which only an edit
 	// of the package's files (or a touch, once the table is there) loads again.
@@ -363,23 +370,29 @@ type pkgLoad struct {
 	since time.Time
 	// opening is set once the load holds a place and opens models.
 	opening atomic.Bool
+	// retry says the load is a background retry of the version served
+	// (retryIn), not the try serveDown starts, which is the load of an edited
+	// version: a change of the package cancels it at any time (restart).
+	retry bool
 	// superseded says a change cancelled the load (its chain goes on);
 	// outrun that a change came past loadRestartLimit and left it to finish,
 	// to be swapped in though it is not the version wanted. Under mu.
 	superseded, outrun bool
-	// gone, for a rebuild, is the model whose database file is gone, and
-	// goneEng its engine (still served until the model opens again).
-	gone    *catalog.Model
-	goneEng modelEngine
+	// gone, for a rebuild, holds the models whose database file is gone
+	// that it opens again, with their engines (still served until each
+	// opens again).
+	gone map[string]modelEngine
 }
 
 // restart says whether a change to the package of l, a load in progress of
-// another version, cancels it (loadRestartLimit). A background retry is no
-// exception: the try serveDown starts is the load of an edited version, and
-// one cancelled at each edit would keep the package unopened for as long as
-// the edits go on. Called with mu held.
+// another version, cancels it (loadRestartLimit). A background retry of the
+// version served always is: the changed version opens every model anew, and
+// would otherwise wait for a retry that waits on a server. The try serveDown
+// starts is no such retry: it is the load of an edited version, and one
+// cancelled at each edit would keep the package unopened for as long as the
+// edits go on. Called with mu held.
 func (s *Service) restart(l *pkgLoad) bool {
-	return !l.opening.Load() || time.Since(l.since) < s.restartLimit
+	return l.retry || !l.opening.Load() || time.Since(l.since) < s.restartLimit
 }
 
 // stillLoading is what a model of a package not loaded yet answers.
@@ -657,12 +670,13 @@ func diagnosticKeys(cat *catalog.Catalog, stamps map[string]string) []string {
 
 // startLoad opens the models of pkg (version ver) in the background, once one
 // of the slots is free; keep holds engines a retry keeps; since is when the
-// package's chain of cancelled loads began (pkgLoad.since). Called with mu
-// held.
-func (s *Service) startLoad(key string, pkg *catalog.Package, ver string, keep map[string]modelEngine, retries int, since time.Time) {
+// package's chain of cancelled loads began (pkgLoad.since). It returns the
+// load, or nil when it served ver at once (serveDown) and started none.
+// Called with mu held.
+func (s *Service) startLoad(key string, pkg *catalog.Package, ver string, keep map[string]modelEngine, retries int, since time.Time) *pkgLoad {
 	if cur := s.ready[key]; keep == nil && cur != nil && cur.down != "" && pkg.Engine == catalog.EnginePostgres && dsnPart(cur.ver) == dsnPart(ver) {
 		s.serveDown(key, pkg, ver, cur, since)
-		return
+		return nil
 	}
 	ctx, cancel := context.WithCancel(s.loadCtx)
 	l := &pkgLoad{ver: ver, ctx: ctx, cancel: cancel, keep: keep, retries: retries, since: since}
@@ -694,6 +708,7 @@ func (s *Service) startLoad(key string, pkg *catalog.Package, ver string, keep m
 		}
 		s.finish(key, l, st)
 	}()
+	return l
 }
 
 // serveDown serves ver, a new version of the PostgreSQL package pkg whose
@@ -812,13 +827,25 @@ func (s *Service) probePG(ctx context.Context, pkg *catalog.Package, n int) erro
 	return ce
 }
 
-// catalogFault says err, a model's failure to open, is the catalog's SQL
-// (PostgreSQL's error for a source, or a source that is not a query): no
-// retry opens the model before its files change.
+// catalogFault says err, a model's failure to open, is the catalog's SQL (a
+// source that is not a query, or PostgreSQL's error of class 42 — syntax, a
+// table or column that does not exist —, 22 — a value out of range, a bad
+// cast — or 0A000, a feature not supported; or the server's own check of the
+// SQL, which has no SQLSTATE): no retry opens the model before its files
+// change. Any other error is the server's or the network's (57P01 at a
+// restart or failover, 53xxx out of resources, 40001, 08xxx, …), and a retry
+// may open the model.
 func catalogFault(err error) bool {
-	var se *engine.SQLError
 	var re *engine.RefusedError
-	return errors.As(err, &se) || errors.As(err, &re)
+	if errors.As(err, &re) {
+		return true
+	}
+	var se *engine.SQLError
+	if !errors.As(err, &se) {
+		return false
+	}
+	code := se.SQLState
+	return code == "" || strings.HasPrefix(code, "42") || strings.HasPrefix(code, "22") || code == "0A000"
 }
 
 // openModel opens m's engine (or Config.open's, in tests).
@@ -851,7 +878,7 @@ func (s *Service) finish(key string, l *pkgLoad, st *pkgState) {
 		// the version served stays, and is tried again later.
 		cur.retries = l.retries
 		if l.gone != nil {
-			s.scheduleRebuild(key, cur, l, st.broken[l.gone.Name])
+			s.scheduleRebuild(key, cur, l, st.broken)
 			break
 		}
 		s.scheduleRetry(key, cur)
@@ -860,8 +887,32 @@ func (s *Service) finish(key string, l *pkgLoad, st *pkgState) {
 		// failing otherwise (the server answered, and a source reads a table
 		// that does not exist): swapped in, its failures said as they are now.
 		st.retries = l.retries
-		if l.gone != nil {
+		// The models of a rebuild that opened others but not them: their
+		// engines stay served, and they are rebuilt again later (why).
+		var why map[string]string
+		for name, eng := range l.gone {
+			if st.engines[name] == nil {
+				if why == nil {
+					why = map[string]string{}
+				}
+				why[name] = st.broken[name]
+				delete(st.broken, name)
+				st.engines[name] = eng
+			}
+		}
+		if l.gone != nil && why == nil {
 			st.retries = 0 // rebuilt: a later file gone starts its tries afresh
+		}
+		if cur != nil {
+			// Models met gone meanwhile, or not rebuilt, whose engines st keeps.
+			for name, eng := range cur.gone {
+				if st.engines[name] == eng {
+					if st.gone == nil {
+						st.gone = map[string]modelEngine{}
+					}
+					st.gone[name] = eng
+				}
+			}
 		}
 		if l.keep != nil && cur != nil {
 			// A retry of the same files: what was logged is not again.
@@ -879,6 +930,10 @@ func (s *Service) finish(key string, l *pkgLoad, st *pkgState) {
 		} else if st.took > time.Second {
 			s.log.Info("package loaded", "package", key, "took", st.took.Round(time.Millisecond))
 		}
+		if why != nil {
+			s.scheduleRebuild(key, st, l, why)
+			break
+		}
 		s.scheduleRetry(key, st)
 	}
 	if stopped {
@@ -887,9 +942,9 @@ func (s *Service) finish(key string, l *pkgLoad, st *pkgState) {
 	if ver, ok := s.want[key]; ok && s.loading[key] == nil {
 		if st := s.ready[key]; st == nil || st.ver != ver {
 			since := time.Now()
-			if l.superseded {
+			if l.superseded && !l.retry {
 				since = l.since // the chain of cancelled loads goes on
-			}
+			} // a background retry cancelled: the edited version starts a chain
 			s.startLoad(key, s.pkgs[key], ver, nil, 0, since)
 		}
 	}
@@ -936,57 +991,95 @@ func (s *Service) retryIn(key string, st *pkgState, delay time.Duration) {
 		}
 		since := st.since // serveDown's try: the load of st's files
 		st.since = time.Time{}
-		if since.IsZero() {
+		down := !since.IsZero()
+		if !down {
 			since = time.Now()
 		}
-		s.startLoad(key, st.pkg, st.ver, st.engines, st.retries+1, since)
+		l := s.startLoad(key, st.pkg, st.ver, st.engines, st.retries+1, since)
+		if l == nil {
+			return
+		}
+		if down {
+			// The first load of st's files: a failure is tried again after
+			// retryFirst, as a new version's is.
+			l.retries = 0
+		} else {
+			l.retry = true
+		}
 	})
 }
 
 // rebuild loads the package of model m again, keeping its other models'
-// engines, when eng — m's engine, whose database file is gone (removed from
-// the temporary folder) — is still the one served and no load of the package
-// is under way; once m opens again, the load's finish serves it and retires
-// eng. A rebuild that fails to open m keeps eng served, and is tried again in
-// the background (scheduleRebuild), with a growing delay; until that try,
-// calls that meet the file gone start none, and are told of the failure and
-// the next try (the returned error wraps gone; gone itself when no rebuild
-// failed).
+// engines but those of the models met with their database file gone, when
+// eng — m's engine, whose database file is gone (removed from the temporary
+// folder) — is still the one served and no load of the package is under way;
+// once m opens again, the load's finish serves it and retires eng. A rebuild
+// that fails to open m keeps eng served, and is tried again in the background
+// (scheduleRebuild), with a growing delay; until that try, calls of the models
+// it tried that meet the file gone start none, and are told of the failure
+// and the next try (the returned error wraps gone; gone itself when no
+// rebuild of m failed). A call of another model met gone starts a rebuild at
+// once, which tries the models that failed too.
 func (s *Service) rebuild(m *catalog.Model, eng modelEngine, gone error) error {
 	key := m.Package.Project.Name + "/" + m.Package.Name
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := s.ready[key]
-	if st != nil && st.engines[m.Name] == eng && st.goneNext != 0 {
+	if st == nil || st.engines[m.Name] != eng {
+		return gone // replaced meanwhile
+	}
+	if st.goneNext != 0 && st.goneTried[m.Name] {
 		return &rebuildFailedError{gone: gone, next: time.Unix(0, st.goneNext)}
 	}
-	s.startRebuild(key, st, m, eng)
+	if st.gone == nil {
+		st.gone = map[string]modelEngine{}
+	}
+	st.gone[m.Name] = eng
+	s.startRebuild(key, st)
 	return gone
 }
 
-// startRebuild starts the load that rebuilds m (rebuild), unless the service
-// stopped, st is no longer the package's version served or no longer serves
-// eng as m's engine, or a load of the package is under way. Called with mu
-// held.
-func (s *Service) startRebuild(key string, st *pkgState, m *catalog.Model, eng modelEngine) {
-	if s.closed || s.held || s.loadCtx.Err() != nil || st == nil || s.ready[key] != st || st.engines[m.Name] != eng || s.loading[key] != nil || s.want[key] != st.ver {
+// startRebuild starts the load that rebuilds the models of st met with their
+// database file gone (rebuild), unless the service stopped, st is no longer
+// the package's version served or no longer serves their engines, or a load
+// of the package is under way. A rebuild scheduled is then started now.
+// Called with mu held.
+func (s *Service) startRebuild(key string, st *pkgState) {
+	if s.closed || s.held || s.loadCtx.Err() != nil || st == nil || s.ready[key] != st || s.loading[key] != nil || s.want[key] != st.ver {
+		return
+	}
+	gone := map[string]modelEngine{}
+	for name, e := range st.gone {
+		if st.engines[name] == e {
+			gone[name] = e
+		}
+	}
+	if len(gone) == 0 {
 		return
 	}
 	keep := make(map[string]modelEngine, len(st.engines))
 	for name, e := range st.engines {
-		if name != m.Name {
+		if gone[name] == nil {
 			keep[name] = e
 		}
 	}
-	s.log.Warn("a model's database file is gone (removed from the server's temporary folder); loading the model again", "model", key+"/"+m.Name, "try", st.retries+1)
-	s.startLoad(key, st.pkg, st.ver, keep, st.retries, time.Now())
-	s.loading[key].gone, s.loading[key].goneEng = m, eng
+	if st.goneNext != 0 { // this load is the rebuild the timer would start
+		st.timer.Stop()
+		st.goneNext = 0
+	}
+	for _, name := range slices.Sorted(maps.Keys(gone)) {
+		s.log.Warn("a model's database file is gone (removed from the server's temporary folder); loading the model again", "model", key+"/"+name, "try", st.retries+1)
+	}
+	if l := s.startLoad(key, st.pkg, st.ver, keep, st.retries, time.Now()); l != nil {
+		l.gone, l.retry = gone, true
+	}
 }
 
-// scheduleRebuild has the rebuild l, which failed to open its model (why),
-// tried again in the background after a delay that doubles with each try
-// (goneRetryFirst … goneRetryMax). Called with mu held.
-func (s *Service) scheduleRebuild(key string, st *pkgState, l *pkgLoad, why string) {
+// scheduleRebuild has the rebuild l, which failed to open the models of why
+// (by name, why each failed; others may be there too), tried again in the
+// background after a delay that doubles with each try (goneRetryFirst …
+// goneRetryMax). Called with mu held.
+func (s *Service) scheduleRebuild(key string, st *pkgState, l *pkgLoad, why map[string]string) {
 	delay := goneRetryFirst << min(st.retries, 10)
 	if s.cfg.rebuildFirst > 0 {
 		delay = s.cfg.rebuildFirst << min(st.retries, 10)
@@ -996,13 +1089,26 @@ func (s *Service) scheduleRebuild(key string, st *pkgState, l *pkgLoad, why stri
 	}
 	st.retries++
 	st.goneNext = time.Now().Add(delay).UnixNano()
-	s.log.Warn("a model whose database file is gone could not be loaded again; trying again in the background", "model", key+"/"+l.gone.Name, "in", delay, "err", why)
-	m, eng := l.gone, l.goneEng
+	st.goneTried = map[string]bool{}
+	if st.gone == nil {
+		st.gone = map[string]modelEngine{}
+	}
+	for _, name := range slices.Sorted(maps.Keys(l.gone)) {
+		if _, failed := why[name]; failed {
+			st.goneTried[name] = true
+			st.gone[name] = l.gone[name]
+			s.log.Warn("a model whose database file is gone could not be loaded again; trying again in the background", "model", key+"/"+name, "in", delay, "err", why[name])
+		}
+	}
+	next := st.goneNext
 	st.timer = time.AfterFunc(delay, func() {
 		s.mu.Lock()
 		defer s.mu.Unlock()
+		if st.goneNext != next {
+			return // a call started the rebuild meanwhile (startRebuild)
+		}
 		st.goneNext = 0 // calls that meet the file gone may start it now
-		s.startRebuild(key, st, m, eng)
+		s.startRebuild(key, st)
 	})
 }
 

@@ -184,6 +184,11 @@ func OpenPostgres(ctx context.Context, m *catalog.Model, dsn string, pc PGConfig
 	for _, s := range m.Sources {
 		if msg := textProblem(s.SQL, s.Line, s.Col, "it cannot be queried"); msg != "" {
 			p.broken[s.Name] = filepath.Base(m.File) + ": " + msg
+			if first == nil {
+				// The server's own check of the SQL: the catalog's, as
+				// PostgreSQL's syntax errors are (only an edit fixes it).
+				first = &SQLError{Message: p.broken[s.Name]}
+			}
 			continue
 		}
 		// The source's statement without what follows its last token: a
@@ -212,6 +217,9 @@ func OpenPostgres(ctx context.Context, m *catalog.Model, dsn string, pc PGConfig
 	}
 	if len(p.broken) == len(m.Sources) {
 		pool.Close()
+		if first == nil { // a model without sources, which the catalog does not load
+			first = &SQLError{Message: "the model has no source"}
+		}
 		// Wrapped: the caller tells a catalog's SQL error, which no retry
 		// changes, from a server that could not be reached.
 		return nil, fmt.Errorf("postgres: no source of the model could be read (%w)", first)
