@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -135,9 +137,16 @@ func TestPostgresCheckRowLocks(t *testing.T) {
 			t.Errorf("call of %s: %v", q.Name, err)
 		}
 	}
-	conns := p.pool.AcquireAllIdle(context.Background())
-	if len(conns) == 0 {
-		t.Fatal("no idle connection")
+	// A released connection is idle once pgxpool has run its AfterRelease
+	// (pg_advisory_unlock_all) off the query's path: wait for one.
+	var conns []*pgxpool.Conn
+	for deadline := time.Now().Add(10 * time.Second); len(conns) == 0; {
+		if conns = p.pool.AcquireAllIdle(context.Background()); len(conns) == 0 {
+			if time.Now().After(deadline) {
+				t.Fatal("no idle connection within 10 s")
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
 	}
 	for _, c := range conns {
 		var n int
