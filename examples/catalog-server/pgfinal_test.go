@@ -42,12 +42,24 @@ func TestPGServerErrorRetried(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Exec(context.Background(), "DROP FUNCTION "+fn) })
+	denied := fmt.Sprintf("revfix_denied_%d", time.Now().UnixNano())
+	for _, q := range []string{"CREATE TABLE " + denied + " (x int)", "REVOKE ALL ON " + denied + " FROM CURRENT_USER"} {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			t.Fatal(q, err)
+		}
+	}
+	t.Cleanup(func() { conn.Exec(context.Background(), "DROP TABLE "+denied) })
 	t.Setenv("CATALOG_TEST_PGFINAL", dsn)
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
 		"p/pg/manifest.json": `{"engine": "postgres", "dsnEnv": "CATALOG_TEST_PGFINAL"}`,
 		"p/pg/m.sql":         "-- @source s\nSELECT " + fn + "() AS x;\n",
 		"p/pg/ok.sql":        "-- @source t\nSELECT * FROM nosuch_table_revfix;\n",
+		// A missing table first, then a source the server fails: a retry may
+		// open the second, so the model is tried again.
+		"p/pg/mixed.sql": "-- @source t\nSELECT * FROM nosuch_table_revfix;\n\n-- @source s\nSELECT " + fn + "() AS x;\n",
+		// A privilege a GRANT may give later (42501) is tried again too.
+		"p/pg/denied.sql": "-- @source d\nSELECT * FROM " + denied + ";\n",
 	})
 	svc := newTestService(t, dir, Config{retryFirst: time.Hour})
 	why, final, _ := pgFailure(svc, "p/pg", "m")
@@ -60,6 +72,36 @@ func TestPGServerErrorRetried(t *testing.T) {
 	}
 	if !timer {
 		t.Error("no retry scheduled")
+	}
+	why, final, _ = pgFailure(svc, "p/pg", "mixed")
+	if !strings.Contains(why, "42P01") || final {
+		t.Errorf("a missing table, then the connection terminated: final=%v, %q; want tried again", final, why)
+	}
+	why, final, _ = pgFailure(svc, "p/pg", "denied")
+	if !strings.Contains(why, "42501") || final {
+		t.Errorf("permission denied: final=%v, %q; want tried again", final, why)
+	}
+}
+
+// TestPGWideSourceOpens: a PostgreSQL source whose columns' names and types
+// take more than 1 KiB of JSON opens. Before, the check of each source at open
+// ran with a budget of 1 KiB, and a table of 40 long-named columns was broken
+// ("the result's columns alone … take 2001 bytes of JSON").
+func TestPGWideSourceOpens(t *testing.T) {
+	t.Setenv("CATALOG_TEST_PGFINAL", pgTestDSN(t))
+	var cols []string
+	for i := range 40 {
+		cols = append(cols, fmt.Sprintf("%d AS customer_address_line_%02d", i, i))
+	}
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"p/pg/manifest.json": `{"engine": "postgres", "dsnEnv": "CATALOG_TEST_PGFINAL"}`,
+		"p/pg/m.sql":         "-- @source wide\nSELECT " + strings.Join(cols, ", ") + ";\n",
+	})
+	svc := newTestService(t, dir, Config{retryFirst: time.Hour})
+	res, err := svc.Execute(context.Background(), executeIn{Path: "p/pg/m", SQL: "SELECT customer_address_line_39 FROM wide"})
+	if err != nil || res.RowCount != 1 || len(res.Columns) != 1 {
+		t.Fatalf("a wide source: %v %+v", err, res)
 	}
 }
 

@@ -829,23 +829,34 @@ func (s *Service) probePG(ctx context.Context, pkg *catalog.Package, n int) erro
 
 // catalogFault says err, a model's failure to open, is the catalog's SQL (a
 // source that is not a query, or PostgreSQL's error of class 42 — syntax, a
-// table or column that does not exist —, 22 — a value out of range, a bad
-// cast — or 0A000, a feature not supported; or the server's own check of the
-// SQL, which has no SQLSTATE): no retry opens the model before its files
-// change. Any other error is the server's or the network's (57P01 at a
-// restart or failover, 53xxx out of resources, 40001, 08xxx, …), and a retry
-// may open the model.
+// table or column that does not exist — but 42501, a privilege a GRANT may
+// give later; 22 — a value out of range, a bad cast — or 0A000, a feature not
+// supported; or the server's own check of the SQL, which has no SQLSTATE): no
+// retry opens the model before its files change. Any other error is the
+// server's or the network's (57P01 at a restart or failover, 53xxx out of
+// resources, 40001, 08xxx, …), and a retry may open the model. An error that
+// wraps several (each source's, engine.SourcesError) is the catalog's only
+// when each is: a retry may open a source the server failed.
 func catalogFault(err error) bool {
-	var re *engine.RefusedError
-	if errors.As(err, &re) {
+	switch e := err.(type) {
+	case *engine.RefusedError:
 		return true
+	case *engine.SQLError:
+		code := e.SQLState
+		return code == "" || (strings.HasPrefix(code, "42") && code != "42501") || strings.HasPrefix(code, "22") || code == "0A000"
+	case interface{ Unwrap() []error }:
+		errs := e.Unwrap()
+		for _, w := range errs {
+			if !catalogFault(w) {
+				return false
+			}
+		}
+		return len(errs) > 0
 	}
-	var se *engine.SQLError
-	if !errors.As(err, &se) {
-		return false
+	if w := errors.Unwrap(err); w != nil {
+		return catalogFault(w)
 	}
-	code := se.SQLState
-	return code == "" || strings.HasPrefix(code, "42") || strings.HasPrefix(code, "22") || code == "0A000"
+	return false
 }
 
 // openModel opens m's engine (or Config.open's, in tests).

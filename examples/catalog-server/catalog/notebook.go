@@ -168,6 +168,10 @@ func (f *fence) closes(line string) bool {
 	return n >= f.n && strings.Trim(rest[n:], " \t") == ""
 }
 
+// thematicBreak matches CommonMark's thematic break: three or more of one of
+// -, * or _, spaces between them allowed.
+var thematicBreak = regexp.MustCompile(`^ {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$`)
+
 // listItem matches a list item's first line: its marker and the spaces after it.
 var listItem = regexp.MustCompile(`^( {0,3}(?:[-+*]|[0-9]{1,9}[.)]))( {1,4})\S`)
 
@@ -177,6 +181,9 @@ var listItem = regexp.MustCompile(`^( {0,3}(?:[-+*]|[0-9]{1,9}[.)]))( {1,4})\S`)
 // lines and nested containers other than list items are not followed: enough
 // to read a fence indented under a list item as CommonMark does.)
 func listContext(line string, listIndent int) int {
+	if thematicBreak.MatchString(line) {
+		return 0 // "* * *" and "- - -" end a list; they start none
+	}
 	if m := listItem.FindStringSubmatch(line); m != nil {
 		return len(m[1]) + len(m[2])
 	}

@@ -166,3 +166,12 @@ func TestNotebookHeadings(t *testing.T) {
 		}
 	}
 }
+
+// TestNotebookThematicBreak: "* * *" is a thematic break, not a list item: a
+// fence indented four spaces after it is indented code, not a cell.
+func TestNotebookThematicBreak(t *testing.T) {
+	nb := ParseNotebook("# T\n\n* * *\n\n    ```sql\n    SELECT 1\n    ```\n\n- item\n\n  ```sql\n  SELECT 2\n  ```\n")
+	if len(nb.Cells) != 1 || nb.Cells[0].SQL != "SELECT 2" {
+		t.Errorf("cells %+v", nb.Cells)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -176,6 +177,7 @@ func OpenPostgres(ctx context.Context, m *catalog.Model, dsn string, pc PGConfig
 	// queries that do not use it.
 	var ctes []string
 	var first error // the first source's failure, in the file's order
+	var all []error // every source's failure
 	std := true     // standard_conforming_strings, on unless the server says otherwise
 	if c, err := pool.Acquire(cctx); err == nil {
 		std = c.Conn().PgConn().ParameterStatus("standard_conforming_strings") != "off"
@@ -184,11 +186,13 @@ func OpenPostgres(ctx context.Context, m *catalog.Model, dsn string, pc PGConfig
 	for _, s := range m.Sources {
 		if msg := textProblem(s.SQL, s.Line, s.Col, "it cannot be queried"); msg != "" {
 			p.broken[s.Name] = filepath.Base(m.File) + ": " + msg
+			// The server's own check of the SQL: the catalog's, as
+			// PostgreSQL's syntax errors are (only an edit fixes it).
+			bad := &SQLError{Message: p.broken[s.Name]}
 			if first == nil {
-				// The server's own check of the SQL: the catalog's, as
-				// PostgreSQL's syntax errors are (only an edit fixes it).
-				first = &SQLError{Message: p.broken[s.Name]}
+				first = bad
 			}
+			all = append(all, bad)
 			continue
 		}
 		// The source's statement without what follows its last token: a
@@ -200,12 +204,16 @@ func OpenPostgres(ctx context.Context, m *catalog.Model, dsn string, pc PGConfig
 		}
 		cte := quoteIdent(s.Name) + " AS (\n" + body + "\n)"
 		p.prefix = "WITH " + strings.Join(append(ctes, cte), ",\n") + "\n"
-		res, err := p.Query(cctx, "SELECT * FROM "+quoteIdent(s.Name)+" LIMIT 0", nil, Limits{RowLimit: 1, ByteBudget: 1 << 10, Timeout: 10 * time.Second})
+		// No row comes back: the budget only bounds the columns' names and
+		// types, which a wide table's take more than 1 KiB of (a call's own
+		// budget still bounds them).
+		res, err := p.Query(cctx, "SELECT * FROM "+quoteIdent(s.Name)+" LIMIT 0", nil, Limits{RowLimit: 1, ByteBudget: math.MaxInt, Timeout: 10 * time.Second})
 		if err != nil {
 			p.broken[s.Name] = err.Error()
 			if first == nil {
 				first = err
 			}
+			all = append(all, err)
 			continue
 		}
 		ctes = append(ctes, cte)
@@ -219,14 +227,30 @@ func OpenPostgres(ctx context.Context, m *catalog.Model, dsn string, pc PGConfig
 		pool.Close()
 		if first == nil { // a model without sources, which the catalog does not load
 			first = &SQLError{Message: "the model has no source"}
+			all = []error{first}
 		}
-		// Wrapped: the caller tells a catalog's SQL error, which no retry
-		// changes, from a server that could not be reached.
-		return nil, fmt.Errorf("postgres: no source of the model could be read (%w)", first)
+		// Every failure wrapped: the caller tells a catalog's SQL error, which
+		// no retry changes, from a server that could not be reached — for
+		// each source, as one source may fail for each reason.
+		return nil, &SourcesError{First: first, All: all}
 	}
 	p.checks = p.checkQueries(ctx, m, pc)
 	return p, nil
 }
+
+// SourcesError is a PostgreSQL model none of whose sources could be read:
+// it says the first source's failure (in the file's order) and wraps each.
+type SourcesError struct {
+	First error
+	All   []error
+}
+
+func (e *SourcesError) Error() string {
+	return "postgres: no source of the model could be read (" + e.First.Error() + ")"
+}
+
+// Unwrap returns every source's failure.
+func (e *SourcesError) Unwrap() []error { return e.All }
 
 // QueryChecks returns, by named query (and by CellKey for a notebook cell),
 // what PostgreSQL found wrong with it when the model opened (checkQueries);
