@@ -7,7 +7,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -140,14 +139,10 @@ func TestPostgresCheckRowLocks(t *testing.T) {
 	// A released connection is idle once pgxpool has run its AfterRelease
 	// (pg_advisory_unlock_all) off the query's path: wait for one.
 	var conns []*pgxpool.Conn
-	for deadline := time.Now().Add(10 * time.Second); len(conns) == 0; {
-		if conns = p.pool.AcquireAllIdle(context.Background()); len(conns) == 0 {
-			if time.Now().After(deadline) {
-				t.Fatal("no idle connection within 10 s")
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
+	waitFor(t, "an idle connection", func() bool {
+		conns = p.pool.AcquireAllIdle(context.Background())
+		return len(conns) > 0
+	})
 	for _, c := range conns {
 		var n int
 		if err := c.QueryRow(context.Background(), "SELECT count(*) FROM pg_prepared_statements WHERE name = $1", pgCheckStatement).Scan(&n); err != nil || n != 0 {
