@@ -12,7 +12,6 @@ import (
 	"io"
 	"log/slog"
 	"math"
-	"math/big"
 	"net/url"
 	"os"
 	"os/exec"
@@ -1772,7 +1771,8 @@ func duckLines(sqlText string) []string {
 func duckValue(v any, dbType string) any {
 	switch x := v.(type) {
 	case duckdb.Decimal:
-		return jsonNumber(decimalText(x))
+		// At most 38 digits: never too wide for a JSON number (jsonNumber).
+		return json.Number(decimalText(x))
 	case duckdb.UUID:
 		return formatUUID(x[:])
 	case *duckdb.UUID:
@@ -1838,8 +1838,18 @@ func decimalText(d duckdb.Decimal) string {
 	if d.Value == nil {
 		return "0"
 	}
-	den := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(d.Scale)), nil)
-	return new(big.Rat).SetFrac(d.Value, den).FloatString(int(d.Scale))
+	digits, sign := d.Value.String(), ""
+	if digits[0] == '-' {
+		sign, digits = "-", digits[1:]
+	}
+	scale := int(d.Scale)
+	if scale == 0 {
+		return sign + digits
+	}
+	if len(digits) <= scale { // 0.05: a zero before the point
+		digits = strings.Repeat("0", scale-len(digits)+1) + digits
+	}
+	return sign + digits[:len(digits)-scale] + "." + digits[len(digits)-scale:]
 }
 
 // duckIntervalText writes an INTERVAL as DuckDB writes it as text ("1 year 2

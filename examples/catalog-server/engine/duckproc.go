@@ -508,7 +508,7 @@ func (p *DuckProc) start(ctx context.Context) (*duckWorker, error) {
 	// A database file removed from the temporary folder: no process can open
 	// it, so none is started (each call started one, in vain).
 	if p.fileGone() {
-		return nil, p.startErr("")
+		return nil, goneErr()
 	}
 	// The worker's standard output and error are kept, bounded (outputTail),
 	// for the log line of a process that crashes (noteEnd).
@@ -684,12 +684,17 @@ func (p *DuckProc) startErr(detail string) error {
 		return ErrClosed
 	}
 	if p.fileGone() {
-		return &EngineError{Detail: "could not open the model: its database file is gone", Broken: true, Gone: true}
+		return goneErr()
 	}
 	// The server's temporary paths are not the caller's business.
 	detail = strings.ReplaceAll(detail, p.file.path, "the model's database file")
 	detail = strings.ReplaceAll(detail, p.file.tmp, "the server's temporary folder")
 	return &EngineError{Detail: detail, Broken: true}
+}
+
+// goneErr is a query's error when the model's database file is gone.
+func goneErr() error {
+	return &EngineError{Detail: "could not open the model: its database file is gone", Broken: true, Gone: true}
 }
 
 // fileGone says the model's database file is no longer there.

@@ -36,11 +36,11 @@ type fairSlots struct {
 	size int
 
 	mu         sync.Mutex
-	held       int                   // slots taken; below size only when no one waits
-	groups     map[string]*fairGroup // groups with a query waiting, by groupKey
-	turns      list.List             // of *fairGroup: the order in which they are served
-	last       string                // the groupKey of the latest slot given
-	lastClient string                // and its client
+	held       int                     // slots taken; below size only when no one waits
+	groups     map[groupKey]*fairGroup // groups with a query waiting
+	turns      list.List               // of *fairGroup: the order in which they are served
+	last       groupKey                // the group of the latest slot given
+	lastClient string                  // and its client
 	// For the tests: onGrant is called, under mu, for each slot given;
 	// onGiveUp when a waiter gave up, before it takes mu.
 	onGrant  func(client string, waited bool)
@@ -50,7 +50,7 @@ type fairSlots struct {
 // fairGroup is a group's clients with a query waiting, in the order of their
 // turns.
 type fairGroup struct {
-	key     string
+	key     groupKey
 	clients map[string]*fairClient
 	turns   list.List // of *fairClient
 	turn    *list.Element
@@ -71,16 +71,19 @@ type fairWaiter struct {
 }
 
 func newFairSlots(size int) *fairSlots {
-	return &fairSlots{size: max(size, 1), groups: map[string]*fairGroup{}}
+	return &fairSlots{size: max(size, 1), groups: map[groupKey]*fairGroup{}}
 }
 
-// groupKey is the key of group, or of client alone when group is "": the two
-// never meet.
-func groupKey(group, client string) string {
+// groupKey is a group's key: the group's name, or a client in no group
+// (group "") alone, so that the two never meet.
+type groupKey struct{ group, client string }
+
+// keyOf is the key of client's group.
+func keyOf(group, client string) groupKey {
 	if group == "" {
-		return "c " + client
+		return groupKey{client: client}
 	}
-	return "g " + group
+	return groupKey{group: group}
 }
 
 // acquire takes a slot for client (in no group), as acquireIn does.
@@ -93,7 +96,7 @@ func (s *fairSlots) acquire(ctx context.Context, client string, stop <-chan stru
 // holds no slot when it returns an error: a slot given to it as it gave up goes
 // to the next waiter.
 func (s *fairSlots) acquireIn(ctx context.Context, group, client string, stop <-chan struct{}) error {
-	gk := groupKey(group, client)
+	gk := keyOf(group, client)
 	s.mu.Lock()
 	if s.held < s.size {
 		s.held++
@@ -189,7 +192,7 @@ func (s *fairSlots) release() {
 
 // given notes that client of the group keyed gk was given a slot, after
 // waiting or not; under mu.
-func (s *fairSlots) given(gk, client string, waited bool) {
+func (s *fairSlots) given(gk groupKey, client string, waited bool) {
 	s.last, s.lastClient = gk, client
 	if s.onGrant != nil {
 		s.onGrant(client, waited)
