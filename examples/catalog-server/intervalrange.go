@@ -26,8 +26,8 @@ type intervalUnit struct {
 	mult  int64
 }
 
-// intervalUnits are DuckDB's interval units (lower case), which PostgreSQL
-// reads the same where pgUnit.
+// intervalUnits are DuckDB's interval units (lower case); PostgreSQL's are
+// pgUnits.
 var intervalUnits = func() map[string]intervalUnit {
 	u := map[string]intervalUnit{}
 	add := func(field int, mult int64, names ...string) {
@@ -50,16 +50,6 @@ var intervalUnits = func() map[string]intervalUnit {
 	add(2, 1, "microsecond", "microseconds", "us", "usec", "usecs")
 	return u
 }()
-
-// pgUnit reports whether PostgreSQL reads the unit name n (lower case) as
-// intervalUnits does.
-func pgUnit(n string) bool {
-	switch strings.TrimSuffix(n, "s") {
-	case "millennium", "millennia", "centurie", "century", "decade", "year", "month", "week", "day", "hour", "minute", "second", "millisecond", "microsecond":
-		return true
-	}
-	return false
-}
 
 // intervalForms are the forms of an INTERVAL's text the engine eng reads, for
 // the messages refusing one.

@@ -290,7 +290,6 @@ const (
 type pkgState struct {
 	ver     string
 	pkg     *catalog.Package       // the version the engines were opened for
-	stamp   string                 // its files' stamp (dirStamps)
 	engines map[string]modelEngine // model name → its engine
 	broken  map[string]string      // model name → why it did not open
 	took    time.Duration
@@ -606,7 +605,7 @@ func (s *Service) reread() (map[string]string, error) {
 		}
 		switch {
 		case s.cfg.SkipEngines:
-			s.ready[key] = &pkgState{ver: ver, pkg: pkgs[key], stamp: stamps[key], engines: map[string]modelEngine{}, broken: map[string]string{}}
+			s.ready[key] = &pkgState{ver: ver, pkg: pkgs[key], engines: map[string]modelEngine{}, broken: map[string]string{}}
 		case s.loading[key] == nil && !s.held:
 			s.startLoad(key, pkgs[key], ver, nil, 0, time.Now())
 		}
@@ -702,7 +701,7 @@ func (s *Service) startLoad(key string, pkg *catalog.Package, ver string, keep m
 			l.opening.Store(true)
 			start := time.Now()
 			st = s.openPackage(ctx, pkg, keep)
-			st.ver, st.stamp, st.took = ver, stampOf(ver), time.Since(start)
+			st.ver, st.took = ver, time.Since(start)
 			<-s.slots
 		case <-ctx.Done():
 		}
@@ -722,7 +721,7 @@ func (s *Service) startLoad(key string, pkg *catalog.Package, ver string, keep m
 // loadRestartLimit (pkgState.since). Nothing was tried, so the models'
 // connection error is not logged again as a new failure. Called with mu held.
 func (s *Service) serveDown(key string, pkg *catalog.Package, ver string, cur *pkgState, since time.Time) {
-	st := &pkgState{ver: ver, pkg: pkg, stamp: stampOf(ver), engines: map[string]modelEngine{}, broken: map[string]string{}, down: cur.down, since: since, toldWhy: map[string]string{}}
+	st := &pkgState{ver: ver, pkg: pkg, engines: map[string]modelEngine{}, broken: map[string]string{}, down: cur.down, since: since, toldWhy: map[string]string{}}
 	for _, m := range pkg.Models {
 		st.broken[m.Name] = cur.down
 		st.toldWhy[m.Name] = cur.down
@@ -976,11 +975,7 @@ func (s *Service) scheduleRetry(key string, st *pkgState) {
 	if dsn := os.Getenv(st.pkg.DSNEnv); !dsnEnvAllowed(st.pkg.DSNEnv, s.cfg.DSNEnv) || !engine.DSNReadable(dsn) {
 		return
 	}
-	delay := s.retryFirst << min(st.retries, 10)
-	if delay > pgRetryMax {
-		delay = pgRetryMax
-	}
-	s.retryIn(key, st, delay)
+	s.retryIn(key, st, backoff(s.retryFirst, pgRetryMax, st.retries))
 }
 
 // sameFailures says the load st found the models that did not open failing
@@ -1086,18 +1081,22 @@ func (s *Service) startRebuild(key string, st *pkgState) {
 	}
 }
 
+// backoff is the delay before try n+1 of a series whose first waits first:
+// twice as long each time, at most most.
+func backoff(first, most time.Duration, n int) time.Duration {
+	return min(first<<min(n, 10), most)
+}
+
 // scheduleRebuild has the rebuild l, which failed to open the models of why
 // (by name, why each failed; others may be there too), tried again in the
 // background after a delay that doubles with each try (goneRetryFirst …
 // goneRetryMax). Called with mu held.
 func (s *Service) scheduleRebuild(key string, st *pkgState, l *pkgLoad, why map[string]string) {
-	delay := goneRetryFirst << min(st.retries, 10)
+	first := goneRetryFirst
 	if s.cfg.rebuildFirst > 0 {
-		delay = s.cfg.rebuildFirst << min(st.retries, 10)
+		first = s.cfg.rebuildFirst
 	}
-	if delay > goneRetryMax {
-		delay = goneRetryMax
-	}
+	delay := backoff(first, goneRetryMax, st.retries)
 	st.retries++
 	st.goneNext = time.Now().Add(delay).UnixNano()
 	st.goneTried = map[string]bool{}
@@ -1243,7 +1242,7 @@ func (s *Service) publish() {
 				}
 				continue
 			}
-			sn.stamps[key] = st.stamp
+			sn.stamps[key] = stampOf(st.ver)
 			if len(st.broken) > 0 {
 				sn.retryAt[key] = &st.next
 			}
