@@ -89,7 +89,15 @@ func freshNotes(t *testing.T, per int, window time.Duration) {
 // process stays for the next query. Before, the query process's answer went
 // past what the server reads, and the caller was told after 1.2 s that the
 // process "ended before it answered" and to ask for less work (unavailable).
+//
+// Building and cutting the 17 MB text leaves the query process at about 200
+// MB resident, near duckIdleMaxRSS (256 MB): on another machine (more malloc
+// arenas) it went past, and the process was rightly ended as too large when
+// idle, which is TestDuckProcBigIdleEnds's subject, not this test's. The bound
+// is raised here so that only the answer's handling is judged.
 func TestDuckLongErrorCut(t *testing.T) {
+	defer duckIdleMaxRSS.Store(duckIdleMaxRSS.Load())
+	duckIdleMaxRSS.Store(1 << 30)
 	d, p := openBoth(t)
 	for _, e := range []struct {
 		name string
