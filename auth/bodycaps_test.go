@@ -9,8 +9,10 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -223,6 +225,42 @@ func TestRequireBearerToolScopesForCapped(t *testing.T) {
 		if want == http.StatusNoContent {
 			<-s.reached
 		}
+	}
+}
+
+// TestRequireBearerToolScopesForPostOnly: ToolScopesFor is asked only for a
+// POST, the one request whose body names tools; a GET (the stream) or a DELETE
+// (the session's end) passes on its token and Scopes without the call.
+func TestRequireBearerToolScopesForPostOnly(t *testing.T) {
+	var calls []string
+	var mu sync.Mutex
+	s := newBodyServer(t, ResourceServerOptions{ToolScopesFor: func(r *http.Request) map[string][]string {
+		mu.Lock()
+		calls = append(calls, r.Method)
+		mu.Unlock()
+		return map[string][]string{"x": {"mcp"}}
+	}})
+	for _, method := range []string{"GET", "DELETE", "POST"} {
+		var body io.Reader
+		if method == "POST" {
+			body = strings.NewReader(rpcCall)
+		}
+		req, _ := http.NewRequest(method, s.url+"/mcp", body)
+		req.Header.Set("Authorization", "Bearer tok-mcp")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNoContent {
+			t.Fatalf("%s: %d", method, resp.StatusCode)
+		}
+		<-s.reached
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Equal(calls, []string{"POST"}) {
+		t.Errorf("ToolScopesFor called for %v, want only the POST", calls)
 	}
 }
 

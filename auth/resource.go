@@ -41,8 +41,9 @@ type ResourceServerOptions struct {
 	ToolScopes map[string][]string
 	// ToolScopesFor, when set, is used in place of ToolScopes: it returns the tool
 	// scopes for this request, such as those of the server its path names, or nil
-	// for none. It is called once per request, after the token is verified and
-	// before the body is read; it must not read r.Body. A request it returns tools
+	// for none. It is called once per POST request (only a POST's body names
+	// tools), after the token is verified and before the body is read; it must
+	// not read r.Body. A request it returns tools
 	// for has its POST body read (and counted) as with ToolScopes. This keeps one
 	// handler, and so one set of body caps, for routes whose tools differ.
 	ToolScopesFor func(r *http.Request) map[string][]string
@@ -219,8 +220,8 @@ func (h *bearerHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	need := h.o.Scopes
 	tools := h.o.ToolScopes
-	if h.o.ToolScopesFor != nil {
-		tools = h.o.ToolScopesFor(r)
+	if h.o.ToolScopesFor != nil && r.Method == http.MethodPost {
+		tools = h.o.ToolScopesFor(r) // only a POST's body names tools
 	}
 	if r.Method == http.MethodPost && (len(h.o.MethodScopes) > 0 || len(tools) > 0) {
 		body, status, text := h.body.Read(w, r)
