@@ -30,26 +30,41 @@ const defaultQueriesPerClient = 4
 // clientKey is the context key of the client a call comes from.
 type clientKey struct{}
 
-// withClient returns ctx carrying the client id.
-func withClient(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, clientKey{}, id)
+// callClient is the client a call comes from: its id, and the counter key of
+// the IPv6 /48 holding it (networkOf; "" for any other client), worked out
+// once per request, when the client is first known (withClient), for its
+// shares (clientShares.take) and its turns (turnOf).
+type callClient struct {
+	id, network string
 }
 
-// clientOf returns the client of ctx, and false when it has none (stdio, whose
-// one client shares the server with no one, or a call made in the process).
+// withClient returns ctx carrying the client id.
+func withClient(ctx context.Context, id string) context.Context {
+	network, _ := networkOf(id)
+	return context.WithValue(ctx, clientKey{}, callClient{id: id, network: network})
+}
+
+// clientIn returns the client of ctx, and false when it has none (stdio,
+// whose one client shares the server with no one, or a call made in the
+// process).
+func clientIn(ctx context.Context) (callClient, bool) {
+	c, ok := ctx.Value(clientKey{}).(callClient)
+	return c, ok
+}
+
+// clientOf returns the id of the client of ctx, as clientIn does.
 func clientOf(ctx context.Context) (string, bool) {
-	id, ok := ctx.Value(clientKey{}).(string)
-	return id, ok
+	c, ok := clientIn(ctx)
+	return c.id, ok
 }
 
 // turnOf returns the client of ctx and the group it takes its turns with
 // (engine.Limits): the /48 of an IPv6 /64, "" for any other client, so that
 // a host sending from many /64s of its site is served as one client in the
 // turns, as it holds one network's share (networkShares).
-func turnOf(ctx context.Context) (client, group string) {
-	client, _ = clientOf(ctx)
-	group, _ = networkOf(client)
-	return client, group
+func turnOf(ctx context.Context) (id, group string) {
+	c, _ := clientIn(ctx)
+	return c.id, c.network
 }
 
 // identifyClients serves h with each request's context carrying its client: the
@@ -171,14 +186,15 @@ func (c *clientShares) perModel(m *catalog.Model) int {
 // called, or returns a *clientBusyError, having counted nothing, when the
 // client already has its share. A ctx without a client (stdio) is not counted.
 func (c *clientShares) take(ctx context.Context, m *catalog.Model, mpath string) (release func(), err error) {
-	id, ok := clientOf(ctx)
+	cl, ok := clientIn(ctx)
 	if c == nil || c.max <= 0 || !ok {
 		return func() {}, nil
 	}
+	id, network := cl.id, cl.network
 	key := id + "\x00" + mpath
 	perModel := c.perModel(m)
 	keys := []string{id, key}
-	network, inNetwork := networkOf(id)
+	inNetwork := network != ""
 	var netKey string
 	if inNetwork {
 		netKey = network + "\x00" + mpath

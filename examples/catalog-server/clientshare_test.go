@@ -547,8 +547,3 @@ func TestClientShareIPv6Site(t *testing.T) {
 		t.Errorf("counters left after every release: %v", c.n)
 	}
 }
-
-// modelPath is the path of m, as execute_query gives it to clientShares.take.
-func modelPath(m *catalog.Model) string {
-	return m.Package.Project.Name + "/" + m.Package.Name + "/" + m.Name
-}

@@ -169,7 +169,7 @@ func (s *Service) Describe(ctx context.Context, path string) (*Description, erro
 			d.Parameters = []catalog.Param{}
 		}
 		if e.Query.Model != nil {
-			d.Model = e.Project.Name + "/" + e.Package.Name + "/" + e.Query.Model.Name
+			d.Model = modelPath(e.Query.Model)
 		}
 	case catalog.KindSource:
 		d.SQL = e.Source.SQL
@@ -194,7 +194,7 @@ func (s *Service) Describe(ctx context.Context, path string) (*Description, erro
 		// one count, held until describe is done and each of its queries has
 		// given its connection back (Limits.Done: with -isolate=false, DuckDB may
 		// go on computing past a query's answer).
-		release, err := s.shares.take(ctx, e.Model, e.Model.Package.Project.Name+"/"+e.Model.Package.Name+"/"+e.Model.Name)
+		release, err := s.shares.take(ctx, e.Model, modelPath(e.Model))
 		if err != nil {
 			d.Error = "row count and sample rows: not read: " + err.Error() + "; the columns above are complete"
 			break
@@ -419,7 +419,7 @@ func changedSince(e *catalog.Entry, before, now map[string]string) bool {
 		if e.Package == nil {
 			return false
 		}
-		key := e.Package.Project.Name + "/" + e.Package.Name
+		key := packagePath(e.Package)
 		return before[key] != now[key]
 	}
 	for k, v := range now {

@@ -306,11 +306,9 @@ func refusedAtLoad(q *catalog.Query, qpath, mpath string, chk engine.QueryCheck)
 // namedPaths returns the path of the named query or notebook cell q and of
 // the model it runs against (q.Model, not nil).
 func namedPaths(q *catalog.Query) (qpath, mpath string) {
-	m := q.Model
-	pkg := m.Package.Project.Name + "/" + m.Package.Name
-	mpath = pkg + "/" + m.Name
+	mpath = modelPath(q.Model)
 	if q.Notebook != nil {
-		return pkg + "/" + q.Notebook.Name + "/" + q.Name, mpath
+		return packagePath(q.Model.Package) + "/" + q.Notebook.Name + "/" + q.Name, mpath
 	}
 	return mpath + "/" + q.Name, mpath
 }

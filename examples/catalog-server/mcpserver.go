@@ -746,7 +746,7 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 			where := "one of the package's models (the notebook names " + strconv.Quote(nb.ModelName) + ", which the package does not have)"
 			for _, pm := range nb.Package.Models {
 				if pm.Name == nb.ModelName {
-					where = "the model " + nb.Package.Project.Name + "/" + nb.Package.Name + "/" + pm.Name
+					where = "the model " + modelPath(pm)
 				}
 			}
 			return nil, fmt.Errorf("%s is a notebook: give queryName (one of its cells, e.g. cell-1) to run a cell, or run sql with path %s", e.Path, where)
@@ -818,20 +818,16 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 		}
 		return nil, fmt.Errorf("%s has no model to run against", e.Path)
 	}
-	mpath := m.Package.Project.Name + "/" + m.Package.Name + "/" + m.Name
-	qpath := "" // the named query's or the cell's path
+	mpath, qpath := modelPath(m), "" // qpath: the named query's or the cell's path
 	if q != nil {
-		qpath = mpath + "/" + q.Name
-		if q.Notebook != nil {
-			qpath = m.Package.Project.Name + "/" + m.Package.Name + "/" + q.Notebook.Name + "/" + q.Name
-		}
+		qpath, _ = namedPaths(q) // q.Model is m
 	}
 	eng := sn.engines[m]
-	if eng == nil && sn.loading[m.Package.Project.Name+"/"+m.Package.Name] {
+	if eng == nil && sn.loading[packagePath(m.Package)] {
 		return nil, &loadingError{fmt.Errorf("the model %s is unavailable for now: %s", mpath, sn.broken[m])}
 	}
 	if eng == nil {
-		retry := sn.retryNote(m.Package.Project.Name + "/" + m.Package.Name)
+		retry := sn.retryNote(packagePath(m.Package))
 		if mpath == e.Path {
 			return nil, &modelDownError{fmt.Errorf("the model %s is unavailable: %s", mpath, sn.broken[m]), retry}
 		}

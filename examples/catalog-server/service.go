@@ -57,11 +57,11 @@ type Config struct {
 	// opens the model's engine as the service does. PostgreSQL packages are
 	// then not probed (probePG).
 	open func(ctx context.Context, m *catalog.Model, real func(context.Context, *catalog.Model) (modelEngine, error)) (modelEngine, error)
-	// retryFirst, when set (tests), replaces pgRetryFirst.
-	retryFirst time.Duration
-	// restartLimit, when set (tests), replaces loadRestartLimit.
+	// The service's delays, each its constant unless a test sets it (fill):
+	// retryFirst is pgRetryFirst, restartLimit loadRestartLimit,
+	// rebuildFirst goneRetryFirst. The service reads them here only.
+	retryFirst   time.Duration
 	restartLimit time.Duration
-	// rebuildFirst, when set (tests), replaces goneRetryFirst.
 	rebuildFirst time.Duration
 	// probe (tests) has PostgreSQL packages probed even with open set.
 	probe bool
@@ -102,6 +102,15 @@ func (c *Config) fill() {
 	}
 	if c.Duck.Worker != nil && c.Duck.Processes == nil {
 		c.Duck.Processes = engine.NewProcessLimit(defaultQueryProcesses)
+	}
+	if c.retryFirst <= 0 {
+		c.retryFirst = pgRetryFirst
+	}
+	if c.restartLimit <= 0 {
+		c.restartLimit = loadRestartLimit
+	}
+	if c.rebuildFirst <= 0 {
+		c.rebuildFirst = goneRetryFirst
 	}
 }
 
@@ -216,11 +225,6 @@ type Service struct {
 	slots     chan struct{} // a place per load opening models (maxParallelLoads)
 	retrySlot chan struct{} // the one place of background retries, taken before slots
 	loads     sync.WaitGroup
-	// retryFirst is the delay before a PostgreSQL model that did not open is
-	// tried again (pgRetryFirst; tests shorten it).
-	retryFirst time.Duration
-	// restartLimit is loadRestartLimit (tests shorten it).
-	restartLimit time.Duration
 
 	old sync.WaitGroup
 	// closing holds the engines replaced by reloads whose Close has not
@@ -285,8 +289,8 @@ const (
 )
 
 // pkgState is one version of a package with its models as opened. Never
-// changed once it is in Service.ready (but for told, retries, timer, since and
-// goneNext, under mu).
+// changed once it is in Service.ready (but for told, checked, retries, timer,
+// since and goneNext, under mu).
 type pkgState struct {
 	ver     string
 	pkg     *catalog.Package       // the version the engines were opened for
@@ -331,6 +335,38 @@ type pkgState struct {
 	toldWhy    map[string]string
 	toldEng    map[string]modelEngine
 	toldParams bool
+	// checked is what is wrong with its named queries and notebook cells
+	// (checksOf): worked out by the first publish that serves it, and kept
+	// for the next ones; under mu.
+	checked *pkgChecks
+}
+
+// pkgChecks is what is wrong with the named queries and notebook cells of one
+// version of a package (pkgState), as a snapshot holds it (snapshot.checks,
+// refuse), and by model name the same problems each said in full, for the log:
+// params those of the parameters (addParamChecks), found those the model's
+// engine found when it opened (addChecks).
+type pkgChecks struct {
+	checks        map[string][]string
+	refuse        map[string]engine.QueryCheck
+	params, found map[string][]string
+}
+
+// checksOf returns the checks of st, working them out the first time. Called
+// with mu held (publish).
+func (st *pkgState) checksOf() *pkgChecks {
+	if st.checked != nil {
+		return st.checked
+	}
+	pc := &pkgChecks{checks: map[string][]string{}, refuse: map[string]engine.QueryCheck{}, params: map[string][]string{}, found: map[string][]string{}}
+	for _, m := range st.pkg.Models {
+		pc.params[m.Name] = pc.addParamChecks(m)
+		if e := st.engines[m.Name]; e != nil {
+			pc.found[m.Name] = pc.addChecks(m, e)
+		}
+	}
+	st.checked = pc
+	return pc
 }
 
 // toldSoFar says what publish logged of st and of the versions before it
@@ -391,7 +427,18 @@ type pkgLoad struct {
 // cancelled at each edit would keep the package unopened for as long as the
 // edits go on. Called with mu held.
 func (s *Service) restart(l *pkgLoad) bool {
-	return l.retry || !l.opening.Load() || time.Since(l.since) < s.restartLimit
+	return l.retry || !l.opening.Load() || time.Since(l.since) < s.cfg.restartLimit
+}
+
+// packagePath is the path of pkg in the catalog ("project/package"): its key
+// in Service.ready, loading, want and a snapshot's stamps.
+func packagePath(pkg *catalog.Package) string {
+	return pkg.Project.Name + "/" + pkg.Name
+}
+
+// modelPath is the path of m in the catalog ("project/package/model").
+func modelPath(m *catalog.Model) string {
+	return packagePath(m.Package) + "/" + m.Name
 }
 
 // stillLoading is what a model of a package not loaded yet answers.
@@ -439,14 +486,7 @@ func openService(ctx context.Context, dir string, cfg Config, log *slog.Logger) 
 	s := &Service{cfg: cfg, log: log, dir: dir, shares: newClientShares(cfg.MaxQueriesPerClient),
 		brokenNotes: engine.NewNoteLimiter(10, time.Minute, "lines about models whose query processes cannot start or open them"),
 		ready:       map[string]*pkgState{}, loading: map[string]*pkgLoad{}, changed: make(chan struct{}),
-		slots: make(chan struct{}, maxParallelLoads), retrySlot: make(chan struct{}, 1), retryFirst: pgRetryFirst, held: true}
-	if cfg.retryFirst > 0 {
-		s.retryFirst = cfg.retryFirst
-	}
-	s.restartLimit = loadRestartLimit
-	if cfg.restartLimit > 0 {
-		s.restartLimit = cfg.restartLimit
-	}
+		slots: make(chan struct{}, maxParallelLoads), retrySlot: make(chan struct{}, 1), held: true}
 	s.loadCtx, s.stopLoads = context.WithCancel(ctx)
 	if _, err := s.reread(); err != nil {
 		s.stopLoads()
@@ -809,11 +849,11 @@ func (s *Service) probePG(ctx context.Context, pkg *catalog.Package, n int) erro
 	if s.cfg.open != nil && !s.cfg.probe || n == 0 {
 		return nil // tests that open models themselves
 	}
-	dsn := os.Getenv(pkg.DSNEnv)
-	if !dsnEnvAllowed(pkg.DSNEnv, s.cfg.DSNEnv) || !engine.DSNReadable(dsn) {
-		return nil
+	dsn, err := s.packageDSN(pkg)
+	if err != nil {
+		return nil // each model says why (open)
 	}
-	err := engine.ProbePostgres(ctx, dsn, pkg.DSNEnv, s.cfg.PG.ConnectTimeout)
+	err = engine.ProbePostgres(ctx, dsn, pkg.DSNEnv, s.cfg.PG.ConnectTimeout)
 	var ce *engine.ConnectError
 	if !errors.As(err, &ce) {
 		return nil // connected, or the load was cancelled
@@ -972,10 +1012,10 @@ func (s *Service) scheduleRetry(key string, st *pkgState) {
 	// Nothing a retry could change: a variable the manifest may not read, or
 	// one that is empty or holds no connection string (a change of its value
 	// reloads the package).
-	if dsn := os.Getenv(st.pkg.DSNEnv); !dsnEnvAllowed(st.pkg.DSNEnv, s.cfg.DSNEnv) || !engine.DSNReadable(dsn) {
+	if _, err := s.packageDSN(st.pkg); err != nil {
 		return
 	}
-	s.retryIn(key, st, backoff(s.retryFirst, pgRetryMax, st.retries))
+	s.retryIn(key, st, backoff(s.cfg.retryFirst, pgRetryMax, st.retries))
 }
 
 // sameFailures says the load st found the models that did not open failing
@@ -1027,7 +1067,7 @@ func (s *Service) retryIn(key string, st *pkgState, delay time.Duration) {
 // rebuild of m failed). A call of another model met gone starts a rebuild at
 // once, which tries the models that failed too.
 func (s *Service) rebuild(m *catalog.Model, eng modelEngine, gone error) error {
-	key := m.Package.Project.Name + "/" + m.Package.Name
+	key := packagePath(m.Package)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := s.ready[key]
@@ -1092,11 +1132,7 @@ func backoff(first, most time.Duration, n int) time.Duration {
 // background after a delay that doubles with each try (goneRetryFirst …
 // goneRetryMax). Called with mu held.
 func (s *Service) scheduleRebuild(key string, st *pkgState, l *pkgLoad, why map[string]string) {
-	first := goneRetryFirst
-	if s.cfg.rebuildFirst > 0 {
-		first = s.cfg.rebuildFirst
-	}
-	delay := backoff(first, goneRetryMax, st.retries)
+	delay := backoff(s.cfg.rebuildFirst, goneRetryMax, st.retries)
 	st.retries++
 	st.goneNext = time.Now().Add(delay).UnixNano()
 	st.goneTried = map[string]bool{}
@@ -1152,15 +1188,7 @@ func (s *Service) retire(st, next *pkgState) {
 			kept[e] = true
 		}
 	}
-	for _, e := range st.engines {
-		if !kept[e] {
-			s.closing.Store(e, struct{}{})
-			s.old.Go(func() {
-				defer s.closing.Delete(e)
-				e.Close() // waits for the queries still running on it
-			})
-		}
-	}
+	s.closeEngines(st.engines, func(_ string, e modelEngine) bool { return kept[e] }, true)
 }
 
 // discard closes the engines a load opened that are not served (those of keep
@@ -1168,13 +1196,23 @@ func (s *Service) retire(st, next *pkgState) {
 // superseded while the service runs), else at once (the service stopping:
 // nothing ran on them).
 func (s *Service) discard(st *pkgState, keep map[string]modelEngine, async bool) {
-	for name, e := range st.engines {
-		if keep[name] == e {
-			continue
-		}
-		if async {
-			s.old.Go(func() { e.Close() })
-		} else {
+	s.closeEngines(st.engines, func(name string, e modelEngine) bool { return keep[name] == e }, async)
+}
+
+// closeEngines closes each engine of engines (by model name) that kept does
+// not keep: async in the background, each once its running queries end (held
+// in closing until then: Discard), else at once. Called with mu held.
+func (s *Service) closeEngines(engines map[string]modelEngine, kept func(name string, e modelEngine) bool, async bool) {
+	for name, e := range engines {
+		switch {
+		case kept(name, e):
+		case async:
+			s.closing.Store(e, struct{}{})
+			s.old.Go(func() {
+				defer s.closing.Delete(e)
+				e.Close() // waits for the queries still running on it
+			})
+		default:
 			e.Close()
 		}
 	}
@@ -1248,9 +1286,12 @@ func (s *Service) publish() {
 			}
 			tell := !st.told // a package's problems are told when it opens, not at every reload
 			st.told = true
+			pc := st.checksOf() // pkg is st.pkg
+			maps.Copy(sn.checks, pc.checks)
+			maps.Copy(sn.refuse, pc.refuse)
 			for _, m := range pkg.Models {
 				mpath := key + "/" + m.Name
-				for _, msg := range sn.addParamChecks(m) {
+				for _, msg := range pc.params[m.Name] {
 					if tell && !st.toldParams {
 						logs.warn("named query", "problem", msg)
 					}
@@ -1272,7 +1313,7 @@ func (s *Service) publish() {
 					}
 				}
 				sn.engines[m] = e
-				for _, msg := range sn.addChecks(m, e) {
+				for _, msg := range pc.found[m.Name] {
 					if tellEng {
 						logs.warn("named query", "problem", msg)
 					}
@@ -1362,26 +1403,25 @@ type queryChecker interface {
 // addChecks records what the engine e of model m found wrong with m's named
 // queries and with the notebook cells that run against m, and returns it, each
 // problem said in full.
-func (sn *snapshot) addChecks(m *catalog.Model, e modelEngine) []string {
+func (pc *pkgChecks) addChecks(m *catalog.Model, e modelEngine) []string {
 	qc, ok := e.(queryChecker)
 	if !ok {
 		return nil
 	}
 	checks := qc.QueryChecks()
-	ppath := m.Package.Project.Name + "/" + m.Package.Name
-	mpath := ppath + "/" + m.Name
+	ppath, mpath := packagePath(m.Package), modelPath(m)
 	file := mpath + ".sql"
 	var all []string
 	for _, q := range m.Queries {
 		if c := checks[q.Name]; c.Refuse != "" {
-			sn.refuse[mpath+"/"+q.Name] = c // also for a previous version still served: it runs the same SQL
+			pc.refuse[mpath+"/"+q.Name] = c // also for a previous version still served: it runs the same SQL
 		}
 	}
 	if len(m.Problems) == 0 { // else the model's previous version: told once, for the file
 		for _, q := range m.Queries {
 			for _, p := range checks[q.Name].Problems {
 				msg := fmt.Sprintf("%s: query %s (line %d): %s", file, q.Name, q.Line, packageRelative(m, p))
-				sn.checks[mpath+"/"+q.Name] = append(sn.checks[mpath+"/"+q.Name], msg)
+				pc.checks[mpath+"/"+q.Name] = append(pc.checks[mpath+"/"+q.Name], msg)
 				all = append(all, msg)
 			}
 		}
@@ -1393,11 +1433,11 @@ func (sn *snapshot) addChecks(m *catalog.Model, e modelEngine) []string {
 			}
 			cpath := ppath + "/" + nb.Name + "/" + c.Name
 			if chk := checks[engine.CellKey(nb, c)]; chk.Refuse != "" {
-				sn.refuse[cpath] = chk
+				pc.refuse[cpath] = chk
 			}
 			for _, p := range checks[engine.CellKey(nb, c)].Problems {
 				msg := fmt.Sprintf("%s/%s: %s (line %d): %s", ppath, filepath.Base(nb.File), c.Name, c.Line, packageRelative(m, p))
-				sn.checks[cpath] = append(sn.checks[cpath], msg)
+				pc.checks[cpath] = append(pc.checks[cpath], msg)
 				all = append(all, msg)
 			}
 		}
@@ -1405,7 +1445,7 @@ func (sn *snapshot) addChecks(m *catalog.Model, e modelEngine) []string {
 	if len(m.Problems) == 0 {
 		for _, p := range checks[""].Problems {
 			msg := file + ": " + p
-			sn.checks[mpath] = append(sn.checks[mpath], msg)
+			pc.checks[mpath] = append(pc.checks[mpath], msg)
 			all = append(all, msg)
 		}
 	}
@@ -1415,17 +1455,17 @@ func (sn *snapshot) addChecks(m *catalog.Model, e modelEngine) []string {
 // addParamChecks records what is wrong with the parameters m's named queries
 // declare that the server itself finds, whatever the engine (a list of a type
 // it does not cast, uncastList), and returns it, each problem said in full.
-func (sn *snapshot) addParamChecks(m *catalog.Model) []string {
+func (pc *pkgChecks) addParamChecks(m *catalog.Model) []string {
 	if len(m.Problems) > 0 {
 		return nil // the model's previous version: told once, for the file
 	}
-	mpath := m.Package.Project.Name + "/" + m.Package.Name + "/" + m.Name
+	mpath := modelPath(m)
 	var all []string
 	for _, q := range m.Queries {
 		for _, p := range q.Params {
 			if why := uncastList(m.Package.Engine, p); why != "" {
 				msg := fmt.Sprintf("%s.sql: query %s (line %d): %s", mpath, q.Name, q.Line, why)
-				sn.checks[mpath+"/"+q.Name] = append(sn.checks[mpath+"/"+q.Name], msg)
+				pc.checks[mpath+"/"+q.Name] = append(pc.checks[mpath+"/"+q.Name], msg)
 				all = append(all, msg)
 			}
 		}
@@ -1440,7 +1480,7 @@ func (sn *snapshot) modelProblems(m *catalog.Model) []string {
 		return nil
 	}
 	out := slices.Clone(m.Problems)
-	mpath := m.Package.Project.Name + "/" + m.Package.Name + "/" + m.Name
+	mpath := modelPath(m)
 	out = append(out, sn.checks[mpath]...)
 	for _, q := range m.Queries {
 		out = append(out, q.Problems...)
@@ -1449,23 +1489,46 @@ func (sn *snapshot) modelProblems(m *catalog.Model) []string {
 	return out
 }
 
+// packageDSN reads the connection string of pkg, a PostgreSQL package, from
+// the environment variable its manifest names (dsnEnv), and returns why it
+// cannot be used when it cannot: the manifest may not read that variable
+// (dsnEnvAllowed), it is not set or is empty, or it holds no connection
+// string PostgreSQL's driver can read. No retry changes any of these: a
+// change of the variable's value reloads the package (pkgVersion).
+func (s *Service) packageDSN(pkg *catalog.Package) (string, error) {
+	if !dsnEnvAllowed(pkg.DSNEnv, s.cfg.DSNEnv) {
+		return "", fmt.Errorf("dsnEnv names the environment variable %s, which this server does not let a manifest read (it lets manifests read %s): rename the variable to one of those, or have the server's operator allow it with -dsn-env. Without that rule a manifest could read any variable of the server's environment", pkg.DSNEnv, allowedDSNEnv(s.cfg.DSNEnv))
+	}
+	dsn, set := os.LookupEnv(pkg.DSNEnv)
+	if dsn == "" {
+		state := "is not set in the server's environment"
+		if set {
+			state = "is empty"
+		}
+		return "", fmt.Errorf("the environment variable %s (dsnEnv in the manifest) %s: set it to a PostgreSQL connection string and restart the server", pkg.DSNEnv, state)
+	}
+	if !engine.DSNReadable(dsn) {
+		return "", badDSN(pkg)
+	}
+	return dsn, nil
+}
+
+// badDSN is the error of a package whose dsnEnv variable holds no connection
+// string PostgreSQL's driver can read (engine.ErrBadDSN), its value not shown.
+func badDSN(pkg *catalog.Package) error {
+	return fmt.Errorf("the environment variable %s (dsnEnv in the manifest) does not hold a PostgreSQL connection string PostgreSQL's driver can read (its value is not shown: it may hold a password); set it to a URL such as postgres://reader@db.internal:5432/hr or to key=value pairs", pkg.DSNEnv)
+}
+
 func (s *Service) open(ctx context.Context, m *catalog.Model) (modelEngine, error) {
 	switch m.Package.Engine {
 	case catalog.EnginePostgres:
-		if !dsnEnvAllowed(m.Package.DSNEnv, s.cfg.DSNEnv) {
-			return nil, fmt.Errorf("dsnEnv names the environment variable %s, which this server does not let a manifest read (it lets manifests read %s): rename the variable to one of those, or have the server's operator allow it with -dsn-env. Without that rule a manifest could read any variable of the server's environment", m.Package.DSNEnv, allowedDSNEnv(s.cfg.DSNEnv))
-		}
-		dsn, set := os.LookupEnv(m.Package.DSNEnv)
-		if dsn == "" {
-			state := "is not set in the server's environment"
-			if set {
-				state = "is empty"
-			}
-			return nil, fmt.Errorf("the environment variable %s (dsnEnv in the manifest) %s: set it to a PostgreSQL connection string and restart the server", m.Package.DSNEnv, state)
+		dsn, err := s.packageDSN(m.Package)
+		if err != nil {
+			return nil, err
 		}
 		pg, err := engine.OpenPostgres(ctx, m, dsn, s.cfg.PG)
 		if errors.Is(err, engine.ErrBadDSN) {
-			return nil, fmt.Errorf("the environment variable %s (dsnEnv in the manifest) does not hold a PostgreSQL connection string PostgreSQL's driver can read (its value is not shown: it may hold a password); set it to a URL such as postgres://reader@db.internal:5432/hr or to key=value pairs", m.Package.DSNEnv)
+			return nil, badDSN(m.Package)
 		}
 		return pg, err
 	default:
