@@ -6,13 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os/exec"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -291,8 +288,6 @@ type procLoad struct {
 	dumps    bool         // DuckConfig.CrashDumps
 
 	w       *duckWorker // nil: the next step starts one
-	stderr  *headBuffer // the start of w's standard error (the crash's signal)
-	output  *outputTail // w's standard output and error, bounded (the crash's log line)
 	what    string      // the step under way
 	crashes []string    // the steps that crashed
 	stop    error       // failed()
@@ -317,37 +312,19 @@ type workerLoad struct {
 	TempLimit   string `json:"tempLimit"`
 }
 
-// maxStderrKept is how much of a load process's standard error the server
-// keeps, to name the signal it crashed with (the Go runtime's first line).
-const maxStderrKept = 64 << 10
-
 // start starts a load process and has it open the database.
 func (p *procLoad) start(ctx context.Context) error {
-	cmd := p.command()
-	buf := &headBuffer{max: maxStderrKept}
-	// What the process writes goes nowhere but into out (bounded: its first
-	// 2 KiB and last 8 KiB), for the one log line of a crash (noteCrash).
-	// Before, it went to the server's standard error: a model whose every
-	// query crashed DuckDB wrote about 8 KB of the Go runtime's dump per crash
-	// there, at each load, past the rate limit. Only its standard error is
-	// kept for crashDetail too, where the Go runtime writes a crash: a line on
-	// its standard output (which DuckDB or a library might write, quoting a
-	// file's content) cannot pass for the crash's signal.
-	out := &outputTail{}
-	if cmd.Stderr == nil {
-		cmd.Stderr = out
-		cmd.WaitDelay = time.Second // a grandchild holding the pipe does not hold Wait
-	}
-	if cmd.Stdout == nil {
-		cmd.Stdout = cmd.Stderr
-	}
-	cmd.Stderr = io.MultiWriter(cmd.Stderr, buf)
-	w, err := launchWorker(cmd, p.open.Threads, "", workerOutput{})
+	// What the process writes goes nowhere but into its workerCapture
+	// (launchWorker), for the one log line of a crash (noteCrash) and the
+	// step's error (crashDetail). Before, it went to the server's standard
+	// error: a model whose every query crashed DuckDB wrote about 8 KB of the
+	// Go runtime's dump per crash there, at each load, past the rate limit.
+	w, err := launchWorker(p.command(), p.open.Threads, "", workerOutput{})
 	if err != nil {
 		p.stop = &LoadError{Kind: "start", Detail: "could not be started (" + err.Error() + ")"}
 		return p.stop
 	}
-	p.w, p.stderr, p.output = w, buf, out
+	p.w = w
 	what := p.what
 	p.what = "opening the model's database"
 	if len(p.crashes) > 0 {
@@ -504,7 +481,7 @@ func (p *procLoad) roundTrip(ctx context.Context, req workerRequest, size int) (
 					workerNotes.note(p.log, "a load process's answer could not be read; the process was ended", "pid", w.cmd.Process.Pid, "package", p.open.PkgDir, "while", p.what, "error", bad.Error())
 					return workerAnswer{}, &LoadError{Kind: "unreadable", What: p.what, Detail: bad.Error(), Ended: true}
 				}
-				detail := crashDetail(w.waitErr, p.stderr.String())
+				detail := crashDetail(w.waitErr, w.capture.stderr.String())
 				p.noteCrash(w, detail)
 				return workerAnswer{}, p.crashed(&LoadError{Kind: "crash", What: p.what, Detail: detail})
 			}
@@ -531,8 +508,10 @@ func (p *procLoad) roundTrip(ctx context.Context, req workerRequest, size int) (
 // the line only with DuckConfig.CrashDumps.
 func (p *procLoad) noteCrash(w *duckWorker, detail string) {
 	args := []any{"pid", w.cmd.Process.Pid, "package", p.open.PkgDir, "while", p.what, "detail", detail}
-	if p.dumps && p.output != nil {
-		args = append(args, "output", p.output.String())
+	if p.dumps {
+		if out := w.capture.dump(); out != "" {
+			args = append(args, "output", out)
+		}
 	}
 	workerNotes.note(p.log, "a load process crashed; what it was doing is listed in its model's problems", args...)
 }
@@ -547,46 +526,17 @@ func (p *procLoad) crashed(le *LoadError) error {
 	return le
 }
 
-// goSignal is the line the Go runtime writes first when a signal ends the
-// process ("SIGSEGV: segmentation violation"), as when DuckDB crashes.
-var goSignal = regexp.MustCompile(`(?m)^(SIG[A-Z0-9]+: .*)$`)
-
-// crashDetail says how a load process ended: the signal the Go runtime named
-// on its standard error, its fatal error, or its exit status.
+// crashDetail says how a load process ended: the line of its standard error
+// that says why it crashed (crashLine: the Go runtime's signal, fatal error or
+// panic, the C++ runtime's, DuckDB's), or its exit status.
 func crashDetail(waitErr error, stderr string) string {
-	if m := goSignal.FindStringSubmatch(stderr); m != nil {
-		return strings.TrimSpace(m[1])
-	}
-	if _, rest, ok := strings.Cut(stderr, "fatal error: "); ok {
-		line, _, _ := strings.Cut(rest, "\n")
-		return "fatal error: " + strings.TrimSpace(line)
+	if l := crashLine(stderr); l != "" {
+		return l
 	}
 	if waitErr != nil {
 		return "its process ended: " + waitErr.Error()
 	}
 	return "its process ended without answering"
-}
-
-// headBuffer keeps the first max bytes written to it.
-type headBuffer struct {
-	mu  sync.Mutex
-	b   []byte
-	max int
-}
-
-func (h *headBuffer) Write(b []byte) (int, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if room := h.max - len(h.b); room > 0 {
-		h.b = append(h.b, b[:min(len(b), room)]...)
-	}
-	return len(b), nil
-}
-
-func (h *headBuffer) String() string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return string(h.b)
 }
 
 // serveLoad serves the steps of a model's load (procLoad) in a load process,

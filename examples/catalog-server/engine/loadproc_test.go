@@ -282,11 +282,12 @@ func TestLoadProcCannotStart(t *testing.T) {
 }
 
 // TestCrashDetail: a load process's end is named by the Go runtime's signal
-// line, its fatal error, or its exit status.
+// line, its fatal error or panic (crashLine), or its exit status.
 func TestCrashDetail(t *testing.T) {
 	for _, tc := range []struct{ stderr, want string }{
 		{"SIGSEGV: segmentation violation\nPC=0x1 m=0 sigcode=1\nsignal arrived during cgo execution\n", "SIGSEGV: segmentation violation"},
 		{"fatal error: runtime: out of memory\n\nruntime stack:\n", "fatal error: runtime: out of memory"},
+		{"panic: boom\n\ngoroutine 1 [running]:\n", "panic: boom"},
 		{"", "its process ended without answering"},
 	} {
 		if got := crashDetail(nil, tc.stderr); got != tc.want {
