@@ -137,8 +137,10 @@ func (e *LoadError) Error() string {
 // the engine's (duckErr's).
 type loadConn interface {
 	exec(ctx context.Context, query string) error
-	// rows returns a query's rows, each value scanned into a string.
-	rows(ctx context.Context, query string, args ...string) ([][]string, error)
+	// rows returns a query's rows of width values each, each value scanned
+	// into a string. A row of another width (a load process's answer of
+	// another shape) is an error, never handed to the caller.
+	rows(ctx context.Context, width int, query string, args ...string) ([][]string, error)
 	// prepare prepares text without running it and returns its parameters'
 	// names (prepareNames).
 	prepare(ctx context.Context, text string) ([]string, error)
@@ -161,11 +163,11 @@ type loadConn interface {
 
 // rowString returns the one value of a query's first row (QueryRow's Scan).
 func rowString(ctx context.Context, c loadConn, query string, args ...string) (string, error) {
-	rs, err := c.rows(ctx, query, args...)
+	rs, err := c.rows(ctx, 1, query, args...)
 	if err != nil {
 		return "", err
 	}
-	if len(rs) == 0 || len(rs[0]) == 0 {
+	if len(rs) == 0 {
 		return "", sql.ErrNoRows
 	}
 	return rs[0][0], nil
@@ -229,7 +231,7 @@ func (l *localLoad) exec(ctx context.Context, query string) error {
 	return duckErr(err)
 }
 
-func (l *localLoad) rows(ctx context.Context, query string, args ...string) ([][]string, error) {
+func (l *localLoad) rows(ctx context.Context, width int, query string, args ...string) ([][]string, error) {
 	a := make([]any, len(args))
 	for i, s := range args {
 		a[i] = s
@@ -242,6 +244,9 @@ func (l *localLoad) rows(ctx context.Context, query string, args ...string) ([][
 	cols, err := rows.Columns()
 	if err != nil {
 		return nil, err
+	}
+	if len(cols) != width {
+		return nil, fmt.Errorf("load: a query of %d columns, not %d", len(cols), width)
 	}
 	var out [][]string
 	for rows.Next() {
@@ -297,9 +302,10 @@ type procLoad struct {
 // (base64 in JSON), byte for byte: a JSON string would replace bytes that are
 // not UTF-8.
 type loadStep struct {
-	Op   string   `json:"op"` // "exec", "rows", "prepare", "view", "close"
-	SQL  []byte   `json:"sql,omitempty"`
-	Args [][]byte `json:"args,omitempty"`
+	Op    string   `json:"op"` // "exec", "rows", "prepare", "view", "close"
+	SQL   []byte   `json:"sql,omitempty"`
+	Args  [][]byte `json:"args,omitempty"`
+	Width int      `json:"width,omitempty"` // for "rows": the values a row has
 }
 
 // workerLoad asks a worker to serve a load (serveLoad) on the database file
@@ -349,13 +355,25 @@ func (p *procLoad) exec(ctx context.Context, query string) error {
 	return err
 }
 
-func (p *procLoad) rows(ctx context.Context, query string, args ...string) ([][]string, error) {
-	st := loadStep{Op: "rows", SQL: []byte(query)}
+// rows is the one place a load process's rows are checked for their shape:
+// a row of another width than asked (the process's answer is not what was
+// asked for) fails the step, told as an answer that does not read, and the
+// process is left running.
+func (p *procLoad) rows(ctx context.Context, width int, query string, args ...string) ([][]string, error) {
+	st := loadStep{Op: "rows", SQL: []byte(query), Width: width}
 	for _, a := range args {
 		st.Args = append(st.Args, []byte(a))
 	}
 	ans, err := p.step(ctx, st)
-	return ans.Strings, err
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range ans.Strings {
+		if len(r) != width {
+			return nil, &LoadError{Kind: "unreadable", What: p.what, Detail: fmt.Sprintf("a row of %d values, not %d", len(r), width)}
+		}
+	}
+	return ans.Strings, nil
 }
 
 func (p *procLoad) prepare(ctx context.Context, text string) ([]string, error) {
@@ -570,7 +588,7 @@ func serveLoad(dec *json.Decoder, reply func(workerAnswer) bool, o *workerLoad) 
 			for i, a := range st.Args {
 				args[i] = string(a)
 			}
-			ans.Strings, err = l.rows(ctx, string(st.SQL), args...)
+			ans.Strings, err = l.rows(ctx, st.Width, string(st.SQL), args...)
 		case "prepare":
 			var names []string
 			names, err = l.prepare(ctx, string(st.SQL))
