@@ -400,26 +400,68 @@ func typeArticle(t string) string {
 // 39): a number with more is out of every range, and not computed.
 const maxIntDigits = 40
 
-var (
-	// jsonNumberForm is a JSON number's form, which exactInt takes: narrower
-	// than decimalForm (no plus sign, digits on both sides of a point).
-	jsonNumberForm = regexp.MustCompile(`^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$`)
-	digitsForm     = regexp.MustCompile(`^-?\d+$`)
-)
+// digitsForm is a string parameter's integer: digits, a minus sign if any.
+var digitsForm = regexp.MustCompile(`^-?\d+$`)
 
 // exactInt returns the integer the decimal text s denotes (a JSON number:
-// 42, 4.2e1, 1e3; or digits with an optional minus sign), read by
-// parseDecimal. ok is false when s has a fraction; huge is true when it is
-// past maxIntDigits digits.
+// 42, 4.2e1, 1e3; or digits with an optional minus sign), in one pass over s:
+// its digits without leading zeros times ten to its exponent, as parseDecimal
+// reads it (an exponent past ±maxDecimalExp is read as that). ok is false when
+// s is not a JSON number (no plus sign, digits on both sides of a point) or
+// has a fraction; huge is true when it is past maxIntDigits digits.
 func exactInt(s string) (n *big.Int, ok, huge bool) {
-	if !jsonNumberForm.MatchString(s) {
+	i := 0
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		i++
+	}
+	digitRun := func() string { // the ASCII digits at i, at least one
+		j := i
+		for j < len(s) && '0' <= s[j] && s[j] <= '9' {
+			j++
+		}
+		run := s[i:j]
+		i = j
+		return run
+	}
+	whole := digitRun()
+	if whole == "" {
 		return nil, false, false
 	}
-	d, _ := parseDecimal(s)
-	digits, exp := d.digits, d.exp
+	var frac string
+	if i < len(s) && s[i] == '.' {
+		i++
+		if frac = digitRun(); frac == "" {
+			return nil, false, false
+		}
+	}
+	var e int64
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		eneg := i < len(s) && s[i] == '-'
+		if i < len(s) && (s[i] == '-' || s[i] == '+') {
+			i++
+		}
+		run := digitRun()
+		if run == "" {
+			return nil, false, false
+		}
+		e, _ = strconv.ParseInt(run, 10, 64)
+		if len(strings.TrimLeft(run, "0")) > 13 || e > maxDecimalExp {
+			e = maxDecimalExp // past 2^40 (13 digits), and past int64: read as the bound
+		}
+		if eneg {
+			e = -e
+		}
+	}
+	if i != len(s) {
+		return nil, false, false
+	}
+	digits := strings.TrimLeft(whole+frac, "0")
 	if digits == "" {
 		return new(big.Int), true, false
 	}
+	exp := e - int64(len(frac))
 	for exp < 0 && strings.HasSuffix(digits, "0") {
 		digits = digits[:len(digits)-1]
 		exp++
@@ -431,7 +473,7 @@ func exactInt(s string) (n *big.Int, ok, huge bool) {
 		return nil, true, true
 	}
 	n, _ = new(big.Int).SetString(digits+strings.Repeat("0", int(exp)), 10)
-	if d.neg {
+	if neg {
 		n.Neg(n)
 	}
 	return n, true, false

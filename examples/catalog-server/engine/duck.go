@@ -481,14 +481,7 @@ func (d *Duck) build(ctx context.Context, m *catalog.Model, pkgDir, path string,
 			continue
 		}
 		conn.doing("reading the columns of the view of source " + s.Name)
-		rows, err := conn.rows(ctx, "SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = 'main' AND table_name = ? ORDER BY ordinal_position", s.Name)
-		for _, r := range rows {
-			if err == nil && len(r) != 2 {
-				// Not the answer asked for (a load process's answer of
-				// another shape): said so, not read past its end.
-				err = &LoadError{Kind: "unreadable", What: "reading the columns of the view of source " + s.Name, Detail: fmt.Sprintf("a row of %d values, not 2", len(r))}
-			}
-		}
+		rows, err := conn.rows(ctx, 2, "SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = 'main' AND table_name = ? ORDER BY ordinal_position", s.Name)
 		var le *LoadError
 		if err != nil && conn.failed() == nil && errors.As(err, &le) {
 			d.broken[s.Name] = err.Error()
@@ -1468,27 +1461,42 @@ func unwrapLines(err error, wrapped bool) error {
 	if !wrapped || !errors.As(err, &de) {
 		return err
 	}
-	lines := strings.Split(cutMessage(de.Msg), "\n") // a long message costs no more than a cut one
+	out := *de
+	// A long message costs no more than a cut one.
+	out.Msg = renumberLines(cutMessage(de.Msg), func(n int) int { return max(n-1, 1) })
+	return &out
+}
+
+var duckPos = regexp.MustCompile(`(?m)^LINE (\d+): `)
+
+// renumberLines renumbers each "LINE n:" of DuckDB's excerpts in msg to
+// "LINE to(n):" (unwrapLines, fileLines). The caret line below points at a
+// column of the line as shown: it is kept under the same character, spaces
+// put before it when the prefix got longer (LINE 9 → 10; a line holding the
+// caret) and taken off when it got shorter (LINE 10 → 9; a line starting with
+// as many spaces).
+func renumberLines(msg string, to func(n int) int) string {
+	lines := strings.Split(msg, "\n")
 	for i, l := range lines {
 		m := duckPos.FindStringSubmatch(l)
 		if m == nil {
 			continue
 		}
 		n, _ := strconv.Atoi(m[1])
-		prefix := fmt.Sprintf("LINE %d: ", max(n-1, 1))
+		prefix := fmt.Sprintf("LINE %d: ", to(n))
 		lines[i] = prefix + l[len(m[0]):]
-		// The caret line below points at a column of the line as shown: keep it
-		// under the same character when the prefix got shorter (LINE 10 → 9).
-		if d := len(m[0]) - len(prefix); d > 0 && i+1 < len(lines) && strings.HasPrefix(lines[i+1], strings.Repeat(" ", d)) {
-			lines[i+1] = lines[i+1][d:]
+		if i+1 == len(lines) {
+			continue
+		}
+		switch d := len(prefix) - len(m[0]); {
+		case d > 0 && strings.Contains(lines[i+1], "^"):
+			lines[i+1] = strings.Repeat(" ", d) + lines[i+1]
+		case d < 0 && strings.HasPrefix(lines[i+1], strings.Repeat(" ", -d)):
+			lines[i+1] = lines[i+1][-d:]
 		}
 	}
-	out := *de
-	out.Msg = strings.Join(lines, "\n")
-	return &out
+	return strings.Join(lines, "\n")
 }
-
-var duckPos = regexp.MustCompile(`(?m)^LINE (\d+): `)
 
 // duckErr keeps DuckDB's message and finds the position it marks ("LINE n:" and a
 // caret under the offending character).

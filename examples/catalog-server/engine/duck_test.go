@@ -499,3 +499,24 @@ func TestDuckNestedJSONNumbers(t *testing.T) {
 		}
 	}
 }
+
+// TestRenumberLines: the one renumbering of DuckDB's "LINE n:" for a capped
+// statement (unwrapLines: one line less) and for a text placed in its file
+// (fileLines: first-1 lines more) keeps the caret under the same character
+// both ways, and leaves the rest of the message as it is.
+func TestRenumberLines(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{fileLines("Parser Error: x\n\nLINE 9: SELECT nme\n             ^", 2), "Parser Error: x\n\nLINE 10: SELECT nme\n              ^"},
+		{fileLines("Parser Error: x\n\nLINE 1: SELECT nme\n        ^\nLINE 1: tail", 12), "Parser Error: x\n\nLINE 12: SELECT nme\n         ^\nLINE 12: tail"},
+		{fileLines("LINE 9: SELECT nme\nno caret here", 2), "LINE 10: SELECT nme\nno caret here"},
+		{fileLines("LINE 9: SELECT nme", 1), "LINE 9: SELECT nme"},
+		{renumberLines("Binder Error: x\n\nLINE 10: SELECT nme\n                ^", func(n int) int { return max(n-1, 1) }), "Binder Error: x\n\nLINE 9: SELECT nme\n               ^"},
+		{renumberLines("LINE 10: SELECT nme\n^", func(n int) int { return max(n-1, 1) }), "LINE 9: SELECT nme\n^"},
+		{renumberLines("LINE 1: SELECT 1\n        ^", func(n int) int { return max(n-1, 1) }), "LINE 1: SELECT 1\n        ^"},
+		{renumberLines("no line here\nLINE x: y", func(n int) int { return n + 5 }), "no line here\nLINE x: y"},
+	} {
+		if tc.in != tc.want {
+			t.Errorf("got\n%s\nwant\n%s", tc.in, tc.want)
+		}
+	}
+}

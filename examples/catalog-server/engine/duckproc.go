@@ -510,16 +510,9 @@ func (p *DuckProc) start(ctx context.Context) (*duckWorker, error) {
 	if p.fileGone() {
 		return nil, goneErr()
 	}
-	// The worker's standard output and error are kept, bounded (outputTail),
-	// for the log line of a process that crashes (noteEnd).
-	cmd := p.cfg.Worker()
-	var output *outputTail
-	if cmd.Stderr == nil {
-		output = &outputTail{}
-		cmd.Stderr = output
-		cmd.WaitDelay = time.Second // a grandchild holding the pipe does not hold Wait
-	}
-	w, err := launchWorker(cmd, p.cfg.Threads, filepath.Join(p.file.tmp, fmt.Sprintf("spill-%d", p.started.Add(1))), workerOutput{output, p.cfg.log(), p.cfg.CrashDumps})
+	// The worker's output is kept, bounded (workerCapture), for the log line
+	// of a process that crashes (noteEnd).
+	w, err := launchWorker(p.cfg.Worker(), p.cfg.Threads, filepath.Join(p.file.tmp, fmt.Sprintf("spill-%d", p.started.Add(1))), workerOutput{p.cfg.log(), p.cfg.CrashDumps})
 	if err != nil {
 		return nil, p.startErr("could not be started (" + err.Error() + ")")
 	}
@@ -559,8 +552,8 @@ func (p *DuckProc) start(ctx context.Context) (*duckWorker, error) {
 // process, or a load process (loadproc.go). Answers come back on a pipe of
 // their own (the worker's file descriptor 3, WorkerAnswers), not on its
 // standard output, which anything in the process might write to: that goes to
-// cmd.Stdout, or when unset where its standard error goes (cmd.Stderr; the
-// server's standard error when unset). The process gets the
+// cmd.Stdout, or when unset where its standard error goes (cmd.Stderr; kept
+// by the server, bounded, when unset: captureOutput). The process gets the
 // environment workerEnviron keeps, for DuckDB's threads, and ends with the
 // server (endWithParent); spill is its DuckDB's spill folder, removed when it
 // ends.
@@ -575,18 +568,13 @@ func launchWorker(cmd *exec.Cmd, threads int, spill string, out workerOutput) (*
 		inW.Close()
 		return nil, err
 	}
-	if cmd.Stderr == nil {
-		cmd.Stderr = os.Stderr
-	}
+	capture := captureOutput(cmd)
 	// Nothing of the server's environment but what DuckDB and Go read: the
 	// worker needs no credential (a PostgreSQL package's DSN variable).
 	if cmd.Env == nil {
 		cmd.Env = os.Environ()
 	}
 	cmd.Env = workerEnviron(cmd.Env, threads)
-	if cmd.Stdout == nil {
-		cmd.Stdout = cmd.Stderr
-	}
 	cmd.Stdin, cmd.ExtraFiles = inR, []*os.File{outW}
 	endWithParent(cmd)
 	err = cmd.Start()
@@ -598,17 +586,16 @@ func launchWorker(cmd *exec.Cmd, threads int, spill string, out workerOutput) (*
 		return nil, err
 	}
 	w := &duckWorker{cmd: cmd, in: inW, replies: make(chan workerAnswer, 1), exited: make(chan struct{}), spill: spill,
-		output: out.tail, log: out.log, dumps: out.dumps}
+		capture: capture, log: out.log, dumps: out.dumps}
 	w.maxHead.Store(maxAnswerHead)
 	go w.read(outR)
 	return w, nil
 }
 
-// workerOutput is what a worker notes when it ends by itself (noteEnd): its
-// kept output (nil: not kept, as for a load process, which reads its own), the
-// log, and whether the output goes into the log line (DuckConfig.CrashDumps).
+// workerOutput is where a worker notes that it ended by itself (noteEnd): the
+// log (nil for a load process, which tells its load's caller), and whether its
+// output goes into the log line (DuckConfig.CrashDumps).
 type workerOutput struct {
-	tail  *outputTail
 	log   *slog.Logger
 	dumps bool
 }
@@ -854,10 +841,10 @@ type duckWorker struct {
 	// frame past its limits, or one that does not parse) while the process may
 	// still run; nil when its output ended. Set before replies is closed.
 	badAnswer error
-	killing   atomic.Bool  // the server is ending it (kill): its end is no crash
-	output    *outputTail  // its standard output and error, when the server keeps them
-	log       *slog.Logger // where a crash is noted (noteEnd)
-	dumps     bool         // DuckConfig.CrashDumps
+	killing   atomic.Bool    // the server is ending it (kill): its end is no crash
+	capture   *workerCapture // what it writes, bounded (its crash's line and dump)
+	log       *slog.Logger   // where a crash is noted (noteEnd)
+	dumps     bool           // DuckConfig.CrashDumps
 
 	// The most bytes the answer to the request sent last may take (readAnswer):
 	// set before the request is written, read by the reader goroutine.
@@ -916,7 +903,7 @@ func (w *duckWorker) read(out *os.File) {
 // ServeDuckWorker ends (0 when its input ends, 1 when it cannot open the model,
 // which its query reports, 3 after a query DuckDB did not stop): a crash in
 // DuckDB, the out-of-memory killer. The line has how it ended and the first
-// line of its output that says why (outputTail.first); its whole output (the
+// line of its standard error that says why (workerCapture.first); its whole output (the
 // Go runtime's crash dump: about 10 KB) only with DuckConfig.CrashDumps. The
 // lines are rate-limited (workerNotes): a client can crash one process a call.
 func (w *duckWorker) noteEnd() {
@@ -928,12 +915,9 @@ func (w *duckWorker) noteEnd() {
 	if errors.As(w.waitErr, &ee) && ee.Exited() && slices.Contains([]int{0, 1, 3}, ee.ExitCode()) {
 		return
 	}
-	args := []any{"pid", w.cmd.Process.Pid, "exit", w.waitErr.Error()}
-	if w.output != nil {
-		args = append(args, "first", w.output.first())
-		if w.dumps {
-			args = append(args, "output", w.output.String())
-		}
+	args := []any{"pid", w.cmd.Process.Pid, "exit", w.waitErr.Error(), "first", w.capture.first()}
+	if out := w.capture.dump(); w.dumps && out != "" {
+		args = append(args, "output", out)
 	}
 	workerNotes.note(w.log, "a query process crashed; its query was answered unavailable", args...)
 }

@@ -45,10 +45,18 @@ const quantileSQL = "SELECT k, quantile_cont(v, 0.9) AS p90 FROM (SELECT range %
 // far fewer pages from the system than the same query in a process with the C
 // library's defaults (GLIBC_TUNABLES set empty in the server's environment).
 // The count of page faults, not time: the same every run.
+//
+// The faults are those of one process, over its queries: the idle size bound
+// (duckIdleMaxRSS) is raised here, so that a process grown past it with the C
+// library's defaults on another machine (more heaps) is not ended between
+// them, which is TestDuckProcBigIdleEnds's subject, not this test's; and the
+// process is checked to be the same after them.
 func TestDuckProcWorkerMalloc(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("GLIBC_TUNABLES is the GNU C library's, and the page faults are read from Linux's /proc")
 	}
+	defer duckIdleMaxRSS.Store(duckIdleMaxRSS.Load())
+	duckIdleMaxRSS.Store(1 << 30)
 	faults := func(tunables *string) int {
 		t.Setenv("GLIBC_TUNABLES", "")
 		if tunables == nil {
@@ -80,6 +88,9 @@ func TestDuckProcWorkerMalloc(t *testing.T) {
 			if n := minorFaults(t, pids[0]) - before; least < 0 || n < least {
 				least = n
 			}
+		}
+		if after := p.pids(); !slices.Equal(after, pids) {
+			t.Fatalf("the queries ran in processes %v, then %v: the faults counted are not one process's", pids, after)
 		}
 		return least
 	}

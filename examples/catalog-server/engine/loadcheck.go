@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -434,20 +433,7 @@ func fileLines(msg string, first int) string {
 	if first <= 1 {
 		return msg
 	}
-	lines := strings.Split(msg, "\n")
-	for i, l := range lines {
-		m := duckPos.FindStringSubmatch(l)
-		if m == nil {
-			continue
-		}
-		n, _ := strconv.Atoi(m[1])
-		prefix := fmt.Sprintf("LINE %d: ", n+first-1)
-		lines[i] = prefix + l[len(m[0]):]
-		if d := len(prefix) - len(m[0]); d > 0 && i+1 < len(lines) && strings.Contains(lines[i+1], "^") {
-			lines[i+1] = strings.Repeat(" ", d) + lines[i+1]
-		}
-	}
-	return strings.Join(lines, "\n")
+	return renumberLines(msg, func(n int) int { return n + first - 1 })
 }
 
 // sourceError is why the source s did not load, placed in the author's own

@@ -6,13 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os/exec"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -140,8 +137,10 @@ func (e *LoadError) Error() string {
 // the engine's (duckErr's).
 type loadConn interface {
 	exec(ctx context.Context, query string) error
-	// rows returns a query's rows, each value scanned into a string.
-	rows(ctx context.Context, query string, args ...string) ([][]string, error)
+	// rows returns a query's rows of width values each, each value scanned
+	// into a string. A row of another width (a load process's answer of
+	// another shape) is an error, never handed to the caller.
+	rows(ctx context.Context, width int, query string, args ...string) ([][]string, error)
 	// prepare prepares text without running it and returns its parameters'
 	// names (prepareNames).
 	prepare(ctx context.Context, text string) ([]string, error)
@@ -164,11 +163,11 @@ type loadConn interface {
 
 // rowString returns the one value of a query's first row (QueryRow's Scan).
 func rowString(ctx context.Context, c loadConn, query string, args ...string) (string, error) {
-	rs, err := c.rows(ctx, query, args...)
+	rs, err := c.rows(ctx, 1, query, args...)
 	if err != nil {
 		return "", err
 	}
-	if len(rs) == 0 || len(rs[0]) == 0 {
+	if len(rs) == 0 {
 		return "", sql.ErrNoRows
 	}
 	return rs[0][0], nil
@@ -232,7 +231,7 @@ func (l *localLoad) exec(ctx context.Context, query string) error {
 	return duckErr(err)
 }
 
-func (l *localLoad) rows(ctx context.Context, query string, args ...string) ([][]string, error) {
+func (l *localLoad) rows(ctx context.Context, width int, query string, args ...string) ([][]string, error) {
 	a := make([]any, len(args))
 	for i, s := range args {
 		a[i] = s
@@ -245,6 +244,9 @@ func (l *localLoad) rows(ctx context.Context, query string, args ...string) ([][
 	cols, err := rows.Columns()
 	if err != nil {
 		return nil, err
+	}
+	if len(cols) != width {
+		return nil, fmt.Errorf("load: a query of %d columns, not %d", len(cols), width)
 	}
 	var out [][]string
 	for rows.Next() {
@@ -291,8 +293,6 @@ type procLoad struct {
 	dumps    bool         // DuckConfig.CrashDumps
 
 	w       *duckWorker // nil: the next step starts one
-	stderr  *headBuffer // the start of w's standard error (the crash's signal)
-	output  *outputTail // w's standard output and error, bounded (the crash's log line)
 	what    string      // the step under way
 	crashes []string    // the steps that crashed
 	stop    error       // failed()
@@ -302,9 +302,10 @@ type procLoad struct {
 // (base64 in JSON), byte for byte: a JSON string would replace bytes that are
 // not UTF-8.
 type loadStep struct {
-	Op   string   `json:"op"` // "exec", "rows", "prepare", "view", "close"
-	SQL  []byte   `json:"sql,omitempty"`
-	Args [][]byte `json:"args,omitempty"`
+	Op    string   `json:"op"` // "exec", "rows", "prepare", "view", "close"
+	SQL   []byte   `json:"sql,omitempty"`
+	Args  [][]byte `json:"args,omitempty"`
+	Width int      `json:"width,omitempty"` // for "rows": the values a row has
 }
 
 // workerLoad asks a worker to serve a load (serveLoad) on the database file
@@ -317,37 +318,19 @@ type workerLoad struct {
 	TempLimit   string `json:"tempLimit"`
 }
 
-// maxStderrKept is how much of a load process's standard error the server
-// keeps, to name the signal it crashed with (the Go runtime's first line).
-const maxStderrKept = 64 << 10
-
 // start starts a load process and has it open the database.
 func (p *procLoad) start(ctx context.Context) error {
-	cmd := p.command()
-	buf := &headBuffer{max: maxStderrKept}
-	// What the process writes goes nowhere but into out (bounded: its first
-	// 2 KiB and last 8 KiB), for the one log line of a crash (noteCrash).
-	// Before, it went to the server's standard error: a model whose every
-	// query crashed DuckDB wrote about 8 KB of the Go runtime's dump per crash
-	// there, at each load, past the rate limit. Only its standard error is
-	// kept for crashDetail too, where the Go runtime writes a crash: a line on
-	// its standard output (which DuckDB or a library might write, quoting a
-	// file's content) cannot pass for the crash's signal.
-	out := &outputTail{}
-	if cmd.Stderr == nil {
-		cmd.Stderr = out
-		cmd.WaitDelay = time.Second // a grandchild holding the pipe does not hold Wait
-	}
-	if cmd.Stdout == nil {
-		cmd.Stdout = cmd.Stderr
-	}
-	cmd.Stderr = io.MultiWriter(cmd.Stderr, buf)
-	w, err := launchWorker(cmd, p.open.Threads, "", workerOutput{})
+	// What the process writes goes nowhere but into its workerCapture
+	// (launchWorker), for the one log line of a crash (noteCrash) and the
+	// step's error (crashDetail). Before, it went to the server's standard
+	// error: a model whose every query crashed DuckDB wrote about 8 KB of the
+	// Go runtime's dump per crash there, at each load, past the rate limit.
+	w, err := launchWorker(p.command(), p.open.Threads, "", workerOutput{})
 	if err != nil {
 		p.stop = &LoadError{Kind: "start", Detail: "could not be started (" + err.Error() + ")"}
 		return p.stop
 	}
-	p.w, p.stderr, p.output = w, buf, out
+	p.w = w
 	what := p.what
 	p.what = "opening the model's database"
 	if len(p.crashes) > 0 {
@@ -372,13 +355,25 @@ func (p *procLoad) exec(ctx context.Context, query string) error {
 	return err
 }
 
-func (p *procLoad) rows(ctx context.Context, query string, args ...string) ([][]string, error) {
-	st := loadStep{Op: "rows", SQL: []byte(query)}
+// rows is the one place a load process's rows are checked for their shape:
+// a row of another width than asked (the process's answer is not what was
+// asked for) fails the step, told as an answer that does not read, and the
+// process is left running.
+func (p *procLoad) rows(ctx context.Context, width int, query string, args ...string) ([][]string, error) {
+	st := loadStep{Op: "rows", SQL: []byte(query), Width: width}
 	for _, a := range args {
 		st.Args = append(st.Args, []byte(a))
 	}
 	ans, err := p.step(ctx, st)
-	return ans.Strings, err
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range ans.Strings {
+		if len(r) != width {
+			return nil, &LoadError{Kind: "unreadable", What: p.what, Detail: fmt.Sprintf("a row of %d values, not %d", len(r), width)}
+		}
+	}
+	return ans.Strings, nil
 }
 
 func (p *procLoad) prepare(ctx context.Context, text string) ([]string, error) {
@@ -504,7 +499,7 @@ func (p *procLoad) roundTrip(ctx context.Context, req workerRequest, size int) (
 					workerNotes.note(p.log, "a load process's answer could not be read; the process was ended", "pid", w.cmd.Process.Pid, "package", p.open.PkgDir, "while", p.what, "error", bad.Error())
 					return workerAnswer{}, &LoadError{Kind: "unreadable", What: p.what, Detail: bad.Error(), Ended: true}
 				}
-				detail := crashDetail(w.waitErr, p.stderr.String())
+				detail := crashDetail(w.waitErr, w.capture.stderr.String())
 				p.noteCrash(w, detail)
 				return workerAnswer{}, p.crashed(&LoadError{Kind: "crash", What: p.what, Detail: detail})
 			}
@@ -531,8 +526,10 @@ func (p *procLoad) roundTrip(ctx context.Context, req workerRequest, size int) (
 // the line only with DuckConfig.CrashDumps.
 func (p *procLoad) noteCrash(w *duckWorker, detail string) {
 	args := []any{"pid", w.cmd.Process.Pid, "package", p.open.PkgDir, "while", p.what, "detail", detail}
-	if p.dumps && p.output != nil {
-		args = append(args, "output", p.output.String())
+	if p.dumps {
+		if out := w.capture.dump(); out != "" {
+			args = append(args, "output", out)
+		}
 	}
 	workerNotes.note(p.log, "a load process crashed; what it was doing is listed in its model's problems", args...)
 }
@@ -547,46 +544,17 @@ func (p *procLoad) crashed(le *LoadError) error {
 	return le
 }
 
-// goSignal is the line the Go runtime writes first when a signal ends the
-// process ("SIGSEGV: segmentation violation"), as when DuckDB crashes.
-var goSignal = regexp.MustCompile(`(?m)^(SIG[A-Z0-9]+: .*)$`)
-
-// crashDetail says how a load process ended: the signal the Go runtime named
-// on its standard error, its fatal error, or its exit status.
+// crashDetail says how a load process ended: the line of its standard error
+// that says why it crashed (crashLine: the Go runtime's signal, fatal error or
+// panic, the C++ runtime's, DuckDB's), or its exit status.
 func crashDetail(waitErr error, stderr string) string {
-	if m := goSignal.FindStringSubmatch(stderr); m != nil {
-		return strings.TrimSpace(m[1])
-	}
-	if _, rest, ok := strings.Cut(stderr, "fatal error: "); ok {
-		line, _, _ := strings.Cut(rest, "\n")
-		return "fatal error: " + strings.TrimSpace(line)
+	if l := crashLine(stderr); l != "" {
+		return l
 	}
 	if waitErr != nil {
 		return "its process ended: " + waitErr.Error()
 	}
 	return "its process ended without answering"
-}
-
-// headBuffer keeps the first max bytes written to it.
-type headBuffer struct {
-	mu  sync.Mutex
-	b   []byte
-	max int
-}
-
-func (h *headBuffer) Write(b []byte) (int, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if room := h.max - len(h.b); room > 0 {
-		h.b = append(h.b, b[:min(len(b), room)]...)
-	}
-	return len(b), nil
-}
-
-func (h *headBuffer) String() string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return string(h.b)
 }
 
 // serveLoad serves the steps of a model's load (procLoad) in a load process,
@@ -620,7 +588,7 @@ func serveLoad(dec *json.Decoder, reply func(workerAnswer) bool, o *workerLoad) 
 			for i, a := range st.Args {
 				args[i] = string(a)
 			}
-			ans.Strings, err = l.rows(ctx, string(st.SQL), args...)
+			ans.Strings, err = l.rows(ctx, st.Width, string(st.SQL), args...)
 		case "prepare":
 			var names []string
 			names, err = l.prepare(ctx, string(st.SQL))

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -282,11 +283,12 @@ func TestLoadProcCannotStart(t *testing.T) {
 }
 
 // TestCrashDetail: a load process's end is named by the Go runtime's signal
-// line, its fatal error, or its exit status.
+// line, its fatal error or panic (crashLine), or its exit status.
 func TestCrashDetail(t *testing.T) {
 	for _, tc := range []struct{ stderr, want string }{
 		{"SIGSEGV: segmentation violation\nPC=0x1 m=0 sigcode=1\nsignal arrived during cgo execution\n", "SIGSEGV: segmentation violation"},
 		{"fatal error: runtime: out of memory\n\nruntime stack:\n", "fatal error: runtime: out of memory"},
+		{"panic: boom\n\ngoroutine 1 [running]:\n", "panic: boom"},
 		{"", "its process ended without answering"},
 	} {
 		if got := crashDetail(nil, tc.stderr); got != tc.want {
@@ -574,5 +576,32 @@ func TestLoadProcUnreadableAnswer(t *testing.T) {
 	out := buf.String()
 	if n := strings.Count(out, `msg="a load process's answer could not be read; the process was ended"`); n != maxLoadCrashes+2 || strings.Contains(out, "a load process crashed") {
 		t.Errorf("%d lines, want %d:\n%.3000s", n, maxLoadCrashes+2, out)
+	}
+}
+
+// TestLoadRowsShape: rows checks the width of every row once, for every
+// caller: a load process's row of another width than asked (garbleRow) is an
+// "unreadable" LoadError on the step, the process left running; in the load
+// process, a query of another width than asked is an error, not a row a
+// caller would index past its end. Before, only the caller reading a view's
+// columns checked, and rowString took a row of any width.
+func TestLoadRowsShape(t *testing.T) {
+	ctx := context.Background()
+	conn, err := openLoad(ctx, t.TempDir(), filepath.Join(t.TempDir(), "m.duckdb"), DuckConfig{Loader: workerAs("-loadgarbled")}.withDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.abandon()
+	conn.doing("reading the test's rows")
+	rows, err := conn.rows(ctx, 3, "SELECT 1, 2, ?", garbleRow)
+	var le *LoadError
+	if !errors.As(err, &le) || le.Kind != "unreadable" || le.What != "reading the test's rows" || le.Detail != "a row of 1 values, not 3" || le.Ended || rows != nil {
+		t.Errorf("a garbled row: %v %#v", rows, err)
+	}
+	if _, err := rowString(ctx, conn, "SELECT 1, ?", garbleRow+"x"); err == nil || !strings.Contains(err.Error(), "a query of 2 columns, not 1") {
+		t.Errorf("a query of 2 columns for rowString: %v", err)
+	}
+	if rows, err := conn.rows(ctx, 2, "SELECT 1, 'b'"); err != nil || len(rows) != 1 || rows[0][1] != "b" {
+		t.Errorf("after them, the process still answers: %v %v", rows, err)
 	}
 }

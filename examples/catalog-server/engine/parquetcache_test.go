@@ -16,8 +16,13 @@ import (
 // queries read (parquet_metadata_cache, set by lockDown), and a file written
 // again — in place, or replaced by a rename, with another number of rows — is
 // read afresh by the next query, in the server's process and in a query
-// process, without a reload.
+// process, without a reload. The query process is the same for all its
+// queries (what it cached is what is checked): the idle size bound
+// (duckIdleMaxRSS) is raised, so that a process ended for its size, which is
+// TestDuckProcBigIdleEnds's subject, does not replace it unseen.
 func TestDuckParquetChanged(t *testing.T) {
+	defer duckIdleMaxRSS.Store(duckIdleMaxRSS.Load())
+	duckIdleMaxRSS.Store(1 << 30)
 	m := loadModel(t, map[string]string{
 		"p/k/manifest.json": `{}`,
 		"p/k/m.sql":         "-- @source events\nSELECT * FROM 'data/events.parquet'",
@@ -81,6 +86,15 @@ func TestDuckParquetChanged(t *testing.T) {
 			}
 			if got := query("SELECT current_setting('parquet_metadata_cache') AS on")[0]; got != "true" {
 				t.Fatalf("parquet_metadata_cache is %s", got)
+			}
+			var pids []int // the query process's
+			if e.q == p {
+				pids = p.pids()
+				defer func() {
+					if after := p.pids(); len(pids) != 1 || !slices.Equal(after, pids) {
+						t.Errorf("the queries ran in processes %v, then %v: not one process's cache", pids, after)
+					}
+				}()
 			}
 			write(1000, 2, false)
 			// The last two write files of the same size (7 rows, other values)

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/wiremcp/wiremcp/examples/catalog-server/catalog"
 )
@@ -242,7 +243,7 @@ func describeCall(ctx context.Context, conn loadConn, fn string, args []any) ([]
 	if err != nil {
 		return nil, err
 	}
-	rows, err := conn.rows(ctx, "SELECT column_name, column_type FROM (DESCRIBE "+q+")")
+	rows, err := conn.rows(ctx, 2, "SELECT column_name, column_type FROM (DESCRIBE "+q+")")
 	if err != nil {
 		return nil, err
 	}
@@ -256,7 +257,11 @@ func describeCall(ctx context.Context, conn loadConn, fn string, args []any) ([]
 // callSQL returns SELECT sel FROM fn(args) as SQL: the call's arguments are syntax
 // trees, put in the place of a probe's.
 func callSQL(ctx context.Context, conn loadConn, sel, fn string, args []any) (string, error) {
-	probe, err := parseTree(ctx, conn, "SELECT "+sel+" FROM read_csv('x')")
+	raw, err := probeTree(ctx, conn, sel)
+	if err != nil {
+		return "", err
+	}
+	probe, err := decodeTree(raw)
 	if err != nil {
 		return "", err
 	}
@@ -266,6 +271,38 @@ func callSQL(ctx context.Context, conn loadConn, sel, fn string, args []any) (st
 	}
 	call["function_name"], call["children"] = fn, args
 	return treeSQL(ctx, conn, probe)
+}
+
+// probeTrees are the syntax trees (json_serialize_sql's answers) of callSQL's
+// probes, SELECT sel FROM read_csv('x'), by sel. A probe's tree is the same at
+// every call, so it is parsed once in a process, the first time its parse
+// succeeds, not at each reader call (three a reader frozen); each call decodes
+// its own copy, which it changes. Bounded: callSQL's callers pass two select
+// lists, "*" and "Prompt".
+var probeTrees struct {
+	sync.Mutex
+	raw map[string]string
+}
+
+// probeTree returns the syntax tree of callSQL's probe for sel, as JSON.
+func probeTree(ctx context.Context, conn loadConn, sel string) (string, error) {
+	probeTrees.Lock()
+	raw, ok := probeTrees.raw[sel]
+	probeTrees.Unlock()
+	if ok {
+		return raw, nil
+	}
+	raw, err := rowString(ctx, conn, gateQuery, "SELECT "+sel+" FROM read_csv('x')")
+	if err != nil {
+		return "", err
+	}
+	probeTrees.Lock()
+	if probeTrees.raw == nil {
+		probeTrees.raw = map[string]string{}
+	}
+	probeTrees.raw[sel] = raw
+	probeTrees.Unlock()
+	return raw, nil
 }
 
 // describedArgs returns the arguments of a JSON call (args) with the columns DuckDB

@@ -134,3 +134,60 @@ SELECT * FROM read_json('data/events.jsonl', columns = {'id': 'BIGINT'});
 		t.Fatal(err)
 	}
 }
+
+// countingLoad is a loadConn that counts the parses of callSQL's probes.
+type countingLoad struct {
+	loadConn
+	probes int
+}
+
+func (c *countingLoad) rows(ctx context.Context, width int, query string, args ...string) ([][]string, error) {
+	if query == gateQuery && len(args) == 1 && strings.HasSuffix(args[0], " FROM read_csv('x')") {
+		c.probes++
+	}
+	return c.loadConn.rows(ctx, width, query, args...)
+}
+
+// TestCallSQLProbeOnce: callSQL's probe is parsed once a select list in a
+// process, not at each reader call; the SQL it gives is the same each time.
+// Before, each call (three a reader frozen) parsed it again.
+func TestCallSQLProbeOnce(t *testing.T) {
+	probeTrees.Lock()
+	saved := probeTrees.raw
+	probeTrees.raw = nil
+	probeTrees.Unlock()
+	t.Cleanup(func() {
+		probeTrees.Lock()
+		probeTrees.raw = saved
+		probeTrees.Unlock()
+	})
+	ctx := context.Background()
+	dir := t.TempDir()
+	l, err := openLocalLoad(ctx, dir, filepath.Join(dir, "m.duckdb"), DuckConfig{}.withDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.abandon()
+	conn := &countingLoad{loadConn: l}
+	arg, err := parseTree(ctx, conn, "SELECT * FROM read_json('a.json', format = 'array')")
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := findCall(arg, "read_json")["children"].([]any)
+	var got []string
+	for _, sel := range []string{"*", "*", "Prompt", "Prompt", "*"} {
+		q, err := callSQL(ctx, conn, sel, "read_json", args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, q)
+	}
+	if conn.probes != 2 {
+		t.Errorf("%d probes parsed, want 2 (one a select list)", conn.probes)
+	}
+	want := []string{"SELECT * FROM read_json('a.json', (format = 'array'))", "", "SELECT Prompt FROM read_json('a.json', (format = 'array'))", "", ""}
+	want[1], want[3], want[4] = want[0], want[2], want[0]
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the calls' SQL (-want +got):\n%s", diff)
+	}
+}

@@ -1,11 +1,12 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"os/exec"
 	"strings"
 	"sync"
 	"time"
@@ -126,28 +127,110 @@ func (o *outputTail) String() string {
 // runtime's, DuckDB's own.
 var crashMarks = []string{"SIG", "fatal error:", "panic:", "terminate called", "runtime:", "INTERNAL Error", "FATAL Error"}
 
-// first is the first line of the output that says why the process crashed,
-// else its first non-empty line, cut to 200 bytes; "" without output.
-func (o *outputTail) first() string {
-	o.mu.Lock()
-	head := string(bytes.Clone(o.head))
-	o.mu.Unlock()
-	var firstLine string
-	for line := range strings.Lines(head) {
+// crashLine is the first line of text (a worker's standard error) that says
+// why the process crashed (crashMarks), cut to 200 bytes; "" when none does.
+// It is the one finder of a crash's line, for the log line of a query or load
+// process that crashed (noteEnd, noteCrash) and a load's error (crashDetail).
+func crashLine(text string) string {
+	for line := range strings.Lines(text) {
 		line = strings.TrimSpace(line)
-		if line == "" {
-			continue
-		}
-		if firstLine == "" {
-			firstLine = line
-		}
 		for _, m := range crashMarks {
 			if strings.HasPrefix(line, m) {
 				return cutLine(line)
 			}
 		}
 	}
-	return cutLine(firstLine)
+	return ""
+}
+
+// firstLine is the first non-empty line of text, cut to 200 bytes.
+func firstLine(text string) string {
+	for line := range strings.Lines(text) {
+		if line = strings.TrimSpace(line); line != "" {
+			return cutLine(line)
+		}
+	}
+	return ""
+}
+
+// workerCapture is what the server keeps of what a worker process (a query
+// or load process) writes, bounded, for the log line of its crash and a
+// load's error: all it writes to its standard output and error (output: its
+// first outputHead and last outputKeep bytes), unless its command sends them
+// elsewhere; and the first maxStderrKept bytes of its standard error alone
+// (stderr), where the Go runtime writes a crash (its dump is about 10 KB), so
+// that a line on its standard output (which DuckDB or a library might write,
+// quoting a file's content) cannot pass for the crash's signal. Safe for
+// concurrent use.
+type workerCapture struct {
+	output *outputTail // nil: the command's own Stderr took the output
+	stderr headBuffer
+}
+
+// maxStderrKept is how much of a worker's standard error the server keeps,
+// to find the line that says why it crashed (crashLine).
+const maxStderrKept = 64 << 10
+
+// captureOutput has the output of cmd, not yet started, kept in a
+// workerCapture: its standard output and error into output when the command
+// sets neither (else its standard output goes where its standard error goes),
+// its standard error also into stderr. A grandchild holding the pipe does not
+// hold Wait past a second (WaitDelay).
+func captureOutput(cmd *exec.Cmd) *workerCapture {
+	c := &workerCapture{stderr: headBuffer{max: maxStderrKept}}
+	if cmd.Stderr == nil {
+		c.output = &outputTail{}
+		cmd.Stderr = c.output
+	}
+	if cmd.Stdout == nil {
+		cmd.Stdout = cmd.Stderr
+	}
+	cmd.Stderr = io.MultiWriter(cmd.Stderr, &c.stderr)
+	if cmd.WaitDelay == 0 {
+		cmd.WaitDelay = time.Second
+	}
+	return c
+}
+
+// first is the line of the process's standard error that says why it
+// crashed (crashLine), else its first non-empty line; "" without any.
+func (c *workerCapture) first() string {
+	s := c.stderr.String()
+	if l := crashLine(s); l != "" {
+		return l
+	}
+	return firstLine(s)
+}
+
+// dump is what the process wrote (outputTail.String); "" when its command
+// sent it elsewhere.
+func (c *workerCapture) dump() string {
+	if c.output == nil {
+		return ""
+	}
+	return c.output.String()
+}
+
+// headBuffer keeps the first max bytes written to it.
+type headBuffer struct {
+	mu  sync.Mutex
+	b   []byte
+	max int
+}
+
+func (h *headBuffer) Write(b []byte) (int, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if room := h.max - len(h.b); room > 0 {
+		h.b = append(h.b, b[:min(len(b), room)]...)
+	}
+	return len(b), nil
+}
+
+func (h *headBuffer) String() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return string(h.b)
 }
 
 func cutLine(s string) string {

@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"sync"
@@ -208,23 +209,30 @@ func TestDuckProcCrashLogged(t *testing.T) {
 	}
 }
 
-// TestOutputTail: a query process's output is kept bounded, its first
-// outputHead bytes and last outputKeep, whatever the size of each write.
+// TestOutputTail: a worker process's output is kept bounded, its first
+// outputHead bytes and last outputKeep, whatever the size of each write; its
+// standard error's first maxStderrKept bytes apart, where the line that says
+// why it crashed is found.
 func TestOutputTail(t *testing.T) {
-	var o outputTail
-	o.Write([]byte("noise\nSIGSEGV: segmentation violation\n"))
+	cmd := exec.Command("true")
+	c := captureOutput(cmd)
+	o := c.output
+	cmd.Stderr.Write([]byte("noise\nSIGSEGV: segmentation violation\n"))
 	for range 1000 {
-		o.Write(bytes.Repeat([]byte("x"), 100))
+		cmd.Stderr.Write(bytes.Repeat([]byte("x"), 100))
 	}
-	o.Write([]byte("END"))
-	if f := o.first(); f != "SIGSEGV: segmentation violation" {
+	cmd.Stderr.Write([]byte("END"))
+	if f := c.first(); f != "SIGSEGV: segmentation violation" {
 		t.Errorf("first = %q", f)
+	}
+	if n := len(c.stderr.String()); n != maxStderrKept {
+		t.Errorf("%d bytes of standard error kept, want %d", n, maxStderrKept)
 	}
 	s := o.String()
 	if !strings.HasPrefix(s, "noise\nSIGSEGV") || !strings.HasSuffix(s, "xxEND") || len(s) > outputHead+outputKeep+100 || !strings.Contains(s, "bytes not kept") {
 		t.Errorf("kept %d bytes: %.100q … %.100q", len(s), s, s[max(len(s)-100, 0):])
 	}
-	o = outputTail{}
+	o = &outputTail{}
 	o.Write(bytes.Repeat([]byte("y"), 1<<20))
 	if s := o.String(); len(s) > outputHead+outputKeep+100 {
 		t.Errorf("one large write: %d bytes kept", len(s))
@@ -304,4 +312,55 @@ func (g garbleWriter) Write(frame []byte) (int, error) {
 		return len(frame), err
 	}
 	return g.w.Write(frame)
+}
+
+// TestCrashLine: the one finder of the line that says why a worker crashed,
+// for query and load processes alike: the first line with a crash's mark, cut
+// to 200 bytes; none without one (a query process's log line then has its
+// standard error's first line, a load's error its exit status).
+func TestCrashLine(t *testing.T) {
+	long := "panic: " + strings.Repeat("é", 200)
+	for _, tc := range []struct{ text, want string }{
+		{"SIGSEGV: segmentation violation\nPC=0x1 m=0 sigcode=1\nsignal arrived during cgo execution\n", "SIGSEGV: segmentation violation"},
+		{"noise\n  fatal error: runtime: out of memory\n\nruntime stack:\n", "fatal error: runtime: out of memory"},
+		{"panic: boom\n\ngoroutine 1 [running]:\n", "panic: boom"},
+		{"terminate called after throwing an instance of 'duckdb::InternalException'\n  what():  INTERNAL Error: x\n", "terminate called after throwing an instance of 'duckdb::InternalException'"},
+		{"runtime: out of memory: cannot allocate 8192-byte block\nfatal error: out of memory\n", "runtime: out of memory: cannot allocate 8192-byte block"},
+		{"[signal SIGSEGV: segmentation violation]\n", ""},
+		{"just a line\n", ""},
+		{"", ""},
+		{long, long[:199] + "…"},
+	} {
+		if got := crashLine(tc.text); got != tc.want {
+			t.Errorf("%.40q: %q, want %q", tc.text, got, tc.want)
+		}
+	}
+	c := captureOutput(exec.Command("true"))
+	c.stderr.Write([]byte("\n  a first line\nanother\n"))
+	if f := c.first(); f != "a first line" {
+		t.Errorf("first without a crash's line: %q", f)
+	}
+}
+
+// TestDuckProcStdoutNoSignal: a line on a query process's standard output
+// that reads as the Go runtime's signal line ("SIGFAKE: …") is not logged as
+// the line that says why the process ended, as for a load process
+// (TestLoadProcStdoutNoSignal). Before, the query process's standard output
+// and error were searched together.
+func TestDuckProcStdoutNoSignal(t *testing.T) {
+	freshNotes(t, 10, time.Minute)
+	log, buf := testLog()
+	p, err := OpenDuckProc(context.Background(), testModel(t), DuckConfig{Log: log, Worker: workerAs("-fakesig")})
+	if err == nil {
+		t.Cleanup(func() { p.Close() })
+		p.Query(context.Background(), "SELECT 1", nil, testLimits)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(buf.String(), "crashed") && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	out := buf.String()
+	if !strings.Contains(out, `exit="exit status 2"`) || strings.Contains(out, "SIGFAKE") {
+		t.Errorf("log: %s", out)
+	}
 }
