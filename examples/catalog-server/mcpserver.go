@@ -970,6 +970,9 @@ func queryNameNotFound(nf *catalog.NotFoundError, e *catalog.Entry) error {
 	}
 	out := *nf
 	out.Kind = "query"
+	if e.Kind == catalog.KindNotebook {
+		out.Kind = "cell"
+	}
 	out.Closest, out.Far = catalog.Near(nf.Name, names, e.Path, 3)
 	out.LookAlike = ""
 	if match, note := catalog.LookAlike(nf.Name, names); match != "" {
