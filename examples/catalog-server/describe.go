@@ -354,8 +354,9 @@ func registerResources(s *mcp.Server, svc *Service) {
 
 // subscribable says why uri names no object of the current catalog (nil when
 // it does): an error wrapping mcp.ErrResourceNotFound, with the right URI of
-// an object named under another kind, or the closest URIs (of objects of the
-// URI's kind, when it names one).
+// an object named under another kind, or the closest URIs: those of the
+// closest names resources/read gives (catalog.ResolveAs), else the URIs
+// closest to it of the URI's kind (of every kind when it names none).
 func (svc *Service) subscribable(uri string) error {
 	rest, _ := strings.CutPrefix(uri, "catalog://")
 	k, path, _ := strings.Cut(rest, "/")
@@ -368,6 +369,22 @@ func (svc *Service) subscribable(uri string) error {
 		return resourceNotFound("%s: %s is a %s; its URI is %s", echoURI(uri), e.Path, e.Kind, uriOf(e))
 	}
 	_, known := templateVars[catalog.Kind(k)]
+	var nf *catalog.NotFoundError
+	if _, err := cat.ResolveAs(path, catalog.Kind(k)); known && errors.As(err, &nf) {
+		// The closest names as resources/read gives them, as URIs.
+		var near []string
+		for _, p := range nf.Closest {
+			if e := cat.Lookup(p); e != nil && !nf.Far {
+				near = append(near, uriOf(e))
+			}
+		}
+		switch {
+		case len(near) > 0:
+			return resourceNotFound("%s names no object of the catalog; closest: %s", echoURI(uri), strings.Join(near, ", "))
+		case nf.NoneThere != "":
+			return resourceNotFound("%s names no object of the catalog: %s", echoURI(uri), nf.NoneThere)
+		}
+	}
 	var uris []string
 	for _, e := range cat.Entries() {
 		if !known || e.Kind == catalog.Kind(k) {
