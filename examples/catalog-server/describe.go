@@ -353,17 +353,43 @@ func registerResources(s *mcp.Server, svc *Service) {
 }
 
 // subscribable says why uri names no object of the current catalog (nil when
-// it does): an error wrapping mcp.ErrResourceNotFound, with the closest URIs.
+// it does): an error wrapping mcp.ErrResourceNotFound, with the right URI of
+// an object named under another kind, or the closest URIs: those of the
+// closest names resources/read gives (catalog.ResolveAs), else the URIs
+// closest to it of the URI's kind (of every kind when it names none).
 func (svc *Service) subscribable(uri string) error {
 	rest, _ := strings.CutPrefix(uri, "catalog://")
-	_, path, _ := strings.Cut(rest, "/")
+	k, path, _ := strings.Cut(rest, "/")
 	cat := svc.Catalog()
-	if e := cat.Lookup(path); e != nil && uriOf(e) == uri {
+	e := cat.Lookup(path)
+	if e != nil && uriOf(e) == uri {
 		return nil
+	}
+	if e != nil && string(e.Kind) != k && strings.HasPrefix(uri, "catalog://") {
+		return resourceNotFound("%s: %s is a %s; its URI is %s", echoURI(uri), e.Path, e.Kind, uriOf(e))
+	}
+	_, known := templateVars[catalog.Kind(k)]
+	var nf *catalog.NotFoundError
+	if _, err := cat.ResolveAs(path, catalog.Kind(k)); known && errors.As(err, &nf) {
+		// The closest names as resources/read gives them, as URIs.
+		var near []string
+		for _, p := range nf.Closest {
+			if e := cat.Lookup(p); e != nil && !nf.Far {
+				near = append(near, uriOf(e))
+			}
+		}
+		switch {
+		case len(near) > 0:
+			return resourceNotFound("%s names no object of the catalog; closest: %s", echoURI(uri), strings.Join(near, ", "))
+		case nf.NoneThere != "":
+			return resourceNotFound("%s names no object of the catalog: %s", echoURI(uri), nf.NoneThere)
+		}
 	}
 	var uris []string
 	for _, e := range cat.Entries() {
-		uris = append(uris, uriOf(e))
+		if !known || e.Kind == catalog.Kind(k) {
+			uris = append(uris, uriOf(e))
+		}
 	}
 	if near := catalog.Closest(uri, uris, 3); len(near) > 0 {
 		return resourceNotFound("%s names no object of the catalog; closest: %s", echoURI(uri), strings.Join(near, ", "))
@@ -478,6 +504,14 @@ func resourceNotFound(format string, args ...any) error {
 }
 
 func (s *Service) readResource(ctx context.Context, uri string, kind catalog.Kind, path string) (*mcp.ReadResourceResult, error) {
+	// A name that is not found gets the closest names of the URI's kind (an
+	// unknown source the model's closest sources, not its named queries).
+	if _, err := s.Catalog().ResolveAs(path, kind); err != nil {
+		var nf *catalog.NotFoundError
+		if errors.As(err, &nf) {
+			return nil, resourceNotFound("%s: %v", echoURI(uri), err)
+		}
+	}
 	d, err := s.Describe(ctx, path)
 	if err != nil {
 		return nil, resourceNotFound("%s: %v", echoURI(uri), err)

@@ -507,14 +507,15 @@ func searchHelp(cat *catalog.Catalog, q string) (string, []SearchSuggestion) {
 }
 
 // checkSearch refuses a search past its bounds (maxSearchChars, maxSearchWords),
-// saying which.
-func checkSearch(q string) *toolError {
+// saying which. It returns the words search compares (the query folded, split
+// at spaces), for catalog.SearchWords: the query is folded once.
+func checkSearch(q string) ([]string, *toolError) {
 	if strings.TrimSpace(q) == "" {
-		return &toolError{Error: "the query holds no words: give words of a name, column or description (call list_catalog to browse instead)", Kind: "invalid"}
+		return nil, &toolError{Error: "the query holds no words: give words of a name, column or description (call list_catalog to browse instead)", Kind: "invalid"}
 	}
 	const fewer = "every word must match, so a few distinctive words (a name, a column, a word of a description) find more than many"
 	if n := utf8.RuneCountInString(q); n > maxSearchChars {
-		return &toolError{Error: fmt.Sprintf("the query is %d characters long; search_catalog takes at most %d characters and %d words", n, maxSearchChars, maxSearchWords), Kind: "invalid", Hint: "Search again with fewer words: " + fewer + "."}
+		return nil, &toolError{Error: fmt.Sprintf("the query is %d characters long; search_catalog takes at most %d characters and %d words", n, maxSearchChars, maxSearchWords), Kind: "invalid", Hint: "Search again with fewer words: " + fewer + "."}
 	}
 	// The bounds hold for the words and characters search compares: the query
 	// folded (catalog.Fold), where a character can become several ("´" folds to
@@ -522,16 +523,17 @@ func checkSearch(q string) *toolError {
 	// "ﷺ" is 18 characters). The raw count above bounds what folding costs.
 	folded := catalog.Fold(q)
 	if n := utf8.RuneCountInString(folded); n > maxSearchChars {
-		return &toolError{Error: fmt.Sprintf("the query is %d characters long once folded as search compares it (case, accents and compatibility forms such as \"ﬁ\" → \"fi\" undone); search_catalog takes at most %d characters and %d words", n, maxSearchChars, maxSearchWords), Kind: "invalid", Hint: "Search again with fewer words: " + fewer + "."}
+		return nil, &toolError{Error: fmt.Sprintf("the query is %d characters long once folded as search compares it (case, accents and compatibility forms such as \"ﬁ\" → \"fi\" undone); search_catalog takes at most %d characters and %d words", n, maxSearchChars, maxSearchWords), Kind: "invalid", Hint: "Search again with fewer words: " + fewer + "."}
 	}
-	if n, raw := len(strings.Fields(folded)), len(strings.Fields(q)); n > maxSearchWords {
+	words := strings.Fields(folded)
+	if n, raw := len(words), len(strings.Fields(q)); n > maxSearchWords {
 		how := ""
 		if n != raw {
 			how = fmt.Sprintf(" once folded as search compares it (%d as sent: some characters fold to a space and an accent, as \"´\" does)", raw)
 		}
-		return &toolError{Error: fmt.Sprintf("the query has %d words%s; search_catalog takes at most %d words (and %d characters)", n, how, maxSearchWords, maxSearchChars), Kind: "invalid", Hint: "Search again with fewer words: " + fewer + "."}
+		return nil, &toolError{Error: fmt.Sprintf("the query has %d words%s; search_catalog takes at most %d words (and %d characters)", n, how, maxSearchWords, maxSearchChars), Kind: "invalid", Hint: "Search again with fewer words: " + fewer + "."}
 	}
-	return nil
+	return words, nil
 }
 
 // moreResults says how to see the results limit left out of total.
@@ -631,7 +633,8 @@ func newMCPServer(svc *Service, version string, stateless bool) *mcp.Server {
 
 	addTool(s, &mcp.Tool{Name: "search_catalog", Description: "Search names, column names, named queries' parameters, descriptions and notebooks' text of every catalog object; results are ranked (exact name first, then name prefix, substring, a column or parameter, a description, then a parameter's description or a notebook's text). Every word must match (at most 32 words, 1000 characters); case, accents and compatibility forms do not count. Returns total (the objects that match) and truncated when limit (default 20, at most 100) left some out. When nothing matches, the result suggests the closest existing names.", Annotations: ro},
 		func(ctx context.Context, req *mcp.CallToolRequest, in searchIn) (*mcp.CallToolResult, any, error) {
-			if te := checkSearch(in.Query); te != nil {
+			words, te := checkSearch(in.Query)
+			if te != nil {
 				return errorResult(*te), nil, nil
 			}
 			limit := in.Limit
@@ -640,7 +643,7 @@ func newMCPServer(svc *Service, version string, stateless bool) *mcp.Server {
 			}
 			out := searchOut{Results: []SearchResult{}}
 			cat := svc.Catalog()
-			hits, total := cat.SearchCount(in.Query, limit)
+			hits, total := cat.SearchWords(words, limit)
 			for _, h := range hits {
 				out.Results = append(out.Results, SearchResult{Item: itemOf(h.Entry), Match: h.Match, Score: math.Round(h.Score*100) / 100})
 			}
@@ -963,6 +966,9 @@ func queryNameNotFound(nf *catalog.NotFoundError, e *catalog.Entry) error {
 	}
 	out := *nf
 	out.Kind = "query"
+	if e.Kind == catalog.KindNotebook {
+		out.Kind = "cell"
+	}
 	out.Closest, out.Far = catalog.Near(nf.Name, names, e.Path, 3)
 	out.LookAlike = ""
 	if match, note := catalog.LookAlike(nf.Name, names); match != "" {

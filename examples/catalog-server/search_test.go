@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/wiremcp/wiremcp/examples/catalog-server/catalog"
 )
 
 // TestSearchSuggestsClosestNames: a search that finds nothing answers with the
@@ -144,5 +146,30 @@ func TestSearchSaysTruncated(t *testing.T) {
 	}
 	if got := moreResults(150, 100); got != "150 objects match; the first 100 are shown (limit 100, the most allowed): add words to narrow the search." {
 		t.Errorf("moreResults(150, 100) = %q", got)
+	}
+}
+
+// TestSearchFoldsOnce: search_catalog folds its query once (checkSearch gives
+// the folded words, catalog.SearchWords ranks with them): the results are those
+// of catalog.SearchCount, which folds the query itself.
+func TestSearchFoldsOnce(t *testing.T) {
+	svc := newTestService(t, sampleDir(t), Config{})
+	cat := svc.Catalog()
+	for _, q := range []string{"orders", "CUSTOMERS region", "Température", "ﬁ", "straße", "a´b", "  revenue   month ", "nothing-matches-this"} {
+		words, te := checkSearch(q)
+		if te != nil {
+			t.Fatalf("%q: %s", q, te.Error)
+		}
+		if want := strings.Fields(catalog.Fold(q)); !slices.Equal(words, want) {
+			t.Errorf("%q: words %q, want %q", q, words, want)
+		}
+		hits, total := cat.SearchWords(words, 5)
+		wantHits, wantTotal := cat.SearchCount(q, 5)
+		if total != wantTotal || !slices.EqualFunc(hits, wantHits, func(a, b catalog.Hit) bool { return a.Entry == b.Entry && a.Score == b.Score && a.Match == b.Match }) {
+			t.Errorf("%q: %d hits of %d, want %d of %d", q, len(hits), total, len(wantHits), wantTotal)
+		}
+	}
+	if words, te := checkSearch("   "); te == nil || words != nil {
+		t.Errorf("blank query: %q %v", words, te)
 	}
 }

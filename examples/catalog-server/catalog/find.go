@@ -33,6 +33,10 @@ type NotFoundError struct {
 	// skipped when the catalog loaded (a model that does not parse), why each
 	// was skipped: "retail/shop/staff (retail/shop/staff.sql: skipped: …)".
 	SkippedNear []string
+	// NoneThere, when set, says that Parent holds no object of Kind at all
+	// ("the notebook retail/shop/review has no sources; it holds cells"), so
+	// Closest is empty (ResolveAs).
+	NoneThere string
 }
 
 func (e *NotFoundError) Error() string {
@@ -56,6 +60,8 @@ func (e *NotFoundError) Error() string {
 		fmt.Fprintf(&b, "; no name there is close to it; the first there: %s", strings.Join(e.Closest, ", "))
 	case len(e.Closest) > 0:
 		fmt.Fprintf(&b, "; closest: %s", strings.Join(e.Closest, ", "))
+	case e.NoneThere != "":
+		fmt.Fprintf(&b, "; %s", e.NoneThere)
 	case e.Parent == "":
 		b.WriteString("; the catalog has no projects")
 	case len(e.SkippedNear) > 0 || e.Skipped != "":
@@ -148,6 +154,83 @@ func (c *Catalog) Resolve(path string) (*Entry, error) {
 		parent, children = next, next.Children
 	}
 	return nil, &NotFoundError{Path: path, Kind: "object", Name: path}
+}
+
+// ResolveAs is Resolve for an object that should be of kind k (a resource
+// URI, catalog://KIND/PATH, names its kind). When path has as many segments as
+// an object of kind k and only its last names nothing, below a project (at the
+// top, Resolve's answer: every name there is a project's, and a path from lower
+// down gets the objects whose paths end with it), the closest names
+// offered are those of the objects of kind k there, and the error names that
+// kind: an unknown source gets the model's closest sources (not its named
+// queries), an unknown model the package's closest models (not its
+// notebooks), an unknown cell the closest cells of its notebook. A parent that
+// holds no object of kind k (a notebook has no sources) is said to
+// (NotFoundError.NoneThere). Any other error is Resolve's.
+func (c *Catalog) ResolveAs(path string, k Kind) (*Entry, error) {
+	e, err := c.Resolve(path)
+	var nf *NotFoundError
+	if err == nil || !errors.As(err, &nf) {
+		return e, err
+	}
+	segs := Segments(nf.Path)
+	parent := c.byPath[nf.Parent]
+	if len(segs) != kindDepth(k) || len(Segments(nf.Parent)) != len(segs)-1 || parent == nil {
+		return e, err
+	}
+	children, what, under := parent.Children, fmt.Sprintf("the %s %s", parent.Kind, parent.Path), parent.Kind
+	var names, others []string
+	for _, ch := range children {
+		if ch.Kind == k {
+			names = append(names, ch.Name)
+		} else if o := plural(kindLabel(ch.Kind, under)); !slices.Contains(others, o) {
+			others = append(others, o)
+		}
+	}
+	out := *nf
+	out.Kind = kindLabel(k, under)
+	out.Closest, out.Far = Near(nf.Name, names, nf.Parent, 5)
+	out.LookAlike = ""
+	if match, note := LookAlike(nf.Name, names); match != "" {
+		out.Closest, out.Far = FirstOf(strings.TrimPrefix(nf.Parent+"/"+match, "/"), out.Closest, out.Far)
+		out.LookAlike = note
+	}
+	if len(names) == 0 && len(others) > 0 {
+		out.NoneThere = fmt.Sprintf("%s has no %s; it holds %s", what, plural(out.Kind), joinAnd(others))
+	}
+	return nil, &out
+}
+
+// kindDepth is how many segments the path of an object of kind k has.
+func kindDepth(k Kind) int {
+	switch k {
+	case KindProject:
+		return 1
+	case KindPackage:
+		return 2
+	case KindModel, KindNotebook:
+		return 3
+	case KindSource, KindQuery:
+		return 4
+	}
+	return 0
+}
+
+// kindLabel names the kind k of an object under one of kind parent: a query
+// of a notebook is a "cell".
+func kindLabel(k, parent Kind) string {
+	if k == KindQuery && parent == KindNotebook {
+		return "cell"
+	}
+	return string(k)
+}
+
+// plural is the plural of a kind's name ("query" → "queries").
+func plural(kind string) string {
+	if s, ok := strings.CutSuffix(kind, "y"); ok {
+		return s + "ies"
+	}
+	return kind + "s"
 }
 
 // Segments returns the non-empty segments of path, spaces around it ignored:
@@ -305,7 +388,12 @@ func (c *Catalog) Search(q string, limit int) []Hit {
 // SearchCount is Search that also says how many objects match in all: more than
 // len(hits) when limit cut them.
 func (c *Catalog) SearchCount(q string, limit int) (hits []Hit, total int) {
-	words := strings.Fields(Fold(q))
+	return c.SearchWords(strings.Fields(Fold(q)), limit)
+}
+
+// SearchWords is SearchCount for a query already folded and split into words
+// (strings.Fields(Fold(q))), for a caller that folded it to check it.
+func (c *Catalog) SearchWords(words []string, limit int) (hits []Hit, total int) {
 	if len(words) == 0 || limit <= 0 {
 		return nil, 0
 	}

@@ -13,20 +13,17 @@ import (
 // nearest heading above it. A line "<!-- model: NAME -->" chooses the model the
 // cells run against (by default the package's first model, by name).
 //
-// Fences follow CommonMark (fenceOpen, fence.closes): a block closes only at a
-// fence of its own character at least as long, and one never closed runs to
-// the end of the file. What the author likely did not mean (a fence not
-// closed, several model lines) is in the notebook's Problems.
+// Its lines are read by scanNotebook, as search reads them (NotebookProse).
+// Fences follow CommonMark: a block closes only at a fence of its own
+// character at least as long, and one never closed runs to the end of the
+// file. What the author likely did not mean (a fence not closed, several model
+// lines) is in the notebook's Problems.
 func ParseNotebook(text string) *Notebook {
 	nb := &Notebook{Markdown: text}
-	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
 	heading := ""
 	var para []string
-	var open *fence // the fenced block the line is in, nil outside one
-	sqlFence := false
 	var cell []string
-	cellLine := 0 // the file's line of cell[0]
-	listIndent := 0
+	cellLine := 0  // the file's line of cell[0]
 	modelLine := 0 // the file's line of the model line in force
 	addCell := func() {
 		sql := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(strings.Join(cell, "\n")), ";"))
@@ -36,58 +33,45 @@ func ParseNotebook(text string) *Notebook {
 			nb.Cells = append(nb.Cells, &Query{Name: fmt.Sprintf("cell-%d", n), Description: heading, SQL: sql, Line: line, Col: col})
 		}
 	}
-	for i, raw := range lines {
-		if open != nil {
-			if open.closes(raw) {
-				if sqlFence {
-					addCell()
-				}
-				open, sqlFence = nil, false
-				continue
+	open := scanNotebook(text, func(l mdLine) {
+		switch l.role {
+		case roleFenceOpen:
+			cell, cellLine = nil, l.n+1
+		case roleCode:
+			cell = append(cell, l.raw)
+		case roleFenceClose:
+			if l.block.sql() {
+				addCell()
 			}
-			cell = append(cell, raw)
-			continue
-		}
-		if f, info, ok := fenceOpen(raw, listIndent); ok {
-			open, f.line = &f, i+1
-			lang, _, _ := strings.Cut(info, " ")
-			sqlFence = strings.EqualFold(lang, "sql")
-			cell, cellLine = nil, i+2
-			continue
-		}
-		listIndent = listContext(raw, listIndent)
-		line := strings.TrimSpace(raw)
-		if strings.HasPrefix(line, "<!--") && strings.HasSuffix(line, "-->") {
-			inner := strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(line, "<!--"), "-->"))
+		case roleComment:
+			inner := strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(l.text, "<!--"), "-->"))
 			if name, ok := strings.CutPrefix(inner, "model:"); ok {
 				name = strings.TrimSpace(name)
 				if modelLine > 0 {
-					nb.Problems = append(nb.Problems, fmt.Sprintf("line %d: a second <!-- model: … --> line (model %q after model %q on line %d): the last one is used, so its cells run against %q; keep one", i+1, name, nb.ModelName, modelLine, name))
+					nb.Problems = append(nb.Problems, fmt.Sprintf("line %d: a second <!-- model: … --> line (model %q after model %q on line %d): the last one is used, so its cells run against %q; keep one", l.n, name, nb.ModelName, modelLine, name))
 				}
-				nb.ModelName, modelLine = name, i+1
+				nb.ModelName, modelLine = name, l.n
 			}
-			continue
-		}
-		if h, level, ok := atxHeading(line); ok {
-			if nb.Title == "" && level == 1 {
-				nb.Title = h
+		case roleHeading:
+			if nb.Title == "" && l.level == 1 {
+				nb.Title = l.text
 			}
-			heading = h
-			continue
-		}
-		if nb.Description == "" {
-			if line == "" {
-				if len(para) > 0 {
-					nb.Description = strings.Join(para, " ")
+			heading = l.text
+		case roleProse:
+			if nb.Description == "" {
+				if l.text == "" {
+					if len(para) > 0 {
+						nb.Description = strings.Join(para, " ")
+					}
+				} else {
+					para = append(para, l.text)
 				}
-			} else {
-				para = append(para, line)
 			}
 		}
-	}
+	})
 	if open != nil {
 		// CommonMark: the block runs to the end of the document.
-		if sqlFence {
+		if open.sql() {
 			addCell()
 			nb.Problems = append(nb.Problems, fmt.Sprintf("line %d: the %s fence is not closed, so its cell runs to the end of the file; close it with a line %s", open.line, open.mark(), strings.Repeat(string(open.char), open.n)))
 		} else {
@@ -100,6 +84,71 @@ func ParseNotebook(text string) *Notebook {
 	return nb
 }
 
+// lineRole is what a line of a notebook is (scanNotebook).
+type lineRole uint8
+
+const (
+	roleProse      lineRole = iota // text, or a blank line
+	roleHeading                    // an ATX heading
+	roleComment                    // a line that is one HTML comment ("<!-- model: … -->")
+	roleFenceOpen                  // the opening fence of a code block
+	roleCode                       // a line inside a code block
+	roleFenceClose                 // the fence that closes a code block
+)
+
+// mdLine is one line of a notebook as scanNotebook reads it.
+type mdLine struct {
+	n     int // the file's line, from 1
+	role  lineRole
+	raw   string // the line as written (without its line end)
+	text  string // the line trimmed; a heading's text without its marks
+	level int    // a heading's level
+	block *fence // the code block the line opens, is in or closes
+}
+
+// scanNotebook is the one reader of a notebook's Markdown: ParseNotebook and
+// NotebookProse both read its lines through it, so they cannot disagree on
+// what is a cell, a heading or prose. It calls each with every line of md in
+// order ("\r\n" read as "\n") and its role, and returns the code block still
+// open at the end (nil when none), which CommonMark runs to the end of the
+// document.
+//
+// Fences follow CommonMark (fenceOpen, fence.closes): a block closes only at a
+// fence of its own character at least as long; a fence may be indented under
+// a list item (listContext). Headings are ATX headings (atxHeading); a line
+// that is one HTML comment is a comment. Any other line is prose.
+func scanNotebook(md string, each func(mdLine)) *fence {
+	var open *fence // the fenced block the line is in, nil outside one
+	listIndent := 0
+	for i, raw := range strings.Split(strings.ReplaceAll(md, "\r\n", "\n"), "\n") {
+		l := mdLine{n: i + 1, raw: raw}
+		if open != nil {
+			l.block, l.role = open, roleCode
+			if open.closes(raw) {
+				l.role, open = roleFenceClose, nil
+			}
+			each(l)
+			continue
+		}
+		if f, ok := fenceOpen(raw, listIndent); ok {
+			f.line = i + 1
+			open = &f
+			l.role, l.block = roleFenceOpen, open
+			each(l)
+			continue
+		}
+		listIndent = listContext(raw, listIndent)
+		l.text = strings.TrimSpace(raw)
+		if strings.HasPrefix(l.text, "<!--") && strings.HasSuffix(l.text, "-->") {
+			l.role = roleComment
+		} else if h, level, ok := atxHeading(l.text); ok {
+			l.role, l.text, l.level = roleHeading, h, level
+		}
+		each(l)
+	}
+	return open
+}
+
 // fence is an open fenced code block (CommonMark): its character (` or ~), how
 // many of it opened it, the indentation of its container (a list item's
 // content), and the file's line of the opening fence.
@@ -107,9 +156,17 @@ type fence struct {
 	char       byte
 	n          int
 	base, line int
+	info       string // the info string, trimmed ("sql", "text")
 }
 
 func (f *fence) mark() string { return strings.Repeat(string(f.char), f.n) }
+
+// sql reports whether f's block is a cell: its info string's first word is
+// "sql", in any case.
+func (f *fence) sql() bool {
+	lang, _, _ := strings.Cut(f.info, " ")
+	return strings.EqualFold(lang, "sql")
+}
 
 // indentOf is the width of line's leading spaces and tabs (a tab to the next
 // multiple of 4, as CommonMark counts it), and the rest of the line.
@@ -131,15 +188,15 @@ func indentOf(line string) (int, string) {
 // fenceOpen reads line as an opening code fence: at most 3 spaces of
 // indentation (past a list item's content column, listIndent, when the line is
 // indented that far), then 3 or more backticks or tildes, then the info string
-// (trimmed), which after backticks holds no backtick.
-func fenceOpen(line string, listIndent int) (fence, string, bool) {
+// (trimmed, kept in the fence), which after backticks holds no backtick.
+func fenceOpen(line string, listIndent int) (fence, bool) {
 	ind, rest := indentOf(line)
 	base := 0
 	if listIndent > 0 && ind >= listIndent {
 		base = listIndent
 	}
 	if ind-base > 3 || len(rest) < 3 || (rest[0] != '`' && rest[0] != '~') {
-		return fence{}, "", false
+		return fence{}, false
 	}
 	c := rest[0]
 	n := 0
@@ -148,9 +205,9 @@ func fenceOpen(line string, listIndent int) (fence, string, bool) {
 	}
 	info := strings.TrimSpace(rest[n:])
 	if n < 3 || (c == '`' && strings.ContainsRune(info, '`')) {
-		return fence{}, "", false
+		return fence{}, false
 	}
-	return fence{char: c, n: n, base: base}, info, true
+	return fence{char: c, n: n, base: base, info: info}, true
 }
 
 // closes reports whether line closes f: at most 3 spaces of indentation past
@@ -195,34 +252,16 @@ func listContext(line string, listIndent int) int {
 
 // NotebookProse is the text of a notebook without its fenced blocks (the cells'
 // SQL and any other code) and HTML comments, headings without their marks: what
-// search reads of it.
+// search reads of it. Its lines are read by scanNotebook, as ParseNotebook
+// reads them.
 func NotebookProse(md string) string {
 	var b strings.Builder
-	var open *fence
-	listIndent := 0
-	// Line ends as ParseNotebook reads them: a fence followed by "\r" closes.
-	for _, raw := range strings.Split(strings.ReplaceAll(md, "\r\n", "\n"), "\n") {
-		if open != nil {
-			if open.closes(raw) {
-				open = nil
-			}
-			continue
+	scanNotebook(md, func(l mdLine) {
+		if l.role == roleProse || l.role == roleHeading {
+			b.WriteString(l.text)
+			b.WriteByte('\n')
 		}
-		if f, _, ok := fenceOpen(raw, listIndent); ok {
-			open = &f
-			continue
-		}
-		listIndent = listContext(raw, listIndent)
-		line := strings.TrimSpace(raw)
-		if strings.HasPrefix(line, "<!--") && strings.HasSuffix(line, "-->") {
-			continue
-		}
-		if h, _, ok := atxHeading(line); ok {
-			line = h
-		}
-		b.WriteString(line)
-		b.WriteByte('\n')
-	}
+	})
 	return b.String()
 }
 

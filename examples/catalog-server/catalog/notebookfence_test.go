@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -173,5 +174,83 @@ func TestNotebookThematicBreak(t *testing.T) {
 	nb := ParseNotebook("# T\n\n* * *\n\n    ```sql\n    SELECT 1\n    ```\n\n- item\n\n  ```sql\n  SELECT 2\n  ```\n")
 	if len(nb.Cells) != 1 || nb.Cells[0].SQL != "SELECT 2" {
 		t.Errorf("cells %+v", nb.Cells)
+	}
+}
+
+// TestNotebookScanAgrees: ParseNotebook and NotebookProse read a notebook's
+// lines through one scanner (scanNotebook), so they agree on every line's
+// role. Each tricky notebook's roles are pinned line by line (P prose, H
+// heading, M comment, O opening fence, C code, X closing fence); the cells
+// ParseNotebook finds are exactly the code of the sql blocks, its headings
+// (title, cell descriptions) are heading lines, and NotebookProse is exactly
+// the prose and heading lines.
+func TestNotebookScanAgrees(t *testing.T) {
+	for _, tc := range []struct {
+		name, md string
+		roles    string // one letter per line
+	}{
+		{"nested longer fence", "# T\n````md\n```sql\nSELECT 0\n```\n````\n```sql\nSELECT 1\n```\nafter", "HOCCCXOCXP"},
+		{"tilde fence holds backticks", "~~~sql\nSELECT 1\n```\n~~~\nprose", "OCCXP"},
+		{"longer closing fence", "```sql\nSELECT 1\n`````\nprose", "OCXP"},
+		{"indented fences", "   ```sql\n   SELECT 1\n   ```\n    ```sql\n    SELECT 2\n    ```", "OCXPPP"},
+		{"fence under a list item", "1. Count:\n\n    ```sql\n    SELECT 1\n    ```\n2. Done.", "PPOCXP"},
+		{"unclosed final fence", "# T\n\n```sql\nSELECT 1\n\n## not a heading", "HPOCCC"},
+		{"unclosed other fence", "intro\n```text\n```sql\nSELECT 1", "POCC"},
+		{"CRLF", "# T\r\n\r\n```sql\r\nSELECT 1\r\n```\r\nafter\r\n", "HPOCXPP"},
+		{"thematic break then indented fence", "# T\n* * *\n    ```sql\n    SELECT 1\n    ```\n- item\n  ```sql\n  SELECT 2\n  ```", "HPPPPPOCX"},
+		{"#tag is prose", "#tag words\n## Part ##\n####### seven\n```sql\nSELECT 1\n```", "PHPOCX"},
+		{"comments", "<!-- model: m -->\n<!-- note -->\n```html\n<!-- model: x -->\n```", "MMOCX"},
+		{"info string with backtick is no fence", "``` a`b\nSELECT 1\n```", "PPO"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var roles strings.Builder
+			var wantProse strings.Builder
+			var wantCells, headings []string
+			var cell []string
+			open := scanNotebook(tc.md, func(l mdLine) {
+				roles.WriteByte("PHMOCX"[l.role])
+				switch l.role {
+				case roleProse, roleHeading:
+					wantProse.WriteString(l.text + "\n")
+					if l.role == roleHeading {
+						headings = append(headings, l.text)
+					}
+				case roleFenceOpen:
+					cell = nil
+				case roleCode:
+					cell = append(cell, l.raw)
+				case roleFenceClose:
+					if l.block.sql() {
+						wantCells = append(wantCells, strings.TrimSpace(strings.Join(cell, "\n")))
+					}
+				}
+			})
+			if open != nil && open.sql() {
+				wantCells = append(wantCells, strings.TrimSpace(strings.Join(cell, "\n")))
+			}
+			if roles.String() != tc.roles {
+				t.Errorf("roles %s, want %s", roles.String(), tc.roles)
+			}
+			if got := NotebookProse(tc.md); got != wantProse.String() {
+				t.Errorf("prose %q, want %q", got, wantProse.String())
+			}
+			nb := ParseNotebook(tc.md)
+			var cells []string
+			for _, c := range nb.Cells {
+				cells = append(cells, c.SQL)
+				if c.Description != "" && !slices.Contains(headings, c.Description) {
+					t.Errorf("cell %s's description %q is no heading line", c.Name, c.Description)
+				}
+			}
+			if strings.Join(cells, "\x00") != strings.Join(wantCells, "\x00") {
+				t.Errorf("cells %q, want %q", cells, wantCells)
+			}
+			if nb.Title != "" && !slices.Contains(headings, nb.Title) {
+				t.Errorf("title %q is no heading line", nb.Title)
+			}
+			if (open != nil) != (len(nb.Problems) > 0) {
+				t.Errorf("open block %v, problems %q", open, nb.Problems)
+			}
+		})
 	}
 }
