@@ -27,6 +27,17 @@ var intervalCases = []string{
 	"1 day ago", "-2147483648 days ago", "-2147483648 months ago", "-2147483647 months ago", "9223372036854", "9223372036855",
 	"2147483647.5 days", "178956970.6 years", "1.5 years", "2147483647 days 23 hours",
 	"@ 3 days", "01:02:03", "1 day 2", "yesterday", "1 fortnight",
+	// Fractions on the last microsecond (DuckDB keeps six digits of them).
+	"9223372036854775.8075 ms", "9223372036854775.8079 ms", "9223372036854775.808 ms",
+	"-9223372036854775.8089 ms", "-9223372036854775.809 ms", "9223372036854.7758079 s", "9223372036854.775808 s",
+	"-9223372036854.775808 s", "-9223372036854.775809 s", "153722867280.9125999 minutes", "153722867280.912601 minutes",
+	"2562047788.0152125 hours", "2562047788.0152126 hours", "9223372036854775807.4 us", "-9223372036854775808.4 us",
+	"9223372036854775807 us 0.51 months", "9223372036854775807 us 0.0000009 days", "9223372036854775807 us 0.000001 days",
+	"9223372036854775807 us 0.000001 weeks", "9223372036854775807 us 1.0000001 weeks",
+	// Parts that overflow only together.
+	"2147483647 days 0.2 weeks", "2147483647 days 0.1 weeks", "2147483647 months 0.9 months", "2147483646 days 0.99 months",
+	"178956970 years 0.6 years", "178956970 years 0.7 years", "178956970 years 0.34 quarters", "178956970 years 0.25 quarters",
+	"2147483647 months 0.9 years", "2147483647 days 0.99 quarters", "2562047788 hours -1 minute 0.9 minutes", "9223372036854775807 us 1 ms",
 }
 
 // TestIntervalRangeAgreesWithDuckDB: an INTERVAL the check refuses as out of
@@ -97,14 +108,28 @@ func TestIntervalOutOfRange(t *testing.T) {
 		{"p/k/m/iv", `{"v":"2147483648 months"}`, `got "2147483648 months": 2147483648 months takes its months out of range`},
 		{"p/k/m/iv", `{"v":"9223372036854775808 microseconds"}`, `got "9223372036854775808 microseconds": the number 9223372036854775808 is past 9223372036854775807`},
 		{"p/k/m/ivl", `{"v":["1 day","2147483647 days 1 day"]}`, `parameter "v[1]" must be an INTERVAL within its range`},
+		// The part that goes out of range, or the parts that do together.
+		// (Before: "0.2 weeks takes its days out of range".)
+		{"p/k/m/iv", `{"v":"2147483647 days 0.2 weeks"}`, `got "2147483647 days 0.2 weeks": its days add up past their range: 2147483647 days plus 0.2 weeks`},
+		{"p/k/m/iv", `{"v":"1 day 2147483646 days 0.99 months"}`, `its days add up past their range: 1 day plus 2147483646 days plus 0.99 months`},
+		{"p/k/m/iv", `{"v":"178956970 years 0.7 years"}`, `its months add up past their range: 178956970 years plus 0.7 years`},
+		{"p/k/m/iv", `{"v":"1 day 178956970.7 years"}`, `got "1 day 178956970.7 years": 178956970.7 years takes its months out of range`},
+		{"p/k/m/iv", `{"v":"9223372036854775807 us 1 ms"}`, `its microseconds add up past their range: 9223372036854775807 us plus 1 ms`},
+		// On the last microsecond, exactly. (Before: "9223372036854775.8075
+		// ms", which DuckDB reads, was refused.)
+		{"p/k/m/iv", `{"v":"9223372036854775.808 ms"}`, `got "9223372036854775.808 ms": 9223372036854775.808 ms takes its microseconds out of range`},
+		// DuckDB rounds this one past the range to a negative value.
+		{"p/k/m/iv", `{"v":"9223372036854775807.5 us"}`, `9223372036854775807.5 us takes its microseconds out of range`},
 	} {
 		_, te := runNamed(t, svc, tc.path, tc.params)
 		if te == nil || te.Kind != "invalid" || !strings.Contains(te.Error, tc.want) {
 			t.Errorf("%s %s: %+v, want %q", tc.path, tc.params, te, tc.want)
 		}
 	}
-	if got, te := runNamed(t, svc, "p/k/m/iv", `{"v":"178956970 years 7 months"}`); te != nil || !strings.Contains(got, `"Rows":[[`) {
-		t.Errorf("in range: %s %+v", got, te)
+	for _, v := range []string{"178956970 years 7 months", "9223372036854775.8079 ms", "-9223372036854775.8089 ms", "9223372036854.7758079 s", "9223372036854775807.4 us"} {
+		if got, te := runNamed(t, svc, "p/k/m/iv", `{"v":`+jsonText(v)+`}`); te != nil || !strings.Contains(got, `"Rows":[[`) {
+			t.Errorf("in range: %q: %s %+v", v, got, te)
+		}
 	}
 }
 
@@ -131,6 +156,13 @@ func TestIntervalOutOfRangePostgres(t *testing.T) {
 		// A form the check leaves to PostgreSQL, whose error quotes it.
 		{"p/pg/m/iv", `{"v":"1 fortnight"}`, `parameter "v" must be an INTERVAL, and the engine could not read "1 fortnight" as one (invalid input syntax for type interval`},
 		{"p/pg/m/ivl", `{"v":["1 day","178956971 years"]}`, `parameter "v[1]" must be an INTERVAL within its range`},
+		// The part that goes out of range, or the parts that do together.
+		// (Before: "2147483647 days takes its days out of range".)
+		{"p/pg/m/iv", `{"v":"2147483647 days 1 week"}`, `got "2147483647 days 1 week": its days add up past their range: 2147483647 days plus 1 week`},
+		{"p/pg/m/iv", `{"v":"1 day 2147483647 days 0.5 weeks"}`, `its days add up past their range: 2147483647 days plus 0.5 weeks`}, // read from the end, as PostgreSQL does
+		{"p/pg/m/iv", `{"v":"1 day 2147483648 days"}`, `got "1 day 2147483648 days": 2147483648 days takes its days out of range`},
+		{"p/pg/m/iv", `{"v":"P1W2147483647DT1H"}`, `its days add up past their range: 1W plus 2147483647D`},
+		{"p/pg/m/iv", `{"v":"9223372036854775807 us 1 ms"}`, `its microseconds add up past their range: 9223372036854775807 us plus 1 ms`},
 	} {
 		_, te := runNamed(t, svc, tc.path, tc.params)
 		if te == nil || te.Kind != "invalid" || !strings.Contains(te.Error, tc.want) {
