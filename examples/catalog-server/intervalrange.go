@@ -52,6 +52,19 @@ var intervalUnits = func() map[string]intervalUnit {
 	return u
 }()
 
+// isIntervalType reports whether the SQL type t is an INTERVAL, with a
+// precision or not (interval(3)), or a list of them (INTERVAL[],
+// INTERVAL(3)[][]; list true). A list's elements are bound one by one as
+// parameters of the element type (bindList), so each is checked as a single
+// INTERVAL is; the engine's error quoting one element blames the list.
+func isIntervalType(t string) (interval, list bool) {
+	base, depth := listBase(strings.ToUpper(strings.Join(strings.Fields(t), "")))
+	if base == "INTERVAL" || strings.HasPrefix(base, "INTERVAL(") && strings.HasSuffix(base, ")") {
+		return true, depth > 0
+	}
+	return false, false
+}
+
 // intervalForms are the forms of an INTERVAL's text the engine eng reads, for
 // the messages refusing one.
 func intervalForms(eng string) string {

@@ -249,3 +249,61 @@ func TestIntervalFractionsDuckDB(t *testing.T) {
 		}
 	}
 }
+
+// TestIntervalTypesAlike: INTERVAL, INTERVAL(3) and lists of them are read
+// alike (isIntervalType): each value, or each element, is checked as one
+// INTERVAL, and a number is told it is written as seconds. (Before: an
+// INTERVAL(3) or INTERVAL(3)[] element given 3600 was not told "3600
+// seconds".)
+func TestIntervalTypesAlike(t *testing.T) {
+	for _, tc := range []struct {
+		typ      string
+		interval bool
+		list     bool
+	}{
+		{"INTERVAL", true, false}, {"interval", true, false}, {"INTERVAL(3)", true, false}, {"interval (3)", true, false},
+		{"INTERVAL[]", true, true}, {"INTERVAL(3)[][]", true, true}, {"INTERVAL[3]", true, true},
+		{"INTEGER", false, false}, {"INTERVALS", false, false}, {"INTEGER[]", false, false}, {"INTERVAL(3", false, false},
+	} {
+		if iv, list := isIntervalType(tc.typ); iv != tc.interval || list != tc.list {
+			t.Errorf("isIntervalType(%q) = %v, %v; want %v, %v", tc.typ, iv, list, tc.interval, tc.list)
+		}
+	}
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"p/k/manifest.json": `{}`,
+		"p/k/m.sql": "-- @source src\nSELECT 1 AS x;\n\n" +
+			"-- @query iv\n-- @param v INTERVAL\nSELECT CAST($v AS VARCHAR) AS v;\n\n" +
+			"-- @query iv3\n-- @param v INTERVAL(3)\nSELECT CAST($v AS VARCHAR) AS v;\n\n" +
+			"-- @query ivl\n-- @param v INTERVAL[]\nSELECT CAST($v AS VARCHAR) AS v;\n\n" +
+			"-- @query ivl3\n-- @param v INTERVAL(3)[]\nSELECT CAST($v AS VARCHAR) AS v;\n",
+	})
+	svc := newTestService(t, dir, Config{})
+	for _, tc := range []struct{ path, params, want string }{
+		{"iv", `{"v":3600}`, `parameter "v" must be a JSON string (INTERVAL, in double quotes, e.g. "1 day 02:00:00" or "90 minutes"), got the number 3600: a number of seconds is written "3600 seconds"`},
+		{"iv3", `{"v":3600}`, `parameter "v" must be a JSON string (INTERVAL(3), in double quotes, e.g. "1 day 02:00:00" or "90 minutes"), got the number 3600: a number of seconds is written "3600 seconds"`},
+		{"ivl", `{"v":["1 day",3600]}`, `parameter "v[1]" must be a JSON string (INTERVAL, in double quotes, e.g. "1 day 02:00:00" or "90 minutes"), got the number 3600: a number of seconds is written "3600 seconds"`},
+		{"ivl3", `{"v":["1 day",3600]}`, `parameter "v[1]" must be a JSON string (INTERVAL(3), in double quotes, e.g. "1 day 02:00:00" or "90 minutes"), got the number 3600: a number of seconds is written "3600 seconds"`},
+		{"iv3", `{"v":"178956971 years"}`, `parameter "v" must be an INTERVAL(3) within its range`},
+		{"ivl", `{"v":["1 day","2147483647 days 1 day"]}`, `parameter "v[1]" must be an INTERVAL within its range`},
+		{"ivl3", `{"v":["1 day","2147483647 days 1 day"]}`, `parameter "v[1]" must be an INTERVAL(3) within its range`},
+		// The engine's error quoting one element blames the list.
+		{"ivl", `{"v":["1 day","1 fortnight"]}`, `parameter "v" must be an INTERVAL[], and the engine could not read ["1 day","1 fortnight"] as one`},
+		{"ivl3", `{"v":["1 day","1 fortnight"]}`, `parameter "v" must be an INTERVAL(3)[], and the engine could not read`},
+	} {
+		_, te := runNamed(t, svc, "p/k/m/"+tc.path, tc.params)
+		if te == nil || te.Kind != "invalid" || !strings.Contains(te.Error, tc.want) {
+			t.Errorf("%s %s: %+v, want %q", tc.path, tc.params, te, tc.want)
+		}
+	}
+	for _, path := range []string{"iv", "iv3"} {
+		if got, te := runNamed(t, svc, "p/k/m/"+path, `{"v":"1 day 2 hours"}`); te != nil || !strings.Contains(got, `[["1 day 02:00:00"]]`) {
+			t.Errorf("%s: %s %+v", path, got, te)
+		}
+	}
+	for _, path := range []string{"ivl", "ivl3"} {
+		if got, te := runNamed(t, svc, "p/k/m/"+path, `{"v":["1 day","2 hours"]}`); te != nil || !strings.Contains(got, `[["[1 day, '02:00:00']"]]`) {
+			t.Errorf("%s: %s %+v", path, got, te)
+		}
+	}
+}
