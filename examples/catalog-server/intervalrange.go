@@ -447,43 +447,154 @@ func (r *pgInterval) postgres(s string) (why string, ok bool) {
 	return "", true
 }
 
-// iso reads s, the text after P, as DecodeISO8601Interval's designators.
+// iso reads s, the text after P, as PostgreSQL 15's DecodeISO8601Interval:
+// the designators (P1.5Y2MT3.5H) and the alternative format, extended
+// (P0001-02-03T04:05:06, P0001-02, PT04:05) or basic (P00010203T040506).
+// ok is false for a text it refuses as bad format (its error then quotes
+// the value) or does not follow (a hexadecimal number).
 func (r *pgInterval) iso(s string) (why string, ok bool) {
-	date := true
-	for s != "" {
-		if s[0] == 'T' {
-			date, s = false, s[1:]
-			continue
+	date, have := true, false
+	// number reads one number as ParseISO8601Number (strtod): its integer
+	// part, its fraction and its text; why when past 1e15.
+	number := func() (val int64, fval float64, text, why string, ok bool) {
+		text = pgISONumber.FindString(s)
+		if text == "" {
+			return 0, 0, "", "", false
 		}
-		num := pgISONumber.FindString(s)
-		if num == "" || len(num) == len(s) {
-			return "", false
+		s = s[len(text):]
+		if s != "" && (s[0] == 'x' || s[0] == 'X') {
+			return 0, 0, "", "", false // strtod's hexadecimal
 		}
-		s = s[len(num):]
-		if s[0] == 'x' || s[0] == 'X' {
-			return "", false // strtod's hexadecimal
-		}
-		v, err := strconv.ParseFloat(num, 64)
+		v, err := strconv.ParseFloat(text, 64)
 		if err != nil || v < -1e15 || v > 1e15 {
-			return fmt.Sprintf("%s is past 1e15", num), err == nil
+			return 0, 0, text, fmt.Sprintf("%s is past 1e15", text), err == nil
 		}
 		ip := math.Trunc(v)
-		val, fval := int64(ip), v-ip
-		units := map[byte]string{'H': "hour", 'M': "minute", 'S': "second"}
+		return int64(ip), v - ip, text, "", true
+	}
+	// adds adds each step, stopping at the first out of range.
+	type step struct {
+		unit string
+		val  int64
+		fval float64
+	}
+	adds := func(what string, steps ...step) string {
+		for _, st := range steps {
+			before := *r
+			if !r.add(st.unit, st.val, st.fval) {
+				return r.outOfRange(what, st.unit, st.val, st.fval, false)
+			}
+			r.note(before, what)
+		}
+		return ""
+	}
+	// next reads a number of the alternative format into unit.
+	next := func(unit string) (why string, ok bool) {
+		val, fval, text, why, ok := number()
+		if why != "" || !ok {
+			return why, ok
+		}
+		return adds(fmt.Sprintf("%s (its %ss)", text, unit), step{unit, val, fval}), true
+	}
+	for s != "" {
+		if s[0] == 'T' {
+			date, have, s = false, false, s[1:]
+			continue
+		}
+		fieldstart := s
+		val, fval, num, why, ok := number()
+		if why != "" || !ok {
+			return why, ok
+		}
+		var unit byte // 0 at the end
+		if s != "" {
+			unit, s = s[0], s[1:]
+		}
+		width := len(strings.TrimPrefix(fieldstart, "-")) - len(strings.TrimLeft(strings.TrimPrefix(fieldstart, "-"), "0123456789"))
+		what := fmt.Sprintf("%s%c", num, unit)
+		if unit == 0 {
+			what = num
+		}
+		designators := map[byte]string{'H': "hour", 'M': "minute", 'S': "second"}
 		if date {
-			units = map[byte]string{'Y': "year", 'M': "month", 'W': "week", 'D': "day"}
+			designators = map[byte]string{'Y': "year", 'M': "month", 'W': "week", 'D': "day"}
 		}
-		unit, known := units[s[0]]
-		if !known {
-			return "", false // the alternative format (P0001-02-03) or none
+		if u, known := designators[unit]; known {
+			if why := adds(what, step{u, val, fval}); why != "" {
+				return why, true
+			}
+			have = true
+			continue
 		}
-		what := fmt.Sprintf("%s%c", num, s[0])
-		before := *r
-		if !r.add(unit, val, fval) {
-			return r.outOfRange(what, unit, val, fval, false), true
+		switch {
+		case date && (unit == 'T' || unit == 0) && width == 8 && !have:
+			// Basic: YYYYMMDD.
+			if why := adds(num+" (YYYYMMDD)", step{"year", val / 10000, 0}, step{"month", (val / 100) % 100, 0}, step{"day", val % 100, 0}, step{"day", 0, fval}); why != "" {
+				return why, true
+			}
+			date, have = false, false
+			continue
+		case date && (unit == 'T' || unit == 0 || unit == '-') && !have:
+			// Extended: YYYY[-MM[-DD]], each part a number.
+			if why := adds(num+" (its years)", step{"year", val, fval}); why != "" {
+				return why, true
+			}
+			if unit == 0 {
+				return "", true
+			}
+			if unit == 'T' {
+				date, have = false, false
+				continue
+			}
+			if why, ok := next("month"); why != "" || !ok {
+				return why, ok
+			}
+			if s == "" {
+				return "", true
+			}
+			if s[0] == 'T' {
+				date, have, s = false, false, s[1:]
+				continue
+			}
+			if s[0] != '-' {
+				return "", false
+			}
+			s = s[1:]
+			if why, ok := next("day"); why != "" || !ok {
+				return why, ok
+			}
+			if s == "" {
+				return "", true
+			}
+			if s[0] != 'T' {
+				return "", false
+			}
+			date, have, s = false, false, s[1:]
+		case !date && unit == 0 && width == 6 && !have:
+			// Basic: HHMMSS.
+			return adds(num+" (HHMMSS)", step{"hour", val / 10000, 0}, step{"minute", (val / 100) % 100, 0}, step{"second", val % 100, 0}, step{"microsecond", 0, fval}), true
+		case !date && (unit == 0 || unit == ':') && !have:
+			// Extended: HH[:MM[:SS]].
+			if why := adds(num+" (its hours)", step{"hour", val, fval}); why != "" || unit == 0 {
+				return why, true
+			}
+			if why, ok := next("minute"); why != "" || !ok {
+				return why, ok
+			}
+			if s == "" {
+				return "", true
+			}
+			if s[0] != ':' {
+				return "", false
+			}
+			s = s[1:]
+			if why, ok := next("second"); why != "" || !ok {
+				return why, ok
+			}
+			return "", s == ""
+		default:
+			return "", false
 		}
-		r.note(before, what)
-		s = s[1:]
 	}
 	return "", true
 }

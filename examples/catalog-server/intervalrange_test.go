@@ -162,6 +162,11 @@ func TestIntervalOutOfRangePostgres(t *testing.T) {
 		{"p/pg/m/iv", `{"v":"1 day 2147483647 days 0.5 weeks"}`, `its days add up past their range: 2147483647 days plus 0.5 weeks`}, // read from the end, as PostgreSQL does
 		{"p/pg/m/iv", `{"v":"1 day 2147483648 days"}`, `got "1 day 2147483648 days": 2147483648 days takes its days out of range`},
 		{"p/pg/m/iv", `{"v":"P1W2147483647DT1H"}`, `its days add up past their range: 1W plus 2147483647D`},
+		// ISO 8601's alternative format. (Before: left to PostgreSQL, whose
+		// "interval out of range" quotes nothing: kind sql_error.)
+		{"p/pg/m/iv", `{"v":"P178956970-08"}`, `got "P178956970-08": it is 2147483648 months`},
+		{"p/pg/m/iv", `{"v":"P0-0-2147483648"}`, `got "P0-0-2147483648": 2147483648 (its days) takes its days out of range`},
+		{"p/pg/m/iv", `{"v":"PT2562047788:00:54.775808"}`, `its microseconds add up past their range: 2562047788 (its hours) plus 54.775808 (its seconds)`},
 		{"p/pg/m/iv", `{"v":"9223372036854775807 us 1 ms"}`, `its microseconds add up past their range: 9223372036854775807 us plus 1 ms`},
 	} {
 		_, te := runNamed(t, svc, tc.path, tc.params)
@@ -187,6 +192,15 @@ var fractionCases = []string{
 	"306783378.5 weeks", "P2147483647.5M", "2562047787.9 hours", "2562047788.5 hours",
 	"153722867280.5 minutes", "9223372036854.775807 seconds", "9223372036854.775808 seconds", "9223372036854.9",
 	"1.5 hours 2 hours", "1.5e3 days", "1.5 abc", "2.5 1 day", "1.5 days 1.5 days", "P1Y 2M",
+	// ISO 8601's alternative format, extended and basic, and near it.
+	"P0001-02-03T04:05:06", "P0001-02-03", "PT04:05:06", "P0001-02", "PT04:05", "P0001", "P1", "PT1", "P1T2H",
+	"P0001-02-03T04:05:06.5", "P-0001-02-03", "P0001--02", "P0001-02-03x", "P0001-02T", "P0001-02-03T", "P00010203T040506",
+	"P00010203", "PT040506", "PT040506.5", "P00010203.5", "P1.5-02", "P0001-1.5-2.5T1.5:2.5:3.5", "PT1:2:3:4", "PT1:2x",
+	"P1Y0001-02", "P1YT04:05", "PT1H04:05", "P0001-02-03T1H", "P0001-02-03T04:05:06T1H", "P0001-02-03-04", "P1-2-3T",
+	"P178956970-07", "P178956970-08", "P-178956970-08", "P-178956970--09", "P0-2147483647", "P0-2147483648",
+	"P0-0-2147483647", "P0-0-2147483648", "P0-0-2147483647T24:00:00", "PT2562047788:00:54.775807", "PT2562047788:00:54.775808",
+	"PT2562047788:0:54.7758075", "PT-2562047788:00:54.775808", "PT-2562047788:00:54.775809", "P17895697000000T", "P1e15-0", "P1e16-0",
+	"P178956970-07-2147483647T2562047788:00:54.775807", "P1W0001-02",
 }
 
 // TestIntervalFractionsPostgres: each form against PostgreSQL
