@@ -174,6 +174,15 @@ func TestIntervalOutOfRangePostgres(t *testing.T) {
 			t.Errorf("%s %s: %+v, want %q", tc.path, tc.params, te, tc.want)
 		}
 	}
+	// The last microsecond and month, taken as PostgreSQL takes them.
+	for _, v := range []string{"9223372036854775.8075 ms", "-9223372036854.775808 s", "PT2562047788:00:54.775807", "P178956970-07"} {
+		if got, te := runNamed(t, svc, "p/pg/m/iv", `{"v":`+jsonText(v)+`}`); te != nil || !strings.Contains(got, `"Rows":[[`) {
+			t.Errorf("in range: %q: %s %+v", v, got, te)
+		}
+	}
+	if _, te := runNamed(t, svc, "p/pg/m/iv", `{"v":"9223372036854775.808 ms"}`); te == nil || te.Kind != "invalid" || !strings.Contains(te.Error, `got "9223372036854775.808 ms": 9223372036854775.808 ms takes its microseconds out of range`) {
+		t.Errorf("past the last microsecond: %+v", te)
+	}
 	if _, te := runNamed(t, svc, "p/pg/m/ivm", `{"v":"100 years"}`); te == nil || te.Kind != "sql_error" || te.SQLState != "22008" {
 		t.Errorf("the SQL out of range: %+v", te)
 	}
