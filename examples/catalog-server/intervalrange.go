@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/big"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -51,6 +52,19 @@ var intervalUnits = func() map[string]intervalUnit {
 	return u
 }()
 
+// isIntervalType reports whether the SQL type t is an INTERVAL, with a
+// precision or not (interval(3)), or a list of them (INTERVAL[],
+// INTERVAL(3)[][]; list true). A list's elements are bound one by one as
+// parameters of the element type (bindList), so each is checked as a single
+// INTERVAL is; the engine's error quoting one element blames the list.
+func isIntervalType(t string) (interval, list bool) {
+	base, depth := listBase(strings.ToUpper(strings.Join(strings.Fields(t), "")))
+	if base == "INTERVAL" || strings.HasPrefix(base, "INTERVAL(") && strings.HasSuffix(base, ")") {
+		return true, depth > 0
+	}
+	return false, false
+}
+
 // intervalForms are the forms of an INTERVAL's text the engine eng reads, for
 // the messages refusing one.
 func intervalForms(eng string) string {
@@ -76,10 +90,20 @@ func intervalRange(eng, s string) string {
 	return duckIntervalRange(s)
 }
 
-// duckIntervalRange is intervalRange for DuckDB.
+// duckIntervalRange is intervalRange for DuckDB. DuckDB 1.5 reads a number's
+// fraction to six digits (F millionths of its unit, checked against it on
+// the boundaries): F × the unit's microseconds / 10^6, cut toward zero, for
+// seconds down to milliseconds, hours and minutes, and a day's fraction;
+// rounded half away from zero for microseconds; whole months of a year's
+// (decade's …) fraction; whole months and then whole days of a quarter's;
+// whole days of a month's; whole days and the rest as microseconds of a
+// week's. The rest of a fraction is dropped. All in integers, so the check
+// and DuckDB agree on the last microsecond.
 func duckIntervalRange(s string) string {
-	var months, days int32
-	var micros int64
+	var fields [3]int64 // months, days, microseconds
+	var parts [3][]string
+	limits := [3][2]int64{{math.MinInt32, math.MaxInt32}, {math.MinInt32, math.MaxInt32}, {math.MinInt64, math.MaxInt64}}
+	names := [3]string{"months", "days", "microseconds"}
 	i := 0
 	if strings.HasPrefix(s, "@") {
 		i++
@@ -87,38 +111,31 @@ func duckIntervalRange(s string) string {
 		return ""
 	}
 	space := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' }
-	// addTo adds n × mult and then fraction × mult (rounded) to the field,
-	// as DuckDB's IntervalTryAddition.
-	addTo := func(field int, n, mult int64, fraction float64, what string) string {
-		steps := []int64{0, 0}
-		prod, ok := mulInt64(n, mult)
-		if !ok {
-			return fmt.Sprintf("%s is past the range of a 64-bit integer", what)
+	// add adds the part what's whole and fraction amounts (each already in
+	// the field's unit) to field f, as DuckDB's IntervalTryAddition: each
+	// checked against the field's range.
+	add := func(f int, what string, amounts ...*big.Int) string {
+		lo, hi := big.NewInt(limits[f][0]), big.NewInt(limits[f][1])
+		alone := new(big.Int)
+		for _, a := range amounts {
+			alone.Add(alone, a)
 		}
-		steps[0] = prod
-		if math.Abs(fraction) > 1e-10 {
-			steps[1] = int64(math.Round(fraction * float64(mult)))
+		if alone.Cmp(lo) < 0 || alone.Cmp(hi) > 0 {
+			return fmt.Sprintf("%s takes its %s out of range", what, names[f])
 		}
-		for _, a := range steps {
-			switch field {
-			case 0, 1:
-				p := &months
-				name := "months"
-				if field == 1 {
-					p, name = &days, "days"
-				}
-				sum := int64(*p) + a
-				if a < math.MinInt32 || a > math.MaxInt32 || sum < math.MinInt32 || sum > math.MaxInt32 {
-					return fmt.Sprintf("%s takes its %s out of range", what, name)
-				}
-				*p = int32(sum)
-			default:
-				sum, ok := addInt64(micros, a)
-				if !ok {
-					return fmt.Sprintf("%s takes its microseconds out of range", what)
-				}
-				micros = sum
+		sum := big.NewInt(fields[f])
+		for _, a := range amounts {
+			if a.Cmp(lo) < 0 || a.Cmp(hi) > 0 {
+				return fmt.Sprintf("%s takes its %s out of range", what, names[f])
 			}
+			sum.Add(sum, a)
+			if sum.Cmp(lo) < 0 || sum.Cmp(hi) > 0 {
+				return fmt.Sprintf("its %s add up past their range: %s", names[f], strings.Join(append(parts[f], what), " plus "))
+			}
+		}
+		fields[f] = sum.Int64()
+		if alone.Sign() != 0 {
+			parts[f] = append(parts[f], what)
 		}
 		return ""
 	}
@@ -134,7 +151,7 @@ func duckIntervalRange(s string) string {
 			if len(s)-i < 3 || strings.ToLower(s[i:i+3]) != "ago" || strings.Trim(s[i+3:], " \t\n") != "" || !found {
 				return ""
 			}
-			if months == math.MinInt32 || days == math.MinInt32 || micros == math.MinInt64 {
+			if fields[0] == math.MinInt32 || fields[1] == math.MinInt32 || fields[2] == math.MinInt64 {
 				return "ago cannot negate it: a field is at its lowest"
 			}
 			return ""
@@ -160,19 +177,18 @@ func duckIntervalRange(s string) string {
 		if err != nil {
 			return fmt.Sprintf("the number %s is past 9223372036854775807", digits)
 		}
-		fraction := 0.0
+		var frac int64 // millionths, the first six digits
 		if i < len(s) && s[i] == '.' {
 			i++
 			fs := i
 			for i < len(s) && isDigit(s[i]) {
 				i++
 			}
-			if i > fs {
-				fraction, _ = strconv.ParseFloat("."+s[fs:i], 64)
-			}
+			six := (s[fs:i] + "000000")[:6]
+			frac, _ = strconv.ParseInt(six, 10, 64)
 		}
 		if neg {
-			n, fraction = -n, -fraction
+			n, frac = -n, -frac
 		}
 		for i < len(s) && space(s[i]) {
 			i++
@@ -187,46 +203,50 @@ func duckIntervalRange(s string) string {
 			if found || strings.Trim(s[i:], " \t\n") != "" {
 				return ""
 			}
-			return addTo(2, n, 1_000_000, fraction, what) // seconds
+			name = "second"
 		}
 		u, ok := intervalUnits[name]
 		if !ok {
 			return ""
 		}
+		whole := new(big.Int).Mul(big.NewInt(n), big.NewInt(u.mult))
+		F := big.NewInt(frac)
+		million := big.NewInt(1_000_000)
+		// part is F × mult / 10^6 cut toward zero, and the rest (× 10^6).
+		part := func(mult int64) (*big.Int, *big.Int) {
+			return new(big.Int).QuoRem(new(big.Int).Mul(F, big.NewInt(mult)), million, new(big.Int))
+		}
 		var why string
 		switch {
+		case u.field == 2 && u.mult == 1:
+			r := new(big.Int).Add(F, big.NewInt(500_000*int64(F.Sign())))
+			why = add(2, what, whole, r.Quo(r, million))
+		case u.field == 2:
+			p, _ := part(u.mult)
+			why = add(2, what, whole, p)
 		case name == "quarter" || name == "quarters":
-			// Whole months, the rest of the fraction as days of 30.
-			why = addTo(0, n, 3, 0, what)
-			if why == "" {
-				m := int64(fraction * 3)
-				why = addTo(0, m, 1, 0, what)
-				if why == "" {
-					why = addTo(1, 0, 30, fraction*3-float64(m), what)
-				}
+			m, rest := part(3)
+			d := new(big.Int).Quo(rest.Mul(rest, big.NewInt(30)), million)
+			if why = add(0, what, whole, m); why == "" {
+				why = add(1, what, d)
 			}
-		case u.field == 0 && u.mult == 1, u.field == 1 && u.mult == 7:
-			// Months: the fraction as days of 30, its rest as microseconds;
-			// weeks: the fraction as days, its rest as microseconds.
-			per := 30.0
-			if u.field == 1 {
-				per = 7
+		case u.field == 0 && u.mult == 1:
+			d, _ := part(30)
+			if why = add(0, what, whole); why == "" {
+				why = add(1, what, d)
 			}
-			why = addTo(u.field, n, u.mult, 0, what)
-			if why == "" {
-				d := int64(fraction * per)
-				why = addTo(1, d, 1, 0, what)
-				if why == "" {
-					why = addTo(2, 0, 86_400_000_000, fraction*per-float64(d), what)
-				}
-			}
-		case u.field == 1:
-			why = addTo(1, n, 1, 0, what)
-			if why == "" {
-				why = addTo(2, 0, 86_400_000_000, fraction, what)
+		case u.field == 0:
+			m, _ := part(u.mult)
+			why = add(0, what, whole, m)
+		case u.mult == 7:
+			d, rest := part(7)
+			if why = add(1, what, whole, d); why == "" {
+				why = add(2, what, rest.Mul(rest, big.NewInt(86_400)))
 			}
 		default:
-			why = addTo(u.field, n, u.mult, fraction, what)
+			if why = add(1, what, whole); why == "" {
+				why = add(2, what, F.Mul(F, big.NewInt(86_400)))
+			}
 		}
 		if why != "" {
 			return why
@@ -271,7 +291,36 @@ func pgIntervalRange(s string) string {
 type pgInterval struct {
 	year, mon, mday int32
 	usec            int64
-	over            string // the field add took out of range
+	over            string              // the field add took out of range
+	parts           map[string][]string // the parts added to each field, as read
+}
+
+// note adds what, the part of the text just added, to the parts of each field
+// it changed from before.
+func (r *pgInterval) note(before pgInterval, what string) {
+	if r.parts == nil {
+		r.parts = map[string][]string{}
+	}
+	for f, changed := range map[string]bool{"years": r.year != before.year, "months": r.mon != before.mon, "days": r.mday != before.mday, "microseconds": r.usec != before.usec} {
+		if changed {
+			r.parts[f] = append(r.parts[f], what)
+		}
+	}
+}
+
+// outOfRange says why adding what (unit, val, fval) took r out of range:
+// the part alone, or the parts of its field together (in the order of the
+// text: backwards when reversed, as DecodeInterval reads).
+func (r *pgInterval) outOfRange(what, unit string, val int64, fval float64, reversed bool) string {
+	var alone pgInterval
+	if !alone.add(unit, val, fval) {
+		return fmt.Sprintf("%s takes its %s out of range", what, alone.over)
+	}
+	parts := append(slices.Clone(r.parts[r.over]), what)
+	if reversed {
+		slices.Reverse(parts)
+	}
+	return fmt.Sprintf("its %s add up past their range: %s", r.over, strings.Join(parts, " plus "))
 }
 
 // pgUnits are PostgreSQL's interval units (its deltatktbl, names compared in
@@ -375,9 +424,12 @@ func (r *pgInterval) postgres(s string) (why string, ok bool) {
 			}
 			seen[k] = true
 		}
+		what := strings.Join(tokens[i:min(i+2, len(tokens))], " ")
+		before := *r
 		if !r.add(unit, val, fval) {
-			return fmt.Sprintf("%s takes its %s out of range", strings.Join(tokens[i:min(i+2, len(tokens))], " "), r.over), true
+			return r.outOfRange(what, unit, val, fval, true), true
 		}
+		r.note(before, what)
 		if unit == "hour" {
 			unit = "day"
 		}
@@ -395,40 +447,154 @@ func (r *pgInterval) postgres(s string) (why string, ok bool) {
 	return "", true
 }
 
-// iso reads s, the text after P, as DecodeISO8601Interval's designators.
+// iso reads s, the text after P, as PostgreSQL 15's DecodeISO8601Interval:
+// the designators (P1.5Y2MT3.5H) and the alternative format, extended
+// (P0001-02-03T04:05:06, P0001-02, PT04:05) or basic (P00010203T040506).
+// ok is false for a text it refuses as bad format (its error then quotes
+// the value) or does not follow (a hexadecimal number).
 func (r *pgInterval) iso(s string) (why string, ok bool) {
-	date := true
-	for s != "" {
-		if s[0] == 'T' {
-			date, s = false, s[1:]
-			continue
+	date, have := true, false
+	// number reads one number as ParseISO8601Number (strtod): its integer
+	// part, its fraction and its text; why when past 1e15.
+	number := func() (val int64, fval float64, text, why string, ok bool) {
+		text = pgISONumber.FindString(s)
+		if text == "" {
+			return 0, 0, "", "", false
 		}
-		num := pgISONumber.FindString(s)
-		if num == "" || len(num) == len(s) {
-			return "", false
+		s = s[len(text):]
+		if s != "" && (s[0] == 'x' || s[0] == 'X') {
+			return 0, 0, "", "", false // strtod's hexadecimal
 		}
-		s = s[len(num):]
-		if s[0] == 'x' || s[0] == 'X' {
-			return "", false // strtod's hexadecimal
-		}
-		v, err := strconv.ParseFloat(num, 64)
+		v, err := strconv.ParseFloat(text, 64)
 		if err != nil || v < -1e15 || v > 1e15 {
-			return fmt.Sprintf("%s is past 1e15", num), err == nil
+			return 0, 0, text, fmt.Sprintf("%s is past 1e15", text), err == nil
 		}
 		ip := math.Trunc(v)
-		val, fval := int64(ip), v-ip
-		units := map[byte]string{'H': "hour", 'M': "minute", 'S': "second"}
+		return int64(ip), v - ip, text, "", true
+	}
+	// adds adds each step, stopping at the first out of range.
+	type step struct {
+		unit string
+		val  int64
+		fval float64
+	}
+	adds := func(what string, steps ...step) string {
+		for _, st := range steps {
+			before := *r
+			if !r.add(st.unit, st.val, st.fval) {
+				return r.outOfRange(what, st.unit, st.val, st.fval, false)
+			}
+			r.note(before, what)
+		}
+		return ""
+	}
+	// next reads a number of the alternative format into unit.
+	next := func(unit string) (why string, ok bool) {
+		val, fval, text, why, ok := number()
+		if why != "" || !ok {
+			return why, ok
+		}
+		return adds(fmt.Sprintf("%s (its %ss)", text, unit), step{unit, val, fval}), true
+	}
+	for s != "" {
+		if s[0] == 'T' {
+			date, have, s = false, false, s[1:]
+			continue
+		}
+		fieldstart := s
+		val, fval, num, why, ok := number()
+		if why != "" || !ok {
+			return why, ok
+		}
+		var unit byte // 0 at the end
+		if s != "" {
+			unit, s = s[0], s[1:]
+		}
+		width := len(strings.TrimPrefix(fieldstart, "-")) - len(strings.TrimLeft(strings.TrimPrefix(fieldstart, "-"), "0123456789"))
+		what := fmt.Sprintf("%s%c", num, unit)
+		if unit == 0 {
+			what = num
+		}
+		designators := map[byte]string{'H': "hour", 'M': "minute", 'S': "second"}
 		if date {
-			units = map[byte]string{'Y': "year", 'M': "month", 'W': "week", 'D': "day"}
+			designators = map[byte]string{'Y': "year", 'M': "month", 'W': "week", 'D': "day"}
 		}
-		unit, known := units[s[0]]
-		if !known {
-			return "", false // the alternative format (P0001-02-03) or none
+		if u, known := designators[unit]; known {
+			if why := adds(what, step{u, val, fval}); why != "" {
+				return why, true
+			}
+			have = true
+			continue
 		}
-		if !r.add(unit, val, fval) {
-			return fmt.Sprintf("%s%c takes its %s out of range", num, s[0], r.over), true
+		switch {
+		case date && (unit == 'T' || unit == 0) && width == 8 && !have:
+			// Basic: YYYYMMDD.
+			if why := adds(num+" (YYYYMMDD)", step{"year", val / 10000, 0}, step{"month", (val / 100) % 100, 0}, step{"day", val % 100, 0}, step{"day", 0, fval}); why != "" {
+				return why, true
+			}
+			date, have = false, false
+			continue
+		case date && (unit == 'T' || unit == 0 || unit == '-') && !have:
+			// Extended: YYYY[-MM[-DD]], each part a number.
+			if why := adds(num+" (its years)", step{"year", val, fval}); why != "" {
+				return why, true
+			}
+			if unit == 0 {
+				return "", true
+			}
+			if unit == 'T' {
+				date, have = false, false
+				continue
+			}
+			if why, ok := next("month"); why != "" || !ok {
+				return why, ok
+			}
+			if s == "" {
+				return "", true
+			}
+			if s[0] == 'T' {
+				date, have, s = false, false, s[1:]
+				continue
+			}
+			if s[0] != '-' {
+				return "", false
+			}
+			s = s[1:]
+			if why, ok := next("day"); why != "" || !ok {
+				return why, ok
+			}
+			if s == "" {
+				return "", true
+			}
+			if s[0] != 'T' {
+				return "", false
+			}
+			date, have, s = false, false, s[1:]
+		case !date && unit == 0 && width == 6 && !have:
+			// Basic: HHMMSS.
+			return adds(num+" (HHMMSS)", step{"hour", val / 10000, 0}, step{"minute", (val / 100) % 100, 0}, step{"second", val % 100, 0}, step{"microsecond", 0, fval}), true
+		case !date && (unit == 0 || unit == ':') && !have:
+			// Extended: HH[:MM[:SS]].
+			if why := adds(num+" (its hours)", step{"hour", val, fval}); why != "" || unit == 0 {
+				return why, true
+			}
+			if why, ok := next("minute"); why != "" || !ok {
+				return why, ok
+			}
+			if s == "" {
+				return "", true
+			}
+			if s[0] != ':' {
+				return "", false
+			}
+			s = s[1:]
+			if why, ok := next("second"); why != "" || !ok {
+				return why, ok
+			}
+			return "", s == ""
+		default:
+			return "", false
 		}
-		s = s[1:]
 	}
 	return "", true
 }

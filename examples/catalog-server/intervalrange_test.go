@@ -27,6 +27,17 @@ var intervalCases = []string{
 	"1 day ago", "-2147483648 days ago", "-2147483648 months ago", "-2147483647 months ago", "9223372036854", "9223372036855",
 	"2147483647.5 days", "178956970.6 years", "1.5 years", "2147483647 days 23 hours",
 	"@ 3 days", "01:02:03", "1 day 2", "yesterday", "1 fortnight",
+	// Fractions on the last microsecond (DuckDB keeps six digits of them).
+	"9223372036854775.8075 ms", "9223372036854775.8079 ms", "9223372036854775.808 ms",
+	"-9223372036854775.8089 ms", "-9223372036854775.809 ms", "9223372036854.7758079 s", "9223372036854.775808 s",
+	"-9223372036854.775808 s", "-9223372036854.775809 s", "153722867280.9125999 minutes", "153722867280.912601 minutes",
+	"2562047788.0152125 hours", "2562047788.0152126 hours", "9223372036854775807.4 us", "-9223372036854775808.4 us",
+	"9223372036854775807 us 0.51 months", "9223372036854775807 us 0.0000009 days", "9223372036854775807 us 0.000001 days",
+	"9223372036854775807 us 0.000001 weeks", "9223372036854775807 us 1.0000001 weeks",
+	// Parts that overflow only together.
+	"2147483647 days 0.2 weeks", "2147483647 days 0.1 weeks", "2147483647 months 0.9 months", "2147483646 days 0.99 months",
+	"178956970 years 0.6 years", "178956970 years 0.7 years", "178956970 years 0.34 quarters", "178956970 years 0.25 quarters",
+	"2147483647 months 0.9 years", "2147483647 days 0.99 quarters", "2562047788 hours -1 minute 0.9 minutes", "9223372036854775807 us 1 ms",
 }
 
 // TestIntervalRangeAgreesWithDuckDB: an INTERVAL the check refuses as out of
@@ -97,14 +108,28 @@ func TestIntervalOutOfRange(t *testing.T) {
 		{"p/k/m/iv", `{"v":"2147483648 months"}`, `got "2147483648 months": 2147483648 months takes its months out of range`},
 		{"p/k/m/iv", `{"v":"9223372036854775808 microseconds"}`, `got "9223372036854775808 microseconds": the number 9223372036854775808 is past 9223372036854775807`},
 		{"p/k/m/ivl", `{"v":["1 day","2147483647 days 1 day"]}`, `parameter "v[1]" must be an INTERVAL within its range`},
+		// The part that goes out of range, or the parts that do together.
+		// (Before: "0.2 weeks takes its days out of range".)
+		{"p/k/m/iv", `{"v":"2147483647 days 0.2 weeks"}`, `got "2147483647 days 0.2 weeks": its days add up past their range: 2147483647 days plus 0.2 weeks`},
+		{"p/k/m/iv", `{"v":"1 day 2147483646 days 0.99 months"}`, `its days add up past their range: 1 day plus 2147483646 days plus 0.99 months`},
+		{"p/k/m/iv", `{"v":"178956970 years 0.7 years"}`, `its months add up past their range: 178956970 years plus 0.7 years`},
+		{"p/k/m/iv", `{"v":"1 day 178956970.7 years"}`, `got "1 day 178956970.7 years": 178956970.7 years takes its months out of range`},
+		{"p/k/m/iv", `{"v":"9223372036854775807 us 1 ms"}`, `its microseconds add up past their range: 9223372036854775807 us plus 1 ms`},
+		// On the last microsecond, exactly. (Before: "9223372036854775.8075
+		// ms", which DuckDB reads, was refused.)
+		{"p/k/m/iv", `{"v":"9223372036854775.808 ms"}`, `got "9223372036854775.808 ms": 9223372036854775.808 ms takes its microseconds out of range`},
+		// DuckDB rounds this one past the range to a negative value.
+		{"p/k/m/iv", `{"v":"9223372036854775807.5 us"}`, `9223372036854775807.5 us takes its microseconds out of range`},
 	} {
 		_, te := runNamed(t, svc, tc.path, tc.params)
 		if te == nil || te.Kind != "invalid" || !strings.Contains(te.Error, tc.want) {
 			t.Errorf("%s %s: %+v, want %q", tc.path, tc.params, te, tc.want)
 		}
 	}
-	if got, te := runNamed(t, svc, "p/k/m/iv", `{"v":"178956970 years 7 months"}`); te != nil || !strings.Contains(got, `"Rows":[[`) {
-		t.Errorf("in range: %s %+v", got, te)
+	for _, v := range []string{"178956970 years 7 months", "9223372036854775.8079 ms", "-9223372036854775.8089 ms", "9223372036854.7758079 s", "9223372036854775807.4 us"} {
+		if got, te := runNamed(t, svc, "p/k/m/iv", `{"v":`+jsonText(v)+`}`); te != nil || !strings.Contains(got, `"Rows":[[`) {
+			t.Errorf("in range: %q: %s %+v", v, got, te)
+		}
 	}
 }
 
@@ -131,11 +156,32 @@ func TestIntervalOutOfRangePostgres(t *testing.T) {
 		// A form the check leaves to PostgreSQL, whose error quotes it.
 		{"p/pg/m/iv", `{"v":"1 fortnight"}`, `parameter "v" must be an INTERVAL, and the engine could not read "1 fortnight" as one (invalid input syntax for type interval`},
 		{"p/pg/m/ivl", `{"v":["1 day","178956971 years"]}`, `parameter "v[1]" must be an INTERVAL within its range`},
+		// The part that goes out of range, or the parts that do together.
+		// (Before: "2147483647 days takes its days out of range".)
+		{"p/pg/m/iv", `{"v":"2147483647 days 1 week"}`, `got "2147483647 days 1 week": its days add up past their range: 2147483647 days plus 1 week`},
+		{"p/pg/m/iv", `{"v":"1 day 2147483647 days 0.5 weeks"}`, `its days add up past their range: 2147483647 days plus 0.5 weeks`}, // read from the end, as PostgreSQL does
+		{"p/pg/m/iv", `{"v":"1 day 2147483648 days"}`, `got "1 day 2147483648 days": 2147483648 days takes its days out of range`},
+		{"p/pg/m/iv", `{"v":"P1W2147483647DT1H"}`, `its days add up past their range: 1W plus 2147483647D`},
+		// ISO 8601's alternative format. (Before: left to PostgreSQL, whose
+		// "interval out of range" quotes nothing: kind sql_error.)
+		{"p/pg/m/iv", `{"v":"P178956970-08"}`, `got "P178956970-08": it is 2147483648 months`},
+		{"p/pg/m/iv", `{"v":"P0-0-2147483648"}`, `got "P0-0-2147483648": 2147483648 (its days) takes its days out of range`},
+		{"p/pg/m/iv", `{"v":"PT2562047788:00:54.775808"}`, `its microseconds add up past their range: 2562047788 (its hours) plus 54.775808 (its seconds)`},
+		{"p/pg/m/iv", `{"v":"9223372036854775807 us 1 ms"}`, `its microseconds add up past their range: 9223372036854775807 us plus 1 ms`},
 	} {
 		_, te := runNamed(t, svc, tc.path, tc.params)
 		if te == nil || te.Kind != "invalid" || !strings.Contains(te.Error, tc.want) {
 			t.Errorf("%s %s: %+v, want %q", tc.path, tc.params, te, tc.want)
 		}
+	}
+	// The last microsecond and month, taken as PostgreSQL takes them.
+	for _, v := range []string{"9223372036854775.8075 ms", "-9223372036854.775808 s", "PT2562047788:00:54.775807", "P178956970-07"} {
+		if got, te := runNamed(t, svc, "p/pg/m/iv", `{"v":`+jsonText(v)+`}`); te != nil || !strings.Contains(got, `"Rows":[[`) {
+			t.Errorf("in range: %q: %s %+v", v, got, te)
+		}
+	}
+	if _, te := runNamed(t, svc, "p/pg/m/iv", `{"v":"9223372036854775.808 ms"}`); te == nil || te.Kind != "invalid" || !strings.Contains(te.Error, `got "9223372036854775.808 ms": 9223372036854775.808 ms takes its microseconds out of range`) {
+		t.Errorf("past the last microsecond: %+v", te)
 	}
 	if _, te := runNamed(t, svc, "p/pg/m/ivm", `{"v":"100 years"}`); te == nil || te.Kind != "sql_error" || te.SQLState != "22008" {
 		t.Errorf("the SQL out of range: %+v", te)
@@ -155,6 +201,15 @@ var fractionCases = []string{
 	"306783378.5 weeks", "P2147483647.5M", "2562047787.9 hours", "2562047788.5 hours",
 	"153722867280.5 minutes", "9223372036854.775807 seconds", "9223372036854.775808 seconds", "9223372036854.9",
 	"1.5 hours 2 hours", "1.5e3 days", "1.5 abc", "2.5 1 day", "1.5 days 1.5 days", "P1Y 2M",
+	// ISO 8601's alternative format, extended and basic, and near it.
+	"P0001-02-03T04:05:06", "P0001-02-03", "PT04:05:06", "P0001-02", "PT04:05", "P0001", "P1", "PT1", "P1T2H",
+	"P0001-02-03T04:05:06.5", "P-0001-02-03", "P0001--02", "P0001-02-03x", "P0001-02T", "P0001-02-03T", "P00010203T040506",
+	"P00010203", "PT040506", "PT040506.5", "P00010203.5", "P1.5-02", "P0001-1.5-2.5T1.5:2.5:3.5", "PT1:2:3:4", "PT1:2x",
+	"P1Y0001-02", "P1YT04:05", "PT1H04:05", "P0001-02-03T1H", "P0001-02-03T04:05:06T1H", "P0001-02-03-04", "P1-2-3T",
+	"P178956970-07", "P178956970-08", "P-178956970-08", "P-178956970--09", "P0-2147483647", "P0-2147483648",
+	"P0-0-2147483647", "P0-0-2147483648", "P0-0-2147483647T24:00:00", "PT2562047788:00:54.775807", "PT2562047788:00:54.775808",
+	"PT2562047788:0:54.7758075", "PT-2562047788:00:54.775808", "PT-2562047788:00:54.775809", "P17895697000000T", "P1e15-0", "P1e16-0",
+	"P178956970-07-2147483647T2562047788:00:54.775807", "P1W0001-02",
 }
 
 // TestIntervalFractionsPostgres: each form against PostgreSQL
@@ -214,6 +269,64 @@ func TestIntervalFractionsDuckDB(t *testing.T) {
 			t.Errorf("%q: DuckDB reads %q; the query answers %s %+v", v, want, got, te)
 		case duckErr != nil && (te == nil || te.Kind != "invalid" || !strings.Contains(te.Error, `parameter "v" must be an INTERVAL`) || !strings.Contains(te.Error, `"ago" at the end to negate`) || strings.Contains(te.Error, "ISO 8601")):
 			t.Errorf("%q: DuckDB refuses it (%v); the query answers %s %+v", v, firstLine(duckErr), got, te)
+		}
+	}
+}
+
+// TestIntervalTypesAlike: INTERVAL, INTERVAL(3) and lists of them are read
+// alike (isIntervalType): each value, or each element, is checked as one
+// INTERVAL, and a number is told it is written as seconds. (Before: an
+// INTERVAL(3) or INTERVAL(3)[] element given 3600 was not told "3600
+// seconds".)
+func TestIntervalTypesAlike(t *testing.T) {
+	for _, tc := range []struct {
+		typ      string
+		interval bool
+		list     bool
+	}{
+		{"INTERVAL", true, false}, {"interval", true, false}, {"INTERVAL(3)", true, false}, {"interval (3)", true, false},
+		{"INTERVAL[]", true, true}, {"INTERVAL(3)[][]", true, true}, {"INTERVAL[3]", true, true},
+		{"INTEGER", false, false}, {"INTERVALS", false, false}, {"INTEGER[]", false, false}, {"INTERVAL(3", false, false},
+	} {
+		if iv, list := isIntervalType(tc.typ); iv != tc.interval || list != tc.list {
+			t.Errorf("isIntervalType(%q) = %v, %v; want %v, %v", tc.typ, iv, list, tc.interval, tc.list)
+		}
+	}
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"p/k/manifest.json": `{}`,
+		"p/k/m.sql": "-- @source src\nSELECT 1 AS x;\n\n" +
+			"-- @query iv\n-- @param v INTERVAL\nSELECT CAST($v AS VARCHAR) AS v;\n\n" +
+			"-- @query iv3\n-- @param v INTERVAL(3)\nSELECT CAST($v AS VARCHAR) AS v;\n\n" +
+			"-- @query ivl\n-- @param v INTERVAL[]\nSELECT CAST($v AS VARCHAR) AS v;\n\n" +
+			"-- @query ivl3\n-- @param v INTERVAL(3)[]\nSELECT CAST($v AS VARCHAR) AS v;\n",
+	})
+	svc := newTestService(t, dir, Config{})
+	for _, tc := range []struct{ path, params, want string }{
+		{"iv", `{"v":3600}`, `parameter "v" must be a JSON string (INTERVAL, in double quotes, e.g. "1 day 02:00:00" or "90 minutes"), got the number 3600: a number of seconds is written "3600 seconds"`},
+		{"iv3", `{"v":3600}`, `parameter "v" must be a JSON string (INTERVAL(3), in double quotes, e.g. "1 day 02:00:00" or "90 minutes"), got the number 3600: a number of seconds is written "3600 seconds"`},
+		{"ivl", `{"v":["1 day",3600]}`, `parameter "v[1]" must be a JSON string (INTERVAL, in double quotes, e.g. "1 day 02:00:00" or "90 minutes"), got the number 3600: a number of seconds is written "3600 seconds"`},
+		{"ivl3", `{"v":["1 day",3600]}`, `parameter "v[1]" must be a JSON string (INTERVAL(3), in double quotes, e.g. "1 day 02:00:00" or "90 minutes"), got the number 3600: a number of seconds is written "3600 seconds"`},
+		{"iv3", `{"v":"178956971 years"}`, `parameter "v" must be an INTERVAL(3) within its range`},
+		{"ivl", `{"v":["1 day","2147483647 days 1 day"]}`, `parameter "v[1]" must be an INTERVAL within its range`},
+		{"ivl3", `{"v":["1 day","2147483647 days 1 day"]}`, `parameter "v[1]" must be an INTERVAL(3) within its range`},
+		// The engine's error quoting one element blames the list.
+		{"ivl", `{"v":["1 day","1 fortnight"]}`, `parameter "v" must be an INTERVAL[], and the engine could not read ["1 day","1 fortnight"] as one`},
+		{"ivl3", `{"v":["1 day","1 fortnight"]}`, `parameter "v" must be an INTERVAL(3)[], and the engine could not read`},
+	} {
+		_, te := runNamed(t, svc, "p/k/m/"+tc.path, tc.params)
+		if te == nil || te.Kind != "invalid" || !strings.Contains(te.Error, tc.want) {
+			t.Errorf("%s %s: %+v, want %q", tc.path, tc.params, te, tc.want)
+		}
+	}
+	for _, path := range []string{"iv", "iv3"} {
+		if got, te := runNamed(t, svc, "p/k/m/"+path, `{"v":"1 day 2 hours"}`); te != nil || !strings.Contains(got, `[["1 day 02:00:00"]]`) {
+			t.Errorf("%s: %s %+v", path, got, te)
+		}
+	}
+	for _, path := range []string{"ivl", "ivl3"} {
+		if got, te := runNamed(t, svc, "p/k/m/"+path, `{"v":["1 day","2 hours"]}`); te != nil || !strings.Contains(got, `[["[1 day, '02:00:00']"]]`) {
+			t.Errorf("%s: %s %+v", path, got, te)
 		}
 	}
 }

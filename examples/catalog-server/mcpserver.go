@@ -1287,7 +1287,7 @@ func paramValueError(q *catalog.Query, given map[string]any, castOf string, err 
 	unit := duckUnknownUnit.FindStringSubmatch(first)
 	var intervals []string
 	for _, p := range q.Params {
-		if strings.HasPrefix(strings.ToUpper(strings.TrimSpace(p.Type)), "INTERVAL") && given[p.Name] != nil {
+		if iv, _ := isIntervalType(p.Type); iv && given[p.Name] != nil {
 			intervals = append(intervals, p.Name)
 		}
 	}
@@ -1311,7 +1311,7 @@ func paramValueError(q *catalog.Query, given map[string]any, castOf string, err 
 			// The first line: DuckDB's excerpt of the catalog's SQL after it
 			// (LINE 1: SELECT $i …) is no help to the caller.
 			again := "a value of that type"
-			if t := strings.ToUpper(strings.Join(strings.Fields(p.Type), "")); strings.HasPrefix(t, "INTERVAL") {
+			if iv, _ := isIntervalType(p.Type); iv {
 				again = typeArticle(p.Type) + " " + p.Type + " written as " + intervalForms(queryEngine(q))
 			}
 			return fmt.Errorf("parameter %q must be %s %s, and the engine could not read %s as one (%s); call again with %s", p.Name, typeArticle(p.Type), p.Type, jsonText(given[p.Name]), first, again)

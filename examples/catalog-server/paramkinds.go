@@ -27,7 +27,7 @@ func wrongKind(eng string, p catalog.Param, want string, v any) error {
 	if f, ok := typedFormFor(eng, t); ok {
 		return fmt.Errorf("parameter %q must be a JSON string (%s, in double quotes, written %s, e.g. %q), %s", p.Name, p.Type, f.form, f.example, got)
 	}
-	if t == "INTERVAL" {
+	if iv, list := isIntervalType(t); iv && !list {
 		err := fmt.Errorf("parameter %q must be a JSON string (%s, in double quotes, e.g. \"1 day 02:00:00\" or \"90 minutes\"), %s", p.Name, p.Type, got)
 		if _, text, ok := number(v); ok {
 			err = fmt.Errorf("%w: a number of seconds is written %q", err, text+" seconds")

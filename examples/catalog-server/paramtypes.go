@@ -148,7 +148,7 @@ func checkTypedValue(eng string, p catalog.Param, s string) error {
 			return fmt.Errorf("parameter %q must be a %s written %s (e.g. %q), got %s: %s", p.Name, p.Type, f.form, f.example, jsonText(s), why)
 		}
 	}
-	if t == "INTERVAL" || strings.HasPrefix(t, "INTERVAL(") {
+	if iv, list := isIntervalType(t); iv && !list {
 		if why := intervalRange(eng, s); why != "" {
 			return fmt.Errorf("parameter %q must be %s %s within its range (%s), got %s: %s; call again with one in range, written as %s", p.Name, typeArticle(p.Type), p.Type, intervalRangeText, jsonText(s), why, intervalForms(eng))
 		}
