@@ -73,9 +73,15 @@ func startBinary(t *testing.T, args ...string) *binaryServer {
 }
 
 // startProgram is startBinary for the server's program at path bin.
+//
+// The server waits up to 50 s for its packages to load before it serves
+// (-start-wait; a later -start-wait in args wins): with the default 5 s, a
+// load on a busy machine (tests of other packages running beside) could end
+// after the first call, which would then get "still loading" instead of what
+// the test is about.
 func startProgram(t testing.TB, bin string, args ...string) *binaryServer {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
+	cmd := exec.Command(bin, append([]string{"-start-wait", "50s"}, args...)...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
