@@ -1599,14 +1599,19 @@ func (s *Service) Discard() {
 // Watch reads the catalog again whenever its directory changes, until ctx
 // ends. It does not wait for the packages that changed to load: each is
 // swapped in when its models have opened, and a change to another package
-// meanwhile is read, and loaded beside it, at the next poll.
+// meanwhile is read, and loaded beside it, at the next poll. After a read the
+// watch compares racy files with what that read's dirStamps saw
+// (catalog.FileIDs.Learn), so the two agree.
 func (s *Service) Watch(ctx context.Context, every time.Duration) {
-	catalog.Watch(ctx, s.dir, every, func() {
+	catalog.WatchFrom(ctx, s.dir, every, func(watch *catalog.FileIDs) {
 		changed, err := s.reread()
 		if err != nil {
 			s.log.Warn("reload failed; still serving the previous catalog", "err", err)
 			return
 		}
+		s.mu.Lock()
+		watch.Learn(&s.ids)
+		s.mu.Unlock()
 		s.log.Info("catalog reloaded", "dir", s.dir, "packagesLoading", len(changed))
 	})
 }
@@ -1617,11 +1622,14 @@ func (s *Service) Watch(ctx context.Context, every time.Duration) {
 // when two package folders swap names, is a change even with the same names,
 // sizes and times) of the files under its folder, the folder's own included,
 // and per project the same of the files directly in its folder (project.json).
-// dir may be a symbolic link to the catalog folder.
+// dir may be a symbolic link to the catalog folder. A file rewritten in place
+// with the same size and time is a change too when it was racy at the walk
+// before (catalog.RacyWindow), as the watch's fingerprint tells it.
 func dirStamps(dir string, ids *catalog.FileIDs) map[string]string {
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = real
 	}
+	ids.Begin()
 	b := map[string]*strings.Builder{}
 	whole := true
 	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
@@ -1648,7 +1656,7 @@ func dirStamps(dir string, ids *catalog.FileIDs) map[string]string {
 		if b[key] == nil {
 			b[key] = &strings.Builder{}
 		}
-		fmt.Fprintf(b[key], "%s\x00%d\x00%d\x00%s\x00%d\n", rel, info.Size(), info.ModTime().UnixNano(), info.Mode(), ids.ID(rel, info))
+		fmt.Fprintf(b[key], "%s\x00%d\x00%d\x00%s\x00%d\n", rel, info.Size(), info.ModTime().UnixNano(), info.Mode(), ids.ID(path, info))
 		return nil
 	})
 	ids.Done(whole)

@@ -5,10 +5,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -16,41 +18,130 @@ import (
 // this is fingerprinted on its first maxWatchedFiles (in walk order) only.
 const maxWatchedFiles = 200_000
 
+// RacyWindow and RacyMaxSize: a file whose modification time is less than
+// RacyWindow before the start of a walk (or after it) is "racy", as git says of
+// its index: the file system stamps times with a coarse clock (a few ms on
+// ext4, 1 or 2 s on some file systems), so a write after the walk can leave the
+// same size and time. FileIDs keeps a hash of the content of each racy regular
+// file of RacyMaxSize bytes or fewer, and the next walk that finds its size and
+// time unchanged reads it again: other content is a change, as a file replaced
+// by another. A file that stops being racy changes nothing (any later write
+// moves its time past the one seen); a racy file over RacyMaxSize (a data file)
+// is not read, and a rewrite of it in place that keeps its size and time is
+// not seen (touch it): reading it again on each edit would load every edit of
+// a large data file twice.
+const (
+	RacyWindow  = 2 * time.Second
+	RacyMaxSize = 1 << 20
+)
+
 // FileIDs tells, from one walk of a folder to the next, whether the file or
 // folder at a path is still the same one (os.SameFile), and numbers each: the
 // number of a path stays while the same file is there, and a file that
 // replaced another at that path (renamed over it, or a folder swapped with
 // another) gets a new number, even with the same name, size and modification
-// time. A file rewritten in place keeps its number. It holds the os.FileInfo of
-// each path of the last walk (a few hundred bytes each). The zero value is
-// ready; not safe for concurrent use.
+// time. A file rewritten in place keeps its number, unless it was racy
+// (RacyWindow) at the walk before and its content changed while its size and
+// time stayed the same. It holds the os.FileInfo of each path of the last walk
+// (a few hundred bytes each) and the hash of each racy file's content (32
+// bytes). The zero value is ready; not safe for concurrent use.
 type FileIDs struct {
 	last, cur map[string]fileID
 	n         uint64
+	start     time.Time        // the start of the current walk (Begin)
+	now       func() time.Time // time.Now when nil (tests set it)
 }
 
 type fileID struct {
-	info fs.FileInfo
-	num  uint64
+	info   fs.FileInfo
+	num    uint64
+	sum    [sha256.Size]byte // the content's hash, when hashed
+	hashed bool              // racy at the walk that made this entry, and hashed
+}
+
+// Begin starts a walk: files modified less than RacyWindow before now are racy.
+// ID calls it when a walk did not.
+func (f *FileIDs) Begin() {
+	if f.now != nil {
+		f.start = f.now()
+	} else {
+		f.start = time.Now()
+	}
+	f.cur = make(map[string]fileID, len(f.last))
 }
 
 // ID numbers the file at path, whose os.FileInfo (from os.Lstat or a
 // fs.DirEntry of os.ReadDir or filepath.WalkDir) is info, in the current walk.
 func (f *FileIDs) ID(path string, info fs.FileInfo) uint64 {
 	if f.cur == nil {
-		f.cur = make(map[string]fileID, len(f.last))
+		f.Begin()
 	}
 	// Where the file's identity is read lazily (some Windows file systems),
 	// read it now, while this file is at path.
 	os.SameFile(info, info)
 	id, ok := f.last[path]
-	if !ok || !os.SameFile(id.info, info) {
+	same := ok && os.SameFile(id.info, info)
+	var sum [sha256.Size]byte
+	var hashed bool
+	if same && id.hashed && info.Size() == id.info.Size() && info.ModTime().Equal(id.info.ModTime()) {
+		// Racy at the walk before, and still the same size and time: the
+		// content tells whether it was written again since.
+		sum, hashed = hashFile(path, info)
+		same = hashed && sum == id.sum
+	}
+	if !same {
 		f.n++
 		id.num = f.n
 	}
-	id.info = info
+	id.info, id.hashed = info, false
+	if info.Mode().IsRegular() && info.Size() <= RacyMaxSize && info.ModTime().After(f.start.Add(-RacyWindow)) {
+		if !hashed {
+			sum, hashed = hashFile(path, info)
+		}
+		id.sum, id.hashed = sum, hashed
+	}
 	f.cur[path] = id
 	return id.num
+}
+
+// hashFile hashes the content of the regular file at path, if it is still the
+// file info tells of (never waiting on a named pipe put there since).
+func hashFile(path string, info fs.FileInfo) (sum [sha256.Size]byte, ok bool) {
+	if !info.Mode().IsRegular() {
+		return sum, false
+	}
+	file, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return sum, false
+	}
+	defer file.Close()
+	if st, err := file.Stat(); err != nil || !st.Mode().IsRegular() || !os.SameFile(st, info) {
+		return sum, false
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, io.LimitReader(file, RacyMaxSize+1)); err != nil {
+		return sum, false
+	}
+	h.Sum(sum[:0])
+	return sum, true
+}
+
+// Learn takes from other, the FileIDs of a walk made after this one's last
+// (the walk of a reload that Watch called, made before it read the files),
+// what it saw of the racy files both saw with the same size and time: its hash
+// (or that the file is racy no more). The next walk then compares a racy file
+// with the content the reload read, not with what this walk saw before: a file
+// written again within one tick of the clock with the content this walk saw
+// (A, B loaded, A again) is seen.
+func (f *FileIDs) Learn(other *FileIDs) {
+	for path, id := range f.last {
+		o, ok := other.last[path]
+		if !id.hashed || !ok || !os.SameFile(o.info, id.info) || o.info.Size() != id.info.Size() || !o.info.ModTime().Equal(id.info.ModTime()) {
+			continue
+		}
+		id.sum, id.hashed = o.sum, o.hashed
+		f.last[path] = id
+	}
 }
 
 // Done ends a walk: the next compares with the paths it saw. A walk that did
@@ -72,7 +163,8 @@ func (f *FileIDs) Done(whole bool) {
 // poll). dir may be a symbolic link to the catalog folder (as Load allows).
 //
 // Two fingerprints of folders swapped with copies that keep their names, sizes
-// and times are the same: Watch also tells such files apart (FileIDs).
+// and times are the same, and so are two of a file rewritten in place with the
+// same size and time: Watch also tells such files apart (FileIDs).
 func Fingerprint(dir string) (string, error) {
 	return fingerprint(dir, nil)
 }
@@ -86,6 +178,9 @@ func fingerprint(dir string, ids *FileIDs) (string, error) {
 	// the link alone, and no change below it would ever be seen.
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = real
+	}
+	if ids != nil {
+		ids.Begin()
 	}
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -132,11 +227,20 @@ func fingerprint(dir string, ids *FileIDs) (string, error) {
 
 // Watch polls dir every interval and calls reload when its fingerprint changed,
 // or a file or folder was replaced by another at the same path (FileIDs: a
-// folder swapped with a copy that keeps its names, sizes and times), until ctx
+// folder swapped with a copy that keeps its names, sizes and times), or a racy
+// file's content changed with its size and time (RacyWindow), until ctx
 // ends. The first fingerprint is taken at once and does not call reload. It
 // runs on the caller's goroutine, and holds each watched file's os.FileInfo
-// (maxWatchedFiles at most).
+// (maxWatchedFiles at most) and each racy file's hash.
 func Watch(ctx context.Context, dir string, interval time.Duration, reload func()) {
+	WatchFrom(ctx, dir, interval, func(*FileIDs) { reload() })
+}
+
+// WatchFrom is Watch for a reload that walks the files itself, with its own
+// FileIDs, before it reads them: reload gets the watch's FileIDs, to Learn from
+// its own once it has read the files, so that the two agree on what the files
+// held when they were read.
+func WatchFrom(ctx context.Context, dir string, interval time.Duration, reload func(watch *FileIDs)) {
 	var ids FileIDs
 	last, _ := fingerprint(dir, &ids)
 	t := time.NewTicker(interval)
@@ -152,6 +256,6 @@ func Watch(ctx context.Context, dir string, interval time.Duration, reload func(
 			continue
 		}
 		last = fp
-		reload()
+		reload(&ids)
 	}
 }
