@@ -83,7 +83,9 @@ func TestRacyRewriteReloads(t *testing.T) {
 		return engineOf("p/x/m")
 	}
 
-	whenY, when := when, time.Now().Add(time.Second)
+	// Dated 4 s ahead, the file stays racy for 6 s: room for its first load
+	// on a busy machine before the second write.
+	whenY, when := when, time.Now().Add(4*time.Second)
 	stamp("p/x/data/id.csv", "who\nbravo\n", when)
 	first := waitEngine("its first write", old)
 	if got := who("p/x/m"); got != "bravo" {
