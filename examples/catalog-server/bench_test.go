@@ -15,7 +15,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -476,85 +475,6 @@ func BenchmarkHeadToHead(b *testing.B) {
 				b.ReportMetric(100*float64(benchdata.MedianDiff(times[1], times[0]))/float64(pd), "paired-overhead-%")
 			})
 		}
-	}
-}
-
-// BenchmarkServerGoProcs measures the server's choice of GOMAXPROCS for
-// itself (-go-procs, goProcsFor): the built server as it runs by default (query
-// processes, its own Go code on one processor) and with -go-procs set to every
-// processor (the Go runtime's default), each over stateless HTTP on loopback,
-// interleaved (shuffled) with duckdb-go directly on the file; paired medians
-// over duckdb-go's.
-func BenchmarkServerGoProcs(b *testing.B) {
-	dir, file := writeBenchCatalog(b)
-	bin := buildServer(b)
-	direct := openDirect(b)
-	one := connectHTTP(b, startProgram(b, bin, "-http", "127.0.0.1:0", "-catalog", dir).url, "")
-	all := connectHTTP(b, startProgram(b, bin, "-http", "127.0.0.1:0", "-catalog", dir, "-go-procs", strconv.Itoa(runtime.NumCPU())).url, "")
-	for _, bq := range benchdata.Queries {
-		b.Run(bq.Name, func(b *testing.B) {
-			args, _ := json.Marshal(map[string]any{"path": "bench/big/events", "sql": fmt.Sprintf(bq.SQL, "events")})
-			runDirect := directCall(b, direct, fmt.Sprintf(bq.SQL, benchdata.Quote(file)))
-			callOne, callAll := executeCall(b, one, args), executeCall(b, all, args)
-			if d, o, a := runDirect(), callOne(), callAll(); d != bq.Rows || o != bq.Rows || a != bq.Rows {
-				b.Fatalf("rows: direct %d, one processor %d, all %d; want %d", d, o, a, bq.Rows)
-			}
-			times := benchdata.Interleave(b.Loop, []func(){func() { runDirect() }, func() { callOne() }, func() { callAll() }})
-			b.StopTimer()
-			pd := benchdata.Median(times[0])
-			b.ReportMetric(float64(pd.Microseconds())/1000, "p50-direct-ms")
-			b.ReportMetric(100*float64(benchdata.MedianDiff(times[1], times[0]))/float64(pd), "paired-overhead-default-%")
-			b.ReportMetric(100*float64(benchdata.MedianDiff(times[2], times[0]))/float64(pd), "paired-overhead-all-procs-%")
-			b.ReportMetric(float64(benchdata.MedianDiff(times[1], times[2]).Microseconds())/1000, "paired-default-minus-all-procs-ms")
-		})
-	}
-}
-
-// BenchmarkServerGoProcsLoad is BenchmarkServerGoProcs's throughput side: four
-// clients at once (the most one address may run on a model: half its
-// connections), 25 calls each, of 1,000 rows of every column of the file or of
-// sum-by-key, against the built server as it runs by default and with
-// -go-procs set to every processor, the two alternating; the median time for
-// all 100 calls of each.
-func BenchmarkServerGoProcsLoad(b *testing.B) {
-	dir, _ := writeBenchCatalog(b)
-	bin := buildServer(b)
-	one := startProgram(b, bin, "-http", "127.0.0.1:0", "-catalog", dir)
-	all := startProgram(b, bin, "-http", "127.0.0.1:0", "-catalog", dir, "-go-procs", strconv.Itoa(runtime.NumCPU()))
-	for _, q := range []struct{ name, sql string }{
-		{"rows-1000", "SELECT * FROM events LIMIT 1000"},
-		{benchdata.Queries[0].Name, fmt.Sprintf(benchdata.Queries[0].SQL, "events")},
-	} {
-		b.Run(q.name, func(b *testing.B) {
-			args, _ := json.Marshal(map[string]any{"path": "bench/big/events", "sql": q.sql})
-			load := func(url string) time.Duration {
-				calls := make([]func() int, 4)
-				for i := range calls {
-					calls[i] = executeCall(b, connectHTTP(b, url, ""), args)
-				}
-				start := time.Now()
-				var wg sync.WaitGroup
-				for _, call := range calls {
-					wg.Go(func() {
-						for range 25 {
-							call()
-						}
-					})
-				}
-				wg.Wait()
-				return time.Since(start)
-			}
-			load(one.url) // processes started, caches warm
-			load(all.url)
-			var tOne, tAll []time.Duration
-			for b.Loop() {
-				tOne = append(tOne, load(one.url))
-				tAll = append(tAll, load(all.url))
-			}
-			b.StopTimer()
-			b.ReportMetric(float64(benchdata.Median(tOne).Microseconds())/1000, "default-100-calls-ms")
-			b.ReportMetric(float64(benchdata.Median(tAll).Microseconds())/1000, "all-procs-100-calls-ms")
-		})
 	}
 }
 

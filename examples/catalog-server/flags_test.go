@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -30,7 +29,6 @@ func TestBadFlagValues(t *testing.T) {
 		{[]string{"-byte-budget", "-1"}, "-byte-budget -1: must be at least 1"},
 		{[]string{"-threads", "0"}, "-threads 0: must be at least 1"},
 		{[]string{"-isolate", "-max-query-processes", "0"}, "-max-query-processes 0: must be at least 1"},
-		{[]string{"-go-procs", "-1"}, "-go-procs -1: must not be negative (0 lets the server choose)"},
 		{[]string{"-max-queries-per-client", "-1"}, "-max-queries-per-client -1: must not be negative (0 turns the share off)"},
 		{[]string{"-timeout", "0s"}, "-timeout 0s: must be positive"},
 		{[]string{"-dsn-env", "A*B"}, `-dsn-env "A*B": want an environment variable's name, or the beginning of names followed by * (see -h)`},
@@ -127,43 +125,4 @@ func TestStartSaysWhereQueriesRun(t *testing.T) {
 			t.Errorf("%v (GLIBC_TUNABLES %v): the log says %q: %v, want %v: %q", tc.args, tc.tunables, hint, got, tc.hint, stderr.String())
 		}
 	}
-}
-
-// TestGoProcsChoice: the server runs its own Go code on one processor when
-// DuckDB queries run in query processes, unless -go-procs or the GOMAXPROCS
-// environment variable says otherwise; with -isolate=false it keeps the Go
-// runtime's choice. run applies the choice before it serves (recorded here:
-// the tests run the server in their own process).
-func TestGoProcsChoice(t *testing.T) {
-	for _, tc := range []struct {
-		args []string
-		env  string // GOMAXPROCS; "": unset
-		want int    // 0: the runtime's left alone
-	}{
-		{nil, "", 1},
-		{[]string{"-go-procs", "3"}, "", 3},
-		{[]string{"-isolate=false"}, "", 0},
-		{[]string{"-isolate=false", "-go-procs", "2"}, "", 2},
-		{nil, "4", 0},
-		{[]string{"-go-procs", "2"}, "4", 2},
-	} {
-		t.Setenv("GOMAXPROCS", tc.env) // restored after the test
-		if tc.env == "" {
-			os.Unsetenv("GOMAXPROCS")
-		}
-		var got []int
-		setGoProcs = func(n int) { got = append(got, n) }
-		ctx, cancel := context.WithCancel(context.Background())
-		cancel() // run stops serving at once; the choice is made before
-		var stdout, stderr syncBuffer
-		code := run(ctx, append(tc.args, "-http", "127.0.0.1:0", "-catalog", t.TempDir()), strings.NewReader(""), &stdout, &stderr)
-		var want []int
-		if tc.want > 0 {
-			want = []int{tc.want}
-		}
-		if code != 0 || !slices.Equal(got, want) {
-			t.Errorf("%v (GOMAXPROCS %q): exit %d, GOMAXPROCS set to %v, want %v; stderr %q", tc.args, tc.env, code, got, want, stderr.String())
-		}
-	}
-	setGoProcs = func(int) {}
 }

@@ -47,9 +47,6 @@ func TestMain(m *testing.M) {
 	if code, ran := benchdata.WithMalloc(engine.WorkerMalloc(0)); ran {
 		os.Exit(code)
 	}
-	// The server's choice of GOMAXPROCS (run) is for its own process, not the
-	// tests': recorded by TestGoProcsChoice, applied by no test.
-	setGoProcs = func(int) {}
 	code := m.Run()
 	if samplesDir != "" {
 		os.RemoveAll(samplesDir)

@@ -91,7 +91,6 @@ type options struct {
 	startWait time.Duration
 	isolate   bool
 	maxProcs  int
-	goProcs   int     // -go-procs as given (0: chosen by goProcsFor)
 	dsnEnv    *string // -dsn-env as given (nil: not given)
 	cfg       Config
 }
@@ -121,7 +120,6 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return nil
 	})
 	fs.BoolVar(&o.isolate, "isolate", true, "run each DuckDB query in a query process (this program, started again), ended at the query's time limit if DuckDB cannot stop; -isolate=false runs queries in the server's process, without a round trip between processes, but a calculation DuckDB cannot interrupt then runs on past its limit (loading a model runs in a process of its own either way)")
-	fs.IntVar(&o.goProcs, "go-procs", 0, "processors the server's own Go code runs on (its GOMAXPROCS; DuckDB's threads are -threads); 0: one when DuckDB queries run in query processes (the default: the server then only passes messages, and one processor saves the hand-offs between them), else the Go runtime's choice, as when the GOMAXPROCS environment variable is set")
 	fs.BoolVar(&o.cfg.Duck.CrashDumps, "crash-dumps", false, "log what a query or load process that crashed wrote (its first 2 KiB and last 8 KiB: the Go runtime's crash dump, about 10 KB) with the one line the crash gets anyway")
 	fs.IntVar(&o.cfg.Duck.Threads, "threads", engine.DefaultThreads, "DuckDB worker threads per query process and per model load (with -isolate=false, per model)")
 	fs.StringVar(&o.cfg.Duck.MemoryLimit, "memory-limit", engine.DefaultMemoryLimit, "DuckDB memory limit per query process and per model load (with -isolate=false, per model): a number and a unit, such as 512MB, 1.5GB or 2GiB")
@@ -151,9 +149,6 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if o.cfg.MaxQueriesPerClient == 0 {
 		o.cfg.MaxQueriesPerClient = -1 // the flag's 0 is no share (Config's 0 is the default)
-	}
-	if n := goProcsFor(o); n > 0 {
-		setGoProcs(n)
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	if err := serve(ctx, o, stdin, stdout, log); err != nil {
@@ -199,9 +194,6 @@ func (o *options) check() error {
 		if f.v < 1 {
 			return fmt.Errorf("-%s %d: must be at least 1", f.name, f.v)
 		}
-	}
-	if o.goProcs < 0 {
-		return fmt.Errorf("-go-procs %d: must not be negative (0 lets the server choose)", o.goProcs)
 	}
 	if c.MaxQueriesPerClient < 0 {
 		return fmt.Errorf("-max-queries-per-client %d: must not be negative (0 turns the share off)", c.MaxQueriesPerClient)
@@ -275,31 +267,6 @@ func checkDuckConfig(c engine.DuckConfig) error {
 	return nil
 }
 
-// goProcsFor returns the GOMAXPROCS the server sets for itself, or 0 to leave
-// the Go runtime's: -go-procs when given; else 1 when DuckDB queries run in
-// query processes and the environment sets no GOMAXPROCS. The server's Go code
-// then decodes a request, hands the query to a query process, and encodes its
-// answer; on one processor the goroutines of a call hand it on to one another
-// without waking a second one (an idle processor of a virtual machine wakes
-// late). Measured head to head (BenchmarkServerGoProcs, the server built,
-// interleaved with duckdb-go): 1–3 points less overhead on a 5 ms aggregate,
-// and no less throughput with four clients at once on two processors. With
-// -isolate=false DuckDB runs in this process, and its calls from Go hold a
-// processor each while they run: the runtime's choice is kept.
-func goProcsFor(o options) int {
-	if o.goProcs > 0 {
-		return o.goProcs
-	}
-	if _, set := os.LookupEnv("GOMAXPROCS"); o.isolate && !set {
-		return 1
-	}
-	return 0
-}
-
-// setGoProcs sets the process's GOMAXPROCS (a variable: the tests, which run
-// the server in their own process, record it instead).
-var setGoProcs = func(n int) { runtime.GOMAXPROCS(n) }
-
 // memoryLimitForm says how DuckDB's memory limit is written.
 const memoryLimitForm = "give a number and a unit, such as 512MB, 1.5GB or 2GiB (KB, MB, GB and TB count in powers of 1000, KiB, MiB, GiB and TiB of 1024)"
 
@@ -320,7 +287,7 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, lo
 		log.Info("serving the built-in sample catalog", "dir", dir)
 	}
 	if o.isolate {
-		log.Info("DuckDB queries run in query processes, each ended at its time limit (-isolate=false runs them in this process)", "max-query-processes", o.maxProcs, "go-procs", runtime.GOMAXPROCS(0))
+		log.Info("DuckDB queries run in query processes, each ended at its time limit (-isolate=false runs them in this process)", "max-query-processes", o.maxProcs)
 	} else {
 		var hint []any
 		if _, set := os.LookupEnv("GLIBC_TUNABLES"); !set && runtime.GOOS == "linux" {
