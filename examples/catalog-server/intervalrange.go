@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/wiremcp/wiremcp/examples/catalog-server/catalog"
 )
@@ -27,8 +28,9 @@ type intervalUnit struct {
 	mult  int64
 }
 
-// intervalUnits are DuckDB's interval units (lower case); PostgreSQL's are
-// pgUnits.
+// intervalUnits are DuckDB's interval units (lower case; its date-part
+// specifiers that an interval takes: "dayofmonth" is days, "weekofyear"
+// weeks); PostgreSQL's are pgUnits.
 var intervalUnits = func() map[string]intervalUnit {
 	u := map[string]intervalUnit{}
 	add := func(field int, mult int64, names ...string) {
@@ -42,13 +44,13 @@ var intervalUnits = func() map[string]intervalUnit {
 	add(0, 12, "year", "years", "y", "yr", "yrs")
 	add(0, 3, "quarter", "quarters")
 	add(0, 1, "month", "months", "mon", "mons")
-	add(1, 7, "week", "weeks", "w")
-	add(1, 1, "day", "days", "d")
+	add(1, 7, "week", "weeks", "w", "weekofyear")
+	add(1, 1, "day", "days", "d", "dayofmonth")
 	add(2, 3600_000_000, "hour", "hours", "h", "hr", "hrs")
 	add(2, 60_000_000, "minute", "minutes", "m", "min", "mins")
 	add(2, 1_000_000, "second", "seconds", "s", "sec", "secs")
-	add(2, 1000, "millisecond", "milliseconds", "ms", "msec", "msecs")
-	add(2, 1, "microsecond", "microseconds", "us", "usec", "usecs")
+	add(2, 1000, "millisecond", "milliseconds", "ms", "msec", "msecs", "msecond", "mseconds")
+	add(2, 1, "microsecond", "microseconds", "us", "usec", "usecs", "usecond", "useconds")
 	return u
 }()
 
@@ -83,11 +85,29 @@ const intervalRangeText = "months and days each from -2147483648 to 2147483647, 
 // times its unit, checked at each addition, a fraction spread over the lower
 // fields); PostgreSQL's only for whole numbers and units it reads alike, by
 // the totals.
-func intervalRange(eng, s string) string {
+//
+// t is the parameter's type: on PostgreSQL an INTERVAL(p) of fewer than six
+// digits after the second rounds its microseconds to them without checking
+// the range (PostgreSQL 15's AdjustIntervalForTypmod: "9223372036854775807
+// us" as INTERVAL(3) becomes -2562047788:00:54.775), so a value whose
+// microseconds, as read here, round past the range is refused too.
+func intervalRange(eng, t, s string) string {
 	if eng == catalog.EnginePostgres {
-		return pgIntervalRange(s)
+		return pgIntervalRange(s, intervalPrecision(t))
 	}
 	return duckIntervalRange(s)
+}
+
+// intervalPrecision is the digits after the second of the INTERVAL type t
+// (upper case, no white space; INTERVAL(3) is 3), 6 for none.
+func intervalPrecision(t string) int {
+	base, _ := listBase(t)
+	if p, ok := strings.CutPrefix(base, "INTERVAL("); ok {
+		if n, err := strconv.Atoi(strings.TrimSuffix(p, ")")); err == nil && n >= 0 && n < 6 {
+			return n
+		}
+	}
+	return 6
 }
 
 // duckIntervalRange is intervalRange for DuckDB. DuckDB 1.5 reads a number's
@@ -98,7 +118,13 @@ func intervalRange(eng, s string) string {
 // (decade's …) fraction; whole months and then whole days of a quarter's;
 // whole days of a month's; whole days and the rest as microseconds of a
 // week's. The rest of a fraction is dropped. All in integers, so the check
-// and DuckDB agree on the last microsecond.
+// and DuckDB agree on the last microsecond of what DuckDB reads in range.
+// They differ on purpose where DuckDB wraps around without an error: its
+// rounding of a fraction of a microsecond is not checked, so
+// "9223372036854775807.5 us" is -2562047788:00:54.775808 there (and
+// "9223372036854775807.99 microseconds 7 USEC 0.0000005d" a negative
+// interval too); the check refuses those, as a silently wrapped interval is
+// wrong data.
 func duckIntervalRange(s string) string {
 	var fields [3]int64 // months, days, microseconds
 	var parts [3][]string
@@ -200,8 +226,14 @@ func duckIntervalRange(s string) string {
 		name := strings.ToLower(s[us:i])
 		what := strings.TrimSpace(s[start-btoi(neg) : i])
 		if name == "" {
-			if found || strings.Trim(s[i:], " \t\n") != "" {
+			// A number alone is seconds; followed by more, DuckDB still adds
+			// it as seconds (out of range before the syntax error, which
+			// quotes the value; its range error does not).
+			if found {
 				return ""
+			}
+			if strings.Trim(s[i:], " \t\n") != "" {
+				return add(2, what, new(big.Int).Mul(big.NewInt(n), big.NewInt(1_000_000)), big.NewInt(frac))
 			}
 			name = "second"
 		}
@@ -261,13 +293,13 @@ func duckIntervalRange(s string) string {
 // with units, fractions spread as it spreads them (a fraction of a year to
 // whole months, of a month to days of 30 and then microseconds, of a week or
 // day to days and microseconds), "@", "ago", a bare number (seconds, or the
-// unit of the field after it) and the ISO 8601 designators (P1.5Y2MT3.5H). Its
-// "interval field value out of range" and the total of years and months past
-// 32 bits (the "interval out of range" that quotes nothing) are reported; a
-// form not followed here (a time of day, ISO 8601's alternative format) is
-// left to PostgreSQL, whose error then quotes the value, except for its total
-// of months.
-func pgIntervalRange(s string) string {
+// unit of the field after it), a sign apart from its number, punctuation as
+// white space, a time of day (for the fields other than microseconds) and
+// ISO 8601 (P1.5Y2MT3.5H, P0001-02-03T04:05:06). Its "interval field value
+// out of range" and the total of years and months past 32 bits (the
+// "interval out of range" that quotes nothing) are reported; a form not
+// followed here is left to PostgreSQL, whose error then quotes the value.
+func pgIntervalRange(s string, prec int) string {
 	var r pgInterval
 	why, ok := r.postgres(s)
 	if !ok && strings.HasPrefix(s, "P") {
@@ -283,6 +315,12 @@ func pgIntervalRange(s string) string {
 	if total := int64(r.year)*12 + int64(r.mon); total < math.MinInt32 || total > math.MaxInt32 {
 		return fmt.Sprintf("it is %d months", total)
 	}
+	if prec < 6 && !r.timeOfDay {
+		half := int64(math.Pow10(6-prec)) / 2
+		if r.usec > math.MaxInt64-half || r.usec < -(math.MaxInt64-half) {
+			return fmt.Sprintf("its %d microseconds, rounded to %d digits after the second, go past their range", r.usec, prec)
+		}
+	}
 	return ""
 }
 
@@ -291,6 +329,7 @@ func pgIntervalRange(s string) string {
 type pgInterval struct {
 	year, mon, mday int32
 	usec            int64
+	timeOfDay       bool                // a time of day was read: usec is not known
 	over            string              // the field add took out of range
 	parts           map[string][]string // the parts added to each field, as read
 }
@@ -348,6 +387,7 @@ var pgUnits = func() map[string]string {
 var (
 	pgNumberToken = regexp.MustCompile(`^([+-]?)(\d*)(\.\d*)?$`)
 	pgYearMonth   = regexp.MustCompile(`^[+-]?\d+-\d+$`)
+	pgTime        = regexp.MustCompile(`^[+-]?\d+:\d+(?::\d+)?(?:\.\d*)?$`)
 	pgGlued       = regexp.MustCompile(`^([+-]?(?:\d+\.?\d*|\.\d+))([a-z]+)$`)
 	pgISONumber   = regexp.MustCompile(`^-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?`)
 )
@@ -355,15 +395,33 @@ var (
 // postgres reads s as DecodeInterval: ok false for a form it does not follow
 // (PostgreSQL may read it, or refuse it quoting it), why a field out of range.
 func (r *pgInterval) postgres(s string) (why string, ok bool) {
+	// ParseDateTime's tokens: white space and punctuation other than + - . :
+	// / separate them ("1 day, 2 hours", "@ 1 day"); a sign joins the number
+	// after it across white space ("- 2 days" is -2 days); a sign before
+	// anything else is refused (left to PostgreSQL, whose error quotes it).
+	fields := strings.FieldsFunc(strings.ToLower(s), func(c rune) bool {
+		return c == ' ' || c >= '\t' && c <= '\r' || c < 0x80 && unicode.IsPunct(c) && !strings.ContainsRune("+-.:/", c) || c < 0x80 && unicode.IsSymbol(c) && c != '+'
+	})
 	var tokens []string
-	for _, f := range strings.Fields(strings.ToLower(s)) {
-		f = strings.TrimPrefix(f, "@")
+	for i := 0; i < len(fields); i++ {
+		f := fields[i]
+		if f == "+" || f == "-" {
+			if i+1 == len(fields) || !isDigit(fields[i+1][0]) {
+				return "", false
+			}
+			i++
+			f += fields[i]
+		}
 		if m := pgGlued.FindStringSubmatch(f); m != nil {
 			tokens = append(tokens, m[1], m[2])
-		} else if f != "" {
+		} else {
 			tokens = append(tokens, f)
 		}
 	}
+	// A time of day (02:00:00, 01:00) adds only to the microseconds, which
+	// are then left to PostgreSQL; the months and days are still followed.
+	hasTime := slices.ContainsFunc(tokens, func(t string) bool { return strings.Contains(t, ":") })
+	r.timeOfDay = hasTime
 	unit := "second" // the unit of a bare number: that of the field after it
 	seen := map[string]bool{}
 	ago, found := false, false
@@ -379,6 +437,19 @@ func (r *pgInterval) postgres(s string) (why string, ok bool) {
 		}
 		if u, isUnit := pgUnits[name]; isUnit {
 			unit = u
+			continue
+		}
+		if unit == "" {
+			return "", false // a number with no unit after "ago": refused by PostgreSQL, quoting it
+		}
+		if pgTime.MatchString(t) {
+			for _, k := range []string{"hour", "minute", "second"} {
+				if seen[k] {
+					return "", false
+				}
+				seen[k] = true
+			}
+			unit, found = "day", true
 			continue
 		}
 		var val int64
@@ -399,6 +470,8 @@ func (r *pgInterval) postgres(s string) (why string, ok bool) {
 				return "", false
 			}
 			val, unit = total.Int64(), "month"
+		case m != nil && m[1] != "" && m[2] == "":
+			return "", false // a sign before a point: refused by PostgreSQL, quoting it
 		case m != nil && (m[2] != "" || len(m[3]) > 1):
 			n, err := strconv.ParseInt(m[1]+m[2]+strings.Repeat("0", btoi(m[2] == "")), 10, 64)
 			if err != nil {
@@ -419,7 +492,7 @@ func (r *pgInterval) postgres(s string) (why string, ok bool) {
 			mask = "second millisecond microsecond"
 		}
 		for _, k := range strings.Fields(mask) {
-			if unit == "" || seen[k] {
+			if seen[k] {
 				return "", false
 			}
 			seen[k] = true
@@ -427,6 +500,9 @@ func (r *pgInterval) postgres(s string) (why string, ok bool) {
 		what := strings.Join(tokens[i:min(i+2, len(tokens))], " ")
 		before := *r
 		if !r.add(unit, val, fval) {
+			if hasTime && r.over == "microseconds" {
+				return "", false
+			}
 			return r.outOfRange(what, unit, val, fval, true), true
 		}
 		r.note(before, what)
@@ -439,7 +515,7 @@ func (r *pgInterval) postgres(s string) (why string, ok bool) {
 		return "", false
 	}
 	if ago {
-		if r.usec == math.MinInt64 || r.mday == math.MinInt32 || r.mon == math.MinInt32 || r.year == math.MinInt32 {
+		if r.usec == math.MinInt64 && !hasTime || r.mday == math.MinInt32 || r.mon == math.MinInt32 || r.year == math.MinInt32 {
 			return "ago cannot negate it: a field is at its lowest", true
 		}
 		r.usec, r.mday, r.mon, r.year = -r.usec, -r.mday, -r.mon, -r.year

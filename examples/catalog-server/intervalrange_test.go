@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -38,6 +39,19 @@ var intervalCases = []string{
 	"2147483647 days 0.2 weeks", "2147483647 days 0.1 weeks", "2147483647 months 0.9 months", "2147483646 days 0.99 months",
 	"178956970 years 0.6 years", "178956970 years 0.7 years", "178956970 years 0.34 quarters", "178956970 years 0.25 quarters",
 	"2147483647 months 0.9 years", "2147483647 days 0.99 quarters", "2562047788 hours -1 minute 0.9 minutes", "9223372036854775807 us 1 ms",
+	// A sign apart from its number: PostgreSQL joins them, DuckDB refuses it.
+	"- 2147483648 days", "-\t2147483648 days", "- 2147483649 days", "- 306783379.5 h 9223372036854.25 sec", "- 178956971 years",
+	"+ 2147483648 days", "- 5days", "- 1-2", "- 01:00", "- .5 days", "-.5 days", "- abc", "1 day -", "- 2147483648 days ago",
+	// A time of day, punctuation as separators.
+	"178956970 years 8 months 02:00:00", "178956970 years 7 months 02:00:00", "178956971 years,", "178956971,years", "178956971 years 01:00",
+	"1 day 2147483648 days 01:00", "2147483647 days 1 day 01:00", "1;day", "1_day", "1 @ day", "1 hour 01:00", "-01:00:30 1 day",
+	"9223372036854775807 us 01:00", "2562047788:00:54.775808", "1 day 02:00:00 ago", "178956971 years 1:2:3:4",
+	// DuckDB's other names of units.
+	"1 msecond", "9223372036854775.808 mseconds", "9223372036854775807 useconds 1 us", "9223372036854775807 useconds",
+	"9223372036854775807 usecond 1 us", "2147483647 dayofmonth", "2147483648 dayofmonth", "306783378 weekofyear", "306783379 weekofyear",
+	"1.5 weekofyear", "1.5 dayofmonth", "2 dow", "1 doy", "3 epoch", "1 isoyear", "1 nanosecond",
+	// "ago" after a number alone; a number alone before more.
+	"5 ago", "9223372036855 1 day", "9223372036855.25 0 sec", "9223372036854 1 day", "-9223372036855 1 day", "9223372036854.25 0 sec",
 }
 
 // TestIntervalRangeAgreesWithDuckDB: an INTERVAL the check refuses as out of
@@ -53,7 +67,7 @@ func TestIntervalRangeAgreesWithDuckDB(t *testing.T) {
 		var got bool
 		duckErr := db.QueryRow("SELECT CAST(CAST(? AS VARCHAR) AS INTERVAL) IS NOT NULL", v).Scan(&got)
 		checkErr := checkTypedValue(catalog.EngineDuckDB, catalog.Param{Name: "v", Type: "INTERVAL"}, v)
-		quoted := duckErr != nil && (strings.Contains(duckErr.Error(), "'"+v+"'") || strings.Contains(duckErr.Error(), "not recognized"))
+		quoted := duckErr != nil && (strings.Contains(duckErr.Error(), "'"+v+"'") || strings.Contains(duckErr.Error(), "not recognized") || strings.Contains(duckErr.Error(), "not supported for interval"))
 		switch {
 		case checkErr != nil && duckErr == nil:
 			t.Errorf("%q: the check says %v; DuckDB reads it", v, checkErr)
@@ -328,5 +342,147 @@ func TestIntervalTypesAlike(t *testing.T) {
 		if got, te := runNamed(t, svc, "p/k/m/"+path, `{"v":["1 day","2 hours"]}`); te != nil || !strings.Contains(got, `[["[1 day, '02:00:00']"]]`) {
 			t.Errorf("%s: %s %+v", path, got, te)
 		}
+	}
+}
+
+// TestIntervalReviewDuckDB: forms a review found blamed on the catalog
+// (kind sql_error) that are the caller's (kind invalid), on DuckDB.
+func TestIntervalReviewDuckDB(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"p/k/manifest.json": `{}`,
+		"p/k/m.sql": "-- @source src\nSELECT 1 AS x;\n\n" +
+			"-- @query iv\n-- @param v INTERVAL\nSELECT CAST($v AS VARCHAR) AS v;\n\n" +
+			"-- @query ivl\n-- @param v INTERVAL[]\nSELECT CAST($v AS VARCHAR) AS v;\n",
+	})
+	svc := newTestService(t, dir, Config{})
+	for _, tc := range []struct{ path, params, want string }{
+		// DuckDB's units the check did not know. (Before: sql_error "Out of
+		// Range Error" or "Type INT64 … can't be cast … INT32".)
+		{"iv", `{"v":"9223372036854775807 useconds 1 us"}`, `its microseconds add up past their range: 9223372036854775807 useconds plus 1 us`},
+		{"iv", `{"v":"2147483648 dayofmonth"}`, `got "2147483648 dayofmonth": 2147483648 dayofmonth takes its days out of range`},
+		{"iv", `{"v":"306783379 weekofyear"}`, `306783379 weekofyear takes its days out of range`},
+		{"iv", `{"v":"9223372036854775.808 mseconds"}`, `9223372036854775.808 mseconds takes its microseconds out of range`},
+		// A unit DuckDB knows but not for an interval. (Before: sql_error
+		// `extract specifier "dow" not supported for interval`.)
+		{"iv", `{"v":"2 dow"}`, `parameter "v" must be an INTERVAL, and the engine could not read "2 dow" as one (Conversion Error: extract specifier "dow" not supported for interval)`},
+		{"iv", `{"v":"3 epoch"}`, `could not read "3 epoch" as one`},
+		{"ivl", `{"v":["1 day","1 doy"]}`, `parameter "v" must be an INTERVAL[], and the engine could not read ["1 day","1 doy"] as one`},
+		// A number alone before more: DuckDB adds it as seconds first.
+		// (Before: sql_error "interval value is out of range".)
+		{"iv", `{"v":"9223372036855 1 day"}`, `got "9223372036855 1 day": 9223372036855 takes its microseconds out of range`},
+		{"iv", `{"v":"9223372036855.25 0 sec"}`, `9223372036855.25 takes its microseconds out of range`},
+		// A value with a line break, quoted across lines.
+		{"iv", `{"v":"1 day\nxyz"}`, `parameter "v" must be an INTERVAL, and the engine could not read "1 day\nxyz" as one (Conversion Error: Could not convert string '1 day` + "\n" + `xyz' to INTERVAL)`},
+	} {
+		_, te := runNamed(t, svc, "p/k/m/"+tc.path, tc.params)
+		if te == nil || te.Kind != "invalid" || !strings.Contains(te.Error, tc.want) {
+			t.Errorf("%s %s: %+v, want %q", tc.path, tc.params, te, tc.want)
+		}
+	}
+	// Values DuckDB wraps around without an error are refused: a wrapped
+	// interval is wrong data.
+	for _, v := range []string{"9223372036854775807.5 us", "9223372036854775807.99 microseconds 7 USEC 0.0000005d"} {
+		if _, te := runNamed(t, svc, "p/k/m/iv", `{"v":`+jsonText(v)+`}`); te == nil || te.Kind != "invalid" || !strings.Contains(te.Error, `must be an INTERVAL within its range`) {
+			t.Errorf("wrapped by DuckDB: %q: %+v", v, te)
+		}
+	}
+	for _, v := range []string{"1 msecond", "5 useconds", "2 dayofmonth", "1 weekofyear", "9223372036854 1 day"} {
+		_, te := runNamed(t, svc, "p/k/m/iv", `{"v":`+jsonText(v)+`}`)
+		if v == "9223372036854 1 day" {
+			if te == nil || te.Kind != "invalid" || !strings.Contains(te.Error, `could not read "9223372036854 1 day" as one`) {
+				t.Errorf("%q: %+v", v, te)
+			}
+		} else if te != nil {
+			t.Errorf("%q: %+v", v, te)
+		}
+	}
+}
+
+// TestIntervalReviewPostgres: the same on PostgreSQL (CATALOG_TEST_PG_DSN).
+func TestIntervalReviewPostgres(t *testing.T) {
+	pgTestDSN(t)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"p/pg/manifest.json": `{"engine": "postgres", "dsnEnv": "CATALOG_TEST_PG_DSN"}`,
+		"p/pg/m.sql": "-- @source src\nSELECT 1 AS x;\n\n" +
+			"-- @query iv\n-- @param v INTERVAL\nSELECT @v::text AS v;\n\n" +
+			"-- @query ivl\n-- @param v INTERVAL[]\nSELECT @v::text AS v;\n\n" +
+			"-- @query d\n-- @param v DATE\nSELECT @v::text AS v;\n",
+	})
+	svc := newTestService(t, dir, Config{})
+	for _, tc := range []struct{ path, params, want string }{
+		// A sign apart from its number is joined to it. (Before: read as no
+		// sign: refused, or let through to "interval out of range", sql_error.)
+		{"iv", `{"v":"- 178956971 years"}`, `got "- 178956971 years": it is -2147483652 months`},
+		{"iv", `{"v":"- 2147483649 days"}`, `-2147483649 days takes its days out of range`},
+		// A time of day, and punctuation as separators. (Before: sql_error
+		// "interval out of range".)
+		{"iv", `{"v":"178956970 years 8 months 02:00:00"}`, `got "178956970 years 8 months 02:00:00": it is 2147483648 months`},
+		{"iv", `{"v":"178956971 years,"}`, `it is 2147483652 months`},
+		{"iv", `{"v":"178956971,years"}`, `it is 2147483652 months`},
+		{"ivl", `{"v":["1 day","178956971 years 01:00"]}`, `parameter "v[1]" must be an INTERVAL within its range`},
+		// A number with no unit before "ago". (Before: "5 ago takes its
+		// microseconds out of range".)
+		{"iv", `{"v":"5 ago"}`, `parameter "v" must be an INTERVAL, and the engine could not read "5 ago" as one (invalid input syntax for type interval: "5 ago"); call again with an INTERVAL written as a number and a unit each`},
+		// A value with a line break, quoted across lines. (Before: sql_error.)
+		{"iv", `{"v":"1 day\nxyz"}`, `parameter "v" must be an INTERVAL, and the engine could not read "1 day\nxyz" as one (invalid input syntax for type interval: "1 day` + "\n" + `xyz")`},
+		{"iv", `{"v":"1 fortnight\n"}`, `could not read "1 fortnight\n" as one`},
+		{"d", `{"v":"2025-01-01\nx"}`, `parameter "v" must be a DATE, and the engine could not read "2025-01-01\nx" as one`},
+	} {
+		_, te := runNamed(t, svc, "p/pg/m/"+tc.path, tc.params)
+		if te == nil || te.Kind != "invalid" || !strings.Contains(te.Error, tc.want) {
+			t.Errorf("%s %s: %+v, want %q", tc.path, tc.params, te, tc.want)
+		}
+	}
+	for _, tc := range []struct{ path, params, want string }{
+		{"iv", `{"v":"- 2147483648 days"}`, `-2147483648 days`},
+		{"iv", `{"v":"- 306783379.5 h 9223372036854.25 sec"}`, `2255264408:30:54.25`},
+		{"iv", `{"v":"-\t2147483648 days"}`, `-2147483648 days`},
+		{"ivl", `{"v":["1 day","- 2147483648 days"]}`, `-2147483648 days`},
+		{"iv", `{"v":"1 day, 2 hours"}`, `1 day 02:00:00`},
+	} {
+		if got, te := runNamed(t, svc, "p/pg/m/"+tc.path, tc.params); te != nil || !strings.Contains(got, tc.want) {
+			t.Errorf("%s %s: %s %+v, want %q", tc.path, tc.params, got, te, tc.want)
+		}
+	}
+}
+
+// TestIntervalPrecisionPostgres: PostgreSQL 15 rounds an INTERVAL(p)'s
+// microseconds to p digits after the second without checking the range, so
+// "9223372036854775807 us" as INTERVAL(3) is -2562047788:00:54.775; the
+// check refuses exactly the values PostgreSQL would wrap around
+// (CATALOG_TEST_PG_DSN). (Before: taken, and bound as a negative interval.)
+func TestIntervalPrecisionPostgres(t *testing.T) {
+	dsn := pgTestDSN(t)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	values := []string{
+		"9223372036854775807 us", "9223372036854775499 us", "9223372036854775307 us", "9223372036854775308 us",
+		"-9223372036854775307 us", "-9223372036854775308 us", "-9223372036854775808 us", "9223372036854775802 us",
+		"9223372036854775803 us", "-9223372036854775803 us", "PT2562047788:00:54.775807", "PT2562047788:00:54.775307",
+		"9223372036854775807 us ago", "9223372036854775.307 ms", "9223372036854775.308 ms", "2562047788 hours", "1 day 2 hours",
+		"9223372036854.775 s", "9223372036854.7753 s", "- 9223372036854775308 us",
+	}
+	for _, p := range []int{0, 3, 5, 6} {
+		typ := fmt.Sprintf("INTERVAL(%d)", p)
+		for _, v := range values {
+			var wrapped bool
+			err := conn.QueryRow(ctx, fmt.Sprintf(`SELECT (a > '0' AND b < '0') OR (a < '0' AND b > '0') FROM (SELECT CAST($1::text AS interval) a, CAST($1::text AS interval(%d)) b) x`, p), v).Scan(&wrapped)
+			if err != nil {
+				t.Fatalf("%q: %v", v, err)
+			}
+			checkErr := checkTypedValue(catalog.EnginePostgres, catalog.Param{Name: "v", Type: typ}, v)
+			if (checkErr != nil) != wrapped {
+				t.Errorf("%s %q: PostgreSQL wraps it around: %v; the check says %v", typ, v, wrapped, checkErr)
+			}
+		}
+	}
+	if err := checkTypedValue(catalog.EnginePostgres, catalog.Param{Name: "v", Type: "INTERVAL(3)"}, "9223372036854775807 us"); err == nil || !strings.Contains(err.Error(), `parameter "v" must be an INTERVAL(3) within its range (`) || !strings.Contains(err.Error(), `got "9223372036854775807 us": its 9223372036854775807 microseconds, rounded to 3 digits after the second, go past their range`) {
+		t.Errorf("INTERVAL(3): %v", err)
 	}
 }

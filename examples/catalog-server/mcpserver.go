@@ -1281,7 +1281,8 @@ func paramValueError(q *catalog.Query, given map[string]any, castOf string, err 
 		zone = duckUnknownZone.FindStringSubmatch(first)
 	}
 	// DuckDB names only the unit of an INTERVAL it does not know (extract
-	// specifier "fortnight" not recognized; "" for a number it reads no unit
+	// specifier "fortnight" not recognized, "dow" not supported for interval;
+	// "" for a number it reads no unit
 	// after, as in "1-0"): blame the INTERVAL parameter holding it, or the only
 	// one given a value.
 	unit := duckUnknownUnit.FindStringSubmatch(first)
@@ -1299,7 +1300,7 @@ func paramValueError(q *catalog.Query, given map[string]any, castOf string, err 
 		// A list's elements are quoted alone.
 		quoted := p.Name == castOf
 		for _, v := range stringValues(given[p.Name]) {
-			if v != "" && (strings.Contains(first, `"`+v+`"`) || strings.Contains(first, `'`+v+`'`) ||
+			if v != "" && (quotedFirst(se.Message, first, `"`+v+`"`) || quotedFirst(se.Message, first, `'`+v+`'`) ||
 				zone != nil && strings.Contains(strings.ToLower(v), " "+strings.ToLower(zone[1]))) {
 				quoted = true
 			}
@@ -1314,10 +1315,41 @@ func paramValueError(q *catalog.Query, given map[string]any, castOf string, err 
 			if iv, _ := isIntervalType(p.Type); iv {
 				again = typeArticle(p.Type) + " " + p.Type + " written as " + intervalForms(queryEngine(q))
 			}
-			return fmt.Errorf("parameter %q must be %s %s, and the engine could not read %s as one (%s); call again with %s", p.Name, typeArticle(p.Type), p.Type, jsonText(given[p.Name]), first, again)
+			return fmt.Errorf("parameter %q must be %s %s, and the engine could not read %s as one (%s); call again with %s", p.Name, typeArticle(p.Type), p.Type, jsonText(given[p.Name]), throughQuote(se.Message, first, stringValues(given[p.Name])), again)
 		}
 	}
 	return nil
+}
+
+// quotedFirst reports whether the engine's message msg quotes q (a value in
+// its quotes) starting on its first line, first: a value holding a line
+// break ("1 day\nxyz") is quoted across lines, and what follows the first
+// line (DuckDB's LINE 1: excerpt of the SQL) is not searched.
+func quotedFirst(msg, first, q string) bool {
+	if !strings.Contains(q, "\n") {
+		return strings.Contains(first, q)
+	}
+	i := strings.Index(msg, q)
+	return i >= 0 && i < len(first)
+}
+
+// throughQuote is msg's first line, or, where msg quotes a value of vs
+// across lines from its first, msg through the line the quote ends on.
+func throughQuote(msg, first string, vs []string) string {
+	for _, v := range vs {
+		for _, q := range []string{`"` + v + `"`, `'` + v + `'`} {
+			if strings.Contains(q, "\n") && quotedFirst(msg, first, q) {
+				end := strings.Index(msg, q) + len(q)
+				if nl := strings.IndexByte(msg[end:], '\n'); nl >= 0 {
+					end += nl
+				} else {
+					end = len(msg)
+				}
+				return msg[:end]
+			}
+		}
+	}
+	return first
 }
 
 // stringValues returns v if it is a string, and the strings in v if it is a
@@ -1354,7 +1386,7 @@ const pgNumericOverflow = "22003"
 var (
 	pgUnknownZone   = regexp.MustCompile(`time zone "([^"]+)" not recognized`)
 	duckUnknownZone = regexp.MustCompile(`Unknown TimeZone '([^']+)'`)
-	duckUnknownUnit = regexp.MustCompile(`extract specifier "([^"]*)" not recognized`)
+	duckUnknownUnit = regexp.MustCompile(`extract specifier "([^"]*)" not (?:recognized|supported for interval)`)
 )
 
 // duckICUOverflow is DuckDB's error for a time that a time zone's offset takes
