@@ -371,18 +371,40 @@ func (svc *Service) subscribable(uri string) error {
 	_, known := templateVars[catalog.Kind(k)]
 	var nf *catalog.NotFoundError
 	if _, err := cat.ResolveAs(path, catalog.Kind(k)); known && errors.As(err, &nf) {
-		// The closest names as resources/read gives them, as URIs.
+		// Why, as resources/read says it: the path is too deep for the kind,
+		// or the object's file was skipped when the catalog loaded.
+		var why []string
+		if nf.TooDeep != "" {
+			why = append(why, "too deep for a "+nf.Kind+" URI: "+nf.TooDeep)
+		}
+		if nf.Skipped != "" {
+			why = append(why, fmt.Sprintf("the file of %s was skipped when the catalog loaded (%s); fix the file and it is picked up", nf.Path, nf.Skipped))
+		}
+		if len(nf.SkippedNear) > 0 {
+			why = append(why, "close to it, skipped when the catalog loaded (fix the file and it is picked up): "+strings.Join(nf.SkippedNear, "; "))
+		}
+		if nf.NoneThere != "" {
+			why = append(why, nf.NoneThere)
+		}
+		head := echoURI(uri) + " names no object of the catalog"
+		if len(why) > 0 {
+			head += ": " + strings.Join(why, "; ")
+		}
+		// The closest names as resources/read gives them, as URIs of the
+		// URI's kind only (a path too deep for it may fail on a deeper name).
 		var near []string
 		for _, p := range nf.Closest {
-			if e := cat.Lookup(p); e != nil && !nf.Far {
+			if e := cat.Lookup(p); e != nil && string(e.Kind) == k && (!nf.Far || nf.TooDeep != "") {
 				near = append(near, uriOf(e))
 			}
 		}
 		switch {
+		case len(near) > 0 && nf.Far:
+			return resourceNotFound("%s; no name there is close to it; the first there: %s", head, strings.Join(near, ", "))
 		case len(near) > 0:
-			return resourceNotFound("%s names no object of the catalog; closest: %s", echoURI(uri), strings.Join(near, ", "))
-		case nf.NoneThere != "":
-			return resourceNotFound("%s names no object of the catalog: %s", echoURI(uri), nf.NoneThere)
+			return resourceNotFound("%s; closest: %s", head, strings.Join(near, ", "))
+		case len(why) > 0:
+			return resourceNotFound("%s; subscribe to a URI resources/list gives", head)
 		}
 	}
 	var uris []string

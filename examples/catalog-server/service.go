@@ -1624,7 +1624,10 @@ func (s *Service) Watch(ctx context.Context, every time.Duration) {
 // and per project the same of the files directly in its folder (project.json).
 // dir may be a symbolic link to the catalog folder. A file rewritten in place
 // with the same size and time is a change too when it was racy at the walk
-// before (catalog.RacyWindow), as the watch's fingerprint tells it.
+// before (catalog.RacyWindow), as the watch's fingerprint tells it. As the
+// fingerprint, it skips hidden files and folders (a .git folder: Load reads
+// none, and the watch sees no change there) and stops after maxStamped files
+// and folders.
 func dirStamps(dir string, ids *catalog.FileIDs) map[string]string {
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = real
@@ -1632,9 +1635,16 @@ func dirStamps(dir string, ids *catalog.FileIDs) map[string]string {
 	ids.Begin()
 	b := map[string]*strings.Builder{}
 	whole := true
+	n := 0
 	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || path == dir {
 			whole = whole && err == nil
+			return nil
+		}
+		if strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
 			return nil
 		}
 		rel, err := filepath.Rel(dir, path)
@@ -1648,6 +1658,9 @@ func dirStamps(dir string, ids *catalog.FileIDs) map[string]string {
 			return nil // beside the projects
 		case len(parts) >= 2 && (d.IsDir() || len(parts) == 3):
 			key += "/" + parts[1]
+		}
+		if n++; n > maxStamped {
+			return filepath.SkipAll
 		}
 		info, err := d.Info()
 		if err != nil {
@@ -1666,6 +1679,10 @@ func dirStamps(dir string, ids *catalog.FileIDs) map[string]string {
 	}
 	return out
 }
+
+// maxStamped bounds the files and folders one dirStamps walks, as
+// catalog.MaxWatchedFiles bounds the watch's (a variable for tests).
+var maxStamped = catalog.MaxWatchedFiles
 
 // emptyCatalogHint says, for a catalog without a single package, what the folder
 // looks like instead (a package or project folder given as the catalog, say), or

@@ -37,6 +37,10 @@ type NotFoundError struct {
 	// ("the notebook retail/shop/review has no sources; it holds cells"), so
 	// Closest is empty (ResolveAs).
 	NoneThere string
+	// TooDeep, when set, says that Path has more segments than an object of
+	// Kind (ResolveAs): "a model's path is project/package/model (3
+	// segments); this one has 4". Closest then holds objects of Kind only.
+	TooDeep string
 }
 
 func (e *NotFoundError) Error() string {
@@ -44,6 +48,17 @@ func (e *NotFoundError) Error() string {
 	where := "the catalog"
 	if e.Parent != "" {
 		where = fmt.Sprintf("%q", e.Parent)
+	}
+	if e.TooDeep != "" {
+		fmt.Fprintf(&b, "no %s at %q: %s", e.Kind, e.Path, e.TooDeep)
+		switch {
+		case len(e.Closest) > 0 && e.Far:
+			fmt.Fprintf(&b, "; the %s in %s: %s", plural(e.Kind), where, strings.Join(e.Closest, ", "))
+		case len(e.Closest) > 0:
+			fmt.Fprintf(&b, "; closest: %s", strings.Join(e.Closest, ", "))
+		}
+		b.WriteString(". Call list_catalog to see what exists, or search_catalog to find by name, column or description.")
+		return b.String()
 	}
 	fmt.Fprintf(&b, "no %s named %q in %s", e.Kind, e.Name, where)
 	if e.LookAlike != "" {
@@ -166,7 +181,11 @@ func (c *Catalog) Resolve(path string) (*Entry, error) {
 // queries), an unknown model the package's closest models (not its
 // notebooks), an unknown cell the closest cells of its notebook. A parent that
 // holds no object of kind k (a notebook has no sources) is said to
-// (NotFoundError.NoneThere). Any other error is Resolve's.
+// (NotFoundError.NoneThere). A path with more segments than an object of kind
+// k, whose first segments name an object but whose further ones name nothing,
+// is said to be too deep for one (NotFoundError.TooDeep), and offered the
+// objects of kind k closest to its first segments, never a deeper object (a
+// model URI is not offered a notebook's cell). Any other error is Resolve's.
 func (c *Catalog) ResolveAs(path string, k Kind) (*Entry, error) {
 	e, err := c.Resolve(path)
 	var nf *NotFoundError
@@ -174,6 +193,9 @@ func (c *Catalog) ResolveAs(path string, k Kind) (*Entry, error) {
 		return e, err
 	}
 	segs := Segments(nf.Path)
+	if d := kindDepth(k); d > 0 && len(segs) > d && len(Segments(nf.Parent)) >= d {
+		return nil, c.tooDeep(nf.Path, segs, k)
+	}
 	parent := c.byPath[nf.Parent]
 	if len(segs) != kindDepth(k) || len(Segments(nf.Parent)) != len(segs)-1 || parent == nil {
 		return e, err
@@ -199,6 +221,47 @@ func (c *Catalog) ResolveAs(path string, k Kind) (*Entry, error) {
 		out.NoneThere = fmt.Sprintf("%s has no %s; it holds %s", what, plural(out.Kind), joinAnd(others))
 	}
 	return nil, &out
+}
+
+// tooDeep is ResolveAs's error for a path of more segments than an object of
+// kind k has: the object of kind k its first segments name, else the closest
+// objects of kind k beside where it would be.
+func (c *Catalog) tooDeep(path string, segs []string, k Kind) *NotFoundError {
+	d := kindDepth(k)
+	parentPath := strings.Join(segs[:d-1], "/")
+	parent := c.byPath[parentPath]
+	var under Kind
+	if parent != nil {
+		under = parent.Kind
+	}
+	label := kindLabel(k, under)
+	shape := []string{"project", "package", "model", label}[:d]
+	if k == KindNotebook || label == "cell" {
+		shape[2] = "notebook"
+	}
+	out := &NotFoundError{Path: path, Kind: label, Name: path, Parent: parentPath,
+		TooDeep: fmt.Sprintf("a %s's path is %s (%d %s); this one has %d", label, strings.Join(shape, "/"), d, map[bool]string{true: "segment", false: "segments"}[d == 1], len(segs))}
+	prefix := strings.Join(segs[:d], "/")
+	if e := c.byPath[prefix]; e != nil && e.Kind == k {
+		out.Closest = []string{prefix}
+		return out
+	}
+	children := c.Roots()
+	if d > 1 {
+		if parent == nil {
+			out.Parent = ""
+			return out
+		}
+		children = parent.Children
+	}
+	var names []string
+	for _, ch := range children {
+		if ch.Kind == k {
+			names = append(names, ch.Name)
+		}
+	}
+	out.Closest, out.Far = Near(segs[d-1], names, parentPath, 5)
+	return out
 }
 
 // kindDepth is how many segments the path of an object of kind k has.

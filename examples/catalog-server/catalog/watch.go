@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -14,25 +15,38 @@ import (
 	"time"
 )
 
-// maxWatchedFiles bounds the work of one Fingerprint: a catalog with more files than
-// this is fingerprinted on its first maxWatchedFiles (in walk order) only.
-const maxWatchedFiles = 200_000
+// MaxWatchedFiles bounds the work of one Fingerprint: a catalog with more files than
+// this is fingerprinted on its first MaxWatchedFiles (in walk order) only.
+const MaxWatchedFiles = 200_000
 
-// RacyWindow and RacyMaxSize: a file whose modification time is less than
-// RacyWindow before the start of a walk (or after it) is "racy", as git says of
-// its index: the file system stamps times with a coarse clock (a few ms on
-// ext4, 1 or 2 s on some file systems), so a write after the walk can leave the
-// same size and time. FileIDs keeps a hash of the content of each racy regular
-// file of RacyMaxSize bytes or fewer, and the next walk that finds its size and
-// time unchanged reads it again: other content is a change, as a file replaced
-// by another. A file that stops being racy changes nothing (any later write
-// moves its time past the one seen); a racy file over RacyMaxSize (a data file)
-// is not read, and a rewrite of it in place that keeps its size and time is
-// not seen (touch it): reading it again on each edit would load every edit of
-// a large data file twice.
+// RacyWindow, RacyAhead and RacyMaxSize: a file whose modification time is
+// less than RacyWindow before the start of a walk (or at most RacyAhead after
+// it: a file system whose clock is a little ahead of the server's) is "racy",
+// as git says of its index: the file system stamps times with a coarse clock
+// (a few ms on ext4, 1 or 2 s on some file systems), so a write after the walk
+// can leave the same size and time. FileIDs keeps a hash of the content of
+// each racy regular file of RacyMaxSize bytes or fewer, and the next walk that
+// finds its size and time unchanged reads it again: other content is a change,
+// as a file replaced by another. A file that stops being racy changes nothing
+// (any later write moves its time past the one seen); a racy file over
+// RacyMaxSize (a data file) is not read, and a rewrite of it in place that
+// keeps its size and time is not seen (touch it): reading it again on each
+// edit would load every edit of a large data file twice.
+//
+// A file dated further ahead (a catalog unpacked from an archive made on a
+// machine whose clock was ahead) is not racy: a writer stamps the present, so
+// it would stay racy until the clock caught up, and be read at every walk.
+// Nor is a rewrite of it that keeps its size and time seen.
+//
+// RacyBudget bounds the bytes one walk reads to hash racy files: a racy file
+// that does not fit in what is left of it is not read, as a file over
+// RacyMaxSize (a file hashed at an earlier walk keeps that hash, compared at a
+// later walk that has room).
 const (
 	RacyWindow  = 2 * time.Second
+	RacyAhead   = 5 * time.Second
 	RacyMaxSize = 1 << 20
+	RacyBudget  = 64 << 20
 )
 
 // FileIDs tells, from one walk of a folder to the next, whether the file or
@@ -50,6 +64,8 @@ type FileIDs struct {
 	n         uint64
 	start     time.Time        // the start of the current walk (Begin)
 	now       func() time.Time // time.Now when nil (tests set it)
+	budget    int64            // RacyBudget when 0 (tests set it)
+	read      int64            // the bytes the current walk hashed (at most the budget)
 }
 
 type fileID struct {
@@ -68,6 +84,7 @@ func (f *FileIDs) Begin() {
 		f.start = time.Now()
 	}
 	f.cur = make(map[string]fileID, len(f.last))
+	f.read = 0
 }
 
 // ID numbers the file at path, whose os.FileInfo (from os.Lstat or a
@@ -82,26 +99,52 @@ func (f *FileIDs) ID(path string, info fs.FileInfo) uint64 {
 	id, ok := f.last[path]
 	same := ok && os.SameFile(id.info, info)
 	var sum [sha256.Size]byte
-	var hashed bool
+	var hashed, kept bool
 	if same && id.hashed && info.Size() == id.info.Size() && info.ModTime().Equal(id.info.ModTime()) {
 		// Racy at the walk before, and still the same size and time: the
-		// content tells whether it was written again since.
-		sum, hashed = hashFile(path, info)
-		same = hashed && sum == id.sum
+		// content tells whether it was written again since. Past the budget,
+		// the hash stays for a later walk to compare.
+		if f.fits(info) {
+			sum, hashed = hashFile(path, info)
+			same = hashed && sum == id.sum
+		} else {
+			sum, kept = id.sum, true
+		}
 	}
 	if !same {
 		f.n++
 		id.num = f.n
 	}
-	id.info, id.hashed = info, false
-	if info.Mode().IsRegular() && info.Size() <= RacyMaxSize && info.ModTime().After(f.start.Add(-RacyWindow)) {
-		if !hashed {
+	id.info, id.hashed = info, kept
+	if !kept && f.racy(info) {
+		if !hashed && f.fits(info) {
 			sum, hashed = hashFile(path, info)
 		}
 		id.sum, id.hashed = sum, hashed
 	}
 	f.cur[path] = id
 	return id.num
+}
+
+// racy says whether the file info tells of is racy at the current walk: a
+// regular file of RacyMaxSize bytes or fewer, dated from RacyWindow before the
+// walk's start to RacyAhead after it.
+func (f *FileIDs) racy(info fs.FileInfo) bool {
+	t := info.ModTime()
+	return info.Mode().IsRegular() && info.Size() <= RacyMaxSize &&
+		t.After(f.start.Add(-RacyWindow)) && !t.After(f.start.Add(RacyAhead))
+}
+
+// fits takes the size of the file info tells of from what is left of the
+// walk's budget for hashing (RacyBudget), if it fits.
+func (f *FileIDs) fits(info fs.FileInfo) bool {
+	budget := cmp.Or(f.budget, RacyBudget)
+	n := min(max(info.Size(), 0), RacyMaxSize+1)
+	if f.read+n > budget {
+		return false
+	}
+	f.read += n
+	return true
 }
 
 // hashFile hashes the content of the regular file at path, if it is still the
@@ -143,6 +186,10 @@ func (f *FileIDs) Learn(other *FileIDs) {
 		f.last[path] = id
 	}
 }
+
+// Len is the number of paths the last whole walk numbered (the entries
+// FileIDs holds).
+func (f *FileIDs) Len() int { return len(f.last) }
 
 // Done ends a walk: the next compares with the paths it saw. A walk that did
 // not see every file (whole false: a folder could not be read) is forgotten:
@@ -202,7 +249,7 @@ func fingerprint(dir string, ids *FileIDs) (string, error) {
 				}
 			}
 		}
-		if n++; n > maxWatchedFiles {
+		if n++; n > MaxWatchedFiles {
 			return filepath.SkipAll
 		}
 		info, err := d.Info()
@@ -231,7 +278,7 @@ func fingerprint(dir string, ids *FileIDs) (string, error) {
 // file's content changed with its size and time (RacyWindow), until ctx
 // ends. The first fingerprint is taken at once and does not call reload. It
 // runs on the caller's goroutine, and holds each watched file's os.FileInfo
-// (maxWatchedFiles at most) and each racy file's hash.
+// (MaxWatchedFiles at most) and each racy file's hash.
 func Watch(ctx context.Context, dir string, interval time.Duration, reload func()) {
 	WatchFrom(ctx, dir, interval, func(*FileIDs) { reload() })
 }
