@@ -375,10 +375,12 @@ func (svc *Service) subscribable(uri string) error {
 		// or the object's file was skipped when the catalog loaded.
 		var why []string
 		if nf.TooDeep != "" {
-			why = append(why, "too deep for a "+nf.Kind+" URI: "+nf.TooDeep)
+			why = append(why, "too deep for a "+k+" URI: "+nf.TooDeep) // a cell's URI is a query's
 		}
 		if nf.Skipped != "" {
-			why = append(why, fmt.Sprintf("the file of %s was skipped when the catalog loaded (%s); fix the file and it is picked up", nf.Path, nf.Skipped))
+			// The object whose file was skipped: Parent/Name, not the path
+			// asked for, which may go deeper (catalog://model/p/e/bad/x).
+			why = append(why, fmt.Sprintf("the file of %s was skipped when the catalog loaded (%s); fix the file and it is picked up", strings.TrimPrefix(nf.Parent+"/"+nf.Name, "/"), nf.Skipped))
 		}
 		if len(nf.SkippedNear) > 0 {
 			why = append(why, "close to it, skipped when the catalog loaded (fix the file and it is picked up): "+strings.Join(nf.SkippedNear, "; "))

@@ -399,14 +399,34 @@ func (r *pgInterval) postgres(s string) (why string, ok bool) {
 	// / separate them ("1 day, 2 hours", "@ 1 day"); a sign joins the number
 	// after it across white space ("- 2 days" is -2 days); a sign before
 	// anything else is refused (left to PostgreSQL, whose error quotes it).
-	fields := strings.FieldsFunc(strings.ToLower(s), func(c rune) bool {
-		return c == ' ' || c >= '\t' && c <= '\r' || c < 0x80 && unicode.IsPunct(c) && !strings.ContainsRune("+-.:/", c) || c < 0x80 && unicode.IsSymbol(c) && c != '+'
-	})
+	space := func(c rune) bool { return c == ' ' || c >= '\t' && c <= '\r' }
+	sep := func(c rune) bool {
+		return space(c) || c < 0x80 && unicode.IsPunct(c) && !strings.ContainsRune("+-.:/", c) || c < 0x80 && unicode.IsSymbol(c) && c != '+'
+	}
+	// The fields, and whether only white space follows each.
+	var fields []string
+	var spaceAfter []bool
+	for rest := strings.ToLower(s); ; {
+		rest = strings.TrimLeftFunc(rest, sep)
+		if rest == "" {
+			break
+		}
+		end := strings.IndexFunc(rest, sep)
+		if end < 0 {
+			end = len(rest)
+		}
+		fields = append(fields, rest[:end])
+		gap := len(rest[end:]) - len(strings.TrimLeftFunc(rest[end:], sep))
+		spaceAfter = append(spaceAfter, strings.TrimLeftFunc(rest[end:end+gap], space) == "")
+		rest = rest[end:]
+	}
 	var tokens []string
 	for i := 0; i < len(fields); i++ {
 		f := fields[i]
 		if f == "+" || f == "-" {
-			if i+1 == len(fields) || !isDigit(fields[i+1][0]) {
+			// Only white space may come between a sign and its number
+			// ("-,2 days" is refused by PostgreSQL, quoting it).
+			if i+1 == len(fields) || !spaceAfter[i] || !isDigit(fields[i+1][0]) {
 				return "", false
 			}
 			i++

@@ -40,7 +40,7 @@ var intervalCases = []string{
 	"178956970 years 0.6 years", "178956970 years 0.7 years", "178956970 years 0.34 quarters", "178956970 years 0.25 quarters",
 	"2147483647 months 0.9 years", "2147483647 days 0.99 quarters", "2562047788 hours -1 minute 0.9 minutes", "9223372036854775807 us 1 ms",
 	// A sign apart from its number: PostgreSQL joins them, DuckDB refuses it.
-	"- 2147483648 days", "-\t2147483648 days", "- 2147483649 days", "- 306783379.5 h 9223372036854.25 sec", "- 178956971 years",
+	"- 2147483648 days", "-\t2147483648 days", "-,2 days", "+ ;2 days", "- 2147483649 days", "- 306783379.5 h 9223372036854.25 sec", "- 178956971 years",
 	"+ 2147483648 days", "- 5days", "- 1-2", "- 01:00", "- .5 days", "-.5 days", "- abc", "1 day -", "- 2147483648 days ago",
 	// A time of day, punctuation as separators.
 	"178956970 years 8 months 02:00:00", "178956970 years 7 months 02:00:00", "178956971 years,", "178956971,years", "178956971 years 01:00",
@@ -415,6 +415,10 @@ func TestIntervalReviewPostgres(t *testing.T) {
 		// A sign apart from its number is joined to it. (Before: read as no
 		// sign: refused, or let through to "interval out of range", sql_error.)
 		{"iv", `{"v":"- 178956971 years"}`, `got "- 178956971 years": it is -2147483652 months`},
+		// Only white space joins a sign to its number: PostgreSQL refuses a
+		// sign before punctuation, quoting the value. (Before: joined, and
+		// refused as "-2147483649 days takes its days out of range".)
+		{"iv", `{"v":"-,2147483649 days"}`, `could not read "-,2147483649 days" as one`},
 		{"iv", `{"v":"- 2147483649 days"}`, `-2147483649 days takes its days out of range`},
 		// A time of day, and punctuation as separators. (Before: sql_error
 		// "interval out of range".)

@@ -1299,6 +1299,13 @@ func paramValueError(q *catalog.Query, given map[string]any, castOf string, err 
 		// "2025-02-30 09:30"; time zone displacement out of range: "…+16".
 		// A list's elements are quoted alone.
 		quoted := p.Name == castOf
+		if !quoted && takesAnyText(p.Type) {
+			// The engine reads any string as text: a value of it quoted in a
+			// conversion error failed a cast of the catalog's SQL
+			// (CAST(trim($s) AS INTEGER)), which is the named query's to
+			// answer for, with the engine's message.
+			continue
+		}
 		for _, v := range stringValues(given[p.Name]) {
 			if v != "" && (quotedFirst(se.Message, first, `"`+v+`"`) || quotedFirst(se.Message, first, `'`+v+`'`) ||
 				zone != nil && strings.Contains(strings.ToLower(v), " "+strings.ToLower(zone[1]))) {
@@ -1319,6 +1326,20 @@ func paramValueError(q *catalog.Query, given map[string]any, castOf string, err 
 		}
 	}
 	return nil
+}
+
+// textTypes are the types, as castType writes them, that the engines read any
+// string as: DuckDB's VARCHAR and its aliases, PostgreSQL's text types.
+var textTypes = map[string]bool{"VARCHAR": true, "TEXT": true, "STRING": true, "CHAR": true, "BPCHAR": true, "CHARACTER": true, "NAME": true, "CITEXT": true}
+
+// takesAnyText reports whether a parameter declared as t (or a list of it)
+// takes any string: VARCHAR, TEXT, CHAR(3)[] and the like.
+func takesAnyText(t string) bool {
+	ct := castType(t)
+	if i := strings.IndexAny(ct, "(["); i >= 0 {
+		ct = ct[:i]
+	}
+	return textTypes[ct]
 }
 
 // quotedFirst reports whether the engine's message msg quotes q (a value in

@@ -247,10 +247,11 @@ func TestParamValueErrorDuckDBZones(t *testing.T) {
 // TestParamValueErrorFirstLine: a conversion error is blamed on a parameter only
 // when its value is quoted in the message's first line, not in DuckDB's excerpt
 // of the SQL after it (an empty value matches any empty literal, a short one
-// a literal of its own).
+// a literal of its own). (DATE parameters: a text parameter is never blamed
+// by a quote, TestTextParamCastBlamesQuery.)
 func TestParamValueErrorFirstLine(t *testing.T) {
-	q := &catalog.Query{Name: "q", Params: []catalog.Param{{Name: "a", Type: "VARCHAR"}, {Name: "b", Type: "VARCHAR"}}}
-	err := &engine.SQLError{Engine: "duckdb", Message: "Conversion Error: Could not convert string 'abc' to INT32\n\nLINE 1: SELECT CAST('abc' AS INTEGER), '' || $a, 'x' || $b\n                    ^"}
+	q := &catalog.Query{Name: "q", Params: []catalog.Param{{Name: "a", Type: "DATE"}, {Name: "b", Type: "DATE"}}}
+	err := &engine.SQLError{Engine: "duckdb", Message: "Conversion Error: invalid date field format: \"abc\", expected format is (YYYY-MM-DD)\n\nLINE 1: SELECT CAST($a AS DATE), CAST($b AS DATE), '', 'x'\n                    ^"}
 	if pe := paramValueError(q, map[string]any{"a": "", "b": "x"}, "", err); pe != nil {
 		t.Errorf("values quoted only in the SQL's excerpt: %v", pe)
 	}

@@ -44,9 +44,10 @@ func TestSubscribeSaysWhy(t *testing.T) {
 		want, not []string
 	}{
 		{"catalog://model/p/e/bad", []string{"skipped", "p/e/bad.sql", "before any @source", "has no models; it holds notebooks"}, nil},
+		{"catalog://model/p/e/bad/x", []string{"the file of p/e/bad was skipped", "p/e/bad.sql"}, []string{"the file of p/e/bad/x"}},
 		{"catalog://model/p/k/nb/cell-9", []string{"too deep for a model", "catalog://model/p/k/m"}, []string{"catalog://query/"}},
 		{"catalog://model/p/k/m/b", []string{"too deep for a model", "catalog://model/p/k/m"}, []string{"catalog://source/", "catalog://query/"}},
-		{"catalog://query/p/k/nb/cell-1/x", []string{"too deep for a cell", "project/package/notebook/cell", "catalog://query/p/k/nb/cell-1"}, []string{"catalog://notebook/"}},
+		{"catalog://query/p/k/nb/cell-1/x", []string{"too deep for a query URI: a cell's path is project/package/notebook/cell", "catalog://query/p/k/nb/cell-1"}, []string{"catalog://notebook/"}},
 		{"catalog://project/p/x", []string{"too deep for a project", "catalog://project/p"}, []string{"catalog://package/"}},
 		{"catalog://model/p/k/nbx/cell-1", []string{"catalog://model/p/k/m"}, []string{"catalog://notebook/", "catalog://query/"}},
 	} {
