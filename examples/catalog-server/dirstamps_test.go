@@ -12,7 +12,6 @@ import (
 // files and folders (a .git folder in the catalog), as the watch does: none is
 // hashed or kept, and one changing changes no package's stamp. Before, each
 // reread walked .git, hashed its fresh objects and kept an entry for each.
-// The walk stops after maxStamped files and folders.
 func TestDirStampsSkipHidden(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
@@ -40,10 +39,34 @@ func TestDirStampsSkipHidden(t *testing.T) {
 		t.Errorf("a hidden file changed the stamp of p/k:\n%q\n%q", stamps["p/k"], again["p/k"])
 	}
 
-	maxStamped = 2
-	t.Cleanup(func() { maxStamped = catalog.MaxWatchedFiles })
-	dirStamps(dir, &ids)
-	if got := ids.Len(); got != 2 {
-		t.Errorf("%d paths kept with a cap of 2", got)
+}
+
+// TestDirStampsEveryPackage: every package is stamped, however many files come
+// before it in the walk, and an edit of it changes its stamp. Before, the walk
+// stopped after 200,000 entries, counted otherwise than the watch's: a package
+// past that got the stamp "" (taken for gone), the same before and after an
+// edit the watch saw, and nothing was loaded (run against that code with its
+// cap lowered to 20).
+func TestDirStampsEveryPackage(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"p/a/manifest.json": "{}",
+		"p/z/manifest.json": "{}", "p/z/m.sql": "-- @source a\nSELECT 1 AS x;\n",
+	}
+	for i := range 5 {
+		files[fmt.Sprintf("p/%dstray%d.txt", i, i)] = "x"
+	}
+	for i := range 40 {
+		files[fmt.Sprintf("p/a/data/f%02d.csv", i)] = "x\n1\n"
+	}
+	writeFiles(t, dir, files)
+	var ids catalog.FileIDs
+	before := dirStamps(dir, &ids)
+	if before["p/z"] == "" {
+		t.Fatal("p/z, after 47 files and folders, has no stamp")
+	}
+	writeFiles(t, dir, map[string]string{"p/z/m.sql": "-- @source a\nSELECT 2 AS x, 3 AS y;\n"})
+	if after := dirStamps(dir, &ids); after["p/z"] == before["p/z"] {
+		t.Errorf("an edit of p/z/m.sql left its stamp unchanged: %q", after["p/z"])
 	}
 }

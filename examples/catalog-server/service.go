@@ -1626,16 +1626,18 @@ func (s *Service) Watch(ctx context.Context, every time.Duration) {
 // with the same size and time is a change too when it was racy at the walk
 // before (catalog.RacyWindow), as the watch's fingerprint tells it. As the
 // fingerprint, it skips hidden files and folders (a .git folder: Load reads
-// none, and the watch sees no change there) and stops after maxStamped files
-// and folders.
+// none, and the watch sees no change there). Unlike the fingerprint it has no
+// cap on the entries it walks (its memory grows with the catalog's files, a
+// few hundred bytes each): a package it stopped before would get no stamp,
+// which reread takes for a package gone, and an edit of it would change
+// nothing reread compares.
 func dirStamps(dir string, ids *catalog.FileIDs) map[string]string {
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = real
 	}
-	ids.Begin()
+	ids.BeginIn(dir)
 	b := map[string]*strings.Builder{}
 	whole := true
-	n := 0
 	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || path == dir {
 			whole = whole && err == nil
@@ -1659,9 +1661,6 @@ func dirStamps(dir string, ids *catalog.FileIDs) map[string]string {
 		case len(parts) >= 2 && (d.IsDir() || len(parts) == 3):
 			key += "/" + parts[1]
 		}
-		if n++; n > maxStamped {
-			return filepath.SkipAll
-		}
 		info, err := d.Info()
 		if err != nil {
 			return nil
@@ -1679,10 +1678,6 @@ func dirStamps(dir string, ids *catalog.FileIDs) map[string]string {
 	}
 	return out
 }
-
-// maxStamped bounds the files and folders one dirStamps walks, as
-// catalog.MaxWatchedFiles bounds the watch's (a variable for tests).
-var maxStamped = catalog.MaxWatchedFiles
 
 // emptyCatalogHint says, for a catalog without a single package, what the folder
 // looks like instead (a package or project folder given as the catalog, say), or

@@ -22,7 +22,7 @@ func TestRacyFutureNotHashed(t *testing.T) {
 	for i := range n {
 		rewriteSame(t, root, fmt.Sprintf("p/x/data/f%02d.csv", i), strings.Repeat("a", 4096), now.Add(24*time.Hour))
 	}
-	rewriteSame(t, root, "p/x/m.sql", "SELECT 'alpha';\n", now.Add(RacyAhead-time.Second))
+	rewriteSame(t, root, "p/x/data/near.csv", "SELECT 'alpha';\n", now.Add(RacyAhead-time.Second))
 	ids := FileIDs{now: clock.now}
 	for walk := range 3 {
 		if _, err := fingerprint(root, &ids); err != nil {
@@ -49,7 +49,7 @@ func TestRacyBudget(t *testing.T) {
 	clock := &racyClock{t: when}
 	const size, n = 1024, 30
 	for i := range n {
-		rewriteSame(t, root, fmt.Sprintf("p/x/f%02d.sql", i), strings.Repeat("a", size), when)
+		rewriteSame(t, root, fmt.Sprintf("p/x/data/f%02d.csv", i), strings.Repeat("a", size), when)
 	}
 	ids := FileIDs{now: clock.now, budget: 10*size + size/2}
 	fp := func() string {
@@ -68,7 +68,7 @@ func TestRacyBudget(t *testing.T) {
 		t.Fatalf("%d files hashed, want the 10 the budget holds", got)
 	}
 	// The budget's files are compared at the next walk: a rewrite is seen.
-	rewriteSame(t, root, "p/x/f03.sql", strings.Repeat("b", size), when)
+	rewriteSame(t, root, "p/x/data/f03.csv", strings.Repeat("b", size), when)
 	second := fp()
 	if second == first {
 		t.Error("a racy file within the budget rewritten with the same size and time was not seen")
@@ -76,7 +76,7 @@ func TestRacyBudget(t *testing.T) {
 	// With room for one file, the walk compares f00 and keeps the others' hashes;
 	// a later walk with room compares f05 and sees its rewrite.
 	ids.budget = size
-	rewriteSame(t, root, "p/x/f05.sql", strings.Repeat("b", size), when)
+	rewriteSame(t, root, "p/x/data/f05.csv", strings.Repeat("b", size), when)
 	if fp() != second {
 		t.Error("a file whose comparison did not fit in the budget changed the fingerprint")
 	}

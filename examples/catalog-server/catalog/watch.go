@@ -21,7 +21,8 @@ const MaxWatchedFiles = 200_000
 
 // RacyWindow, RacyAhead and RacyMaxSize: a file whose modification time is
 // less than RacyWindow before the start of a walk (or at most RacyAhead after
-// it: a file system whose clock is a little ahead of the server's) is "racy",
+// the moment the walk looks at it: a file system whose clock is a little ahead
+// of the server's, or a file saved during a long walk) is "racy",
 // as git says of its index: the file system stamps times with a coarse clock
 // (a few ms on ext4, 1 or 2 s on some file systems), so a write after the walk
 // can leave the same size and time. FileIDs keeps a hash of the content of
@@ -41,7 +42,11 @@ const MaxWatchedFiles = 200_000
 // RacyBudget bounds the bytes one walk reads to hash racy files: a racy file
 // that does not fit in what is left of it is not read, as a file over
 // RacyMaxSize (a file hashed at an earlier walk keeps that hash, compared at a
-// later walk that has room).
+// later walk that has room). The catalog's own files, those Load reads (a
+// project's project.json, a package's manifest.json, .sql and .md files), are
+// hashed outside the budget, so that data files written at the same time cannot
+// hide an edit of them: each is read only up to RacyMaxSize, and Load reads
+// them whole at each reload anyway.
 const (
 	RacyWindow  = 2 * time.Second
 	RacyAhead   = 5 * time.Second
@@ -63,28 +68,61 @@ type FileIDs struct {
 	last, cur map[string]fileID
 	n         uint64
 	start     time.Time        // the start of the current walk (Begin)
+	root      string           // the catalog folder walked (BeginIn), to tell its own files
 	now       func() time.Time // time.Now when nil (tests set it)
 	budget    int64            // RacyBudget when 0 (tests set it)
 	read      int64            // the bytes the current walk hashed (at most the budget)
 }
 
 type fileID struct {
-	info   fs.FileInfo
-	num    uint64
-	sum    [sha256.Size]byte // the content's hash, when hashed
-	hashed bool              // racy at the walk that made this entry, and hashed
+	info    fs.FileInfo
+	num     uint64
+	sum     [sha256.Size]byte // the content's hash, when hashed
+	hashed  bool              // racy at the walk that made this entry, and hashed
+	skipped bool              // racy at that walk, and not hashed: past the walk's budget
 }
 
 // Begin starts a walk: files modified less than RacyWindow before now are racy.
-// ID calls it when a walk did not.
-func (f *FileIDs) Begin() {
-	if f.now != nil {
-		f.start = f.now()
-	} else {
-		f.start = time.Now()
-	}
+// ID calls it when a walk did not. Every file counts against RacyBudget.
+func (f *FileIDs) Begin() { f.BeginIn("") }
+
+// BeginIn is Begin for a walk of the catalog folder root (as Load reads it,
+// symbolic links resolved): the catalog's own files under it (those Load
+// reads) are hashed outside RacyBudget.
+func (f *FileIDs) BeginIn(root string) {
+	f.start = f.clock()
+	f.root = root
 	f.cur = make(map[string]fileID, len(f.last))
 	f.read = 0
+}
+
+// clock is the time now (f.now in tests).
+func (f *FileIDs) clock() time.Time {
+	if f.now != nil {
+		return f.now()
+	}
+	return time.Now()
+}
+
+// ownFile says whether Load reads the file at path, under the walk's root: a
+// project's project.json, or a package's manifest.json, .sql or .md file.
+func (f *FileIDs) ownFile(path string) bool {
+	if f.root == "" {
+		return false
+	}
+	rel, err := filepath.Rel(f.root, path)
+	if err != nil {
+		return false
+	}
+	parts := strings.Split(rel, string(filepath.Separator))
+	switch {
+	case len(parts) == 2:
+		return parts[1] == "project.json"
+	case len(parts) == 3 && parts[0] != "..":
+		ext := strings.ToLower(filepath.Ext(parts[2]))
+		return parts[2] == "manifest.json" || ext == ".sql" || ext == ".md"
+	}
+	return false
 }
 
 // ID numbers the file at path, whose os.FileInfo (from os.Lstat or a
@@ -100,11 +138,12 @@ func (f *FileIDs) ID(path string, info fs.FileInfo) uint64 {
 	same := ok && os.SameFile(id.info, info)
 	var sum [sha256.Size]byte
 	var hashed, kept bool
+	own := f.ownFile(path)
 	if same && id.hashed && info.Size() == id.info.Size() && info.ModTime().Equal(id.info.ModTime()) {
 		// Racy at the walk before, and still the same size and time: the
 		// content tells whether it was written again since. Past the budget,
 		// the hash stays for a later walk to compare.
-		if f.fits(info) {
+		if own || f.fits(info) {
 			sum, hashed = hashFile(path, info)
 			same = hashed && sum == id.sum
 		} else {
@@ -115,10 +154,14 @@ func (f *FileIDs) ID(path string, info fs.FileInfo) uint64 {
 		f.n++
 		id.num = f.n
 	}
-	id.info, id.hashed = info, kept
+	id.info, id.hashed, id.skipped = info, kept, kept
 	if !kept && f.racy(info) {
-		if !hashed && f.fits(info) {
-			sum, hashed = hashFile(path, info)
+		if !hashed {
+			if own || f.fits(info) {
+				sum, hashed = hashFile(path, info)
+			} else {
+				id.skipped = true
+			}
 		}
 		id.sum, id.hashed = sum, hashed
 	}
@@ -128,11 +171,12 @@ func (f *FileIDs) ID(path string, info fs.FileInfo) uint64 {
 
 // racy says whether the file info tells of is racy at the current walk: a
 // regular file of RacyMaxSize bytes or fewer, dated from RacyWindow before the
-// walk's start to RacyAhead after it.
+// walk's start to RacyAhead after now (a file saved during a long walk is
+// dated past its start).
 func (f *FileIDs) racy(info fs.FileInfo) bool {
 	t := info.ModTime()
 	return info.Mode().IsRegular() && info.Size() <= RacyMaxSize &&
-		t.After(f.start.Add(-RacyWindow)) && !t.After(f.start.Add(RacyAhead))
+		t.After(f.start.Add(-RacyWindow)) && !t.After(f.clock().Add(RacyAhead))
 }
 
 // fits takes the size of the file info tells of from what is left of the
@@ -175,11 +219,13 @@ func hashFile(path string, info fs.FileInfo) (sum [sha256.Size]byte, ok bool) {
 // (or that the file is racy no more). The next walk then compares a racy file
 // with the content the reload read, not with what this walk saw before: a file
 // written again within one tick of the clock with the content this walk saw
-// (A, B loaded, A again) is seen.
+// (A, B loaded, A again) is seen. A file other did not hash for want of
+// budget keeps this walk's hash (a later walk may then see a change that
+// loads nothing new, never miss one).
 func (f *FileIDs) Learn(other *FileIDs) {
 	for path, id := range f.last {
 		o, ok := other.last[path]
-		if !id.hashed || !ok || !os.SameFile(o.info, id.info) || o.info.Size() != id.info.Size() || !o.info.ModTime().Equal(id.info.ModTime()) {
+		if !id.hashed || !ok || o.skipped || !os.SameFile(o.info, id.info) || o.info.Size() != id.info.Size() || !o.info.ModTime().Equal(id.info.ModTime()) {
 			continue
 		}
 		id.sum, id.hashed = o.sum, o.hashed
@@ -227,7 +273,7 @@ func fingerprint(dir string, ids *FileIDs) (string, error) {
 		dir = real
 	}
 	if ids != nil {
-		ids.Begin()
+		ids.BeginIn(dir)
 	}
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
