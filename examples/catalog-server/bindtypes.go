@@ -570,6 +570,10 @@ func bindParam(eng string, p catalog.Param, v any) (any, error) {
 			return nil, fmt.Errorf("parameter %q must be at most %d characters (%s), got %d: PostgreSQL's cast would cut it to its first %d", p.Name, n, p.Type, got, n)
 		}
 	}
+	if eng == catalog.EnginePostgres && strings.EqualFold(strings.TrimSpace(p.Type), "NAME") && len(s) > pgNameBytes {
+		// A name is cut to its first 63 bytes without a word, as char(n).
+		return nil, fmt.Errorf("parameter %q must be at most %d bytes (%s), got %d: PostgreSQL's cast would cut it short", p.Name, pgNameBytes, p.Type, len(s))
+	}
 	if eng == catalog.EnginePostgres && strings.IndexByte(s, 0) >= 0 {
 		// PostgreSQL's text holds no NUL: its refusal would read as the SQL's.
 		return nil, fmt.Errorf("parameter %q must be text without a NUL character (\\u0000), which PostgreSQL's text cannot hold; got %s", p.Name, jsonText(s))
@@ -764,14 +768,19 @@ func listExample(elem string) string {
 }
 
 // pgLength is the length n of a PostgreSQL varchar(n) or char(n) type (also
-// written character varying(n), character(n), bpchar(n)), and whether it is a
+// written character varying(n), character(n), bpchar(n); char alone is
+// char(1)), and whether it is a
 // char type; false for other types and for DuckDB, whose VARCHAR takes a length
 // and ignores it.
 func pgLength(eng, typ string) (n int, char, ok bool) {
 	if eng != catalog.EnginePostgres {
 		return 0, false, false
 	}
-	m := pgLengthType.FindStringSubmatch(strings.ToUpper(strings.Join(strings.Fields(typ), " ")))
+	t := strings.ToUpper(strings.Join(strings.Fields(typ), " "))
+	if t == "CHAR" || t == "CHARACTER" {
+		return 1, true, true // char without a length is char(1) (bpchar is unbounded)
+	}
+	m := pgLengthType.FindStringSubmatch(t)
 	if m == nil {
 		return 0, false, false
 	}
@@ -781,5 +790,8 @@ func pgLength(eng, typ string) (n int, char, ok bool) {
 	}
 	return n, m[1] != "VARCHAR" && m[1] != "CHARACTER VARYING", true
 }
+
+// pgNameBytes is the most bytes a PostgreSQL name holds (NAMEDATALEN - 1).
+const pgNameBytes = 63
 
 var pgLengthType = regexp.MustCompile(`^(VARCHAR|CHARACTER VARYING|CHAR|CHARACTER|BPCHAR) ?\( ?([0-9]{1,9}) ?\)$`)

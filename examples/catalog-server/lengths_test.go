@@ -22,6 +22,16 @@ func TestPostgresLengthTypes(t *testing.T) {
 		{catalog.EnginePostgres, "char(3)", "abc  ", false},
 		{catalog.EnginePostgres, "character(3)", "abcd", true},
 		{catalog.EnginePostgres, "varchar", "a long value without a limit", false},
+		// char and character without a length are char(1): "abc" became "a".
+		{catalog.EnginePostgres, "char", "abc", true},
+		{catalog.EnginePostgres, "CHARACTER", "ab", true},
+		{catalog.EnginePostgres, "char", "a", false},
+		{catalog.EnginePostgres, "bpchar", "a long value without a limit", false},
+		// A name holds 63 bytes: 70 characters became 63, 40 "é" 31.
+		{catalog.EnginePostgres, "name", strings.Repeat("x", 63), false},
+		{catalog.EnginePostgres, "name", strings.Repeat("x", 70), true},
+		{catalog.EnginePostgres, "NAME", strings.Repeat("é", 40), true},
+		{catalog.EngineDuckDB, "CHAR", "abc", false},
 		{catalog.EngineDuckDB, "VARCHAR(5)", "appleXYZ", false},
 	} {
 		_, err := bindParam(tc.eng, catalog.Param{Name: "v", Type: tc.typ}, tc.v)

@@ -1299,13 +1299,6 @@ func paramValueError(q *catalog.Query, given map[string]any, castOf string, err 
 		// "2025-02-30 09:30"; time zone displacement out of range: "…+16".
 		// A list's elements are quoted alone.
 		quoted := p.Name == castOf
-		if !quoted && takesAnyText(p.Type) {
-			// The engine reads any string as text: a value of it quoted in a
-			// conversion error failed a cast of the catalog's SQL
-			// (CAST(trim($s) AS INTEGER)), which is the named query's to
-			// answer for, with the engine's message.
-			continue
-		}
 		for _, v := range stringValues(given[p.Name]) {
 			if v != "" && (quotedFirst(se.Message, first, `"`+v+`"`) || quotedFirst(se.Message, first, `'`+v+`'`) ||
 				zone != nil && strings.Contains(strings.ToLower(v), " "+strings.ToLower(zone[1]))) {
@@ -1318,11 +1311,18 @@ func paramValueError(q *catalog.Query, given map[string]any, castOf string, err 
 		if quoted {
 			// The first line: DuckDB's excerpt of the catalog's SQL after it
 			// (LINE 1: SELECT $i …) is no help to the caller.
+			why := throughQuote(se.Message, first, stringValues(given[p.Name]))
+			if takesAnyText(p.Type) {
+				// Any string is text: the value failed a conversion the named
+				// query makes of it (CAST(trim($s) AS INTEGER), x = $s over an
+				// INTEGER column), which the engine's message names.
+				return fmt.Errorf("parameter %q (%s %s) is converted by the named query, and the engine could not convert %s (%s); call again with a value it converts (the message says to what; the query's description may say the form)", p.Name, typeArticle(p.Type), p.Type, jsonText(given[p.Name]), why)
+			}
 			again := "a value of that type"
 			if iv, _ := isIntervalType(p.Type); iv {
 				again = typeArticle(p.Type) + " " + p.Type + " written as " + intervalForms(queryEngine(q))
 			}
-			return fmt.Errorf("parameter %q must be %s %s, and the engine could not read %s as one (%s); call again with %s", p.Name, typeArticle(p.Type), p.Type, jsonText(given[p.Name]), throughQuote(se.Message, first, stringValues(given[p.Name])), again)
+			return fmt.Errorf("parameter %q must be %s %s, and the engine could not read %s as one (%s); call again with %s", p.Name, typeArticle(p.Type), p.Type, jsonText(given[p.Name]), why, again)
 		}
 	}
 	return nil
