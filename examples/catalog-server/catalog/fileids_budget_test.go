@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -107,5 +108,122 @@ func TestRacyAheadDuringWalk(t *testing.T) {
 	}
 	if after == before {
 		t.Error("a file saved during a long walk, rewritten with the same size and time, was not seen")
+	}
+}
+
+// TestRacyOwnFilesAsLoadReads: only the files Load reads are hashed outside
+// RacyBudget: not .sql files in a folder without manifest.json, nor .SQL
+// files (Load's extensions are case-sensitive), nor a .md file whose name Load
+// skips, nor README.md. Before, every */*/*.sql and *.md file was hashed
+// outside the budget (the reviewer's repro, 40 × 1 MiB of each, made every
+// poll read 121 MiB).
+func TestRacyOwnFilesAsLoadReads(t *testing.T) {
+	root := t.TempDir()
+	when := time.Now().Truncate(time.Second)
+	const size, n, fit = 256, 40, 5
+	rewriteSame(t, root, "p/x/manifest.json", "{}", when)
+	for i := range n {
+		rewriteSame(t, root, fmt.Sprintf("p/raw/dump%02d.sql", i), strings.Repeat("a", size), when)
+		rewriteSame(t, root, fmt.Sprintf("p/x/DUMP%02d.SQL", i), strings.Repeat("a", size), when)
+		rewriteSame(t, root, fmt.Sprintf("p/x/bad name%02d.md", i), strings.Repeat("a", size), when)
+	}
+	rewriteSame(t, root, "p/x/README.md", strings.Repeat("a", size), when)
+	rewriteSame(t, root, "p/x/m.sql", "SELECT 1;\n", when)
+	ids := FileIDs{now: (&racyClock{t: when}).now, budget: fit * size}
+	for walk := range 2 {
+		if _, err := fingerprint(root, &ids); err != nil {
+			t.Fatal(err)
+		}
+		if want := int64(len("{}") + len("SELECT 1;\n")); ids.ownRead != want {
+			t.Errorf("walk %d read %d bytes of the catalog's own files, want %d (manifest.json and m.sql)", walk, ids.ownRead, want)
+		}
+		if got := hashedCount(&ids); got > fit+2 {
+			t.Errorf("walk %d hashed %d files, want at most %d: files Load does not read were hashed outside the budget", walk, got, fit+2)
+		}
+	}
+	for path, want := range map[string]bool{
+		"p/project.json":       true,
+		"p/x/manifest.json":    true,
+		"p/x/m.sql":            true,
+		"p/x/README.sql":       true, // a model: only README.md is skipped
+		"p/x/README.md":        false,
+		"p/x/readme.md":        false,
+		"p/x/DUMP00.SQL":       false,
+		"p/x/bad name00.md":    false,
+		"p/raw/dump00.sql":     false,
+		"p/x/data/d.sql":       false,
+		"bad name/x/m.sql":     false,
+		"p/bad name/m.sql":     false,
+		"p/x/m.SQL":            false,
+		"p/x/nb.md":            true,
+		"p/other/project.json": false,
+	} {
+		ids.BeginIn(root)
+		if got := ids.ownFile(filepath.Join(root, path)); got != want {
+			t.Errorf("ownFile(%s) = %t, want %t", path, got, want)
+		}
+	}
+}
+
+// TestRacyOwnBudget: the catalog's own files are hashed from RacyOwnBudget,
+// then from RacyBudget: a package of many fresh models is not read whole at
+// every walk. Before, they were hashed without bound.
+func TestRacyOwnBudget(t *testing.T) {
+	root := t.TempDir()
+	when := time.Now().Truncate(time.Second)
+	const size, n = 256, 40
+	rewriteSame(t, root, "p/x/manifest.json", "{}", when.Add(-time.Hour))
+	for i := range n {
+		rewriteSame(t, root, fmt.Sprintf("p/x/m%02d.sql", i), strings.Repeat("-", size), when)
+	}
+	ids := FileIDs{now: (&racyClock{t: when}).now, budget: 3 * size, ownBudget: 4 * size}
+	if _, err := fingerprint(root, &ids); err != nil {
+		t.Fatal(err)
+	}
+	if ids.ownRead != 4*size || ids.read != 3*size {
+		t.Errorf("read %d bytes of own files and %d of the rest, want %d and %d", ids.ownRead, ids.read, 4*size, 3*size)
+	}
+	if got := hashedCount(&ids); got != 7 {
+		t.Errorf("%d files hashed, want 7", got)
+	}
+	// The default is RacyOwnBudget, then RacyBudget.
+	var fresh FileIDs
+	big := fakeInfo{size: RacyMaxSize}
+	for i := range (RacyOwnBudget + RacyBudget) / RacyMaxSize {
+		if !fresh.fitsFor(true, big) {
+			t.Fatalf("own file %d of %d bytes does not fit", i, RacyMaxSize)
+		}
+	}
+	if fresh.fitsFor(true, fakeInfo{size: 1}) {
+		t.Errorf("more than RacyOwnBudget + RacyBudget fits in one walk")
+	}
+}
+
+// TestRacyLearnWatchSkipped: a racy file the watch had no budget to hash, and
+// the reload's walk hashed with the same size and time, takes the reload's
+// hash: a later rewrite of it with the same size and time is seen. Before,
+// Learn skipped it, and the rewrite was never seen.
+func TestRacyLearnWatchSkipped(t *testing.T) {
+	root := t.TempDir()
+	when := time.Now().Truncate(time.Second)
+	now := (&racyClock{t: when}).now
+	rewriteSame(t, root, "p/x/manifest.json", "{}", when.Add(-time.Hour))
+	rewriteSame(t, root, "p/x/data/d.csv", "a,b\n1,2\n", when)
+	watch := FileIDs{now: now, budget: 1} // room for no file
+	before, err := fingerprint(root, &watch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reload := FileIDs{now: now}
+	fingerprint(root, &reload)
+	watch.Learn(&reload)
+	watch.budget = 0 // RacyBudget: room to compare
+	rewriteSame(t, root, "p/x/data/d.csv", "a,b\n3,4\n", when)
+	after, err := fingerprint(root, &watch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after == before {
+		t.Error("a racy file the watch had no budget for, hashed by the reload: its rewrite with the same size and time was not seen")
 	}
 }

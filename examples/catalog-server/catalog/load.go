@@ -319,12 +319,8 @@ func (c *Catalog) loadPackage(p *Project, dir, name string) *Package {
 			continue
 		}
 		fn := de.Name()
-		ext := filepath.Ext(fn)
-		if ext != ".sql" && ext != ".md" {
-			continue
-		}
-		base := strings.TrimSuffix(fn, ext)
-		if ext == ".md" && strings.EqualFold(base, "README") {
+		base, ext := modelFileName(fn)
+		if ext == "" {
 			continue
 		}
 		if !validName.MatchString(base) {
@@ -406,6 +402,22 @@ func (c *Catalog) loadPackage(p *Project, dir, name string) *Package {
 	}
 	c.checkQueries(pkg, where)
 	return pkg
+}
+
+// modelFileName splits the name of a file in a package folder into the name of
+// the model (.sql) or notebook (.md) it holds and its extension; ext is "" for a
+// file Load does not read as one (another extension, or a README.md). The name
+// must still match validName.
+func modelFileName(fn string) (base, ext string) {
+	ext = filepath.Ext(fn)
+	if ext != ".sql" && ext != ".md" {
+		return "", ""
+	}
+	base = strings.TrimSuffix(fn, ext)
+	if ext == ".md" && strings.EqualFold(base, "README") {
+		return "", ""
+	}
+	return base, ext
 }
 
 // checkQueries reports, as problems of the queries and of pkg, the parameters

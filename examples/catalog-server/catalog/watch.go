@@ -43,15 +43,18 @@ const MaxWatchedFiles = 200_000
 // that does not fit in what is left of it is not read, as a file over
 // RacyMaxSize (a file hashed at an earlier walk keeps that hash, compared at a
 // later walk that has room). The catalog's own files, those Load reads (a
-// project's project.json, a package's manifest.json, .sql and .md files), are
-// hashed outside the budget, so that data files written at the same time cannot
-// hide an edit of them: each is read only up to RacyMaxSize, and Load reads
-// them whole at each reload anyway.
+// project's project.json; in a folder with a manifest.json, that file and the
+// .sql and .md files Load reads as models and notebooks: that exact case, a
+// valid name, not README.md), are hashed first from RacyOwnBudget, so that data files
+// written at the same time cannot hide an edit of them; past it they count
+// against RacyBudget as data files. One walk reads at most RacyOwnBudget +
+// RacyBudget bytes.
 const (
-	RacyWindow  = 2 * time.Second
-	RacyAhead   = 5 * time.Second
-	RacyMaxSize = 1 << 20
-	RacyBudget  = 64 << 20
+	RacyWindow    = 2 * time.Second
+	RacyAhead     = 5 * time.Second
+	RacyMaxSize   = 1 << 20
+	RacyBudget    = 64 << 20
+	RacyOwnBudget = 16 << 20
 )
 
 // FileIDs tells, from one walk of a folder to the next, whether the file or
@@ -71,7 +74,13 @@ type FileIDs struct {
 	root      string           // the catalog folder walked (BeginIn), to tell its own files
 	now       func() time.Time // time.Now when nil (tests set it)
 	budget    int64            // RacyBudget when 0 (tests set it)
-	read      int64            // the bytes the current walk hashed (at most the budget)
+	read      int64            // the bytes the current walk hashed from budget
+	ownBudget int64            // RacyOwnBudget when 0 (tests set it)
+	ownRead   int64            // the bytes the current walk hashed from ownBudget
+	// packages tells, for each package folder the current walk met, whether
+	// it holds a manifest.json (one entry per folder walked: at most
+	// MaxWatchedFiles).
+	packages map[string]bool
 }
 
 type fileID struct {
@@ -93,7 +102,8 @@ func (f *FileIDs) BeginIn(root string) {
 	f.start = f.clock()
 	f.root = root
 	f.cur = make(map[string]fileID, len(f.last))
-	f.read = 0
+	f.read, f.ownRead = 0, 0
+	f.packages = nil
 }
 
 // clock is the time now (f.now in tests).
@@ -104,8 +114,11 @@ func (f *FileIDs) clock() time.Time {
 	return time.Now()
 }
 
-// ownFile says whether Load reads the file at path, under the walk's root: a
-// project's project.json, or a package's manifest.json, .sql or .md file.
+// ownFile says whether Load reads the file at path, under the walk's root, as
+// far as its path and its folder tell: a project's project.json, or in a
+// package folder (one with a manifest.json) that file, or a model or notebook
+// file (modelFileName) whose name Load accepts. Project and package folders
+// must have valid names too.
 func (f *FileIDs) ownFile(path string) bool {
 	if f.root == "" {
 		return false
@@ -115,14 +128,40 @@ func (f *FileIDs) ownFile(path string) bool {
 		return false
 	}
 	parts := strings.Split(rel, string(filepath.Separator))
-	switch {
-	case len(parts) == 2:
+	if len(parts) < 2 || !validName.MatchString(parts[0]) {
+		return false
+	}
+	switch len(parts) {
+	case 2:
 		return parts[1] == "project.json"
-	case len(parts) == 3 && parts[0] != "..":
-		ext := strings.ToLower(filepath.Ext(parts[2]))
-		return parts[2] == "manifest.json" || ext == ".sql" || ext == ".md"
+	case 3:
+		if !validName.MatchString(parts[1]) {
+			return false
+		}
+		if parts[2] == "manifest.json" {
+			return true
+		}
+		if base, ext := modelFileName(parts[2]); ext == "" || !validName.MatchString(base) {
+			return false
+		}
+		return f.isPackage(filepath.Dir(path))
 	}
 	return false
+}
+
+// isPackage says whether the folder dir holds a manifest.json (as Load reads
+// it, following a symbolic link), asking once per walk.
+func (f *FileIDs) isPackage(dir string) bool {
+	is, ok := f.packages[dir]
+	if !ok {
+		_, err := os.Stat(filepath.Join(dir, "manifest.json"))
+		is = err == nil
+		if f.packages == nil {
+			f.packages = map[string]bool{}
+		}
+		f.packages[dir] = is
+	}
+	return is
 }
 
 // ID numbers the file at path, whose os.FileInfo (from os.Lstat or a
@@ -143,7 +182,7 @@ func (f *FileIDs) ID(path string, info fs.FileInfo) uint64 {
 		// Racy at the walk before, and still the same size and time: the
 		// content tells whether it was written again since. Past the budget,
 		// the hash stays for a later walk to compare.
-		if own || f.fits(info) {
+		if f.fitsFor(own, info) {
 			sum, hashed = hashFile(path, info)
 			same = hashed && sum == id.sum
 		} else {
@@ -157,7 +196,7 @@ func (f *FileIDs) ID(path string, info fs.FileInfo) uint64 {
 	id.info, id.hashed, id.skipped = info, kept, kept
 	if !kept && f.racy(info) {
 		if !hashed {
-			if own || f.fits(info) {
+			if f.fitsFor(own, info) {
 				sum, hashed = hashFile(path, info)
 			} else {
 				id.skipped = true
@@ -179,15 +218,24 @@ func (f *FileIDs) racy(info fs.FileInfo) bool {
 		t.After(f.start.Add(-RacyWindow)) && !t.After(f.clock().Add(RacyAhead))
 }
 
-// fits takes the size of the file info tells of from what is left of the
-// walk's budget for hashing (RacyBudget), if it fits.
-func (f *FileIDs) fits(info fs.FileInfo) bool {
-	budget := cmp.Or(f.budget, RacyBudget)
+// fitsFor takes the size of the file info tells of from what is left of the
+// walk's budget for hashing: for one of the catalog's own files, from
+// RacyOwnBudget, or else from RacyBudget; for another file, from RacyBudget.
+// It says whether it fitted.
+func (f *FileIDs) fitsFor(own bool, info fs.FileInfo) bool {
 	n := min(max(info.Size(), 0), RacyMaxSize+1)
-	if f.read+n > budget {
+	if own && take(&f.ownRead, n, cmp.Or(f.ownBudget, RacyOwnBudget)) {
+		return true
+	}
+	return take(&f.read, n, cmp.Or(f.budget, RacyBudget))
+}
+
+// take adds n to *read if that keeps it within budget, and says whether it did.
+func take(read *int64, n, budget int64) bool {
+	if *read+n > budget {
 		return false
 	}
-	f.read += n
+	*read += n
 	return true
 }
 
@@ -221,14 +269,15 @@ func hashFile(path string, info fs.FileInfo) (sum [sha256.Size]byte, ok bool) {
 // written again within one tick of the clock with the content this walk saw
 // (A, B loaded, A again) is seen. A file other did not hash for want of
 // budget keeps this walk's hash (a later walk may then see a change that
-// loads nothing new, never miss one).
+// loads nothing new, never miss one). A file this walk had no budget for takes
+// the hash other took of it.
 func (f *FileIDs) Learn(other *FileIDs) {
 	for path, id := range f.last {
 		o, ok := other.last[path]
-		if !id.hashed || !ok || o.skipped || !os.SameFile(o.info, id.info) || o.info.Size() != id.info.Size() || !o.info.ModTime().Equal(id.info.ModTime()) {
+		if !ok || o.skipped || !(id.hashed || id.skipped && o.hashed) || !os.SameFile(o.info, id.info) || o.info.Size() != id.info.Size() || !o.info.ModTime().Equal(id.info.ModTime()) {
 			continue
 		}
-		id.sum, id.hashed = o.sum, o.hashed
+		id.sum, id.hashed, id.skipped = o.sum, o.hashed, false
 		f.last[path] = id
 	}
 }
