@@ -71,11 +71,7 @@ func TestStdioSubscribersToldOfChanges(t *testing.T) {
 	svc := newTestService(t, dir, Config{SkipEngines: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	updated := make(chan string, 16)
-	cs := followingSession(t, svc, &mcp.ClientOptions{
-		ProtocolVersion:        "2025-06-18",
-		ResourceUpdatedHandler: func(_ context.Context, _ *mcp.ClientSession, p *mcp.ResourceUpdatedParams) { updated <- p.URI },
-	})
+	cs, updated := updatedSession(t, svc)
 	if c := cs.ServerCapabilities().Resources; c == nil || !c.Subscribe || !c.ListChanged {
 		t.Fatalf("stdio server does not declare resources.subscribe and listChanged: %+v", c)
 	}
@@ -137,11 +133,7 @@ func TestStdioSubscribersToldOfGoneAndBack(t *testing.T) {
 	svc := newTestService(t, dir, Config{SkipEngines: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	updated := make(chan string, 16)
-	cs := followingSession(t, svc, &mcp.ClientOptions{
-		ProtocolVersion:        "2025-06-18",
-		ResourceUpdatedHandler: func(_ context.Context, _ *mcp.ClientSession, p *mcp.ResourceUpdatedParams) { updated <- p.URI },
-	})
+	cs, updated := updatedSession(t, svc)
 	for _, u := range []string{"catalog://model/p/k/m", "catalog://source/p/k/m/t", "catalog://model/p/j/n"} {
 		if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: u}); err != nil {
 			t.Fatal(err)
@@ -204,4 +196,16 @@ func TestStdioSubscribersToldOfGoneAndBack(t *testing.T) {
 	if txt := r.Contents[0].Text; !strings.Contains(txt, "The second m.") || !strings.Contains(txt, "t2") {
 		t.Errorf("the model read after it came back: %s", txt)
 	}
+}
+
+// updatedSession is a followingSession (2025-06-18) whose resources/updated
+// notifications' URIs arrive on the channel (16 buffered).
+func updatedSession(t *testing.T, svc *Service) (*mcp.ClientSession, chan string) {
+	t.Helper()
+	updated := make(chan string, 16)
+	cs := followingSession(t, svc, &mcp.ClientOptions{
+		ProtocolVersion:        "2025-06-18",
+		ResourceUpdatedHandler: func(_ context.Context, _ *mcp.ClientSession, p *mcp.ResourceUpdatedParams) { updated <- p.URI },
+	})
+	return cs, updated
 }
