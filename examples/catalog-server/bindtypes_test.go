@@ -285,23 +285,17 @@ func Example_castParams() {
 // must be a DATE, and the engine could not read "2019-01-01" as one (invalid
 // input syntax for type integer…)'), lists are arrays, integers exact.
 func TestParamsBoundAsDeclaredTypesPostgres(t *testing.T) {
-	pgTestDSN(t)
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
-		"p/pg/manifest.json": `{"engine": "postgres", "dsnEnv": "CATALOG_TEST_PG_DSN"}`,
-		"p/pg/m.sql": "-- @source one\nSELECT 1 AS x;\n\n" +
-			"-- @query next_day\n-- @param d DATE\nSELECT @d + 1 AS next, @d AS d;\n\n" +
-			"-- @query money\n-- @param d DECIMAL(5,2)\nSELECT @d AS d;\n\n" +
-			"-- @query first\n-- @param n INTEGER\nSELECT g FROM generate_series(1, 5) g ORDER BY g LIMIT @n;\n\n" +
-			"-- @query has\n-- @param ids INTEGER[]\nSELECT 2 = ANY(@ids) AS has, @ids AS ids, (@ids)[1] AS first;\n\n" +
-			"-- @query words\n-- @param w TEXT[]\nSELECT @w AS w;\n\n" +
-			"-- @query grid\n-- @param g INT8[][]\nSELECT array_dims(@g) AS dims, (@g)[2][2] AS g22;\n\n" +
-			"-- @query big\n-- @param n INT8\nSELECT @n AS n, '@n' AS lit -- @n\n;\n\n" +
-			"-- @query spans\n-- @param s INTERVAL\nSELECT @s AS s;\n\n" +
-			"-- @query broken\n-- @param d DATE\nSELECT @d + 1 AS a, nope AS b;\n\n" +
-			"-- @query unused\n-- @param a INTEGER\n-- @param b INTEGER\nSELECT @b AS b;\n",
-	})
-	svc := newTestService(t, dir, Config{})
+	svc := pgModelService(t, "-- @source one\nSELECT 1 AS x;\n\n"+
+		"-- @query next_day\n-- @param d DATE\nSELECT @d + 1 AS next, @d AS d;\n\n"+
+		"-- @query money\n-- @param d DECIMAL(5,2)\nSELECT @d AS d;\n\n"+
+		"-- @query first\n-- @param n INTEGER\nSELECT g FROM generate_series(1, 5) g ORDER BY g LIMIT @n;\n\n"+
+		"-- @query has\n-- @param ids INTEGER[]\nSELECT 2 = ANY(@ids) AS has, @ids AS ids, (@ids)[1] AS first;\n\n"+
+		"-- @query words\n-- @param w TEXT[]\nSELECT @w AS w;\n\n"+
+		"-- @query grid\n-- @param g INT8[][]\nSELECT array_dims(@g) AS dims, (@g)[2][2] AS g22;\n\n"+
+		"-- @query big\n-- @param n INT8\nSELECT @n AS n, '@n' AS lit -- @n\n;\n\n"+
+		"-- @query spans\n-- @param s INTERVAL\nSELECT @s AS s;\n\n"+
+		"-- @query broken\n-- @param d DATE\nSELECT @d + 1 AS a, nope AS b;\n\n"+
+		"-- @query unused\n-- @param a INTEGER\n-- @param b INTEGER\nSELECT @b AS b;\n")
 	for _, tc := range []struct {
 		path, params, want string
 	}{
@@ -502,16 +496,10 @@ func TestDecimalParamsExact(t *testing.T) {
 // NUMERIC without a precision 123456789012345678901234567890.123456789 as
 // 123456789012345680000000000000.
 func TestDecimalParamsExactPostgres(t *testing.T) {
-	pgTestDSN(t)
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
-		"p/pg/manifest.json": `{"engine": "postgres", "dsnEnv": "CATALOG_TEST_PG_DSN"}`,
-		"p/pg/m.sql": "-- @source one\nSELECT 1 AS x;\n\n" +
-			"-- @query wide\n-- @param x NUMERIC(38,2)\nSELECT @x AS x;\n\n" +
-			"-- @query plain\n-- @param x NUMERIC\nSELECT @x AS x;\n\n" +
-			"-- @query many\n-- @param x NUMERIC(38,2)[]\nSELECT @x AS x;\n",
-	})
-	svc := newTestService(t, dir, Config{})
+	svc := pgModelService(t, "-- @source one\nSELECT 1 AS x;\n\n"+
+		"-- @query wide\n-- @param x NUMERIC(38,2)\nSELECT @x AS x;\n\n"+
+		"-- @query plain\n-- @param x NUMERIC\nSELECT @x AS x;\n\n"+
+		"-- @query many\n-- @param x NUMERIC(38,2)[]\nSELECT @x AS x;\n")
 	wide := `{"Columns":[{"name":"x","type":"numeric(38,2)"}],"Rows":[[%s]]}`
 	plain := `{"Columns":[{"name":"x","type":"numeric"}],"Rows":[[%s]]}`
 	for _, tc := range []struct {
@@ -549,15 +537,9 @@ func TestDecimalParamsExactPostgres(t *testing.T) {
 // (column "y" does not exist), and a call giving y was told the query takes no
 // parameters.
 func TestUndeclaredParamPostgres(t *testing.T) {
-	pgTestDSN(t)
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
-		"p/pg/manifest.json": `{"engine": "postgres", "dsnEnv": "CATALOG_TEST_PG_DSN"}`,
-		"p/pg/m.sql": "-- @source one\nSELECT 1 AS u;\n\n-- @query q\nSELECT @y AS y FROM one;\n\n" +
-			"-- @query ops\nSELECT ARRAY['a'] <@ARRAY['a','b'] AS within, to_tsvector('simple', 'a b') @@to_tsquery('simple', 'a') AS hit;\n\n" +
-			"-- @query opsp\n-- @param tag VARCHAR\nSELECT ARRAY[@tag]::text[] <@tags AS within FROM (SELECT ARRAY['a','b'] AS tags) t;\n",
-	})
-	svc := newTestService(t, dir, Config{})
+	svc := pgModelService(t, "-- @source one\nSELECT 1 AS u;\n\n-- @query q\nSELECT @y AS y FROM one;\n\n"+
+		"-- @query ops\nSELECT ARRAY['a'] <@ARRAY['a','b'] AS within, to_tsvector('simple', 'a b') @@to_tsquery('simple', 'a') AS hit;\n\n"+
+		"-- @query opsp\n-- @param tag VARCHAR\nSELECT ARRAY[@tag]::text[] <@tags AS within FROM (SELECT ARRAY['a','b'] AS tags) t;\n")
 	// <@ before a name is PostgreSQL's operator in a query with parameters too
 	// (they are bound by position): tags is the column.
 	if got, te := runNamed(t, svc, "p/pg/m/opsp", `{"tag":"a"}`); te != nil || got != `{"Columns":[{"name":"within","type":"bool"}],"Rows":[[true]]}` {
@@ -613,14 +595,8 @@ func TestDuckCastTypePrecision(t *testing.T) {
 // parameter holding one is refused naming the parameter (PostgreSQL's own
 // refusal, SQLSTATE 22021, read as the SQL's error); in a list too.
 func TestPostgresTextNul(t *testing.T) {
-	pgTestDSN(t)
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
-		"p/pg/manifest.json": `{"engine": "postgres", "dsnEnv": "CATALOG_TEST_PG_DSN"}`,
-		"p/pg/m.sql": "-- @source one\nSELECT 1 AS u;\n\n-- @query q\n-- @param t TEXT\nSELECT @t AS t;\n\n" +
-			"-- @query l\n-- @param w TEXT[]\nSELECT @w AS w;\n",
-	})
-	svc := newTestService(t, dir, Config{})
+	svc := pgModelService(t, "-- @source one\nSELECT 1 AS u;\n\n-- @query q\n-- @param t TEXT\nSELECT @t AS t;\n\n"+
+		"-- @query l\n-- @param w TEXT[]\nSELECT @w AS w;\n")
 	for path, params := range map[string]string{"p/pg/m/q": `{"t":"a\u0000b"}`, "p/pg/m/l": `{"w":["x","a\u0000b"]}`} {
 		if _, te := runNamed(t, svc, path, params); te == nil || te.Kind != "invalid" || !strings.Contains(te.Error, "without a NUL character") {
 			t.Errorf("%s %s: %+v", path, params, te)

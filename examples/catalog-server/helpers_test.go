@@ -160,3 +160,17 @@ func followingSession(t *testing.T, svc *Service, opts *mcp.ClientOptions) *mcp.
 	t.Cleanup(func() { cs.Close() })
 	return cs
 }
+
+// pgModelService serves a catalog of one PostgreSQL package p/pg (reached
+// through CATALOG_TEST_PG_DSN; the test is skipped without it) whose one
+// model, m, is modelSQL.
+func pgModelService(t *testing.T, modelSQL string) *Service {
+	t.Helper()
+	pgTestDSN(t)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"p/pg/manifest.json": `{"engine": "postgres", "dsnEnv": "CATALOG_TEST_PG_DSN"}`,
+		"p/pg/m.sql":         modelSQL,
+	})
+	return newTestService(t, dir, Config{})
+}

@@ -151,16 +151,10 @@ func TestIntervalOutOfRange(t *testing.T) {
 // (CATALOG_TEST_PG_DSN); an interval the catalog's SQL takes out of range is
 // still the catalog's fault.
 func TestIntervalOutOfRangePostgres(t *testing.T) {
-	pgTestDSN(t)
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
-		"p/pg/manifest.json": `{"engine": "postgres", "dsnEnv": "CATALOG_TEST_PG_DSN"}`,
-		"p/pg/m.sql": "-- @source src\nSELECT 1 AS x;\n\n" +
-			"-- @query iv\n-- @param v INTERVAL\nSELECT @v AS v;\n\n" +
-			"-- @query ivl\n-- @param v INTERVAL[]\nSELECT @v AS v;\n\n" +
-			"-- @query ivm\n-- @param v INTERVAL\nSELECT @v * 1000000000 AS v;\n",
-	})
-	svc := newTestService(t, dir, Config{})
+	svc := pgModelService(t, "-- @source src\nSELECT 1 AS x;\n\n"+
+		"-- @query iv\n-- @param v INTERVAL\nSELECT @v AS v;\n\n"+
+		"-- @query ivl\n-- @param v INTERVAL[]\nSELECT @v AS v;\n\n"+
+		"-- @query ivm\n-- @param v INTERVAL\nSELECT @v * 1000000000 AS v;\n")
 	for _, tc := range []struct{ path, params, want string }{
 		{"p/pg/m/iv", `{"v":"999999999999 years"}`, `parameter "v" must be an INTERVAL within its range`},
 		{"p/pg/m/iv", `{"v":"178956971 years"}`, `got "178956971 years": it is 2147483652 months`},
@@ -401,16 +395,10 @@ func TestIntervalReviewDuckDB(t *testing.T) {
 
 // TestIntervalReviewPostgres: the same on PostgreSQL (CATALOG_TEST_PG_DSN).
 func TestIntervalReviewPostgres(t *testing.T) {
-	pgTestDSN(t)
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
-		"p/pg/manifest.json": `{"engine": "postgres", "dsnEnv": "CATALOG_TEST_PG_DSN"}`,
-		"p/pg/m.sql": "-- @source src\nSELECT 1 AS x;\n\n" +
-			"-- @query iv\n-- @param v INTERVAL\nSELECT @v::text AS v;\n\n" +
-			"-- @query ivl\n-- @param v INTERVAL[]\nSELECT @v::text AS v;\n\n" +
-			"-- @query d\n-- @param v DATE\nSELECT @v::text AS v;\n",
-	})
-	svc := newTestService(t, dir, Config{})
+	svc := pgModelService(t, "-- @source src\nSELECT 1 AS x;\n\n"+
+		"-- @query iv\n-- @param v INTERVAL\nSELECT @v::text AS v;\n\n"+
+		"-- @query ivl\n-- @param v INTERVAL[]\nSELECT @v::text AS v;\n\n"+
+		"-- @query d\n-- @param v DATE\nSELECT @v::text AS v;\n")
 	for _, tc := range []struct{ path, params, want string }{
 		// A sign apart from its number is joined to it. (Before: read as no
 		// sign: refused, or let through to "interval out of range", sql_error.)

@@ -82,16 +82,10 @@ func TestJSONListParam(t *testing.T) {
 // TestJSONListParamPostgres: the same on PostgreSQL's JSONB[] and JSON[]
 // (CATALOG_TEST_PG_DSN).
 func TestJSONListParamPostgres(t *testing.T) {
-	pgTestDSN(t)
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
-		"p/pg/manifest.json": `{"engine": "postgres", "dsnEnv": "CATALOG_TEST_PG_DSN"}`,
-		"p/pg/m.sql": "-- @source src\nSELECT 1 AS x;\n\n" +
-			"-- @query one\n-- @param j JSONB\nSELECT @j AS j;\n\n" +
-			"-- @query many\n-- @param l JSONB[]\nSELECT @l AS l;\n\n" +
-			"-- @query manyjson\n-- @param l JSON[]\nSELECT @l AS l;\n",
-	})
-	svc := newTestService(t, dir, Config{})
+	svc := pgModelService(t, "-- @source src\nSELECT 1 AS x;\n\n"+
+		"-- @query one\n-- @param j JSONB\nSELECT @j AS j;\n\n"+
+		"-- @query many\n-- @param l JSONB[]\nSELECT @l AS l;\n\n"+
+		"-- @query manyjson\n-- @param l JSON[]\nSELECT @l AS l;\n")
 	var want []any
 	for _, e := range jsonListElems {
 		raw, _ := json.Marshal(map[string]any{"j": e})

@@ -47,14 +47,8 @@ func TestPostgresLengthTypes(t *testing.T) {
 		t.Errorf("message: %v", err)
 	}
 
-	pgTestDSN(t)
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
-		"p/pg/manifest.json": `{"engine": "postgres", "dsnEnv": "CATALOG_TEST_PG_DSN"}`,
-		"p/pg/m.sql": "-- @source names\nSELECT * FROM (VALUES ('apple'), ('pear')) AS t(name);\n\n" +
-			"-- @query byname\n-- @param v varchar(5)\nSELECT name FROM names WHERE name = @v;\n",
-	})
-	svc := newTestService(t, dir, Config{})
+	svc := pgModelService(t, "-- @source names\nSELECT * FROM (VALUES ('apple'), ('pear')) AS t(name);\n\n"+
+		"-- @query byname\n-- @param v varchar(5)\nSELECT name FROM names WHERE name = @v;\n")
 	if got, te := runNamed(t, svc, "p/pg/m/byname", `{"v":"apple"}`); te != nil || !strings.Contains(got, `"Rows":[["apple"]]`) {
 		t.Errorf("apple: %s %+v", got, te)
 	}

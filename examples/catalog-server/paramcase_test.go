@@ -74,14 +74,8 @@ func TestParamNameCase(t *testing.T) {
 // TestParamNameCasePostgres: PostgreSQL's @Ab and @AB are two parameters, each
 // bound its own value (CATALOG_TEST_PG_DSN).
 func TestParamNameCasePostgres(t *testing.T) {
-	pgTestDSN(t)
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
-		"p/pg/manifest.json": `{"engine": "postgres", "dsnEnv": "CATALOG_TEST_PG_DSN"}`,
-		"p/pg/m.sql": "-- @source one\nSELECT 1 AS x;\n\n" +
-			"-- @query qcase2\n-- @param Ab VARCHAR x\n-- @param AB INTEGER y\nSELECT @Ab AS s, @AB + 1 AS n;\n",
-	})
-	svc := newTestService(t, dir, Config{})
+	svc := pgModelService(t, "-- @source one\nSELECT 1 AS x;\n\n"+
+		"-- @query qcase2\n-- @param Ab VARCHAR x\n-- @param AB INTEGER y\nSELECT @Ab AS s, @AB + 1 AS n;\n")
 	if d, _ := svc.Describe(context.Background(), "p/pg/m/qcase2"); len(d.Problems) != 0 {
 		t.Errorf("problems: %q", d.Problems)
 	}

@@ -35,16 +35,10 @@ func TestPositionalPlaceholderRefused(t *testing.T) {
 		}
 	})
 	t.Run("postgres", func(t *testing.T) {
-		pgTestDSN(t)
-		dir := t.TempDir()
-		writeFiles(t, dir, map[string]string{
-			"p/pg/manifest.json": `{"engine": "postgres", "dsnEnv": "CATALOG_TEST_PG_DSN"}`,
-			"p/pg/m.sql": "-- @source one\nSELECT 1 AS u;\n\n" +
-				"-- @query dollar\n-- @param x TEXT\nSELECT $1::text AS a, @x AS b, '$2' AS c FROM one;\n\n" +
-				"-- @query dollar2\n-- @param x TEXT\nSELECT $2::text AS a, @x AS b FROM one;\n\n" +
-				"-- @query glued\n-- @param lim INTEGER\nSELECT u FROM one WHERE u<@lim;\n",
-		})
-		svc := newTestService(t, dir, Config{})
+		svc := pgModelService(t, "-- @source one\nSELECT 1 AS u;\n\n"+
+			"-- @query dollar\n-- @param x TEXT\nSELECT $1::text AS a, @x AS b, '$2' AS c FROM one;\n\n"+
+			"-- @query dollar2\n-- @param x TEXT\nSELECT $2::text AS a, @x AS b FROM one;\n\n"+
+			"-- @query glued\n-- @param lim INTEGER\nSELECT u FROM one WHERE u<@lim;\n")
 		for path, want := range map[string]string{
 			"p/pg/m/dollar":  "uses the positional placeholder $1 (at character 8 of its SQL)",
 			"p/pg/m/dollar2": "uses the positional placeholder $2 (at character 8 of its SQL)",

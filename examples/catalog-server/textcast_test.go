@@ -41,15 +41,9 @@ func TestTextParamConverted(t *testing.T) {
 		check(t, svc, "p/k/m/cmp", "VARCHAR")
 	})
 	t.Run("postgres", func(t *testing.T) {
-		pgTestDSN(t)
-		dir := t.TempDir()
-		writeFiles(t, dir, map[string]string{
-			"p/pg/manifest.json": `{"engine": "postgres", "dsnEnv": "CATALOG_TEST_PG_DSN"}`,
-			"p/pg/m.sql": "-- @source src\nSELECT 1 AS x;\n\n" +
-				"-- @query num\n-- @param s TEXT\nSELECT trim(@s)::integer AS n;\n\n" +
-				"-- @query numvar\n-- @param s VARCHAR(20)\nSELECT trim(@s)::integer AS n;\n",
-		})
-		svc := newTestService(t, dir, Config{})
+		svc := pgModelService(t, "-- @source src\nSELECT 1 AS x;\n\n"+
+			"-- @query num\n-- @param s TEXT\nSELECT trim(@s)::integer AS n;\n\n"+
+			"-- @query numvar\n-- @param s VARCHAR(20)\nSELECT trim(@s)::integer AS n;\n")
 		check(t, svc, "p/pg/m/num", "TEXT")
 		check(t, svc, "p/pg/m/numvar", "VARCHAR(20)")
 	})
