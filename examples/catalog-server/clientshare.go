@@ -52,12 +52,6 @@ func clientIn(ctx context.Context) (callClient, bool) {
 	return c, ok
 }
 
-// clientOf returns the id of the client of ctx, as clientIn does.
-func clientOf(ctx context.Context) (string, bool) {
-	c, ok := clientIn(ctx)
-	return c.id, ok
-}
-
 // turnOf returns the client of ctx and the group it takes its turns with
 // (engine.Limits): the /48 of an IPv6 /64, "" for any other client, so that
 // a host sending from many /64s of its site is served as one client in the

@@ -228,7 +228,7 @@ func TestIdentifyClients(t *testing.T) {
 		{"X-Real-Ip", []string{"[2001:db8::3]"}, "2001:db8::/64"},
 	} {
 		var got string
-		h := identifyClients(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { got, _ = clientOf(r.Context()) }), c.header)
+		h := identifyClients(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { c, _ := clientIn(r.Context()); got = c.id }), c.header)
 		r := httptest.NewRequest("POST", "/mcp", nil)
 		r.RemoteAddr = "192.0.2.1:5555"
 		for _, v := range c.values {
@@ -419,7 +419,7 @@ func TestClientHeaderForms(t *testing.T) {
 		{"X-Forwarded-For", []string{`for="[2001:db8::1]:1"`}, "192.0.2.1"},
 	} {
 		var got string
-		h := identifyClients(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { got, _ = clientOf(r.Context()) }), c.header)
+		h := identifyClients(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { c, _ := clientIn(r.Context()); got = c.id }), c.header)
 		r := httptest.NewRequest("POST", "/mcp", nil)
 		r.RemoteAddr = "192.0.2.1:5555"
 		for _, v := range c.values {

@@ -99,10 +99,9 @@ func intervalRange(eng, t, s string) string {
 }
 
 // intervalPrecision is the digits after the second of the INTERVAL type t
-// (upper case, no white space; INTERVAL(3) is 3), 6 for none.
+// (upper case, no white space, not a list; INTERVAL(3) is 3), 6 for none.
 func intervalPrecision(t string) int {
-	base, _ := listBase(t)
-	if p, ok := strings.CutPrefix(base, "INTERVAL("); ok {
+	if p, ok := strings.CutPrefix(t, "INTERVAL("); ok {
 		if n, err := strconv.Atoi(strings.TrimSuffix(p, ")")); err == nil && n >= 0 && n < 6 {
 			return n
 		}

@@ -1006,7 +1006,11 @@ func (s *Service) scheduleRetry(key string, st *pkgState) {
 	if len(st.broken) == 0 || st.pkg.Engine != catalog.EnginePostgres {
 		return // nothing to retry
 	}
-	if !slices.ContainsFunc(slices.Collect(maps.Keys(st.broken)), func(name string) bool { return !st.final[name] }) {
+	retryable := false
+	for name := range st.broken {
+		retryable = retryable || !st.final[name]
+	}
+	if !retryable {
 		return // the catalog's SQL only: an edit of the files loads it again
 	}
 	// Nothing a retry could change: a variable the manifest may not read, or

@@ -187,14 +187,15 @@ func TestRacyOwnBudget(t *testing.T) {
 		t.Errorf("%d files hashed, want 7", got)
 	}
 	// The default is RacyOwnBudget, then RacyBudget.
-	var fresh FileIDs
+	fresh := FileIDs{root: "/catalog"}
+	own := filepath.Join("/catalog", "p", "project.json") // ownFile, without a look at the disk
 	big := fakeInfo{size: RacyMaxSize}
 	for i := range (RacyOwnBudget + RacyBudget) / RacyMaxSize {
-		if !fresh.fitsFor(true, big) {
+		if !fresh.fitsFor(own, big) {
 			t.Fatalf("own file %d of %d bytes does not fit", i, RacyMaxSize)
 		}
 	}
-	if fresh.fitsFor(true, fakeInfo{size: 1}) {
+	if fresh.fitsFor(own, fakeInfo{size: 1}) {
 		t.Errorf("more than RacyOwnBudget + RacyBudget fits in one walk")
 	}
 }

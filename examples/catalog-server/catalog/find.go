@@ -239,8 +239,12 @@ func (c *Catalog) tooDeep(path string, segs []string, k Kind) *NotFoundError {
 	if k == KindNotebook || label == "cell" {
 		shape[2] = "notebook"
 	}
+	segments := "segments"
+	if d == 1 {
+		segments = "segment"
+	}
 	out := &NotFoundError{Path: path, Kind: label, Name: path, Parent: parentPath,
-		TooDeep: fmt.Sprintf("a %s's path is %s (%d %s); this one has %d", label, strings.Join(shape, "/"), d, map[bool]string{true: "segment", false: "segments"}[d == 1], len(segs))}
+		TooDeep: fmt.Sprintf("a %s's path is %s (%d %s); this one has %d", label, strings.Join(shape, "/"), d, segments, len(segs))}
 	prefix := strings.Join(segs[:d], "/")
 	if e := c.byPath[prefix]; e != nil && e.Kind == k {
 		out.Closest = []string{prefix}

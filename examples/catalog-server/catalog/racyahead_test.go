@@ -91,11 +91,11 @@ func TestRacyBudget(t *testing.T) {
 	var fresh FileIDs
 	big := fakeInfo{size: RacyMaxSize}
 	for i := range RacyBudget / RacyMaxSize {
-		if !fresh.fitsFor(false, big) {
+		if !fresh.fitsFor("data.csv", big) {
 			t.Fatalf("file %d of %d bytes does not fit", i, RacyMaxSize)
 		}
 	}
-	if fresh.fitsFor(false, fakeInfo{size: 1}) {
+	if fresh.fitsFor("data.csv", fakeInfo{size: 1}) {
 		t.Errorf("more than RacyBudget (%d bytes) fits in one walk", RacyBudget)
 	}
 }

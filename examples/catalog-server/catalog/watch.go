@@ -177,12 +177,11 @@ func (f *FileIDs) ID(path string, info fs.FileInfo) uint64 {
 	same := ok && os.SameFile(id.info, info)
 	var sum [sha256.Size]byte
 	var hashed, kept bool
-	own := f.ownFile(path)
 	if same && id.hashed && info.Size() == id.info.Size() && info.ModTime().Equal(id.info.ModTime()) {
 		// Racy at the walk before, and still the same size and time: the
 		// content tells whether it was written again since. Past the budget,
 		// the hash stays for a later walk to compare.
-		if f.fitsFor(own, info) {
+		if f.fitsFor(path, info) {
 			sum, hashed = hashFile(path, info)
 			same = hashed && sum == id.sum
 		} else {
@@ -196,7 +195,7 @@ func (f *FileIDs) ID(path string, info fs.FileInfo) uint64 {
 	id.info, id.hashed, id.skipped = info, kept, kept
 	if !kept && f.racy(info) {
 		if !hashed {
-			if f.fitsFor(own, info) {
+			if f.fitsFor(path, info) {
 				sum, hashed = hashFile(path, info)
 			} else {
 				id.skipped = true
@@ -218,13 +217,14 @@ func (f *FileIDs) racy(info fs.FileInfo) bool {
 		t.After(f.start.Add(-RacyWindow)) && !t.After(f.clock().Add(RacyAhead))
 }
 
-// fitsFor takes the size of the file info tells of from what is left of the
-// walk's budget for hashing: for one of the catalog's own files, from
+// fitsFor takes the size of the file at path, which info tells of, from what
+// is left of the walk's budget for hashing: for one of the catalog's own files
+// (ownFile, asked only here: for a file about to be hashed), from
 // RacyOwnBudget, or else from RacyBudget; for another file, from RacyBudget.
 // It says whether it fitted.
-func (f *FileIDs) fitsFor(own bool, info fs.FileInfo) bool {
+func (f *FileIDs) fitsFor(path string, info fs.FileInfo) bool {
 	n := min(max(info.Size(), 0), RacyMaxSize+1)
-	if own && take(&f.ownRead, n, cmp.Or(f.ownBudget, RacyOwnBudget)) {
+	if f.ownFile(path) && take(&f.ownRead, n, cmp.Or(f.ownBudget, RacyOwnBudget)) {
 		return true
 	}
 	return take(&f.read, n, cmp.Or(f.budget, RacyBudget))

@@ -129,13 +129,13 @@ func checkQueries(ctx context.Context, conn loadConn, m *catalog.Model, cfg Duck
 		// The text every call runs, its parameters cast to their types (unless
 		// a type is unknown, said above: then the SQL as written, for what else
 		// may be wrong with it).
-		text, orig := q.SQL, func(pos int) int { return pos }
-		if cfg.Typed != nil && !badType {
-			text, orig = cfg.Typed(q)
-		}
 		if msg := textProblem(q.SQL, q.Line, q.Col, "no call can run it"); msg != "" {
 			add(q.Name, msg)
 			continue
+		}
+		text, orig := q.SQL, func(pos int) int { return pos }
+		if cfg.Typed != nil && !badType {
+			text, orig = cfg.Typed(q)
 		}
 		if ps := catalog.PositionalSpans(q.SQL, catalog.EngineDuckDB); len(ps) > 0 {
 			// Told where it is (DuckDB's prepare would say only that named and

@@ -176,8 +176,7 @@ func OpenPostgres(ctx context.Context, m *catalog.Model, dsn string, pc PGConfig
 	// earlier one); one that fails is left out of the prefix, so it cannot break
 	// queries that do not use it.
 	var ctes []string
-	var first error // the first source's failure, in the file's order
-	var all []error // every source's failure
+	var all []error // every source's failure, in the file's order
 	std := true     // standard_conforming_strings, on unless the server says otherwise
 	if c, err := pool.Acquire(cctx); err == nil {
 		std = c.Conn().PgConn().ParameterStatus("standard_conforming_strings") != "off"
@@ -188,11 +187,7 @@ func OpenPostgres(ctx context.Context, m *catalog.Model, dsn string, pc PGConfig
 			p.broken[s.Name] = filepath.Base(m.File) + ": " + msg
 			// The server's own check of the SQL: the catalog's, as
 			// PostgreSQL's syntax errors are (only an edit fixes it).
-			bad := &SQLError{Message: p.broken[s.Name]}
-			if first == nil {
-				first = bad
-			}
-			all = append(all, bad)
+			all = append(all, &SQLError{Message: p.broken[s.Name]})
 			continue
 		}
 		// The source's statement without what follows its last token: a
@@ -210,9 +205,6 @@ func OpenPostgres(ctx context.Context, m *catalog.Model, dsn string, pc PGConfig
 		res, err := p.Query(cctx, "SELECT * FROM "+quoteIdent(s.Name)+" LIMIT 0", nil, Limits{RowLimit: 1, ByteBudget: math.MaxInt, Timeout: 10 * time.Second})
 		if err != nil {
 			p.broken[s.Name] = err.Error()
-			if first == nil {
-				first = err
-			}
 			all = append(all, err)
 			continue
 		}
@@ -225,14 +217,13 @@ func OpenPostgres(ctx context.Context, m *catalog.Model, dsn string, pc PGConfig
 	}
 	if len(p.broken) == len(m.Sources) {
 		pool.Close()
-		if first == nil { // a model without sources, which the catalog does not load
-			first = &SQLError{Message: "the model has no source"}
-			all = []error{first}
+		if len(all) == 0 { // a model without sources, which the catalog does not load
+			all = []error{&SQLError{Message: "the model has no source"}}
 		}
 		// Every failure wrapped: the caller tells a catalog's SQL error, which
 		// no retry changes, from a server that could not be reached — for
 		// each source, as one source may fail for each reason.
-		return nil, &SourcesError{First: first, All: all}
+		return nil, &SourcesError{All: all}
 	}
 	p.checks = p.checkQueries(ctx, m, pc)
 	return p, nil
@@ -241,12 +232,11 @@ func OpenPostgres(ctx context.Context, m *catalog.Model, dsn string, pc PGConfig
 // SourcesError is a PostgreSQL model none of whose sources could be read:
 // it says the first source's failure (in the file's order) and wraps each.
 type SourcesError struct {
-	First error
-	All   []error
+	All []error // never empty
 }
 
 func (e *SourcesError) Error() string {
-	return "postgres: no source of the model could be read (" + e.First.Error() + ")"
+	return "postgres: no source of the model could be read (" + e.All[0].Error() + ")"
 }
 
 // Unwrap returns every source's failure.
