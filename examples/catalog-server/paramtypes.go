@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/wiremcp/wiremcp/examples/catalog-server/catalog"
+	"github.com/wiremcp/wiremcp/examples/catalog-server/engine"
 )
 
 // Typed string parameters are checked before the query runs, by the model's
@@ -742,17 +743,7 @@ func (d decimal) round(prec, scale int) (n *big.Int, wide bool) {
 
 // scaledText is the decimal text of n units of 10^-scale, negative if neg.
 func scaledText(n *big.Int, scale int, neg bool) string {
-	s := n.String()
-	if len(s) <= scale {
-		s = strings.Repeat("0", scale-len(s)+1) + s
-	}
-	if scale > 0 {
-		s = s[:len(s)-scale] + "." + s[len(s)-scale:]
-	}
-	if neg && n.Sign() != 0 {
-		s = "-" + s
-	}
-	return s
+	return engine.ScaledDigits(n.String(), scale, neg && n.Sign() != 0)
 }
 
 // PostgreSQL's numeric holds at most 131072 digits before the point and 16383

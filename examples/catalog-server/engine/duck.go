@@ -1846,18 +1846,28 @@ func decimalText(d duckdb.Decimal) string {
 	if d.Value == nil {
 		return "0"
 	}
-	digits, sign := d.Value.String(), ""
-	if digits[0] == '-' {
-		sign, digits = "-", digits[1:]
+	digits := d.Value.String()
+	neg := digits[0] == '-'
+	if neg {
+		digits = digits[1:]
 	}
-	scale := int(d.Scale)
-	if scale == 0 {
-		return sign + digits
+	return ScaledDigits(digits, int(d.Scale), neg)
+}
+
+// ScaledDigits writes the decimal whose unscaled value has the decimal digits
+// (no sign) with scale of them after the point, and a minus sign if neg:
+// "5", 2 → "0.05". The caller leaves neg off for zero.
+func ScaledDigits(digits string, scale int, neg bool) string {
+	if scale > 0 {
+		if len(digits) <= scale { // 0.05: a zero before the point
+			digits = strings.Repeat("0", scale-len(digits)+1) + digits
+		}
+		digits = digits[:len(digits)-scale] + "." + digits[len(digits)-scale:]
 	}
-	if len(digits) <= scale { // 0.05: a zero before the point
-		digits = strings.Repeat("0", scale-len(digits)+1) + digits
+	if neg {
+		return "-" + digits
 	}
-	return sign + digits[:len(digits)-scale] + "." + digits[len(digits)-scale:]
+	return digits
 }
 
 // duckIntervalText writes an INTERVAL as DuckDB writes it as text ("1 year 2
