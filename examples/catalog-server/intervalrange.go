@@ -339,9 +339,12 @@ func (r *pgInterval) note(before pgInterval, what string) {
 	if r.parts == nil {
 		r.parts = map[string][]string{}
 	}
-	for f, changed := range map[string]bool{"years": r.year != before.year, "months": r.mon != before.mon, "days": r.mday != before.mday, "microseconds": r.usec != before.usec} {
-		if changed {
-			r.parts[f] = append(r.parts[f], what)
+	for _, f := range [...]struct {
+		name    string
+		changed bool
+	}{{"years", r.year != before.year}, {"months", r.mon != before.mon}, {"days", r.mday != before.mday}, {"microseconds", r.usec != before.usec}} {
+		if f.changed {
+			r.parts[f.name] = append(r.parts[f.name], what)
 		}
 	}
 }
