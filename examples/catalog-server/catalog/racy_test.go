@@ -222,3 +222,47 @@ func TestRacyLearn(t *testing.T) {
 		}
 	}
 }
+
+// TestRewriteSeenHalfWritten: a file truncated and written again with other
+// content of the same size, within one tick of the clock, may be seen between
+// the two (empty, its time not moved yet: a stat that comes while the kernel
+// truncates). The fingerprint after the second write must not be the one
+// before the first: it was, and a reload then took the package for the
+// version already served. Both a racy file and one dated long ago.
+func TestRewriteSeenHalfWritten(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		when time.Time
+	}{
+		{"racy", time.Now()},
+		{"old", time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			write(t, root, map[string]string{"p/x/manifest.json": "{}"})
+			rewriteSame(t, root, "p/x/data/id.csv", "who\nbravo\n", tc.when)
+			var ids FileIDs
+			fp := func() string {
+				t.Helper()
+				f, err := fingerprint(root, &ids)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return f
+			}
+			before := fp()
+			rewriteSame(t, root, "p/x/data/id.csv", "", tc.when) // seen half-written
+			if fp() == before {
+				t.Fatal("an emptied file did not change the fingerprint")
+			}
+			rewriteSame(t, root, "p/x/data/id.csv", "who\ngamma\n", tc.when)
+			after := fp()
+			if after == before {
+				t.Fatal("a file written again after it was seen empty, back to its size and time, has the fingerprint it had with its first content")
+			}
+			if fp() != after {
+				t.Error("the untouched file changed the fingerprint")
+			}
+		})
+	}
+}

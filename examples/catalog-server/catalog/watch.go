@@ -59,14 +59,17 @@ const (
 
 // FileIDs tells, from one walk of a folder to the next, whether the file or
 // folder at a path is still the same one (os.SameFile), and numbers each: the
-// number of a path stays while the same file is there, and a file that
+// number of a path stays while the same file is there unchanged, and a file that
 // replaced another at that path (renamed over it, or a folder swapped with
 // another) gets a new number, even with the same name, size and modification
-// time. A file rewritten in place keeps its number, unless it was racy
-// (RacyWindow) at the walk before and its content changed while its size and
-// time stayed the same. It holds the os.FileInfo of each path of the last walk
-// (a few hundred bytes each) and the hash of each racy file's content (32
-// bytes). The zero value is ready; not safe for concurrent use.
+// time. A file rewritten in place gets a new number when a walk finds its
+// size or modification time changed, or, racy (RacyWindow) at the walk before,
+// its content changed while its size and time stayed the same: so a path's
+// size, time and number never come back to those a walk saw with other
+// content (a file truncated and written again within one tick of the clock,
+// seen empty in between, is a change when it is back to its size and time).
+// It holds the os.FileInfo of each path of the last walk (a few hundred bytes
+// each) and the hash of each racy file's content (32 bytes). The zero value is ready; not safe for concurrent use.
 type FileIDs struct {
 	last, cur map[string]fileID
 	n         uint64
@@ -174,10 +177,17 @@ func (f *FileIDs) ID(path string, info fs.FileInfo) uint64 {
 	// read it now, while this file is at path.
 	os.SameFile(info, info)
 	id, ok := f.last[path]
-	same := ok && os.SameFile(id.info, info)
+	// A file whose size or time changed since the walk before gets a new
+	// number too: a writer that truncates the file and writes it again within
+	// one tick of the clock can be seen between the two (size 0, or a part
+	// written, with the time still the one before), and the file's next
+	// size and time may be those of the walk before that. Its number then
+	// tells the content apart, and no path's size, time and number come
+	// back to a set seen with other content.
+	same := ok && os.SameFile(id.info, info) && info.Size() == id.info.Size() && info.ModTime().Equal(id.info.ModTime())
 	var sum [sha256.Size]byte
 	var hashed, kept bool
-	if same && id.hashed && info.Size() == id.info.Size() && info.ModTime().Equal(id.info.ModTime()) {
+	if same && id.hashed {
 		// Racy at the walk before, and still the same size and time: the
 		// content tells whether it was written again since. Past the budget,
 		// the hash stays for a later walk to compare.
