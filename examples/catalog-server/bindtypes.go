@@ -90,6 +90,9 @@ func castType(t string) string {
 			base = m[1] + "TZ" + m[2]
 		}
 	}
+	if intervalFields.MatchString(strings.ReplaceAll(base, " ", "")) {
+		return base + dims // INTERVAL DAY TO SECOND(3), as PostgreSQL reads it
+	}
 	if strings.Contains(base, " ") {
 		return "" // words of another type (BIT VARYING)
 	}
@@ -120,6 +123,11 @@ func duckCastType(t string) string {
 // duckPrecision is the cast type ct without the precision DuckDB does not
 // take (duckCastType).
 func duckPrecision(ct string) string {
+	if rest, ok := strings.CutPrefix(ct, "INTERVAL "); ok {
+		// PostgreSQL's fields (duckIntervalFields): a plain INTERVAL.
+		_, dims, _ := strings.Cut(rest, "[")
+		return "INTERVAL" + strings.TrimSuffix("["+dims, "[")
+	}
 	if m := duckNoPrecision.FindStringSubmatch(ct); m != nil {
 		return m[1] + m[2]
 	}
@@ -510,6 +518,9 @@ func number(v any) (f float64, text string, ok bool) {
 func bindParam(eng string, p catalog.Param, v any) (any, error) {
 	if v == nil {
 		return nil, fmt.Errorf("parameter %q must be %s %s, got null: parameters take no nulls (the query's SQL decides what a missing value means)", p.Name, typeArticle(p.Type), p.Type)
+	}
+	if why := duckIntervalFields(eng, p); why != "" {
+		return nil, &catalogFaultError{fmt.Errorf("parameter %q cannot be bound, so no call can run this query: %s", p.Name, why)}
 	}
 	if _, _, ok := listElem(p.Type); ok {
 		if why := uncastList(eng, p); why != "" {

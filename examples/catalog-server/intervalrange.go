@@ -55,13 +55,14 @@ var intervalUnits = func() map[string]intervalUnit {
 }()
 
 // isIntervalType reports whether the SQL type t is an INTERVAL, with a
-// precision or not (interval(3)), or a list of them (INTERVAL[],
+// precision or not (interval(3)) or PostgreSQL's fields (interval day to
+// second(3), interval hour to minute), or a list of them (INTERVAL[],
 // INTERVAL(3)[][]; list true). A list's elements are bound one by one as
 // parameters of the element type (bindList), so each is checked as a single
 // INTERVAL is; the engine's error quoting one element blames the list.
 func isIntervalType(t string) (interval, list bool) {
 	base, depth := listBase(strings.ToUpper(strings.Join(strings.Fields(t), "")))
-	if base == "INTERVAL" || strings.HasPrefix(base, "INTERVAL(") && strings.HasSuffix(base, ")") {
+	if base == "INTERVAL" || strings.HasPrefix(base, "INTERVAL(") && strings.HasSuffix(base, ")") || intervalFields.MatchString(base) {
 		return true, depth > 0
 	}
 	return false, false
@@ -89,8 +90,9 @@ const intervalRangeText = "months and days each from -2147483648 to 2147483647, 
 // t is the parameter's type: on PostgreSQL an INTERVAL(p) of fewer than six
 // digits after the second rounds its microseconds to them without checking
 // the range (PostgreSQL 15's AdjustIntervalForTypmod: "9223372036854775807
-// us" as INTERVAL(3) becomes -2562047788:00:54.775), so a value whose
-// microseconds, as read here, round past the range is refused too.
+// us" as INTERVAL(3) becomes -2562047788:00:54.775, and so does
+// "2562047788:00:54.775807"), so a value whose microseconds, as read here
+// (a time of day too), round past the range is refused too.
 func intervalRange(eng, t, s string) string {
 	if eng == catalog.EnginePostgres {
 		return pgIntervalRange(s, intervalPrecision(t))
@@ -99,15 +101,57 @@ func intervalRange(eng, t, s string) string {
 }
 
 // intervalPrecision is the digits after the second of the INTERVAL type t
-// (upper case, no white space, not a list; INTERVAL(3) is 3), 6 for none.
+// (upper case, no white space, not a list; INTERVAL(3) and INTERVAL DAY TO
+// SECOND(3) are 3), 6 for none. PostgreSQL cuts an interval to its fields
+// (HOUR TO MINUTE drops the seconds) toward zero, which cannot take it out
+// of range; only the rounding to the precision can.
 func intervalPrecision(t string) int {
-	if p, ok := strings.CutPrefix(t, "INTERVAL("); ok {
+	p, ok := strings.CutPrefix(t, "INTERVAL(")
+	if m := intervalFields.FindStringSubmatch(t); m != nil {
+		p, ok = m[2], m[2] != ""
+	}
+	if ok {
 		if n, err := strconv.Atoi(strings.TrimSuffix(p, ")")); err == nil && n >= 0 && n < 6 {
 			return n
 		}
 	}
 	return 6
 }
+
+// intervalFields matches an INTERVAL type with PostgreSQL's fields (upper
+// case, no white space, not a list): INTERVALDAYTOSECOND(3), INTERVALHOUR.
+// m[1] is the fields, m[2] the precision of the seconds if given.
+var intervalFields = regexp.MustCompile(`^INTERVAL(YEARTOMONTH|DAYTOHOUR|DAYTOMINUTE|HOURTOMINUTE|YEAR|MONTH|DAY|HOUR|MINUTE|(?:(?:DAY|HOUR|MINUTE)TO)?SECOND(?:\((\d+)\))?)$`)
+
+// duckIntervalFields says why the parameter p of a DuckDB package cannot be
+// declared an INTERVAL with fields (INTERVAL HOUR TO MINUTE, INTERVAL
+// SECOND(3)), and what to write instead: DuckDB 1.5 reads the fields and
+// drops them (its INTERVAL HOUR TO MINUTE keeps the seconds), and takes no
+// precision after SECOND. "" for another parameter or engine. Told when the
+// model loads and when the query is called.
+func duckIntervalFields(eng string, p catalog.Param) string {
+	if eng == catalog.EnginePostgres {
+		return ""
+	}
+	base, _ := listBase(strings.ToUpper(strings.Join(strings.Fields(p.Type), "")))
+	if !intervalFields.MatchString(base) {
+		return ""
+	}
+	return fmt.Sprintf("@param %s %s has PostgreSQL's interval fields, which DuckDB does not apply (it reads INTERVAL HOUR TO MINUTE as an INTERVAL with its seconds, and refuses SECOND(3)): declare it INTERVAL and cut the value in the SQL where the query needs it cut", p.Name, p.Type)
+}
+
+// duckFieldBounds are the lowest and highest months, days and microseconds
+// (duckIntervalRange; read only), built once.
+var duckFieldBounds = [3][2]*big.Int{
+	{big.NewInt(math.MinInt32), big.NewInt(math.MaxInt32)},
+	{big.NewInt(math.MinInt32), big.NewInt(math.MaxInt32)},
+	{big.NewInt(math.MinInt64), big.NewInt(math.MaxInt64)},
+}
+
+var (
+	duckFieldNames = [3]string{"months", "days", "microseconds"}
+	million        = big.NewInt(1_000_000) // read only
+)
 
 // duckIntervalRange is intervalRange for DuckDB. DuckDB 1.5 reads a number's
 // fraction to six digits (F millionths of its unit, checked against it on
@@ -127,8 +171,7 @@ func intervalPrecision(t string) int {
 func duckIntervalRange(s string) string {
 	var fields [3]int64 // months, days, microseconds
 	var parts [3][]string
-	limits := [3][2]int64{{math.MinInt32, math.MaxInt32}, {math.MinInt32, math.MaxInt32}, {math.MinInt64, math.MaxInt64}}
-	names := [3]string{"months", "days", "microseconds"}
+	names := &duckFieldNames
 	i := 0
 	if strings.HasPrefix(s, "@") {
 		i++
@@ -140,7 +183,7 @@ func duckIntervalRange(s string) string {
 	// the field's unit) to field f, as DuckDB's IntervalTryAddition: each
 	// checked against the field's range.
 	add := func(f int, what string, amounts ...*big.Int) string {
-		lo, hi := big.NewInt(limits[f][0]), big.NewInt(limits[f][1])
+		lo, hi := duckFieldBounds[f][0], duckFieldBounds[f][1]
 		alone := new(big.Int)
 		for _, a := range amounts {
 			alone.Add(alone, a)
@@ -242,7 +285,6 @@ func duckIntervalRange(s string) string {
 		}
 		whole := new(big.Int).Mul(big.NewInt(n), big.NewInt(u.mult))
 		F := big.NewInt(frac)
-		million := big.NewInt(1_000_000)
 		// part is F × mult / 10^6 cut toward zero, and the rest (× 10^6).
 		part := func(mult int64) (*big.Int, *big.Int) {
 			return new(big.Int).QuoRem(new(big.Int).Mul(F, big.NewInt(mult)), million, new(big.Int))
@@ -293,7 +335,7 @@ func duckIntervalRange(s string) string {
 // whole months, of a month to days of 30 and then microseconds, of a week or
 // day to days and microseconds), "@", "ago", a bare number (seconds, or the
 // unit of the field after it), a sign apart from its number, punctuation as
-// white space, a time of day (for the fields other than microseconds) and
+// white space, a time of day (which sets the microseconds: pgTimeOfDay) and
 // ISO 8601 (P1.5Y2MT3.5H, P0001-02-03T04:05:06). Its "interval field value
 // out of range" and the total of years and months past 32 bits (the
 // "interval out of range" that quotes nothing) are reported; a form not
@@ -314,7 +356,7 @@ func pgIntervalRange(s string, prec int) string {
 	if total := int64(r.year)*12 + int64(r.mon); total < math.MinInt32 || total > math.MaxInt32 {
 		return fmt.Sprintf("it is %d months", total)
 	}
-	if prec < 6 && !r.timeOfDay {
+	if prec < 6 {
 		half := int64(math.Pow10(6-prec)) / 2
 		if r.usec > math.MaxInt64-half || r.usec < -(math.MaxInt64-half) {
 			return fmt.Sprintf("its %d microseconds, rounded to %d digits after the second, go past their range", r.usec, prec)
@@ -328,7 +370,6 @@ func pgIntervalRange(s string, prec int) string {
 type pgInterval struct {
 	year, mon, mday int32
 	usec            int64
-	timeOfDay       bool                // a time of day was read: usec is not known
 	over            string              // the field add took out of range
 	parts           map[string][]string // the parts added to each field, as read
 }
@@ -440,10 +481,7 @@ func (r *pgInterval) postgres(s string) (why string, ok bool) {
 			tokens = append(tokens, f)
 		}
 	}
-	// A time of day (02:00:00, 01:00) adds only to the microseconds, which
-	// are then left to PostgreSQL; the months and days are still followed.
-	hasTime := slices.ContainsFunc(tokens, func(t string) bool { return strings.Contains(t, ":") })
-	r.timeOfDay = hasTime
+	// A time of day (02:00:00, 01:00) sets the microseconds (pgTimeOfDay).
 	unit := "second" // the unit of a bare number: that of the field after it
 	seen := map[string]bool{}
 	ago, found := false, false
@@ -461,18 +499,30 @@ func (r *pgInterval) postgres(s string) (why string, ok bool) {
 			unit = u
 			continue
 		}
-		if unit == "" {
-			return "", false // a number with no unit after "ago": refused by PostgreSQL, quoting it
-		}
 		if pgTime.MatchString(t) {
-			for _, k := range []string{"hour", "minute", "second"} {
+			for _, k := range []string{"hour", "minute", "second", "millisecond", "microsecond"} {
 				if seen[k] {
 					return "", false
 				}
 				seen[k] = true
 			}
+			us, ok := pgTimeOfDay(t)
+			if !ok {
+				return "", false // refused by PostgreSQL, quoting it
+			}
+			// DecodeTimeForInterval sets the microseconds, replacing what the
+			// text after it added ("02:00:00 1.5 days" is 1 day 02:00:00).
+			before := *r
+			r.usec = us
+			if r.parts != nil {
+				r.parts["microseconds"] = nil
+			}
+			r.note(before, t)
 			unit, found = "day", true
 			continue
+		}
+		if unit == "" {
+			return "", false // a number with no unit after "ago": refused by PostgreSQL, quoting it
 		}
 		var val int64
 		var fval float64
@@ -522,9 +572,6 @@ func (r *pgInterval) postgres(s string) (why string, ok bool) {
 		what := strings.Join(tokens[i:min(i+2, len(tokens))], " ")
 		before := *r
 		if !r.add(unit, val, fval) {
-			if hasTime && r.over == "microseconds" {
-				return "", false
-			}
 			return r.outOfRange(what, unit, val, fval, true), true
 		}
 		r.note(before, what)
@@ -537,12 +584,68 @@ func (r *pgInterval) postgres(s string) (why string, ok bool) {
 		return "", false
 	}
 	if ago {
-		if r.usec == math.MinInt64 && !hasTime || r.mday == math.MinInt32 || r.mon == math.MinInt32 || r.year == math.MinInt32 {
+		if r.usec == math.MinInt64 || r.mday == math.MinInt32 || r.mon == math.MinInt32 || r.year == math.MinInt32 {
 			return "ago cannot negate it: a field is at its lowest", true
 		}
 		r.usec, r.mday, r.mon, r.year = -r.usec, -r.mday, -r.mon, -r.year
 	}
 	return "", true
+}
+
+// pgTimeOfDay is the microseconds of the time of day t (pgTime, a sign
+// joined to it) as PostgreSQL 15's DecodeTimeForInterval reads it: hh:mm,
+// mm:ss.fraction or hh:mm:ss[.fraction], the fraction rounded to whole
+// microseconds (rint of a double, so 23:59:59.9999999 is 24:00:00). ok is
+// false for a time PostgreSQL refuses, quoting it (a minute past 59, a total
+// past the microseconds' range).
+func pgTimeOfDay(t string) (us int64, ok bool) {
+	neg := t[0] == '-'
+	t = strings.TrimLeft(t, "+-")
+	clock, frac, hasFrac := strings.Cut(t, ".")
+	parts := strings.Split(clock, ":")
+	hour, err := strconv.ParseInt(parts[0], 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	var min, sec int64
+	for i, p := range parts[1:] {
+		n, err := strconv.ParseInt(p, 10, 32)
+		if err != nil {
+			return 0, false
+		}
+		if i == 0 {
+			min = n
+		} else {
+			sec = n
+		}
+	}
+	var fsec int64
+	if hasFrac {
+		if frac == "" {
+			return 0, false // strtod reads nothing after the point
+		}
+		f, _ := strconv.ParseFloat("0."+frac, 64)
+		fsec = int64(math.RoundToEven(f * 1_000_000))
+		if len(parts) == 2 {
+			// mm:ss.fraction
+			if hour > math.MaxInt32 {
+				return 0, false
+			}
+			hour, min, sec = 0, hour, min
+		}
+	}
+	if min > 59 || sec > 60 || fsec > 1_000_000 {
+		return 0, false
+	}
+	total := new(big.Int).Mul(big.NewInt(hour), big.NewInt(3600_000_000))
+	total.Add(total, big.NewInt(min*60_000_000+sec*1_000_000+fsec))
+	if !total.IsInt64() {
+		return 0, false
+	}
+	if neg {
+		total.Neg(total)
+	}
+	return total.Int64(), true
 }
 
 // iso reads s, the text after P, as PostgreSQL 15's DecodeISO8601Interval:

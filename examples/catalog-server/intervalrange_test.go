@@ -478,3 +478,53 @@ func TestIntervalPrecisionPostgres(t *testing.T) {
 		t.Errorf("INTERVAL(3): %v", err)
 	}
 }
+
+// TestIntervalPrecisionTimeOfDayPostgres: a value with a time of day is
+// checked for PostgreSQL's rounding to an INTERVAL(p)'s digits as the other
+// forms are: refused exactly when PostgreSQL would wrap it around, taken
+// otherwise (CATALOG_TEST_PG_DSN). (Before: a time of day was not checked, so
+// "2562047788:00:54.775807" was bound as INTERVAL(3) -2562047788:00:54.775.)
+func TestIntervalPrecisionTimeOfDayPostgres(t *testing.T) {
+	dsn := pgTestDSN(t)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	values := []string{
+		"1 day 23:59:59.9999999", "23:59:59.9999995", "23:59:59.4999995", "106751991 days 04:00:54.775807",
+		"2562047788:00:54.775807", "2562047788:00:54.7755", "2562047788:00:54.775499", "2562047788:00:54.775307",
+		"2562047788:00:54.775308", "2562047788:00:54.7753", "2562047788:00:54.775", "2562047788:00:54.3",
+		"2562047788:00:54.2", "2562047788:00:54", "2562047788:00:54.5", "2562047788:00:54.775807 ago",
+		"-2562047788:00:54.775807", "-2562047788:00:54.775501", "-2562047788:00:54.7753", "- 2562047788:00:54.775308",
+		"1 day 2562047788:00:54.7755", "2562047788:00:54.775807 1.5 days", "1.5 days 2562047788:00:54.775807",
+		"2562047788:00:54.775807 -1.5 days", "02:00:00 1.5 days", "1.5 days 02:00:00", "2562047788:00:54.775807 0.5 months",
+		"153722867280:54.775807", "153722867280:54.775499", "153722867280:54.7", "2562047788:00", "2562047788:01",
+		"2562047787:59:59.9999995", "1 year 2 mons 3 days 04:05:06.789", "-1 day +2562047788:00:54.7755",
+		"2562047788:00:54.775807 ago 1 day", "02:00:00.", "00:00:00.0000005", "00:00:00.0000015", "1:60", "1:02:61",
+	}
+	for _, p := range []int{0, 1, 2, 3, 5, 6} {
+		typ := fmt.Sprintf("INTERVAL(%d)", p)
+		for _, v := range values {
+			var wrapped bool
+			pgErr := conn.QueryRow(ctx, fmt.Sprintf(`SELECT abs(extract(epoch from a) - extract(epoch from b)) > 1 FROM (SELECT CAST($1::text AS interval) a, CAST($1::text AS interval(%d)) b) x`, p), v).Scan(&wrapped)
+			checkErr := checkTypedValue(catalog.EnginePostgres, catalog.Param{Name: "v", Type: typ}, v)
+			quoted := pgErr != nil && strings.Contains(pgErr.Error(), `"`+v+`"`)
+			switch {
+			case pgErr != nil && !quoted && checkErr == nil:
+				t.Errorf("%s %q: the check lets it through; PostgreSQL answers %v", typ, v, pgErr)
+			case pgErr == nil && (checkErr != nil) != wrapped:
+				t.Errorf("%s %q: PostgreSQL wraps it around: %v; the check says %v", typ, v, wrapped, checkErr)
+			}
+		}
+	}
+	for v, want := range map[string]string{
+		"2562047788:00:54.775807":          `got "2562047788:00:54.775807": its 9223372036854775807 microseconds, rounded to 3 digits after the second, go past their range`,
+		"1.5 days 2562047788:00:54.775807": `its microseconds add up past their range: 1.5 days plus 2562047788:00:54.775807`,
+	} {
+		if err := checkTypedValue(catalog.EnginePostgres, catalog.Param{Name: "v", Type: "INTERVAL(3)"}, v); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", v, err, want)
+		}
+	}
+}

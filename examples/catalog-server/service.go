@@ -1458,7 +1458,8 @@ func (pc *pkgChecks) addChecks(m *catalog.Model, e modelEngine) []string {
 
 // addParamChecks records what is wrong with the parameters m's named queries
 // declare that the server itself finds, whatever the engine (a list of a type
-// it does not cast, uncastList), and returns it, each problem said in full.
+// it does not cast, uncastList; PostgreSQL's interval fields in a DuckDB
+// package, duckIntervalFields), and returns it, each problem said in full.
 func (pc *pkgChecks) addParamChecks(m *catalog.Model) []string {
 	if len(m.Problems) > 0 {
 		return nil // the model's previous version: told once, for the file
@@ -1467,7 +1468,11 @@ func (pc *pkgChecks) addParamChecks(m *catalog.Model) []string {
 	var all []string
 	for _, q := range m.Queries {
 		for _, p := range q.Params {
-			if why := uncastList(m.Package.Engine, p); why != "" {
+			why := uncastList(m.Package.Engine, p)
+			if why == "" {
+				why = duckIntervalFields(m.Package.Engine, p)
+			}
+			if why != "" {
 				msg := fmt.Sprintf("%s.sql: query %s (line %d): %s", mpath, q.Name, q.Line, why)
 				pc.checks[mpath+"/"+q.Name] = append(pc.checks[mpath+"/"+q.Name], msg)
 				all = append(all, msg)

@@ -682,6 +682,15 @@ func TestParamType(t *testing.T) {
 		{"VARCHAR [1] see note", "VARCHAR", "[1] see note"},
 		{"INTEGER [0] index", "INTEGER", "[0] index"},
 		{"INTEGER[3] three", "INTEGER[3]", "three"},
+		// PostgreSQL's interval fields, a precision after SECOND only.
+		{"INTERVAL DAY TO SECOND(3) the gap", "INTERVAL DAY TO SECOND(3)", "the gap"},
+		{"interval  hour to minute", "interval hour to minute", ""},
+		{"INTERVAL YEAR TO MONTH, age", "INTERVAL YEAR TO MONTH", "age"},
+		{"INTERVAL SECOND (2)[] gaps", "INTERVAL SECOND (2)[]", "gaps"},
+		{"INTERVAL MINUTE TO SECOND", "INTERVAL MINUTE TO SECOND", ""},
+		{"INTERVAL HOUR TO MINUTE (2) x", "INTERVAL HOUR TO MINUTE", "(2) x"},
+		{"INTERVAL(3) hour wait", "INTERVAL(3)", "hour wait"},
+		{"INTERVAL hours of wait", "INTERVAL", "hours of wait"},
 		// A comma or colon after the type.
 		{"INTEGER, the id", "INTEGER", "the id"},
 		{"INTEGER: the id", "INTEGER", "the id"},

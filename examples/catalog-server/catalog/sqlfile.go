@@ -185,7 +185,8 @@ func joinDesc(lines []string) string {
 // parentheses hold if it has any (DECIMAL(10, 2), STRUCT(a INTEGER), ENUM('a',
 // 'b'); after white space, only a precision: DECIMAL (10, 2)), the words of
 // SQL's longer type names after it (timestamp with time zone, time without time
-// zone, double precision, character varying(20), bit varying), and list
+// zone, double precision, character varying(20), bit varying, an interval's
+// fields: interval day to second(3), interval hour), and list
 // brackets ([], [3]); the rest is the description, after a comma or a colon if
 // one follows the type. The type is kept as written, runs of white space made
 // one space (none before a list's brackets).
@@ -259,6 +260,7 @@ func paramType(rest string) (typ, desc string, ok bool) {
 	// What its parentheses hold: anything right after the name (STRUCT(a
 	// INTEGER)), only a precision after white space (DECIMAL (10, 2); "INTEGER
 	// (how many)" is an INTEGER and a description).
+	afterName := i
 	if i < len(s) && s[i] == '(' {
 		end := parens(i)
 		if end < 0 {
@@ -291,6 +293,22 @@ func paramType(rest string) (typ, desc string, ok bool) {
 		_ = next("WITH", "TIME", "ZONE") || next("WITHOUT", "TIME", "ZONE")
 	case "DOUBLE":
 		next("PRECISION")
+	case "INTERVAL":
+		// PostgreSQL's fields, when no precision follows INTERVAL: INTERVAL
+		// DAY TO SECOND(3), INTERVAL HOUR TO MINUTE, INTERVAL YEAR.
+		if i != afterName {
+			break
+		}
+		for _, to := range [][]string{{"YEAR", "TO", "MONTH"}, {"DAY", "TO", "HOUR"}, {"DAY", "TO", "MINUTE"}, {"DAY", "TO", "SECOND"}, {"HOUR", "TO", "MINUTE"}, {"HOUR", "TO", "SECOND"}, {"MINUTE", "TO", "SECOND"}, {"YEAR"}, {"MONTH"}, {"DAY"}, {"HOUR"}, {"MINUTE"}, {"SECOND"}} {
+			if next(to...) {
+				if to[len(to)-1] == "SECOND" {
+					if m := secondsPrecision.FindString(s[i:]); m != "" {
+						i += len(m)
+					}
+				}
+				break
+			}
+		}
 	case "CHARACTER", "CHAR", "BIT":
 		if next("VARYING") {
 			if k := skipSpace(i); k < len(s) && s[k] == '(' {
@@ -332,6 +350,9 @@ var takesPrecision = map[string]bool{
 var (
 	// precision is a type's precision after white space: (10), (10, 2).
 	precision = regexp.MustCompile(`^\(\s*\d+\s*(?:,\s*\d+\s*)?\)`)
+	// secondsPrecision is the precision of an INTERVAL's SECOND field, right
+	// after it or after white space: SECOND(3), SECOND (3).
+	secondsPrecision = regexp.MustCompile(`^[ \t]*\(\s*\d+\s*\)`)
 	// listBrackets are a list type's brackets: [] or [n] right after the type,
 	// or [] after white space ("INTEGER [1] see note" is an INTEGER).
 	listBrackets = regexp.MustCompile(`^(?:\[\d*\]|[ \t]+\[\])`)
