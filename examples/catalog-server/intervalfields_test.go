@@ -73,7 +73,7 @@ func TestIntervalFieldsDuckDB(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := strings.Join(q.Problems, "\n"); !strings.Contains(got, want) || !strings.Contains(got, "declare it INTERVAL") {
+		if got := strings.Join(q.Problems, "\n"); !strings.Contains(got, want) || !strings.Contains(got, "declare it INTERVAL") || !strings.Contains(got, "put a comma after INTERVAL") {
 			t.Errorf("%s problems: %s, want %q", name, got, want)
 		}
 	}

@@ -137,7 +137,7 @@ func duckIntervalFields(eng string, p catalog.Param) string {
 	if !intervalFields.MatchString(base) {
 		return ""
 	}
-	return fmt.Sprintf("@param %s %s has PostgreSQL's interval fields, which DuckDB does not apply (it reads INTERVAL HOUR TO MINUTE as an INTERVAL with its seconds, and refuses SECOND(3)): declare it INTERVAL and cut the value in the SQL where the query needs it cut", p.Name, p.Type)
+	return fmt.Sprintf("@param %s %s has PostgreSQL's interval fields, which DuckDB does not apply (it reads INTERVAL HOUR TO MINUTE as an INTERVAL with its seconds, and refuses SECOND(3)): declare it INTERVAL and cut the value in the SQL where the query needs it cut (if the words after INTERVAL begin its description, put a comma after INTERVAL)", p.Name, p.Type)
 }
 
 // duckFieldBounds are the lowest and highest months, days and microseconds
