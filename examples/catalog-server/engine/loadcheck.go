@@ -387,7 +387,7 @@ func inFile(se *SQLError, sql string, line, col int, file string) string {
 		return msg
 	}
 	msg := se.Message
-	if m := duckPos.FindStringIndex(msg); m != nil {
+	if m := duckExcerpt(msg); m != nil {
 		msg = strings.TrimRight(msg[:m[0]], "\n ")
 	}
 	return fmt.Sprintf("%sline %d, column %d: %s\n\n%s", file, l, c, msg, excerpt(sql, se.Position, l))
