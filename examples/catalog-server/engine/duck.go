@@ -74,6 +74,19 @@ type DuckConfig struct {
 	// and every declared type that is a plain type name is checked.
 	Typed    func(q *catalog.Query) (text string, orig func(pos int) int)
 	CastType func(t string) string
+	// CheckBudget is how long the check of a model's named queries and cells
+	// may start new ones when the model opens (checkQueries); zero means
+	// queryCheckBudget (2 s). The server leaves it zero; a test sets it to
+	// outlast the crashes it makes.
+	CheckBudget time.Duration
+}
+
+// checkBudget is c.CheckBudget, or queryCheckBudget for zero.
+func (c DuckConfig) checkBudget() time.Duration {
+	if c.CheckBudget > 0 {
+		return c.CheckBudget
+	}
+	return queryCheckBudget
 }
 
 // ProcessLimit caps the query processes running queries at once over the models
