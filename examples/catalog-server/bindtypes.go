@@ -324,9 +324,11 @@ const duckJSONNote = "\n If this error occurred during read_json, line/object nu
 // the text before it; a caret inside a cast goes under its placeholder.
 func (ts *typedSQL) restoreExcerpt(msg string) string {
 	lines := strings.Split(msg, "\n")
+	own := engine.ExcerptLine(lines)
 	for i, l := range lines {
 		m := excerptLine.FindStringIndex(l)
-		if m == nil {
+		if m == nil || i != own {
+			// Not DuckDB's excerpt: a line of a value it quotes.
 			continue
 		}
 		caret := -1

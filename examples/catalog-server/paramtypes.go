@@ -151,6 +151,9 @@ func checkTypedValue(eng string, p catalog.Param, s string) error {
 	}
 	if iv, list := isIntervalType(t); iv && !list {
 		if why := intervalRange(eng, t, s); why != "" {
+			if decimalComma.MatchString(s) {
+				return decimalCommaError(p, eng, s, "")
+			}
 			return fmt.Errorf("parameter %q must be %s %s within its range (%s), got %s: %s; call again with one in range, written as %s", p.Name, typeArticle(p.Type), p.Type, intervalRangeText, jsonText(s), why, intervalForms(eng))
 		}
 	}

@@ -74,6 +74,19 @@ type DuckConfig struct {
 	// and every declared type that is a plain type name is checked.
 	Typed    func(q *catalog.Query) (text string, orig func(pos int) int)
 	CastType func(t string) string
+	// CheckBudget is how long the check of a model's named queries and cells
+	// may start new ones when the model opens (checkQueries); zero means
+	// queryCheckBudget (2 s). The server leaves it zero; a test sets it to
+	// outlast the crashes it makes.
+	CheckBudget time.Duration
+}
+
+// checkBudget is c.CheckBudget, or queryCheckBudget for zero.
+func (c DuckConfig) checkBudget() time.Duration {
+	if c.CheckBudget > 0 {
+		return c.CheckBudget
+	}
+	return queryCheckBudget
 }
 
 // ProcessLimit caps the query processes running queries at once over the models
@@ -1467,33 +1480,64 @@ func unwrapLines(err error, wrapped bool) error {
 	return &out
 }
 
-var duckPos = regexp.MustCompile(`(?m)^LINE (\d+): `)
+var duckPos = regexp.MustCompile(`^LINE (\d+): `)
 
-// renumberLines renumbers each "LINE n:" of DuckDB's excerpts in msg to
-// "LINE to(n):" (unwrapLines, fileLines). The caret line below points at a
-// column of the line as shown: it is kept under the same character, spaces
-// put before it when the prefix got longer (LINE 9 → 10; a line holding the
-// caret) and taken off when it got shorter (LINE 10 → 9; a line starting with
-// as many spaces).
+// ExcerptLine returns the index in lines (an error message split at "\n") of
+// DuckDB's own excerpt of the SQL ("LINE n: …"), or -1 for none. DuckDB puts
+// its excerpt and the caret line under it (spaces, then "^") last in its
+// message: a line that starts "LINE n: " elsewhere — in a value the message
+// quotes ('1\nLINE 2: x'), or in a string literal of the SQL — is not it.
+func ExcerptLine(lines []string) int {
+	last := len(lines) - 1
+	for last >= 0 && strings.TrimSpace(lines[last]) == "" {
+		last--
+	}
+	if last < 1 || strings.Trim(lines[last], " \t") != "^" || !duckPos.MatchString(lines[last-1]) {
+		return -1
+	}
+	return last - 1
+}
+
+// duckExcerpt is duckPos's submatch indexes in msg at DuckDB's own excerpt of
+// the SQL (ExcerptLine), or nil for none.
+func duckExcerpt(msg string) []int {
+	lines := strings.Split(msg, "\n")
+	i := ExcerptLine(lines)
+	if i < 0 {
+		return nil
+	}
+	at := 0
+	for _, l := range lines[:i] {
+		at += len(l) + 1
+	}
+	m := duckPos.FindStringSubmatchIndex(lines[i])
+	for k := range m {
+		m[k] += at
+	}
+	return m
+}
+
+// renumberLines renumbers the "LINE n:" of DuckDB's excerpt in msg (its own,
+// ExcerptLine: not a line of a value it quotes) to "LINE to(n):" (unwrapLines,
+// fileLines). The caret line below points at a column of the line as shown:
+// it is kept under the same character, spaces put before it when the prefix
+// got longer (LINE 9 → 10) and taken off when it got shorter (LINE 10 → 9; a
+// line starting with as many spaces).
 func renumberLines(msg string, to func(n int) int) string {
 	lines := strings.Split(msg, "\n")
-	for i, l := range lines {
-		m := duckPos.FindStringSubmatch(l)
-		if m == nil {
-			continue
-		}
-		n, _ := strconv.Atoi(m[1])
-		prefix := fmt.Sprintf("LINE %d: ", to(n))
-		lines[i] = prefix + l[len(m[0]):]
-		if i+1 == len(lines) {
-			continue
-		}
-		switch d := len(prefix) - len(m[0]); {
-		case d > 0 && strings.Contains(lines[i+1], "^"):
-			lines[i+1] = strings.Repeat(" ", d) + lines[i+1]
-		case d < 0 && strings.HasPrefix(lines[i+1], strings.Repeat(" ", -d)):
-			lines[i+1] = lines[i+1][-d:]
-		}
+	i := ExcerptLine(lines)
+	if i < 0 {
+		return msg
+	}
+	m := duckPos.FindStringSubmatch(lines[i])
+	n, _ := strconv.Atoi(m[1])
+	prefix := fmt.Sprintf("LINE %d: ", to(n))
+	lines[i] = prefix + lines[i][len(m[0]):]
+	switch d := len(prefix) - len(m[0]); {
+	case d > 0:
+		lines[i+1] = strings.Repeat(" ", d) + lines[i+1]
+	case d < 0 && strings.HasPrefix(lines[i+1], strings.Repeat(" ", -d)):
+		lines[i+1] = lines[i+1][-d:]
 	}
 	return strings.Join(lines, "\n")
 }
@@ -1521,7 +1565,7 @@ func duckErr(err error) error {
 		return &RefusedError{Reason: "DuckDB did not open a file: " + first, Rule: ruleFiles, AtRun: true}
 	}
 	pos := 0
-	if m := duckPos.FindStringSubmatchIndex(msg); m != nil {
+	if m := duckExcerpt(msg); m != nil {
 		// The caret line follows the LINE line. On the first line of a statement
 		// shown whole, the caret's column is the character offset.
 		shown, caret, found := strings.Cut(msg[m[1]:], "\n")
@@ -1716,7 +1760,7 @@ func withPosition(err error, sqlText string) error {
 	if !errors.As(err, &se) || se.Position > 0 || se.Engine != "duckdb" {
 		return err
 	}
-	m := duckPos.FindStringSubmatchIndex(se.Message)
+	m := duckExcerpt(se.Message)
 	if m == nil {
 		return err
 	}

@@ -507,8 +507,14 @@ func TestDuckNestedJSONNumbers(t *testing.T) {
 func TestRenumberLines(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{fileLines("Parser Error: x\n\nLINE 9: SELECT nme\n             ^", 2), "Parser Error: x\n\nLINE 10: SELECT nme\n              ^"},
-		{fileLines("Parser Error: x\n\nLINE 1: SELECT nme\n        ^\nLINE 1: tail", 12), "Parser Error: x\n\nLINE 12: SELECT nme\n         ^\nLINE 12: tail"},
-		{fileLines("LINE 9: SELECT nme\nno caret here", 2), "LINE 10: SELECT nme\nno caret here"},
+		// Only DuckDB's own excerpt, last in its message with its caret: not
+		// a line of a value it quotes (before, each line starting "LINE n:"
+		// was renumbered, the caller's value changed with them).
+		{fileLines("Conversion Error: Could not convert string 'a\nLINE 1: tail\n   ^' to INT32\n\nLINE 1: SELECT nme\n        ^", 12), "Conversion Error: Could not convert string 'a\nLINE 1: tail\n   ^' to INT32\n\nLINE 12: SELECT nme\n         ^"},
+		{renumberLines("Conversion Error: Could not convert string '1\nLINE 2: x' to INT32\n\nLINE 2:  CAST(? AS INTEGER)\n         ^", func(n int) int { return max(n-1, 1) }), "Conversion Error: Could not convert string '1\nLINE 2: x' to INT32\n\nLINE 1:  CAST(? AS INTEGER)\n         ^"},
+		{fileLines("Parser Error: x\n\nLINE 1: SELECT nme\n        ^\nLINE 1: tail", 12), "Parser Error: x\n\nLINE 1: SELECT nme\n        ^\nLINE 1: tail"},
+		{fileLines("LINE 9: SELECT nme\nno caret here", 2), "LINE 9: SELECT nme\nno caret here"},
+		{fileLines("Parser Error: x\n\nLINE 9: SELECT nme\n             ^\n", 2), "Parser Error: x\n\nLINE 10: SELECT nme\n              ^\n"},
 		{fileLines("LINE 9: SELECT nme", 1), "LINE 9: SELECT nme"},
 		{renumberLines("Binder Error: x\n\nLINE 10: SELECT nme\n                ^", func(n int) int { return max(n-1, 1) }), "Binder Error: x\n\nLINE 9: SELECT nme\n               ^"},
 		{renumberLines("LINE 10: SELECT nme\n^", func(n int) int { return max(n-1, 1) }), "LINE 9: SELECT nme\n^"},

@@ -42,7 +42,8 @@ type QueryCheck struct {
 // that run against the model, is prepared (parsed and bound to the model's
 // sources, not run), at most maxCheckedQueries of them in all, none started
 // once queryCheckBudget has passed; those left over are counted under the key
-// "" of the checks. queryCheckBudget is a variable for the tests.
+// "" of the checks. queryCheckBudget is a variable for the tests
+// (DuckConfig.CheckBudget sets it for a model of DuckDB).
 const maxCheckedQueries = 256
 
 var queryCheckBudget = 2 * time.Second
@@ -92,8 +93,8 @@ func checkQueries(ctx context.Context, conn loadConn, m *catalog.Model, cfg Duck
 			}
 			break
 		}
-		if i >= maxCheckedQueries || time.Since(start) > queryCheckBudget || ctx.Err() != nil {
-			add("", uncheckedProblem(len(m.Queries), len(cells), i))
+		if i >= maxCheckedQueries || time.Since(start) > cfg.checkBudget() || ctx.Err() != nil {
+			add("", uncheckedProblem(len(m.Queries), len(cells), i, cfg.checkBudget()))
 			break
 		}
 		if i >= len(m.Queries) {
@@ -212,9 +213,10 @@ func modelCells(m *catalog.Model) []*catalog.Query {
 }
 
 // uncheckedProblem says that the named queries and cells from the i-th on (of
-// queries named queries, then cells notebook cells) were not checked.
-func uncheckedProblem(queries, cells, i int) string {
-	bound := fmt.Sprintf("the check stops after %d queries or %s per model", maxCheckedQueries, queryCheckBudget)
+// queries named queries, then cells notebook cells) were not checked, the
+// check having stopped at its bounds (budget its time).
+func uncheckedProblem(queries, cells, i int, budget time.Duration) string {
+	bound := fmt.Sprintf("the check stops after %d queries or %s per model", maxCheckedQueries, budget)
 	if cells > 0 {
 		bound += ", named queries first"
 	}
@@ -387,7 +389,7 @@ func inFile(se *SQLError, sql string, line, col int, file string) string {
 		return msg
 	}
 	msg := se.Message
-	if m := duckPos.FindStringIndex(msg); m != nil {
+	if m := duckExcerpt(msg); m != nil {
 		msg = strings.TrimRight(msg[:m[0]], "\n ")
 	}
 	return fmt.Sprintf("%sline %d, column %d: %s\n\n%s", file, l, c, msg, excerpt(sql, se.Position, l))

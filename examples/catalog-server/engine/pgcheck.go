@@ -75,7 +75,7 @@ func (p *Postgres) checkQueries(ctx context.Context, m *catalog.Model, pc PGConf
 	}
 	for i := 0; i < total; i++ {
 		if i >= maxCheckedQueries || time.Since(start) > queryCheckBudget || cctx.Err() != nil {
-			add("", uncheckedProblem(len(m.Queries), len(cells), i))
+			add("", uncheckedProblem(len(m.Queries), len(cells), i, queryCheckBudget))
 			break
 		}
 		q, key := (*catalog.Query)(nil), ""
@@ -93,7 +93,7 @@ func (p *Postgres) checkQueries(ctx context.Context, m *catalog.Model, pc PGConf
 		msg, stop := p.checkOne(cctx, tx, q, pc)
 		if stop != nil {
 			if cctx.Err() != nil || pgTimedOut(stop) {
-				add("", uncheckedProblem(len(m.Queries), len(cells), i))
+				add("", uncheckedProblem(len(m.Queries), len(cells), i, queryCheckBudget))
 			} else {
 				add("", pgUnchecked(len(m.Queries), len(cells), i, "the connection to PostgreSQL failed", stop))
 			}
