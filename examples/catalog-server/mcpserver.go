@@ -1320,12 +1320,6 @@ func paramValueError(q *catalog.Query, given map[string]any, castOf string, err 
 			}
 			again := "a value of that type"
 			if iv, _ := isIntervalType(p.Type); iv {
-				for _, v := range stringValues(given[p.Name]) {
-					// The value (or the list's element) the message quotes.
-					if decimalComma.MatchString(v) && (quotedFirst(se.Message, first, `"`+v+`"`) || quotedFirst(se.Message, first, `'`+v+`'`)) {
-						return decimalCommaError(p, queryEngine(q), v, why)
-					}
-				}
 				again = typeArticle(p.Type) + " " + p.Type + " written as " + intervalForms(queryEngine(q))
 			}
 			return fmt.Errorf("parameter %q must be %s %s, and the engine could not read %s as one (%s); call again with %s", p.Name, typeArticle(p.Type), p.Type, jsonText(given[p.Name]), why, again)
@@ -1337,23 +1331,19 @@ func paramValueError(q *catalog.Query, given map[string]any, castOf string, err 
 // decimalComma is a comma between two digits in an INTERVAL's text ("1,5
 // hours"): a decimal comma, which neither engine reads as one. DuckDB refuses
 // any comma; PostgreSQL reads a comma as a space between fields ("1,5 hours"
-// is 1 day 5 hours) and refuses the value when what it reads is out of its
-// range or form ("2147483648,5 hours", "1,5").
+// is 1 day 5 hours), which no caller who wrote it means: the check before the
+// query refuses it on both.
 var decimalComma = regexp.MustCompile(`[0-9],[0-9]`)
 
 // decimalCommaError refuses the value s of the INTERVAL parameter p (or an
-// element of it), which has a decimal comma and which the engine eng does not
-// read (why: the engine's message, "" when the check before the query refused
-// it): the caller's, written with "." for a decimal point.
-func decimalCommaError(p catalog.Param, eng, s, why string) error {
-	name := "DuckDB"
+// element of it), which has a decimal comma: the caller's, written with "."
+// for a decimal point.
+func decimalCommaError(p catalog.Param, eng, s string) error {
+	reads := "is not an interval DuckDB reads"
 	if eng == catalog.EnginePostgres {
-		name = "PostgreSQL"
+		reads = `is refused: PostgreSQL would read its comma as a space between fields ("1,5 hours" as 1 day 5 hours)`
 	}
-	if why != "" {
-		why = " (" + why + ")"
-	}
-	return fmt.Errorf("parameter %q must be %s %s, and %s is not an interval %s reads%s: a decimal point is written \".\" (\"1.5 hours\", not \"1,5 hours\"); call again with %s %s written as %s", p.Name, typeArticle(p.Type), p.Type, jsonText(s), name, why, typeArticle(p.Type), p.Type, intervalForms(eng))
+	return fmt.Errorf("parameter %q must be %s %s, and %s %s: a decimal point is written \".\" (\"1.5 hours\", not \"1,5 hours\"); call again with %s %s written as %s", p.Name, typeArticle(p.Type), p.Type, jsonText(s), reads, typeArticle(p.Type), p.Type, intervalForms(eng))
 }
 
 // textTypes are the types, as castType writes them, that the engines read any

@@ -150,10 +150,13 @@ func checkTypedValue(eng string, p catalog.Param, s string) error {
 		}
 	}
 	if iv, list := isIntervalType(t); iv && !list {
+		if decimalComma.MatchString(s) {
+			// DuckDB refuses it; PostgreSQL reads the comma as a space
+			// between fields ("1,5 hours" is 1 day 5 hours), which no
+			// caller who wrote it means.
+			return decimalCommaError(p, eng, s)
+		}
 		if why := intervalRange(eng, t, s); why != "" {
-			if decimalComma.MatchString(s) {
-				return decimalCommaError(p, eng, s, "")
-			}
 			return fmt.Errorf("parameter %q must be %s %s within its range (%s), got %s: %s; call again with one in range, written as %s", p.Name, typeArticle(p.Type), p.Type, intervalRangeText, jsonText(s), why, intervalForms(eng))
 		}
 	}
