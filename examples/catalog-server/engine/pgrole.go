@@ -14,8 +14,11 @@ import (
 // held in a string (query_to_xml('select …'), and any a database may have)
 // call them without their names being in the text. The role's privileges can.
 type pgRisk struct {
-	Kind   string // FUNCTION or TABLE (a view), as REVOKE writes it
-	Object string // regprocedure or regclass text, resolvable whatever the search_path
+	// Kind is FUNCTION or TABLE (a view), as REVOKE writes it, or EXTENSION:
+	// the functions and views of the extension Object, when the database
+	// has it.
+	Kind   string
+	Object string // regprocedure or regclass text, resolvable whatever the search_path; an extension's name
 	Why    string
 	// Warn says holding it is told (describe, the log) but ad-hoc SQL is
 	// still served: it neither writes, nor shows other clients' SQL, nor
@@ -36,6 +39,8 @@ var pgRisks = []pgRisk{
 	{"FUNCTION", "pg_catalog.pg_stat_get_backend_activity(integer)", "the SQL a session is running: other clients' SQL", false},
 	{"FUNCTION", "pg_catalog.txid_current()", "assigns a transaction ID in the read-only transaction at each call, using up the cluster's IDs (toward wraparound vacuums)", false},
 	{"FUNCTION", "pg_catalog.pg_current_xact_id()", "the same as txid_current", false},
+	{"EXTENSION", "dblink", "connects to a database (this one too) outside the read-only transaction, where it may write", false},
+	{"EXTENSION", "pg_stat_statements", "shows the SQL other clients ran", false},
 	{"FUNCTION", "pg_catalog.pg_sleep(double precision)", "holds one of the model's connections for the whole time limit doing nothing", true},
 	{"FUNCTION", "pg_catalog.pg_sleep_for(interval)", "the same as pg_sleep", true},
 	{"FUNCTION", "pg_catalog.pg_sleep_until(timestamp with time zone)", "the same as pg_sleep", true},
@@ -43,13 +48,23 @@ var pgRisks = []pgRisk{
 	{"FUNCTION", "pg_catalog.pg_terminate_backend(integer,bigint)", "ends another client's connection", true},
 }
 
-// pgRiskSQL finds which of pgRisks the connected role holds (the objects as
-// PostgreSQL writes them) and whether it is a superuser.
-const pgRiskSQL = `SELECT r.i, CASE WHEN r.kind = 'TABLE' THEN to_regclass(r.obj)::text ELSE to_regprocedure(r.obj)::text END,
-	(SELECT rolsuper FROM pg_roles WHERE rolname = current_user), quote_ident(current_user)
-FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS r(kind, obj, i)
-WHERE CASE WHEN r.kind = 'TABLE' THEN has_table_privilege(to_regclass(r.obj), 'SELECT')
-	ELSE has_function_privilege(to_regprocedure(r.obj), 'EXECUTE') END`
+// pgRiskSQL finds which of pgRisks the connected role holds: for each, the
+// objects as PostgreSQL writes them (a FUNCTION or TABLE risk's object; an
+// EXTENSION risk's functions and views), and whether the role is a superuser.
+const pgRiskSQL = `WITH r AS (SELECT * FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS r(kind, obj, i)),
+o AS (
+	SELECT r.i, 'FUNCTION' AS k, to_regprocedure(r.obj) AS f, NULL::regclass AS c FROM r WHERE r.kind = 'FUNCTION'
+	UNION ALL SELECT r.i, 'TABLE', NULL, to_regclass(r.obj) FROM r WHERE r.kind = 'TABLE'
+	UNION ALL SELECT r.i, CASE WHEN d.classid = 'pg_proc'::regclass THEN 'FUNCTION' ELSE 'TABLE' END,
+		CASE WHEN d.classid = 'pg_proc'::regclass THEN d.objid::regprocedure END,
+		CASE WHEN d.classid = 'pg_class'::regclass THEN d.objid::regclass END
+	FROM r JOIN pg_extension e ON r.kind = 'EXTENSION' AND e.extname = r.obj
+	JOIN pg_depend d ON d.refclassid = 'pg_extension'::regclass AND d.refobjid = e.oid AND d.deptype = 'e'
+		AND d.classid IN ('pg_proc'::regclass, 'pg_class'::regclass)
+)
+SELECT o.i, o.k, coalesce(o.f::text, o.c::text), (SELECT rolsuper FROM pg_roles WHERE rolname = current_user), quote_ident(current_user)
+FROM o WHERE CASE WHEN o.k = 'FUNCTION' THEN has_function_privilege(o.f, 'EXECUTE') ELSE has_table_privilege(o.c, 'SELECT') END
+ORDER BY o.i, 3`
 
 // PGRoleProblem says what a PostgreSQL model's role can still do that ad-hoc
 // SQL must not (pgRisks without Warn), with the statements that take it away;
@@ -79,30 +94,58 @@ func checkRole(ctx context.Context, pool *pgxpool.Pool, risks []pgRisk) roleChec
 	if err != nil {
 		return unread(err)
 	}
-	var held, revokes [2][]string // [0]: refused, [1]: warned
+	// The objects to revoke, by tier ([0]: refused, [1]: warned) and
+	// privilege ([0]: EXECUTE on functions, [1]: SELECT on views).
+	var revoke [2][2][]string
+	objs = make([]string, len(risks))
 	super, role := false, ""
 	for rows.Next() {
 		var i int
-		var obj string
-		if err := rows.Scan(&i, &obj, &super, &role); err != nil {
+		var kind, obj string
+		if err := rows.Scan(&i, &kind, &obj, &super, &role); err != nil {
 			rows.Close()
 			return unread(err)
 		}
-		r := risks[i-1]
 		tier := 0
-		if r.Warn {
+		if risks[i-1].Warn {
 			tier = 1
 		}
-		held[tier] = append(held[tier], obj+": "+r.Why)
-		on := "EXECUTE ON FUNCTION "
-		if r.Kind == "TABLE" {
-			on = "SELECT ON "
+		if objs[i-1] != "" {
+			objs[i-1] += ", "
 		}
-		revokes[tier] = append(revokes[tier], "REVOKE "+on+obj+" FROM PUBLIC, "+role+";")
+		objs[i-1] += obj
+		on := 0
+		if kind == "TABLE" {
+			on = 1
+		}
+		revoke[tier][on] = append(revoke[tier][on], obj)
+	}
+	var revokes [2][]string
+	for tier, r := range revoke {
+		for on, objs := range r {
+			if len(objs) > 0 {
+				revokes[tier] = append(revokes[tier], "REVOKE "+[]string{"EXECUTE ON FUNCTION ", "SELECT ON "}[on]+strings.Join(objs, ", ")+" FROM PUBLIC, "+role+";")
+			}
+		}
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return unread(err)
+	}
+	var held [2][]string
+	for i, r := range risks {
+		if objs[i] == "" {
+			continue
+		}
+		what := objs[i]
+		if r.Kind == "EXTENSION" {
+			what = "the extension " + r.Object + "'s " + what
+		}
+		if r.Warn {
+			held[1] = append(held[1], what+": "+r.Why)
+		} else {
+			held[0] = append(held[0], what+": "+r.Why)
+		}
 	}
 	var c roleCheck
 	if super && len(held[0])+len(held[1]) > 0 {

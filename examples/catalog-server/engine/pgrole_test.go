@@ -65,18 +65,21 @@ func TestPostgresRoleCheckFindsPrivileges(t *testing.T) {
 		{"TABLE", "pg_catalog.pg_class", "stands in for a refused view", false},
 		{"FUNCTION", "pg_catalog.no_such_function(integer)", "missing", false},
 		{"FUNCTION", "pg_catalog.clock_timestamp()", "stands in for a warned one", true},
+		{"EXTENSION", "plpgsql", "stands in for dblink", false},
+		{"EXTENSION", "no_such_extension", "missing", false},
 	})
 	for _, want := range []string{
 		"now(): stands in for a refused one",
-		"REVOKE EXECUTE ON FUNCTION now() FROM PUBLIC, catalog;",
+		"REVOKE EXECUTE ON FUNCTION now(), plpgsql_call_handler(), plpgsql_inline_handler(internal), plpgsql_validator(oid) FROM PUBLIC, catalog;",
 		"REVOKE SELECT ON pg_class FROM PUBLIC, catalog;",
+		"the extension plpgsql's plpgsql_call_handler(), plpgsql_inline_handler(internal), plpgsql_validator(oid): stands in for dblink",
 		"ad-hoc SQL is not served",
 	} {
 		if !strings.Contains(c.refuse, want) {
 			t.Errorf("refusal %q lacks %q", c.refuse, want)
 		}
 	}
-	if strings.Contains(c.refuse, "no_such_function") || strings.Contains(c.refuse, "clock_timestamp") {
+	if strings.Contains(c.refuse, "no_such") || strings.Contains(c.refuse, "clock_timestamp") {
 		t.Errorf("refusal names what it should not: %q", c.refuse)
 	}
 	if !strings.Contains(c.warn, "REVOKE EXECUTE ON FUNCTION clock_timestamp() FROM PUBLIC, catalog;") || strings.Contains(c.warn, "now()") {
