@@ -25,6 +25,18 @@ pg_createcluster "$PGVER" "$CLUSTER" -p "$PGPORT" -- --auth-host=trust --auth-lo
 echo "listen_addresses = '127.0.0.1'" >"/etc/postgresql/$PGVER/$CLUSTER/conf.d/listen.conf"
 pg_ctlcluster "$PGVER" "$CLUSTER" start
 su postgres -c "psql -q -p $PGPORT -c \"CREATE ROLE catalog LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE\" -c \"CREATE DATABASE catalog OWNER catalog\""
+# The role set up as the README's PostgreSQL section says: the server refuses ad-hoc
+# SQL on a model whose role may still call these (engine/pgrole.go, pgRisks). The
+# sleep and signal functions, which the README recommends revoking too (the server
+# only warns), stay: the tests use pg_sleep to hold connections and
+# pg_terminate_backend to break one.
+su postgres -c "psql -q -v ON_ERROR_STOP=1 -p $PGPORT -d catalog" <<'SQL'
+REVOKE EXECUTE ON FUNCTION pg_logical_emit_message(boolean, text, text), pg_logical_emit_message(boolean, text, bytea) FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION set_config(text, text, boolean) FROM PUBLIC;
+REVOKE SELECT ON pg_stat_activity FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION pg_stat_get_activity(integer), pg_stat_get_backend_activity(integer) FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION txid_current(), pg_current_xact_id() FROM PUBLIC;
+SQL
 export CATALOG_TEST_PG_DSN="postgres://catalog@127.0.0.1:$PGPORT/catalog?sslmode=disable"
 
 if [ -z "${WIREMCP_NODE:-}" ] && [ -f "$ROOT/.ci/node22.sh" ]; then

@@ -105,6 +105,9 @@ func (s *Service) Describe(ctx context.Context, path string) (*Description, erro
 			// The engines' findings, which the catalog's load could not know.
 			for _, m := range e.Package.Models {
 				mpath := e.Path + "/" + m.Name
+				for _, why := range roleNotes(sn.engines[m]) {
+					d.Problems = append(d.Problems, mpath+": "+why)
+				}
 				d.Problems = append(d.Problems, sn.checks[mpath]...)
 				for _, q := range m.Queries {
 					d.Problems = append(d.Problems, sn.checks[mpath+"/"+q.Name]...)

@@ -244,6 +244,13 @@ type outsideLinkError struct{ err error }
 
 func (e *outsideLinkError) Error() string { return e.err.Error() }
 
+// roleUnlockedError is ad-hoc SQL on a PostgreSQL model whose role may still
+// call what ad-hoc SQL must not (roleProblem): the operator's to fix; the
+// package's named queries and sources still run.
+type roleUnlockedError struct{ err error }
+
+func (e *roleUnlockedError) Error() string { return e.err.Error() }
+
 // noModelError is a notebook cell of a package that has no model at all:
 // nothing of the package runs, and no other query is there to try.
 type noModelError struct{ err error }
@@ -294,6 +301,8 @@ func classify(err error) toolError {
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Nothing in this call can fix it: the package needs a model (a .sql file beside its manifest.json) for its notebook's cells to run against; tell the catalog's owner."}
 	case errors.As(err, new(*outsideLinkError)):
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Nothing in this call can fix it: the catalog's operator must remove the links or copy the data into the package (tell them). The package's named queries and sources still run: call them by path without sql."}
+	case errors.As(err, new(*roleUnlockedError)):
+		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Nothing in this call can fix it: the PostgreSQL server's administrator must run the REVOKE statements above (tell the catalog's operator). The model's named queries and sources still run: call them by path without sql."}
 	case errors.As(err, new(*catalogFaultError)):
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Nothing in this call can fix it: the catalog's file needs fixing (tell its owner). The model's other queries still run."}
 	case errors.As(err, new(*brokenSourceError)):
@@ -843,6 +852,9 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 	}
 	if in.SQL != "" && len(m.Package.OutsideLinks) > 0 {
 		return nil, &outsideLinkError{fmt.Errorf("ad-hoc SQL on %s is refused: the folder of package %s/%s holds symbolic links out of it (%s): a glob pattern through a link to a folder lists the names of files outside the package, and what a link leads to (a file's link too) can change outside the catalog without the server seeing it. Its named queries and sources still run; the catalog's author can remove the links or copy the data into the package", mpath, m.Package.Project.Name, m.Package.Name, strings.Join(m.Package.OutsideLinks, ", "))}
+	}
+	if why := roleProblem(eng); in.SQL != "" && why != "" {
+		return nil, &roleUnlockedError{fmt.Errorf("ad-hoc SQL on %s is refused: %s", mpath, why)}
 	}
 	if in.SQL != "" && m.Package.Engine == catalog.EngineDuckDB {
 		if err := specialFileRead(sqlText, m.Package.Dir); err != nil {

@@ -1317,6 +1317,11 @@ func (s *Service) publish() {
 					}
 				}
 				sn.engines[m] = e
+				for _, why := range roleNotes(e) {
+					if tellEng {
+						logs.warn("PostgreSQL role not locked down", "model", mpath, "problem", why)
+					}
+				}
 				for _, msg := range pc.found[m.Name] {
 					if tellEng {
 						logs.warn("named query", "problem", msg)
@@ -1482,13 +1487,50 @@ func (pc *pkgChecks) addParamChecks(m *catalog.Model) []string {
 	return all
 }
 
+// roleChecker is a PostgreSQL model, whose role's privileges are checked
+// when it opens (engine.Postgres.PGRoleProblem).
+type roleChecker interface {
+	PGRoleProblem() string
+	PGRoleWarning() string
+}
+
+// roleProblem is what e's PostgreSQL role may still do that ad-hoc SQL must
+// not, with the REVOKE statements that fix it; "" for other engines and a
+// role locked down. Ad-hoc SQL on such a model is refused (roleUnlockedError).
+func roleProblem(e modelEngine) string {
+	if rc, ok := e.(roleChecker); ok {
+		return rc.PGRoleProblem()
+	}
+	return ""
+}
+
+// roleNotes are roleProblem and the role's warning (what it may still call
+// that ad-hoc SQL is served despite: the sleep and signal functions), each
+// "" when there is none, as describe and the log tell them.
+func roleNotes(e modelEngine) []string {
+	rc, ok := e.(roleChecker)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, s := range []string{rc.PGRoleProblem(), rc.PGRoleWarning()} {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // modelProblems lists what is wrong with model m: its file (when its previous
-// version is served) and its named queries.
+// version is served), its PostgreSQL role (roleProblem) and its named queries.
 func (sn *snapshot) modelProblems(m *catalog.Model) []string {
 	if m == nil || m.Package == nil {
 		return nil
 	}
 	out := slices.Clone(m.Problems)
+	for _, why := range roleNotes(sn.engines[m]) {
+		out = append(out, modelPath(m)+": "+why)
+	}
 	mpath := modelPath(m)
 	out = append(out, sn.checks[mpath]...)
 	for _, q := range m.Queries {

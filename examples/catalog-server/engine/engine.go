@@ -130,6 +130,7 @@ const (
 	ruleFiles    = "A query may read only files inside its package folder (a symbolic link counts as the file it points to, and URLs are never read): query the model's sources by name instead."
 	ruleText     = "Send the SQL without NUL characters and call again."
 	ruleUTF8     = "Send the SQL as UTF-8 text and call again."
+	ruleSmaller  = "Ask for less: fewer or shorter columns (left(col, 100)), or fewer rows."
 )
 
 // checkText refuses SQL holding a NUL character: DuckDB reads its SQL as a C string

@@ -20,6 +20,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -41,7 +42,6 @@ type Postgres struct {
 	// by Close, sends the queries still waiting for one to the reloaded model.
 	slots   *fairSlots
 	closing chan struct{}
-	schema  string
 	env     string // the variable that names the server (dsnEnv), for ConnectError
 	prefix  string // WITH "src" AS (…), … — the sources
 	columns map[string][]Column
@@ -52,6 +52,9 @@ type Postgres struct {
 	typeNames   sync.Map
 	arrayDelims sync.Map
 	checks      map[string]QueryCheck // named query or cell → what its check found (checkQueries)
+	// role is what the model's role may still do that ad-hoc SQL must not
+	// (checkRole).
+	role roleCheck
 }
 
 // PGConfig configures the PostgreSQL models.
@@ -122,6 +125,20 @@ var pgFormats = func() pgx.QueryResultFormatsByOID {
 // pgMaxConns caps the connections one model holds.
 const pgMaxConns = 4
 
+// pgMaxMessage is the longest message the server reads from PostgreSQL for
+// a query whose byte budget is budget: 6 bytes per byte of the budget, as a
+// row's binary form may take 6 times its JSON (an int8[] of zeros: 12 bytes
+// an element, "0," in JSON), so a longer row cannot fit the budget; and 64
+// KiB more for the row's frame and a small budget's columns and errors. At
+// most 1 GiB, pgx's own limit (a budget of math.MaxInt: a source's check).
+func pgMaxMessage(budget int) int {
+	const most = 1 << 30
+	if budget > (most-64<<10)/6 {
+		return most
+	}
+	return 6*budget + 64<<10
+}
+
 // pgReleaseTimeout bounds the clean-up of a connection going back to the pool.
 const pgReleaseTimeout = 5 * time.Second
 
@@ -151,6 +168,14 @@ func OpenPostgres(ctx context.Context, m *catalog.Model, dsn string, pc PGConfig
 	cfg.MaxConns = pgMaxConns
 	cfg.ConnConfig.RuntimeParams["application_name"] = "wiremcp-catalog-server"
 	cfg.ConnConfig.RuntimeParams["default_transaction_read_only"] = "on"
+	// The model's schema is the connections' search_path from their start (a
+	// startup parameter, read as set_config reads a value: "hr, public" is two
+	// schemas), not set by each query with set_config, which the role should
+	// not be allowed to call (pgRisks). No query can change it: SET is no
+	// query, and a change by set_config would end with the query's transaction.
+	if m.Package.Schema != "" {
+		cfg.ConnConfig.RuntimeParams["search_path"] = m.Package.Schema
+	}
 	// A query's transaction is rolled back, which ends everything it did except
 	// session-level advisory locks (pg_advisory_lock): they are released before
 	// the connection goes back to the pool (pgxpool runs this off the query's
@@ -169,7 +194,7 @@ func OpenPostgres(ctx context.Context, m *catalog.Model, dsn string, pc PGConfig
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
-	p := &Postgres{pool: pool, slots: newFairSlots(pgMaxConns), closing: make(chan struct{}), schema: m.Package.Schema, env: m.Package.DSNEnv, columns: map[string][]Column{}, broken: map[string]string{}}
+	p := &Postgres{pool: pool, slots: newFairSlots(pgMaxConns), closing: make(chan struct{}), env: m.Package.DSNEnv, columns: map[string][]Column{}, broken: map[string]string{}}
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	// Each source is tried with the ones before it that work (a source may read an
@@ -225,6 +250,7 @@ func OpenPostgres(ctx context.Context, m *catalog.Model, dsn string, pc PGConfig
 		// each source, as one source may fail for each reason.
 		return nil, &SourcesError{All: all}
 	}
+	p.role = checkRole(cctx, pool, pgRisks)
 	p.checks = p.checkQueries(ctx, m, pc)
 	return p, nil
 }
@@ -287,6 +313,9 @@ func (p *Postgres) Query(ctx context.Context, sqlText string, params map[string]
 		if errors.Is(qctx.Err(), context.DeadlineExceeded) || errors.As(err, &pe) && pe.Code == "57014" {
 			return nil, &TimeoutError{Limit: lim.Timeout}
 		}
+		if tooLong := (*pgproto3.ExceededMaxBodyLenErr)(nil); errors.As(err, &tooLong) {
+			return nil, &RefusedError{Reason: fmt.Sprintf("PostgreSQL's answer holds a message of %d bytes, more than the server reads for a byte budget of %d bytes (%d bytes)", tooLong.ActualBodyLen, lim.ByteBudget, tooLong.MaxExpectedBodyLen), Rule: ruleSmaller, AtRun: true}
+		}
 		if ce := connError(err, p.env, lim.Timeout, false); ce != nil {
 			return nil, ce
 		}
@@ -323,6 +352,10 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
 	defer conn.Release()
+	// pgx would read a message of any length (up to 1 GiB) into memory: a
+	// row (one DataRow message) longer than pgMaxMessage cannot fit the byte
+	// budget, so the reading stops at its header and the connection closes.
+	conn.Conn().PgConn().Frontend().SetMaxBodyLen(pgMaxMessage(lim.ByteBudget))
 	tx, err := p.begin(ctx, conn.Conn(), lim.Timeout)
 	if err != nil {
 		return nil, err
@@ -430,6 +463,13 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
+		if tooLong := (*pgproto3.ExceededMaxBodyLenErr)(nil); errors.As(err, &tooLong) {
+			// A row that cannot fit: the rows before it are the answer, as
+			// for any row past the budget (pgconn closed the connection,
+			// which the pool then drops).
+			res.Truncated, res.TruncatedBy = true, "byteBudget"
+			return res, nil
+		}
 		return nil, p.fail(ctx, tx, err, full, bound)
 	}
 	if len(unnamed) > 0 {
@@ -449,23 +489,19 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 }
 
 // begin begins the read-only transaction a statement runs in on conn, with
-// statement_timeout set to timeout and the model's schema as search_path
-// (both for the transaction only); the caller rolls it back.
+// statement_timeout set to timeout for the transaction only (the model's
+// schema is the connection's search_path); the caller rolls it back.
 func (p *Postgres) begin(ctx context.Context, conn *pgx.Conn, timeout time.Duration) (pgx.Tx, error) {
 	tx, err := conn.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly})
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
+	// SET LOCAL is a statement, not a call of set_config: it works for a role
+	// set_config was revoked from (pgRisks).
 	setup := fmt.Sprintf("SET LOCAL statement_timeout = %d", max(timeout.Milliseconds(), 1))
 	if _, err := tx.Exec(ctx, setup); err != nil {
 		tx.Rollback(context.WithoutCancel(ctx))
 		return nil, fmt.Errorf("postgres: %w", err)
-	}
-	if p.schema != "" {
-		if _, err := tx.Exec(ctx, "SELECT set_config('search_path', $1, true)", p.schema); err != nil {
-			tx.Rollback(context.WithoutCancel(ctx))
-			return nil, fmt.Errorf("postgres: %w", err)
-		}
 	}
 	return tx, nil
 }

@@ -1,0 +1,165 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// pgRisk is a privilege PUBLIC holds by default in PostgreSQL that lets ad-hoc
+// SQL do, within a read-only transaction, what the read-only endpoint must not
+// allow. A check of names in the SQL cannot stop them: functions that run SQL
+// held in a string (query_to_xml('select …'), and any a database may have)
+// call them without their names being in the text. The role's privileges can.
+type pgRisk struct {
+	// Kind is FUNCTION or TABLE (a view), as REVOKE writes it, or EXTENSION:
+	// the functions and views of the extension Object, when the database
+	// has it.
+	Kind   string
+	Object string // regprocedure or regclass text, resolvable whatever the search_path; an extension's name
+	Why    string
+	// Warn says holding it is told (describe, the log) but ad-hoc SQL is
+	// still served: it neither writes, nor shows other clients' SQL, nor
+	// grows the database server's memory, and a client's share of the
+	// model's connections (-max-queries-per-client) bounds what it holds.
+	Warn bool
+}
+
+// pgRisks are the privileges a PostgreSQL model's role is checked for when
+// the model opens (PGRoleProblem). Objects missing on the server (another
+// version) are skipped.
+var pgRisks = []pgRisk{
+	{"FUNCTION", "pg_catalog.pg_logical_emit_message(boolean,text,text)", "writes to the write-ahead log, with transactional = false outside the read-only transaction and surviving its rollback, as much as a query asks (replicas, archives and change-data-capture readers receive it)", false},
+	{"FUNCTION", "pg_catalog.pg_logical_emit_message(boolean,text,bytea)", "the same, with a bytea message", false},
+	{"FUNCTION", "pg_catalog.set_config(text,text,boolean)", "changes settings for the rest of the query's transaction: work_mem = '16GB' lets one query take gigabytes of the database server's memory", false},
+	{"TABLE", "pg_catalog.pg_stat_activity", "shows the SQL other clients are running (the server's clients all share its role)", false},
+	{"FUNCTION", "pg_catalog.pg_stat_get_activity(integer)", "the function behind pg_stat_activity: the same SQL of other clients", false},
+	{"FUNCTION", "pg_catalog.pg_stat_get_backend_activity(integer)", "the SQL a session is running: other clients' SQL", false},
+	{"FUNCTION", "pg_catalog.txid_current()", "assigns a transaction ID in the read-only transaction at each call, using up the cluster's IDs (toward wraparound vacuums)", false},
+	{"FUNCTION", "pg_catalog.pg_current_xact_id()", "the same as txid_current", false},
+	{"EXTENSION", "dblink", "connects to a database (this one too) outside the read-only transaction, where it may write", false},
+	{"EXTENSION", "pg_stat_statements", "shows the SQL other clients ran", false},
+	{"FUNCTION", "pg_catalog.pg_sleep(double precision)", "holds one of the model's connections for the whole time limit doing nothing", true},
+	{"FUNCTION", "pg_catalog.pg_sleep_for(interval)", "the same as pg_sleep", true},
+	{"FUNCTION", "pg_catalog.pg_sleep_until(timestamp with time zone)", "the same as pg_sleep", true},
+	{"FUNCTION", "pg_catalog.pg_cancel_backend(integer)", "cancels another client's query (a role may signal its own sessions)", true},
+	{"FUNCTION", "pg_catalog.pg_terminate_backend(integer,bigint)", "ends another client's connection", true},
+}
+
+// pgRiskSQL finds which of pgRisks the connected role holds: for each, the
+// objects as PostgreSQL writes them (a FUNCTION or TABLE risk's object; an
+// EXTENSION risk's functions and views), and whether the role is a superuser.
+const pgRiskSQL = `WITH r AS (SELECT * FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS r(kind, obj, i)),
+o AS (
+	SELECT r.i, 'FUNCTION' AS k, to_regprocedure(r.obj) AS f, NULL::regclass AS c FROM r WHERE r.kind = 'FUNCTION'
+	UNION ALL SELECT r.i, 'TABLE', NULL, to_regclass(r.obj) FROM r WHERE r.kind = 'TABLE'
+	UNION ALL SELECT r.i, CASE WHEN d.classid = 'pg_proc'::regclass THEN 'FUNCTION' ELSE 'TABLE' END,
+		CASE WHEN d.classid = 'pg_proc'::regclass THEN d.objid::regprocedure END,
+		CASE WHEN d.classid = 'pg_class'::regclass THEN d.objid::regclass END
+	FROM r JOIN pg_extension e ON r.kind = 'EXTENSION' AND e.extname = r.obj
+	JOIN pg_depend d ON d.refclassid = 'pg_extension'::regclass AND d.refobjid = e.oid AND d.deptype = 'e'
+		AND d.classid IN ('pg_proc'::regclass, 'pg_class'::regclass)
+)
+SELECT o.i, o.k, coalesce(o.f::text, o.c::text), (SELECT rolsuper FROM pg_roles WHERE rolname = current_user), quote_ident(current_user)
+FROM o WHERE CASE WHEN o.k = 'FUNCTION' THEN has_function_privilege(o.f, 'EXECUTE') ELSE has_table_privilege(o.c, 'SELECT') END
+ORDER BY o.i, 3`
+
+// PGRoleProblem says what a PostgreSQL model's role can still do that ad-hoc
+// SQL must not (pgRisks without Warn), with the statements that take it away;
+// "" when the role holds none of those privileges. The server refuses ad-hoc
+// SQL on the model while it is not "".
+func (p *Postgres) PGRoleProblem() string { return p.role.refuse }
+
+// PGRoleWarning says which of pgRisks' Warn privileges the role still holds,
+// with the statements that take them away; "" for none. Ad-hoc SQL is served.
+func (p *Postgres) PGRoleWarning() string { return p.role.warn }
+
+// roleCheck is what checkRole found.
+type roleCheck struct{ refuse, warn string }
+
+// checkRole reads which of risks the pool's role holds. A failure to read
+// them is a refusal: ad-hoc SQL is not served on a role the server could not
+// check.
+func checkRole(ctx context.Context, pool *pgxpool.Pool, risks []pgRisk) roleCheck {
+	kinds, objs := make([]string, len(risks)), make([]string, len(risks))
+	for i, r := range risks {
+		kinds[i], objs[i] = r.Kind, r.Object
+	}
+	unread := func(err error) roleCheck {
+		return roleCheck{refuse: "the server could not read the privileges of its PostgreSQL role (" + err.Error() + "), so ad-hoc SQL is not served until the model opens again; the README's PostgreSQL section lists the privileges it checks"}
+	}
+	rows, err := pool.Query(ctx, pgRiskSQL, kinds, objs)
+	if err != nil {
+		return unread(err)
+	}
+	// The objects to revoke, by tier ([0]: refused, [1]: warned) and
+	// privilege ([0]: EXECUTE on functions, [1]: SELECT on views).
+	var revoke [2][2][]string
+	objs = make([]string, len(risks))
+	super, role := false, ""
+	for rows.Next() {
+		var i int
+		var kind, obj string
+		if err := rows.Scan(&i, &kind, &obj, &super, &role); err != nil {
+			rows.Close()
+			return unread(err)
+		}
+		tier := 0
+		if risks[i-1].Warn {
+			tier = 1
+		}
+		if objs[i-1] != "" {
+			objs[i-1] += ", "
+		}
+		objs[i-1] += obj
+		on := 0
+		if kind == "TABLE" {
+			on = 1
+		}
+		revoke[tier][on] = append(revoke[tier][on], obj)
+	}
+	var revokes [2][]string
+	for tier, r := range revoke {
+		for on, objs := range r {
+			if len(objs) > 0 {
+				revokes[tier] = append(revokes[tier], "REVOKE "+[]string{"EXECUTE ON FUNCTION ", "SELECT ON "}[on]+strings.Join(objs, ", ")+" FROM PUBLIC, "+role+";")
+			}
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return unread(err)
+	}
+	var held [2][]string
+	for i, r := range risks {
+		if objs[i] == "" {
+			continue
+		}
+		what := objs[i]
+		if r.Kind == "EXTENSION" {
+			what = "the extension " + r.Object + "'s " + what
+		}
+		if r.Warn {
+			held[1] = append(held[1], what+": "+r.Why)
+		} else {
+			held[0] = append(held[0], what+": "+r.Why)
+		}
+	}
+	var c roleCheck
+	if super && len(held[0])+len(held[1]) > 0 {
+		c.refuse = fmt.Sprintf("the PostgreSQL role %s is a superuser, which holds every privilege (it may read the server's files, and write outside the read-only transaction), so ad-hoc SQL is not served: connect as a role of its own that is not a superuser, and revoke from it what the README's PostgreSQL section lists", role)
+		return c
+	}
+	const as = "as a superuser, in the model's database, run: "
+	if len(held[0]) > 0 {
+		c.refuse = fmt.Sprintf("the PostgreSQL role %s may still call what ad-hoc SQL must not (%s), so ad-hoc SQL is not served on this model (its named queries, sources and notebook cells still run); %s%s — then touch the model's file or restart the server",
+			role, strings.Join(held[0], "; "), as, strings.Join(revokes[0], " "))
+	}
+	if len(held[1]) > 0 {
+		c.warn = fmt.Sprintf("the PostgreSQL role %s may still call %s (ad-hoc SQL is served); %s%s",
+			role, strings.Join(held[1], "; "), as, strings.Join(revokes[1], " "))
+	}
+	return c
+}
