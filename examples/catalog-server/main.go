@@ -120,6 +120,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return nil
 	})
 	fs.BoolVar(&o.isolate, "isolate", true, "run each DuckDB query in a query process (this program, started again), ended at the query's time limit if DuckDB cannot stop; -isolate=false runs queries in the server's process, without a round trip between processes, but a calculation DuckDB cannot interrupt then runs on past its limit (loading a model runs in a process of its own either way)")
+	fs.BoolVar(&o.cfg.PG.UnlockedRole, "pg-unlocked-role", false, "serve ad-hoc SQL on a PostgreSQL model whose role may still call what ad-hoc SQL must not (set_config, pg_logical_emit_message, pg_stat_activity…: see the README), as on a managed PostgreSQL where no one may revoke from PUBLIC; describe and the log still say what the role holds")
 	fs.BoolVar(&o.cfg.Duck.CrashDumps, "crash-dumps", false, "log what a query or load process that crashed wrote (its first 2 KiB and last 8 KiB: the Go runtime's crash dump, about 10 KB) with the one line the crash gets anyway")
 	fs.IntVar(&o.cfg.Duck.Threads, "threads", engine.DefaultThreads, "DuckDB worker threads per query process and per model load (with -isolate=false, per model)")
 	fs.StringVar(&o.cfg.Duck.MemoryLimit, "memory-limit", engine.DefaultMemoryLimit, "DuckDB memory limit per query process and per model load (with -isolate=false, per model): a number and a unit, such as 512MB, 1.5GB or 2GiB")

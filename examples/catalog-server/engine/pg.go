@@ -69,6 +69,11 @@ type PGConfig struct {
 	// package's load tries before it opens the package's models; zero means
 	// 10 s.
 	ConnectTimeout time.Duration
+	// UnlockedRole serves ad-hoc SQL on a model whose role may still call
+	// what ad-hoc SQL must not (checkRole): its problem is then a warning
+	// (PGRoleWarning), for a managed PostgreSQL where no one may revoke
+	// from PUBLIC. The server's -pg-unlocked-role.
+	UnlockedRole bool
 }
 
 // PGConnectTimeout is PGConfig.ConnectTimeout's default.
@@ -250,7 +255,7 @@ func OpenPostgres(ctx context.Context, m *catalog.Model, dsn string, pc PGConfig
 		// each source, as one source may fail for each reason.
 		return nil, &SourcesError{All: all}
 	}
-	p.role = checkRole(cctx, pool, pgRisks)
+	p.role = checkRole(cctx, pool, pgRisks, pc.UnlockedRole)
 	p.checks = p.checkQueries(ctx, m, pc)
 	return p, nil
 }

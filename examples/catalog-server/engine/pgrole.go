@@ -81,8 +81,19 @@ type roleCheck struct{ refuse, warn string }
 
 // checkRole reads which of risks the pool's role holds. A failure to read
 // them is a refusal: ad-hoc SQL is not served on a role the server could not
-// check.
-func checkRole(ctx context.Context, pool *pgxpool.Pool, risks []pgRisk) roleCheck {
+// check. With unlocked (PGConfig.UnlockedRole) each refusal is a warning
+// instead, which says that ad-hoc SQL is served all the same.
+func checkRole(ctx context.Context, pool *pgxpool.Pool, risks []pgRisk, unlocked bool) roleCheck {
+	c := checkRoleStrict(ctx, pool, risks)
+	if unlocked && c.refuse != "" {
+		c.warn = strings.TrimPrefix(c.warn+"; ", "; ") + "ad-hoc SQL is served all the same, as the server was started with -pg-unlocked-role, though: " + c.refuse
+		c.refuse = ""
+	}
+	return c
+}
+
+// checkRoleStrict is checkRole without -pg-unlocked-role.
+func checkRoleStrict(ctx context.Context, pool *pgxpool.Pool, risks []pgRisk) roleCheck {
 	kinds, objs := make([]string, len(risks)), make([]string, len(risks))
 	for i, r := range risks {
 		kinds[i], objs[i] = r.Kind, r.Object

@@ -67,7 +67,7 @@ func TestPostgresRoleCheckFindsPrivileges(t *testing.T) {
 		{"FUNCTION", "pg_catalog.clock_timestamp()", "stands in for a warned one", true},
 		{"EXTENSION", "plpgsql", "stands in for dblink", false},
 		{"EXTENSION", "no_such_extension", "missing", false},
-	})
+	}, false)
 	for _, want := range []string{
 		"now(): stands in for a refused one",
 		"REVOKE EXECUTE ON FUNCTION now(), plpgsql_call_handler(), plpgsql_inline_handler(internal), plpgsql_validator(oid) FROM PUBLIC, catalog;",
@@ -85,8 +85,18 @@ func TestPostgresRoleCheckFindsPrivileges(t *testing.T) {
 	if !strings.Contains(c.warn, "REVOKE EXECUTE ON FUNCTION clock_timestamp() FROM PUBLIC, catalog;") || strings.Contains(c.warn, "now()") {
 		t.Errorf("warning %q", c.warn)
 	}
+	// With -pg-unlocked-role the refusal is a warning that says so.
+	u := checkRole(context.Background(), pool, []pgRisk{
+		{"FUNCTION", "pg_catalog.now()", "stands in for a refused one", false},
+		{"FUNCTION", "pg_catalog.clock_timestamp()", "stands in for a warned one", true},
+	}, true)
+	if u.refuse != "" || !strings.Contains(u.warn, "clock_timestamp(): stands in for a warned one") ||
+		!strings.Contains(u.warn, "ad-hoc SQL is served all the same, as the server was started with -pg-unlocked-role, though: the PostgreSQL role") ||
+		!strings.Contains(u.warn, "REVOKE EXECUTE ON FUNCTION now() FROM PUBLIC, catalog;") {
+		t.Errorf("with -pg-unlocked-role: refuse %q, warn %q", u.refuse, u.warn)
+	}
 	// The real list on the tests' role: nothing refused.
-	if c := checkRole(context.Background(), pool, pgRisks); c.refuse != "" {
+	if c := checkRole(context.Background(), pool, pgRisks, false); c.refuse != "" {
 		t.Errorf("the tests' role: %s", c.refuse)
 	}
 }
