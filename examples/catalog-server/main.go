@@ -319,6 +319,8 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, lo
 	waitForPackages(ctx, svc, o.startWait, log)
 	watchDone := make(chan struct{})
 	if o.dir != "" {
+		// The watch reads again at once what changed since openService
+		// read the catalog (while the packages loaded).
 		go func() { defer close(watchDone); svc.Watch(ctx, o.poll) }()
 	} else {
 		close(watchDone)

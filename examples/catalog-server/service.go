@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -592,18 +593,31 @@ func (s *Service) signal() {
 // packages this read found changed (not those loading since an earlier read),
 // with the version read.
 func (s *Service) reread() (map[string]string, error) {
+	changed, _, err := s.rereadIf(false)
+	return changed, err
+}
+
+// rereadIf is reread; when onlyChanged, it reads nothing (read false) if
+// no file changed since the catalog was last read (the stamps are the same).
+func (s *Service) rereadIf(onlyChanged bool) (changed map[string]string, read bool, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return nil, errors.New("the catalog service is closed")
+		return nil, false, errors.New("the catalog service is closed")
 	}
 	// Stamped before the files are read: a file changed while they are read makes
 	// the next reload see its package changed (never the reverse).
-	stamps := dirStamps(s.dir, &s.ids)
+	stamps, err := readStamps(s.dir, &s.ids)
+	if err != nil {
+		return nil, false, fmt.Errorf("catalog directory: %w", err)
+	}
+	if onlyChanged && s.read != nil && maps.Equal(stamps, s.stamps) {
+		return nil, false, nil
+	}
 	// A model file or manifest broken by an edit keeps the version read before.
 	cat, err := catalog.LoadAfter(s.dir, s.read)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	want, pkgs := map[string]string{}, map[string]*catalog.Package{}
 	for _, p := range cat.Projects {
@@ -635,7 +649,7 @@ func (s *Service) reread() (map[string]string, error) {
 			gone = append(gone, st)
 		}
 	}
-	changed := map[string]string{}
+	changed = map[string]string{}
 	for key, ver := range want {
 		if st := s.ready[key]; st != nil && st.ver == ver {
 			continue
@@ -676,7 +690,7 @@ func (s *Service) reread() (map[string]string, error) {
 		s.retire(st, nil)
 	}
 	s.signal()
-	return changed, nil
+	return changed, true, nil
 }
 
 // diagnosticKeys returns a key for each of cat's Diagnostics: its text with
@@ -1648,22 +1662,34 @@ func (s *Service) Discard() {
 }
 
 // Watch reads the catalog again whenever its directory changes, until ctx
-// ends. It does not wait for the packages that changed to load: each is
-// swapped in when its models have opened, and a change to another package
-// meanwhile is read, and loaded beside it, at the next poll. After a read the
+// ends. Once its first look at the files is taken, it reads them again if
+// they changed since the service read them (while the server waited for its
+// packages to load, say). It does not wait for the packages that changed to
+// load: each is swapped in when its models have opened, and a change to
+// another package meanwhile is read, and loaded beside it, at the next poll.
+// A read that fails is tried again at each poll until one succeeds; its error
+// is logged when it first appears or changes. After a read the
 // watch compares racy files with what that read's dirStamps saw
 // (catalog.FileIDs.Learn), so the two agree.
 func (s *Service) Watch(ctx context.Context, every time.Duration) {
-	catalog.WatchFrom(ctx, s.dir, every, func(watch *catalog.FileIDs) {
-		changed, err := s.reread()
+	var failed string // the error of the reads failing since the last success
+	catalog.WatchFrom(ctx, s.dir, every, func(watch *catalog.FileIDs, first bool) error {
+		changed, read, err := s.rereadIf(first)
 		if err != nil {
-			s.log.Warn("reload failed; still serving the previous catalog", "err", err)
-			return
+			if err.Error() != failed {
+				failed = err.Error()
+				s.log.Warn("reload failed; still serving the previous catalog, and trying again at each poll", "err", err)
+			}
+			return err
 		}
+		failed = ""
 		s.mu.Lock()
 		watch.Learn(&s.ids)
 		s.mu.Unlock()
-		s.log.Info("catalog reloaded", "dir", s.dir, "packagesLoading", len(changed))
+		if read {
+			s.log.Info("catalog reloaded", "dir", s.dir, "packagesLoading", len(changed))
+		}
+		return nil
 	})
 }
 
@@ -1681,17 +1707,26 @@ func (s *Service) Watch(ctx context.Context, every time.Duration) {
 // cap on the entries it walks (its memory grows with the catalog's files, a
 // few hundred bytes each): a package it stopped before would get no stamp,
 // which reread takes for a package gone, and an edit of it would change
-// nothing reread compares.
+// nothing reread compares. A folder it cannot read (lost+found, a folder of
+// another user) is in its package's stamp with its error, and the walk goes
+// on; the files under it are new when it can be read again. It returns nil
+// when dir itself cannot be read (readStamps says why).
 func dirStamps(dir string, ids *catalog.FileIDs) map[string]string {
+	stamps, _ := readStamps(dir, ids)
+	return stamps
+}
+
+// readStamps is dirStamps, with the error that kept it from reading dir.
+func readStamps(dir string, ids *catalog.FileIDs) (map[string]string, error) {
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = real
 	}
 	ids.BeginIn(dir)
 	b := map[string]*strings.Builder{}
-	whole := true
-	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || path == dir {
-			whole = whole && err == nil
+	var rootErr error
+	walkDir(dir, func(path string, d fs.DirEntry, walkErr error) error {
+		if path == dir {
+			rootErr = cmp.Or(rootErr, walkErr)
 			return nil
 		}
 		if strings.HasPrefix(d.Name(), ".") {
@@ -1712,22 +1747,30 @@ func dirStamps(dir string, ids *catalog.FileIDs) map[string]string {
 		case len(parts) >= 2 && (d.IsDir() || len(parts) == 3):
 			key += "/" + parts[1]
 		}
+		if b[key] == nil {
+			b[key] = &strings.Builder{}
+		}
+		if walkErr != nil {
+			// A folder that cannot be read (WalkDir's second call for it).
+			fmt.Fprintf(b[key], "%s\x00unreadable\x00%s\n", rel, walkErr)
+			return nil
+		}
 		info, err := d.Info()
 		if err != nil {
 			return nil
 		}
-		if b[key] == nil {
-			b[key] = &strings.Builder{}
-		}
 		fmt.Fprintf(b[key], "%s\x00%d\x00%d\x00%s\x00%d\n", rel, info.Size(), info.ModTime().UnixNano(), info.Mode(), ids.ID(path, info))
 		return nil
 	})
-	ids.Done(whole)
+	ids.Done(rootErr == nil)
+	if rootErr != nil {
+		return nil, rootErr
+	}
 	out := make(map[string]string, len(b))
 	for k, v := range b {
 		out[k] = v.String()
 	}
-	return out
+	return out, nil
 }
 
 // emptyCatalogHint says, for a catalog without a single package, what the folder
@@ -1748,3 +1791,7 @@ func emptyCatalogHint(dir string, cat *catalog.Catalog) string {
 	}
 	return layout
 }
+
+// walkDir is filepath.WalkDir; tests make a folder unreadable through it, as
+// one of another user is (root reads every folder).
+var walkDir = filepath.WalkDir

@@ -24,7 +24,7 @@ func TestRacyOwnFilesOutsideBudget(t *testing.T) {
 	}
 	rewriteSame(t, root, "p/x/m.sql", "SELECT 'alpha';\n", when)
 	rewriteSame(t, root, "p/x/nb.md", "# alpha\n", when)
-	ids := FileIDs{now: (&racyClock{t: when}).now, budget: 2 + n/2*size} // room for project.json ({}) and half the data: none left
+	ids := FileIDs{ctime: sameTick, now: (&racyClock{t: when}).now, budget: 2 + n/2*size} // room for project.json ({}) and half the data: none left
 	fp := func() string {
 		t.Helper()
 		f, err := fingerprint(root, &ids)
@@ -62,12 +62,12 @@ func TestRacyLearnPastBudget(t *testing.T) {
 	now := (&racyClock{t: when}).now
 	rewriteSame(t, root, "p/x/manifest.json", "{}", when.Add(-time.Hour))
 	rewriteSame(t, root, "p/x/data/d.csv", "a,b\n1,2\n", when)
-	watch := FileIDs{now: now}
+	watch := FileIDs{ctime: sameTick, now: now}
 	before, err := fingerprint(root, &watch)
 	if err != nil {
 		t.Fatal(err)
 	}
-	reload := FileIDs{now: now, budget: 1} // room for no file
+	reload := FileIDs{ctime: sameTick, now: now, budget: 1} // room for no file
 	fingerprint(root, &reload)
 	watch.Learn(&reload)
 	rewriteSame(t, root, "p/x/data/d.csv", "a,b\n3,4\n", when)
@@ -93,7 +93,7 @@ func TestRacyAheadDuringWalk(t *testing.T) {
 	// Each reading of the clock is 10 s after the one before: the walk looks
 	// at m.sql 10 s after its start.
 	clock := start.Add(-10 * time.Second)
-	ids := FileIDs{now: func() time.Time { clock = clock.Add(10 * time.Second); return clock }}
+	ids := FileIDs{ctime: sameTick, now: func() time.Time { clock = clock.Add(10 * time.Second); return clock }}
 	before, err := fingerprint(root, &ids)
 	if err != nil {
 		t.Fatal(err)
@@ -129,7 +129,7 @@ func TestRacyOwnFilesAsLoadReads(t *testing.T) {
 	}
 	rewriteSame(t, root, "p/x/README.md", strings.Repeat("a", size), when)
 	rewriteSame(t, root, "p/x/m.sql", "SELECT 1;\n", when)
-	ids := FileIDs{now: (&racyClock{t: when}).now, budget: fit * size}
+	ids := FileIDs{ctime: sameTick, now: (&racyClock{t: when}).now, budget: fit * size}
 	for walk := range 2 {
 		if _, err := fingerprint(root, &ids); err != nil {
 			t.Fatal(err)
@@ -176,7 +176,7 @@ func TestRacyOwnBudget(t *testing.T) {
 	for i := range n {
 		rewriteSame(t, root, fmt.Sprintf("p/x/m%02d.sql", i), strings.Repeat("-", size), when)
 	}
-	ids := FileIDs{now: (&racyClock{t: when}).now, budget: 3 * size, ownBudget: 4 * size}
+	ids := FileIDs{ctime: sameTick, now: (&racyClock{t: when}).now, budget: 3 * size, ownBudget: 4 * size}
 	if _, err := fingerprint(root, &ids); err != nil {
 		t.Fatal(err)
 	}
@@ -210,12 +210,12 @@ func TestRacyLearnWatchSkipped(t *testing.T) {
 	now := (&racyClock{t: when}).now
 	rewriteSame(t, root, "p/x/manifest.json", "{}", when.Add(-time.Hour))
 	rewriteSame(t, root, "p/x/data/d.csv", "a,b\n1,2\n", when)
-	watch := FileIDs{now: now, budget: 1} // room for no file
+	watch := FileIDs{ctime: sameTick, now: now, budget: 1} // room for no file
 	before, err := fingerprint(root, &watch)
 	if err != nil {
 		t.Fatal(err)
 	}
-	reload := FileIDs{now: now}
+	reload := FileIDs{ctime: sameTick, now: now}
 	fingerprint(root, &reload)
 	watch.Learn(&reload)
 	watch.budget = 0 // RacyBudget: room to compare

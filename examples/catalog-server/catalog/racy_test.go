@@ -3,6 +3,7 @@ package catalog
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +16,11 @@ import (
 type racyClock struct{ t time.Time }
 
 func (c *racyClock) now() time.Time { return c.t }
+
+// sameTick is a change time for FileIDs that never moves: as a rewrite within
+// one tick of the file system's clock leaves it (rewriteSame sets the
+// modification time back, which moves the real one).
+func sameTick(fs.FileInfo) int64 { return 0 }
 
 // rewriteSame writes content to path (root-relative) and gives it the
 // modification time when: the same size and time as before, other content.
@@ -52,7 +58,7 @@ func TestRacyRewriteSeen(t *testing.T) {
 	when := time.Now().Truncate(time.Second)
 	rewriteSame(t, root, "p/x/m.sql", "SELECT 'alpha';\n", when)
 	clock := &racyClock{t: when.Add(100 * time.Millisecond)}
-	ids := FileIDs{now: clock.now}
+	ids := FileIDs{ctime: sameTick, now: clock.now}
 	fp := func() string {
 		t.Helper()
 		f, err := fingerprint(root, &ids)
@@ -98,7 +104,7 @@ func TestRacyLargeFile(t *testing.T) {
 		write(t, root, map[string]string{"p/x/manifest.json": "{}", "p/x/data/big.csv": ""})
 		when := time.Now().Truncate(time.Second)
 		rewriteSame(t, root, "p/x/data/big.csv", strings.Repeat("a", size), when)
-		ids := FileIDs{now: (&racyClock{t: when}).now}
+		ids := FileIDs{ctime: sameTick, now: (&racyClock{t: when}).now}
 		before, err := fingerprint(root, &ids)
 		if err != nil {
 			t.Fatal(err)
@@ -121,7 +127,7 @@ func TestRacyStateBounded(t *testing.T) {
 	write(t, root, map[string]string{"p/x/manifest.json": "{}"})
 	when := time.Now().Truncate(time.Second)
 	clock := &racyClock{t: when}
-	ids := FileIDs{now: clock.now}
+	ids := FileIDs{ctime: sameTick, now: clock.now}
 	walk := func() {
 		t.Helper()
 		if _, err := fingerprint(root, &ids); err != nil {
@@ -202,7 +208,7 @@ func TestRacyLearn(t *testing.T) {
 	now := (&racyClock{t: when}).now
 	rewriteSame(t, root, "p/x/m.sql", "SELECT 'alpha';\n", when)
 	for _, learn := range []bool{false, true} {
-		watch, reload := FileIDs{now: now}, FileIDs{now: now}
+		watch, reload := FileIDs{ctime: sameTick, now: now}, FileIDs{ctime: sameTick, now: now}
 		before, err := fingerprint(root, &watch)
 		if err != nil {
 			t.Fatal(err)

@@ -23,7 +23,7 @@ func TestRacyFutureNotHashed(t *testing.T) {
 		rewriteSame(t, root, fmt.Sprintf("p/x/data/f%02d.csv", i), strings.Repeat("a", 4096), now.Add(24*time.Hour))
 	}
 	rewriteSame(t, root, "p/x/data/near.csv", "SELECT 'alpha';\n", now.Add(RacyAhead-time.Second))
-	ids := FileIDs{now: clock.now}
+	ids := FileIDs{ctime: sameTick, now: clock.now}
 	for walk := range 3 {
 		if _, err := fingerprint(root, &ids); err != nil {
 			t.Fatal(err)
@@ -51,7 +51,7 @@ func TestRacyBudget(t *testing.T) {
 	for i := range n {
 		rewriteSame(t, root, fmt.Sprintf("p/x/data/f%02d.csv", i), strings.Repeat("a", size), when)
 	}
-	ids := FileIDs{now: clock.now, budget: 10*size + size/2}
+	ids := FileIDs{ctime: sameTick, now: clock.now, budget: 10*size + size/2}
 	fp := func() string {
 		t.Helper()
 		f, err := fingerprint(root, &ids)

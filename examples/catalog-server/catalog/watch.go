@@ -31,7 +31,8 @@ const MaxWatchedFiles = 200_000
 // as a file replaced by another. A file that stops being racy changes nothing
 // (any later write moves its time past the one seen); a racy file over
 // RacyMaxSize (a data file) is not read, and a rewrite of it in place that
-// keeps its size and time is not seen (touch it): reading it again on each
+// keeps its size and times (its change time too: within one tick of the
+// clock, or where the change time is not read) is not seen (touch it): reading it again on each
 // edit would load every edit of a large data file twice.
 //
 // A file dated further ahead (a catalog unpacked from an archive made on a
@@ -63,8 +64,10 @@ const (
 // replaced another at that path (renamed over it, or a folder swapped with
 // another) gets a new number, even with the same name, size and modification
 // time. A file rewritten in place gets a new number when a walk finds its
-// size or modification time changed, or, racy (RacyWindow) at the walk before,
-// its content changed while its size and time stayed the same: so a path's
+// size, modification time, mode or change time (ctime, on Linux: the system
+// sets it at every write, chmod or change of times, and no program sets it
+// back) changed, or, racy (RacyWindow) at the walk before,
+// its content changed while its size and times stayed the same: so a path's
 // size, time and number never come back to those a walk saw with other
 // content (a file truncated and written again within one tick of the clock,
 // seen empty in between, is a change when it is back to its size and time).
@@ -73,13 +76,14 @@ const (
 type FileIDs struct {
 	last, cur map[string]fileID
 	n         uint64
-	start     time.Time        // the start of the current walk (Begin)
-	root      string           // the catalog folder walked (BeginIn), to tell its own files
-	now       func() time.Time // time.Now when nil (tests set it)
-	budget    int64            // RacyBudget when 0 (tests set it)
-	read      int64            // the bytes the current walk hashed from budget
-	ownBudget int64            // RacyOwnBudget when 0 (tests set it)
-	ownRead   int64            // the bytes the current walk hashed from ownBudget
+	start     time.Time               // the start of the current walk (Begin)
+	root      string                  // the catalog folder walked (BeginIn), to tell its own files
+	now       func() time.Time        // time.Now when nil (tests set it)
+	ctime     func(fs.FileInfo) int64 // changeTime when nil (tests set it: a clock too coarse to move it)
+	budget    int64                   // RacyBudget when 0 (tests set it)
+	read      int64                   // the bytes the current walk hashed from budget
+	ownBudget int64                   // RacyOwnBudget when 0 (tests set it)
+	ownRead   int64                   // the bytes the current walk hashed from ownBudget
 	// packages tells, for each package folder the current walk met, whether
 	// it holds a manifest.json (one entry per folder walked: at most
 	// MaxWatchedFiles).
@@ -184,7 +188,12 @@ func (f *FileIDs) ID(path string, info fs.FileInfo) uint64 {
 	// size and time may be those of the walk before that. Its number then
 	// tells the content apart, and no path's size, time and number come
 	// back to a set seen with other content.
-	same := ok && os.SameFile(id.info, info) && info.Size() == id.info.Size() && info.ModTime().Equal(id.info.ModTime())
+	//
+	// The change time tells a file rewritten in place (cp -a over it) or
+	// removed and created again with the inode just freed (tar's extraction:
+	// os.SameFile cannot tell) when its size and modification time are given
+	// back, and a chmod.
+	same := ok && f.sameStat(id.info, info)
 	var sum [sha256.Size]byte
 	var hashed, kept bool
 	if same && id.hashed {
@@ -215,6 +224,17 @@ func (f *FileIDs) ID(path string, info fs.FileInfo) uint64 {
 	}
 	f.cur[path] = id
 	return id.num
+}
+
+// sameStat says a and b tell of the same file (os.SameFile) with the same
+// size, modification time, mode and change time.
+func (f *FileIDs) sameStat(a, b fs.FileInfo) bool {
+	ctime := changeTime
+	if f.ctime != nil {
+		ctime = f.ctime
+	}
+	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime()) &&
+		a.Mode() == b.Mode() && ctime(a) == ctime(b)
 }
 
 // racy says whether the file info tells of is racy at the current walk: a
@@ -284,7 +304,7 @@ func hashFile(path string, info fs.FileInfo) (sum [sha256.Size]byte, ok bool) {
 func (f *FileIDs) Learn(other *FileIDs) {
 	for path, id := range f.last {
 		o, ok := other.last[path]
-		if !ok || o.skipped || !(id.hashed || id.skipped && o.hashed) || !os.SameFile(o.info, id.info) || o.info.Size() != id.info.Size() || !o.info.ModTime().Equal(id.info.ModTime()) {
+		if !ok || o.skipped || !(id.hashed || id.skipped && o.hashed) || !f.sameStat(o.info, id.info) {
 			continue
 		}
 		id.sum, id.hashed, id.skipped = o.sum, o.hashed, false
@@ -292,14 +312,17 @@ func (f *FileIDs) Learn(other *FileIDs) {
 	}
 }
 
-// Len is the number of paths the last whole walk numbered (the entries
+// Len is the number of paths the last walk kept numbered (the entries
 // FileIDs holds).
 func (f *FileIDs) Len() int { return len(f.last) }
 
-// Done ends a walk: the next compares with the paths it saw. A walk that did
-// not see every file (whole false: a folder could not be read) is forgotten:
-// the next compares with the walk before, and a file it missed is not taken
-// for a new one.
+// Done ends a walk: the next compares with the paths it saw, when whole. A
+// walk that could not read the folder it walks (whole false: gone, renamed
+// away for a moment) is forgotten: the next compares with the walk before, and
+// the files it missed are not new. A walk that skipped a folder under it that
+// it could not read is whole: the files it did not see are forgotten, and new
+// when a walk sees them again (a change that may load nothing new, never one
+// missed).
 func (f *FileIDs) Done(whole bool) {
 	if whole {
 		f.last = f.cur
@@ -307,12 +330,15 @@ func (f *FileIDs) Done(whole bool) {
 	f.cur = nil
 }
 
-// Fingerprint summarises the names, sizes and modification times of the files under
+// Fingerprint summarises the names, sizes, modification times and modes of the files under
 // dir that a catalog is made of: every folder, and every file of a package (its
 // manifest, models, notebooks and data), and each project's project.json; not
 // hidden ones, nor the other files at the top two levels, which Load never reads (a
 // server's log written into the catalog folder would otherwise reload it at every
-// poll). dir may be a symbolic link to the catalog folder (as Load allows).
+// poll). dir may be a symbolic link to the catalog folder (as Load allows). A
+// folder under dir that cannot be read (lost+found, a folder of another user)
+// counts with its error, and the walk goes on; only dir itself unread is an
+// error.
 //
 // Two fingerprints of folders swapped with copies that keep their names, sizes
 // and times are the same, and so are two of a file rewritten in place with the
@@ -334,9 +360,15 @@ func fingerprint(dir string, ids *FileIDs) (string, error) {
 	if ids != nil {
 		ids.BeginIn(dir)
 	}
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+	err := walkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
-			return err
+			if path == dir {
+				return err
+			}
+			// A folder that cannot be read (WalkDir's second call for it):
+			// its error is part of the fingerprint, and the walk goes on.
+			fmt.Fprintf(h, "%s\x00unreadable\x00%s\n", path, err)
+			return nil
 		}
 		if path != dir && strings.HasPrefix(d.Name(), ".") {
 			if d.IsDir() {
@@ -361,7 +393,7 @@ func fingerprint(dir string, ids *FileIDs) (string, error) {
 		if err != nil {
 			return nil // removed while walking: the next poll sees it
 		}
-		fmt.Fprintf(h, "%s\x00%d\x00%d\x00%t", path, info.Size(), info.ModTime().UnixNano(), d.IsDir())
+		fmt.Fprintf(h, "%s\x00%d\x00%d\x00%s", path, info.Size(), info.ModTime().UnixNano(), info.Mode())
 		if ids != nil {
 			fmt.Fprintf(h, "\x00%d", ids.ID(path, info))
 		}
@@ -379,22 +411,37 @@ func fingerprint(dir string, ids *FileIDs) (string, error) {
 
 // Watch polls dir every interval and calls reload when its fingerprint changed,
 // or a file or folder was replaced by another at the same path (FileIDs: a
-// folder swapped with a copy that keeps its names, sizes and times), or a racy
-// file's content changed with its size and time (RacyWindow), until ctx
+// folder swapped with a copy that keeps its names, sizes and times), or a
+// file's change time moved (FileIDs: rewritten in place, chmod-ed), or a racy
+// file's content changed with its size and times (RacyWindow), until ctx
 // ends. The first fingerprint is taken at once and does not call reload. It
 // runs on the caller's goroutine, and holds each watched file's os.FileInfo
 // (MaxWatchedFiles at most) and each racy file's hash.
 func Watch(ctx context.Context, dir string, interval time.Duration, reload func()) {
-	WatchFrom(ctx, dir, interval, func(*FileIDs) { reload() })
+	WatchFrom(ctx, dir, interval, func(_ *FileIDs, first bool) error {
+		if !first {
+			reload()
+		}
+		return nil
+	})
 }
 
 // WatchFrom is Watch for a reload that walks the files itself, with its own
 // FileIDs, before it reads them: reload gets the watch's FileIDs, to Learn from
 // its own once it has read the files, so that the two agree on what the files
 // held when they were read.
-func WatchFrom(ctx context.Context, dir string, interval time.Duration, reload func(watch *FileIDs)) {
+//
+// reload is called once right after the first fingerprint, with first true:
+// the files may have changed since its owner read them (a server reads its
+// catalog, then waits for its packages to load before it watches), and
+// reload reads them again if so. A reload that returns an error is called
+// again at the next poll, changed or not, until one succeeds: a change is
+// never lost to a read that failed (the catalog folder renamed away for a
+// moment, too many open files).
+func WatchFrom(ctx context.Context, dir string, interval time.Duration, reload func(watch *FileIDs, first bool) error) {
 	var ids FileIDs
 	last, _ := fingerprint(dir, &ids)
+	failed := reload(&ids, true) != nil
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -404,10 +451,14 @@ func WatchFrom(ctx context.Context, dir string, interval time.Duration, reload f
 		case <-t.C:
 		}
 		fp, err := fingerprint(dir, &ids)
-		if err != nil || fp == last {
+		if err != nil || fp == last && !failed {
 			continue
 		}
 		last = fp
-		reload(&ids)
+		failed = reload(&ids, false) != nil
 	}
 }
+
+// walkDir is filepath.WalkDir; tests make a folder unreadable through it, as
+// one of another user is (root reads every folder).
+var walkDir = filepath.WalkDir
