@@ -753,6 +753,9 @@ func gate(ctx context.Context, dc *duckdb.Conn, sqlText string) error {
 			if watchFunctions[strings.ToLower(target)] {
 				return &RefusedError{Reason: fmt.Sprintf("the query calls %s, which shows what other queries of the model did (the files they read, their memory and spill files); queries may only read the model's data", shown)}
 			}
+			if folderFunctions[strings.ToLower(target)] {
+				return &RefusedError{Reason: folderReason(shown)}
+			}
 			if waitsIdle(target) {
 				return &RefusedError{Reason: waitsIdleReason(shown)}
 			}

@@ -138,7 +138,7 @@ var statefulFunctions = joinSets(map[string]bool{
 	"enable_peg_parser": true, "disable_peg_parser": true, "check_peg_parser": true,
 	"setseed":                     true,
 	"json_execute_serialized_sql": true, "json_serialize_plan": true, "query": true, "query_table": true,
-}, watchFunctions, idleFunctions)
+}, watchFunctions, idleFunctions, folderFunctions)
 
 // joinSets returns the union of sets.
 func joinSets(sets ...map[string]bool) map[string]bool {
@@ -159,6 +159,21 @@ func joinSets(sets ...map[string]bool) map[string]bool {
 // open (duckdb_connection_count).
 var watchFunctions = map[string]bool{
 	"duckdb_external_file_cache": true, "duckdb_temporary_files": true, "duckdb_memory": true, "pragma_database_size": true, "duckdb_connection_count": true,
+}
+
+// folderFunctions are the statefulFunctions that read a folder of the server's
+// own, outside every package, and so cannot run under the file-access lock:
+// duckdb_extensions lists the extension folder (DuckDB then answered
+// "Permission Error: Cannot access directory …/extensions/…", which the
+// server read as a file the caller named). It would change nothing, but
+// letting it read that folder would let every query read it; the extensions
+// the server has are built in and loaded, and duckdb_functions() lists what
+// they provide.
+var folderFunctions = map[string]bool{"duckdb_extensions": true}
+
+// folderReason is why a query calling name (one of folderFunctions) is refused.
+func folderReason(name string) string {
+	return "the query calls " + name + ", which lists the extensions installed in the server's extension folder, and a query may read no folder outside its package; the extensions this server has are built in and already loaded (nothing can be installed), and duckdb_functions() lists the functions they provide"
 }
 
 // idleFunctions are the statefulFunctions of DuckDB's that wait without working:

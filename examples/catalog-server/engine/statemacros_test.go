@@ -80,3 +80,34 @@ func TestStateMacrosOf(t *testing.T) {
 		t.Errorf("got %v", got)
 	}
 }
+
+// TestDuckExtensionsRefused: duckdb_extensions() reads the server's extension
+// folder, which no query may read: it is refused saying so, not as "DuckDB did
+// not open a file … query the model's sources by name instead", which blamed a
+// file the caller never named.
+func TestDuckExtensionsRefused(t *testing.T) {
+	m := testModel(t)
+	d, err := OpenDuck(context.Background(), m, DuckConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	p := openProc(t, m, DuckConfig{})
+	for _, e := range []struct {
+		name string
+		q    interface {
+			Query(context.Context, string, map[string]any, Limits) (*Result, error)
+		}
+	}{{"in process", d}, {"query process", p}} {
+		for _, text := range []string{
+			"SELECT * FROM duckdb_extensions()",
+			"SELECT extension_name FROM DUCKDB_EXTENSIONS() WHERE loaded",
+		} {
+			_, err := e.q.Query(context.Background(), text, nil, testLimits)
+			var re *RefusedError
+			if !errors.As(err, &re) || !strings.Contains(re.Reason, "which lists the extensions installed in the server's extension folder, and a query may read no folder outside its package") || strings.Contains(re.Error(), "did not open a file") || strings.Contains(re.Error(), "by name instead") {
+				t.Errorf("%s: %s: %v", e.name, text, err)
+			}
+		}
+	}
+}
