@@ -1,7 +1,10 @@
 package main
 
 import (
+	"database/sql"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,6 +16,8 @@ import (
 // does not parse past the sample) blames the catalog, kind unavailable, naming
 // the source and the file and what its author can change — not sql_error "Fix
 // the SQL and call again", which no SQL of the caller's reading the source can.
+// So for a Parquet file that is not one, among the files a source's pattern
+// reads (the first, read when the model loaded, is whole).
 // A cast of a column in the caller's SQL stays the caller's sql_error, and so
 // does a file the caller's own SQL names. In the server's process and in a
 // query process.
@@ -32,9 +37,24 @@ func TestSourceFileFault(t *testing.T) {
 		"p/k/data/big.jsonl": js.String(),
 		"p/k/m.sql": "-- @source big\nSELECT * FROM read_csv('data/big.csv');\n\n" +
 			"-- @source lines\nSELECT * FROM read_json('data/big.jsonl', format='newline_delimited');\n\n" +
+			"-- @source pq\nSELECT * FROM read_parquet('data/p/*.parquet');\n\n" +
 			"-- @source ok\nSELECT 1 AS v;\n\n" +
 			"-- @query total\nSELECT sum(a) AS s FROM big;\n",
 	})
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "p/k/data/p"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("COPY (SELECT 1 AS a) TO '" + filepath.Join(dir, "p/k/data/p/a.parquet") + "' (FORMAT parquet)"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if err := os.WriteFile(filepath.Join(dir, "p/k/data/p/b.parquet"), []byte("PAR1 not a Parquet file, text PAR1"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, mode := range []struct {
 		name string
 		cfg  Config
@@ -52,6 +72,7 @@ func TestSourceFileFault(t *testing.T) {
 				{map[string]any{"path": "p/k/m", "sql": "SELECT sum(a) FROM big"}, "data/big.csv", "the source big"},
 				{map[string]any{"path": "p/k/m/total"}, "data/big.csv", "the source big"},
 				{map[string]any{"path": "p/k/m", "sql": "SELECT max(a) FROM lines"}, "data/big.jsonl", "the source lines"},
+				{map[string]any{"path": "p/k/m", "sql": "SELECT sum(a) FROM pq"}, "data/p/b.parquet", "the source pq"},
 			} {
 				var te toolError
 				res := call(t, cs, "execute_query", tc.args, &te)
