@@ -61,9 +61,18 @@ func (e *queryTimeoutError) Error() string {
 
 // hint says what to try: values that narrow a named query, or SQL of the
 // caller's own that reads less.
-func (e *queryTimeoutError) hint() string {
+func (e *queryTimeoutError) hint() string { return e.hintFor(false) }
+
+// hintFor is hint for a query that ran out of time, or (memory) of the
+// model's memory: the same things to try, which the caller can do (a named
+// query's SQL is not theirs to aggregate or filter).
+func (e *queryTimeoutError) hintFor(memory bool) string {
+	over, again := "takes longer than the limit", "runs out of time again"
+	if memory {
+		over, again = "needs more memory than the model may use", "runs out of memory again"
+	}
 	if e.source != "" {
-		return fmt.Sprintf("Reading the whole source takes longer than the limit: run sql against the model %s that reads part of it — SELECT … FROM %s WHERE a condition on its columns, or an aggregate (GROUP BY with count/sum/avg); describe %s shows its columns.", e.model, quoteIdent(e.source), e.path)
+		return fmt.Sprintf("Reading the whole source %s: run sql against the model %s that reads part of it — SELECT … FROM %s WHERE a condition on its columns, or an aggregate (GROUP BY with count/sum/avg); describe %s shows its columns.", over, e.model, quoteIdent(e.source), e.path)
 	}
 	what := "named query"
 	if e.cell {
@@ -71,7 +80,7 @@ func (e *queryTimeoutError) hint() string {
 	}
 	adhoc := fmt.Sprintf("run its SQL (describe %s shows it) as sql against the model %s with a narrower WHERE filter, an aggregate (GROUP BY with count/sum/avg) or a LIMIT", e.path, e.model)
 	if len(e.params) == 0 {
-		return fmt.Sprintf("The %s takes no parameters, so calling it again runs out of time again: %s.", what, adhoc)
+		return fmt.Sprintf("The %s takes no parameters, so calling it again %s: %s.", what, again, adhoc)
 	}
 	var ps []string
 	for _, p := range e.params {
@@ -843,6 +852,94 @@ func specialFileRead(sqlText, dir string) error {
 				rel, _ := filepath.Rel(in, abs)
 				return &engine.RefusedError{Reason: fmt.Sprintf("%q (%s in the package) is %s, not a regular file: a query reads regular files only (reading %s waits for a writer, and would hold the query until its time limit)", p, filepath.ToSlash(rel), catalog.FileKind(st.Mode()), catalog.FileKind(st.Mode())), AtRun: true}
 			}
+		}
+	}
+	return nil
+}
+
+// sourceFileError is a query that failed while DuckDB read the file of one of
+// the model's sources (a CSV value its detected type does not hold, JSON that
+// does not parse, a Parquet file that is not one): the catalog's file, or the
+// source's SQL that reads it, is at fault, not the caller's SQL, which any
+// query reading the source meets alike.
+type sourceFileError struct {
+	sources []string // the model's sources that read the file
+	file    string   // the file, relative to the package folder
+	model   string   // the model's path
+	msg     string   // DuckDB's message, the package folder left out
+}
+
+func (e *sourceFileError) Error() string {
+	what := "the source " + e.sources[0]
+	if len(e.sources) > 1 {
+		what = "the sources " + strings.Join(e.sources, ", ")
+	}
+	return fmt.Sprintf("the file %s of %s (model %s) could not be read as the catalog reads it; the fault is the catalog's file or its source's SQL, not this call's SQL: %s", e.file, what, e.model, e.msg)
+}
+
+// hint says that no SQL of the caller's reading the source helps, and what
+// the catalog's author can change.
+func (e *sourceFileError) hint() string {
+	fix := "fix or replace the file"
+	switch {
+	case strings.Contains(e.msg, "CSV Error"):
+		fix = "give the column's type in the source's read_csv (types={'col': 'VARCHAR'}), detect types from the whole file (sample_size=-1), skip the bad lines (ignore_errors=true), or fix the file"
+	case strings.Contains(strings.ToLower(e.msg), "json"):
+		fix = "fix the file, or skip what does not parse (ignore_errors=true in the source's read_json)"
+	case strings.Contains(strings.ToLower(e.msg), "parquet"):
+		fix = "replace the file with a whole Parquet file"
+	}
+	return fmt.Sprintf("Nothing in this call's SQL can fix it: every query that reads %s fails the same way until the catalog is fixed (tell its owner); queries on the model's other sources still run. For the catalog's author: %s.", strings.Join(e.sources, ", "), fix)
+}
+
+var (
+	duckCSVFile    = regexp.MustCompile(`(?m)^\s*file = (.+?)\s*$`)
+	duckQuotedFile = regexp.MustCompile(`"([^"\n]+)"|'([^'\n]+)'`)
+)
+
+// sourceFileFault returns, for DuckDB's error se (its message with the package
+// folder left out, packageRelative) met while a query on m scanned a file
+// that a source of m reads, the error that blames the catalog: a CSV error
+// ("CSV Error on Line …", file = data/x.csv), or a conversion, input or I/O
+// error naming such a file (Malformed JSON in file "data/x.json", a Parquet
+// file too small). Not when the caller's SQL or parameter values (given, as
+// JSON) name the file — then the caller chose to read it — nor for errors of
+// the parser, the binder or the catalog, which are about SQL; nil otherwise.
+func sourceFileFault(se *engine.SQLError, m *catalog.Model, callerText, given string) error {
+	if se.Engine != "duckdb" || m == nil || m.Package == nil {
+		return nil
+	}
+	first, _, _ := strings.Cut(se.Message, "\n")
+	for _, kind := range []string{"Parser Error", "Binder Error", "Catalog Error"} {
+		if strings.Contains(first, kind) {
+			return nil
+		}
+	}
+	var cands []string
+	if strings.Contains(first, "CSV Error") {
+		if mt := duckCSVFile.FindStringSubmatch(se.Message); mt != nil {
+			cands = append(cands, mt[1])
+		}
+	}
+	for _, mt := range duckQuotedFile.FindAllStringSubmatch(first, 8) {
+		cands = append(cands, mt[1]+mt[2])
+	}
+	for _, c := range cands {
+		if c == "" || filepath.IsAbs(c) || strings.Contains(c, "://") {
+			continue
+		}
+		rel := strings.TrimPrefix(path.Clean(filepath.ToSlash(c)), "./")
+		if base := path.Base(rel); strings.Contains(callerText, base) || strings.Contains(given, base) {
+			return nil
+		}
+		var srcs []string
+		for _, r := range readers(m.Package, m, rel) {
+			if !strings.Contains(r, "/") {
+				srcs = append(srcs, r)
+			}
+		}
+		if len(srcs) > 0 {
+			return &sourceFileError{sources: srcs, file: rel, model: modelPath(m), msg: strings.TrimPrefix(se.Error(), "duckdb error: ")}
 		}
 	}
 	return nil

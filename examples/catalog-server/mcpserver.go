@@ -270,6 +270,7 @@ func classify(err error) toolError {
 	var ee *engine.EngineError
 	var ae *engine.AnswerError
 	var cse *catalogSQLError
+	var sfe *sourceFileError
 	var qt *queryTimeoutError
 	var cb *clientBusyError
 	var down *modelDownError
@@ -305,6 +306,8 @@ func classify(err error) toolError {
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Nothing in this call can fix it: the PostgreSQL server's administrator must run the REVOKE statements above (tell the catalog's operator). The model's named queries and sources still run: call them by path without sql."}
 	case errors.As(err, new(*catalogFaultError)):
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Nothing in this call can fix it: the catalog's file needs fixing (tell its owner). The model's other queries still run."}
+	case errors.As(err, &sfe):
+		return toolError{Error: err.Error(), Kind: "unavailable", Hint: sfe.hint()}
 	case errors.As(err, new(*brokenSourceError)):
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Query the model's other sources (describe the model to see which loaded); the source is picked up again once its file is fixed."}
 	case errors.As(err, &cb):
@@ -893,6 +896,15 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 		// it is missing rather than "no such table, did you mean …".
 		var se *engine.SQLError
 		if errors.As(err, &se) && se.Engine == "duckdb" {
+			// Reading a source's file failed (a CSV value of another type than
+			// detected): the catalog's to fix, not the caller's SQL.
+			callerText, given := in.SQL, ""
+			if q != nil {
+				callerText, given = "", jsonText(in.Parameters)
+			}
+			if fe := sourceFileFault(se, m, callerText, given); fe != nil {
+				return nil, fe
+			}
 			miss := duckNoTable.FindStringSubmatch(se.Message)
 			for name, reason := range eng.Broken() {
 				// DuckDB compares names without case: "Gone" is the source gone.
@@ -921,6 +933,16 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 				return nil, &queryTimeoutError{to: to, path: qpath, model: mpath, params: q.Params, given: jsonText(in.Parameters), cell: q.Notebook != nil}
 			case e.Kind == catalog.KindSource && in.SQL == "":
 				return nil, &queryTimeoutError{to: to, path: e.Path, model: mpath, source: e.Name}
+			}
+		}
+		// Out of memory on SQL the caller did not write: what to change
+		// instead, as for its time (not "aggregate, filter").
+		if me := (*engine.MemoryError)(nil); errors.As(err, &me) && me.Advice == "" {
+			switch {
+			case q != nil:
+				me.Advice = (&queryTimeoutError{path: qpath, model: mpath, params: q.Params, given: jsonText(in.Parameters), cell: q.Notebook != nil}).hintFor(true)
+			case e.Kind == catalog.KindSource && in.SQL == "":
+				me.Advice = (&queryTimeoutError{path: e.Path, model: mpath, source: e.Name}).hintFor(true)
 			}
 		}
 		// Out of time or memory on the caller's own SQL: advice that fits it.

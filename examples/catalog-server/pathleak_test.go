@@ -26,14 +26,15 @@ func TestErrorsHidePackageFolder(t *testing.T) {
 	cs := connectHTTP(t, startHTTP(t, svc).URL, "")
 	real, _ := filepath.EvalSymlinks(dir)
 	for _, c := range []struct {
-		sql, want string
+		sql, want, kind string
 	}{
-		{"SELECT sum(x) FROM a", "data/a.csv"},
-		{"SELECT * FROM read_json('" + filepath.Join(dir, "p/k/data/j.json") + "')", "data/j.json"},
+		// The source's file: the catalog's (TestSourceFileFault).
+		{"SELECT sum(x) FROM a", "data/a.csv", "unavailable"},
+		{"SELECT * FROM read_json('" + filepath.Join(dir, "p/k/data/j.json") + "')", "data/j.json", "sql_error"},
 	} {
 		var te toolError
 		r := call(t, cs, "execute_query", map[string]any{"path": "p/k/m", "sql": c.sql}, &te)
-		if !r.IsError || te.Kind != "sql_error" || !strings.Contains(te.Error, c.want) {
+		if !r.IsError || te.Kind != c.kind || !strings.Contains(te.Error, c.want) {
 			t.Errorf("%s: %+v", c.sql, te)
 		}
 		// The caller's own SQL, quoted after the first line (LINE 1: …), may

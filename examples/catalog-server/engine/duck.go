@@ -757,13 +757,22 @@ func gate(ctx context.Context, dc *duckdb.Conn, sqlText string) error {
 			return fmt.Errorf("duckdb: reading the parser's answer: %w", err)
 		}
 		if call := statefulCall(stmt); call != "" {
-			if watchFunctions[strings.ToLower(call)] {
-				return &RefusedError{Reason: fmt.Sprintf("the query calls %s, which shows what other queries of the model did (the files they read, their memory and spill files); queries may only read the model's data", call)}
+			// A macro of DuckDB's that calls one of the functions: said as
+			// that function is, naming both.
+			target, shown := statefulTarget(call), call
+			if !strings.EqualFold(target, call) {
+				shown = fmt.Sprintf("%s (a DuckDB macro that calls %s)", call, target)
 			}
-			if waitsIdle(call) {
-				return &RefusedError{Reason: waitsIdleReason(call)}
+			if watchFunctions[strings.ToLower(target)] {
+				return &RefusedError{Reason: fmt.Sprintf("the query calls %s, which shows what other queries of the model did (the files they read, their memory and spill files); queries may only read the model's data", shown)}
 			}
-			return &RefusedError{Reason: fmt.Sprintf("the query calls %s, which changes the server's state (logging, profiling, checkpoints, the random seed, tables) or runs SQL held in a string; queries may only read", call)}
+			if folderFunctions[strings.ToLower(target)] {
+				return &RefusedError{Reason: folderReason(shown)}
+			}
+			if waitsIdle(target) {
+				return &RefusedError{Reason: waitsIdleReason(shown)}
+			}
+			return &RefusedError{Reason: fmt.Sprintf("the query calls %s, which changes the server's state (logging, profiling, checkpoints, the random seed, tables) or runs SQL held in a string; queries may only read", shown)}
 		}
 	}
 	return nil

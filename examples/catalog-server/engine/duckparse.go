@@ -2,9 +2,12 @@ package engine
 
 import (
 	"context"
+	"database/sql"
 	"errors"
+	"regexp"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/duckdb/duckdb-go/v2/mapping"
 )
@@ -135,7 +138,7 @@ var statefulFunctions = joinSets(map[string]bool{
 	"enable_peg_parser": true, "disable_peg_parser": true, "check_peg_parser": true,
 	"setseed":                     true,
 	"json_execute_serialized_sql": true, "json_serialize_plan": true, "query": true, "query_table": true,
-}, watchFunctions, idleFunctions)
+}, watchFunctions, idleFunctions, folderFunctions)
 
 // joinSets returns the union of sets.
 func joinSets(sets ...map[string]bool) map[string]bool {
@@ -158,6 +161,21 @@ var watchFunctions = map[string]bool{
 	"duckdb_external_file_cache": true, "duckdb_temporary_files": true, "duckdb_memory": true, "pragma_database_size": true, "duckdb_connection_count": true,
 }
 
+// folderFunctions are the statefulFunctions that read a folder of the server's
+// own, outside every package, and so cannot run under the file-access lock:
+// duckdb_extensions lists the extension folder (DuckDB then answered
+// "Permission Error: Cannot access directory …/extensions/…", which the
+// server read as a file the caller named). It would change nothing, but
+// letting it read that folder would let every query read it; the extensions
+// the server has are built in and loaded, and duckdb_functions() lists what
+// they provide.
+var folderFunctions = map[string]bool{"duckdb_extensions": true}
+
+// folderReason is why a query calling name (one of folderFunctions) is refused.
+func folderReason(name string) string {
+	return "the query calls " + name + ", which lists the extensions installed in the server's extension folder, and a query may read no folder outside its package; the extensions this server has are built in and already loaded (nothing can be installed), and duckdb_functions() lists the functions they provide"
+}
+
 // idleFunctions are the statefulFunctions of DuckDB's that wait without working:
 // sleep_ms, and its macro pg_sleep. A query calling one would hold its model's
 // connection (and a query process) for as long as it asks, up to its time limit,
@@ -178,6 +196,123 @@ func waitsIdleReason(name string) string {
 // that connection).
 var statefulOptions = map[string]bool{"store_rejects": true, "rejects_table": true, "rejects_scan": true}
 
+// stateMacros are DuckDB's built-in macros whose definitions call one of
+// statefulFunctions, directly or through another such macro (the table macros
+// histogram_values and histogram run query_table on their first argument,
+// get_block_size reads pragma_database_size): by name, in lower case, the
+// function of statefulFunctions each comes to. A query calling one is refused
+// as a query calling that function is: the gate reads the caller's syntax
+// tree, where only the macro's name is. A table macro is refused as a table
+// function only (FROM histogram('t', c)), a scalar macro as a scalar call only:
+// the aggregate histogram(c) is another function of the same name. They are
+// listed once per process, from DuckDB's own duckdb_functions() on an empty
+// in-memory database (the macros are DuckDB's, the same in every database of
+// the process).
+var stateMacros = sync.OnceValue(listStateMacros)
+
+// macroSet is stateMacros: scalar macros and table macros apart.
+type macroSet struct{ scalar, table map[string]string }
+
+// knownStateMacros are what stateMacros holds if DuckDB cannot be asked (an
+// in-memory database that does not open): those of DuckDB 1.5.
+var knownStateMacros = macroSet{
+	scalar: map[string]string{"get_block_size": "pragma_database_size"},
+	table:  map[string]string{"histogram_values": "query_table", "histogram": "query_table"},
+}
+
+// macroCall finds a call in a macro's definition as duckdb_functions() writes it:
+// a name, maybe quoted and after a schema ("main".query_table), then "(".
+var macroCall = regexp.MustCompile(`"?([A-Za-z_][A-Za-z0-9_$]*)"?\s*\(`)
+
+func listStateMacros() macroSet {
+	db, err := sql.Open("duckdb", "?threads=1&enable_external_access=false&autoload_known_extensions=false&autoinstall_known_extensions=false")
+	if err != nil {
+		return knownStateMacros
+	}
+	defer db.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	rows, err := db.QueryContext(ctx, "SELECT lower(function_name), function_type = 'table_macro', macro_definition FROM duckdb_functions() WHERE function_type IN ('macro', 'table_macro') AND internal AND macro_definition IS NOT NULL")
+	if err != nil {
+		return knownStateMacros
+	}
+	defer rows.Close()
+	var defs []macroDef
+	for rows.Next() {
+		var d macroDef
+		if rows.Scan(&d.name, &d.table, &d.def) != nil {
+			return knownStateMacros
+		}
+		defs = append(defs, d)
+	}
+	if rows.Err() != nil {
+		return knownStateMacros
+	}
+	return stateMacrosOf(defs)
+}
+
+// macroDef is one overload of a macro: its name in lower case, whether it is
+// a table macro, its definition.
+type macroDef struct {
+	name  string
+	table bool
+	def   string
+}
+
+// stateMacrosOf returns, of the macros defs, those whose definition calls one
+// of statefulFunctions or another such macro (of either kind: a definition's
+// text does not say which), with the function each comes to. A macro is listed
+// when any overload of its kind calls one; a name that only looks like a call
+// (inside a string) lists it too, which errs on the side of refusing.
+func stateMacrosOf(defs []macroDef) macroSet {
+	out := macroSet{scalar: map[string]string{}, table: map[string]string{}}
+	for changed := true; changed; {
+		changed = false
+		for _, d := range defs {
+			set := out.scalar
+			if d.table {
+				set = out.table
+			}
+			if _, done := set[d.name]; done || statefulFunctions[d.name] {
+				continue
+			}
+			for _, mt := range macroCall.FindAllStringSubmatch(d.def, -1) {
+				callee := strings.ToLower(mt[1])
+				f := out.scalar[callee]
+				if f == "" {
+					f = out.table[callee]
+				}
+				if statefulFunctions[callee] {
+					f = callee
+				}
+				if f != "" {
+					set[d.name] = f
+					changed = true
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
+// statefulTarget returns the function of statefulFunctions a call of name (as
+// statefulCall returns it) comes to: name itself (pg_sleep, a macro listed there
+// by name, too), or what the macro calls.
+func statefulTarget(name string) string {
+	if statefulFunctions[strings.ToLower(name)] {
+		return name
+	}
+	ms := stateMacros()
+	if f := ms.table[strings.ToLower(name)]; f != "" {
+		return f
+	}
+	if f := ms.scalar[strings.ToLower(name)]; f != "" {
+		return f
+	}
+	return name
+}
+
 // mayCallStateful reports whether sqlText has, in any case, the letters of one of
 // statefulFunctions or statefulOptions anywhere (a function's name can be written
 // no other way: DuckDB has no escapes in identifiers). Like mayHoldPragma it
@@ -196,22 +331,42 @@ func callsStateful(lower string) bool {
 			return true
 		}
 	}
+	ms := stateMacros()
+	for _, set := range []map[string]string{ms.scalar, ms.table} {
+		for name := range set {
+			if strings.Contains(lower, name) {
+				return true
+			}
+		}
+	}
 	return false
 }
 
 // statefulCall returns the first call in a statement's syntax tree (as
 // json_serialize_sql writes it) of one of statefulFunctions — by its name,
 // whatever its schema, as a table function, a scalar function or a method
-// (x.write_log()) — or of a function with one of statefulOptions, and "" when
-// there is none.
+// (x.write_log()) — or of one of stateMacros, or of a function with one of
+// statefulOptions, and "" when there is none.
 func statefulCall(stmt any) string {
 	found := ""
+	ms := stateMacros()
 	eachNode(stmt, func(n map[string]any) {
-		if found != "" || n["class"] != "FUNCTION" {
+		if found != "" {
+			return
+		}
+		if n["type"] == "TABLE_FUNCTION" {
+			// FROM f(…): a table macro of that name is what runs.
+			fn, _ := n["function"].(map[string]any)
+			if name, _ := fn["function_name"].(string); ms.table[strings.ToLower(name)] != "" {
+				found = name
+			}
+			return
+		}
+		if n["class"] != "FUNCTION" {
 			return
 		}
 		name, _ := n["function_name"].(string)
-		if statefulFunctions[strings.ToLower(name)] {
+		if statefulFunctions[strings.ToLower(name)] || ms.scalar[strings.ToLower(name)] != "" {
 			found = name
 			return
 		}

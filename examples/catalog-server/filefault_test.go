@@ -1,0 +1,102 @@
+package main
+
+import (
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wiremcp/wiremcp/examples/catalog-server/engine"
+)
+
+// TestSourceFileFault: a query that fails while DuckDB scans a source's file
+// (a CSV value past the rows its types were detected from, a JSON line that
+// does not parse past the sample) blames the catalog, kind unavailable, naming
+// the source and the file and what its author can change — not sql_error "Fix
+// the SQL and call again", which no SQL of the caller's reading the source can.
+// So for a Parquet file that is not one, among the files a source's pattern
+// reads (the first, read when the model loaded, is whole).
+// A cast of a column in the caller's SQL stays the caller's sql_error, and so
+// does a file the caller's own SQL names. In the server's process and in a
+// query process.
+func TestSourceFileFault(t *testing.T) {
+	dir := t.TempDir()
+	var csv, js strings.Builder
+	csv.WriteString("a,b\n")
+	for i := range 60000 {
+		fmt.Fprintf(&csv, "%d,x\n", i)
+		fmt.Fprintf(&js, "{\"a\":%d}\n", i)
+	}
+	csv.WriteString("abc,y\n")
+	js.WriteString("{\"a\": oops\n")
+	writeFiles(t, dir, map[string]string{
+		"p/k/manifest.json":  `{}`,
+		"p/k/data/big.csv":   csv.String(),
+		"p/k/data/big.jsonl": js.String(),
+		"p/k/m.sql": "-- @source big\nSELECT * FROM read_csv('data/big.csv');\n\n" +
+			"-- @source lines\nSELECT * FROM read_json('data/big.jsonl', format='newline_delimited');\n\n" +
+			"-- @source pq\nSELECT * FROM read_parquet('data/p/*.parquet');\n\n" +
+			"-- @source ok\nSELECT 1 AS v;\n\n" +
+			"-- @query total\nSELECT sum(a) AS s FROM big;\n",
+	})
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "p/k/data/p"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("COPY (SELECT 1 AS a) TO '" + filepath.Join(dir, "p/k/data/p/a.parquet") + "' (FORMAT parquet)"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if err := os.WriteFile(filepath.Join(dir, "p/k/data/p/b.parquet"), []byte("PAR1 not a Parquet file, text PAR1"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []struct {
+		name string
+		cfg  Config
+	}{
+		{"in process", Config{}},
+		{"query processes", Config{Duck: engine.DuckConfig{Worker: builtWorker(buildServer(t))}}},
+	} {
+		t.Run(mode.name, func(t *testing.T) {
+			svc := newTestService(t, dir, mode.cfg)
+			cs := connectHTTP(t, startHTTP(t, svc).URL+"/mcp", "")
+			for _, tc := range []struct {
+				args       map[string]any
+				file, what string
+			}{
+				{map[string]any{"path": "p/k/m", "sql": "SELECT sum(a) FROM big"}, "data/big.csv", "the source big"},
+				{map[string]any{"path": "p/k/m/total"}, "data/big.csv", "the source big"},
+				{map[string]any{"path": "p/k/m", "sql": "SELECT max(a) FROM lines"}, "data/big.jsonl", "the source lines"},
+				{map[string]any{"path": "p/k/m", "sql": "SELECT sum(a) FROM pq"}, "data/p/b.parquet", "the source pq"},
+			} {
+				var te toolError
+				res := call(t, cs, "execute_query", tc.args, &te)
+				want := "the file " + tc.file + " of " + tc.what + " (model p/k/m) could not be read as the catalog reads it; the fault is the catalog's file or its source's SQL, not this call's SQL"
+				if !res.IsError || te.Kind != "unavailable" || !strings.Contains(te.Error, want) || !strings.Contains(te.Hint, "Nothing in this call's SQL can fix it") || !strings.Contains(te.Hint, "For the catalog's author") {
+					t.Errorf("%v: kind %q, error %q, hint %q; want unavailable, %q", tc.args, te.Kind, te.Error, te.Hint, want)
+				}
+				if strings.Contains(te.Error, dir) {
+					t.Errorf("%v: the error shows the server's folder: %q", tc.args, te.Error)
+				}
+				if strings.Contains(te.Error, "CSV Error") && !strings.Contains(te.Hint, "types={") {
+					t.Errorf("%v: hint %q gives the author no CSV option", tc.args, te.Hint)
+				}
+			}
+			// The caller's own cast of a column: the caller's SQL.
+			var te toolError
+			call(t, cs, "execute_query", map[string]any{"path": "p/k/m", "sql": "SELECT CAST(b AS INTEGER) FROM big"}, &te)
+			if te.Kind != "sql_error" {
+				t.Errorf("a cast of the caller's: kind %q, error %q", te.Kind, te.Error)
+			}
+			// The model's other sources answer.
+			if res := call(t, cs, "execute_query", map[string]any{"path": "p/k/m", "sql": "SELECT v FROM ok"}, nil); res.IsError {
+				t.Errorf("another source: %s", text(res))
+			}
+		})
+	}
+}
