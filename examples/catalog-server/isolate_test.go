@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -282,10 +283,17 @@ func TestIsolatedReloadUnderLoad(t *testing.T) {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	kinds := map[string]int{}
+	// The queries run while the model is replaced (1.5 s), then on until one
+	// of them was answered: on a loaded machine (CI) a query process may take
+	// longer than the 400 ms limit to start, so that no query beside the
+	// reloads gets a ready one. The processes go on starting for the next
+	// queries, which are then answered (at most 60 s).
+	var answered atomic.Bool
 	stop := time.Now().Add(1500 * time.Millisecond)
+	giveUp := time.Now().Add(60 * time.Second)
 	for i := range 12 {
 		wg.Go(func() {
-			for n := 0; time.Now().Before(stop); n++ {
+			for n := 0; time.Now().Before(stop) || (!answered.Load() && time.Now().Before(giveUp)); n++ {
 				sql := fmt.Sprintf("SELECT k, sum(v) + %d AS total FROM s GROUP BY k ORDER BY k", n)
 				if (i+n)%6 == 0 {
 					sql = "SELECT list_sum(list_transform(range(40000), x -> list_sum(range(40000)))) AS n"
@@ -294,6 +302,8 @@ func TestIsolatedReloadUnderLoad(t *testing.T) {
 				k := "ok"
 				if err != nil {
 					k = classify(err).Kind
+				} else {
+					answered.Store(true)
 				}
 				mu.Lock()
 				kinds[k]++

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"log"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
@@ -149,8 +150,13 @@ func TestReplicasRoundRobin(t *testing.T) {
 			r.Out.Host = r.In.Host
 		},
 		FlushInterval: -1,
+		// What the proxy met (a backend's error, a body cut short) is in the
+		// test's log: a failing call then says which side broke off.
+		ErrorLog: log.New(testWriter{t}, "proxy: ", 0),
 	}
-	front := httptest.NewServer(proxy)
+	front := httptest.NewUnstartedServer(proxy)
+	front.Config.ErrorLog = log.New(testWriter{t}, "front: ", 0)
+	front.Start()
 	defer front.Close()
 	for _, v := range []string{"", "2025-06-18"} {
 		t.Run("version="+v, func(t *testing.T) {
