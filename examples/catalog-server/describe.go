@@ -221,6 +221,8 @@ func (s *Service) Describe(ctx context.Context, path string) (*Description, erro
 			res, err := eng.Query(ctx, sqlText, nil, engine.Limits{RowLimit: sampleRows, ByteBudget: sampleBytes, Timeout: left, Done: done, Client: client, Group: group})
 			if to := (*engine.TimeoutError)(nil); errors.As(err, &to) {
 				err = errors.New(describeTimeoutProblem(to, e.Name, sqlText, budget, s.cfg.QueryTimeout))
+			} else if be := (*engine.BusyError)(nil); errors.As(err, &be) {
+				err = errors.New(describeBusyProblem(be, budget))
 			}
 			if err != nil {
 				problems = append(problems, what+": "+packageRelative(e.Model, err.Error()))

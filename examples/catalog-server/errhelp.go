@@ -683,6 +683,22 @@ func describeTimeoutProblem(to *engine.TimeoutError, src, sqlText string, budget
 	return fmt.Sprintf("not done %s, %s, so running it again will not finish either: the source is large or its SQL slow. Its columns above are complete; with execute_query, read part of it (SELECT … FROM %s WHERE a condition on its columns) or aggregate part of it", within, limit, quoteIdent(src))
 }
 
+// describeBusyProblem is what describe says of a query of its own (sqlText)
+// that did not start: every connection or query process it could have used
+// ran other queries for the time it had, which was what was left of
+// describe's budget (be.Limit), not execute_query's limit.
+func describeBusyProblem(be *engine.BusyError, budget time.Duration) string {
+	what := be.What
+	if what == "" {
+		what = "connections of this model"
+	}
+	within := fmt.Sprintf("describe's %s limit", budget)
+	if be.Limit < budget*19/20 {
+		within = fmt.Sprintf("the %s left of describe's %s limit", be.Limit.Round(time.Millisecond), budget)
+	}
+	return fmt.Sprintf("not read: the server is busy: all %d %s were running other queries for %s; describe it again shortly", be.Conns, what, within)
+}
+
 // duckICUAdvice is DuckDB's advice for a TIMESTAMP written with a time zone
 // other than UTC, which a caller cannot follow: extensions are not theirs to
 // load (and the one needed is loaded already).

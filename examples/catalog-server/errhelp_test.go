@@ -87,6 +87,20 @@ func TestNamedQueryTimeoutAdvice(t *testing.T) {
 	}
 }
 
+// TestDescribeBusyAdvice: a query of describe's that did not start says how
+// long it had: what was left of describe's limit, not "the whole 38ms limit"
+// as if that were the server's query limit.
+func TestDescribeBusyAdvice(t *testing.T) {
+	got := describeBusyProblem(&engine.BusyError{Limit: 37692081 * time.Nanosecond, Conns: 8}, 10*time.Second)
+	if got != "not read: the server is busy: all 8 connections of this model were running other queries for the 38ms left of describe's 10s limit; describe it again shortly" {
+		t.Errorf("with what the count left: %q", got)
+	}
+	got = describeBusyProblem(&engine.BusyError{Limit: 10 * time.Second, Conns: 4, What: "query processes of the server"}, 10*time.Second)
+	if got != "not read: the server is busy: all 4 query processes of the server were running other queries for describe's 10s limit; describe it again shortly" {
+		t.Errorf("with the whole limit: %q", got)
+	}
+}
+
 // TestDescribeTimeoutAdvice: describe of a source too slow to count says what
 // still works: with describe's limit shorter than execute_query's, the count
 // through execute_query; with the same limit, not that (it would run out of
