@@ -41,14 +41,7 @@ func TestWatchTellsReplacedFiles(t *testing.T) {
 		}
 	}
 	var ids FileIDs
-	fp := func() string {
-		t.Helper()
-		f, err := fingerprint(root, &ids)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return f
-	}
+	fp := walkOf(t, root, &ids)
 	ctime := runtime.GOOS == "linux"
 	setTimes()
 	before, plain := fp(), mustFingerprint(t, root)

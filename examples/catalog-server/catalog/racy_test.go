@@ -38,6 +38,18 @@ func rewriteSame(t *testing.T, root, path, content string, when time.Time) {
 	}
 }
 
+// walkOf returns a walk of root with ids: its fingerprint, t failed on an error.
+func walkOf(t *testing.T, root string, ids *FileIDs) func() string {
+	return func() string {
+		t.Helper()
+		f, err := fingerprint(root, ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+}
+
 func hashedCount(ids *FileIDs) int {
 	n := 0
 	for _, id := range ids.last {
@@ -59,14 +71,7 @@ func TestRacyRewriteSeen(t *testing.T) {
 	rewriteSame(t, root, "p/x/m.sql", "SELECT 'alpha';\n", when)
 	clock := &racyClock{t: when.Add(100 * time.Millisecond)}
 	ids := FileIDs{ctime: sameTick, now: clock.now}
-	fp := func() string {
-		t.Helper()
-		f, err := fingerprint(root, &ids)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return f
-	}
+	fp := walkOf(t, root, &ids)
 	first := fp()
 	if fp() != first {
 		t.Fatal("an untouched racy file changed the fingerprint")
@@ -248,14 +253,7 @@ func TestRewriteSeenHalfWritten(t *testing.T) {
 			write(t, root, map[string]string{"p/x/manifest.json": "{}"})
 			rewriteSame(t, root, "p/x/data/id.csv", "who\nbravo\n", tc.when)
 			var ids FileIDs
-			fp := func() string {
-				t.Helper()
-				f, err := fingerprint(root, &ids)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return f
-			}
+			fp := walkOf(t, root, &ids)
 			before := fp()
 			rewriteSame(t, root, "p/x/data/id.csv", "", tc.when) // seen half-written
 			if fp() == before {

@@ -55,14 +55,7 @@ func TestChangeTimeTellsRewrites(t *testing.T) {
 	rewriteSame(t, root, "p/x/manifest.json", "{}", old)
 	rewriteSame(t, root, "p/x/data/a.csv", "who\nalpha\n", old)
 	var ids FileIDs
-	fp := func() string {
-		t.Helper()
-		f, err := fingerprint(root, &ids)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return f
-	}
+	fp := walkOf(t, root, &ids)
 	before := fp()
 	time.Sleep(20 * time.Millisecond) // past a tick of the kernel's clock
 	rewriteSame(t, root, "p/x/data/a.csv", "who\nomega\n", old)
