@@ -207,7 +207,9 @@ var statefulOptions = map[string]bool{"store_rejects": true, "rejects_table": tr
 // the aggregate histogram(c) is another function of the same name. They are
 // listed once per process, from DuckDB's own duckdb_functions() on an empty
 // in-memory database (the macros are DuckDB's, the same in every database of
-// the process).
+// the process), in the background while a model opens (OpenDuck, a query
+// process's open): the listing takes 25–60 ms, which a process's first query
+// would otherwise wait for.
 var stateMacros = sync.OnceValue(listStateMacros)
 
 // macroSet is stateMacros: scalar macros and table macros apart.
