@@ -413,14 +413,47 @@ func TestDuckProcServerCap(t *testing.T) {
 // TestDuckProcWaitedForWhich: a query that waited most of its limit and then ran
 // out of time is told what it waited for: the server's query processes (shared
 // by all models, -max-query-processes) or its own model's.
+//
+// On a loaded machine (other tests' runs), what the test controls is when the
+// slots it holds are given back, counted from when the query is seen waiting
+// for one (not from when the goroutine giving them back started), and the
+// query's process started before the wait; the query's limit leaves a second
+// after that for it to be given its slot and run out of time. Before, with a
+// 1.5 s limit and the slots given back 1 s after the goroutine started, a
+// query process starting in the half second left failed the query for that
+// ("was not ready within the query's 1.5s limit"), and a query that began
+// late had waited less than half its limit (not "busy").
 func TestDuckProcWaitedForWhich(t *testing.T) {
 	heavy := "SELECT sum(a.range * b.range) FROM range(1000000) a, range(1000000) b"
-	lim := Limits{RowLimit: 10, ByteBudget: 1 << 20, Timeout: 1500 * time.Millisecond}
+	lim := Limits{RowLimit: 10, ByteBudget: 1 << 20, Timeout: 3 * time.Second}
+	const hold = 2 * time.Second // from the query's wait on: more than half its limit
+	warm := Limits{RowLimit: 10, ByteBudget: 1 << 20, Timeout: time.Minute}
+	// giveBack releases n slots of s held by the test, hold after a query is
+	// seen waiting for one.
+	giveBack := func(s *fairSlots, n int) {
+		go func() {
+			deadline := time.Now().Add(time.Minute)
+			for {
+				if _, waiting := s.taken(); waiting > 0 || time.Now().After(deadline) {
+					break
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+			time.Sleep(hold)
+			for range n {
+				s.release()
+			}
+		}()
+	}
 
 	g := NewProcessLimit(1)
 	p := openProc(t, nil, DuckConfig{Processes: g})
+	// A query process started before the wait, as below.
+	if _, err := p.Query(context.Background(), "SELECT 1", nil, warm); err != nil {
+		t.Fatal(err)
+	}
 	g.slots.acquire(context.Background(), "", nil) // another model's query holds the server's one process
-	go func() { time.Sleep(1000 * time.Millisecond); g.slots.release() }()
+	giveBack(g.slots, 1)
 	_, err := p.Query(context.Background(), heavy, nil, lim)
 	var te *TimeoutError
 	if !errors.As(err, &te) || !te.Busy() || !te.Server || !strings.Contains(err.Error(), "waiting for a query process: the only one the server runs at a time, over all its models, was running another query") {
@@ -429,19 +462,14 @@ func TestDuckProcWaitedForWhich(t *testing.T) {
 
 	q := openProc(t, nil, DuckConfig{Processes: NewProcessLimit(16)})
 	// A query process started before the wait: on a loaded machine, starting
-	// one in the half second left after it failed the query for that instead.
-	if _, err := q.Query(context.Background(), "SELECT 1", nil, lim); err != nil {
+	// one in the time left after it failed the query for that instead.
+	if _, err := q.Query(context.Background(), "SELECT 1", nil, warm); err != nil {
 		t.Fatal(err)
 	}
 	for range duckMaxConns {
 		q.slots.acquire(context.Background(), "", nil)
 	}
-	go func() {
-		time.Sleep(1000 * time.Millisecond)
-		for range duckMaxConns {
-			q.slots.release()
-		}
-	}()
+	giveBack(q.slots, duckMaxConns)
 	_, err = q.Query(context.Background(), heavy, nil, lim)
 	if !errors.As(err, &te) || !te.Busy() || te.Server || !strings.Contains(err.Error(), "waiting its turn: this model runs 8 queries at once") {
 		t.Errorf("waited for the model's processes: %v (%+v)", err, te)
