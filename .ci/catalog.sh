@@ -36,8 +36,12 @@ REVOKE EXECUTE ON FUNCTION set_config(text, text, boolean) FROM PUBLIC;
 REVOKE SELECT ON pg_stat_activity FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION pg_stat_get_activity(integer), pg_stat_get_backend_activity(integer) FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION txid_current(), pg_current_xact_id() FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION lo_from_bytea(oid, bytea), lo_create(oid), lo_creat(integer), lo_put(oid, bigint, bytea), lo_open(oid, integer), lowrite(integer, bytea), lo_truncate(integer, integer), lo_truncate64(integer, bigint), lo_unlink(oid) FROM PUBLIC;
 SQL
 export CATALOG_TEST_PG_DSN="postgres://catalog@127.0.0.1:$PGPORT/catalog?sslmode=disable"
+# A superuser of the same cluster, for the role check's tests that need one
+# (a granting role, a superuser under -pg-unlocked-role).
+export CATALOG_TEST_PG_SUPER_DSN="postgres://postgres@127.0.0.1:$PGPORT/catalog?sslmode=disable"
 
 if [ -z "${WIREMCP_NODE:-}" ] && [ -f "$ROOT/.ci/node22.sh" ]; then
 	WIREMCP_NODE="$(bash "$ROOT/.ci/node22.sh")"

@@ -53,8 +53,17 @@ type Postgres struct {
 	arrayDelims sync.Map
 	checks      map[string]QueryCheck // named query or cell → what its check found (checkQueries)
 	// role is what the model's role may still do that ad-hoc SQL must not
-	// (checkRole).
-	role roleCheck
+	// (checkRole), read when the model opened or at roleAt (PGRoleProblem
+	// reads it again when it could not be read; roleBusy while it does),
+	// under roleMu; unlocked is PGConfig.UnlockedRole.
+	roleMu   sync.Mutex
+	role     roleCheck
+	roleAt   time.Time
+	roleBusy bool
+	unlocked bool
+	// searchPath is the model's schema as SET LOCAL search_path takes it
+	// (pgSearchPath); "" for the server's default.
+	searchPath string
 }
 
 // PGConfig configures the PostgreSQL models.
@@ -173,14 +182,18 @@ func OpenPostgres(ctx context.Context, m *catalog.Model, dsn string, pc PGConfig
 	cfg.MaxConns = pgMaxConns
 	cfg.ConnConfig.RuntimeParams["application_name"] = "wiremcp-catalog-server"
 	cfg.ConnConfig.RuntimeParams["default_transaction_read_only"] = "on"
-	// The model's schema is the connections' search_path from their start (a
-	// startup parameter, read as set_config reads a value: "hr, public" is two
-	// schemas), not set by each query with set_config, which the role should
-	// not be allowed to call (pgRisks). No query can change it: SET is no
-	// query, and a change by set_config would end with the query's transaction.
-	if m.Package.Schema != "" {
-		cfg.ConnConfig.RuntimeParams["search_path"] = m.Package.Schema
+	// The model's schema is set by each query's transaction (begin: SET
+	// LOCAL, a statement, which needs no set_config, revoked from the role
+	// (pgRisks), and which a connection pooler such as pgbouncer passes on,
+	// where it refuses or drops a search_path startup parameter). A schema
+	// that is no list of names is the catalog's fault, told for every source.
+	searchPath, err := pgSearchPath(m.Package.Schema)
+	if err != nil {
+		return nil, &SourcesError{All: []error{&SQLError{Message: filepath.Base(filepath.Dir(m.File)) + "'s manifest.json: " + err.Error()}}}
 	}
+	// Messages past the per-query bound (SetMaxBodyLen) are told apart by
+	// their type (pgTap): only a row is a byte-budget truncation.
+	cfg.ConnConfig.BuildFrontend = newTappedFrontend
 	// A query's transaction is rolled back, which ends everything it did except
 	// session-level advisory locks (pg_advisory_lock): they are released before
 	// the connection goes back to the pool (pgxpool runs this off the query's
@@ -199,7 +212,7 @@ func OpenPostgres(ctx context.Context, m *catalog.Model, dsn string, pc PGConfig
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
-	p := &Postgres{pool: pool, slots: newFairSlots(pgMaxConns), closing: make(chan struct{}), env: m.Package.DSNEnv, columns: map[string][]Column{}, broken: map[string]string{}}
+	p := &Postgres{pool: pool, slots: newFairSlots(pgMaxConns), closing: make(chan struct{}), env: m.Package.DSNEnv, columns: map[string][]Column{}, broken: map[string]string{}, unlocked: pc.UnlockedRole, searchPath: searchPath}
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	// Each source is tried with the ones before it that work (a source may read an
@@ -255,7 +268,10 @@ func OpenPostgres(ctx context.Context, m *catalog.Model, dsn string, pc PGConfig
 		// each source, as one source may fail for each reason.
 		return nil, &SourcesError{All: all}
 	}
-	p.role = checkRole(cctx, pool, pgRisks, pc.UnlockedRole)
+	// The role's check has its own time limit: the sources' may be used up.
+	rctx, rcancel := context.WithTimeout(ctx, pgRoleTimeout)
+	p.role, p.roleAt = checkRole(rctx, pool, pgRisks, pc.UnlockedRole), time.Now()
+	rcancel()
 	p.checks = p.checkQueries(ctx, m, pc)
 	return p, nil
 }
@@ -319,7 +335,7 @@ func (p *Postgres) Query(ctx context.Context, sqlText string, params map[string]
 			return nil, &TimeoutError{Limit: lim.Timeout}
 		}
 		if tooLong := (*pgproto3.ExceededMaxBodyLenErr)(nil); errors.As(err, &tooLong) {
-			return nil, &RefusedError{Reason: fmt.Sprintf("PostgreSQL's answer holds a message of %d bytes, more than the server reads for a byte budget of %d bytes (%d bytes)", tooLong.ActualBodyLen, lim.ByteBudget, tooLong.MaxExpectedBodyLen), Rule: ruleSmaller, AtRun: true}
+			return nil, pgTooLong(0, tooLong, lim)
 		}
 		if ce := connError(err, p.env, lim.Timeout, false); ce != nil {
 			return nil, ce
@@ -329,7 +345,7 @@ func (p *Postgres) Query(ctx context.Context, sqlText string, params map[string]
 	return res.finish(start), nil
 }
 
-func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]any, lim Limits) (*Result, error) {
+func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]any, lim Limits) (_ *Result, qerr error) {
 	if p.closed.Load() {
 		return nil, ErrClosed
 	}
@@ -357,6 +373,15 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
 	defer conn.Release()
+	// A message past the bound that is not a row (an error message quoting
+	// a long value) is told as what it is (pgTooLong).
+	pc := conn.Conn().PgConn()
+	defer func() {
+		tooLong := (*pgproto3.ExceededMaxBodyLenErr)(nil)
+		if qerr != nil && errors.As(qerr, &tooLong) {
+			qerr = pgTooLong(tappedType(pc, tooLong.ActualBodyLen), tooLong, lim)
+		}
+	}()
 	// pgx would read a message of any length (up to 1 GiB) into memory: a
 	// row (one DataRow message) longer than pgMaxMessage cannot fit the byte
 	// budget, so the reading stops at its header and the connection closes.
@@ -468,17 +493,35 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		if tooLong := (*pgproto3.ExceededMaxBodyLenErr)(nil); errors.As(err, &tooLong) {
-			// A row that cannot fit: the rows before it are the answer, as
-			// for any row past the budget (pgconn closed the connection,
-			// which the pool then drops).
-			res.Truncated, res.TruncatedBy = true, "byteBudget"
-			return res, nil
+		tooLong := (*pgproto3.ExceededMaxBodyLenErr)(nil)
+		if !errors.As(err, &tooLong) {
+			return nil, p.fail(ctx, tx, err, full, bound)
 		}
-		return nil, p.fail(ctx, tx, err, full, bound)
+		if typ := tappedType(pc, tooLong.ActualBodyLen); typ != 'D' {
+			return nil, pgTooLong(typ, tooLong, lim)
+		}
+		// A row that cannot fit: the rows before it are the answer, as for
+		// any row past the budget (pgconn closed the connection, which the
+		// pool then drops). The columns' types are named all the same, on
+		// another connection (the query's turn holds one for it).
+		res.Truncated, res.TruncatedBy = true, "byteBudget"
+		tx.Rollback(context.WithoutCancel(ctx)) // before the pool has the connection
+		tx = nil
+		conn.Release()
+		if len(unnamed) > 0 {
+			if c, err := p.pool.Acquire(ctx); err == nil {
+				defer c.Release() // after the rollback below
+				if t, err := p.begin(ctx, c.Conn(), lim.Timeout); err == nil {
+					tx = t
+					defer t.Rollback(context.WithoutCancel(ctx))
+				}
+			}
+		}
 	}
 	if len(unnamed) > 0 {
-		p.nameTypes(ctx, tx, unnamed, res.Columns)
+		if tx != nil {
+			p.nameTypes(ctx, tx, unnamed, res.Columns)
+		}
 		for i, fd := range fds {
 			if slices.Contains(unnamed, fd.DataTypeOID) {
 				res.Columns[i].Type += mods[i]
@@ -494,8 +537,8 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 }
 
 // begin begins the read-only transaction a statement runs in on conn, with
-// statement_timeout set to timeout for the transaction only (the model's
-// schema is the connection's search_path); the caller rolls it back.
+// statement_timeout set to timeout and search_path to the model's schema
+// for the transaction only; the caller rolls it back.
 func (p *Postgres) begin(ctx context.Context, conn *pgx.Conn, timeout time.Duration) (pgx.Tx, error) {
 	tx, err := conn.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly})
 	if err != nil {
@@ -504,6 +547,9 @@ func (p *Postgres) begin(ctx context.Context, conn *pgx.Conn, timeout time.Durat
 	// SET LOCAL is a statement, not a call of set_config: it works for a role
 	// set_config was revoked from (pgRisks).
 	setup := fmt.Sprintf("SET LOCAL statement_timeout = %d", max(timeout.Milliseconds(), 1))
+	if p.searchPath != "" {
+		setup += "; SET LOCAL search_path TO " + p.searchPath
+	}
 	if _, err := tx.Exec(ctx, setup); err != nil {
 		tx.Rollback(context.WithoutCancel(ctx))
 		return nil, fmt.Errorf("postgres: %w", err)

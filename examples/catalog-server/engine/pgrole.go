@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -37,8 +39,20 @@ var pgRisks = []pgRisk{
 	{"TABLE", "pg_catalog.pg_stat_activity", "shows the SQL other clients are running (the server's clients all share its role)", false},
 	{"FUNCTION", "pg_catalog.pg_stat_get_activity(integer)", "the function behind pg_stat_activity: the same SQL of other clients", false},
 	{"FUNCTION", "pg_catalog.pg_stat_get_backend_activity(integer)", "the SQL a session is running: other clients' SQL", false},
-	{"FUNCTION", "pg_catalog.txid_current()", "assigns a transaction ID in the read-only transaction at each call, using up the cluster's IDs (toward wraparound vacuums)", false},
+	{"FUNCTION", "pg_catalog.txid_current()", "assigns the read-only transaction a transaction ID (once per query), using up the cluster's IDs (toward wraparound vacuums)", false},
 	{"FUNCTION", "pg_catalog.pg_current_xact_id()", "the same as txid_current", false},
+	{"FUNCTION", "pg_catalog.lo_from_bytea(oid,bytea)", "creates a large object in the read-only transaction: as much write-ahead log as a query asks (20 MB a second), and a transaction ID", false},
+	{"FUNCTION", "pg_catalog.lo_create(oid)", "creates a large object: write-ahead log and a transaction ID", false},
+	{"FUNCTION", "pg_catalog.lo_creat(integer)", "the same as lo_create", false},
+	{"FUNCTION", "pg_catalog.lo_put(oid,bigint,bytea)", "writes into a large object: as much write-ahead log as a query asks", false},
+	{"FUNCTION", "pg_catalog.lo_open(oid,integer)", "opens a large object for writing too (lowrite, lo_truncate)", false},
+	{"FUNCTION", "pg_catalog.lowrite(integer,bytea)", "writes into an open large object: write-ahead log", false},
+	{"FUNCTION", "pg_catalog.lo_truncate(integer,integer)", "changes an open large object: write-ahead log", false},
+	{"FUNCTION", "pg_catalog.lo_truncate64(integer,bigint)", "the same as lo_truncate", false},
+	{"FUNCTION", "pg_catalog.lo_unlink(oid)", "deletes a large object the role owns, in the transaction: write-ahead log and a transaction ID", false},
+	{"FUNCTION", "pg_catalog.lo_import(text)", "reads a file of the database server (only superusers may, unless granted)", false},
+	{"FUNCTION", "pg_catalog.lo_import(text,oid)", "the same as lo_import", false},
+	{"FUNCTION", "pg_catalog.lo_export(oid,text)", "writes a file on the database server (only superusers may, unless granted)", false},
 	{"EXTENSION", "dblink", "connects to a database (this one too) outside the read-only transaction, where it may write", false},
 	{"EXTENSION", "pg_stat_statements", "shows the SQL other clients ran", false},
 	{"FUNCTION", "pg_catalog.pg_sleep(double precision)", "holds one of the model's connections for the whole time limit doing nothing", true},
@@ -50,7 +64,12 @@ var pgRisks = []pgRisk{
 
 // pgRiskSQL finds which of pgRisks the connected role holds: for each, the
 // objects as PostgreSQL writes them (a FUNCTION or TABLE risk's object; an
-// EXTENSION risk's functions and views), and whether the role is a superuser.
+// EXTENSION risk's functions and views), the roles whose grant gives it to
+// the connected role (PUBLIC, the role, or a role it is a member of: what a
+// REVOKE must name), and whether the role is a superuser. It runs with
+// search_path pg_catalog, pg_temp (checkRoleStrict): a function of the same
+// name in a schema of the path (has_function_privilege(regprocedure, text),
+// an exact match where pg_catalog's takes an oid) would otherwise answer.
 const pgRiskSQL = `WITH r AS (SELECT * FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS r(kind, obj, i)),
 o AS (
 	SELECT r.i, 'FUNCTION' AS k, to_regprocedure(r.obj) AS f, NULL::regclass AS c FROM r WHERE r.kind = 'FUNCTION'
@@ -61,34 +80,90 @@ o AS (
 	FROM r JOIN pg_extension e ON r.kind = 'EXTENSION' AND e.extname = r.obj
 	JOIN pg_depend d ON d.refclassid = 'pg_extension'::regclass AND d.refobjid = e.oid AND d.deptype = 'e'
 		AND d.classid IN ('pg_proc'::regclass, 'pg_class'::regclass)
+),
+a AS (
+	SELECT o.*, CASE WHEN o.k = 'FUNCTION'
+		THEN (SELECT coalesce(p.proacl, acldefault('f', p.proowner)) FROM pg_proc p WHERE p.oid = o.f)
+		ELSE (SELECT coalesce(c.relacl, acldefault('r', c.relowner)) FROM pg_class c WHERE c.oid = o.c) END AS acl
+	FROM o WHERE CASE WHEN o.k = 'FUNCTION' THEN has_function_privilege(o.f, 'EXECUTE') ELSE has_table_privilege(o.c, 'SELECT') END
 )
-SELECT o.i, o.k, coalesce(o.f::text, o.c::text), (SELECT rolsuper FROM pg_roles WHERE rolname = current_user), quote_ident(current_user)
-FROM o WHERE CASE WHEN o.k = 'FUNCTION' THEN has_function_privilege(o.f, 'EXECUTE') ELSE has_table_privilege(o.c, 'SELECT') END
-ORDER BY o.i, 3`
+SELECT a.i, a.k, coalesce(a.f::text, a.c::text),
+	coalesce((SELECT string_agg(CASE WHEN x.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(g.rolname) END, ', ' ORDER BY x.grantee <> 0, g.rolname)
+		FROM aclexplode(a.acl) x LEFT JOIN pg_roles g ON g.oid = x.grantee
+		WHERE x.privilege_type = CASE WHEN a.k = 'FUNCTION' THEN 'EXECUTE' ELSE 'SELECT' END
+			AND (x.grantee = 0 OR pg_has_role(current_user, x.grantee, 'MEMBER'))), 'PUBLIC, ' || quote_ident(current_user)),
+	(SELECT rolsuper FROM pg_roles WHERE rolname = current_user), quote_ident(current_user)
+FROM a ORDER BY a.i, 3`
+
+// pgRoleRetry is how often, at most, ad-hoc SQL on a model whose role's
+// privileges could not be read makes the server read them again
+// (PGRoleProblem).
+const pgRoleRetry = 30 * time.Second
+
+// pgRoleTimeout bounds one reading of the role's privileges.
+const pgRoleTimeout = 10 * time.Second
 
 // PGRoleProblem says what a PostgreSQL model's role can still do that ad-hoc
 // SQL must not (pgRisks without Warn), with the statements that take it away;
 // "" when the role holds none of those privileges. The server refuses ad-hoc
-// SQL on the model while it is not "".
-func (p *Postgres) PGRoleProblem() string { return p.role.refuse }
+// SQL on the model while it is not "". When the privileges could not be
+// read, it reads them again first, at most every pgRoleRetry.
+func (p *Postgres) PGRoleProblem() string {
+	p.roleMu.Lock()
+	c, due := p.role, p.role.unread && time.Since(p.roleAt) >= pgRoleRetry && !p.roleBusy
+	if due {
+		p.roleBusy = true
+	}
+	p.roleMu.Unlock()
+	if !due {
+		return c.refuse
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), pgRoleTimeout)
+	c = checkRole(ctx, p.pool, pgRisks, p.unlocked)
+	cancel()
+	p.roleMu.Lock()
+	p.role, p.roleAt, p.roleBusy = c, time.Now(), false
+	p.roleMu.Unlock()
+	return c.refuse
+}
 
 // PGRoleWarning says which of pgRisks' Warn privileges the role still holds,
 // with the statements that take them away; "" for none. Ad-hoc SQL is served.
-func (p *Postgres) PGRoleWarning() string { return p.role.warn }
+func (p *Postgres) PGRoleWarning() string {
+	p.roleMu.Lock()
+	defer p.roleMu.Unlock()
+	return p.role.warn
+}
 
 // roleCheck is what checkRole found.
-type roleCheck struct{ refuse, warn string }
+type roleCheck struct {
+	refuse, warn string
+	super        bool // the role is a superuser
+	unread       bool // the privileges could not be read (refuse says so)
+}
 
 // checkRole reads which of risks the pool's role holds. A failure to read
 // them is a refusal: ad-hoc SQL is not served on a role the server could not
 // check. With unlocked (PGConfig.UnlockedRole) each refusal is a warning
-// instead, which says that ad-hoc SQL is served all the same.
+// instead (unlock), which says that ad-hoc SQL is served all the same.
 func checkRole(ctx context.Context, pool *pgxpool.Pool, risks []pgRisk, unlocked bool) roleCheck {
 	c := checkRoleStrict(ctx, pool, risks)
-	if unlocked && c.refuse != "" {
-		c.warn = strings.TrimPrefix(c.warn+"; ", "; ") + "ad-hoc SQL is served all the same, as the server was started with -pg-unlocked-role, though: " + c.refuse
-		c.refuse = ""
+	if unlocked {
+		c = c.unlock()
 	}
+	return c
+}
+
+// unlock is c under -pg-unlocked-role: its refusal a warning, except for a
+// superuser's (who may read and write the database server's files, and
+// write outside the read-only transaction: no revoking takes that away) and
+// for privileges that could not be read.
+func (c roleCheck) unlock() roleCheck {
+	if c.refuse == "" || c.super || c.unread {
+		return c
+	}
+	c.warn = strings.TrimPrefix(c.warn+" ", " ") + "ad-hoc SQL is served all the same, as the server was started with -pg-unlocked-role, though: " + c.refuse
+	c.refuse = ""
 	return c
 }
 
@@ -99,21 +174,35 @@ func checkRoleStrict(ctx context.Context, pool *pgxpool.Pool, risks []pgRisk) ro
 		kinds[i], objs[i] = r.Kind, r.Object
 	}
 	unread := func(err error) roleCheck {
-		return roleCheck{refuse: "the server could not read the privileges of its PostgreSQL role (" + err.Error() + "), so ad-hoc SQL is not served until the model opens again; the README's PostgreSQL section lists the privileges it checks"}
+		return roleCheck{unread: true, refuse: fmt.Sprintf("the server could not read the privileges of its PostgreSQL role (%s), so ad-hoc SQL is not served for now: the server reads them again at the next ad-hoc query, at most every %v; the README's PostgreSQL section lists the privileges it checks", err, pgRoleRetry)}
 	}
-	rows, err := pool.Query(ctx, pgRiskSQL, kinds, objs)
+	tx, err := pool.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly})
 	if err != nil {
 		return unread(err)
 	}
-	// The objects to revoke, by tier ([0]: refused, [1]: warned) and
-	// privilege ([0]: EXECUTE on functions, [1]: SELECT on views).
-	var revoke [2][2][]string
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	if _, err := tx.Exec(ctx, "SET LOCAL search_path TO pg_catalog, pg_temp"); err != nil {
+		return unread(err)
+	}
+	rows, err := tx.Query(ctx, pgRiskSQL, kinds, objs)
+	if err != nil {
+		return unread(err)
+	}
+	// The objects to revoke, by tier ([0]: refused, [1]: warned), privilege
+	// ([0]: EXECUTE on functions, [1]: SELECT on views) and the roles to
+	// revoke them from, in the order first met.
+	type key struct {
+		tier, on int
+		from     string
+	}
+	revoke := map[key][]string{}
+	var order []key
 	objs = make([]string, len(risks))
 	super, role := false, ""
 	for rows.Next() {
 		var i int
-		var kind, obj string
-		if err := rows.Scan(&i, &kind, &obj, &super, &role); err != nil {
+		var kind, obj, from string
+		if err := rows.Scan(&i, &kind, &obj, &from, &super, &role); err != nil {
 			rows.Close()
 			return unread(err)
 		}
@@ -129,15 +218,15 @@ func checkRoleStrict(ctx context.Context, pool *pgxpool.Pool, risks []pgRisk) ro
 		if kind == "TABLE" {
 			on = 1
 		}
-		revoke[tier][on] = append(revoke[tier][on], obj)
+		k := key{tier, on, from}
+		if _, ok := revoke[k]; !ok {
+			order = append(order, k)
+		}
+		revoke[k] = append(revoke[k], obj)
 	}
 	var revokes [2][]string
-	for tier, r := range revoke {
-		for on, objs := range r {
-			if len(objs) > 0 {
-				revokes[tier] = append(revokes[tier], "REVOKE "+[]string{"EXECUTE ON FUNCTION ", "SELECT ON "}[on]+strings.Join(objs, ", ")+" FROM PUBLIC, "+role+";")
-			}
-		}
+	for _, k := range order {
+		revokes[k.tier] = append(revokes[k.tier], "REVOKE "+[]string{"EXECUTE ON FUNCTION ", "SELECT ON "}[k.on]+strings.Join(revoke[k], ", ")+" FROM "+k.from+";")
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
@@ -158,9 +247,9 @@ func checkRoleStrict(ctx context.Context, pool *pgxpool.Pool, risks []pgRisk) ro
 			held[0] = append(held[0], what+": "+r.Why)
 		}
 	}
-	var c roleCheck
+	c := roleCheck{super: super}
 	if super && len(held[0])+len(held[1]) > 0 {
-		c.refuse = fmt.Sprintf("the PostgreSQL role %s is a superuser, which holds every privilege (it may read the server's files, and write outside the read-only transaction), so ad-hoc SQL is not served: connect as a role of its own that is not a superuser, and revoke from it what the README's PostgreSQL section lists", role)
+		c.refuse = fmt.Sprintf("the PostgreSQL role %s is a superuser, which holds every privilege (it may read the server's files, and write outside the read-only transaction), so ad-hoc SQL is not served: connect as a role of its own that is not a superuser, and revoke from it what the README's PostgreSQL section lists (-pg-unlocked-role does not serve a superuser)", role)
 		return c
 	}
 	const as = "as a superuser, in the model's database, run: "
