@@ -6,7 +6,7 @@ import (
 )
 
 // decimalCommaWant is the refusal of an INTERVAL written with a decimal comma.
-const decimalCommaWant = `a decimal point is written "." ("1.5 hours", not "1,5 hours"); call again with an INTERVAL`
+const decimalCommaWant = `a comma between digits is neither a decimal point nor a thousands separator here: write "1.5 hours" for one and a half, "10000 seconds" for ten thousand; call again with an INTERVAL`
 
 // TestIntervalDecimalCommaDuckDB: an INTERVAL with a decimal comma, which
 // DuckDB does not read, is refused as the caller's, saying so. (Before: "the
@@ -23,6 +23,8 @@ func TestIntervalDecimalCommaDuckDB(t *testing.T) {
 	for _, tc := range []struct{ path, params, want string }{
 		{"iv", `{"v":"2147483648,5 hours"}`, `parameter "v" must be an INTERVAL, and "2147483648,5 hours" is not an interval DuckDB reads: ` + decimalCommaWant},
 		{"iv", `{"v":"1,5 hours"}`, `and "1,5 hours" is not an interval DuckDB reads`},
+		// A thousands separator: told the same, not led to "10.000 seconds".
+		{"iv", `{"v":"10,000 seconds"}`, `and "10,000 seconds" is not an interval DuckDB reads`},
 		{"ivl", `{"v":["1 day","1,5 hours"]}`, `and "1,5 hours" is not an interval DuckDB reads`},
 	} {
 		_, te := runNamed(t, svc, "p/k/m/"+tc.path, tc.params)
@@ -49,6 +51,7 @@ func TestIntervalDecimalCommaPostgres(t *testing.T) {
 		{"iv", `{"v":"2147483647,5 days"}`, `and "2147483647,5 days" is refused: PostgreSQL would read its comma`},
 		{"iv", `{"v":"1,5"}`, `and "1,5" is refused: PostgreSQL would read its comma`},
 		{"iv", `{"v":"1,5 hours"}`, `and "1,5 hours" is refused: PostgreSQL would read its comma`},
+		{"iv", `{"v":"10,000 seconds"}`, `and "10,000 seconds" is refused: PostgreSQL would read its comma`},
 		{"ivl", `{"v":["1 day","2147483648,5 hours"]}`, `parameter "v[1]" must be an INTERVAL, and "2147483648,5 hours" is refused`},
 	} {
 		_, te := runNamed(t, svc, "p/pg/m/"+tc.path, tc.params)

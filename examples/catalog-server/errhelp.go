@@ -909,54 +909,137 @@ func (e *sourceFileError) hint() string {
 }
 
 var (
-	duckCSVFile    = regexp.MustCompile(`(?m)^\s*file = (.+?)\s*$`)
-	duckQuotedFile = regexp.MustCompile(`"([^"\n]+)"|'([^'\n]+)'`)
+	// duckScanError is the first line of an error DuckDB meets while it scans
+	// a file, naming the file (its group 1 or 2): a CSV scan names it on a
+	// later line (duckCSVFile). Anchored after DuckDB's "… Error: " so that a
+	// message quoting such text (a value that failed to convert) does not match.
+	duckScanError = regexp.MustCompile(`^[A-Z][A-Za-z ]* Error: (?:` +
+		// JSON (read_json, read_ndjson)
+		`Malformed JSON in file "([^"\n]+)"|JSON transform error in file "([^"\n]+)"|JSON auto-detection error in file "([^"\n]+)"|` +
+		`"maximum_object_size" of \d+ bytes exceeded while reading file "([^"\n]+)"|` +
+		`(?:Missing closing brace|Empty array with trailing data).* in file "([^"\n]+)"|Expected top-level JSON array.* in file "([^"\n]+)"|` +
+		// Parquet (read_parquet)
+		`Failed to read Parquet file ["']([^"'\n]+)["']|Failed to read file "([^"\n]+)":|File '([^'\n]+)' too small to be a Parquet file|` +
+		`(?:Parquet )?[Ff]ile '([^'\n]+)': metadata is corrupt|Footer length error in file '([^'\n]+)'|No magic bytes found at end of file '([^'\n]+)'|` +
+		`Invalid footer length provided for file '([^'\n]+)'|Invalid string encoding found in Parquet file "([^"\n]+)"|Malformed Parquet schema in file "([^"\n]+)"` +
+		`)`)
+	duckCSVError = regexp.MustCompile(`^[A-Z][A-Za-z ]* Error: CSV Error on Line`)
+	duckCSVFile  = regexp.MustCompile(`(?m)^  file = (.+?)\s*$`)
+	// callerError is a call of DuckDB's error(): the message is the caller's.
+	callerError = regexp.MustCompile(`(?i)\berror"?\s*\(`)
+	// quotedText is a string literal of the caller's SQL or of its parameter
+	// values (as JSON).
+	quotedText = regexp.MustCompile(`'((?:[^'\n]|'')+)'|"((?:[^"\\\n]|\\.)+)"`)
 )
 
 // sourceFileFault returns, for DuckDB's error se (its message with the package
 // folder left out, packageRelative) met while a query on m scanned a file
-// that a source of m reads, the error that blames the catalog: a CSV error
-// ("CSV Error on Line …", file = data/x.csv), or a conversion, input or I/O
-// error naming such a file (Malformed JSON in file "data/x.json", a Parquet
-// file too small). Not when the caller's SQL or parameter values (given, as
-// JSON) name the file — then the caller chose to read it — nor for errors of
-// the parser, the binder or the catalog, which are about SQL; nil otherwise.
+// that a source of m reads, the error that blames the catalog. Only DuckDB's
+// errors of a scan, naming the file as DuckDB names it there: a CSV error
+// ("Conversion Error: CSV Error on Line …", then "  file = data/x.csv"),
+// Malformed JSON in file "data/x.json" and the other JSON scan errors, a
+// Parquet file DuckDB cannot read (Footer length error in file '…', No magic
+// bytes …, Failed to read file "…": …). Not an error at a place in the
+// caller's SQL (a position: the caller's cast or call did it), not one from a
+// call of error() in the caller's SQL (its text is the caller's), and not when
+// the caller's SQL or parameter values (given, as JSON) name the file or a
+// pattern that reads it — then the caller chose to read it. nil otherwise.
 func sourceFileFault(se *engine.SQLError, m *catalog.Model, callerText, given string) error {
-	if se.Engine != "duckdb" || m == nil || m.Package == nil {
+	if se.Engine != "duckdb" || m == nil || m.Package == nil || se.Position > 0 {
+		return nil
+	}
+	if callerError.MatchString(callerText) {
 		return nil
 	}
 	first, _, _ := strings.Cut(se.Message, "\n")
-	for _, kind := range []string{"Parser Error", "Binder Error", "Catalog Error"} {
-		if strings.Contains(first, kind) {
-			return nil
-		}
-	}
-	var cands []string
-	if strings.Contains(first, "CSV Error") {
+	file := ""
+	if duckCSVError.MatchString(first) {
 		if mt := duckCSVFile.FindStringSubmatch(se.Message); mt != nil {
-			cands = append(cands, mt[1])
+			file = mt[1]
 		}
-	}
-	for _, mt := range duckQuotedFile.FindAllStringSubmatch(first, 8) {
-		cands = append(cands, mt[1]+mt[2])
-	}
-	for _, c := range cands {
-		if c == "" || filepath.IsAbs(c) || strings.Contains(c, "://") {
-			continue
-		}
-		rel := strings.TrimPrefix(path.Clean(filepath.ToSlash(c)), "./")
-		if base := path.Base(rel); strings.Contains(callerText, base) || strings.Contains(given, base) {
-			return nil
-		}
-		var srcs []string
-		for _, r := range readers(m.Package, m, rel) {
-			if !strings.Contains(r, "/") {
-				srcs = append(srcs, r)
+	} else if mt := duckScanError.FindStringSubmatch(first); mt != nil {
+		for _, g := range mt[1:] {
+			if g != "" {
+				file = g
+				break
 			}
 		}
-		if len(srcs) > 0 {
-			return &sourceFileError{sources: srcs, file: rel, model: modelPath(m), msg: strings.TrimPrefix(se.Error(), "duckdb error: ")}
+	}
+	if file == "" || filepath.IsAbs(file) || strings.Contains(file, "://") {
+		return nil
+	}
+	rel := strings.TrimPrefix(path.Clean(filepath.ToSlash(file)), "./")
+	if callerNamesFile(callerText, rel) || callerNamesFile(given, rel) {
+		return nil
+	}
+	var srcs []string
+	for _, r := range readers(m.Package, m, rel) {
+		if !strings.Contains(r, "/") {
+			srcs = append(srcs, r)
 		}
 	}
-	return nil
+	if len(srcs) == 0 {
+		return nil
+	}
+	return &sourceFileError{sources: srcs, file: rel, model: modelPath(m), msg: strings.TrimPrefix(se.Error(), "duckdb error: ")}
+}
+
+// callerNamesFile reports whether text (the caller's SQL, or its parameter
+// values as JSON) names the package file rel: its name, or a quoted pattern
+// (data/*.csv, data/**/*.csv) that matches it.
+func callerNamesFile(text, rel string) bool {
+	if text == "" {
+		return false
+	}
+	if strings.Contains(text, path.Base(rel)) {
+		return true
+	}
+	for _, mt := range quotedText.FindAllStringSubmatch(text, 256) {
+		q := mt[1] + mt[2]
+		if !strings.ContainsAny(q, "*?[") {
+			continue
+		}
+		pat := strings.TrimPrefix(path.Clean(filepath.ToSlash(q)), "./")
+		if globMatch(pat, rel) {
+			return true
+		}
+	}
+	return false
+}
+
+// globMatch is DuckDB's file pattern pat matching the relative path rel:
+// * and ? within a folder's name, ** across none or more folders, [...] a
+// class.
+func globMatch(pat, rel string) bool {
+	var re strings.Builder
+	re.WriteString("^")
+	for i := 0; i < len(pat); i++ {
+		switch c := pat[i]; c {
+		case '*':
+			switch {
+			case strings.HasPrefix(pat[i:], "**/"):
+				re.WriteString("(?:.*/)?") // none or more folders
+				i += 2
+			case strings.HasPrefix(pat[i:], "**"):
+				re.WriteString(".*")
+				i++
+			default:
+				re.WriteString("[^/]*")
+			}
+		case '?':
+			re.WriteString("[^/]")
+		case '[':
+			if j := strings.IndexByte(pat[i:], ']'); j > 0 {
+				re.WriteString(strings.Replace(pat[i:i+j+1], "[!", "[^", 1))
+				i += j
+			} else {
+				re.WriteString(regexp.QuoteMeta("["))
+			}
+		default:
+			re.WriteString(regexp.QuoteMeta(string(c)))
+		}
+	}
+	re.WriteString("$")
+	r, err := regexp.Compile(re.String())
+	return err == nil && r.MatchString(rel)
 }

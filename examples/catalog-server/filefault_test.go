@@ -100,3 +100,112 @@ func TestSourceFileFault(t *testing.T) {
 		})
 	}
 }
+
+// TestSourceFileFaultCallers: an error the caller's SQL caused stays the
+// caller's sql_error even when its text names a file a source reads — the
+// caller's error() call, the caller's cast of a string that happens to be such
+// a file's name (or of a column whose values are the package's file names),
+// the caller's own read_csv of a pattern that takes in the file. Before, any
+// quoted file name on the error's first line blamed the catalog ("the fault is
+// the catalog's file"). A true fault of the same model stays the catalog's.
+func TestSourceFileFaultCallers(t *testing.T) {
+	dir := t.TempDir()
+	var csv strings.Builder
+	csv.WriteString("a,b\n")
+	for i := range 60000 {
+		fmt.Fprintf(&csv, "%d,x\n", i)
+	}
+	csv.WriteString("abc,y\n")
+	writeFiles(t, dir, map[string]string{
+		"p/k/manifest.json":  `{}`,
+		"p/k/data/x.csv":     "a,b\n1,2\n3,4\n",
+		"p/k/data/y.csv":     "a,b\n1,zz\n",
+		"p/k/data/paths.csv": "p\ndata/x.csv\n",
+		"p/k/late/big.csv":   csv.String(),
+		"p/k/m.sql": "-- @source big\nSELECT * FROM read_csv('data/x.csv');\n\n" +
+			"-- @source g\nSELECT * FROM read_csv('data/*.csv', union_by_name=true);\n\n" +
+			"-- @source paths\nSELECT * FROM read_csv('data/paths.csv');\n\n" +
+			"-- @source late\nSELECT * FROM read_csv('late/*.csv');\n",
+	})
+	svc := newTestService(t, dir, Config{})
+	cs := connectHTTP(t, startHTTP(t, svc).URL+"/mcp", "")
+	for _, tc := range []struct{ sql, kind string }{
+		{`SELECT error('"data/x.' || 'csv"')`, "sql_error"},
+		{`SELECT error('CSV Error on Line: 2' || chr(10) || '  file = data/x.csv')`, "sql_error"},
+		{`SELECT "error"('Malformed JSON in file "data/x.' || 'csv"')`, "sql_error"},
+		{`SELECT CAST('data/x.' || 'csv' AS INTEGER)`, "sql_error"},
+		{`SELECT a FROM big WHERE a = CAST('data/x.'||'csv' AS INT)`, "sql_error"},
+		{`SELECT CAST('Malformed JSON in file "data/x.' || 'csv"' AS INTEGER)`, "sql_error"},
+		{`SELECT CAST(p AS INTEGER) FROM paths`, "sql_error"},
+		// The caller's own reading of the package's files is refused (a
+		// relative path), whatever the pattern.
+		{`SELECT * FROM read_csv('data/*.csv', types={'b':'INTEGER'})`, "refused"},
+		{`SELECT sum(a) FROM read_csv('late/**/*.csv')`, "refused"},
+	} {
+		var te toolError
+		res := call(t, cs, "execute_query", map[string]any{"path": "p/k/m", "sql": tc.sql}, &te)
+		if !res.IsError || te.Kind != tc.kind || strings.Contains(te.Error, "fault is the catalog") {
+			t.Errorf("%s: kind %q, error %q; want the caller's %s", tc.sql, te.Kind, te.Error, tc.kind)
+		}
+	}
+	// The same model's true fault: a value past the sampled rows of the
+	// source's own file.
+	var te toolError
+	call(t, cs, "execute_query", map[string]any{"path": "p/k/m", "sql": "SELECT sum(a) FROM late"}, &te)
+	if te.Kind != "unavailable" || !strings.Contains(te.Error, "the file late/big.csv of the source late (model p/k/m)") {
+		t.Errorf("the source's own file: kind %q, error %q; want unavailable naming late/big.csv", te.Kind, te.Error)
+	}
+}
+
+// TestSourceFileFaultLinkedRoot: a catalog folder reached through a symbolic
+// link: the source's file fault names the file in the package, not the
+// server's folder (either the link or where it points).
+func TestSourceFileFaultLinkedRoot(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "real")
+	var csv strings.Builder
+	csv.WriteString("a,b\n")
+	for i := range 60000 {
+		fmt.Fprintf(&csv, "%d,x\n", i)
+	}
+	csv.WriteString("abc,y\n")
+	writeFiles(t, dir, map[string]string{
+		"p/k/manifest.json": `{}`,
+		"p/k/data/big.csv":  csv.String(),
+		"p/k/m.sql":         "-- @source big\nSELECT * FROM read_csv('data/big.csv');\n",
+	})
+	link := filepath.Join(root, "link")
+	if err := os.Symlink(dir, link); err != nil {
+		t.Fatal(err)
+	}
+	svc := newTestService(t, link, Config{})
+	cs := connectHTTP(t, startHTTP(t, svc).URL+"/mcp", "")
+	var te toolError
+	call(t, cs, "execute_query", map[string]any{"path": "p/k/m", "sql": "SELECT sum(a) FROM big"}, &te)
+	if te.Kind != "unavailable" || !strings.Contains(te.Error, "the file data/big.csv of the source big") || strings.Contains(te.Error, root) {
+		t.Errorf("kind %q, error %q; want unavailable naming data/big.csv, not the folder %s", te.Kind, te.Error, root)
+	}
+}
+
+func TestGlobMatch(t *testing.T) {
+	for _, tc := range []struct {
+		pat, rel string
+		want     bool
+	}{
+		{"data/*.csv", "data/x.csv", true},
+		{"data/*.csv", "data/sub/x.csv", false},
+		{"data/**/*.csv", "data/x.csv", true},
+		{"data/**/*.csv", "data/a/b/x.csv", true},
+		{"data/**", "data/a/x.csv", true},
+		{"data/?.csv", "data/x.csv", true},
+		{"data/[xy].csv", "data/y.csv", true},
+		{"data/[!xy].csv", "data/y.csv", false},
+		{"data/x.csv", "data/x.csv", true},
+		{"data/*.json", "data/x.csv", false},
+		{"d+ta/*.csv", "dddta/x.csv", false},
+	} {
+		if got := globMatch(tc.pat, tc.rel); got != tc.want {
+			t.Errorf("globMatch(%q, %q) = %v, want %v", tc.pat, tc.rel, got, tc.want)
+		}
+	}
+}

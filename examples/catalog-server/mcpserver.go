@@ -1370,14 +1370,16 @@ func paramValueError(q *catalog.Query, given map[string]any, castOf string, err 
 var decimalComma = regexp.MustCompile(`[0-9],[0-9]`)
 
 // decimalCommaError refuses the value s of the INTERVAL parameter p (or an
-// element of it), which has a decimal comma: the caller's, written with "."
-// for a decimal point.
+// element of it), which has a comma between digits: the caller's. Said for
+// both readings of the comma — a decimal comma ("1,5 hours") and a thousands
+// separator ("10,000 seconds") — since "a decimal point is written '.'" led a
+// caller to write "10.000 seconds" (10 s) for ten thousand.
 func decimalCommaError(p catalog.Param, eng, s string) error {
 	reads := "is not an interval DuckDB reads"
 	if eng == catalog.EnginePostgres {
 		reads = `is refused: PostgreSQL would read its comma as a space between fields ("1,5 hours" as 1 day 5 hours)`
 	}
-	return fmt.Errorf("parameter %q must be %s %s, and %s %s: a decimal point is written \".\" (\"1.5 hours\", not \"1,5 hours\"); call again with %s %s written as %s", p.Name, typeArticle(p.Type), p.Type, jsonText(s), reads, typeArticle(p.Type), p.Type, intervalForms(eng))
+	return fmt.Errorf("parameter %q must be %s %s, and %s %s: a comma between digits is neither a decimal point nor a thousands separator here: write \"1.5 hours\" for one and a half, \"10000 seconds\" for ten thousand; call again with %s %s written as %s", p.Name, typeArticle(p.Type), p.Type, jsonText(s), reads, typeArticle(p.Type), p.Type, intervalForms(eng))
 }
 
 // textTypes are the types, as castType writes them, that the engines read any

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -109,5 +110,25 @@ func TestDuckExtensionsRefused(t *testing.T) {
 				t.Errorf("%s: %s: %v", e.name, text, err)
 			}
 		}
+	}
+}
+
+// TestStateMacrosLive: the macros are listed from DuckDB, in the server's
+// process and in a query process — not knownStateMacros after a failed
+// listing, which TestDuckStateMacrosRefused alone would not notice — and the
+// listing on this DuckDB is knownStateMacros: a DuckDB that adds, drops or
+// changes one fails here, so that knownStateMacros is brought up to date.
+func TestStateMacrosLive(t *testing.T) {
+	ms := stateMacros()
+	if !ms.live {
+		t.Errorf("stateMacros not listed from DuckDB in the server's process (knownStateMacros used)")
+	}
+	if !maps.Equal(ms.scalar, knownStateMacros.scalar) || !maps.Equal(ms.table, knownStateMacros.table) {
+		t.Errorf("DuckDB lists %v, knownStateMacros are %v: update knownStateMacros", ms, knownStateMacros)
+	}
+	p := openProc(t, nil, DuckConfig{Worker: workerAs("-macros")})
+	_, err := p.Query(context.Background(), macrosProbe, nil, testLimits)
+	if err == nil || !strings.Contains(err.Error(), "state macros live: true") {
+		t.Errorf("query process: %v, want state macros live: true", err)
 	}
 }
