@@ -898,6 +898,8 @@ func (e *sourceFileError) Error() string {
 func (e *sourceFileError) hint() string {
 	fix := "fix or replace the file"
 	switch {
+	case strings.Contains(e.msg, "No files found") || strings.Contains(e.msg, "Cannot open file"):
+		fix = "put the file back, or change the path in the source's SQL"
 	case strings.Contains(e.msg, "CSV Error"):
 		fix = "give the column's type in the source's read_csv (types={'col': 'VARCHAR'}), detect types from the whole file (sample_size=-1), skip the bad lines (ignore_errors=true), or fix the file"
 	case strings.Contains(strings.ToLower(e.msg), "json"):
@@ -921,7 +923,9 @@ var (
 		// Parquet (read_parquet)
 		`Failed to read Parquet file ["']([^"'\n]+)["']|Failed to read file "([^"\n]+)":|File '([^'\n]+)' too small to be a Parquet file|` +
 		`(?:Parquet )?[Ff]ile '([^'\n]+)': metadata is corrupt|Footer length error in file '([^'\n]+)'|No magic bytes found at end of file '([^'\n]+)'|` +
-		`Invalid footer length provided for file '([^'\n]+)'|Invalid string encoding found in Parquet file "([^"\n]+)"|Malformed Parquet schema in file "([^"\n]+)"` +
+		`Invalid footer length provided for file '([^'\n]+)'|Invalid string encoding found in Parquet file "([^"\n]+)"|Malformed Parquet schema in file "([^"\n]+)"|` +
+		// Any reader: the file gone, or not a file it can open
+		`No files found that match the pattern "([^"\n]+)"|Cannot open file "([^"\n]+)"|Error when sniffing file "([^"\n]+)"` +
 		`)`)
 	duckCSVError = regexp.MustCompile(`^[A-Z][A-Za-z ]* Error: CSV Error on Line`)
 	duckCSVFile  = regexp.MustCompile(`(?m)^  file = (.+?)\s*$`)
@@ -948,7 +952,7 @@ func sourceFileFault(se *engine.SQLError, m *catalog.Model, callerText, given st
 	if se.Engine != "duckdb" || m == nil || m.Package == nil || se.Position > 0 {
 		return nil
 	}
-	if callerError.MatchString(callerText) {
+	if callerError.MatchString(withoutLiterals(callerText)) {
 		return nil
 	}
 	first, _, _ := strings.Cut(se.Message, "\n")
@@ -982,6 +986,50 @@ func sourceFileFault(se *engine.SQLError, m *catalog.Model, callerText, given st
 		return nil
 	}
 	return &sourceFileError{sources: srcs, file: rel, model: modelPath(m), msg: strings.TrimPrefix(se.Error(), "duckdb error: ")}
+}
+
+// withoutLiterals is the SQL text s with its string literals ('…', a quote
+// doubled inside) and comments (-- to the line's end, /* … */) blanked out:
+// what it calls, not what it quotes. An unclosed one runs to the end.
+func withoutLiterals(s string) string {
+	b := []byte(s)
+	blank := func(from, to int) {
+		for k := from; k < to && k < len(b); k++ {
+			if b[k] != '\n' {
+				b[k] = ' '
+			}
+		}
+	}
+	for i := 0; i < len(b); i++ {
+		switch {
+		case b[i] == '\'':
+			j := i + 1
+			for j < len(b) && (b[j] != '\'' || j+1 < len(b) && b[j+1] == '\'') {
+				if b[j] == '\'' {
+					j++ // '' inside
+				}
+				j++
+			}
+			blank(i, j+1)
+			i = j
+		case b[i] == '-' && i+1 < len(b) && b[i+1] == '-':
+			j := i
+			for j < len(b) && b[j] != '\n' {
+				j++
+			}
+			blank(i, j)
+			i = j
+		case b[i] == '/' && i+1 < len(b) && b[i+1] == '*':
+			j := strings.Index(string(b[i+2:]), "*/")
+			end := len(b)
+			if j >= 0 {
+				end = i + 2 + j + 2
+			}
+			blank(i, end)
+			i = end - 1
+		}
+	}
+	return string(b)
 }
 
 // callerNamesFile reports whether text (the caller's SQL, or its parameter

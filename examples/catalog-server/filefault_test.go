@@ -150,10 +150,62 @@ func TestSourceFileFaultCallers(t *testing.T) {
 	}
 	// The same model's true fault: a value past the sampled rows of the
 	// source's own file.
-	var te toolError
-	call(t, cs, "execute_query", map[string]any{"path": "p/k/m", "sql": "SELECT sum(a) FROM late"}, &te)
-	if te.Kind != "unavailable" || !strings.Contains(te.Error, "the file late/big.csv of the source late (model p/k/m)") {
-		t.Errorf("the source's own file: kind %q, error %q; want unavailable naming late/big.csv", te.Kind, te.Error)
+	// The word error( in a literal or a comment is no call of error().
+	for _, sql := range []string{
+		"SELECT sum(a) FROM late",
+		"SELECT sum(a) FROM late WHERE 'error (' IS NOT NULL",
+		"SELECT sum(a) FROM late -- error(\n",
+		"SELECT /* error( */ sum(a) FROM late",
+	} {
+		var te toolError
+		call(t, cs, "execute_query", map[string]any{"path": "p/k/m", "sql": sql}, &te)
+		if te.Kind != "unavailable" || !strings.Contains(te.Error, "the file late/big.csv of the source late (model p/k/m)") {
+			t.Errorf("%s: kind %q, error %q; want unavailable naming late/big.csv", sql, te.Kind, te.Error)
+		}
+	}
+}
+
+// TestSourceFileGone: a source's file removed is the catalog's fault, told
+// as such (before: the caller's sql_error, "fix the SQL"), whether DuckDB
+// finds no file or cannot open what is there.
+func TestSourceFileGone(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"p/k/manifest.json": `{}`, "p/k/data/gone.csv": "a,b\n1,2\n", "p/k/data/dir.csv": "a,b\n1,2\n",
+		"p/k/m.sql": "-- @source gone\nSELECT * FROM read_csv('data/gone.csv');\n\n-- @source dir\nSELECT * FROM read_csv('data/dir.csv');\n",
+	})
+	svc := newTestService(t, dir, Config{})
+	cs := connectHTTP(t, startHTTP(t, svc).URL+"/mcp", "")
+	if err := os.Remove(filepath.Join(dir, "p/k/data/gone.csv")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, "p/k/data/dir.csv")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "p/k/data/dir.csv"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, src := range []string{"gone", "dir"} {
+		var te toolError
+		call(t, cs, "execute_query", map[string]any{"path": "p/k/m", "sql": "SELECT * FROM " + src}, &te)
+		if te.Kind != "unavailable" || !strings.Contains(te.Error, "the file data/"+src+".csv of the source "+src) {
+			t.Errorf("%s: kind %q, error %q; want unavailable naming data/%s.csv", src, te.Kind, te.Error, src)
+		}
+	}
+}
+
+func TestWithoutLiterals(t *testing.T) {
+	for in, want := range map[string]string{
+		"SELECT error('x')":            "SELECT error(   )",
+		"SELECT 'it''s' || error('y')": "SELECT" + strings.Repeat(" ", 9) + "|| error(   )",
+		"SELECT 1 -- error(\nFROM t":   "SELECT 1" + strings.Repeat(" ", 10) + "\nFROM t",
+		"SELECT /* 'a */ error(b)":     "SELECT          error(b)",
+		"SELECT 'open":                 "SELECT      ",
+		"SELECT 1 /* open":             "SELECT 1        ",
+	} {
+		if got := withoutLiterals(in); got != want {
+			t.Errorf("withoutLiterals(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
 

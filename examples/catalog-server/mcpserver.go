@@ -856,8 +856,10 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 	if in.SQL != "" && len(m.Package.OutsideLinks) > 0 {
 		return nil, &outsideLinkError{fmt.Errorf("ad-hoc SQL on %s is refused: the folder of package %s/%s holds symbolic links out of it (%s): a glob pattern through a link to a folder lists the names of files outside the package, and what a link leads to (a file's link too) can change outside the catalog without the server seeing it. Its named queries and sources still run; the catalog's author can remove the links or copy the data into the package", mpath, m.Package.Project.Name, m.Package.Name, strings.Join(m.Package.OutsideLinks, ", "))}
 	}
-	if why := roleProblem(eng); in.SQL != "" && why != "" {
-		return nil, &roleUnlockedError{fmt.Errorf("ad-hoc SQL on %s is refused: %s", mpath, why)}
+	if in.SQL != "" {
+		if why := roleProblem(eng); why != "" {
+			return nil, &roleUnlockedError{fmt.Errorf("ad-hoc SQL on %s is refused: %s", mpath, why)}
+		}
 	}
 	if in.SQL != "" && m.Package.Engine == catalog.EngineDuckDB {
 		if err := specialFileRead(sqlText, m.Package.Dir); err != nil {

@@ -18,6 +18,7 @@ type unlockedRole struct {
 }
 
 func (u unlockedRole) PGRoleProblem() string { return u.refuse }
+func (u unlockedRole) PGRoleRecheck() string { return u.refuse }
 func (u unlockedRole) PGRoleWarning() string { return u.warn }
 
 // TestRoleNotLockedDown: a model whose PostgreSQL role may still call

@@ -1505,6 +1505,7 @@ func (pc *pkgChecks) addParamChecks(m *catalog.Model) []string {
 // when it opens (engine.Postgres.PGRoleProblem).
 type roleChecker interface {
 	PGRoleProblem() string
+	PGRoleRecheck() string
 	PGRoleWarning() string
 }
 
@@ -1513,7 +1514,7 @@ type roleChecker interface {
 // role locked down. Ad-hoc SQL on such a model is refused (roleUnlockedError).
 func roleProblem(e modelEngine) string {
 	if rc, ok := e.(roleChecker); ok {
-		return rc.PGRoleProblem()
+		return rc.PGRoleRecheck()
 	}
 	return ""
 }

@@ -106,9 +106,19 @@ const pgRoleTimeout = 10 * time.Second
 // PGRoleProblem says what a PostgreSQL model's role can still do that ad-hoc
 // SQL must not (pgRisks without Warn), with the statements that take it away;
 // "" when the role holds none of those privileges. The server refuses ad-hoc
-// SQL on the model while it is not "". When the privileges could not be
-// read, it reads them again first, at most every pgRoleRetry.
+// SQL on the model while it is not "". It is what the last reading found
+// (PGRoleRecheck reads them again when that failed).
 func (p *Postgres) PGRoleProblem() string {
+	p.roleMu.Lock()
+	defer p.roleMu.Unlock()
+	return p.role.refuse
+}
+
+// PGRoleRecheck is PGRoleProblem for ad-hoc SQL about to run: when the
+// privileges could not be read, it reads them again first, at most every
+// pgRoleRetry (up to pgRoleTimeout). describe and the log take
+// PGRoleProblem, and never wait for it.
+func (p *Postgres) PGRoleRecheck() string {
 	p.roleMu.Lock()
 	c, due := p.role, p.role.unread && time.Since(p.roleAt) >= pgRoleRetry && !p.roleBusy
 	if due {

@@ -235,11 +235,15 @@ func TestPostgresRoleCheckRetried(t *testing.T) {
 	p := openTestPG(t)
 	failed := roleCheck{refuse: "could not read", unread: true}
 	p.role, p.roleAt = failed, time.Now()
-	if why := p.PGRoleProblem(); why != failed.refuse {
+	if why := p.PGRoleRecheck(); why != failed.refuse {
 		t.Errorf("read again within pgRoleRetry: %q", why)
 	}
 	p.roleAt = time.Now().Add(-pgRoleRetry)
-	if why := p.PGRoleProblem(); why != "" {
+	// describe and the log never read them again (they must not wait).
+	if why := p.PGRoleProblem(); why != failed.refuse {
+		t.Errorf("PGRoleProblem read them again: %q", why)
+	}
+	if why := p.PGRoleRecheck(); why != "" {
 		t.Errorf("after pgRoleRetry: %q, want the locked-down role's \"\"", why)
 	}
 	// A failure to read is told, and retried later.

@@ -149,7 +149,7 @@ func pgSearchPath(schema string) (string, error) {
 	var names []string
 	s := schema
 	for {
-		s = strings.TrimLeft(s, " \t\n\r\f\v")
+		s = strings.TrimLeft(s, " \t\n\r\f")
 		var name string
 		if strings.HasPrefix(s, `"`) {
 			var b strings.Builder
@@ -173,11 +173,11 @@ func pgSearchPath(schema string) (string, error) {
 				return "", bad("an empty quoted name")
 			}
 		} else {
-			i := strings.IndexAny(s, ", \t\n\r\f\v\"")
+			i := strings.IndexAny(s, ", \t\n\r\f\"")
 			if i < 0 {
 				i = len(s)
 			}
-			name, s = strings.ToLower(s[:i]), s[i:]
+			name, s = asciiLower(s[:i]), s[i:]
 			if name == "" {
 				return "", bad("an empty name")
 			}
@@ -186,7 +186,7 @@ func pgSearchPath(schema string) (string, error) {
 			return "", bad("a name holds a zero byte")
 		}
 		names = append(names, quoteIdent(name))
-		s = strings.TrimLeft(s, " \t\n\r\f\v")
+		s = strings.TrimLeft(s, " \t\n\r\f")
 		if s == "" {
 			break
 		}
@@ -196,4 +196,15 @@ func pgSearchPath(schema string) (string, error) {
 		s = s[1:]
 	}
 	return strings.Join(names, ", "), nil
+}
+
+// asciiLower folds A-Z in s to a-z, as PostgreSQL folds an unquoted name in
+// a UTF-8 database: other letters ("Ärger", the Kelvin sign) stay as written.
+func asciiLower(s string) string {
+	return strings.Map(func(r rune) rune {
+		if 'A' <= r && r <= 'Z' {
+			return r + 'a' - 'A'
+		}
+		return r
+	}, s)
 }

@@ -100,6 +100,11 @@ func TestPgSearchPath(t *testing.T) {
 		`""`:               "!",
 		`shop"x"`:          "!",
 		", shop":           "!",
+		// PostgreSQL folds A-Z only (a UTF-8 database): the Kelvin sign
+		// and Ä stay.
+		"\u212Axy": "\"\u212Axy\"",
+		"ÄRGER":    `"Ärger"`,
+		"a\vb":     "\"a\vb\"",
 	} {
 		got, err := pgSearchPath(in)
 		if want == "!" {
