@@ -157,7 +157,6 @@ const reopenRetry = time.Second
 // reported by Broken and left out; the model still opens.
 func OpenDuck(ctx context.Context, m *catalog.Model, cfg DuckConfig) (*Duck, error) {
 	cfg = cfg.withDefaults()
-	go stateMacros() // listed while the model opens, not by the first query's gate
 	f, err := buildDuckFile(ctx, m, cfg)
 	if err != nil {
 		return nil, err

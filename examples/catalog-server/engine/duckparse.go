@@ -2,12 +2,9 @@ package engine
 
 import (
 	"context"
-	"database/sql"
 	"errors"
-	"regexp"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/duckdb/duckdb-go/v2/mapping"
 )
@@ -204,105 +201,24 @@ var statefulOptions = map[string]bool{"store_rejects": true, "rejects_table": tr
 // as a query calling that function is: the gate reads the caller's syntax
 // tree, where only the macro's name is. A table macro is refused as a table
 // function only (FROM histogram('t', c)), a scalar macro as a scalar call only:
-// the aggregate histogram(c) is another function of the same name. They are
-// listed once per process, from DuckDB's own duckdb_functions() on an empty
-// in-memory database (the macros are DuckDB's, the same in every database of
-// the process), in the background while a model opens (OpenDuck, a query
-// process's open): the listing takes 25–60 ms, which a process's first query
-// would otherwise wait for.
-var stateMacros = sync.OnceValue(listStateMacros)
+// the aggregate histogram(c) is another function of the same name.
+//
+// They are those of the DuckDB this program is built with (DuckDB 1.5.6),
+// written here, not listed when the program runs: listing them from
+// duckdb_functions() opens a second DuckDB database in the process, and a
+// query process that had listed them ran its queries slower for good
+// (p90-by-key's overhead 14.8–20.9 % against 7.7–10.9 % without, in one
+// interleaved run). TestStateMacrosLive lists them from DuckDB and fails when
+// they differ (an upgrade of DuckDB), so that this list is brought up to date.
+func stateMacros() macroSet { return knownStateMacros }
 
-// macroSet is stateMacros: scalar macros and table macros apart, and whether
-// they were listed from DuckDB (live) or are knownStateMacros, for the tests.
-type macroSet struct {
-	scalar, table map[string]string
-	live          bool
-}
+// macroSet is stateMacros: scalar macros and table macros apart.
+type macroSet struct{ scalar, table map[string]string }
 
-// knownStateMacros are what stateMacros holds if DuckDB cannot be asked (an
-// in-memory database that does not open): those of DuckDB 1.5.6, which
-// TestStateMacrosLive compares with DuckDB's own listing.
+// knownStateMacros are stateMacros.
 var knownStateMacros = macroSet{
 	scalar: map[string]string{"get_block_size": "pragma_database_size"},
 	table:  map[string]string{"histogram_values": "query_table", "histogram": "query_table"},
-}
-
-// macroCall finds a call in a macro's definition as duckdb_functions() writes it:
-// a name, maybe quoted and after a schema ("main".query_table), then "(".
-var macroCall = regexp.MustCompile(`"?([A-Za-z_][A-Za-z0-9_$]*)"?\s*\(`)
-
-func listStateMacros() macroSet {
-	db, err := sql.Open("duckdb", "?threads=1&enable_external_access=false&autoload_known_extensions=false&autoinstall_known_extensions=false")
-	if err != nil {
-		return knownStateMacros
-	}
-	defer db.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	rows, err := db.QueryContext(ctx, "SELECT lower(function_name), function_type = 'table_macro', macro_definition FROM duckdb_functions() WHERE function_type IN ('macro', 'table_macro') AND internal AND macro_definition IS NOT NULL")
-	if err != nil {
-		return knownStateMacros
-	}
-	defer rows.Close()
-	var defs []macroDef
-	for rows.Next() {
-		var d macroDef
-		if rows.Scan(&d.name, &d.table, &d.def) != nil {
-			return knownStateMacros
-		}
-		defs = append(defs, d)
-	}
-	if rows.Err() != nil {
-		return knownStateMacros
-	}
-	ms := stateMacrosOf(defs)
-	ms.live = true
-	return ms
-}
-
-// macroDef is one overload of a macro: its name in lower case, whether it is
-// a table macro, its definition.
-type macroDef struct {
-	name  string
-	table bool
-	def   string
-}
-
-// stateMacrosOf returns, of the macros defs, those whose definition calls one
-// of statefulFunctions or another such macro (of either kind: a definition's
-// text does not say which), with the function each comes to. A macro is listed
-// when any overload of its kind calls one; a name that only looks like a call
-// (inside a string) lists it too, which errs on the side of refusing.
-func stateMacrosOf(defs []macroDef) macroSet {
-	out := macroSet{scalar: map[string]string{}, table: map[string]string{}}
-	for changed := true; changed; {
-		changed = false
-		for _, d := range defs {
-			set := out.scalar
-			if d.table {
-				set = out.table
-			}
-			if _, done := set[d.name]; done || statefulFunctions[d.name] {
-				continue
-			}
-			for _, mt := range macroCall.FindAllStringSubmatch(d.def, -1) {
-				callee := strings.ToLower(mt[1])
-				f := out.scalar[callee]
-				if f == "" {
-					f = out.table[callee]
-				}
-				if statefulFunctions[callee] {
-					f = callee
-				}
-				if f != "" {
-					set[d.name] = f
-					changed = true
-					break
-				}
-			}
-		}
-	}
-	return out
 }
 
 // statefulTarget returns the function of statefulFunctions a call of name (as

@@ -1337,8 +1337,6 @@ func ServeDuckWorker(in io.Reader, out io.Writer) int {
 		return serveLoad(dec, reply, req.Load)
 	}
 	o := req.Open
-	// Listed while the model opens, not by the first query's gate.
-	go stateMacros()
 	d, err := openDuckFile(context.Background(), &duckFile{tmp: o.Tmp, path: o.Path, pkgDir: o.PkgDir, spill: o.Spill},
 		DuckConfig{Threads: o.Threads, MemoryLimit: o.MemoryLimit, TempLimit: o.TempLimit}.withDefaults())
 	if err != nil {

@@ -29,10 +29,6 @@ const workerArg = "-engine-test-worker"
 // with a DuckDB INTERNAL error that invalidates its database.
 const fatalTrigger = "SELECT 'invalidate'"
 
-// macrosProbe is the query a worker of the "-macros" kind answers with
-// whether its stateMacros were listed from DuckDB (TestStateMacrosLive).
-const macrosProbe = "SELECT 'state macros'"
-
 // slowStart is how long a worker started as workerArg+"-slow" takes to start:
 // long enough that a test's "answered before it started" holds on a loaded
 // machine, where answering a cancelled caller may itself take a second.
@@ -57,16 +53,6 @@ func TestMain(m *testing.M) {
 				return errors.New("checkpoint('system') did not fail")
 			}
 			return duckErr(err)
-		}
-		os.Exit(ServeDuckWorker(os.Stdin, WorkerAnswers()))
-	case workerArg + "-macros":
-		// The query macrosProbe is answered with whether the process's
-		// stateMacros were listed from DuckDB.
-		workerQueryHook = func(d *Duck, sqlText string) error {
-			if sqlText != macrosProbe {
-				return nil
-			}
-			return fmt.Errorf("state macros live: %v", stateMacros().live)
 		}
 		os.Exit(ServeDuckWorker(os.Stdin, WorkerAnswers()))
 	case workerArg + "-stuck":
