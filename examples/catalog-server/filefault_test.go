@@ -101,6 +101,18 @@ func TestSourceFileFault(t *testing.T) {
 	}
 }
 
+// lateBadCSV is a CSV file whose integer column a holds, after 60,000 rows
+// (past the rows DuckDB detects types from), one value that is not a number.
+func lateBadCSV() string {
+	var csv strings.Builder
+	csv.WriteString("a,b\n")
+	for i := range 60000 {
+		fmt.Fprintf(&csv, "%d,x\n", i)
+	}
+	csv.WriteString("abc,y\n")
+	return csv.String()
+}
+
 // TestSourceFileFaultCallers: an error the caller's SQL caused stays the
 // caller's sql_error even when its text names a file a source reads — the
 // caller's error() call, the caller's cast of a string that happens to be such
@@ -110,18 +122,13 @@ func TestSourceFileFault(t *testing.T) {
 // the catalog's file"). A true fault of the same model stays the catalog's.
 func TestSourceFileFaultCallers(t *testing.T) {
 	dir := t.TempDir()
-	var csv strings.Builder
-	csv.WriteString("a,b\n")
-	for i := range 60000 {
-		fmt.Fprintf(&csv, "%d,x\n", i)
-	}
-	csv.WriteString("abc,y\n")
+	csv := lateBadCSV()
 	writeFiles(t, dir, map[string]string{
 		"p/k/manifest.json":  `{}`,
 		"p/k/data/x.csv":     "a,b\n1,2\n3,4\n",
 		"p/k/data/y.csv":     "a,b\n1,zz\n",
 		"p/k/data/paths.csv": "p\ndata/x.csv\n",
-		"p/k/late/big.csv":   csv.String(),
+		"p/k/late/big.csv":   csv,
 		"p/k/m.sql": "-- @source big\nSELECT * FROM read_csv('data/x.csv');\n\n" +
 			"-- @source g\nSELECT * FROM read_csv('data/*.csv', union_by_name=true);\n\n" +
 			"-- @source paths\nSELECT * FROM read_csv('data/paths.csv');\n\n" +
@@ -215,15 +222,10 @@ func TestWithoutLiterals(t *testing.T) {
 func TestSourceFileFaultLinkedRoot(t *testing.T) {
 	root := t.TempDir()
 	dir := filepath.Join(root, "real")
-	var csv strings.Builder
-	csv.WriteString("a,b\n")
-	for i := range 60000 {
-		fmt.Fprintf(&csv, "%d,x\n", i)
-	}
-	csv.WriteString("abc,y\n")
+	csv := lateBadCSV()
 	writeFiles(t, dir, map[string]string{
 		"p/k/manifest.json": `{}`,
-		"p/k/data/big.csv":  csv.String(),
+		"p/k/data/big.csv":  csv,
 		"p/k/m.sql":         "-- @source big\nSELECT * FROM read_csv('data/big.csv');\n",
 	})
 	link := filepath.Join(root, "link")
