@@ -24,7 +24,7 @@ func TestDirStampsSkipHidden(t *testing.T) {
 	}
 	writeFiles(t, dir, files)
 	var ids catalog.FileIDs
-	stamps := dirStamps(dir, &ids)
+	stamps := stampsOf(dir, &ids)
 	for key, s := range stamps {
 		if strings.Contains(s, ".git") || strings.Contains(s, ".editor") || strings.Contains(s, ".hidden") {
 			t.Errorf("stamp of %s holds a hidden file: %q", key, s)
@@ -35,7 +35,7 @@ func TestDirStampsSkipHidden(t *testing.T) {
 		t.Errorf("%d paths kept, want 4", got)
 	}
 	writeFiles(t, dir, map[string]string{"p/k/.git/objects/00/obj": "a longer blob", "p/k/.git/HEAD": "ref"})
-	if again := dirStamps(dir, &ids); again["p/k"] != stamps["p/k"] {
+	if again := stampsOf(dir, &ids); again["p/k"] != stamps["p/k"] {
 		t.Errorf("a hidden file changed the stamp of p/k:\n%q\n%q", stamps["p/k"], again["p/k"])
 	}
 
@@ -61,12 +61,19 @@ func TestDirStampsEveryPackage(t *testing.T) {
 	}
 	writeFiles(t, dir, files)
 	var ids catalog.FileIDs
-	before := dirStamps(dir, &ids)
+	before := stampsOf(dir, &ids)
 	if before["p/z"] == "" {
 		t.Fatal("p/z, after 47 files and folders, has no stamp")
 	}
 	writeFiles(t, dir, map[string]string{"p/z/m.sql": "-- @source a\nSELECT 2 AS x, 3 AS y;\n"})
-	if after := dirStamps(dir, &ids); after["p/z"] == before["p/z"] {
+	if after := stampsOf(dir, &ids); after["p/z"] == before["p/z"] {
 		t.Errorf("an edit of p/z/m.sql left its stamp unchanged: %q", after["p/z"])
 	}
+}
+
+// stampsOf is dirStamps without its error (a catalog folder the tests can
+// read: the stamps are then nil only if it could not).
+func stampsOf(dir string, ids *catalog.FileIDs) map[string]string {
+	stamps, _ := dirStamps(dir, ids)
+	return stamps
 }

@@ -607,7 +607,7 @@ func (s *Service) rereadIf(onlyChanged bool) (changed map[string]string, read bo
 	}
 	// Stamped before the files are read: a file changed while they are read makes
 	// the next reload see its package changed (never the reverse).
-	stamps, err := readStamps(s.dir, &s.ids)
+	stamps, err := dirStamps(s.dir, &s.ids)
 	if err != nil {
 		return nil, false, fmt.Errorf("catalog directory: %w", err)
 	}
@@ -1710,15 +1710,10 @@ func (s *Service) Watch(ctx context.Context, every time.Duration) {
 // which reread takes for a package gone, and an edit of it would change
 // nothing reread compares. A folder it cannot read (lost+found, a folder of
 // another user) is in its package's stamp with its error, and the walk goes
-// on; the files under it are new when it can be read again. It returns nil
-// when dir itself cannot be read (readStamps says why).
-func dirStamps(dir string, ids *catalog.FileIDs) map[string]string {
-	stamps, _ := readStamps(dir, ids)
-	return stamps
-}
-
-// readStamps is dirStamps, with the error that kept it from reading dir.
-func readStamps(dir string, ids *catalog.FileIDs) (map[string]string, error) {
+// on; the files under it are new when it can be read again. It returns the
+// error that kept it from reading dir itself, and no stamps, when it could
+// not.
+func dirStamps(dir string, ids *catalog.FileIDs) (map[string]string, error) {
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = real
 	}

@@ -99,7 +99,7 @@ func TestDirStampsRecreatedFile(t *testing.T) {
 	writeFiles(t, dir, map[string]string{"p/x/manifest.json": "{}", "p/x/m.sql": "-- @query q\nSELECT 1 AS n;\n", "p/x/data/a.csv": "who\nalpha\n"})
 	setTimes(t, filepath.Join(dir, "p"))
 	var ids catalog.FileIDs
-	before := dirStamps(dir, &ids)["p/x"]
+	before := stampsOf(dir, &ids)["p/x"]
 	f := filepath.Join(dir, "p/x/data/a.csv")
 	st0, _ := os.Stat(f)
 	time.Sleep(20 * time.Millisecond) // past a tick of the kernel's clock
@@ -112,7 +112,7 @@ func TestDirStampsRecreatedFile(t *testing.T) {
 	setTimes(t, filepath.Join(dir, "p")) // the file's and its folder's times, as tar gives them
 	st1, _ := os.Stat(f)
 	t.Logf("the same inode: %v", os.SameFile(st0, st1))
-	if dirStamps(dir, &ids)["p/x"] == before {
+	if stampsOf(dir, &ids)["p/x"] == before {
 		t.Fatal("a data file replaced by another (removed, created again: the same size and times) kept the package's stamp")
 	}
 }
@@ -188,18 +188,18 @@ func TestDirStampsPastUnreadableFolder(t *testing.T) {
 	}
 	sub := filepath.Join(real, "p/x/sub")
 	var ids catalog.FileIDs
-	readable := dirStamps(dir, &ids)
+	readable := stampsOf(dir, &ids)
 	unreadable.Store(sub, true)
 	t.Cleanup(func() { unreadable.Delete(sub) })
-	first := dirStamps(dir, &ids)
+	first := stampsOf(dir, &ids)
 	if first == nil || first["p/x"] == readable["p/x"] || first["p/y"] != readable["p/y"] {
 		t.Fatalf("an unreadable folder: p/x %q (before %q), p/y %q (before %q)", first["p/x"], readable["p/x"], first["p/y"], readable["p/y"])
 	}
-	if again := dirStamps(dir, &ids); again["p/x"] != first["p/x"] || again["p/y"] != first["p/y"] {
+	if again := stampsOf(dir, &ids); again["p/x"] != first["p/x"] || again["p/y"] != first["p/y"] {
 		t.Errorf("with nothing changed, the stamps changed:\n%q\n%q", first, again)
 	}
 	unreadable.Delete(sub)
-	if back := dirStamps(dir, &ids); back["p/x"] == first["p/x"] || back["p/x"] == readable["p/x"] {
+	if back := stampsOf(dir, &ids); back["p/x"] == first["p/x"] || back["p/x"] == readable["p/x"] {
 		t.Error("a folder readable again: the package's stamp not new")
 	}
 }
