@@ -67,7 +67,7 @@ var pgRisks = []pgRisk{
 // EXTENSION risk's functions and views), the roles whose grant gives it to
 // the connected role (PUBLIC, the role, or a role it is a member of: what a
 // REVOKE must name), and whether the role is a superuser. It runs with
-// search_path pg_catalog, pg_temp (checkRoleStrict): a function of the same
+// search_path pg_catalog, pg_temp (readRole): a function of the same
 // name in a schema of the path (has_function_privilege(regprocedure, text),
 // an exact match where pg_catalog's takes an oid) would otherwise answer.
 const pgRiskSQL = `WITH r AS (SELECT * FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS r(kind, obj, i)),
@@ -152,12 +152,11 @@ type roleCheck struct {
 	unread       bool // the privileges could not be read (refuse says so)
 }
 
-// checkRole reads which of risks the pool's role holds. A failure to read
-// them is a refusal: ad-hoc SQL is not served on a role the server could not
-// check. With unlocked (PGConfig.UnlockedRole) each refusal is a warning
-// instead (unlock), which says that ad-hoc SQL is served all the same.
+// checkRole is readRole, and with unlocked (PGConfig.UnlockedRole) each
+// refusal a warning instead (unlock), which says that ad-hoc SQL is served
+// all the same.
 func checkRole(ctx context.Context, pool *pgxpool.Pool, risks []pgRisk, unlocked bool) roleCheck {
-	c := checkRoleStrict(ctx, pool, risks)
+	c := readRole(ctx, pool, risks)
 	if unlocked {
 		c = c.unlock()
 	}
@@ -177,8 +176,10 @@ func (c roleCheck) unlock() roleCheck {
 	return c
 }
 
-// checkRoleStrict is checkRole without -pg-unlocked-role.
-func checkRoleStrict(ctx context.Context, pool *pgxpool.Pool, risks []pgRisk) roleCheck {
+// readRole reads which of risks the pool's role holds. A failure to read
+// them is a refusal: ad-hoc SQL is not served on a role the server could not
+// check.
+func readRole(ctx context.Context, pool *pgxpool.Pool, risks []pgRisk) roleCheck {
 	kinds, objs := make([]string, len(risks)), make([]string, len(risks))
 	for i, r := range risks {
 		kinds[i], objs[i] = r.Kind, r.Object
