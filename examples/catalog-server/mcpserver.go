@@ -927,24 +927,23 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 				err = fe
 			}
 		}
-		// Out of time on SQL the caller did not write: what to change instead.
-		var to *engine.TimeoutError
-		if errors.As(err, &to) && !to.Busy() {
-			switch {
-			case q != nil:
-				return nil, &queryTimeoutError{to: to, path: qpath, model: mpath, params: q.Params, given: jsonText(in.Parameters), cell: q.Notebook != nil}
-			case e.Kind == catalog.KindSource && in.SQL == "":
-				return nil, &queryTimeoutError{to: to, path: e.Path, model: mpath, source: e.Name}
-			}
+		// Out of time or memory on SQL the caller did not write (a named
+		// query or cell, a source read whole): what to change instead, not
+		// "aggregate, filter".
+		var notTheirs *queryTimeoutError
+		switch {
+		case q != nil:
+			notTheirs = &queryTimeoutError{path: qpath, model: mpath, params: q.Params, given: jsonText(in.Parameters), cell: q.Notebook != nil}
+		case e.Kind == catalog.KindSource && in.SQL == "":
+			notTheirs = &queryTimeoutError{path: e.Path, model: mpath, source: e.Name}
 		}
-		// Out of memory on SQL the caller did not write: what to change
-		// instead, as for its time (not "aggregate, filter").
-		if me := (*engine.MemoryError)(nil); errors.As(err, &me) && me.Advice == "" {
-			switch {
-			case q != nil:
-				me.Advice = (&queryTimeoutError{path: qpath, model: mpath, params: q.Params, given: jsonText(in.Parameters), cell: q.Notebook != nil}).hintFor(true)
-			case e.Kind == catalog.KindSource && in.SQL == "":
-				me.Advice = (&queryTimeoutError{path: e.Path, model: mpath, source: e.Name}).hintFor(true)
+		if notTheirs != nil {
+			if to := (*engine.TimeoutError)(nil); errors.As(err, &to) && !to.Busy() {
+				notTheirs.to = to
+				return nil, notTheirs
+			}
+			if me := (*engine.MemoryError)(nil); errors.As(err, &me) && me.Advice == "" {
+				me.Advice = notTheirs.hintFor(true)
 			}
 		}
 		// Out of time or memory on the caller's own SQL: advice that fits it.
