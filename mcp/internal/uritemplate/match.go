@@ -344,7 +344,7 @@ func writeExpr(re *strings.Builder, e *expression, hasQuery bool, mode matchMode
 		// may hold any of them.
 		exclude = ""
 	}
-	val := `(?:` + charClass(allowed, exclude) + `|%[0-9A-Fa-f]{2})`
+	val := `(?:` + charClass(allowed, exclude) + `|` + tripletPattern(mode, op.allowReserved) + `)`
 
 	switch op {
 	case opSimple, opReserved:
@@ -379,6 +379,41 @@ func writeExpr(re *strings.Builder, e *expression, hasQuery bool, mode matchMode
 		re.WriteString(strings.Repeat(`)?`, len(e.vars)))
 	}
 }
+
+// tripletPattern returns the pattern for one pct-encoded triplet in a value.
+// Expand writes upper-case hex, and outside '+' and '#' expressions it never
+// encodes an unreserved character: the strict passes accept only such triplets,
+// so that a value Match returns expands to the triplets the URI holds ("%70" in a
+// {var} is not a "p" that Expand would write as "p"). The lenient pass accepts
+// every triplet, in either case.
+func tripletPattern(mode matchMode, reserved bool) string {
+	if mode == matchLenient {
+		return `%[0-9A-Fa-f]{2}`
+	}
+	if reserved {
+		return `%[0-9A-F]{2}`
+	}
+	return encodedTriplet
+}
+
+// encodedTriplet matches "%XY" in upper-case hex for every byte that is not
+// unreserved: what Expand writes for a byte it encodes.
+var encodedTriplet = func() string {
+	const hex = "0123456789ABCDEF"
+	var alts []string
+	for hi := 0; hi < 16; hi++ {
+		var lows []byte
+		for lo := 0; lo < 16; lo++ {
+			if !isUnreserved(byte(hi<<4 | lo)) {
+				lows = append(lows, hex[lo])
+			}
+		}
+		if len(lows) > 0 {
+			alts = append(alts, string(hex[hi])+"["+string(lows)+"]")
+		}
+	}
+	return `%(?:` + strings.Join(alts, "|") + `)`
+}()
 
 // charClass returns a bracket expression matching the bytes of allowed that are
 // not in exclude.
