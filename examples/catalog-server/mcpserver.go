@@ -857,7 +857,12 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 		return nil, &outsideLinkError{fmt.Errorf("ad-hoc SQL on %s is refused: the folder of package %s/%s holds symbolic links out of it (%s): a glob pattern through a link to a folder lists the names of files outside the package, and what a link leads to (a file's link too) can change outside the catalog without the server seeing it. Its named queries and sources still run; the catalog's author can remove the links or copy the data into the package", mpath, m.Package.Project.Name, m.Package.Name, strings.Join(m.Package.OutsideLinks, ", "))}
 	}
 	if in.SQL != "" {
-		if why := roleProblem(eng); why != "" {
+		// A reading of the role's privileges that failed is made again first;
+		// the query waits for it no longer than its own time limit.
+		rctx, cancel := context.WithTimeout(ctx, s.cfg.QueryTimeout)
+		why := roleProblem(rctx, eng)
+		cancel()
+		if why != "" {
 			return nil, &roleUnlockedError{fmt.Errorf("ad-hoc SQL on %s is refused: %s", mpath, why)}
 		}
 	}

@@ -17,9 +17,9 @@ type unlockedRole struct {
 	refuse, warn string
 }
 
-func (u unlockedRole) PGRoleProblem() string { return u.refuse }
-func (u unlockedRole) PGRoleRecheck() string { return u.refuse }
-func (u unlockedRole) PGRoleWarning() string { return u.warn }
+func (u unlockedRole) PGRoleProblem() string                { return u.refuse }
+func (u unlockedRole) PGRoleRecheck(context.Context) string { return u.refuse }
+func (u unlockedRole) PGRoleWarning() string                { return u.warn }
 
 // TestRoleNotLockedDown: a model whose PostgreSQL role may still call
 // pg_logical_emit_message (or set_config, or read pg_stat_activity) refuses

@@ -1505,16 +1505,18 @@ func (pc *pkgChecks) addParamChecks(m *catalog.Model) []string {
 // when it opens (engine.Postgres.PGRoleProblem).
 type roleChecker interface {
 	PGRoleProblem() string
-	PGRoleRecheck() string
+	PGRoleRecheck(ctx context.Context) string
 	PGRoleWarning() string
 }
 
 // roleProblem is what e's PostgreSQL role may still do that ad-hoc SQL must
 // not, with the REVOKE statements that fix it; "" for other engines and a
 // role locked down. Ad-hoc SQL on such a model is refused (roleUnlockedError).
-func roleProblem(e modelEngine) string {
+// A reading that failed is made again first (engine.Postgres.PGRoleRecheck),
+// waited for while ctx lets it.
+func roleProblem(ctx context.Context, e modelEngine) string {
 	if rc, ok := e.(roleChecker); ok {
-		return rc.PGRoleRecheck()
+		return rc.PGRoleRecheck(ctx)
 	}
 	return ""
 }

@@ -53,13 +53,14 @@ type Postgres struct {
 	arrayDelims sync.Map
 	checks      map[string]QueryCheck // named query or cell → what its check found (checkQueries)
 	// role is what the model's role may still do that ad-hoc SQL must not
-	// (checkRole), read when the model opened or at roleAt (PGRoleProblem
-	// reads it again when it could not be read; roleBusy while it does),
-	// under roleMu; unlocked is PGConfig.UnlockedRole.
+	// (checkRole), read when the model opened or at roleAt (PGRoleRecheck
+	// reads it again when it could not be read; roleRead, closed when that
+	// reading ends, while it runs), under roleMu; unlocked is
+	// PGConfig.UnlockedRole.
 	roleMu   sync.Mutex
 	role     roleCheck
 	roleAt   time.Time
-	roleBusy bool
+	roleRead chan struct{}
 	unlocked bool
 	// searchPath is the model's schema as SET LOCAL search_path takes it
 	// (pgSearchPath); "" for the server's default.

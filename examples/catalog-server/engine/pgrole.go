@@ -115,26 +115,51 @@ func (p *Postgres) PGRoleProblem() string {
 }
 
 // PGRoleRecheck is PGRoleProblem for ad-hoc SQL about to run: when the
-// privileges could not be read, it reads them again first, at most every
-// pgRoleRetry (up to pgRoleTimeout). describe and the log take
-// PGRoleProblem, and never wait for it.
-func (p *Postgres) PGRoleRecheck() string {
+// privileges could not be read, the server reads them again first, at most
+// every pgRoleRetry, each reading bounded by pgRoleTimeout (and ended by
+// Close). The reading runs on its own: the query waits for it while ctx lets
+// it (its own time limit, its client still there), and the queries that
+// arrive meanwhile wait for the same reading. A query whose ctx ends first is
+// told that the privileges are being read again. describe and the log take
+// PGRoleProblem, and never wait.
+func (p *Postgres) PGRoleRecheck(ctx context.Context) string {
 	p.roleMu.Lock()
-	c, due := p.role, p.role.unread && time.Since(p.roleAt) >= pgRoleRetry && !p.roleBusy
-	if due {
-		p.roleBusy = true
+	c, wait := p.role, p.roleRead
+	if c.unread && wait == nil && time.Since(p.roleAt) >= pgRoleRetry && !p.closed.Load() {
+		wait = make(chan struct{})
+		p.roleRead = wait
+		go p.rereadRole(wait)
 	}
 	p.roleMu.Unlock()
-	if !due {
+	if !c.unread || wait == nil {
 		return c.refuse
 	}
+	select {
+	case <-wait:
+		return p.PGRoleProblem()
+	case <-ctx.Done():
+		return "the server is reading the privileges of its PostgreSQL role again, as its last reading failed, and had not finished within this query's time limit: ask again shortly (the last reading: " + c.refuse + ")"
+	}
+}
+
+// rereadRole reads the role's privileges again (PGRoleRecheck), and closes
+// done when it has.
+func (p *Postgres) rereadRole(done chan struct{}) {
 	ctx, cancel := context.WithTimeout(context.Background(), pgRoleTimeout)
-	c = checkRole(ctx, p.pool, pgRisks, p.unlocked)
-	cancel()
+	defer cancel()
+	go func() { // Close ends the reading: the pool waits for its connection
+
+		select {
+		case <-p.closing:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	c := checkRole(ctx, p.pool, pgRisks, p.unlocked)
 	p.roleMu.Lock()
-	p.role, p.roleAt, p.roleBusy = c, time.Now(), false
+	p.role, p.roleAt, p.roleRead = c, time.Now(), nil
 	p.roleMu.Unlock()
-	return c.refuse
+	close(done)
 }
 
 // PGRoleWarning says which of pgRisks' Warn privileges the role still holds,

@@ -235,7 +235,7 @@ func TestPostgresRoleCheckRetried(t *testing.T) {
 	p := openTestPG(t)
 	failed := roleCheck{refuse: "could not read", unread: true}
 	p.role, p.roleAt = failed, time.Now()
-	if why := p.PGRoleRecheck(); why != failed.refuse {
+	if why := p.PGRoleRecheck(context.Background()); why != failed.refuse {
 		t.Errorf("read again within pgRoleRetry: %q", why)
 	}
 	p.roleAt = time.Now().Add(-pgRoleRetry)
@@ -243,7 +243,7 @@ func TestPostgresRoleCheckRetried(t *testing.T) {
 	if why := p.PGRoleProblem(); why != failed.refuse {
 		t.Errorf("PGRoleProblem read them again: %q", why)
 	}
-	if why := p.PGRoleRecheck(); why != "" {
+	if why := p.PGRoleRecheck(context.Background()); why != "" {
 		t.Errorf("after pgRoleRetry: %q, want the locked-down role's \"\"", why)
 	}
 	// A failure to read is told, and retried later.
@@ -251,6 +251,126 @@ func TestPostgresRoleCheckRetried(t *testing.T) {
 	cancel()
 	if c := checkRole(ctx, p.pool, pgRisks, true); !c.unread || !strings.Contains(c.refuse, "reads them again at the next ad-hoc query") {
 		t.Errorf("unread: %+v", c)
+	}
+}
+
+// TestPostgresRoleRecheckWithinQueryLimit: a reading of the role's
+// privileges made again runs on its own: a query waits for it no longer than
+// its own time limit (ctx), queries meanwhile wait for the same reading, and
+// Close ends it. Before, the query waited for the reading up to 10 s whatever
+// its limit, and the queries meanwhile were refused at once with the old
+// failure.
+func TestPostgresRoleRecheckWithinQueryLimit(t *testing.T) {
+	super := pgSuperDSN(t)
+	p := openTestPG(t)
+	ctx := context.Background()
+	// A transaction of the superuser's holding pg_extension, which the
+	// reading joins, keeps the reading waiting until it ends.
+	lock, err := pgx.Connect(ctx, super)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close(ctx)
+	tx, err := lock.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, "LOCK TABLE pg_catalog.pg_extension IN ACCESS EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	failed := roleCheck{refuse: "could not read", unread: true}
+	p.roleMu.Lock()
+	p.role, p.roleAt = failed, time.Now().Add(-pgRoleRetry)
+	p.roleMu.Unlock()
+
+	recheck := func(limit time.Duration) string {
+		c, cancel := context.WithTimeout(ctx, limit)
+		defer cancel()
+		return p.PGRoleRecheck(c)
+	}
+	if why := recheck(300 * time.Millisecond); !strings.Contains(why, "reading the privileges of its PostgreSQL role again") || !strings.Contains(why, "could not read") {
+		t.Errorf("while the reading waits: %q", why)
+	}
+	p.roleMu.Lock()
+	first := p.roleRead
+	p.roleMu.Unlock()
+	if first == nil {
+		t.Fatal("no reading running after the query's limit")
+	}
+	// A second query meanwhile waits for the same reading, not a new one.
+	if why := recheck(200 * time.Millisecond); !strings.Contains(why, "reading the privileges of its PostgreSQL role again") {
+		t.Errorf("second query meanwhile: %q", why)
+	}
+	p.roleMu.Lock()
+	same := p.roleRead == first
+	p.roleMu.Unlock()
+	if !same {
+		t.Error("the second query started a reading of its own")
+	}
+	// The lock released, the reading ends and a waiting query is served by it.
+	got := make(chan string, 1)
+	go func() { got <- recheck(pgRoleTimeout) }()
+	time.Sleep(100 * time.Millisecond)
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if why := <-got; why != "" {
+		t.Errorf("after the reading: %q, want the locked-down role's \"\"", why)
+	}
+}
+
+// TestPostgresRoleRecheckEndsAtClose: Close ends a reading of the role's
+// privileges that waits, rather than waiting up to pgRoleTimeout for its
+// connection.
+func TestPostgresRoleRecheckEndsAtClose(t *testing.T) {
+	super := pgSuperDSN(t)
+	p := openTestPG(t)
+	ctx := context.Background()
+	lock, err := pgx.Connect(ctx, super)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close(ctx)
+	tx, err := lock.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, "LOCK TABLE pg_catalog.pg_extension IN ACCESS EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	p.roleMu.Lock()
+	p.role, p.roleAt = roleCheck{refuse: "could not read", unread: true}, time.Now().Add(-pgRoleRetry)
+	p.roleMu.Unlock()
+	c, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	p.PGRoleRecheck(c)
+	cancel()
+	p.roleMu.Lock()
+	reading := p.roleRead
+	p.roleMu.Unlock()
+	if reading == nil {
+		t.Fatal("no reading running")
+	}
+	closed := make(chan struct{})
+	go func() { p.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(pgRoleTimeout / 2):
+		t.Fatalf("Close waited for the role's reading past %v", pgRoleTimeout/2)
+	}
+	<-reading
+	// After Close no new reading starts.
+	p.roleMu.Lock()
+	p.roleAt = time.Now().Add(-pgRoleRetry)
+	p.roleMu.Unlock()
+	if why := p.PGRoleRecheck(ctx); why == "" {
+		t.Error("a closed model served ad-hoc SQL")
+	}
+	p.roleMu.Lock()
+	defer p.roleMu.Unlock()
+	if p.roleRead != nil {
+		t.Error("a reading started after Close")
 	}
 }
 
