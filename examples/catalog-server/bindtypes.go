@@ -515,20 +515,40 @@ func number(v any) (f float64, text string, ok bool) {
 // and returns it as it is bound for the engine eng: an integer as an int64 (or
 // its digits past that range), a DECIMAL as decimal text (decimalValue), a
 // DOUBLE or REAL as a float64, a boolean, a string, a list as text its cast
-// reads (castParams). An element of a list is checked
-// as a parameter named after its place ("ids[1]").
+// reads (castParams). A null is the caller's fault; then a declaration no
+// value can be bound to (paramFault) is the catalog's, told before the value
+// is read.
 func bindParam(eng string, p catalog.Param, v any) (any, error) {
 	if v == nil {
 		return nil, fmt.Errorf("parameter %q must be %s %s, got null: parameters take no nulls (the query's SQL decides what a missing value means)", p.Name, typeArticle(p.Type), p.Type)
 	}
-	if why := duckIntervalFields(eng, p); why != "" {
+	if why := paramFault(eng, p); why != "" {
 		return nil, &catalogFaultError{fmt.Errorf("parameter %q cannot be bound, so no call can run this query: %s", p.Name, why)}
 	}
+	return bindValue(eng, p, v)
+}
+
+// paramFault says why no value can be bound to the parameter p of a package
+// of engine eng, and what the catalog's author writes instead; "" when one
+// can. It is the one rule both the model's load (addParamChecks) and a call
+// (bindParam) apply, once per parameter (a list's elements are not asked
+// again: their innermost type is the list's). Checked in this order, the
+// first problem told: a list of a type the server does not cast
+// (uncastList), then PostgreSQL's interval fields in a DuckDB package
+// (duckIntervalFields). The two never both apply (a type with interval
+// fields is cast), so the order changes no message.
+func paramFault(eng string, p catalog.Param) string {
+	if why := uncastList(eng, p); why != "" {
+		return why
+	}
+	return duckIntervalFields(eng, p)
+}
+
+// bindValue is bindParam for a value known to be present whose declaration
+// paramFault passed. An element of a list is checked as a parameter named
+// after its place ("ids[1]").
+func bindValue(eng string, p catalog.Param, v any) (any, error) {
 	if _, _, ok := listElem(p.Type); ok {
-		if why := uncastList(eng, p); why != "" {
-			// Its value would reach the engine as text, not as a list.
-			return nil, &catalogFaultError{fmt.Errorf("parameter %q cannot be bound, so no call can run this query: %s", p.Name, why)}
-		}
 		return bindList(eng, p, v)
 	}
 	if lo, hi, isInt := p.IntBounds(); isInt {
@@ -698,7 +718,7 @@ func bindList(eng string, p catalog.Param, v any) (any, error) {
 				}
 				continue
 			}
-			bv, err := bindParam(eng, catalog.Param{Name: en, Type: elem}, x)
+			bv, err := bindValue(eng, catalog.Param{Name: en, Type: elem}, x)
 			if err != nil {
 				return err
 			}
