@@ -324,75 +324,76 @@ const duckJSONNote = "\n If this error occurred during read_json, line/object nu
 // the text before it; a caret inside a cast goes under its placeholder.
 func (ts *typedSQL) restoreExcerpt(msg string) string {
 	lines := strings.Split(msg, "\n")
-	own := engine.ExcerptLine(lines)
-	for i, l := range lines {
-		m := excerptLine.FindStringIndex(l)
-		if m == nil || i != own {
-			// Not DuckDB's excerpt: a line of a value it quotes.
-			continue
+	i := engine.ExcerptLine(lines) // not a line of a value the message quotes
+	if i < 0 {
+		return msg
+	}
+	l := lines[i]
+	m := excerptLine.FindStringIndex(l)
+	if m == nil {
+		return msg
+	}
+	caret := -1
+	if i+1 < len(lines) && strings.Trim(lines[i+1], " ") == "^" {
+		caret = strings.IndexByte(lines[i+1], '^')
+	}
+	shown := l
+	// replace puts placeholder for the n bytes of a cast at k, moving the
+	// caret (which counts columns; a cast is ASCII, a column a byte): one
+	// inside the cast goes under the placeholder.
+	replace := func(k, n int, placeholder string) {
+		shown = shown[:k] + placeholder + shown[k+n:]
+		switch {
+		case caret >= k+n:
+			caret -= n - len(placeholder)
+		case caret >= k:
+			caret = k
 		}
-		caret := -1
-		if i+1 < len(lines) && strings.Trim(lines[i+1], " ") == "^" {
-			caret = strings.IndexByte(lines[i+1], '^')
+	}
+	for _, pc := range ts.pieces {
+		for from := m[1]; ; {
+			k := strings.Index(shown[from:], pc.shown)
+			if k < 0 {
+				break
+			}
+			replace(from+k, len(pc.shown), pc.placeholder)
+			from += k + len(pc.placeholder)
 		}
-		shown := l
-		// replace puts placeholder for the n bytes of a cast at k, moving the
-		// caret (which counts columns; a cast is ASCII, a column a byte): one
-		// inside the cast goes under the placeholder.
-		replace := func(k, n int, placeholder string) {
-			shown = shown[:k] + placeholder + shown[k+n:]
-			switch {
-			case caret >= k+n:
-				caret -= n - len(placeholder)
-			case caret >= k:
-				caret = k
+	}
+	// DuckDB cuts a long line at either end ("...") around the error, maybe
+	// inside a cast: the part of it shown stands for its placeholder too.
+	if body, cut := strings.CutSuffix(shown, "..."); cut {
+		// The line ends inside a cast: its start that is shown.
+	ends:
+		for _, pc := range ts.pieces {
+			for n := len(pc.shown) - 1; n > len("(CAST("); n-- {
+				if strings.HasSuffix(body, pc.shown[:n]) {
+					replace(len(body)-n, n, pc.placeholder)
+					break ends
+				}
 			}
 		}
+	}
+	if start := m[1] + len("..."); strings.HasPrefix(shown[m[1]:], "...") {
+		// The line starts inside a cast: its end that is shown, from its
+		// last " AS " at least.
+	starts:
 		for _, pc := range ts.pieces {
-			for from := m[1]; ; {
-				k := strings.Index(shown[from:], pc.shown)
-				if k < 0 {
+			for n := len(pc.shown) - 1; n > 0; n-- {
+				tail := pc.shown[len(pc.shown)-n:]
+				if !strings.Contains(tail, " AS ") {
 					break
 				}
-				replace(from+k, len(pc.shown), pc.placeholder)
-				from += k + len(pc.placeholder)
-			}
-		}
-		// DuckDB cuts a long line at either end ("...") around the error, maybe
-		// inside a cast: the part of it shown stands for its placeholder too.
-		if body, cut := strings.CutSuffix(shown, "..."); cut {
-			// The line ends inside a cast: its start that is shown.
-		ends:
-			for _, pc := range ts.pieces {
-				for n := len(pc.shown) - 1; n > len("(CAST("); n-- {
-					if strings.HasSuffix(body, pc.shown[:n]) {
-						replace(len(body)-n, n, pc.placeholder)
-						break ends
-					}
+				if strings.HasPrefix(shown[start:], tail) {
+					replace(start, n, pc.placeholder)
+					break starts
 				}
 			}
 		}
-		if start := m[1] + len("..."); strings.HasPrefix(shown[m[1]:], "...") {
-			// The line starts inside a cast: its end that is shown, from its
-			// last " AS " at least.
-		starts:
-			for _, pc := range ts.pieces {
-				for n := len(pc.shown) - 1; n > 0; n-- {
-					tail := pc.shown[len(pc.shown)-n:]
-					if !strings.Contains(tail, " AS ") {
-						break
-					}
-					if strings.HasPrefix(shown[start:], tail) {
-						replace(start, n, pc.placeholder)
-						break starts
-					}
-				}
-			}
-		}
-		lines[i] = shown
-		if caret >= 0 {
-			lines[i+1] = strings.Repeat(" ", caret) + "^"
-		}
+	}
+	lines[i] = shown
+	if caret >= 0 {
+		lines[i+1] = strings.Repeat(" ", caret) + "^"
 	}
 	return strings.Join(lines, "\n")
 }

@@ -1403,6 +1403,10 @@ func takesAnyText(t string) bool {
 // line (DuckDB's LINE 1: excerpt of the SQL) is not searched.
 func quotedFirst(msg, first, q string) bool {
 	if !strings.Contains(q, "\n") {
+		// For a q of one line the general case below agrees (a match starting
+		// in first ends in it), but for q == "" it would not (first == ""
+		// holds "", yet i < len(first) fails), and it would search all of msg:
+		// so this branch stays.
 		return strings.Contains(first, q)
 	}
 	i := strings.Index(msg, q)
