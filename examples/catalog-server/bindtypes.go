@@ -324,75 +324,76 @@ const duckJSONNote = "\n If this error occurred during read_json, line/object nu
 // the text before it; a caret inside a cast goes under its placeholder.
 func (ts *typedSQL) restoreExcerpt(msg string) string {
 	lines := strings.Split(msg, "\n")
-	own := engine.ExcerptLine(lines)
-	for i, l := range lines {
-		m := excerptLine.FindStringIndex(l)
-		if m == nil || i != own {
-			// Not DuckDB's excerpt: a line of a value it quotes.
-			continue
+	i := engine.ExcerptLine(lines) // not a line of a value the message quotes
+	if i < 0 {
+		return msg
+	}
+	l := lines[i]
+	m := excerptLine.FindStringIndex(l)
+	if m == nil {
+		return msg
+	}
+	caret := -1
+	if i+1 < len(lines) && strings.Trim(lines[i+1], " ") == "^" {
+		caret = strings.IndexByte(lines[i+1], '^')
+	}
+	shown := l
+	// replace puts placeholder for the n bytes of a cast at k, moving the
+	// caret (which counts columns; a cast is ASCII, a column a byte): one
+	// inside the cast goes under the placeholder.
+	replace := func(k, n int, placeholder string) {
+		shown = shown[:k] + placeholder + shown[k+n:]
+		switch {
+		case caret >= k+n:
+			caret -= n - len(placeholder)
+		case caret >= k:
+			caret = k
 		}
-		caret := -1
-		if i+1 < len(lines) && strings.Trim(lines[i+1], " ") == "^" {
-			caret = strings.IndexByte(lines[i+1], '^')
+	}
+	for _, pc := range ts.pieces {
+		for from := m[1]; ; {
+			k := strings.Index(shown[from:], pc.shown)
+			if k < 0 {
+				break
+			}
+			replace(from+k, len(pc.shown), pc.placeholder)
+			from += k + len(pc.placeholder)
 		}
-		shown := l
-		// replace puts placeholder for the n bytes of a cast at k, moving the
-		// caret (which counts columns; a cast is ASCII, a column a byte): one
-		// inside the cast goes under the placeholder.
-		replace := func(k, n int, placeholder string) {
-			shown = shown[:k] + placeholder + shown[k+n:]
-			switch {
-			case caret >= k+n:
-				caret -= n - len(placeholder)
-			case caret >= k:
-				caret = k
+	}
+	// DuckDB cuts a long line at either end ("...") around the error, maybe
+	// inside a cast: the part of it shown stands for its placeholder too.
+	if body, cut := strings.CutSuffix(shown, "..."); cut {
+		// The line ends inside a cast: its start that is shown.
+	ends:
+		for _, pc := range ts.pieces {
+			for n := len(pc.shown) - 1; n > len("(CAST("); n-- {
+				if strings.HasSuffix(body, pc.shown[:n]) {
+					replace(len(body)-n, n, pc.placeholder)
+					break ends
+				}
 			}
 		}
+	}
+	if start := m[1] + len("..."); strings.HasPrefix(shown[m[1]:], "...") {
+		// The line starts inside a cast: its end that is shown, from its
+		// last " AS " at least.
+	starts:
 		for _, pc := range ts.pieces {
-			for from := m[1]; ; {
-				k := strings.Index(shown[from:], pc.shown)
-				if k < 0 {
+			for n := len(pc.shown) - 1; n > 0; n-- {
+				tail := pc.shown[len(pc.shown)-n:]
+				if !strings.Contains(tail, " AS ") {
 					break
 				}
-				replace(from+k, len(pc.shown), pc.placeholder)
-				from += k + len(pc.placeholder)
-			}
-		}
-		// DuckDB cuts a long line at either end ("...") around the error, maybe
-		// inside a cast: the part of it shown stands for its placeholder too.
-		if body, cut := strings.CutSuffix(shown, "..."); cut {
-			// The line ends inside a cast: its start that is shown.
-		ends:
-			for _, pc := range ts.pieces {
-				for n := len(pc.shown) - 1; n > len("(CAST("); n-- {
-					if strings.HasSuffix(body, pc.shown[:n]) {
-						replace(len(body)-n, n, pc.placeholder)
-						break ends
-					}
+				if strings.HasPrefix(shown[start:], tail) {
+					replace(start, n, pc.placeholder)
+					break starts
 				}
 			}
 		}
-		if start := m[1] + len("..."); strings.HasPrefix(shown[m[1]:], "...") {
-			// The line starts inside a cast: its end that is shown, from its
-			// last " AS " at least.
-		starts:
-			for _, pc := range ts.pieces {
-				for n := len(pc.shown) - 1; n > 0; n-- {
-					tail := pc.shown[len(pc.shown)-n:]
-					if !strings.Contains(tail, " AS ") {
-						break
-					}
-					if strings.HasPrefix(shown[start:], tail) {
-						replace(start, n, pc.placeholder)
-						break starts
-					}
-				}
-			}
-		}
-		lines[i] = shown
-		if caret >= 0 {
-			lines[i+1] = strings.Repeat(" ", caret) + "^"
-		}
+	}
+	lines[i] = shown
+	if caret >= 0 {
+		lines[i+1] = strings.Repeat(" ", caret) + "^"
 	}
 	return strings.Join(lines, "\n")
 }
@@ -515,20 +516,40 @@ func number(v any) (f float64, text string, ok bool) {
 // and returns it as it is bound for the engine eng: an integer as an int64 (or
 // its digits past that range), a DECIMAL as decimal text (decimalValue), a
 // DOUBLE or REAL as a float64, a boolean, a string, a list as text its cast
-// reads (castParams). An element of a list is checked
-// as a parameter named after its place ("ids[1]").
+// reads (castParams). A null is the caller's fault; then a declaration no
+// value can be bound to (paramFault) is the catalog's, told before the value
+// is read.
 func bindParam(eng string, p catalog.Param, v any) (any, error) {
 	if v == nil {
 		return nil, fmt.Errorf("parameter %q must be %s %s, got null: parameters take no nulls (the query's SQL decides what a missing value means)", p.Name, typeArticle(p.Type), p.Type)
 	}
-	if why := duckIntervalFields(eng, p); why != "" {
+	if why := paramFault(eng, p); why != "" {
 		return nil, &catalogFaultError{fmt.Errorf("parameter %q cannot be bound, so no call can run this query: %s", p.Name, why)}
 	}
+	return bindValue(eng, p, v)
+}
+
+// paramFault says why no value can be bound to the parameter p of a package
+// of engine eng, and what the catalog's author writes instead; "" when one
+// can. It is the one rule both the model's load (addParamChecks) and a call
+// (bindParam) apply, once per parameter (a list's elements are not asked
+// again: their innermost type is the list's). Checked in this order, the
+// first problem told: a list of a type the server does not cast
+// (uncastList), then PostgreSQL's interval fields in a DuckDB package
+// (duckIntervalFields). The two never both apply (a type with interval
+// fields is cast), so the order changes no message.
+func paramFault(eng string, p catalog.Param) string {
+	if why := uncastList(eng, p); why != "" {
+		return why
+	}
+	return duckIntervalFields(eng, p)
+}
+
+// bindValue is bindParam for a value known to be present whose declaration
+// paramFault passed. An element of a list is checked as a parameter named
+// after its place ("ids[1]").
+func bindValue(eng string, p catalog.Param, v any) (any, error) {
 	if _, _, ok := listElem(p.Type); ok {
-		if why := uncastList(eng, p); why != "" {
-			// Its value would reach the engine as text, not as a list.
-			return nil, &catalogFaultError{fmt.Errorf("parameter %q cannot be bound, so no call can run this query: %s", p.Name, why)}
-		}
 		return bindList(eng, p, v)
 	}
 	if lo, hi, isInt := p.IntBounds(); isInt {
@@ -698,7 +719,7 @@ func bindList(eng string, p catalog.Param, v any) (any, error) {
 				}
 				continue
 			}
-			bv, err := bindParam(eng, catalog.Param{Name: en, Type: elem}, x)
+			bv, err := bindValue(eng, catalog.Param{Name: en, Type: elem}, x)
 			if err != nil {
 				return err
 			}

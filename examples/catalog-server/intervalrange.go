@@ -61,7 +61,7 @@ var intervalUnits = func() map[string]intervalUnit {
 // parameters of the element type (bindList), so each is checked as a single
 // INTERVAL is; the engine's error quoting one element blames the list.
 func isIntervalType(t string) (interval, list bool) {
-	base, depth := listBase(strings.ToUpper(strings.Join(strings.Fields(t), "")))
+	base, depth := listBase(compactType(t))
 	if base == "INTERVAL" || strings.HasPrefix(base, "INTERVAL(") && strings.HasSuffix(base, ")") || intervalFields.MatchString(base) {
 		return true, depth > 0
 	}
@@ -133,7 +133,7 @@ func duckIntervalFields(eng string, p catalog.Param) string {
 	if eng == catalog.EnginePostgres {
 		return ""
 	}
-	base, _ := listBase(strings.ToUpper(strings.Join(strings.Fields(p.Type), "")))
+	base, _ := listBase(compactType(p.Type))
 	if !intervalFields.MatchString(base) {
 		return ""
 	}

@@ -1308,7 +1308,7 @@ func paramValueError(q *catalog.Query, given map[string]any, castOf string, err 
 		// DuckDB, whose zones are ICU's).
 		for _, p := range q.Params {
 			v, ok := given[p.Name].(string)
-			if ok && typeKey(strings.ToUpper(strings.Join(strings.Fields(p.Type), ""))) == "TIMESTAMPTZ" && duckZoneNearEnd(v) {
+			if ok && typeKey(compactType(p.Type)) == "TIMESTAMPTZ" && duckZoneNearEnd(v) {
 				return fmt.Errorf("parameter %q must be a %s within DuckDB's range once read in its time zone (290309-12-22 (BC) to 294247-01-10 04:00:54.775806 UTC), and %s is not (%s); call again with a time in range, or with an offset right after the seconds (+02:00)", p.Name, p.Type, jsonText(v), first)
 			}
 		}
@@ -1408,6 +1408,10 @@ func takesAnyText(t string) bool {
 // line (DuckDB's LINE 1: excerpt of the SQL) is not searched.
 func quotedFirst(msg, first, q string) bool {
 	if !strings.Contains(q, "\n") {
+		// For a q of one line the general case below agrees (a match starting
+		// in first ends in it), but for q == "" it would not (first == ""
+		// holds "", yet i < len(first) fails), and it would search all of msg:
+		// so this branch stays.
 		return strings.Contains(first, q)
 	}
 	i := strings.Index(msg, q)

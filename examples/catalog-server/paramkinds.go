@@ -23,7 +23,7 @@ func wrongKind(eng string, p catalog.Param, want string, v any) error {
 	case "boolean":
 		return fmt.Errorf("parameter %q must be a JSON boolean (true or false, without quotes), %s", p.Name, got)
 	}
-	t := strings.ToUpper(strings.Join(strings.Fields(p.Type), ""))
+	t := compactType(p.Type)
 	if f, ok := typedFormFor(eng, t); ok {
 		return fmt.Errorf("parameter %q must be a JSON string (%s, in double quotes, written %s, e.g. %q), %s", p.Name, p.Type, f.form, f.example, got)
 	}

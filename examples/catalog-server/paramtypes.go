@@ -113,6 +113,14 @@ var pgForms = func() map[string]typedForm {
 	}
 }()
 
+// compactType is the SQL type t as the parameter checks compare it: upper
+// case, without white space (interval day to second(3) is
+// INTERVALDAYTOSECOND(3)). castType, which must keep the spaces a cast needs,
+// reads t its own way.
+func compactType(t string) string {
+	return strings.ToUpper(strings.Join(strings.Fields(t), ""))
+}
+
 // typeKey is the key of the forms for the SQL type t (spaces removed, upper
 // case): PostgreSQL's long names and a precision are read as the type they
 // spell (timestamp(3) with time zone is TIMESTAMPTZ).
@@ -143,7 +151,7 @@ func queryEngine(q *catalog.Query) string {
 // bindParam's to check, with decimalValue, before it comes here.)
 func checkTypedValue(eng string, p catalog.Param, s string) error {
 	pg := eng == catalog.EnginePostgres
-	t := strings.ToUpper(strings.Join(strings.Fields(p.Type), ""))
+	t := compactType(p.Type)
 	if f, ok := typedFormFor(eng, t); ok {
 		if why := f.check(s); why != "" {
 			return fmt.Errorf("parameter %q must be a %s written %s (e.g. %q), got %s: %s", p.Name, p.Type, f.form, f.example, jsonText(s), why)
@@ -643,7 +651,7 @@ var decimalForm = regexp.MustCompile(`^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+)
 
 // isDecimalType reports whether t is DECIMAL or NUMERIC, with a precision or not.
 func isDecimalType(t string) bool {
-	return decimalType.MatchString(strings.ToUpper(strings.Join(strings.Fields(t), "")))
+	return decimalType.MatchString(compactType(t))
 }
 
 // decimalBounds returns the precision and scale of the decimal type t on the
@@ -651,7 +659,7 @@ func isDecimalType(t string) bool {
 // and valid false for a precision or scale the engine has no type for (then the
 // query fails as the catalog's fault, and the value is not checked).
 func decimalBounds(eng, t string) (prec, scale int, bounded, valid bool) {
-	m := decimalType.FindStringSubmatch(strings.ToUpper(strings.Join(strings.Fields(t), "")))
+	m := decimalType.FindStringSubmatch(compactType(t))
 	if m == nil {
 		return 0, 0, false, false
 	}

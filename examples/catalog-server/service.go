@@ -1476,9 +1476,9 @@ func (pc *pkgChecks) addChecks(m *catalog.Model, e modelEngine) []string {
 }
 
 // addParamChecks records what is wrong with the parameters m's named queries
-// declare that the server itself finds, whatever the engine (a list of a type
-// it does not cast, uncastList; PostgreSQL's interval fields in a DuckDB
-// package, duckIntervalFields), and returns it, each problem said in full.
+// declare that the server itself finds, whatever the engine (paramFault: a
+// list of a type it does not cast; PostgreSQL's interval fields in a DuckDB
+// package), and returns it, each problem said in full.
 func (pc *pkgChecks) addParamChecks(m *catalog.Model) []string {
 	if len(m.Problems) > 0 {
 		return nil // the model's previous version: told once, for the file
@@ -1487,11 +1487,7 @@ func (pc *pkgChecks) addParamChecks(m *catalog.Model) []string {
 	var all []string
 	for _, q := range m.Queries {
 		for _, p := range q.Params {
-			why := uncastList(m.Package.Engine, p)
-			if why == "" {
-				why = duckIntervalFields(m.Package.Engine, p)
-			}
-			if why != "" {
+			if why := paramFault(m.Package.Engine, p); why != "" {
 				msg := fmt.Sprintf("%s.sql: query %s (line %d): %s", mpath, q.Name, q.Line, why)
 				pc.checks[mpath+"/"+q.Name] = append(pc.checks[mpath+"/"+q.Name], msg)
 				all = append(all, msg)

@@ -558,6 +558,80 @@ func (p *Postgres) begin(ctx context.Context, conn *pgx.Conn, timeout time.Durat
 	return tx, nil
 }
 
+// pgSearchPath returns schema, a manifest's list of schemas as PostgreSQL's
+// search_path reads it ("hr, public", names quoted or not; unquoted ones
+// folded to lower case), as SET LOCAL search_path TO takes it: each name
+// quoted. "" for "".
+func pgSearchPath(schema string) (string, error) {
+	if strings.TrimSpace(schema) == "" {
+		return "", nil
+	}
+	bad := func(why string) error {
+		return fmt.Errorf("the schema %q is not a list of schema names as PostgreSQL's search_path reads them (%s): write names separated by commas, a name with other characters than lower-case letters, digits and _ in double quotes (\"Sales\", with \"\" for a double quote in it)", schema, why)
+	}
+	var names []string
+	s := schema
+	for {
+		s = strings.TrimLeft(s, " \t\n\r\f")
+		var name string
+		if strings.HasPrefix(s, `"`) {
+			var b strings.Builder
+			i := 1
+			for {
+				j := strings.IndexByte(s[i:], '"')
+				if j < 0 {
+					return "", bad("a double quote is not closed")
+				}
+				b.WriteString(s[i : i+j])
+				i += j + 1
+				if i < len(s) && s[i] == '"' {
+					b.WriteByte('"')
+					i++
+					continue
+				}
+				break
+			}
+			name, s = b.String(), s[i:]
+			if name == "" {
+				return "", bad("an empty quoted name")
+			}
+		} else {
+			i := strings.IndexAny(s, ", \t\n\r\f\"")
+			if i < 0 {
+				i = len(s)
+			}
+			name, s = asciiLower(s[:i]), s[i:]
+			if name == "" {
+				return "", bad("an empty name")
+			}
+		}
+		if strings.ContainsRune(name, 0) {
+			return "", bad("a name holds a zero byte")
+		}
+		names = append(names, quoteIdent(name))
+		s = strings.TrimLeft(s, " \t\n\r\f")
+		if s == "" {
+			break
+		}
+		if s[0] != ',' {
+			return "", bad("names must be separated by commas")
+		}
+		s = s[1:]
+	}
+	return strings.Join(names, ", "), nil
+}
+
+// asciiLower folds A-Z in s to a-z, as PostgreSQL folds an unquoted name in
+// a UTF-8 database: other letters ("Ärger", the Kelvin sign) stay as written.
+func asciiLower(s string) string {
+	return strings.Map(func(r rune) rune {
+		if 'A' <= r && r <= 'Z' {
+			return r + 'a' - 'A'
+		}
+		return r
+	}, s)
+}
+
 // pgGateBody is the statement of bound's text that the cap wraps
 // (pgStatementBody), or why there is none.
 func pgGateBody(bound *pgBound, conn *pgconn.PgConn) (string, error) {

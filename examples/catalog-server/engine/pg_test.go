@@ -595,3 +595,91 @@ func TestPostgresTypeModifiers(t *testing.T) {
 		t.Errorf("types: %s", d)
 	}
 }
+
+// TestPgSearchPath: a manifest's schema is read as PostgreSQL's search_path
+// reads it, and written for SET LOCAL with each name quoted.
+func TestPgSearchPath(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                 "",
+		"shop":             `"shop"`,
+		"Shop, public":     `"shop", "public"`,
+		` "Sales" ,"a""b"`: `"Sales", "a""b"`,
+		`"$user", public`:  `"$user", "public"`,
+		`"a,b"`:            `"a,b"`,
+		"hr,\tpublic ":     `"hr", "public"`,
+		`"shop`:            "!",
+		"shop,":            "!",
+		"shop public":      "!",
+		`""`:               "!",
+		`shop"x"`:          "!",
+		", shop":           "!",
+		// PostgreSQL folds A-Z only (a UTF-8 database): the Kelvin sign
+		// and Ä stay.
+		"\u212Axy": "\"\u212Axy\"",
+		"ÄRGER":    `"Ärger"`,
+		"a\vb":     "\"a\vb\"",
+	} {
+		got, err := pgSearchPath(in)
+		if want == "!" {
+			if err == nil || !strings.Contains(err.Error(), "is not a list of schema names") {
+				t.Errorf("%q: %q %v, want an error", in, got, err)
+			}
+		} else if err != nil || got != want {
+			t.Errorf("%q: %q %v, want %q", in, got, err, want)
+		}
+	}
+}
+
+// TestPostgresSchemaByQuery: the schema is set by each query's transaction
+// (SET LOCAL search_path), so that a pooler that drops or refuses startup
+// parameters keeps it, and a schema that is no list of names is the
+// catalog's fault, told as such. Before, it was a startup parameter, and
+// `"shop` looked like a failure to connect (SQLSTATE 22023).
+func TestPostgresSchemaByQuery(t *testing.T) {
+	dsn := pgDSN(t)
+	pgSetup(t, dsn)
+	open := func(schema string) (*Postgres, error) {
+		m := loadModel(t, map[string]string{
+			"p/wh/manifest.json": `{"engine": "postgres", "dsnEnv": "UNUSED", "schema": ` + strings.ReplaceAll(strconvQuote(schema), `\x`, `\u00`) + `}`,
+			"p/wh/stock.sql":     "-- @source stock\nSELECT sku FROM stock;\n",
+		}, "p/wh/stock")
+		return OpenPostgres(context.Background(), m, dsn, PGConfig{})
+	}
+	_, err := open(`"shop`)
+	var se *SQLError
+	var srcs *SourcesError
+	if !errors.As(err, &srcs) || !errors.As(err, &se) || !strings.Contains(se.Message, "wh's manifest.json: the schema") || strings.Contains(err.Error(), "connect") {
+		t.Errorf(`schema "shop: %v`, err)
+	}
+	p, err := open("Shop, public")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	res, err := p.Query(context.Background(), "SELECT current_setting('search_path') AS sp, count(*) AS n FROM stock", nil, testLimits)
+	if err != nil || len(res.Rows) != 1 || res.Rows[0][0] != "shop, public" {
+		t.Fatalf("search_path: %v %+v", err, res)
+	}
+	// Outside the queries' transactions the connections keep the server's.
+	c, err := p.pool.Acquire(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Release()
+	if sp := c.Conn().PgConn().ParameterStatus("search_path"); strings.Contains(sp, "shop") {
+		t.Errorf("the connection's search_path is %q", sp)
+	}
+}
+
+func strconvQuote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, c := range s {
+		if c == '"' || c == '\\' {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(c)
+	}
+	b.WriteByte('"')
+	return b.String()
+}
