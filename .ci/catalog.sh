@@ -8,17 +8,27 @@ PGPORT="${CATALOG_PGPORT:-54329}"
 # One cluster per port, so that runs on different ports do not drop each other's.
 CLUSTER="catalogci$PGPORT"
 
-if ! command -v pg_createcluster >/dev/null; then
+BOUNCERPORT="${CATALOG_PGBOUNCERPORT:-$((PGPORT + 1))}"
+
+if ! command -v pg_createcluster >/dev/null || ! command -v pgbouncer >/dev/null; then
 	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql pgbouncer >/dev/null
 fi
 PGVER="$(ls /usr/lib/postgresql | sort -V | tail -1)"
+BOUNCERDIR=""
 
 cleanup() {
+	if [ -n "$BOUNCERDIR" ]; then
+		if [ -f "$BOUNCERDIR/pgbouncer.pid" ]; then
+			kill "$(cat "$BOUNCERDIR/pgbouncer.pid")" 2>/dev/null || true
+		fi
+		rm -rf "$BOUNCERDIR"
+	fi
 	pg_dropcluster --stop "$PGVER" "$CLUSTER" 2>/dev/null || true
 }
 trap cleanup EXIT
 cleanup
+BOUNCERDIR="$(mktemp -d /tmp/catalog-pgbouncer.XXXXXX)"
 # A throwaway cluster owned by the postgres user, listening on loopback only, with
 # trust authentication for local TCP (nothing else can reach it).
 pg_createcluster "$PGVER" "$CLUSTER" -p "$PGPORT" -- --auth-host=trust --auth-local=peer >/dev/null
@@ -42,6 +52,32 @@ export CATALOG_TEST_PG_DSN="postgres://catalog@127.0.0.1:$PGPORT/catalog?sslmode
 # A superuser of the same cluster, for the role check's tests that need one
 # (a granting role, a superuser under -pg-unlocked-role).
 export CATALOG_TEST_PG_SUPER_DSN="postgres://postgres@127.0.0.1:$PGPORT/catalog?sslmode=disable"
+# pgbouncer in front of the cluster, in transaction pooling mode (what users
+# commonly run), on loopback only, letting the catalog role in without a
+# password as the cluster does; it does not run as root. The engine's tests
+# through it read CATALOG_TEST_PGBOUNCER_DSN.
+cat >"$BOUNCERDIR/pgbouncer.ini" <<INI
+[databases]
+catalog = host=127.0.0.1 port=$PGPORT dbname=catalog
+[pgbouncer]
+listen_addr = 127.0.0.1
+listen_port = $BOUNCERPORT
+unix_socket_dir =
+auth_type = trust
+auth_file = $BOUNCERDIR/users.txt
+pool_mode = transaction
+default_pool_size = 8
+pidfile = $BOUNCERDIR/pgbouncer.pid
+logfile = $BOUNCERDIR/pgbouncer.log
+INI
+echo '"catalog" ""' >"$BOUNCERDIR/users.txt"
+chown -R postgres "$BOUNCERDIR"
+su postgres -c "pgbouncer -d '$BOUNCERDIR/pgbouncer.ini'"
+for _ in $(seq 50); do
+	[ -f "$BOUNCERDIR/pgbouncer.pid" ] && break
+	sleep 0.1
+done
+export CATALOG_TEST_PGBOUNCER_DSN="postgres://catalog@127.0.0.1:$BOUNCERPORT/catalog?sslmode=disable"
 
 if [ -z "${WIREMCP_NODE:-}" ] && [ -f "$ROOT/.ci/node22.sh" ]; then
 	WIREMCP_NODE="$(bash "$ROOT/.ci/node22.sh")"

@@ -182,7 +182,18 @@ func OpenPostgres(ctx context.Context, m *catalog.Model, dsn string, pc PGConfig
 	}
 	cfg.MaxConns = pgMaxConns
 	cfg.ConnConfig.RuntimeParams["application_name"] = "wiremcp-catalog-server"
-	cfg.ConnConfig.RuntimeParams["default_transaction_read_only"] = "on"
+	// Statements are prepared unnamed (Parse and Describe, then Bind and
+	// Execute: two round trips, as a statement pgx's default mode has not
+	// cached yet; a repeated named query costs one more than from that
+	// cache). pgx's default caches named prepared statements per
+	// connection, which a transaction-pooling pgbouncer (before 1.21's
+	// max_prepared_statements) does not carry from one transaction to the
+	// next: "prepared statement … already exists" / "does not exist".
+	// Nothing is set at connection start but what pgbouncer passes on
+	// (application_name): each statement runs in a READ ONLY transaction
+	// (begin), not under default_transaction_read_only, a startup
+	// parameter pgbouncer refuses ("unsupported startup parameter").
+	cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeDescribeExec
 	// The model's schema is set by each query's transaction (begin: SET
 	// LOCAL, a statement, which needs no set_config, revoked from the role
 	// (pgRisks), and which a connection pooler such as pgbouncer passes on,
@@ -196,9 +207,9 @@ func OpenPostgres(ctx context.Context, m *catalog.Model, dsn string, pc PGConfig
 	// their type (pgTap): only a row is a byte-budget truncation.
 	cfg.ConnConfig.BuildFrontend = newTappedFrontend
 	// A query's transaction is rolled back, which ends everything it did except
-	// session-level advisory locks (pg_advisory_lock): they are released before
-	// the connection goes back to the pool (pgxpool runs this off the query's
-	// path), or the connection is dropped.
+	// session-level advisory locks (pg_advisory_lock): pgEnd releases them with
+	// the rollback, and again here before the connection goes back to the pool
+	// (pgxpool runs this off the query's path), or the connection is dropped.
 	cfg.AfterRelease = func(c *pgx.Conn) bool {
 		ctx, cancel := context.WithTimeout(context.Background(), pgReleaseTimeout)
 		defer cancel()
@@ -391,7 +402,7 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 	if err != nil {
 		return nil, err
 	}
-	defer tx.Rollback(context.WithoutCancel(ctx))
+	defer pgEnd(context.WithoutCancel(ctx), tx)
 	// A named query's parameters (@name) become $1, $2, … and their values are
 	// bound by position; positions and messages in errors are mapped back to
 	// the SQL as given (@name). Ad-hoc SQL has no parameters: an @ in it is
@@ -630,6 +641,19 @@ func asciiLower(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// pgEnd ends tx, the transaction a caller's statement ran in: rolled back,
+// and the session-level advisory locks the statement took (pg_advisory_lock,
+// which a rollback keeps) released, in one message of the simple protocol, so
+// in the same server session even behind a transaction-pooling pgbouncer,
+// which gives the session to another client once the transaction ends (the
+// pool's AfterRelease, a transaction of its own, may then reach another
+// session). The locks are gone when Query returns.
+func pgEnd(ctx context.Context, tx pgx.Tx) {
+	if _, err := tx.Exec(ctx, "ROLLBACK; SELECT pg_advisory_unlock_all()"); err != nil {
+		tx.Rollback(ctx) // the pool drops a connection left in a transaction
+	}
 }
 
 // pgGateBody is the statement of bound's text that the cap wraps

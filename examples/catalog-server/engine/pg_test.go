@@ -49,8 +49,10 @@ func pgSetup(t *testing.T, dsn string) {
 	}
 }
 
-func openTestPG(t *testing.T) *Postgres {
-	dsn := pgDSN(t)
+func openTestPG(t *testing.T) *Postgres { return openTestPGAt(t, pgDSN(t)) }
+
+// openTestPGAt is openTestPG's model on the server dsn names (pgbouncer's).
+func openTestPGAt(t *testing.T, dsn string) *Postgres {
 	pgSetup(t, dsn)
 	m := loadModel(t, map[string]string{
 		"p/wh/manifest.json": `{"engine": "postgres", "dsnEnv": "UNUSED", "schema": "shop"}`,

@@ -217,7 +217,12 @@ func TestPostgresRoleRevokeFromGrantingRoles(t *testing.T) {
 		"REVOKE EXECUTE ON FUNCTION zz_grants.f() FROM PUBLIC", "GRANT EXECUTE ON FUNCTION zz_grants.f() TO zz_granting",
 		"GRANT zz_granting TO "+role)
 	defer run("DROP SCHEMA zz_grants CASCADE", "DROP ROLE zz_granting")
-	pool, err := pgxpool.New(ctx, pgDSN(t))
+	cfg, err := pgxpool.ParseConfig(pgDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeDescribeExec // as OpenPostgres's, which works behind pgbouncer
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -348,7 +348,7 @@ func TestPostgresRunsLeaveNothing(t *testing.T) {
 	}
 	// Every connection of the pool (pgMaxConns), more than once.
 	for range 2 * pgMaxConns {
-		res, err := p.Query(ctx, "SELECT current_setting('default_transaction_read_only'), current_setting('search_path'), (SELECT count(*) FROM pg_largeobject_metadata)", nil, testLimits)
+		res, err := p.Query(ctx, "SELECT current_setting('transaction_read_only'), current_setting('search_path'), (SELECT count(*) FROM pg_largeobject_metadata)", nil, testLimits)
 		if err != nil || fmt.Sprint(res.Rows[0]) != "[on shop 0]" {
 			t.Fatalf("after the queries: %v %+v", err, res)
 		}
