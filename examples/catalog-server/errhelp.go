@@ -952,7 +952,7 @@ func sourceFileFault(se *engine.SQLError, m *catalog.Model, callerText, given st
 	if se.Engine != "duckdb" || m == nil || m.Package == nil || se.Position > 0 {
 		return nil
 	}
-	if callerError.MatchString(withoutLiterals(callerText)) {
+	if callerError.MatchString(catalog.CodeOnly(callerText, catalog.EngineDuckDB)) {
 		return nil
 	}
 	first, _, _ := strings.Cut(se.Message, "\n")
@@ -986,50 +986,6 @@ func sourceFileFault(se *engine.SQLError, m *catalog.Model, callerText, given st
 		return nil
 	}
 	return &sourceFileError{sources: srcs, file: rel, model: modelPath(m), msg: strings.TrimPrefix(se.Error(), "duckdb error: ")}
-}
-
-// withoutLiterals is the SQL text s with its string literals ('…', a quote
-// doubled inside) and comments (-- to the line's end, /* … */) blanked out:
-// what it calls, not what it quotes. An unclosed one runs to the end.
-func withoutLiterals(s string) string {
-	b := []byte(s)
-	blank := func(from, to int) {
-		for k := from; k < to && k < len(b); k++ {
-			if b[k] != '\n' {
-				b[k] = ' '
-			}
-		}
-	}
-	for i := 0; i < len(b); i++ {
-		switch {
-		case b[i] == '\'':
-			j := i + 1
-			for j < len(b) && (b[j] != '\'' || j+1 < len(b) && b[j+1] == '\'') {
-				if b[j] == '\'' {
-					j++ // '' inside
-				}
-				j++
-			}
-			blank(i, j+1)
-			i = j
-		case b[i] == '-' && i+1 < len(b) && b[i+1] == '-':
-			j := i
-			for j < len(b) && b[j] != '\n' {
-				j++
-			}
-			blank(i, j)
-			i = j
-		case b[i] == '/' && i+1 < len(b) && b[i+1] == '*':
-			j := strings.Index(string(b[i+2:]), "*/")
-			end := len(b)
-			if j >= 0 {
-				end = i + 2 + j + 2
-			}
-			blank(i, end)
-			i = end - 1
-		}
-	}
-	return string(b)
 }
 
 // callerNamesFile reports whether text (the caller's SQL, or its parameter
