@@ -462,7 +462,7 @@ func readers(pkg *catalog.Package, m *catalog.Model, rel string) []string {
 		for _, src := range mm.Sources {
 			for _, lit := range sqlStringLit.FindAllStringSubmatch(src.SQL, -1) {
 				p := strings.TrimPrefix(strings.ReplaceAll(lit[1], "''", "'"), "./")
-				if ok, _ := path.Match(p, rel); ok || p == rel {
+				if p == rel || strings.ContainsAny(p, "*?[") && globMatch(p, rel) {
 					if mm == m {
 						out = append(out, src.Name)
 					} else {
@@ -883,7 +883,20 @@ type sourceFileError struct {
 	file    string   // the file, relative to the package folder
 	model   string   // the model's path
 	msg     string   // DuckDB's message, the package folder left out
+	shape   fileShape
 }
+
+// fileShape is what DuckDB's error of a file scan says of the file, by the
+// error's form (not by the file's name or the text it quotes).
+type fileShape int
+
+const (
+	fileOther   fileShape = iota
+	fileCSV               // a CSV value its column's type does not hold
+	fileJSON              // JSON that does not parse or fit
+	fileParquet           // not a (whole) Parquet file
+	fileMissing           // no file, or none DuckDB can open
+)
 
 func (e *sourceFileError) Error() string {
 	what := "the source " + e.sources[0]
@@ -897,14 +910,14 @@ func (e *sourceFileError) Error() string {
 // the catalog's author can change.
 func (e *sourceFileError) hint() string {
 	fix := "fix or replace the file"
-	switch {
-	case strings.Contains(e.msg, "No files found") || strings.Contains(e.msg, "Cannot open file"):
+	switch e.shape {
+	case fileMissing:
 		fix = "put the file back, or change the path in the source's SQL"
-	case strings.Contains(e.msg, "CSV Error"):
+	case fileCSV:
 		fix = "give the column's type in the source's read_csv (types={'col': 'VARCHAR'}), detect types from the whole file (sample_size=-1), skip the bad lines (ignore_errors=true), or fix the file"
-	case strings.Contains(strings.ToLower(e.msg), "json"):
+	case fileJSON:
 		fix = "fix the file, or skip what does not parse (ignore_errors=true in the source's read_json)"
-	case strings.Contains(strings.ToLower(e.msg), "parquet"):
+	case fileParquet:
 		fix = "replace the file with a whole Parquet file"
 	}
 	return fmt.Sprintf("Nothing in this call's SQL can fix it: every query that reads %s fails the same way until the catalog is fixed (tell its owner); queries on the model's other sources still run. For the catalog's author: %s.", strings.Join(e.sources, ", "), fix)
@@ -912,21 +925,21 @@ func (e *sourceFileError) hint() string {
 
 var (
 	// duckScanError is the first line of an error DuckDB meets while it scans
-	// a file, naming the file (its group 1 or 2): a CSV scan names it on a
-	// later line (duckCSVFile). Anchored after DuckDB's "… Error: " so that a
-	// message quoting such text (a value that failed to convert) does not match.
-	duckScanError = regexp.MustCompile(`^[A-Z][A-Za-z ]* Error: (?:` +
-		// JSON (read_json, read_ndjson)
-		`Malformed JSON in file "([^"\n]+)"|JSON transform error in file "([^"\n]+)"|JSON auto-detection error in file "([^"\n]+)"|` +
-		`"maximum_object_size" of \d+ bytes exceeded while reading file "([^"\n]+)"|` +
-		`(?:Missing closing brace|Empty array with trailing data).* in file "([^"\n]+)"|Expected top-level JSON array.* in file "([^"\n]+)"|` +
-		// Parquet (read_parquet)
-		`Failed to read Parquet file ["']([^"'\n]+)["']|Failed to read file "([^"\n]+)":|File '([^'\n]+)' too small to be a Parquet file|` +
-		`(?:Parquet )?[Ff]ile '([^'\n]+)': metadata is corrupt|Footer length error in file '([^'\n]+)'|No magic bytes found at end of file '([^'\n]+)'|` +
-		`Invalid footer length provided for file '([^'\n]+)'|Invalid string encoding found in Parquet file "([^"\n]+)"|Malformed Parquet schema in file "([^"\n]+)"|` +
-		// Any reader: the file gone, or not a file it can open
-		`No files found that match the pattern "([^"\n]+)"|Cannot open file "([^"\n]+)"|Error when sniffing file "([^"\n]+)"` +
-		`)`)
+	// a file, naming the file (the first group that matched, whose shape is
+	// duckScanShapes' at its index): a CSV scan names it on a later line
+	// (duckCSVFile). Anchored after DuckDB's "… Error: " so that a message
+	// quoting such text (a value that failed to convert) does not match.
+	duckScanError, duckScanShapes = scanErrors([]scanForms{
+		{fileJSON, []string{`Malformed JSON in file "([^"\n]+)"`, `JSON transform error in file "([^"\n]+)"`, `JSON auto-detection error in file "([^"\n]+)"`,
+			`"maximum_object_size" of \d+ bytes exceeded while reading file "([^"\n]+)"`,
+			`(?:Missing closing brace|Empty array with trailing data).* in file "([^"\n]+)"`, `Expected top-level JSON array.* in file "([^"\n]+)"`}},
+		{fileParquet, []string{`Failed to read Parquet file ["']([^"'\n]+)["']`, `Failed to read file "([^"\n]+)":`, `File '([^'\n]+)' too small to be a Parquet file`,
+			`(?:Parquet )?[Ff]ile '([^'\n]+)': metadata is corrupt`, `Footer length error in file '([^'\n]+)'`, `No magic bytes found at end of file '([^'\n]+)'`,
+			`Invalid footer length provided for file '([^'\n]+)'`, `Invalid string encoding found in Parquet file "([^"\n]+)"`, `Malformed Parquet schema in file "([^"\n]+)"`}},
+		// Any reader: the file gone, or not a file it can open.
+		{fileMissing, []string{`No files found that match the pattern "([^"\n]+)"`, `Cannot open file "([^"\n]+)"`}},
+		{fileOther, []string{`Error when sniffing file "([^"\n]+)"`}},
+	})
 	duckCSVError = regexp.MustCompile(`^[A-Z][A-Za-z ]* Error: CSV Error on Line`)
 	duckCSVFile  = regexp.MustCompile(`(?m)^  file = (.+?)\s*$`)
 	// callerError is a call of DuckDB's error(): the message is the caller's.
@@ -935,6 +948,31 @@ var (
 	// values (as JSON).
 	quotedText = regexp.MustCompile(`'((?:[^'\n]|'')+)'|"((?:[^"\\\n]|\\.)+)"`)
 )
+
+// scanForms is the forms of DuckDB's scan errors that say one thing of a file
+// (shape), each with one group: the file's name.
+type scanForms struct {
+	shape fileShape
+	forms []string
+}
+
+// scanErrors is one expression matching any of the forms after DuckDB's
+// "… Error: ", and the shape of each of its groups, in order.
+func scanErrors(all []scanForms) (*regexp.Regexp, []fileShape) {
+	var alts []string
+	var shapes []fileShape
+	for _, f := range all {
+		for _, form := range f.forms {
+			alts = append(alts, form)
+			shapes = append(shapes, f.shape)
+		}
+	}
+	re := regexp.MustCompile(`^[A-Z][A-Za-z ]* Error: (?:` + strings.Join(alts, "|") + `)`)
+	if re.NumSubexp() != len(shapes) {
+		panic("scanErrors: a form without one group")
+	}
+	return re, shapes
+}
 
 // sourceFileFault returns, for DuckDB's error se (its message with the package
 // folder left out, packageRelative) met while a query on m scanned a file
@@ -956,15 +994,15 @@ func sourceFileFault(se *engine.SQLError, m *catalog.Model, callerText, given st
 		return nil
 	}
 	first, _, _ := strings.Cut(se.Message, "\n")
-	file := ""
+	file, shape := "", fileOther
 	if duckCSVError.MatchString(first) {
 		if mt := duckCSVFile.FindStringSubmatch(se.Message); mt != nil {
-			file = mt[1]
+			file, shape = mt[1], fileCSV
 		}
 	} else if mt := duckScanError.FindStringSubmatch(first); mt != nil {
-		for _, g := range mt[1:] {
+		for i, g := range mt[1:] {
 			if g != "" {
-				file = g
+				file, shape = g, duckScanShapes[i]
 				break
 			}
 		}
@@ -985,7 +1023,7 @@ func sourceFileFault(se *engine.SQLError, m *catalog.Model, callerText, given st
 	if len(srcs) == 0 {
 		return nil
 	}
-	return &sourceFileError{sources: srcs, file: rel, model: modelPath(m), msg: strings.TrimPrefix(se.Error(), "duckdb error: ")}
+	return &sourceFileError{sources: srcs, file: rel, model: modelPath(m), msg: strings.TrimPrefix(se.Error(), "duckdb error: "), shape: shape}
 }
 
 // callerNamesFile reports whether text (the caller's SQL, or its parameter
