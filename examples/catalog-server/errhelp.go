@@ -668,10 +668,11 @@ func describeTimeoutProblem(to *engine.TimeoutError, src, sqlText string, budget
 	if to.Busy() {
 		return fmt.Sprintf("not done within describe's %s limit, most of it spent %s; describe it again shortly", budget, to.BusyWith())
 	}
-	// The first query has the whole budget, but for the moment it took to start.
-	had, within := budget, fmt.Sprintf("within describe's %s limit", budget)
-	if to.Limit < budget*19/20 {
-		had, within = to.Limit, fmt.Sprintf("in the %s left of describe's %s limit", to.Limit.Round(time.Millisecond), budget)
+	had, within := budget, ""
+	if lim, part := describeLimit(to.Limit, budget); part {
+		had, within = to.Limit, "in "+lim
+	} else {
+		within = "within " + lim
 	}
 	if queryTimeout > had {
 		return fmt.Sprintf("not done %s; run %s with execute_query, which may take up to %s, or add a WHERE condition to read part of the source", within, sqlText, queryTimeout)
@@ -688,15 +689,20 @@ func describeTimeoutProblem(to *engine.TimeoutError, src, sqlText string, budget
 // ran other queries for the time it had, which was what was left of
 // describe's budget (be.Limit), not execute_query's limit.
 func describeBusyProblem(be *engine.BusyError, budget time.Duration) string {
-	what := be.What
-	if what == "" {
-		what = "connections of this model"
+	within, _ := describeLimit(be.Limit, budget)
+	return fmt.Sprintf("not read: the server is busy: all %d %s were running other queries for %s; describe it again shortly", be.Conns, be.ConnsWhat(), within)
+}
+
+// describeLimit names the time a query of describe's had (had, its own limit)
+// out of describe's limit budget, which its queries share: "describe's 10s
+// limit", or, with part, "the 38ms left of describe's 10s limit" when the
+// queries before it used some of it. The first query has the whole budget,
+// but for the moment it took to start.
+func describeLimit(had, budget time.Duration) (phrase string, part bool) {
+	if had < budget*19/20 {
+		return fmt.Sprintf("the %s left of describe's %s limit", had.Round(time.Millisecond), budget), true
 	}
-	within := fmt.Sprintf("describe's %s limit", budget)
-	if be.Limit < budget*19/20 {
-		within = fmt.Sprintf("the %s left of describe's %s limit", be.Limit.Round(time.Millisecond), budget)
-	}
-	return fmt.Sprintf("not read: the server is busy: all %d %s were running other queries for %s; describe it again shortly", be.Conns, what, within)
+	return fmt.Sprintf("describe's %s limit", budget), false
 }
 
 // duckICUAdvice is DuckDB's advice for a TIMESTAMP written with a time zone
