@@ -102,16 +102,10 @@ func (s *Service) Describe(ctx context.Context, path string) (*Description, erro
 			// A copy: the engines' findings are appended to it, and the
 			// catalog's slice is shared by concurrent calls.
 			d.Problems = slices.Clone(e.Package.Problems)
-			// The engines' findings, which the catalog's load could not know.
+			// The engines' findings, which the catalog's load could not know
+			// (the package's problems hold its queries' own).
 			for _, m := range e.Package.Models {
-				mpath := e.Path + "/" + m.Name
-				for _, why := range roleNotes(sn.engines[m]) {
-					d.Problems = append(d.Problems, mpath+": "+why)
-				}
-				d.Problems = append(d.Problems, sn.checks[mpath]...)
-				for _, q := range m.Queries {
-					d.Problems = append(d.Problems, sn.checks[mpath+"/"+q.Name]...)
-				}
+				d.Problems = sn.engineFindings(d.Problems, m, false)
 			}
 			for _, nb := range e.Package.Notebooks {
 				for _, q := range nb.Cells {

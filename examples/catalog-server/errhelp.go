@@ -462,7 +462,7 @@ func readers(pkg *catalog.Package, m *catalog.Model, rel string) []string {
 		for _, src := range mm.Sources {
 			for _, lit := range sqlStringLit.FindAllStringSubmatch(src.SQL, -1) {
 				p := strings.TrimPrefix(strings.ReplaceAll(lit[1], "''", "'"), "./")
-				if ok, _ := path.Match(p, rel); ok || p == rel {
+				if p == rel || strings.ContainsAny(p, "*?[") && globMatch(p, rel) {
 					if mm == m {
 						out = append(out, src.Name)
 					} else {
@@ -668,10 +668,11 @@ func describeTimeoutProblem(to *engine.TimeoutError, src, sqlText string, budget
 	if to.Busy() {
 		return fmt.Sprintf("not done within describe's %s limit, most of it spent %s; describe it again shortly", budget, to.BusyWith())
 	}
-	// The first query has the whole budget, but for the moment it took to start.
-	had, within := budget, fmt.Sprintf("within describe's %s limit", budget)
-	if to.Limit < budget*19/20 {
-		had, within = to.Limit, fmt.Sprintf("in the %s left of describe's %s limit", to.Limit.Round(time.Millisecond), budget)
+	had, within := budget, ""
+	if lim, part := describeLimit(to.Limit, budget); part {
+		had, within = to.Limit, "in "+lim
+	} else {
+		within = "within " + lim
 	}
 	if queryTimeout > had {
 		return fmt.Sprintf("not done %s; run %s with execute_query, which may take up to %s, or add a WHERE condition to read part of the source", within, sqlText, queryTimeout)
@@ -688,15 +689,20 @@ func describeTimeoutProblem(to *engine.TimeoutError, src, sqlText string, budget
 // ran other queries for the time it had, which was what was left of
 // describe's budget (be.Limit), not execute_query's limit.
 func describeBusyProblem(be *engine.BusyError, budget time.Duration) string {
-	what := be.What
-	if what == "" {
-		what = "connections of this model"
+	within, _ := describeLimit(be.Limit, budget)
+	return fmt.Sprintf("not read: the server is busy: all %d %s were running other queries for %s; describe it again shortly", be.Conns, be.ConnsWhat(), within)
+}
+
+// describeLimit names the time a query of describe's had (had, its own limit)
+// out of describe's limit budget, which its queries share: "describe's 10s
+// limit", or, with part, "the 38ms left of describe's 10s limit" when the
+// queries before it used some of it. The first query has the whole budget,
+// but for the moment it took to start.
+func describeLimit(had, budget time.Duration) (phrase string, part bool) {
+	if had < budget*19/20 {
+		return fmt.Sprintf("the %s left of describe's %s limit", had.Round(time.Millisecond), budget), true
 	}
-	within := fmt.Sprintf("describe's %s limit", budget)
-	if be.Limit < budget*19/20 {
-		within = fmt.Sprintf("the %s left of describe's %s limit", be.Limit.Round(time.Millisecond), budget)
-	}
-	return fmt.Sprintf("not read: the server is busy: all %d %s were running other queries for %s; describe it again shortly", be.Conns, what, within)
+	return fmt.Sprintf("describe's %s limit", budget), false
 }
 
 // duckICUAdvice is DuckDB's advice for a TIMESTAMP written with a time zone
@@ -883,7 +889,20 @@ type sourceFileError struct {
 	file    string   // the file, relative to the package folder
 	model   string   // the model's path
 	msg     string   // DuckDB's message, the package folder left out
+	shape   fileShape
 }
+
+// fileShape is what DuckDB's error of a file scan says of the file, by the
+// error's form (not by the file's name or the text it quotes).
+type fileShape int
+
+const (
+	fileOther   fileShape = iota
+	fileCSV               // a CSV value its column's type does not hold
+	fileJSON              // JSON that does not parse or fit
+	fileParquet           // not a (whole) Parquet file
+	fileMissing           // no file, or none DuckDB can open
+)
 
 func (e *sourceFileError) Error() string {
 	what := "the source " + e.sources[0]
@@ -897,14 +916,14 @@ func (e *sourceFileError) Error() string {
 // the catalog's author can change.
 func (e *sourceFileError) hint() string {
 	fix := "fix or replace the file"
-	switch {
-	case strings.Contains(e.msg, "No files found") || strings.Contains(e.msg, "Cannot open file"):
+	switch e.shape {
+	case fileMissing:
 		fix = "put the file back, or change the path in the source's SQL"
-	case strings.Contains(e.msg, "CSV Error"):
+	case fileCSV:
 		fix = "give the column's type in the source's read_csv (types={'col': 'VARCHAR'}), detect types from the whole file (sample_size=-1), skip the bad lines (ignore_errors=true), or fix the file"
-	case strings.Contains(strings.ToLower(e.msg), "json"):
+	case fileJSON:
 		fix = "fix the file, or skip what does not parse (ignore_errors=true in the source's read_json)"
-	case strings.Contains(strings.ToLower(e.msg), "parquet"):
+	case fileParquet:
 		fix = "replace the file with a whole Parquet file"
 	}
 	return fmt.Sprintf("Nothing in this call's SQL can fix it: every query that reads %s fails the same way until the catalog is fixed (tell its owner); queries on the model's other sources still run. For the catalog's author: %s.", strings.Join(e.sources, ", "), fix)
@@ -912,21 +931,21 @@ func (e *sourceFileError) hint() string {
 
 var (
 	// duckScanError is the first line of an error DuckDB meets while it scans
-	// a file, naming the file (its group 1 or 2): a CSV scan names it on a
-	// later line (duckCSVFile). Anchored after DuckDB's "… Error: " so that a
-	// message quoting such text (a value that failed to convert) does not match.
-	duckScanError = regexp.MustCompile(`^[A-Z][A-Za-z ]* Error: (?:` +
-		// JSON (read_json, read_ndjson)
-		`Malformed JSON in file "([^"\n]+)"|JSON transform error in file "([^"\n]+)"|JSON auto-detection error in file "([^"\n]+)"|` +
-		`"maximum_object_size" of \d+ bytes exceeded while reading file "([^"\n]+)"|` +
-		`(?:Missing closing brace|Empty array with trailing data).* in file "([^"\n]+)"|Expected top-level JSON array.* in file "([^"\n]+)"|` +
-		// Parquet (read_parquet)
-		`Failed to read Parquet file ["']([^"'\n]+)["']|Failed to read file "([^"\n]+)":|File '([^'\n]+)' too small to be a Parquet file|` +
-		`(?:Parquet )?[Ff]ile '([^'\n]+)': metadata is corrupt|Footer length error in file '([^'\n]+)'|No magic bytes found at end of file '([^'\n]+)'|` +
-		`Invalid footer length provided for file '([^'\n]+)'|Invalid string encoding found in Parquet file "([^"\n]+)"|Malformed Parquet schema in file "([^"\n]+)"|` +
-		// Any reader: the file gone, or not a file it can open
-		`No files found that match the pattern "([^"\n]+)"|Cannot open file "([^"\n]+)"|Error when sniffing file "([^"\n]+)"` +
-		`)`)
+	// a file, naming the file (the first group that matched, whose shape is
+	// duckScanShapes' at its index): a CSV scan names it on a later line
+	// (duckCSVFile). Anchored after DuckDB's "… Error: " so that a message
+	// quoting such text (a value that failed to convert) does not match.
+	duckScanError, duckScanShapes = scanErrors([]scanForms{
+		{fileJSON, []string{`Malformed JSON in file "([^"\n]+)"`, `JSON transform error in file "([^"\n]+)"`, `JSON auto-detection error in file "([^"\n]+)"`,
+			`"maximum_object_size" of \d+ bytes exceeded while reading file "([^"\n]+)"`,
+			`(?:Missing closing brace|Empty array with trailing data).* in file "([^"\n]+)"`, `Expected top-level JSON array.* in file "([^"\n]+)"`}},
+		{fileParquet, []string{`Failed to read Parquet file ["']([^"'\n]+)["']`, `Failed to read file "([^"\n]+)":`, `File '([^'\n]+)' too small to be a Parquet file`,
+			`(?:Parquet )?[Ff]ile '([^'\n]+)': metadata is corrupt`, `Footer length error in file '([^'\n]+)'`, `No magic bytes found at end of file '([^'\n]+)'`,
+			`Invalid footer length provided for file '([^'\n]+)'`, `Invalid string encoding found in Parquet file "([^"\n]+)"`, `Malformed Parquet schema in file "([^"\n]+)"`}},
+		// Any reader: the file gone, or not a file it can open.
+		{fileMissing, []string{`No files found that match the pattern "([^"\n]+)"`, `Cannot open file "([^"\n]+)"`}},
+		{fileOther, []string{`Error when sniffing file "([^"\n]+)"`}},
+	})
 	duckCSVError = regexp.MustCompile(`^[A-Z][A-Za-z ]* Error: CSV Error on Line`)
 	duckCSVFile  = regexp.MustCompile(`(?m)^  file = (.+?)\s*$`)
 	// callerError is a call of DuckDB's error(): the message is the caller's.
@@ -935,6 +954,31 @@ var (
 	// values (as JSON).
 	quotedText = regexp.MustCompile(`'((?:[^'\n]|'')+)'|"((?:[^"\\\n]|\\.)+)"`)
 )
+
+// scanForms is the forms of DuckDB's scan errors that say one thing of a file
+// (shape), each with one group: the file's name.
+type scanForms struct {
+	shape fileShape
+	forms []string
+}
+
+// scanErrors is one expression matching any of the forms after DuckDB's
+// "… Error: ", and the shape of each of its groups, in order.
+func scanErrors(all []scanForms) (*regexp.Regexp, []fileShape) {
+	var alts []string
+	var shapes []fileShape
+	for _, f := range all {
+		for _, form := range f.forms {
+			alts = append(alts, form)
+			shapes = append(shapes, f.shape)
+		}
+	}
+	re := regexp.MustCompile(`^[A-Z][A-Za-z ]* Error: (?:` + strings.Join(alts, "|") + `)`)
+	if re.NumSubexp() != len(shapes) {
+		panic("scanErrors: a form without one group")
+	}
+	return re, shapes
+}
 
 // sourceFileFault returns, for DuckDB's error se (its message with the package
 // folder left out, packageRelative) met while a query on m scanned a file
@@ -952,19 +996,19 @@ func sourceFileFault(se *engine.SQLError, m *catalog.Model, callerText, given st
 	if se.Engine != "duckdb" || m == nil || m.Package == nil || se.Position > 0 {
 		return nil
 	}
-	if callerError.MatchString(withoutLiterals(callerText)) {
+	if callerError.MatchString(catalog.CodeOnly(callerText, catalog.EngineDuckDB)) {
 		return nil
 	}
 	first, _, _ := strings.Cut(se.Message, "\n")
-	file := ""
+	file, shape := "", fileOther
 	if duckCSVError.MatchString(first) {
 		if mt := duckCSVFile.FindStringSubmatch(se.Message); mt != nil {
-			file = mt[1]
+			file, shape = mt[1], fileCSV
 		}
 	} else if mt := duckScanError.FindStringSubmatch(first); mt != nil {
-		for _, g := range mt[1:] {
+		for i, g := range mt[1:] {
 			if g != "" {
-				file = g
+				file, shape = g, duckScanShapes[i]
 				break
 			}
 		}
@@ -985,51 +1029,7 @@ func sourceFileFault(se *engine.SQLError, m *catalog.Model, callerText, given st
 	if len(srcs) == 0 {
 		return nil
 	}
-	return &sourceFileError{sources: srcs, file: rel, model: modelPath(m), msg: strings.TrimPrefix(se.Error(), "duckdb error: ")}
-}
-
-// withoutLiterals is the SQL text s with its string literals ('…', a quote
-// doubled inside) and comments (-- to the line's end, /* … */) blanked out:
-// what it calls, not what it quotes. An unclosed one runs to the end.
-func withoutLiterals(s string) string {
-	b := []byte(s)
-	blank := func(from, to int) {
-		for k := from; k < to && k < len(b); k++ {
-			if b[k] != '\n' {
-				b[k] = ' '
-			}
-		}
-	}
-	for i := 0; i < len(b); i++ {
-		switch {
-		case b[i] == '\'':
-			j := i + 1
-			for j < len(b) && (b[j] != '\'' || j+1 < len(b) && b[j+1] == '\'') {
-				if b[j] == '\'' {
-					j++ // '' inside
-				}
-				j++
-			}
-			blank(i, j+1)
-			i = j
-		case b[i] == '-' && i+1 < len(b) && b[i+1] == '-':
-			j := i
-			for j < len(b) && b[j] != '\n' {
-				j++
-			}
-			blank(i, j)
-			i = j
-		case b[i] == '/' && i+1 < len(b) && b[i+1] == '*':
-			j := strings.Index(string(b[i+2:]), "*/")
-			end := len(b)
-			if j >= 0 {
-				end = i + 2 + j + 2
-			}
-			blank(i, end)
-			i = end - 1
-		}
-	}
-	return string(b)
+	return &sourceFileError{sources: srcs, file: rel, model: modelPath(m), msg: strings.TrimPrefix(se.Error(), "duckdb error: "), shape: shape}
 }
 
 // callerNamesFile reports whether text (the caller's SQL, or its parameter

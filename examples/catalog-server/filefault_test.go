@@ -163,6 +163,12 @@ func TestSourceFileFaultCallers(t *testing.T) {
 		"SELECT sum(a) FROM late WHERE 'error (' IS NOT NULL",
 		"SELECT sum(a) FROM late -- error(\n",
 		"SELECT /* error( */ sum(a) FROM late",
+		// Nor in a dollar-quoted string, an E'' string, or a nested comment
+		// (CodeOnly; before, these cleared the catalog of its fault).
+		"SELECT sum(a) FROM late WHERE $$error($$ IS NOT NULL",
+		"SELECT sum(a) FROM late WHERE $t$ it's error( $t$ IS NOT NULL",
+		"SELECT sum(a) FROM late WHERE E'\\' error(' IS NOT NULL",
+		"SELECT /* a /* b */ error( */ sum(a) FROM late",
 	} {
 		var te toolError
 		call(t, cs, "execute_query", map[string]any{"path": "p/k/m", "sql": sql}, &te)
@@ -197,21 +203,6 @@ func TestSourceFileGone(t *testing.T) {
 		call(t, cs, "execute_query", map[string]any{"path": "p/k/m", "sql": "SELECT * FROM " + src}, &te)
 		if te.Kind != "unavailable" || !strings.Contains(te.Error, "the file data/"+src+".csv of the source "+src) {
 			t.Errorf("%s: kind %q, error %q; want unavailable naming data/%s.csv", src, te.Kind, te.Error, src)
-		}
-	}
-}
-
-func TestWithoutLiterals(t *testing.T) {
-	for in, want := range map[string]string{
-		"SELECT error('x')":            "SELECT error(   )",
-		"SELECT 'it''s' || error('y')": "SELECT" + strings.Repeat(" ", 9) + "|| error(   )",
-		"SELECT 1 -- error(\nFROM t":   "SELECT 1" + strings.Repeat(" ", 10) + "\nFROM t",
-		"SELECT /* 'a */ error(b)":     "SELECT          error(b)",
-		"SELECT 'open":                 "SELECT      ",
-		"SELECT 1 /* open":             "SELECT 1        ",
-	} {
-		if got := withoutLiterals(in); got != want {
-			t.Errorf("withoutLiterals(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
@@ -260,6 +251,63 @@ func TestGlobMatch(t *testing.T) {
 	} {
 		if got := globMatch(tc.pat, tc.rel); got != tc.want {
 			t.Errorf("globMatch(%q, %q) = %v, want %v", tc.pat, tc.rel, got, tc.want)
+		}
+	}
+}
+
+// TestSourceFileFaultShape: the hint's advice to the catalog's author follows
+// the form of DuckDB's error, not the words in the file's name: a Parquet file
+// named json_export.parquet gets the Parquet advice (before: the JSON one), a
+// CSV named parquet_dump.csv the CSV one. And a source reading a pattern with
+// ** (deep/**/*.csv) owns a bad file two folders down: the catalog's
+// unavailable (before: the caller's sql_error, as ** was read as *).
+func TestSourceFileFaultShape(t *testing.T) {
+	dir := t.TempDir()
+	var js strings.Builder
+	for i := range 60000 {
+		fmt.Fprintf(&js, "{\"a\":%d}\n", i)
+	}
+	js.WriteString("{\"a\": oops\n")
+	writeFiles(t, dir, map[string]string{
+		"p/k/manifest.json":          `{}`,
+		"p/k/data/parquet_dump.csv":  lateBadCSV(),
+		"p/k/data/csv_parquet.jsonl": js.String(),
+		"p/k/deep/a/b/bad.csv":       lateBadCSV(),
+		"p/k/m.sql": "-- @source dump\nSELECT * FROM read_csv('data/parquet_dump.csv');\n\n" +
+			"-- @source lines\nSELECT * FROM read_json('data/csv_parquet.jsonl', format='newline_delimited');\n\n" +
+			"-- @source pq\nSELECT * FROM read_parquet('data/pq/*.parquet');\n\n" +
+			"-- @source deep\nSELECT * FROM read_csv('deep/**/*.csv');\n",
+	})
+	if err := os.MkdirAll(filepath.Join(dir, "p/k/data/pq"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("COPY (SELECT 1 AS a) TO '" + filepath.Join(dir, "p/k/data/pq/a.parquet") + "' (FORMAT parquet)"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if err := os.WriteFile(filepath.Join(dir, "p/k/data/pq/json_export.parquet"), []byte("PAR1 not a Parquet file, text PAR1"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	svc := newTestService(t, dir, Config{})
+	cs := connectHTTP(t, startHTTP(t, svc).URL+"/mcp", "")
+	for _, tc := range []struct{ src, file, advice, notAdvice string }{
+		{"pq", "data/pq/json_export.parquet", "replace the file with a whole Parquet file", "read_json"},
+		{"dump", "data/parquet_dump.csv", "types={'col': 'VARCHAR'}", "Parquet"},
+		{"lines", "data/csv_parquet.jsonl", "ignore_errors=true in the source's read_json", "Parquet"},
+		{"deep", "deep/a/b/bad.csv", "types={'col': 'VARCHAR'}", "Parquet"},
+	} {
+		var te toolError
+		call(t, cs, "execute_query", map[string]any{"path": "p/k/m", "sql": "SELECT count(*) FROM (SELECT DISTINCT * FROM " + tc.src + ")"}, &te)
+		if te.Kind != "unavailable" || !strings.Contains(te.Error, "the file "+tc.file+" of the source "+tc.src+" (model p/k/m)") {
+			t.Errorf("%s: kind %q, error %q; want unavailable naming %s", tc.src, te.Kind, te.Error, tc.file)
+			continue
+		}
+		if !strings.Contains(te.Hint, tc.advice) || strings.Contains(te.Hint, tc.notAdvice) {
+			t.Errorf("%s: hint %q; want %q and no %q", tc.src, te.Hint, tc.advice, tc.notAdvice)
 		}
 	}
 }

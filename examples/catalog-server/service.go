@@ -1540,14 +1540,23 @@ func (sn *snapshot) modelProblems(m *catalog.Model) []string {
 	if m == nil || m.Package == nil {
 		return nil
 	}
-	out := slices.Clone(m.Problems)
-	for _, why := range roleNotes(sn.engines[m]) {
-		out = append(out, modelPath(m)+": "+why)
-	}
+	return sn.engineFindings(slices.Clone(m.Problems), m, true)
+}
+
+// engineFindings appends to out what the engines found of model m, which the
+// catalog's load could not know: its PostgreSQL role (roleNotes) and the
+// checks of the model and of each of its named queries, with queries each
+// query's own problems (the catalog's) before its checks.
+func (sn *snapshot) engineFindings(out []string, m *catalog.Model, queries bool) []string {
 	mpath := modelPath(m)
+	for _, why := range roleNotes(sn.engines[m]) {
+		out = append(out, mpath+": "+why)
+	}
 	out = append(out, sn.checks[mpath]...)
 	for _, q := range m.Queries {
-		out = append(out, q.Problems...)
+		if queries {
+			out = append(out, q.Problems...)
+		}
 		out = append(out, sn.checks[mpath+"/"+q.Name]...)
 	}
 	return out

@@ -61,6 +61,36 @@ func PositionalSpans(sqlText, engine string) []Span {
 // Spans reads sqlText once for both PlaceholderSpans (out) and PositionalSpans
 // (positional), for a caller that needs both.
 func Spans(sqlText, engine string) (out, positional []Span) {
+	return lex(sqlText, engine, nil)
+}
+
+// CodeOnly returns sqlText with its string literals ('…', E'…' with backslash
+// escapes, dollar-quoted $tag$…$tag$) and comments (-- to the line's end,
+// /* */, which nest) blanked out, read as Spans reads them: each of their
+// bytes a space but a line break, so every offset of the text stays. What is
+// left is what the SQL calls and names, not what it quotes; a quoted name
+// ("…") is a name, and stays. One not closed runs to the end.
+func CodeOnly(sqlText, engine string) string {
+	b := []byte(sqlText)
+	lex(sqlText, engine, func(from, to int) {
+		for k := from; k < to; k++ {
+			if b[k] != '\n' && b[k] != '\r' {
+				b[k] = ' '
+			}
+		}
+	})
+	return string(b)
+}
+
+// lex reads sqlText for Spans, and gives literal (when not nil) the bytes
+// [from, to) of each string literal and comment.
+func lex(sqlText, engine string, literal func(from, to int)) (out, positional []Span) {
+	skipped := func(from, to int) int {
+		if literal != nil {
+			literal(from, to)
+		}
+		return to
+	}
 	sigil := byte('$')
 	if engine == EnginePostgres {
 		sigil = '@'
@@ -91,15 +121,18 @@ func Spans(sqlText, engine string) (out, positional []Span) {
 		c := sqlText[i]
 		switch {
 		case (c == 'e' || c == 'E') && i+1 < n && sqlText[i+1] == '\'':
-			i = quoted(i+1, '\'', true)
-		case c == '\'' || c == '"':
+			i = skipped(i, quoted(i+1, '\'', true))
+		case c == '\'':
+			i = skipped(i, quoted(i, c, false))
+		case c == '"':
 			i = quoted(i, c, false)
 		case c == '-' && i+1 < n && sqlText[i+1] == '-':
 			j := strings.IndexAny(sqlText[i:], "\n\r")
 			if j < 0 {
+				skipped(i, n)
 				return out, positional
 			}
-			i += j
+			i = skipped(i, i+j)
 		case c == '/' && i+1 < n && sqlText[i+1] == '*':
 			depth, j := 0, i
 			for j < n {
@@ -117,7 +150,7 @@ func Spans(sqlText, engine string) (out, positional []Span) {
 					break
 				}
 			}
-			i = j
+			i = skipped(i, min(j, n))
 		case identStart(c):
 			// A name (a $ or @ inside it starts nothing), taken whole.
 			i++
@@ -134,11 +167,11 @@ func Spans(sqlText, engine string) (out, positional []Span) {
 			}
 			if j < n && sqlText[j] == '$' {
 				tag := sqlText[i : j+1]
+				end := n
 				if k := strings.Index(sqlText[j+1:], tag); k >= 0 {
-					i = j + 1 + k + len(tag)
-				} else {
-					i = n
+					end = j + 1 + k + len(tag)
 				}
+				i = skipped(i, end)
 				continue
 			}
 			if sigil == '$' && j > i+1 && asciiName(sqlText[i+1:j]) {

@@ -315,12 +315,17 @@ type BusyError struct {
 	Server bool
 }
 
-func (e *BusyError) Error() string {
-	what := e.What
-	if what == "" {
-		what = "connections of this model"
+// ConnsWhat is what the Conns are, in words: What, or the connections of
+// this model when What is empty.
+func (e *BusyError) ConnsWhat() string {
+	if e.What == "" {
+		return "connections of this model"
 	}
-	return fmt.Sprintf("the server is busy: all %d %s were running other queries for the whole %s limit, so this query did not start. Try again shortly", e.Conns, what, e.Limit)
+	return e.What
+}
+
+func (e *BusyError) Error() string {
+	return fmt.Sprintf("the server is busy: all %d %s were running other queries for the whole %s limit, so this query did not start. Try again shortly", e.Conns, e.ConnsWhat(), e.Limit)
 }
 
 // rowAppender accumulates rows under a row limit and a byte budget, which the
