@@ -948,8 +948,11 @@ var (
 	})
 	duckCSVError = regexp.MustCompile(`^[A-Z][A-Za-z ]* Error: CSV Error on Line`)
 	duckCSVFile  = regexp.MustCompile(`(?m)^  file = (.+?)\s*$`)
-	// callerError is a call of DuckDB's error(): the message is the caller's.
+	// callerError is the name error, quoted or not, before "(": what a call
+	// of DuckDB's error() looks like (callsError).
 	callerError = regexp.MustCompile(`(?i)\berror"?\s*\(`)
+	// cteColumns is what follows a CTE's column list: error(x) AS (…).
+	cteColumns = regexp.MustCompile(`(?i)^\s*AS\s+(?:NOT\s+)?(?:MATERIALIZED\s*)?\(`)
 	// quotedText is a string literal of the caller's SQL or of its parameter
 	// values (as JSON).
 	quotedText = regexp.MustCompile(`'((?:[^'\n]|'')+)'|"((?:[^"\\\n]|\\.)+)"`)
@@ -996,10 +999,13 @@ func sourceFileFault(se *engine.SQLError, m *catalog.Model, callerText, given st
 	if se.Engine != "duckdb" || m == nil || m.Package == nil || se.Position > 0 {
 		return nil
 	}
-	if callerError.MatchString(catalog.CodeOnly(callerText, catalog.EngineDuckDB)) {
+	first, _, _ := strings.Cut(se.Message, "\n")
+	// DuckDB's error() answers "Invalid Input Error: " and the caller's text:
+	// only such a message can be the caller's own (a Conversion Error or an IO
+	// Error of a scan never is).
+	if strings.HasPrefix(first, "Invalid Input Error: ") && callsError(catalog.CodeOnly(callerText, catalog.EngineDuckDB)) {
 		return nil
 	}
-	first, _, _ := strings.Cut(se.Message, "\n")
 	file, shape := "", fileOther
 	if duckCSVError.MatchString(first) {
 		if mt := duckCSVFile.FindStringSubmatch(se.Message); mt != nil {
@@ -1030,6 +1036,30 @@ func sourceFileFault(se *engine.SQLError, m *catalog.Model, callerText, given st
 		return nil
 	}
 	return &sourceFileError{sources: srcs, file: rel, model: modelPath(m), msg: strings.TrimPrefix(se.Error(), "duckdb error: "), shape: shape}
+}
+
+// callsError reports whether code, the caller's SQL with its literals and
+// comments blanked (catalog.CodeOnly), calls DuckDB's error(): error( or
+// "error"(, but not error( inside a quoted name ("error(" as an alias), an
+// alias's column list (AS error(x, y)) or a CTE's name with its columns
+// (WITH error(x) AS (…)), where the message is DuckDB's and may be the
+// catalog's file's fault.
+func callsError(code string) bool {
+	for _, loc := range callerError.FindAllStringIndex(code, -1) {
+		quoted := strings.Contains(code[loc[0]:loc[1]], `"`)
+		if opened := loc[0] > 0 && code[loc[0]-1] == '"'; opened != quoted {
+			continue // "error(" is a quoted name; error"( is no call
+		}
+		before := strings.TrimRight(code[:loc[0]], " \t\r\n\"")
+		if i := strings.LastIndexAny(before, " \t\r\n(,"); strings.EqualFold(before[i+1:], "AS") {
+			continue // AS error(x, y): an alias's column names
+		}
+		if end := strings.IndexByte(code[loc[1]:], ')'); end >= 0 && cteColumns.MatchString(code[loc[1]+end+1:]) {
+			continue // WITH error(x) AS (…): a CTE
+		}
+		return true
+	}
+	return false
 }
 
 // callerNamesFile reports whether text (the caller's SQL, or its parameter

@@ -169,6 +169,17 @@ func TestSourceFileFaultCallers(t *testing.T) {
 		"SELECT sum(a) FROM late WHERE $t$ it's error( $t$ IS NOT NULL",
 		"SELECT sum(a) FROM late WHERE E'\\' error(' IS NOT NULL",
 		"SELECT /* a /* b */ error( */ sum(a) FROM late",
+		// Nor the name error before "(" where it names no function: an
+		// alias's columns, a CTE, a quoted alias (before, the fault was the
+		// caller's sql_error).
+		"SELECT sum(x) FROM late AS error(x)",
+		"SELECT sum(x) FROM late AS \"error\"(x)",
+		"WITH error(x) AS (SELECT a FROM late) SELECT sum(x) FROM error",
+		"WITH error (x) AS MATERIALIZED (SELECT a FROM late) SELECT sum(x) FROM error",
+		`SELECT sum(a) AS "error(" FROM late`,
+		// A call of error() elsewhere in the SQL does not make a CSV's
+		// Conversion Error the caller's: error() answers Invalid Input Error.
+		"SELECT sum(a) FROM late WHERE CASE WHEN a IS NULL THEN error('never') END IS NULL",
 	} {
 		var te toolError
 		call(t, cs, "execute_query", map[string]any{"path": "p/k/m", "sql": sql}, &te)
