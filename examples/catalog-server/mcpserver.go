@@ -247,7 +247,10 @@ func (e *outsideLinkError) Error() string { return e.err.Error() }
 // roleUnlockedError is ad-hoc SQL on a PostgreSQL model whose role may still
 // call what ad-hoc SQL must not (roleProblem): the operator's to fix; the
 // package's named queries and sources still run.
-type roleUnlockedError struct{ err error }
+type roleUnlockedError struct {
+	err    error
+	unread bool // the role's privileges could not be read (yet): no REVOKE is named
+}
 
 func (e *roleUnlockedError) Error() string { return e.err.Error() }
 
@@ -271,6 +274,7 @@ func classify(err error) toolError {
 	var ae *engine.AnswerError
 	var cse *catalogSQLError
 	var sfe *sourceFileError
+	var rue *roleUnlockedError
 	var qt *queryTimeoutError
 	var cb *clientBusyError
 	var down *modelDownError
@@ -302,7 +306,9 @@ func classify(err error) toolError {
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Nothing in this call can fix it: the package needs a model (a .sql file beside its manifest.json) for its notebook's cells to run against; tell the catalog's owner."}
 	case errors.As(err, new(*outsideLinkError)):
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Nothing in this call can fix it: the catalog's operator must remove the links or copy the data into the package (tell them). The package's named queries and sources still run: call them by path without sql."}
-	case errors.As(err, new(*roleUnlockedError)):
+	case errors.As(err, &rue) && rue.unread:
+		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Nothing in this call can fix it: the server could not read its PostgreSQL role's privileges (the reason above), and serves ad-hoc SQL on the model once a reading shows the role locked down; it reads them again at the next ad-hoc query, at most every 30 s. Call again shortly; if it lasts, tell the catalog's operator. The model's named queries and sources still run: call them by path without sql."}
+	case rue != nil:
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Nothing in this call can fix it: the PostgreSQL server's administrator must run the REVOKE statements above (tell the catalog's operator). The model's named queries and sources still run: call them by path without sql."}
 	case errors.As(err, new(*catalogFaultError)):
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Nothing in this call can fix it: the catalog's file needs fixing (tell its owner). The model's other queries still run."}
@@ -857,13 +863,13 @@ func (s *Service) execute(ctx context.Context, in executeIn) (*engine.Result, er
 		return nil, &outsideLinkError{fmt.Errorf("ad-hoc SQL on %s is refused: the folder of package %s/%s holds symbolic links out of it (%s): a glob pattern through a link to a folder lists the names of files outside the package, and what a link leads to (a file's link too) can change outside the catalog without the server seeing it. Its named queries and sources still run; the catalog's author can remove the links or copy the data into the package", mpath, m.Package.Project.Name, m.Package.Name, strings.Join(m.Package.OutsideLinks, ", "))}
 	}
 	if in.SQL != "" {
-		// A reading of the role's privileges that failed is made again first;
-		// the query waits for it no longer than its own time limit.
-		rctx, cancel := context.WithTimeout(ctx, s.cfg.QueryTimeout)
-		why := roleProblem(rctx, eng)
+		// A reading of the role's privileges that failed is made again first
+		// (it goes on in the background when the query stops waiting for it).
+		rctx, cancel := context.WithTimeout(ctx, roleRecheckWait(s.cfg.QueryTimeout))
+		why, unread := roleProblem(rctx, eng)
 		cancel()
 		if why != "" {
-			return nil, &roleUnlockedError{fmt.Errorf("ad-hoc SQL on %s is refused: %s", mpath, why)}
+			return nil, &roleUnlockedError{fmt.Errorf("ad-hoc SQL on %s is refused: %s", mpath, why), unread}
 		}
 	}
 	if in.SQL != "" && m.Package.Engine == catalog.EngineDuckDB {

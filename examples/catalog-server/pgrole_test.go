@@ -15,11 +15,15 @@ import (
 type unlockedRole struct {
 	modelEngine
 	refuse, warn string
+	unread       bool // the privileges could not be read: refuse says why
 }
 
-func (u unlockedRole) PGRoleProblem() string                { return u.refuse }
-func (u unlockedRole) PGRoleRecheck(context.Context) string { return u.refuse }
-func (u unlockedRole) PGRoleWarning() string                { return u.warn }
+func (u unlockedRole) PGRoleProblem() string { return u.refuse }
+func (u unlockedRole) PGRoleRecheck(context.Context) (string, bool) {
+	return u.refuse, u.unread
+}
+func (u unlockedRole) PGRoleUnread() bool    { return u.unread }
+func (u unlockedRole) PGRoleWarning() string { return u.warn }
 
 // TestRoleNotLockedDown: a model whose PostgreSQL role may still call
 // pg_logical_emit_message (or set_config, or read pg_stat_activity) refuses
@@ -33,18 +37,23 @@ func TestRoleNotLockedDown(t *testing.T) {
 	writeFiles(t, dir, map[string]string{
 		"p/locked/manifest.json": "{}", "p/locked/m.sql": "-- @source s\nSELECT 1 AS x;\n",
 		"p/sleepy/manifest.json": "{}", "p/sleepy/m.sql": "-- @source s\nSELECT 1 AS x;\n",
+		"p/unread/manifest.json": "{}", "p/unread/m.sql": "-- @source s\nSELECT 1 AS x;\n",
 	})
 	const refuse = "the PostgreSQL role catalog may still call what ad-hoc SQL must not (pg_logical_emit_message(boolean,text,text): writes …); REVOKE EXECUTE ON FUNCTION pg_logical_emit_message(boolean,text,text) FROM PUBLIC, catalog;"
 	const warn = "the PostgreSQL role catalog may still call pg_sleep(double precision): …; REVOKE EXECUTE ON FUNCTION pg_sleep(double precision) FROM PUBLIC, catalog;"
+	const unread = "the server could not read the privileges of its PostgreSQL role (timeout: context deadline exceeded), so ad-hoc SQL is not served for now"
 	open := func(ctx context.Context, m *catalog.Model, real func(context.Context, *catalog.Model) (modelEngine, error)) (modelEngine, error) {
 		e, err := real(ctx, m)
 		if err != nil {
 			return nil, err
 		}
-		if m.Package.Name == "locked" {
-			return unlockedRole{e, refuse, ""}, nil
+		switch m.Package.Name {
+		case "locked":
+			return unlockedRole{modelEngine: e, refuse: refuse}, nil
+		case "unread":
+			return unlockedRole{modelEngine: e, refuse: unread, unread: true}, nil
 		}
-		return unlockedRole{e, "", warn}, nil
+		return unlockedRole{modelEngine: e, warn: warn}, nil
 	}
 	var logs syncBuffer
 	svc, err := NewService(context.Background(), dir, Config{open: open}, slog.New(slog.NewTextHandler(&logs, nil)))
@@ -70,6 +79,19 @@ func TestRoleNotLockedDown(t *testing.T) {
 		if !strings.Contains(strings.Join(d.Problems, "\n"), want) {
 			t.Errorf("describe %s: problems %q lack %q", path, d.Problems, want)
 		}
+	}
+	// Privileges not read: refused, but no REVOKE asked for, and the log
+	// says what it is (before: the hint asked for "the REVOKE statements
+	// above" and the log said "role not locked down").
+	u := runQuery(t, cs, "p/unread/m", "SELECT 2 AS y")
+	if !u.res.IsError || u.te.Kind != "unavailable" || !strings.Contains(u.te.Error, unread) || strings.Contains(u.te.Hint, "REVOKE") || !strings.Contains(u.te.Hint, "Call again shortly") {
+		t.Errorf("ad-hoc SQL on a role whose privileges were not read: %s", text(u.res))
+	}
+	if !strings.Contains(logs.String(), `msg="PostgreSQL role's privileges could not be read" model=p/unread/m`) {
+		t.Errorf("the log lacks the unread role's line:\n%s", logs.String())
+	}
+	if strings.Contains(logs.String(), `msg="PostgreSQL role not locked down" model=p/unread/m`) {
+		t.Errorf("the log calls privileges not read a role not locked down:\n%s", logs.String())
 	}
 	for _, want := range []string{"PostgreSQL role not locked down", "REVOKE EXECUTE ON FUNCTION pg_logical_emit_message", "REVOKE EXECUTE ON FUNCTION pg_sleep"} {
 		if !strings.Contains(logs.String(), want) {

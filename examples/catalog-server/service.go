@@ -1333,7 +1333,7 @@ func (s *Service) publish() {
 				sn.engines[m] = e
 				for _, why := range roleNotes(e) {
 					if tellEng {
-						logs.warn("PostgreSQL role not locked down", "model", mpath, "problem", why)
+						logs.warn(roleNoteLabel(e), "model", mpath, "problem", why)
 					}
 				}
 				for _, msg := range pc.found[m.Name] {
@@ -1501,7 +1501,8 @@ func (pc *pkgChecks) addParamChecks(m *catalog.Model) []string {
 // when it opens (engine.Postgres.PGRoleProblem).
 type roleChecker interface {
 	PGRoleProblem() string
-	PGRoleRecheck(ctx context.Context) string
+	PGRoleRecheck(ctx context.Context) (why string, unread bool)
+	PGRoleUnread() bool
 	PGRoleWarning() string
 }
 
@@ -1510,11 +1511,29 @@ type roleChecker interface {
 // role locked down. Ad-hoc SQL on such a model is refused (roleUnlockedError).
 // A reading that failed is made again first (engine.Postgres.PGRoleRecheck),
 // waited for while ctx lets it.
-func roleProblem(ctx context.Context, e modelEngine) string {
+// unread says the problem is privileges that could not be read (yet).
+func roleProblem(ctx context.Context, e modelEngine) (why string, unread bool) {
 	if rc, ok := e.(roleChecker); ok {
 		return rc.PGRoleRecheck(ctx)
 	}
-	return ""
+	return "", false
+}
+
+// roleRecheckWait is how long ad-hoc SQL waits for a reading of its
+// PostgreSQL role's privileges made again (engine.Postgres.PGRoleRecheck):
+// a tenth of its time limit (the query then has its whole limit), at most a
+// second.
+func roleRecheckWait(queryTimeout time.Duration) time.Duration {
+	return min(queryTimeout/10, time.Second)
+}
+
+// roleNoteLabel is the log's label for e's roleNotes: the role's
+// privileges not read, or the role not locked down.
+func roleNoteLabel(e modelEngine) string {
+	if rc, ok := e.(roleChecker); ok && rc.PGRoleUnread() {
+		return "PostgreSQL role's privileges could not be read"
+	}
+	return "PostgreSQL role not locked down"
 }
 
 // roleNotes are roleProblem and the role's warning (what it may still call

@@ -120,9 +120,10 @@ func (p *Postgres) PGRoleProblem() string {
 // Close). The reading runs on its own: the query waits for it while ctx lets
 // it (its own time limit, its client still there), and the queries that
 // arrive meanwhile wait for the same reading. A query whose ctx ends first is
-// told that the privileges are being read again. describe and the log take
-// PGRoleProblem, and never wait.
-func (p *Postgres) PGRoleRecheck(ctx context.Context) string {
+// told that the privileges are being read again. unread says why is about
+// privileges not read (yet), not about what the role holds. describe and the
+// log take PGRoleProblem, and never wait.
+func (p *Postgres) PGRoleRecheck(ctx context.Context) (why string, unread bool) {
 	p.roleMu.Lock()
 	c, wait := p.role, p.roleRead
 	if c.unread && wait == nil && time.Since(p.roleAt) >= pgRoleRetry && !p.closed.Load() {
@@ -132,14 +133,24 @@ func (p *Postgres) PGRoleRecheck(ctx context.Context) string {
 	}
 	p.roleMu.Unlock()
 	if !c.unread || wait == nil {
-		return c.refuse
+		return c.refuse, c.unread
 	}
 	select {
 	case <-wait:
-		return p.PGRoleProblem()
+		p.roleMu.Lock()
+		defer p.roleMu.Unlock()
+		return p.role.refuse, p.role.unread
 	case <-ctx.Done():
-		return "the server is reading the privileges of its PostgreSQL role again, as its last reading failed, and had not finished within this query's time limit: ask again shortly (the last reading: " + c.refuse + ")"
+		return "the server is reading the privileges of its PostgreSQL role again, as its last reading failed, and had not finished within this query's time limit: ask again shortly (the last reading: " + c.refuse + ")", true
 	}
+}
+
+// PGRoleUnread reports whether the role's privileges could not be read at
+// the last reading: PGRoleProblem then says why, not what the role holds.
+func (p *Postgres) PGRoleUnread() bool {
+	p.roleMu.Lock()
+	defer p.roleMu.Unlock()
+	return p.role.unread
 }
 
 // rereadRole reads the role's privileges again (PGRoleRecheck), and closes

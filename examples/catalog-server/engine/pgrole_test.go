@@ -240,7 +240,7 @@ func TestPostgresRoleCheckRetried(t *testing.T) {
 	p := openTestPG(t)
 	failed := roleCheck{refuse: "could not read", unread: true}
 	p.role, p.roleAt = failed, time.Now()
-	if why := p.PGRoleRecheck(context.Background()); why != failed.refuse {
+	if why, _ := p.PGRoleRecheck(context.Background()); why != failed.refuse {
 		t.Errorf("read again within pgRoleRetry: %q", why)
 	}
 	p.roleAt = time.Now().Add(-pgRoleRetry)
@@ -248,7 +248,7 @@ func TestPostgresRoleCheckRetried(t *testing.T) {
 	if why := p.PGRoleProblem(); why != failed.refuse {
 		t.Errorf("PGRoleProblem read them again: %q", why)
 	}
-	if why := p.PGRoleRecheck(context.Background()); why != "" {
+	if why, unread := p.PGRoleRecheck(context.Background()); why != "" || unread {
 		t.Errorf("after pgRoleRetry: %q, want the locked-down role's \"\"", why)
 	}
 	// A failure to read is told, and retried later.
@@ -292,7 +292,11 @@ func TestPostgresRoleRecheckWithinQueryLimit(t *testing.T) {
 	recheck := func(limit time.Duration) string {
 		c, cancel := context.WithTimeout(ctx, limit)
 		defer cancel()
-		return p.PGRoleRecheck(c)
+		why, unread := p.PGRoleRecheck(c)
+		if why != "" && !unread {
+			t.Errorf("%q: not told as privileges not read", why)
+		}
+		return why
 	}
 	if why := recheck(300 * time.Millisecond); !strings.Contains(why, "reading the privileges of its PostgreSQL role again") || !strings.Contains(why, "could not read") {
 		t.Errorf("while the reading waits: %q", why)
@@ -369,7 +373,7 @@ func TestPostgresRoleRecheckEndsAtClose(t *testing.T) {
 	p.roleMu.Lock()
 	p.roleAt = time.Now().Add(-pgRoleRetry)
 	p.roleMu.Unlock()
-	if why := p.PGRoleRecheck(ctx); why == "" {
+	if why, _ := p.PGRoleRecheck(ctx); why == "" {
 		t.Error("a closed model served ad-hoc SQL")
 	}
 	p.roleMu.Lock()
