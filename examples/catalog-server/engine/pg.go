@@ -343,8 +343,17 @@ func (p *Postgres) Query(ctx context.Context, sqlText string, params map[string]
 			return nil, err
 		}
 		var pe *pgconn.PgError
-		if errors.Is(qctx.Err(), context.DeadlineExceeded) || errors.As(err, &pe) && pe.Code == "57014" {
+		if errors.Is(qctx.Err(), context.DeadlineExceeded) {
 			return nil, &TimeoutError{Limit: lim.Timeout}
+		}
+		if errors.As(err, &pe) && pe.Code == "57014" {
+			if !strings.Contains(pe.Message, "user request") {
+				return nil, &TimeoutError{Limit: lim.Timeout} // statement_timeout
+			}
+			// A cancel request the server did not send (it sends one only
+			// when qctx ends, seen above): from the query itself
+			// (pg_cancel_backend(pg_backend_pid())) or another session.
+			return nil, &SQLError{Engine: "postgres", SQLState: pe.Code, Message: pe.Message + " (a cancel request the server did not send: from the query itself, pg_cancel_backend, or from another session of the database; the query did not run out of time)"}
 		}
 		if tooLong := (*pgproto3.ExceededMaxBodyLenErr)(nil); errors.As(err, &tooLong) {
 			return nil, pgTooLong(0, tooLong, lim)

@@ -124,6 +124,16 @@ func TestPostgresQuery(t *testing.T) {
 	if !errors.As(err, &te) || time.Since(start) > 5*time.Second {
 		t.Errorf("timeout: %v after %v", err, time.Since(start))
 	}
+	// A query that cancels itself did not run out of time: an SQL error
+	// saying whose cancel it was (before: "ran longer than the 10s limit").
+	_, err = p.Query(context.Background(), "SELECT pg_cancel_backend(pg_backend_pid()), pg_sleep(1)", nil, Limits{RowLimit: 1, ByteBudget: 1000, Timeout: 10 * time.Second})
+	if !errors.As(err, &se) || se.SQLState != "57014" || !strings.Contains(se.Message, "a cancel request the server did not send") || errors.As(err, &te) {
+		t.Errorf("self-cancel: %#v", err)
+	}
+	// The connection serves the next query.
+	if res, err := p.Query(context.Background(), "SELECT 1 AS x", nil, testLimits); err != nil || res.RowCount != 1 {
+		t.Errorf("after the self-cancel: %v %+v", err, res)
+	}
 }
 
 func TestPostgresBypasses(t *testing.T) {
