@@ -136,8 +136,7 @@ func TestPostgresCheckRowLocks(t *testing.T) {
 			t.Errorf("call of %s: %v", q.Name, err)
 		}
 	}
-	// A released connection is idle once pgxpool has run its AfterRelease
-	// (pg_advisory_unlock_all) off the query's path: wait for one.
+	// An idle connection of the pool (wait for one).
 	var conns []*pgxpool.Conn
 	waitFor(t, "an idle connection", func() bool {
 		conns = p.pool.AcquireAllIdle(context.Background())
