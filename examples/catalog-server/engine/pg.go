@@ -154,8 +154,9 @@ func pgMaxMessage(budget int) int {
 	return 6*budget + 64<<10
 }
 
-// pgReleaseTimeout bounds the clean-up of a connection going back to the pool.
-const pgReleaseTimeout = 5 * time.Second
+// pgReleaseTimeout bounds the end of a query's transaction (pgEnd), after
+// which the connection is closed; a variable for the tests.
+var pgReleaseTimeout = 5 * time.Second
 
 // ErrBadDSN is OpenPostgres's error for a connection string pgx cannot read. It
 // does not quote the string, which may hold a password.
@@ -208,14 +209,10 @@ func OpenPostgres(ctx context.Context, m *catalog.Model, dsn string, pc PGConfig
 	cfg.ConnConfig.BuildFrontend = newTappedFrontend
 	// A query's transaction is rolled back, which ends everything it did except
 	// session-level advisory locks (pg_advisory_lock): pgEnd releases them with
-	// the rollback, and again here before the connection goes back to the pool
-	// (pgxpool runs this off the query's path), or the connection is dropped.
-	cfg.AfterRelease = func(c *pgx.Conn) bool {
-		ctx, cancel := context.WithTimeout(context.Background(), pgReleaseTimeout)
-		defer cancel()
-		_, err := c.Exec(ctx, "SELECT pg_advisory_unlock_all()")
-		return err == nil
-	}
+	// the rollback, or closes the connection, which the pool then drops. Nothing
+	// more is sent when a connection goes back to the pool (no AfterRelease):
+	// behind a transaction-pooling pgbouncer it would be a transaction of its
+	// own, in whatever server session is idle, maybe another application's.
 	cfg.AfterConnect = func(_ context.Context, c *pgx.Conn) error {
 		registerJSON(c.TypeMap())
 		return nil
@@ -371,8 +368,8 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 		return nil, ErrClosed
 	}
 	// The query's turn for a connection comes round-robin by client; then
-	// the pool has one free (or about to be: pgxpool gives a connection back
-	// once AfterRelease has run).
+	// the pool has one free (a query gives its connection back before its
+	// turn).
 	if err := p.slots.acquireIn(ctx, lim.Group, lim.Client, p.closing); err != nil {
 		if err == ErrClosed {
 			return nil, ErrClosed
@@ -411,7 +408,7 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 	if err != nil {
 		return nil, err
 	}
-	defer pgEnd(context.WithoutCancel(ctx), tx)
+	defer pgEnd(ctx, tx)
 	// A named query's parameters (@name) become $1, $2, … and their values are
 	// bound by position; positions and messages in errors are mapped back to
 	// the SQL as given (@name). Ad-hoc SQL has no parameters: an @ in it is
@@ -656,14 +653,27 @@ func asciiLower(s string) string {
 // and the session-level advisory locks the statement took (pg_advisory_lock,
 // which a rollback keeps) released, in one message of the simple protocol, so
 // in the same server session even behind a transaction-pooling pgbouncer,
-// which gives the session to another client once the transaction ends (the
-// pool's AfterRelease, a transaction of its own, may then reach another
-// session). The locks are gone when Query returns.
+// which gives the session to another client once the transaction ends. The
+// locks are gone when Query returns. It waits at most
+// pgReleaseTimeout (a hung network, a paused pgbouncer), on a context ctx's end
+// does not end; when it fails the connection is closed, which the pool drops:
+// the server session ends (a pgbouncer closes the server connection of a
+// client that leaves in a transaction), and its locks with it.
 func pgEnd(ctx context.Context, tx pgx.Tx) {
-	if _, err := tx.Exec(ctx, "ROLLBACK; SELECT pg_advisory_unlock_all()"); err != nil {
-		tx.Rollback(ctx) // the pool drops a connection left in a transaction
+	if pgEndBegun != nil {
+		pgEndBegun()
+	}
+	ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), pgReleaseTimeout)
+	defer cancel()
+	if _, err := tx.Exec(ectx, "ROLLBACK; SELECT pg_advisory_unlock_all()"); err != nil {
+		cctx, ccancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+		defer ccancel()
+		tx.Conn().Close(cctx)
 	}
 }
+
+// pgEndBegun, when set (by tests), is called as pgEnd begins.
+var pgEndBegun func()
 
 // pgGateBody is the statement of bound's text that the cap wraps
 // (pgStatementBody), or why there is none.

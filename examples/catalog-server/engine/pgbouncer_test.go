@@ -82,9 +82,8 @@ func TestPostgresBehindPgbouncer(t *testing.T) {
 
 // TestPostgresSessionLocksGoneAtReturn: a session-level advisory lock a query
 // took is released by the time Query returns, in the query's server session:
-// directly, and through pgbouncer (CATALOG_TEST_PGBOUNCER_DSN), where the
-// pool's AfterRelease, a transaction of its own, may reach another server
-// session. Before, the lock was released after Query returned, off its path.
+// directly, and through pgbouncer (CATALOG_TEST_PGBOUNCER_DSN), where a
+// transaction of its own may reach another server session. Before, the lock was released after Query returned, off its path.
 func TestPostgresSessionLocksGoneAtReturn(t *testing.T) {
 	dsns := map[string]string{"direct": pgDSN(t)}
 	if b := os.Getenv("CATALOG_TEST_PGBOUNCER_DSN"); b != "" {

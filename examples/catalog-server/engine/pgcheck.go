@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"regexp"
@@ -59,7 +61,10 @@ func (p *Postgres) checkQueries(ctx context.Context, m *catalog.Model, pc PGConf
 		add("", pgUnchecked(len(m.Queries), len(cells), 0, "the check's transaction could not begin", err))
 		return out
 	}
-	defer tx.Rollback(context.WithoutCancel(ctx))
+	// Ended as a call's transaction is (pgEnd): rolled back, and any
+	// session-level advisory lock released in the same server session, or
+	// the connection closed.
+	defer pgEnd(ctx, tx)
 	if pgCheckBegun != nil {
 		pgCheckBegun(cctx, tx)
 	}
@@ -90,7 +95,10 @@ func (p *Postgres) checkQueries(ctx context.Context, m *catalog.Model, pc PGConf
 			add(key, msg)
 			continue
 		}
-		msg, stop := p.checkOne(cctx, tx, q, pc)
+		msg, unread, stop := p.checkOne(cctx, tx, q, pc)
+		if unread != "" {
+			add("", unread)
+		}
 		if stop != nil {
 			if cctx.Err() != nil || pgTimedOut(stop) {
 				add("", uncheckedProblem(len(m.Queries), len(cells), i, queryCheckBudget))
@@ -109,8 +117,10 @@ func (p *Postgres) checkQueries(ctx context.Context, m *catalog.Model, pc PGConf
 // checkOne prepares q (a named query, or a cell when q.Notebook is set) on tx,
 // inside the savepoint "load_check", which it rolls back to, and reads whether
 // its plan locks rows (pgLocksRows); it says what is wrong with q ("" nothing),
-// or returns why the check cannot go on (the connection or the time is gone).
-func (p *Postgres) checkOne(ctx context.Context, tx pgx.Tx, q *catalog.Query, pc PGConfig) (string, error) {
+// why its row locks could not be read (unread, "" when they were: a note of
+// the model's, no fault of q's), or returns why the check cannot go on (the
+// connection or the time is gone).
+func (p *Postgres) checkOne(ctx context.Context, tx pgx.Tx, q *catalog.Query, pc PGConfig) (msg, unread string, stop error) {
 	cell := q.Notebook != nil
 	text, orig := q.SQL, func(pos int) (int, string) { return pos, "" }
 	bound := &pgBound{text: text}
@@ -133,38 +143,38 @@ func (p *Postgres) checkOne(ctx context.Context, tx pgx.Tx, q *catalog.Query, pc
 			// Any other error is judged on the full statement, after the
 			// failed transaction is rolled back.
 			if rerr := rollback(); rerr != nil && err == nil {
-				return "", rerr
+				return "", "", rerr
 			}
 		}
 	}
 	locks := false
 	if err == nil {
 		full := p.prefix + pgWrapOpen + body + "\n) AS q LIMIT 1"
-		if sd, perr := pg.Prepare(ctx, pgCheckStatement, full, nil); perr != nil {
+		// The unnamed statement of the extended protocol, as a call's: no
+		// name that a server session keeps past the transaction.
+		if sd, perr := pg.Prepare(ctx, "", full, nil); perr != nil {
 			err = p.pgErr(perr, full, bound)
 		} else {
-			var lerr error
-			locks, lerr = pgLocksRows(ctx, pg, len(sd.ParamOIDs))
-			// A named statement outlives the transaction: closed at once
-			// (also in a failed transaction).
-			if derr := pg.Deallocate(ctx, pgCheckStatement); derr != nil {
-				return "", derr
+			var why error
+			locks, why, stop = pgLocksRows(ctx, tx, full, len(sd.ParamOIDs))
+			if stop != nil {
+				return "", "", stop
 			}
-			if lerr != nil {
-				return "", lerr
+			if why != nil {
+				unread = fmt.Sprintf("%s: whether it locks rows (FOR UPDATE, FOR SHARE: refused in every call's read-only transaction) was not checked when the model loaded (PostgreSQL: %v); a call that locks rows is refused when it runs", pgCheckedName(q), why)
 			}
 		}
 	}
 	// Also after a prepare that went well: its parse analysis locked the
 	// tables it names (ACCESS SHARE) until the savepoint is rolled back.
 	if rerr := rollback(); rerr != nil {
-		return "", rerr
+		return "", "", rerr
 	}
 	if locks {
-		return RowLocksProblem, nil
+		return RowLocksProblem, unread, nil
 	}
 	if err == nil {
-		return "", nil
+		return "", unread, nil
 	}
 	what := "a named query"
 	if cell {
@@ -175,13 +185,13 @@ func (p *Postgres) checkOne(ctx context.Context, tx pgx.Tx, q *catalog.Query, pc
 	switch {
 	case errors.As(err, &re):
 		if re.Reason == pgSeveralStatements {
-			return "the SQL holds more than one statement; " + what + " is exactly one SELECT", nil
+			return "the SQL holds more than one statement; " + what + " is exactly one SELECT", unread, nil
 		}
-		return "the SQL is not a query, so every call is refused: " + re.Reason, nil
+		return "the SQL is not a query, so every call is refused: " + re.Reason, unread, nil
 	case errors.As(err, &se):
 		pos, param := orig(se.Position)
 		if staticallyTold(q, pos, se.Message) {
-			return "", nil
+			return "", unread, nil
 		}
 		c := *se
 		c.Position = pos
@@ -193,45 +203,101 @@ func (p *Postgres) checkOne(ctx context.Context, tx pgx.Tx, q *catalog.Query, pc
 				}
 			}
 		}
-		return "the SQL does not prepare: " + inFile(&c, q.SQL, q.Line, q.Col, ""), nil
+		return "the SQL does not prepare: " + inFile(&c, q.SQL, q.Line, q.Col, ""), unread, nil
 	}
-	return "", err
+	return "", unread, err
 }
 
-// pgCheckStatement names the statement checkOne prepares to read its plan.
-const pgCheckStatement = "catalog_load_check"
+// pgCheckPrefix begins the name of the statement pgLocksRows prepares
+// (PREPARE, SQL-level) to read a plan; random bytes end it (pgCheckName).
+const pgCheckPrefix = "catalog_load_check_"
 
-// pgLocksRows reports whether the plan of the prepared statement
-// pgCheckStatement, which takes params parameters, locks rows (a LockRows
-// step: FOR UPDATE, FOR NO KEY UPDATE, FOR SHARE or FOR KEY SHARE on a table,
-// also in a subquery or a WITH query), which PostgreSQL refuses in the
-// read-only transaction of every call, but not in a prepare. EXPLAIN without
-// ANALYZE plans and runs nothing, and the plan is the generic one
-// (plan_cache_mode, set by checkQueries): the NULLs given for the parameters
-// are not folded into it (with $1 NULL, "$1 IS NOT NULL AND a IN (SELECT …
-// FOR UPDATE)" would plan without the subquery). A locking clause PostgreSQL
-// ignores (on a model's source, a WITH query) or a WITH query no one reads has
-// no such step and locks nothing: calls run. Its error is returned only when
-// the check cannot go on (the connection, the time); the plan not read
-// otherwise (a NULL a parameter's domain refuses) says no lock.
-func pgLocksRows(ctx context.Context, pg *pgconn.PgConn, params int) (bool, error) {
-	sql := "EXPLAIN (FORMAT JSON) EXECUTE " + pgCheckStatement
+// pgCheckName is a name for the statement pgLocksRows prepares: 16 random hex
+// digits after pgCheckPrefix. A prepared statement lives for the server
+// session, which behind a transaction-pooling pgbouncer other clients share;
+// a fixed name, left prepared in a session by one of them (or by a check
+// whose deallocation failed), would fail every PREPARE ("already exists").
+func pgCheckName() string {
+	var b [8]byte
+	rand.Read(b[:]) // never fails (crypto/rand, Go 1.24)
+	return pgCheckPrefix + hex.EncodeToString(b[:])
+}
+
+// pgDeallocTimeout bounds the DEALLOCATE of pgLocksRows's statement, on a
+// context the check's own deadline does not end.
+const pgDeallocTimeout = 2 * time.Second
+
+// pgLocksRows reports whether the plan of full, which takes params
+// parameters, locks rows (a LockRows step: FOR UPDATE, FOR NO KEY UPDATE, FOR
+// SHARE or FOR KEY SHARE on a table, also in a subquery or a WITH query),
+// which PostgreSQL refuses in the read-only transaction of every call, but not
+// in a prepare. It prepares full under a name of its own (pgCheckName) with
+// the SQL-level PREPARE, in the check's transaction tx (so in one server
+// session, also behind pgbouncer, which renames protocol-level named
+// statements from 1.21 on), reads EXPLAIN of an EXECUTE of it, rolls back to
+// the savepoint load_check and deallocates it. EXPLAIN without ANALYZE plans
+// and runs nothing, and the plan is the generic one (plan_cache_mode, set by
+// checkQueries): the NULLs given for the parameters are not folded into it
+// (with $1 NULL, "$1 IS NOT NULL AND a IN (SELECT … FOR UPDATE)" would plan
+// without the subquery). A locking clause PostgreSQL ignores (on a model's
+// source, a WITH query) or a WITH query no one reads has no such step and
+// locks nothing: calls run. A plan that cannot be read (a NULL a parameter's
+// domain refuses) is why (locks false: unknown, not "no lock"); stop is why
+// the check cannot go on (the connection, the time, a failed deallocation,
+// after which the connection is closed: the pool drops it, and the session
+// its statement).
+func pgLocksRows(ctx context.Context, tx pgx.Tx, full string, params int) (locks bool, why, stop error) {
+	pg := tx.Conn().PgConn()
+	name := pgCheckName()
+	failed := func(err error) (bool, error, error) {
+		var pe *pgconn.PgError
+		if ctx.Err() != nil || !errors.As(err, &pe) || pgTimedOut(err) {
+			return false, nil, err
+		}
+		return false, errors.New(pe.Message), nil
+	}
+	// The extended protocol's Execute of a PREPARE statement: one statement
+	// (full prepared as the unnamed statement already), its $n its own.
+	if res := pg.ExecParams(ctx, "PREPARE "+name+" AS "+full, nil, nil, nil, nil).Read(); res.Err != nil {
+		return failed(res.Err) // not prepared: nothing to deallocate
+	}
+	sql := "EXPLAIN (FORMAT JSON) EXECUTE " + name
 	if params > 0 {
 		sql += "(" + strings.Repeat("NULL, ", params-1) + "NULL)"
 	}
 	res := pg.ExecParams(ctx, sql, nil, nil, nil, nil).Read()
+	// The statement outlives the transaction (a prepared statement is not
+	// transactional): deallocated after the savepoint is rolled back to (a
+	// failed EXPLAIN leaves the transaction aborted), on a context of its
+	// own, so that a check out of time does not leave it behind.
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), pgDeallocTimeout)
+	defer cancel()
+	if _, derr := pg.Exec(dctx, "ROLLBACK TO SAVEPOINT load_check; DEALLOCATE "+name).ReadAll(); derr != nil {
+		cctx, ccancel := context.WithTimeout(context.WithoutCancel(ctx), pgDeallocTimeout)
+		defer ccancel()
+		pg.Close(cctx)
+		return false, nil, fmt.Errorf("the check's prepared statement could not be deallocated: %w", derr)
+	}
 	if res.Err != nil {
-		var pe *pgconn.PgError
-		if ctx.Err() != nil || !errors.As(res.Err, &pe) || pgTimedOut(res.Err) {
-			return false, res.Err
-		}
-		return false, nil
+		return failed(res.Err)
 	}
 	if len(res.Rows) != 1 || len(res.Rows[0]) != 1 {
-		return false, nil
+		return false, fmt.Errorf("EXPLAIN returned %d rows", len(res.Rows)), nil
 	}
 	locks, err := hasLockRows(res.Rows[0][0])
-	return err == nil && locks, nil
+	if err != nil {
+		return false, fmt.Errorf("EXPLAIN's plan could not be read: %w", err), nil
+	}
+	return locks, nil, nil
+}
+
+// pgCheckedName names q, a named query or a notebook cell, in a note of its
+// model's check.
+func pgCheckedName(q *catalog.Query) string {
+	if q.Notebook != nil {
+		return fmt.Sprintf("cell %s of notebook %s (line %d)", q.Name, q.Notebook.Name, q.Line)
+	}
+	return fmt.Sprintf("query %s (line %d)", q.Name, q.Line)
 }
 
 // pgTimedOut says whether err is PostgreSQL's statement_timeout.
