@@ -18,7 +18,14 @@ PGVER="$(ls /usr/lib/postgresql | sort -V | tail -1)"
 BOUNCERDIR=""
 
 cleanup() {
+	local status=$?
 	if [ -n "$BOUNCERDIR" ]; then
+		# On a failure, what pgbouncer logged besides its routine lines: whether
+		# it was up, and whether it stopped before the end.
+		if [ "$status" -ne 0 ] && [ -f "$BOUNCERDIR/pgbouncer.log" ]; then
+			echo "pgbouncer's log (routine lines left out):" >&2
+			grep -v -e 'login attempt' -e 'new connection' -e 'closing because' -e 'cancel request' -e 'LOG stats:' "$BOUNCERDIR/pgbouncer.log" | tail -40 >&2 || true
+		fi
 		if [ -f "$BOUNCERDIR/pgbouncer.pid" ]; then
 			kill "$(cat "$BOUNCERDIR/pgbouncer.pid")" 2>/dev/null || true
 		fi
@@ -72,11 +79,20 @@ logfile = $BOUNCERDIR/pgbouncer.log
 INI
 echo '"catalog" ""' >"$BOUNCERDIR/users.txt"
 chown -R postgres "$BOUNCERDIR"
-su postgres -c "pgbouncer -d '$BOUNCERDIR/pgbouncer.ini'"
-for _ in $(seq 50); do
-	[ -f "$BOUNCERDIR/pgbouncer.pid" ] && break
-	sleep 0.1
+# Started until it accepts a connection (twice at most, its log shown when it
+# did not come up), or the step fails here rather than in the tests.
+bouncer_up() { (exec 3<>"/dev/tcp/127.0.0.1/$BOUNCERPORT") 2>/dev/null; }
+for try in 1 2; do
+	su postgres -c "pgbouncer -d '$BOUNCERDIR/pgbouncer.ini'" || true
+	for _ in $(seq 100); do
+		bouncer_up && break
+		sleep 0.1
+	done
+	bouncer_up && break
+	echo "pgbouncer is not listening on 127.0.0.1:$BOUNCERPORT (try $try); its log:" >&2
+	cat "$BOUNCERDIR/pgbouncer.log" >&2 || true
 done
+bouncer_up
 export CATALOG_TEST_PGBOUNCER_DSN="postgres://catalog@127.0.0.1:$BOUNCERPORT/catalog?sslmode=disable"
 
 if [ -z "${WIREMCP_NODE:-}" ] && [ -f "$ROOT/.ci/node22.sh" ]; then

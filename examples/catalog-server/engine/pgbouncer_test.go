@@ -16,12 +16,7 @@ import (
 // through a pgbouncer in transaction pooling mode (.ci/catalog.sh starts
 // one); the test is skipped without it.
 func pgbouncerDSN(t *testing.T) string {
-	pgDSN(t)
-	dsn := os.Getenv("CATALOG_TEST_PGBOUNCER_DSN")
-	if dsn == "" {
-		t.Skip("CATALOG_TEST_PGBOUNCER_DSN is unset: no pgbouncer to test through (see .ci/catalog.sh)")
-	}
-	return dsn
+	return pgEnvDSN(t, "CATALOG_TEST_PGBOUNCER_DSN", "no pgbouncer to test through")
 }
 
 // TestPostgresBehindPgbouncer: a model whose connection string names a

@@ -180,10 +180,17 @@ func TestPostgresRoleUnlockedSuperuser(t *testing.T) {
 // pgSuperDSN returns a superuser's connection string to the tests' database
 // (CATALOG_TEST_PG_SUPER_DSN); without it the test skips.
 func pgSuperDSN(t *testing.T) string {
+	return pgEnvDSN(t, "CATALOG_TEST_PG_SUPER_DSN", "no superuser connection to test with")
+}
+
+// pgEnvDSN returns the connection string in the environment variable name,
+// for a test that also needs the tests' database (pgDSN); without either the
+// test skips, saying what is missing (what).
+func pgEnvDSN(t *testing.T, name, what string) string {
 	pgDSN(t)
-	dsn := os.Getenv("CATALOG_TEST_PG_SUPER_DSN")
+	dsn := os.Getenv(name)
 	if dsn == "" {
-		t.Skip("CATALOG_TEST_PG_SUPER_DSN is unset: no superuser connection to test with (see .ci/catalog.sh)")
+		t.Skipf("%s is unset: %s (see .ci/catalog.sh)", name, what)
 	}
 	return dsn
 }
@@ -259,6 +266,27 @@ func TestPostgresRoleCheckRetried(t *testing.T) {
 	}
 }
 
+// holdExtensions opens a superuser's transaction holding pg_extension, which
+// a reading of the role's privileges joins: the reading waits until the
+// transaction ends (rolled back at the test's end at the latest).
+func holdExtensions(t *testing.T) pgx.Tx {
+	ctx := context.Background()
+	lock, err := pgx.Connect(ctx, pgSuperDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lock.Close(ctx) })
+	tx, err := lock.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tx.Rollback(ctx) })
+	if _, err := tx.Exec(ctx, "LOCK TABLE pg_catalog.pg_extension IN ACCESS EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	return tx
+}
+
 // TestPostgresRoleRecheckWithinQueryLimit: a reading of the role's
 // privileges made again runs on its own: a query waits for it no longer than
 // its own time limit (ctx), queries meanwhile wait for the same reading, and
@@ -266,24 +294,9 @@ func TestPostgresRoleCheckRetried(t *testing.T) {
 // its limit, and the queries meanwhile were refused at once with the old
 // failure.
 func TestPostgresRoleRecheckWithinQueryLimit(t *testing.T) {
-	super := pgSuperDSN(t)
 	p := openTestPG(t)
 	ctx := context.Background()
-	// A transaction of the superuser's holding pg_extension, which the
-	// reading joins, keeps the reading waiting until it ends.
-	lock, err := pgx.Connect(ctx, super)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lock.Close(ctx)
-	tx, err := lock.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback(ctx)
-	if _, err := tx.Exec(ctx, "LOCK TABLE pg_catalog.pg_extension IN ACCESS EXCLUSIVE MODE"); err != nil {
-		t.Fatal(err)
-	}
+	tx := holdExtensions(t)
 	failed := roleCheck{refuse: "could not read", unread: true}
 	p.roleMu.Lock()
 	p.role, p.roleAt = failed, time.Now().Add(-pgRoleRetry)
@@ -333,22 +346,9 @@ func TestPostgresRoleRecheckWithinQueryLimit(t *testing.T) {
 // privileges that waits, rather than waiting up to pgRoleTimeout for its
 // connection.
 func TestPostgresRoleRecheckEndsAtClose(t *testing.T) {
-	super := pgSuperDSN(t)
 	p := openTestPG(t)
 	ctx := context.Background()
-	lock, err := pgx.Connect(ctx, super)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lock.Close(ctx)
-	tx, err := lock.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback(ctx)
-	if _, err := tx.Exec(ctx, "LOCK TABLE pg_catalog.pg_extension IN ACCESS EXCLUSIVE MODE"); err != nil {
-		t.Fatal(err)
-	}
+	holdExtensions(t)
 	p.roleMu.Lock()
 	p.role, p.roleAt = roleCheck{refuse: "could not read", unread: true}, time.Now().Add(-pgRoleRetry)
 	p.roleMu.Unlock()
