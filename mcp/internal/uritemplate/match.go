@@ -11,14 +11,20 @@ import (
 // values, the second without) and one that is lenient about unencoded characters.
 type matcher struct {
 	strict, loose, lenient *regexp.Regexp
-	// empty is the strict pattern in which a {var} may be empty, tried only
-	// when the lenient one's split does not give the URI back.
-	empty  *regexp.Regexp
-	groups []group
+	// empty is the strict pattern in which a {var} may be empty, and
+	// emptyLoose the loose one, tried in turn only when the lenient one's
+	// split does not give the URI back.
+	empty, emptyLoose *regexp.Regexp
+	groups            []group
 	// query holds the variables of trailing '?' and '&' expressions, matched
 	// from the query string in any order; tail is the capture group holding it.
 	query []string
 	tail  int // capture group index of the query string, 0 when there is none
+	// repeats: the template uses a variable more than once. One regular
+	// expression finds one split, and for such a template it may be the one
+	// the values cannot give back ({.a}{.a} of "....": the first takes
+	// "..."): a lenient split is kept only when it gives the URI back.
+	repeats bool
 }
 
 // group says what a capture group holds.
@@ -67,7 +73,10 @@ const (
 //     back (a = "", b absent), not b = ";a".
 //   - Where a URI could be split more than one way, earlier variables take as
 //     much as they can. A variable used more than once must be present at every
-//     place with the same value, or at none.
+//     place with the same value, or at none; a template that uses one more than
+//     once matches a URI that only the lenient pass reads only when the values
+//     expand to that URI (the lenient split may be one a later place of the
+//     variable cannot take, where a stricter split would have been right).
 //
 // Values are percent-decoded, so a {var} value may contain '/' when the URI has
 // %2F: callers that use values as paths must check them. In {+var} and {#var}
@@ -85,32 +94,39 @@ func (t *Template) Match(uri string) (map[string]string, bool) {
 	if m == nil {
 		return nil, false
 	}
-	idx := m.strict.FindStringSubmatchIndex(uri)
-	if idx == nil {
-		idx = m.loose.FindStringSubmatchIndex(uri)
-	}
-	if idx != nil {
-		return m.values(uri, idx)
-	}
-	if idx = m.lenient.FindStringSubmatchIndex(uri); idx == nil {
-		return nil, false
-	}
-	out, ok := m.values(uri, idx)
-	if !ok {
-		return nil, false
-	}
-	// The lenient split may take an operator for an unencoded character where
-	// the URI is what Expand writes for empty values ({;a}{b} of ";a", a = b =
-	// ""): then the strict split that lets a {var} be empty, if it gives the URI
-	// back, is the one.
-	if !t.givesBack(out, uri) {
-		if idx := m.empty.FindStringSubmatchIndex(uri); idx != nil {
-			if exact, ok := m.values(uri, idx); ok && t.givesBack(exact, uri) {
-				return exact, true
-			}
+	// The passes in turn; the first split whose values Expand writes as uri
+	// is the one. Where none gives uri back (a URI built by hand: unencoded
+	// characters, query order, "a" for "a="), the first split of the strict,
+	// loose and lenient passes is. The empty passes count only when they give
+	// uri back: they read a URI that only the lenient pass reads, but that is
+	// what Expand writes when some values are empty ({;a}{b} of ";a", a = b =
+	// ""; {.a}{;b}{c} of "..;b", a = "."), not b = ";a", which expands to
+	// "%3Ba". A split that leaves a query separator out of a value may not be
+	// the one either ({#f}{&q} of "#&": f = "&", not a bare "&" query).
+	var first map[string]string
+	for i, re := range []*regexp.Regexp{m.strict, m.loose, m.lenient, m.empty, m.emptyLoose} {
+		if i >= 3 && first == nil {
+			break // a {var} is never empty alone ("report://" is no report://{id})
+		}
+		idx := re.FindStringSubmatchIndex(uri)
+		if idx == nil {
+			continue
+		}
+		v, ok := m.values(uri, idx)
+		if !ok {
+			continue
+		}
+		if t.givesBack(v, uri) {
+			return v, true
+		}
+		if first == nil && i < 3 {
+			first = v
 		}
 	}
-	return out, true
+	if first == nil || m.repeats {
+		return nil, false
+	}
+	return first, true
 }
 
 // givesBack reports whether Expand writes uri from the values v.
@@ -257,10 +273,22 @@ func (t *Template) compileMatcher() *matcher {
 	if m.empty, err = t.buildRegexp(end, matchEmpty); err != nil {
 		return nil
 	}
+	if m.emptyLoose, err = t.buildRegexp(end, matchEmptyLoose); err != nil {
+		return nil
+	}
 	for _, p := range t.parts[:end] {
 		if e := p.expr; e != nil {
 			for _, v := range e.vars {
 				m.groups = append(m.groups, group{name: v.name, named: e.op.named, reserved: e.op.allowReserved})
+			}
+		}
+	}
+	seen := map[string]bool{}
+	for _, p := range t.parts {
+		if p.expr != nil {
+			for _, v := range p.expr.vars {
+				m.repeats = m.repeats || seen[v.name]
+				seen[v.name] = true
 			}
 		}
 	}
@@ -303,10 +331,11 @@ func (t *Template) buildRegexp(queryStart int, mode matchMode) (*regexp.Regexp, 
 type matchMode int
 
 const (
-	matchStrict  matchMode = iota // what Expand writes, separators kept out of values
-	matchLoose                    // what Expand writes
-	matchLenient                  // also unencoded characters Expand would encode
-	matchEmpty                    // strict, a {var} or {+var} also empty
+	matchStrict     matchMode = iota // what Expand writes, separators kept out of values
+	matchLoose                       // what Expand writes
+	matchLenient                     // also unencoded characters Expand would encode
+	matchEmpty                       // strict, a {var} or {+var} also empty
+	matchEmptyLoose                  // loose, a {var} or {+var} also empty
 )
 
 // writeExpr appends the pattern for one expression. Strict and loose patterns
@@ -339,7 +368,7 @@ func writeExpr(re *strings.Builder, e *expression, hasQuery bool, mode matchMode
 	if hasQuery {
 		exclude += "?&#"
 	}
-	if mode == matchLoose {
+	if mode == matchLoose || mode == matchEmptyLoose {
 		// Every character of allowed is one Expand writes as it is: a value
 		// may hold any of them.
 		exclude = ""
@@ -352,7 +381,7 @@ func writeExpr(re *strings.Builder, e *expression, hasQuery bool, mode matchMode
 			if i > 0 {
 				re.WriteString(`,`)
 			}
-			if mode == matchEmpty {
+			if mode == matchEmpty || mode == matchEmptyLoose {
 				re.WriteString(`(` + val + `*)`)
 			} else {
 				re.WriteString(`(` + val + `+)`)

@@ -26,9 +26,10 @@ func TestMatch(t *testing.T) {
 		{"report id bad pct", "report://{id}", "report://a%2", nil},
 		{"report id bad pct hex", "report://{id}", "report://a%zz", nil},
 		{"scheme differs", "report://{id}", "reports://42", nil},
-		// Expand({#f}{&q}) with f = "&": the query part cannot tell f's '&' from
-		// its own, and an empty parameter is not one Expand writes.
-		{"empty query parameter", "{#f}{&q}", "#&&q=%26", nil},
+		// An empty query parameter is not one Expand writes: the '&'s are f's
+		// (Expand({#f}) with f = "&&q=%26" writes that URI).
+		{"empty query parameter", "{#f}{&q}", "#&&q=%26", m{"f": "&&q=%26"}},
+		{"bare query separator", "{#f}{&q}", "#&", m{"f": "&"}},
 		{"empty query parameter between", "s{?a,b}", "s?a=1&&b=2", nil},
 		{"file path", "file:///{+path}", "file:///home/user/a.txt", m{"path": "home/user/a.txt"}},
 		{"file path decoded", "file:///{+path}", "file:///a%20b/c", m{"path": "a b/c"}},
