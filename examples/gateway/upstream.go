@@ -191,10 +191,18 @@ func (p *upstreamPart) waitFirstStart() {
 }
 
 func (p *upstreamPart) setState(state, detail string) {
+	p.mu.Lock()
+	p.setStateLocked(state, detail)
+	p.mu.Unlock()
+}
+
+// setStateLocked is setState with p.mu held: with the changes that go with
+// the state (the shared session, the restart count) in the same hold, so
+// that status never sees one without the other.
+func (p *upstreamPart) setStateLocked(state, detail string) {
 	if p.redact != nil {
 		detail = p.redact(detail)
 	}
-	p.mu.Lock()
 	if state != "starting" && !p.triedSet {
 		p.triedSet = true
 		close(p.tried)
@@ -202,7 +210,6 @@ func (p *upstreamPart) setState(state, detail string) {
 	p.state, p.detail = state, detail
 	close(p.changed)
 	p.changed = make(chan struct{})
-	p.mu.Unlock()
 }
 
 func (p *upstreamPart) status() partStatus {
@@ -249,8 +256,11 @@ func (p *upstreamPart) supervise() {
 			case <-uc.cs.Done():
 			case <-p.ctx.Done():
 			}
+			// Not ready from the moment the session is gone (status read
+			// "ready" with no session and the restart counted before).
 			p.mu.Lock()
 			p.shared = nil
+			p.setStateLocked("ended", "the upstream session ended")
 			p.mu.Unlock()
 			uc.close()
 			if p.ctx.Err() != nil {
@@ -275,8 +285,8 @@ func (p *upstreamPart) supervise() {
 		p.logger.Warn("upstream down", "server", p.name, "err", msg, "retry", backoff)
 		p.mu.Lock()
 		p.restarts++
+		p.setStateLocked("backoff", fmt.Sprintf("%v; retrying in %v", err, backoff))
 		p.mu.Unlock()
-		p.setState("backoff", fmt.Sprintf("%v; retrying in %v", err, backoff))
 		select {
 		case <-time.After(backoff):
 		case <-p.ctx.Done():
