@@ -12,8 +12,8 @@ import (
 type matcher struct {
 	strict, loose, lenient *regexp.Regexp
 	// empty is the strict pattern in which a {var} may be empty, and
-	// emptyLoose the loose one, tried in turn only when the lenient one's
-	// split does not give the URI back.
+	// emptyLoose the loose one, tried in turn only when one of the three
+	// above matched and none of their splits gives the URI back.
 	empty, emptyLoose *regexp.Regexp
 	groups            []group
 	// query holds the variables of trailing '?' and '&' expressions, matched
@@ -103,27 +103,34 @@ func (t *Template) Match(uri string) (map[string]string, bool) {
 	// ""; {.a}{;b}{c} of "..;b", a = "."), not b = ";a", which expands to
 	// "%3Ba". A split that leaves a query separator out of a value may not be
 	// the one either ({#f}{&q} of "#&": f = "&", not a bare "&" query).
+	split := func(re *regexp.Regexp) map[string]string {
+		if idx := re.FindStringSubmatchIndex(uri); idx != nil {
+			if v, ok := m.values(uri, idx); ok {
+				return v
+			}
+		}
+		return nil
+	}
 	var first map[string]string
-	for i, re := range []*regexp.Regexp{m.strict, m.loose, m.lenient, m.empty, m.emptyLoose} {
-		if i >= 3 && first == nil {
-			break // a {var} is never empty alone ("report://" is no report://{id})
-		}
-		idx := re.FindStringSubmatchIndex(uri)
-		if idx == nil {
-			continue
-		}
-		v, ok := m.values(uri, idx)
-		if !ok {
-			continue
-		}
-		if t.givesBack(v, uri) {
-			return v, true
-		}
-		if first == nil && i < 3 {
-			first = v
+	for _, re := range []*regexp.Regexp{m.strict, m.loose, m.lenient} {
+		if v := split(re); v != nil {
+			if t.givesBack(v, uri) {
+				return v, true
+			}
+			if first == nil {
+				first = v
+			}
 		}
 	}
-	if first == nil || m.repeats {
+	if first == nil {
+		return nil, false // a {var} is never empty alone ("report://" is no report://{id})
+	}
+	for _, re := range []*regexp.Regexp{m.empty, m.emptyLoose} {
+		if v := split(re); v != nil && t.givesBack(v, uri) {
+			return v, true
+		}
+	}
+	if m.repeats {
 		return nil, false
 	}
 	return first, true
@@ -283,15 +290,6 @@ func (t *Template) compileMatcher() *matcher {
 			}
 		}
 	}
-	seen := map[string]bool{}
-	for _, p := range t.parts {
-		if p.expr != nil {
-			for _, v := range p.expr.vars {
-				m.repeats = m.repeats || seen[v.name]
-				seen[v.name] = true
-			}
-		}
-	}
 	if end < len(t.parts) {
 		m.tail = len(m.groups) + 1
 		for _, p := range t.parts[end:] {
@@ -300,6 +298,9 @@ func (t *Template) compileMatcher() *matcher {
 			}
 		}
 	}
+	// Every place of a variable is a group or a query name; t.vars names
+	// each variable once.
+	m.repeats = len(m.groups)+len(m.query) > len(t.vars)
 	return m
 }
 
