@@ -663,13 +663,23 @@ func pgEnd(ctx context.Context, tx pgx.Tx) {
 	if pgEndBegun != nil {
 		pgEndBegun()
 	}
-	ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), pgReleaseTimeout)
+	pgCleanUp(ctx, tx.Conn().PgConn(), "ROLLBACK; SELECT pg_advisory_unlock_all()", pgReleaseTimeout)
+}
+
+// pgCleanUp runs sql (its statements in one message of the simple protocol,
+// so in one server session) on pg within limit, on a context that the end of
+// ctx does not end; when that fails, it closes the connection (within limit
+// too): the pool drops it, and the server session its state.
+func pgCleanUp(ctx context.Context, pg *pgconn.PgConn, sql string, limit time.Duration) error {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), limit)
 	defer cancel()
-	if _, err := tx.Exec(ectx, "ROLLBACK; SELECT pg_advisory_unlock_all()"); err != nil {
-		cctx, ccancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
-		defer ccancel()
-		tx.Conn().Close(cctx)
+	_, err := pg.Exec(cctx, sql).ReadAll()
+	if err != nil {
+		xctx, xcancel := context.WithTimeout(context.WithoutCancel(ctx), limit)
+		defer xcancel()
+		pg.Close(xctx)
 	}
+	return err
 }
 
 // pgEndBegun, when set (by tests), is called as pgEnd begins.

@@ -270,12 +270,7 @@ func pgLocksRows(ctx context.Context, tx pgx.Tx, full string, params int) (locks
 	// transactional): deallocated after the savepoint is rolled back to (a
 	// failed EXPLAIN leaves the transaction aborted), on a context of its
 	// own, so that a check out of time does not leave it behind.
-	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), pgDeallocTimeout)
-	defer cancel()
-	if _, derr := pg.Exec(dctx, "ROLLBACK TO SAVEPOINT load_check; DEALLOCATE "+name).ReadAll(); derr != nil {
-		cctx, ccancel := context.WithTimeout(context.WithoutCancel(ctx), pgDeallocTimeout)
-		defer ccancel()
-		pg.Close(cctx)
+	if derr := pgCleanUp(ctx, pg, "ROLLBACK TO SAVEPOINT load_check; DEALLOCATE "+name, pgDeallocTimeout); derr != nil {
 		return false, nil, fmt.Errorf("the check's prepared statement could not be deallocated: %w", derr)
 	}
 	if res.Err != nil {
