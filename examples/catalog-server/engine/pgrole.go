@@ -153,6 +153,10 @@ func (p *Postgres) PGRoleUnread() bool {
 	return p.role.unread
 }
 
+// roleReader is the client whose turn a reading of the role's privileges
+// takes (rereadRole): no client's address holds a NUL.
+const roleReader = "\x00the server's reading of its role"
+
 // rereadRole reads the role's privileges again (PGRoleRecheck), and closes
 // done when it has.
 func (p *Postgres) rereadRole(done chan struct{}) {
@@ -166,7 +170,18 @@ func (p *Postgres) rereadRole(done chan struct{}) {
 		case <-ctx.Done():
 		}
 	}()
-	c := checkRole(ctx, p.pool, pgRisks, p.unlocked)
+	// The reading takes one of the model's connections as a query does, in
+	// its turn (a client of its own), so that it never holds one a query's
+	// turn was given.
+	var c roleCheck
+	if err := p.slots.acquire(ctx, roleReader, p.closing); err == ErrClosed {
+		c = roleCheck{unread: true, refuse: "the model was closed before the server could read the privileges of its PostgreSQL role again"}
+	} else if err != nil {
+		c = roleCheck{unread: true, refuse: fmt.Sprintf("the server could not read the privileges of its PostgreSQL role (every one of the model's %d connections stayed busy for %v), so ad-hoc SQL is not served for now: the server reads them again at the next ad-hoc query, at most every %v; the README's PostgreSQL section lists the privileges it checks", pgMaxConns, pgRoleTimeout, pgRoleRetry)}
+	} else {
+		c = checkRole(ctx, p.pool, pgRisks, p.unlocked)
+		p.slots.release()
+	}
 	p.roleMu.Lock()
 	p.role, p.roleAt, p.roleRead = c, time.Now(), nil
 	p.roleMu.Unlock()

@@ -422,3 +422,51 @@ func TestPostgresRowPastBudget(t *testing.T) {
 		t.Fatalf("int8[] of 3.6 MB (600 KB of JSON) under a 1 MiB budget: %v %+v", err, res != nil && res.Truncated)
 	}
 }
+
+// TestPostgresRoleRecheckTakesATurn: a reading of the role's privileges made
+// again takes one of the model's connections in its turn, as a query does.
+// Before, it took a connection from the pool outside the turns, so that a
+// query given its turn could find the pool empty.
+func TestPostgresRoleRecheckTakesATurn(t *testing.T) {
+	p := openTestPG(t)
+	ctx := context.Background()
+	for range pgMaxConns {
+		if err := p.slots.acquire(ctx, "busy", nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	released := 0
+	defer func() {
+		for ; released < pgMaxConns; released++ {
+			p.slots.release()
+		}
+	}()
+	p.roleMu.Lock()
+	p.role, p.roleAt = roleCheck{refuse: "could not read", unread: true}, time.Now().Add(-pgRoleRetry)
+	p.roleMu.Unlock()
+	c, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	why, unread := p.PGRoleRecheck(c)
+	cancel()
+	if !unread || !strings.Contains(why, "reading the privileges of its PostgreSQL role again") {
+		t.Errorf("with every turn taken: %q (unread %v)", why, unread)
+	}
+	p.roleMu.Lock()
+	reading := p.roleRead
+	p.roleMu.Unlock()
+	if reading == nil {
+		t.Fatal("the reading did not wait for a turn")
+	}
+	if n := p.pool.Stat().AcquiredConns(); n != 0 {
+		t.Errorf("the reading holds %d of the pool's connections without a turn", n)
+	}
+	p.slots.release()
+	released++
+	select {
+	case <-reading:
+	case <-time.After(pgRoleTimeout):
+		t.Fatal("the reading did not end once a turn was free")
+	}
+	if why, unread := p.PGRoleRecheck(ctx); why != "" || unread {
+		t.Errorf("after the reading: %q, want the locked-down role's \"\"", why)
+	}
+}
