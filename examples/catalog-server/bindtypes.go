@@ -90,7 +90,7 @@ func castType(t string) string {
 			base = m[1] + "TZ" + m[2]
 		}
 	}
-	if intervalFields.MatchString(strings.ReplaceAll(base, " ", "")) {
+	if hasIntervalFields(base) {
 		return base + dims // INTERVAL DAY TO SECOND(3), as PostgreSQL reads it
 	}
 	if strings.Contains(base, " ") {
@@ -569,7 +569,7 @@ func bindValue(eng string, p catalog.Param, v any) (any, error) {
 		if !ok {
 			return nil, wrongKind(eng, p, "number", v)
 		}
-		t := strings.ToUpper(p.Type)
+		t := compactType(p.Type)
 		single := t == "REAL" || t == "FLOAT4" || t == "FLOAT" && eng != catalog.EnginePostgres
 		switch {
 		case len(text) > maxFloatText:

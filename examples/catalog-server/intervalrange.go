@@ -62,7 +62,7 @@ var intervalUnits = func() map[string]intervalUnit {
 // INTERVAL is; the engine's error quoting one element blames the list.
 func isIntervalType(t string) (interval, list bool) {
 	base, depth := listBase(compactType(t))
-	if base == "INTERVAL" || strings.HasPrefix(base, "INTERVAL(") && strings.HasSuffix(base, ")") || intervalFields.MatchString(base) {
+	if base == "INTERVAL" || strings.HasPrefix(base, "INTERVAL(") && strings.HasSuffix(base, ")") || hasIntervalFields(base) {
 		return true, depth > 0
 	}
 	return false, false
@@ -123,6 +123,15 @@ func intervalPrecision(t string) int {
 // m[1] is the fields, m[2] the precision of the seconds if given.
 var intervalFields = regexp.MustCompile(`^INTERVAL(YEARTOMONTH|DAYTOHOUR|DAYTOMINUTE|HOURTOMINUTE|YEAR|MONTH|DAY|HOUR|MINUTE|(?:(?:DAY|HOUR|MINUTE)TO)?SECOND(?:\((\d+)\))?)$`)
 
+// hasIntervalFields reports whether the SQL type t, or the element type of
+// the list t is, is an INTERVAL with PostgreSQL's fields (interval day to
+// second(3), INTERVAL HOUR[]): the one rule castType, isIntervalType and
+// duckIntervalFields follow.
+func hasIntervalFields(t string) bool {
+	base, _ := listBase(compactType(t))
+	return intervalFields.MatchString(base)
+}
+
 // duckIntervalFields says why the parameter p of a DuckDB package cannot be
 // declared an INTERVAL with fields (INTERVAL HOUR TO MINUTE, INTERVAL
 // SECOND(3)), and what to write instead: DuckDB 1.5 reads the fields and
@@ -133,8 +142,7 @@ func duckIntervalFields(eng string, p catalog.Param) string {
 	if eng == catalog.EnginePostgres {
 		return ""
 	}
-	base, _ := listBase(compactType(p.Type))
-	if !intervalFields.MatchString(base) {
+	if !hasIntervalFields(p.Type) {
 		return ""
 	}
 	return fmt.Sprintf("@param %s %s has PostgreSQL's interval fields, which DuckDB does not apply (it reads INTERVAL HOUR TO MINUTE as an INTERVAL with its seconds, and refuses SECOND(3)): declare it INTERVAL and cut the value in the SQL where the query needs it cut (if the words after INTERVAL begin its description, put a comma after INTERVAL)", p.Name, p.Type)
