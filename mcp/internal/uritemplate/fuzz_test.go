@@ -12,6 +12,10 @@ import (
 // split at NUL bytes, the i-th variable gets the i-th piece (cycling), and a piece
 // "\x01" leaves the variable undefined, so that the variables of one template may
 // differ, and some be missing, as in any expansion Match documents it gives back.
+// For a template that uses a variable more than once, an expansion of values that
+// Match can read back (see mustMatchRepeated) must match: the split search finds
+// a split where the one of the regular expressions is not the one, unless it
+// runs out of its budget.
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{
 		"report://{id}", "file:///{+path}", "users/{user}/posts{?page,limit}",
@@ -22,6 +26,9 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add("X{.a,b}{;c}{#d}{e}", "x\x00\x01\x00\x00%2F?")
 	f.Add("{a}{b}{/c,d}", "\x01\x00.\x00")
+	f.Add("{x}-{x}", "a-b")
+	f.Add("{#x}{.x}{?x}", "0")
+	f.Add("{+x}/{x}{;x}", "a/%2F%")
 	f.Fuzz(func(t *testing.T, tmplText, value string) {
 		tmpl, err := Parse(tmplText)
 		if err != nil {
@@ -49,7 +56,46 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("Expand(%q) with strings: %v", tmplText, err)
 		}
 		checkRoundTrip(t, tmpl, uri, true)
+		if mustMatchRepeated(tmpl, vars) {
+			if _, ok := tmpl.Match(uri); !ok {
+				_, _, strict := tmpl.search(uri, false)
+				_, _, empties := tmpl.search(uri, true)
+				if !strict.gaveUp && !empties.gaveUp {
+					t.Fatalf("template %q: Match(%q) failed for an expansion of %q", tmpl, uri, vars)
+				}
+			}
+		}
 	})
+}
+
+// mustMatchRepeated reports whether the template uses a variable more than once
+// (and Match supports it) and Match must read an expansion of vars: every
+// variable has a value, a {var} or {+var} one is not empty, and every place
+// writes it so that it reads back the same (not so for "%20" in a {+var}, which
+// reads back as " ").
+func mustMatchRepeated(tmpl *Template, vars map[string]any) bool {
+	tmpl.matchOnce.Do(func() { tmpl.m = tmpl.compileMatcher() })
+	if tmpl.m == nil || !tmpl.m.repeats {
+		return false
+	}
+	for _, p := range tmpl.parts {
+		e := p.expr
+		if e == nil {
+			continue
+		}
+		for _, v := range e.vars {
+			val, ok := vars[v.name].(string)
+			if !ok || val == "" && (e.op == opSimple || e.op == opReserved) {
+				return false
+			}
+			var b strings.Builder
+			encode(&b, val, e.op.allowReserved)
+			if back, ok := unescape(b.String(), e.op.allowReserved); !ok || back != val {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // FuzzMatch matches arbitrary URIs. It must never panic; when it succeeds, the
@@ -58,6 +104,8 @@ func FuzzParse(f *testing.F) {
 // Expand(Match(uri)) may differ from uri only where Match's contract says it may:
 // without ';', '?' and '&' expressions (whose "a" for "a=" and query order are
 // such differences too), only in how characters are encoded, so both decode alike.
+// A template that uses a variable more than once matches only with values that
+// expand to the URI exactly.
 func FuzzMatch(f *testing.F) {
 	seeds := []struct{ tmpl, uri string }{
 		{"report://{id}", "report://42"},
@@ -68,6 +116,9 @@ func FuzzMatch(f *testing.F) {
 		{"x{;a,b}", "x;b=1;a"},
 		{"{x}/{x}", "a/a"},
 		{"{/a,b}{.c}", "/x/y.z"},
+		{"{x}-{x}", "a-b-a-b"},
+		{"{.0}{.0}{;1}{2}", "....;1"},
+		{"{+x}/{x}{?x}", "a/b/a%2Fb?x=a%2Fb"},
 	}
 	for _, s := range seeds {
 		f.Add(s.tmpl, s.uri)
@@ -93,6 +144,9 @@ func FuzzMatch(f *testing.F) {
 		again, err := tmpl.Expand(toValues(got))
 		if err != nil {
 			t.Fatalf("Expand(Match(%q)): %v", uri, err)
+		}
+		if tmpl.m.repeats && again != uri {
+			t.Fatalf("template %q: Expand(Match(%q)) = %q (values %q), want the URI", tmpl, uri, again, got)
 		}
 		if !hasNamedExpr(tmpl) && pctDecode(again) != pctDecode(uri) {
 			t.Fatalf("template %q: Expand(Match(%q)) = %q (values %q) differs in more than encoding", tmpl, uri, again, got)

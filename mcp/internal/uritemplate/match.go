@@ -19,11 +19,14 @@ type matcher struct {
 	// query holds the variables of trailing '?' and '&' expressions, matched
 	// from the query string in any order; tail is the capture group holding it.
 	query []string
-	tail  int // capture group index of the query string, 0 when there is none
+	tail  int   // capture group index of the query string, 0 when there is none
+	end   int   // index in Template.parts of the first query expression (or len)
+	ids   []int // for each group, its variable's index in Template.vars
 	// repeats: the template uses a variable more than once. One regular
 	// expression finds one split, and for such a template it may be the one
 	// the values cannot give back ({.a}{.a} of "....": the first takes
-	// "..."): a lenient split is kept only when it gives the URI back.
+	// "..."): a split is kept only when it gives the URI back, and when none
+	// of the passes' does, a bounded search (search.go) tries the others.
 	repeats bool
 }
 
@@ -73,10 +76,16 @@ const (
 //     back (a = "", b absent), not b = ";a".
 //   - Where a URI could be split more than one way, earlier variables take as
 //     much as they can. A variable used more than once must be present at every
-//     place with the same value, or at none; a template that uses one more than
-//     once matches a URI that only the lenient pass reads only when the values
-//     expand to that URI (the lenient split may be one a later place of the
-//     variable cannot take, where a stricter split would have been right).
+//     place with the same value, or at none, and a template that uses one more
+//     than once matches a URI only with values that expand to exactly that URI
+//     (so not a URI built by hand with unencoded characters). Where the split
+//     the passes find does not give the URI back, Match searches the other
+//     splits in the same order and takes the first that does: {x}-{x} of
+//     "a-b-a-b" is x = "a-b", {#x}{.x} of "#0.0" is x = "0". The search is
+//     bounded: after max(4096, 8 × (len(uri)+1) × (number of expressions))
+//     units of work (one place a value may end, or one byte compared or
+//     checked) it gives up with no match, so Match's time stays linear in the
+//     URI's length.
 //
 // Values are percent-decoded, so a {var} value may contain '/' when the URI has
 // %2F: callers that use values as paths must check them. In {+var} and {#var}
@@ -103,8 +112,10 @@ func (t *Template) Match(uri string) (map[string]string, bool) {
 	// ""; {.a}{;b}{c} of "..;b", a = "."), not b = ";a", which expands to
 	// "%3Ba". A split that leaves a query separator out of a value may not be
 	// the one either ({#f}{&q} of "#&": f = "&", not a bare "&" query).
+	matched := false // one of the patterns matched, whether or not its values are consistent
 	split := func(re *regexp.Regexp) map[string]string {
 		if idx := re.FindStringSubmatchIndex(uri); idx != nil {
+			matched = true
 			if v, ok := m.values(uri, idx); ok {
 				return v
 			}
@@ -122,7 +133,17 @@ func (t *Template) Match(uri string) (map[string]string, bool) {
 			}
 		}
 	}
+	// A template that uses a variable more than once: the first split of a
+	// regular expression may hold different values at the places of one
+	// variable where another split would not; a search over the splits finds
+	// one that gives uri back. A {var} may be empty there only when one of
+	// the patterns above matched ("report://" is no report://{id}{id}).
+	empties := matched
 	if first == nil {
+		if m.repeats {
+			v, ok, _ := t.search(uri, empties)
+			return v, ok
+		}
 		return nil, false // a {var} is never empty alone ("report://" is no report://{id})
 	}
 	for _, re := range []*regexp.Regexp{m.empty, m.emptyLoose} {
@@ -131,7 +152,8 @@ func (t *Template) Match(uri string) (map[string]string, bool) {
 		}
 	}
 	if m.repeats {
-		return nil, false
+		v, ok, _ := t.search(uri, empties)
+		return v, ok
 	}
 	return first, true
 }
@@ -266,7 +288,7 @@ func (t *Template) compileMatcher() *matcher {
 			}
 		}
 	}
-	m := &matcher{}
+	m := &matcher{end: end}
 	var err error
 	if m.strict, err = t.buildRegexp(end, matchStrict); err != nil {
 		return nil
@@ -287,6 +309,11 @@ func (t *Template) compileMatcher() *matcher {
 		if e := p.expr; e != nil {
 			for _, v := range e.vars {
 				m.groups = append(m.groups, group{name: v.name, named: e.op.named, reserved: e.op.allowReserved})
+				for id, name := range t.vars {
+					if name == v.name {
+						m.ids = append(m.ids, id)
+					}
+				}
 			}
 		}
 	}

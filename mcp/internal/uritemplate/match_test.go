@@ -1,6 +1,7 @@
 package uritemplate
 
 import (
+	"strings"
 	"sync"
 	"testing"
 
@@ -93,7 +94,10 @@ func TestMatch(t *testing.T) {
 		{"repeated var same", "{x}/{x}", "a/a", m{"x": "a"}},
 		{"repeated var same after decoding", "{x}/{x}", "a%20/a%20", m{"x": "a "}},
 		{"repeated var differs", "{x}/{x}", "a/b", nil},
-		{"repeated var missing once", "{#x}{.x}", "#0.0", nil},
+		{"repeated var missing once", "{#x}{.x}", "#0", nil},
+		// The regular expression's split is x = "0.0" and no label; x = "0"
+		// at both places gives the URI back.
+		{"repeated var split other than the first", "{#x}{.x}", "#0.0", m{"x": "0"}},
 		{"repeated var in path and query", "{x}{?x}", "a?x=a", m{"x": "a"}},
 		{"repeated var missing from query", "{x}{?x}", "a", nil},
 		{"repeated var query differs", "{x}{?x}", "a?x=b", nil},
@@ -263,6 +267,91 @@ func TestMatchEmptyValuesExactly(t *testing.T) {
 		back, err := tmpl.Expand(toValues(got))
 		if err != nil || back != tc.back {
 			t.Errorf("%s: Expand(Match(%q)) = %q (values %q), want %q", tc.tmpl, tc.uri, back, got, tc.back)
+		}
+	}
+}
+
+// TestMatchRepeatedVariables: a template that uses a variable more than once
+// matches a URI with the first split whose values agree at every place and
+// expand to the URI, also where the regular expressions' split is another.
+func TestMatchRepeatedVariables(t *testing.T) {
+	type m = map[string]string
+	for _, tc := range []struct {
+		name, template, uri string
+		want                map[string]string // nil: no match
+	}{
+		{"path twice", "/a/{x}/b/{x}", "/a/1/b/1", m{"x": "1"}},
+		{"path twice differs", "/a/{x}/b/{x}", "/a/1/b/2", nil},
+		{"path twice missing", "/a/{x}/b/{x}", "/a/1/b/", nil},
+		// The passes' split is x = "a-b-a" and x = "b".
+		{"first split wrong", "{x}-{x}", "a-b-a-b", m{"x": "a-b"}},
+		{"adjacent", "{x}{x}", "abab", m{"x": "ab"}},
+		{"adjacent odd", "{x}{x}", "aba", nil},
+		// {.0} of "." is "..": the passes' split takes "..." for the first.
+		{"labels dot and empties", "{.0}{.0}{;1}{2}", "....;1", m{"0": ".", "1": "", "2": ""}},
+		{"fragment then label", "{#x}{.x}", "#0.0", m{"x": "0"}},
+		{"label list then label", "{.a,b}{.a}", ".x.y.z.x", m{"a": "x", "b": "y.z"}},
+		{"reserved then simple", "{+x}/{x}", "a/b/a%2Fb", m{"x": "a/b"}},
+		{"simple then reserved", "{x}/{+x}", "a%20b/a%20b", m{"x": "a b"}},
+		{"with query", "{x}-{x}{?y}", "a-b-a-b?y=1", m{"x": "a-b", "y": "1"}},
+		{"in query too", "{x}-{x}{?x}", "a-b-a-b?x=a-b", m{"x": "a-b"}},
+		{"in query differs", "{x}-{x}{?x}", "a-b-a-b?x=a", nil},
+		{"param twice", "{;a}{x}{;a}", ";a=1-;a=1", m{"a": "1", "x": "-"}},
+		// Only values that give the URI back: "a:b" is what a client writes by
+		// hand, Expand writes "a%3Ab".
+		{"unencoded", "{x}-{x}", "a:b-a:b", nil},
+		{"never empty alone", "report://{id}{id}", "report://", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := MustParse(tc.template).Match(tc.uri)
+			if tc.want == nil {
+				if ok {
+					t.Errorf("Match(%q, %q) = %v, want no match", tc.template, tc.uri, got)
+				}
+				return
+			}
+			if !ok {
+				t.Fatalf("Match(%q, %q) failed, want %v", tc.template, tc.uri, tc.want)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("Match(%q, %q) (-want +got):\n%s", tc.template, tc.uri, diff)
+			}
+		})
+	}
+}
+
+// TestMatchSearchBounded: a URI that makes the split search try many splits
+// stops at the documented budget, and a long URI with a right split finds it
+// well within it.
+func TestMatchSearchBounded(t *testing.T) {
+	for _, tc := range []struct {
+		template, uri string
+		exprs         int
+		want          bool
+	}{
+		// Every split of the a's agrees at the later places; none ends in "!".
+		{"{a}{b}{c}{a}{b}{c}!", strings.Repeat("a", 5000), 6, false},
+		{"{a}{.b}{/c}{a}{.b}{/c}{?q}", strings.Repeat("a.", 3000) + "?q", 7, false},
+		{"{x}-{x}", strings.Repeat("ab-", 2000) + "z-" + strings.Repeat("ab-", 2000) + "z", 2, true},
+	} {
+		tmpl := MustParse(tc.template)
+		if _, ok := tmpl.Match(tc.uri); ok != tc.want {
+			t.Errorf("%s: Match ok = %v, want %v", tc.template, ok, tc.want)
+		}
+		_, ok, st := tmpl.search(tc.uri, true)
+		limit := max(searchMinSteps, searchBudget*(len(tc.uri)+1)*tc.exprs)
+		if st.limit != limit {
+			t.Errorf("%s: limit %d, want %d", tc.template, st.limit, limit)
+		}
+		// One unit may overshoot the limit by a URI's length at most.
+		if st.steps > st.limit+len(tc.uri)+1 {
+			t.Errorf("%s: %d steps, limit %d", tc.template, st.steps, st.limit)
+		}
+		if ok != tc.want || st.gaveUp == tc.want {
+			t.Errorf("%s: search ok = %v, gave up = %v after %d steps (limit %d)", tc.template, ok, st.gaveUp, st.steps, st.limit)
+		}
+		if tc.want && st.steps > st.limit/4 {
+			t.Errorf("%s: %d steps for a URI with a plain split (limit %d)", tc.template, st.steps, st.limit)
 		}
 	}
 }
