@@ -46,8 +46,12 @@ su postgres -c "psql -q -p $PGPORT -c \"CREATE ROLE catalog LOGIN NOSUPERUSER NO
 # SQL on a model whose role may still call these (engine/pgrole.go, pgRisks). The
 # sleep and signal functions, which the README recommends revoking too (the server
 # only warns), stay: the tests use pg_sleep to hold connections and
-# pg_terminate_backend to break one.
+# pg_terminate_backend to break one. The role's transactions are read-only by
+# default, the README's second layer (engine's TestPostgresRoleReadOnlyByDefault
+# fails under CI without it); the tests' fixtures, which the same role writes,
+# begin their transactions READ WRITE.
 su postgres -c "psql -q -v ON_ERROR_STOP=1 -p $PGPORT -d catalog" <<'SQL'
+ALTER ROLE catalog SET default_transaction_read_only = on;
 REVOKE EXECUTE ON FUNCTION pg_logical_emit_message(boolean, text, text), pg_logical_emit_message(boolean, text, bytea) FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION set_config(text, text, boolean) FROM PUBLIC;
 REVOKE SELECT ON pg_stat_activity FROM PUBLIC;

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -20,14 +21,12 @@ func TestPostgresOverMCP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{
+	if err := pgWrite(ctx, conn,
 		"DROP SCHEMA IF EXISTS hr CASCADE", "CREATE SCHEMA hr",
 		"CREATE TABLE hr.staff (id int PRIMARY KEY, name text, team text, salary int)",
 		"INSERT INTO hr.staff SELECT i, 'person ' || i, (ARRAY['ops','data','web'])[1 + i % 3], 40000 + i * 100 FROM generate_series(1, 300) i",
-	} {
-		if _, err := conn.Exec(ctx, s); err != nil {
-			t.Fatal(s, err)
-		}
+	); err != nil {
+		t.Fatal(err)
 	}
 	conn.Close(ctx)
 	dir := t.TempDir()
@@ -136,4 +135,23 @@ func pgTestDSN(t *testing.T) string {
 		t.Skip("CATALOG_TEST_PG_DSN is unset: no PostgreSQL to test against (see .ci/catalog.sh)")
 	}
 	return dsn
+}
+
+// pgWrite runs a test's fixture statements on conn in one transaction begun
+// READ WRITE, and commits it: the test role's default is read-only (ALTER
+// ROLE … SET default_transaction_read_only = on, as .ci/catalog.sh and the
+// README set it up), which an explicit READ WRITE overrides for that
+// transaction only.
+func pgWrite(ctx context.Context, conn *pgx.Conn, stmts ...string) error {
+	tx, err := conn.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadWrite})
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(ctx)
+	for _, s := range stmts {
+		if _, err := tx.Exec(ctx, s); err != nil {
+			return fmt.Errorf("%s: %w", s, err)
+		}
+	}
+	return tx.Commit(ctx)
 }

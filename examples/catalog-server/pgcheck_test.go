@@ -26,15 +26,13 @@ func TestPostgresQueriesCheckedAtLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	for _, s := range []string{
+	if err := pgWrite(ctx, conn,
 		"DROP SCHEMA IF EXISTS pgcheck CASCADE", "CREATE SCHEMA pgcheck",
 		"CREATE TABLE pgcheck.people (name text, n int)",
 		"INSERT INTO pgcheck.people SELECT 'p' || i, i FROM generate_series(1, 5) i",
 		"CREATE SEQUENCE pgcheck.seq",
-	} {
-		if _, err := conn.Exec(ctx, s); err != nil {
-			t.Fatal(s, err)
-		}
+	); err != nil {
+		t.Fatal(err)
 	}
 	t.Setenv("CATALOG_PGCHECK_TEST_DSN", dsn)
 	dir := t.TempDir()
@@ -120,7 +118,7 @@ func TestPostgresQueriesCheckedAtLoad(t *testing.T) {
 	}
 	// A reload that opens the model again (its package changed) checks again:
 	// the database now has the column.
-	if _, err := conn.Exec(ctx, "ALTER TABLE pgcheck.people ADD COLUMN nope int"); err != nil {
+	if err := pgWrite(ctx, conn, "ALTER TABLE pgcheck.people ADD COLUMN nope int"); err != nil {
 		t.Fatal(err)
 	}
 	writeFiles(t, dir, map[string]string{
@@ -152,14 +150,12 @@ func TestPostgresRowLocksAtLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	for _, s := range []string{
+	if err := pgWrite(ctx, conn,
 		"DROP SCHEMA IF EXISTS pglocks CASCADE", "CREATE SCHEMA pglocks",
 		"CREATE TABLE pglocks.people (name text, n int)",
 		"INSERT INTO pglocks.people SELECT 'p' || i, i FROM generate_series(1, 5) i",
-	} {
-		if _, err := conn.Exec(ctx, s); err != nil {
-			t.Fatal(s, err)
-		}
+	); err != nil {
+		t.Fatal(err)
 	}
 	t.Setenv("CATALOG_PGLOCKS_TEST_DSN", dsn)
 	dir := t.TempDir()

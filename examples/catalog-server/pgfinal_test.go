@@ -38,17 +38,15 @@ func TestPGServerErrorRetried(t *testing.T) {
 	defer conn.Close(context.Background())
 	fn := fmt.Sprintf("revfix_kill_%d", time.Now().UnixNano())
 	// IMMUTABLE: folded while the source's LIMIT 0 is planned, so it runs.
-	if _, err := conn.Exec(ctx, "CREATE FUNCTION "+fn+"() RETURNS int IMMUTABLE LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_terminate_backend(pg_backend_pid()); RETURN 1; END $$"); err != nil {
+	if err := pgWrite(ctx, conn, "CREATE FUNCTION "+fn+"() RETURNS int IMMUTABLE LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_terminate_backend(pg_backend_pid()); RETURN 1; END $$"); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { conn.Exec(context.Background(), "DROP FUNCTION "+fn) })
+	t.Cleanup(func() { pgWrite(context.Background(), conn, "DROP FUNCTION "+fn) })
 	denied := fmt.Sprintf("revfix_denied_%d", time.Now().UnixNano())
-	for _, q := range []string{"CREATE TABLE " + denied + " (x int)", "REVOKE ALL ON " + denied + " FROM CURRENT_USER"} {
-		if _, err := conn.Exec(ctx, q); err != nil {
-			t.Fatal(q, err)
-		}
+	if err := pgWrite(ctx, conn, "CREATE TABLE "+denied+" (x int)", "REVOKE ALL ON "+denied+" FROM CURRENT_USER"); err != nil {
+		t.Fatal(err)
 	}
-	t.Cleanup(func() { conn.Exec(context.Background(), "DROP TABLE "+denied) })
+	t.Cleanup(func() { pgWrite(context.Background(), conn, "DROP TABLE "+denied) })
 	t.Setenv("CATALOG_TEST_PGFINAL", dsn)
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{

@@ -29,7 +29,8 @@ func pgDSN(t *testing.T) string {
 	return dsn
 }
 
-// pgSetup creates the test schema through an ordinary (writable) connection.
+// pgSetup creates the test schema through an ordinary connection, in a
+// READ WRITE transaction (pgWrite).
 func pgSetup(t *testing.T, dsn string) {
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, dsn)
@@ -37,16 +38,34 @@ func pgSetup(t *testing.T, dsn string) {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	for _, s := range []string{
+	if err := pgWrite(ctx, conn,
 		"DROP SCHEMA IF EXISTS shop CASCADE",
 		"CREATE SCHEMA shop",
 		"CREATE TABLE shop.stock (sku text PRIMARY KEY, qty int NOT NULL, price numeric(8,2), updated date)",
 		"INSERT INTO shop.stock SELECT 'sku-' || i, i * 3, i * 1.25, DATE '2024-01-01' + i FROM generate_series(1, 50) i",
-	} {
-		if _, err := conn.Exec(ctx, s); err != nil {
-			t.Fatalf("%s: %v", s, err)
+	); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// pgWrite runs a test's fixture statements on conn in one transaction begun
+// READ WRITE, and commits it. The test role's default is read-only (ALTER
+// ROLE … SET default_transaction_read_only = on, as .ci/catalog.sh and the
+// README set it up), which an explicit READ WRITE overrides; nothing of it
+// outlives the transaction, so behind a transaction-pooling pgbouncer no
+// server session is left writable.
+func pgWrite(ctx context.Context, conn *pgx.Conn, stmts ...string) error {
+	tx, err := conn.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadWrite})
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(ctx)
+	for _, s := range stmts {
+		if _, err := tx.Exec(ctx, s); err != nil {
+			return fmt.Errorf("%s: %w", s, err)
 		}
 	}
+	return tx.Commit(ctx)
 }
 
 func openTestPG(t *testing.T) *Postgres { return openTestPGAt(t, pgDSN(t)) }
@@ -374,7 +393,8 @@ func TestPostgresTextArrays(t *testing.T) {
 	}
 }
 
-// execPG runs statements on the test database as its owner, outside any model.
+// execPG runs statements on the test database as its owner, outside any
+// model, in one READ WRITE transaction (pgWrite).
 func execPG(t *testing.T, stmts ...string) {
 	t.Helper()
 	ctx := context.Background()
@@ -383,10 +403,8 @@ func execPG(t *testing.T, stmts ...string) {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	for _, s := range stmts {
-		if _, err := conn.Exec(ctx, s); err != nil {
-			t.Fatal(s, err)
-		}
+	if err := pgWrite(ctx, conn, stmts...); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -536,7 +554,7 @@ func TestPostgresByteBudgetCountsColumns(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "CREATE TYPE shop."+long+" AS ENUM ('a', 'b')"); err != nil {
+	if err := pgWrite(ctx, conn, "CREATE TYPE shop."+long+" AS ENUM ('a', 'b')"); err != nil {
 		t.Fatal(err)
 	}
 	const budget = 32 << 10

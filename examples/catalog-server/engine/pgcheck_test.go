@@ -161,7 +161,7 @@ func pgLeftoverModel(t *testing.T, dsn string) (*Postgres, map[string]QueryCheck
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := conn.Exec(context.Background(), "CREATE DOMAIN shop.nn_int AS integer NOT NULL"); err != nil {
+	if err := pgWrite(context.Background(), conn, "CREATE DOMAIN shop.nn_int AS integer NOT NULL"); err != nil {
 		t.Fatal(err)
 	}
 	conn.Close(context.Background())

@@ -247,7 +247,7 @@ func TestPostgresRowLocks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = conn.Exec(context.Background(), "CREATE SEQUENCE shop.seq")
+	err = pgWrite(context.Background(), conn, "CREATE SEQUENCE shop.seq")
 	conn.Close(context.Background())
 	if err != nil {
 		t.Fatal(err)
