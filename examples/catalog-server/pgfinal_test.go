@@ -35,18 +35,28 @@ func TestPGServerErrorRetried(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close(context.Background())
+	// Closed after the cleanups below, which use it (a Cleanup registered
+	// earlier runs later; a defer would close it before them).
+	t.Cleanup(func() { conn.Close(context.Background()) })
 	fn := fmt.Sprintf("revfix_kill_%d", time.Now().UnixNano())
 	// IMMUTABLE: folded while the source's LIMIT 0 is planned, so it runs.
 	if err := pgWrite(ctx, conn, "CREATE FUNCTION "+fn+"() RETURNS int IMMUTABLE LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_terminate_backend(pg_backend_pid()); RETURN 1; END $$"); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { pgWrite(context.Background(), conn, "DROP FUNCTION "+fn) })
+	t.Cleanup(func() {
+		if err := pgWrite(context.Background(), conn, "DROP FUNCTION "+fn); err != nil {
+			t.Errorf("cleanup: %v", err)
+		}
+	})
 	denied := fmt.Sprintf("revfix_denied_%d", time.Now().UnixNano())
 	if err := pgWrite(ctx, conn, "CREATE TABLE "+denied+" (x int)", "REVOKE ALL ON "+denied+" FROM CURRENT_USER"); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { pgWrite(context.Background(), conn, "DROP TABLE "+denied) })
+	t.Cleanup(func() {
+		if err := pgWrite(context.Background(), conn, "DROP TABLE "+denied); err != nil {
+			t.Errorf("cleanup: %v", err)
+		}
+	})
 	t.Setenv("CATALOG_TEST_PGFINAL", dsn)
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
