@@ -4,13 +4,16 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"log"
+	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -154,10 +157,7 @@ func TestReplicasRoundRobin(t *testing.T) {
 		// test's log: a failing call then says which side broke off.
 		ErrorLog: log.New(testWriter{t}, "proxy: ", 0),
 	}
-	front := httptest.NewUnstartedServer(proxy)
-	front.Config.ErrorLog = log.New(testWriter{t}, "front: ", 0)
-	front.Start()
-	defer front.Close()
+	front := startFront(t, proxy)
 	for _, v := range []string{"", "2025-06-18"} {
 		t.Run("version="+v, func(t *testing.T) {
 			before := [2]int64{hits[0].Load(), hits[1].Load()}
@@ -176,6 +176,98 @@ func TestReplicasRoundRobin(t *testing.T) {
 			}
 		})
 	}
+}
+
+// startFront serves proxy (a reverse proxy in front of replicas) on a test server
+// whose error log goes to the test's, closed when the test ends.
+//
+// Each request is served in full duplex (http.ResponseController.EnableFullDuplex):
+// otherwise net/http closes a request's body as soon as the handler starts its
+// response, and httputil.ReverseProxy's outgoing request may still read that body.
+// Having copied the Content-Length bytes straight to the backend's socket, the
+// http.Transport reads the body once more to check that it is no longer than
+// declared; when a replica answered first and the proxy has begun its response, that
+// read gets "http: invalid Read on closed Body" and the Transport closes its
+// connection to the replica, cutting the answer it is copying: the proxy logs "read
+// error during body copy: use of closed network connection" and our client gets
+// "unexpected EOF" (golang.org/issue/40747). A stress loop of this set-up (two
+// replicas, two sessions of 15 calls a round) on a loaded machine met it after 54,
+// 521 and 875 rounds; in full duplex, not in 3000 rounds.
+func startFront(t testing.TB, proxy http.Handler) *httptest.Server {
+	front := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := http.NewResponseController(w).EnableFullDuplex(); err != nil {
+			t.Errorf("full duplex: %v", err)
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	front.Config.ErrorLog = log.New(testWriter{t}, "front: ", 0)
+	front.Start()
+	t.Cleanup(front.Close)
+	return front
+}
+
+// TestFrontKeepsRequestBodyOpen forces the race startFront avoids: the proxy's
+// Transport checks the request body for more bytes only once the proxy has started
+// copying a replica's answer, and the replica sends the rest of its answer after
+// that check. The whole answer must reach the client.
+func TestFrontKeepsRequestBodyOpen(t *testing.T) {
+	half := strings.Repeat("x", 64<<10)
+	started := make(chan struct{}) // the replica has sent half of its answer
+	checked := make(chan struct{}) // the Transport has read the request body past its end
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Length", strconv.Itoa(2*len(half)))
+		io.WriteString(w, half)
+		http.NewResponseController(w).Flush()
+		close(started)
+		select {
+		case <-checked:
+		case <-time.After(10 * time.Second):
+		}
+		io.WriteString(w, half)
+	}))
+	defer backend.Close()
+	target, _ := url.Parse(backend.URL)
+	proxy := &httputil.ReverseProxy{
+		Rewrite: func(r *httputil.ProxyRequest) {
+			r.SetURL(target)
+			r.Out.Body = &lateCheck{ReadCloser: r.Out.Body, started: started, checked: checked}
+		},
+		FlushInterval: -1,
+		ErrorLog:      log.New(testWriter{t}, "proxy: ", 0),
+	}
+	front := startFront(t, proxy)
+	res, err := http.Post(front.URL, "application/json", strings.NewReader(`{"jsonrpc":"2.0"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil || len(b) != 2*len(half) {
+		t.Fatalf("read %d of %d bytes: %v", len(b), 2*len(half), err)
+	}
+}
+
+// lateCheck is a request body whose Read after its end waits until the replica has
+// started its answer and the proxy has had a moment to pass it on, then closes
+// checked.
+type lateCheck struct {
+	io.ReadCloser
+	started, checked chan struct{}
+	ended            bool
+}
+
+func (b *lateCheck) Read(p []byte) (int, error) {
+	if b.ended {
+		<-b.started
+		time.Sleep(50 * time.Millisecond)
+		defer close(b.checked)
+	}
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF {
+		b.ended = true
+	}
+	return n, err
 }
 
 // TestHotReload changes the catalog directory under a running server.
