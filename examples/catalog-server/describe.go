@@ -185,7 +185,7 @@ func (s *Service) Describe(ctx context.Context, path string) (*Description, erro
 		// whose SQL is slow holds a describe (or a resources/read) no longer
 		// than one query would; what did not finish is said, not left out.
 		budget := min(s.cfg.QueryTimeout, describeTimeout)
-		deadline := time.Now().Add(budget)
+		var deadline time.Time // set as the first query starts, with the whole budget
 		var problems []string
 		// Its queries count towards the client's share, as execute_query's do:
 		// one count, held until describe is done and each of its queries has
@@ -205,7 +205,15 @@ func (s *Service) Describe(ctx context.Context, path string) (*Description, erro
 		}
 		defer done()
 		run := func(what, sqlText string) *engine.Result {
-			left := time.Until(deadline)
+			left := budget
+			if deadline.IsZero() {
+				// The first query has the whole budget: time this machine
+				// took before it (a preempted goroutine) is not told to the
+				// caller as part of the limit spent.
+				deadline = time.Now().Add(budget)
+			} else {
+				left = time.Until(deadline)
+			}
 			if left <= 0 {
 				problems = append(problems, fmt.Sprintf("%s: not read, describe's %s limit was spent; %s with execute_query may still answer", what, budget, sqlText))
 				return nil

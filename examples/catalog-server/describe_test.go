@@ -38,14 +38,19 @@ SELECT 1 AS one;
 	if err != nil {
 		t.Fatal(err)
 	}
-	if el > 1800*time.Millisecond {
-		t.Errorf("describe took %v with a 1s limit", el)
-	}
+	// The row count had the whole limit and spent it: the sample rows, which
+	// share it, were not read (a query of their own would have had a limit
+	// of its own). Said by describe, so however slow this machine is.
 	// execute_query has the same 1s limit: running the count there is no advice.
 	if d.RowCount != nil || !strings.Contains(d.Error, "row count: not done within describe's 1s limit, which execute_query has too") ||
 		strings.Contains(d.Error, "run SELECT count(*)") || !strings.Contains(d.Error, "Its columns above are complete") ||
-		!strings.Contains(d.Error, "sample rows: ") {
+		!strings.Contains(d.Error, "sample rows: not read, describe's 1s limit was spent") {
 		t.Errorf("slow source: rowCount %v, error %q", d.RowCount, d.Error)
+	}
+	// Two limits' time would be a query each: the one query's time past its
+	// limit (interrupting DuckDB, on a loaded machine) is not bounded here.
+	if el >= 2*time.Second {
+		t.Errorf("describe took %v with a 1s limit: a limit per query", el)
 	}
 	d, err = svc.Describe(context.Background(), "p/k/m/quick")
 	if err != nil || d.Error != "" || d.RowCount == nil || *d.RowCount != 1 || len(d.SampleRows) != 1 {

@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/url"
@@ -25,13 +27,25 @@ import (
 // it returns its address and the count of connections accepted.
 func silentServer(t *testing.T) (string, *atomic.Int64) {
 	t.Helper()
+	addr, _, accepted, _ := switchedSilentServer(t)
+	return addr, accepted
+}
+
+// switchedSilentServer is silentServer, but while refuse is true it closes
+// each connection at once (a probe fails without waiting for its connect
+// timeout: "the server closed the connection"); held counts the connections
+// it holds open without an answer that began with a startup message (a
+// connection attempt: not pgx's cancel request for a connection that failed).
+func switchedSilentServer(t *testing.T) (addr string, refuse *atomic.Bool, accepted, held *atomic.Int64) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var n atomic.Int64
+	refuse, accepted, held = new(atomic.Bool), new(atomic.Int64), new(atomic.Int64)
 	var mu sync.Mutex
 	var conns []net.Conn
+	var wg sync.WaitGroup // the readers of held connections
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -40,22 +54,34 @@ func silentServer(t *testing.T) (string, *atomic.Int64) {
 			if err != nil {
 				return
 			}
-			n.Add(1)
+			accepted.Add(1)
+			if refuse.Load() {
+				c.Close()
+				continue
+			}
 			mu.Lock()
 			conns = append(conns, c) // held open, never answered
 			mu.Unlock()
+			wg.Go(func() {
+				// A startup message: its length, then protocol 3.x.
+				var head [8]byte
+				if _, err := io.ReadFull(c, head[:]); err == nil && binary.BigEndian.Uint16(head[4:6]) == 3 {
+					held.Add(1)
+				}
+			})
 		}
 	}()
 	t.Cleanup(func() {
 		ln.Close()
 		<-done
 		mu.Lock()
-		defer mu.Unlock()
 		for _, c := range conns {
 			c.Close()
 		}
+		mu.Unlock()
+		wg.Wait()
 	})
-	return ln.Addr().String(), &n
+	return ln.Addr().String(), refuse, accepted, held
 }
 
 // pgModels writes a PostgreSQL package of n models reading dsnEnv.
@@ -185,8 +211,17 @@ func TestPGProbeError(t *testing.T) {
 // whose server does not answer hold one load slot at most, so that an edit
 // of an unrelated DuckDB package is served at once (four such packages'
 // retries held all four slots, and the edit waited for them).
+//
+// The first load's probes are closed at once by the server (refuse), so the packages
+// are down without waiting for a connect timeout; the retries' probes meet a
+// server that does not answer, and their connect timeout (a minute) outlasts
+// the test: a retry holds its place until the end. So no bound depends on how
+// fast this machine loads the DuckDB package: the edit is served while a retry
+// is held (before any connect timeout), or, behind the retries, not within
+// half a minute.
 func TestPGRetriesLeaveLoadSlots(t *testing.T) {
-	addr, accepted := silentServer(t)
+	addr, refuse, _, held := switchedSilentServer(t)
+	refuse.Store(true)
 	t.Setenv("CATALOG_TEST_SILENT", "postgres://u@"+addr+"/db?sslmode=disable")
 	dir := t.TempDir()
 	files := map[string]string{
@@ -197,31 +232,70 @@ func TestPGRetriesLeaveLoadSlots(t *testing.T) {
 		pgModels(files, fmt.Sprintf("down%d", i), "CATALOG_TEST_SILENT", 12)
 	}
 	writeFiles(t, dir, files)
-	const timeout = 3 * time.Second
+	const timeout = time.Minute
 	svc := newTestService(t, dir, Config{PG: engine.PGConfig{ConnectTimeout: timeout}, retryFirst: 10 * time.Millisecond})
-	// The first retries (10 ms after the loads) are under way once a fifth
-	// connection comes.
-	deadline := time.Now().Add(20 * time.Second)
-	for accepted.Load() < 5 {
-		if time.Now().After(deadline) {
-			t.Fatalf("no retry: %d connections", accepted.Load())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	time.Sleep(200 * time.Millisecond) // every retry due has asked for its slot
+	refuse.Store(false)
+	// The retries (10 ms after the loads, then at growing intervals while
+	// the server still closed their connections) are under way once one holds
+	// a connection the server does not answer, and each of the four packages
+	// has its retry asking for a slot.
+	waitRetries(t, svc, held)
+	// Retries that did not wait for each other would take all four slots (a
+	// connection each) within moments: this pause gives them the time to.
+	time.Sleep(200 * time.Millisecond)
 	writeFiles(t, dir, map[string]string{"p/duck/m.sql": "-- @source s\nSELECT 2 AS y;\n"})
 	start := time.Now()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout/2)
 	defer cancel()
 	if err := svc.Reload(ctx); err != nil {
-		t.Fatal(err)
+		t.Fatalf("the DuckDB package's edit was not served within %v, behind the retries: %v", timeout/2, err)
 	}
-	if took := time.Since(start); took > timeout/2 {
-		t.Errorf("the DuckDB package's edit was served after %v, behind the retries", took)
+	t.Logf("the edit was served after %v", time.Since(start))
+	if n, opening := held.Load(), retriesOpening(svc); n != 1 || opening != 1 {
+		t.Errorf("%d connections held, %d retries holding a slot; want 1 and 1 (one retry at a time)", n, opening)
 	}
 	res, err := svc.Execute(context.Background(), executeIn{Path: "p/duck/m/s"})
 	if err != nil || len(res.Columns) != 1 || res.Columns[0].Name != "y" {
 		t.Errorf("the edit is not served: %v %+v", err, res)
+	}
+}
+
+// retryLoads counts the loads under way of svc's packages p/down*, and those
+// of them holding a load slot (opening models).
+func retryLoads(svc *Service) (loads, opening int) {
+	svc.mu.Lock()
+	defer svc.mu.Unlock()
+	for key, l := range svc.loading {
+		if strings.HasPrefix(key, "p/down") {
+			loads++
+			if l.opening.Load() {
+				opening++
+			}
+		}
+	}
+	return loads, opening
+}
+
+func retriesOpening(svc *Service) int {
+	_, opening := retryLoads(svc)
+	return opening
+}
+
+// waitRetries waits (20 s at most) until the four p/down* packages of svc
+// have each a retry under way and the silent server holds a connection
+// (held: the first of them probing it).
+func waitRetries(t *testing.T, svc *Service, held *atomic.Int64) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		loads, _ := retryLoads(svc)
+		if held.Load() >= 1 && loads == 4 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no retries: %d connections held, %d retries under way", held.Load(), loads)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 
