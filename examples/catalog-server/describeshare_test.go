@@ -23,7 +23,7 @@ func describeShareRuns(t *testing.T, svc *Service, model string, late bool) {
 	for _, tc := range []struct{ source, want string }{
 		{"fine", ""},
 		{"fail", "row count: "},
-		{"slow", "row count: not done within describe's 300ms limit"},
+		{"slow", "row count: not done within describe's 2s limit"},
 		{"fine", ""},
 	} {
 		d, err := svc.Describe(ctx, model+"/"+tc.source)
@@ -78,7 +78,7 @@ func TestDescribeReleasesShare(t *testing.T) {
 			"-- @source fail\nSELECT i FROM range(3) t(i) WHERE CAST('x' || i AS INTEGER) > 0;\n\n" +
 			"-- @source slow\nSELECT a.range + b.range AS s FROM range(200000) a, range(200000) b WHERE (a.range * b.range) % 7 = 3;\n",
 	})
-	svc := newTestService(t, dir, Config{MaxQueriesPerClient: 1, QueryTimeout: 300 * time.Millisecond})
+	svc := newTestService(t, dir, Config{MaxQueriesPerClient: 1, QueryTimeout: 2 * time.Second})
 	describeShareRuns(t, svc, "p/k/m", true)
 }
 
@@ -91,8 +91,8 @@ func TestPostgresDescribeReleasesShare(t *testing.T) {
 		"p/pg/manifest.json": `{"engine": "postgres", "dsnEnv": "CATALOG_TEST_PG_DSN"}`,
 		"p/pg/m.sql": "-- @source fine\nSELECT i FROM generate_series(1, 10) i;\n\n" +
 			"-- @source fail\nSELECT i FROM generate_series(1, 3) i WHERE ('x' || i)::int > 0;\n\n" +
-			"-- @source slow\nSELECT i FROM generate_series(1, 3) i WHERE pg_sleep(1) IS NOT NULL;\n",
+			"-- @source slow\nSELECT i FROM generate_series(1, 3) i WHERE pg_sleep(2) IS NOT NULL;\n",
 	})
-	svc := newTestService(t, dir, Config{MaxQueriesPerClient: 1, QueryTimeout: 300 * time.Millisecond})
+	svc := newTestService(t, dir, Config{MaxQueriesPerClient: 1, QueryTimeout: 2 * time.Second})
 	describeShareRuns(t, svc, "p/pg/m", false)
 }
