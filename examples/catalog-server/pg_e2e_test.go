@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -10,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/wiremcp/wiremcp/examples/catalog-server/engine"
+	"github.com/wiremcp/wiremcp/examples/catalog-server/internal/testkit"
 )
 
 // TestPostgresOverMCP serves a package whose data live in PostgreSQL
@@ -137,21 +137,6 @@ func pgTestDSN(t *testing.T) string {
 	return dsn
 }
 
-// pgWrite runs a test's fixture statements on conn in one transaction begun
-// READ WRITE, and commits it: the test role's default is read-only (ALTER
-// ROLE … SET default_transaction_read_only = on, as .ci/catalog.sh and the
-// README set it up), which an explicit READ WRITE overrides for that
-// transaction only.
-func pgWrite(ctx context.Context, conn *pgx.Conn, stmts ...string) error {
-	tx, err := conn.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadWrite})
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback(ctx)
-	for _, s := range stmts {
-		if _, err := tx.Exec(ctx, s); err != nil {
-			return fmt.Errorf("%s: %w", s, err)
-		}
-	}
-	return tx.Commit(ctx)
-}
+// pgWrite runs a test's fixture statements in one READ WRITE transaction
+// (testkit.PGWrite): the test role's default is read-only.
+var pgWrite = testkit.PGWrite

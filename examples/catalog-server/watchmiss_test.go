@@ -2,43 +2,23 @@ package main
 
 import (
 	"context"
-	"errors"
-	"io/fs"
 	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/wiremcp/wiremcp/examples/catalog-server/catalog"
+	"github.com/wiremcp/wiremcp/examples/catalog-server/internal/testkit"
 )
 
 // unreadable holds the folders whose read dirStamps' walk fails (as a folder
 // of another user, or lost+found, fails for a server not run as root).
-var unreadable sync.Map
+var unreadable testkit.Unreadable
 
-func init() {
-	walkDir = func(root string, fn fs.WalkDirFunc) error {
-		return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-			if _, ok := unreadable.Load(path); !ok || err != nil || d == nil || !d.IsDir() {
-				return fn(path, d, err)
-			}
-			if err := fn(path, d, nil); err != nil {
-				return err
-			}
-			// WalkDir's second call, for a folder it could not read: none
-			// of its entries is walked.
-			if err := fn(path, d, &fs.PathError{Op: "open", Path: path, Err: syscall.EACCES}); err != nil && !errors.Is(err, filepath.SkipDir) {
-				return err
-			}
-			return filepath.SkipDir
-		})
-	}
-}
+func init() { walkDir = unreadable.Walk }
 
 // wantOf is the version of the package key the service's last read found.
 func wantOf(svc *Service, key string) (string, bool) {
@@ -154,8 +134,8 @@ func TestWatchRetriesFailedReread(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	unreadable.Store(real, true)
-	t.Cleanup(func() { unreadable.Delete(real) })
+	unreadable.Add(real)
+	t.Cleanup(func() { unreadable.Remove(real) })
 	writeFiles(t, dir, map[string]string{"p/y/manifest.json": "{}", "p/y/m.sql": "-- @query q\nSELECT 2 AS n;\n"})
 	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(logs.String(), "reload failed"); time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
@@ -169,7 +149,7 @@ func TestWatchRetriesFailedReread(t *testing.T) {
 	if _, ok := wantOf(svc, "p/y"); ok {
 		t.Fatal("p/y read while the catalog folder could not be")
 	}
-	unreadable.Delete(real)
+	unreadable.Remove(real)
 	if !waitWant(svc, "p/y", func(_ string, found bool) bool { return found }) {
 		t.Fatal("after a failed reread the change was never read again")
 	}
@@ -189,8 +169,8 @@ func TestDirStampsPastUnreadableFolder(t *testing.T) {
 	sub := filepath.Join(real, "p/x/sub")
 	var ids catalog.FileIDs
 	readable := stampsOf(dir, &ids)
-	unreadable.Store(sub, true)
-	t.Cleanup(func() { unreadable.Delete(sub) })
+	unreadable.Add(sub)
+	t.Cleanup(func() { unreadable.Remove(sub) })
 	first := stampsOf(dir, &ids)
 	if first == nil || first["p/x"] == readable["p/x"] || first["p/y"] != readable["p/y"] {
 		t.Fatalf("an unreadable folder: p/x %q (before %q), p/y %q (before %q)", first["p/x"], readable["p/x"], first["p/y"], readable["p/y"])
@@ -198,7 +178,7 @@ func TestDirStampsPastUnreadableFolder(t *testing.T) {
 	if again := stampsOf(dir, &ids); again["p/x"] != first["p/x"] || again["p/y"] != first["p/y"] {
 		t.Errorf("with nothing changed, the stamps changed:\n%q\n%q", first, again)
 	}
-	unreadable.Delete(sub)
+	unreadable.Remove(sub)
 	if back := stampsOf(dir, &ids); back["p/x"] == first["p/x"] || back["p/x"] == readable["p/x"] {
 		t.Error("a folder readable again: the package's stamp not new")
 	}

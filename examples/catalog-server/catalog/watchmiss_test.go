@@ -3,44 +3,26 @@ package catalog
 import (
 	"context"
 	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
-	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/wiremcp/wiremcp/examples/catalog-server/internal/testkit"
 )
 
 // unreadable holds the folders whose read walkDir fails (as a folder of
 // another user, or lost+found, fails for a server not run as root).
-var unreadable sync.Map
+var unreadable testkit.Unreadable
 
-func init() {
-	walkDir = func(root string, fn fs.WalkDirFunc) error {
-		return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-			if _, ok := unreadable.Load(path); !ok || err != nil || d == nil || !d.IsDir() {
-				return fn(path, d, err)
-			}
-			if err := fn(path, d, nil); err != nil {
-				return err
-			}
-			// WalkDir's second call, for a folder it could not read: none
-			// of its entries is walked.
-			if err := fn(path, d, &fs.PathError{Op: "open", Path: path, Err: syscall.EACCES}); err != nil && !errors.Is(err, filepath.SkipDir) {
-				return err
-			}
-			return filepath.SkipDir
-		})
-	}
-}
+func init() { walkDir = unreadable.Walk }
 
 // makeUnreadable has walks fail to read the folder path until the test ends.
 func makeUnreadable(t *testing.T, path string) {
-	unreadable.Store(path, true)
-	t.Cleanup(func() { unreadable.Delete(path) })
+	unreadable.Add(path)
+	t.Cleanup(func() { unreadable.Remove(path) })
 }
 
 // TestChangeTimeTellsRewrites: a file rewritten in place (cp -a over it) or
@@ -102,7 +84,7 @@ func TestWatchPastUnreadableFolder(t *testing.T) {
 	}
 	// Readable again: a change (its files are new).
 	n := reloads.Load()
-	unreadable.Delete(filepath.Join(root, "lost+found"))
+	unreadable.Remove(filepath.Join(root, "lost+found"))
 	for reloads.Load() == n && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -189,7 +171,7 @@ func TestRacyLearnPastUnreadableFolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	watch.Learn(&reload)
-	unreadable.Delete(filepath.Join(root, "p/x/sub"))
+	unreadable.Remove(filepath.Join(root, "p/x/sub"))
 	rewriteSame(t, root, "p/x/m.sql", "SELECT 'alpha';\n", when)
 	if _, err := fingerprint(root, &watch); err != nil {
 		t.Fatal(err)

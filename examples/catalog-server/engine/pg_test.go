@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/wiremcp/wiremcp/examples/catalog-server/internal/testkit"
 )
 
 // pgDSN returns the test server's connection string (CATALOG_TEST_PG_DSN, a role
@@ -48,25 +49,9 @@ func pgSetup(t *testing.T, dsn string) {
 	}
 }
 
-// pgWrite runs a test's fixture statements on conn in one transaction begun
-// READ WRITE, and commits it. The test role's default is read-only (ALTER
-// ROLE … SET default_transaction_read_only = on, as .ci/catalog.sh and the
-// README set it up), which an explicit READ WRITE overrides; nothing of it
-// outlives the transaction, so behind a transaction-pooling pgbouncer no
-// server session is left writable.
-func pgWrite(ctx context.Context, conn *pgx.Conn, stmts ...string) error {
-	tx, err := conn.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadWrite})
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback(ctx)
-	for _, s := range stmts {
-		if _, err := tx.Exec(ctx, s); err != nil {
-			return fmt.Errorf("%s: %w", s, err)
-		}
-	}
-	return tx.Commit(ctx)
-}
+// pgWrite runs a test's fixture statements in one READ WRITE transaction
+// (testkit.PGWrite): the test role's default is read-only.
+var pgWrite = testkit.PGWrite
 
 func openTestPG(t *testing.T) *Postgres { return openTestPGAt(t, pgDSN(t)) }
 
