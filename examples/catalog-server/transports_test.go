@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -194,16 +195,68 @@ func TestReplicasRoundRobin(t *testing.T) {
 // replicas, two sessions of 15 calls a round) on a loaded machine met it after 54,
 // 521 and 875 rounds; in full duplex, not in 3000 rounds.
 func startFront(t testing.TB, proxy http.Handler) *httptest.Server {
-	front := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := http.NewResponseController(w).EnableFullDuplex(); err != nil {
-			t.Errorf("full duplex: %v", err)
-		}
-		proxy.ServeHTTP(w, r)
-	}))
+	front := httptest.NewUnstartedServer(fullDuplex(t, proxy))
 	front.Config.ErrorLog = log.New(testWriter{t}, "front: ", 0)
 	front.Start()
 	t.Cleanup(front.Close)
 	return front
+}
+
+// fullDuplex serves each request to proxy in full duplex, and closes the
+// request's body once proxy returns: in full duplex, net/http no longer closes
+// it before the handler returns, and when the Transport gave up on a replica
+// without reading the body (a replica down), its goroutine writing the request
+// may still be reading it as the server reads the rest to discard it, which
+// net/http answers with a panic ("invalid concurrent Body.Read call") and a
+// dropped connection instead of the proxy's 502 (golang.org/issue/68560).
+func fullDuplex(t testing.TB, proxy http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := http.NewResponseController(w).EnableFullDuplex(); err != nil {
+			t.Errorf("full duplex: %v", err)
+		}
+		proxy.ServeHTTP(w, r)
+		r.Body.Close()
+	})
+}
+
+// TestFrontReplicaDown: a front served in full duplex (fullDuplex) answers 502
+// for a replica that is down, every time, with a request body of 64 KB, and
+// logs no panic.
+func TestFrontReplicaDown(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down, _ := url.Parse("http://" + l.Addr().String())
+	l.Close() // nothing listens there now
+	proxy := &httputil.ReverseProxy{
+		Rewrite:  func(r *httputil.ProxyRequest) { r.SetURL(down) },
+		ErrorLog: log.New(io.Discard, "", 0),
+	}
+	var logged syncBuffer
+	front := httptest.NewUnstartedServer(fullDuplex(t, proxy))
+	front.Config.ErrorLog = log.New(&logged, "", 0)
+	front.Start()
+	defer front.Close()
+	body := strings.Repeat("x", 64<<10)
+	codes := map[int]int{}
+	var failed []error
+	for range 100 {
+		res, err := http.Post(front.URL, "application/json", strings.NewReader(body))
+		if err != nil {
+			failed = append(failed, err)
+			continue
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		codes[res.StatusCode]++
+	}
+	if codes[http.StatusBadGateway] != 100 || len(failed) > 0 {
+		t.Errorf("answers %v, client errors %d (first: %v)", codes, len(failed), append(failed, nil)[0])
+	}
+	if strings.Contains(logged.String(), "panic") {
+		t.Errorf("the front logged a panic:\n%.2000s", logged.String())
+	}
 }
 
 // TestFrontKeepsRequestBodyOpen forces the race startFront avoids: the proxy's
