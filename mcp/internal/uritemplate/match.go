@@ -80,12 +80,14 @@ const (
 //     than once matches a URI only with values that expand to exactly that URI
 //     (so not a URI built by hand with unencoded characters). Where the split
 //     the passes find does not give the URI back, Match searches the other
-//     splits in the same order and takes the first that does: {x}-{x} of
+//     splits in the same order and takes the first that does, a split with
+//     an empty {var} value only after every split without one: {x}-{x} of
 //     "a-b-a-b" is x = "a-b", {#x}{.x} of "#0.0" is x = "0". The search is
 //     bounded: after max(4096, 8 × (len(uri)+1) × (number of expressions))
 //     units of work (one place a value may end, or one byte compared or
-//     checked) it gives up with no match, so Match's time stays linear in the
-//     URI's length.
+//     checked) it gives up with no match, so its time grows at most with the
+//     URI's length times the template's expressions (about 60 ms for a 100 KB
+//     URI and six expressions, seconds for a template of 50 or more).
 //
 // Values are percent-decoded, so a {var} value may contain '/' when the URI has
 // %2F: callers that use values as paths must check them. In {+var} and {#var}

@@ -60,7 +60,9 @@ const (
 )
 
 // search returns the first split of uri whose values are consistent and expand
-// to uri, within the budget. empties lets a {var} or {+var} value be empty.
+// to uri, within the budget. empties lets a {var} or {+var} value be empty,
+// once no split without such an empty value gave uri back (as Match tries the
+// empty patterns after the others); the two searches share the budget.
 func (t *Template) search(uri string, empties bool) (map[string]string, bool, searchStats) {
 	m := t.m
 	exprs := 0
@@ -70,7 +72,7 @@ func (t *Template) search(uri string, empties bool) (map[string]string, bool, se
 		}
 	}
 	s := &splitSearch{
-		t: t, m: m, uri: uri, empties: empties,
+		t: t, m: m, uri: uri,
 		idx:   make([]int, 2*(len(m.groups)+1)),
 		bound: make([]binding, len(t.vars)),
 	}
@@ -84,6 +86,10 @@ func (t *Template) search(uri string, empties bool) (map[string]string, bool, se
 	}
 	s.idx[0], s.idx[1] = 0, len(uri)
 	s.part(0, 0, 0)
+	if s.result == nil && !s.gaveUp && empties {
+		s.empties = true
+		s.part(0, 0, 0)
+	}
 	return s.result, s.result != nil, s.searchStats
 }
 
@@ -187,7 +193,10 @@ func (s *splitSearch) expr(pi, vi, gi, pos int) bool {
 				if s.spend(1) {
 					return false
 				}
-				undo := s.bind(id, present, "", false)
+				undo := func() {}
+				if b.state == unbound {
+					undo = s.bind(id, present, "", false)
+				}
 				s.idx[2*gi+2], s.idx[2*gi+3] = at, at
 				if next(at) {
 					return true
@@ -201,7 +210,10 @@ func (s *splitSearch) expr(pi, vi, gi, pos int) bool {
 		if b.state == present || s.spend(1) {
 			return false
 		}
-		undo := s.bind(id, absent, "", false)
+		undo := func() {}
+		if b.state == unbound {
+			undo = s.bind(id, absent, "", false)
+		}
 		s.idx[2*gi+2], s.idx[2*gi+3] = -1, -1
 		if next(pos) {
 			return true
@@ -291,8 +303,9 @@ func (s *splitSearch) value(gi, id int, reserved bool, start, groupStart, minLen
 
 // bind records the first place of a variable and returns what undoes it.
 func (s *splitSearch) bind(id int, state int8, raw string, reserved bool) func() {
+	prev := s.bound[id]
 	s.bound[id] = binding{state: state, raw: raw, reserved: reserved}
-	return func() { s.bound[id] = binding{} }
+	return func() { s.bound[id] = prev }
 }
 
 // text is how Expand writes the bound value in an expression of the given kind.
