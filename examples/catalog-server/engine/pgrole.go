@@ -141,7 +141,7 @@ func (p *Postgres) PGRoleRecheck(ctx context.Context) (why string, unread bool) 
 		defer p.roleMu.Unlock()
 		return p.role.refuse, p.role.unread
 	case <-ctx.Done():
-		return "the server is reading the privileges of its PostgreSQL role again, as its last reading failed, and had not finished within this query's time limit: ask again shortly (the last reading: " + c.refuse + ")", true
+		return "the server is reading the privileges of its PostgreSQL role again, as its last reading failed, and had not finished in the time a query waits for it (a tenth of the query's time limit, at most 1 s): ask again shortly (the last reading: " + c.refuse + ")", true
 	}
 }
 
@@ -174,7 +174,7 @@ func (p *Postgres) rereadRole(done chan struct{}) {
 	// its turn (a client of its own), so that it never holds one a query's
 	// turn was given.
 	var c roleCheck
-	if err := p.slots.acquire(ctx, roleReader, p.closing); err == ErrClosed {
+	if err := p.slots.acquire(ctx, roleReader, p.closing); err == ErrClosed || p.closed.Load() {
 		c = roleCheck{unread: true, refuse: "the model was closed before the server could read the privileges of its PostgreSQL role again"}
 	} else if err != nil {
 		c = roleCheck{unread: true, refuse: fmt.Sprintf("the server could not read the privileges of its PostgreSQL role (every one of the model's %d connections stayed busy for %v), so ad-hoc SQL is not served for now: the server reads them again at the next ad-hoc query, at most every %v; the README's PostgreSQL section lists the privileges it checks", pgMaxConns, pgRoleTimeout, pgRoleRetry)}
