@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/url"
@@ -17,7 +18,7 @@ import (
 // stallProxy forwards TCP connections on 127.0.0.1 to target; while stalled,
 // what clients send is held back (a hung network, a paused pooler), what the
 // server sends still goes through. closed counts the connections a client
-// closed.
+// closed (or reset); a server's close only half-closes the client's side.
 type stallProxy struct {
 	addr    string
 	stalled atomic.Bool
@@ -62,7 +63,12 @@ func startStallProxy(t *testing.T, target string) *stallProxy {
 			go func() {
 				defer wg.Done()
 				io.Copy(c, s)
-				c.Close()
+				// Half-closed: the client reads the server's end, and
+				// the reader below still sees the client's own close
+				// (a server that ends the connection on the client's
+				// Terminate, as PostgreSQL and pgbouncer do, must not
+				// turn it into a read of a closed connection).
+				c.(*net.TCPConn).CloseWrite()
 			}()
 			go func() {
 				defer wg.Done()
@@ -79,7 +85,10 @@ func startStallProxy(t *testing.T, target string) *stallProxy {
 						}
 					}
 					if err != nil {
-						if err == io.EOF {
+						// Only the client's own close (or reset) ends this
+						// read: c is half-closed, not closed, when the server
+						// leaves, and closed here only at the test's end.
+						if !errors.Is(err, net.ErrClosed) {
 							px.closed.Add(1)
 						}
 						return
