@@ -115,22 +115,26 @@ func TestMatch(t *testing.T) {
 		{"query explode", "x{?q*}", "x?q=1", nil},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			tmpl := MustParse(tc.template)
-			got, ok := tmpl.Match(tc.uri)
-			if tc.want == nil {
-				if ok {
-					t.Errorf("Match(%q, %q) = %v, want no match", tc.template, tc.uri, got)
-				}
-				return
-			}
-			if !ok {
-				t.Fatalf("Match(%q, %q) failed, want %v", tc.template, tc.uri, tc.want)
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("Match(%q, %q) (-want +got):\n%s", tc.template, tc.uri, diff)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { checkMatch(t, tc.template, tc.uri, tc.want) })
+	}
+}
+
+// checkMatch checks that template matches uri with the values want, or does
+// not match it when want is nil.
+func checkMatch(t *testing.T, template, uri string, want map[string]string) {
+	t.Helper()
+	got, ok := MustParse(template).Match(uri)
+	if want == nil {
+		if ok {
+			t.Errorf("Match(%q, %q) = %v, want no match", template, uri, got)
+		}
+		return
+	}
+	if !ok {
+		t.Fatalf("Match(%q, %q) failed, want %v", template, uri, want)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Match(%q, %q) (-want +got):\n%s", template, uri, diff)
 	}
 }
 
@@ -306,21 +310,7 @@ func TestMatchRepeatedVariables(t *testing.T) {
 		{"unencoded", "{x}-{x}", "a:b-a:b", nil},
 		{"never empty alone", "report://{id}{id}", "report://", nil},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got, ok := MustParse(tc.template).Match(tc.uri)
-			if tc.want == nil {
-				if ok {
-					t.Errorf("Match(%q, %q) = %v, want no match", tc.template, tc.uri, got)
-				}
-				return
-			}
-			if !ok {
-				t.Fatalf("Match(%q, %q) failed, want %v", tc.template, tc.uri, tc.want)
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("Match(%q, %q) (-want +got):\n%s", tc.template, tc.uri, diff)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { checkMatch(t, tc.template, tc.uri, tc.want) })
 	}
 }
 
