@@ -135,26 +135,23 @@ func (t *Template) Match(uri string) (map[string]string, bool) {
 			}
 		}
 	}
-	// A template that uses a variable more than once: the first split of a
-	// regular expression may hold different values at the places of one
-	// variable where another split would not; a search over the splits finds
-	// one that gives uri back. A {var} may be empty there only when one of
-	// the patterns above matched ("report://" is no report://{id}{id}).
-	empties := matched
-	if first == nil {
-		if m.repeats {
-			v, ok, _ := t.search(uri, empties)
-			return v, ok
-		}
+	if first == nil && !m.repeats {
 		return nil, false // a {var} is never empty alone ("report://" is no report://{id})
 	}
-	for _, re := range []*regexp.Regexp{m.empty, m.emptyLoose} {
-		if v := split(re); v != nil && t.givesBack(v, uri) {
-			return v, true
+	if first != nil {
+		for _, re := range []*regexp.Regexp{m.empty, m.emptyLoose} {
+			if v := split(re); v != nil && t.givesBack(v, uri) {
+				return v, true
+			}
 		}
 	}
 	if m.repeats {
-		v, ok, _ := t.search(uri, empties)
+		// The first split of a regular expression may hold different values
+		// at the places of one variable where another split would not; a
+		// search over the splits finds one that gives uri back. A {var} may
+		// be empty there only when one of the patterns above matched
+		// ("report://" is no report://{id}{id}).
+		v, ok, _ := t.search(uri, matched)
 		return v, ok
 	}
 	return first, true

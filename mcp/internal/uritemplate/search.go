@@ -193,10 +193,7 @@ func (s *splitSearch) expr(pi, vi, gi, pos int) bool {
 				if s.spend(1) {
 					return false
 				}
-				undo := func() {}
-				if b.state == unbound {
-					undo = s.bind(id, present, "", false)
-				}
+				undo := s.bind(id, present, "", false)
 				s.idx[2*gi+2], s.idx[2*gi+3] = at, at
 				if next(at) {
 					return true
@@ -210,10 +207,7 @@ func (s *splitSearch) expr(pi, vi, gi, pos int) bool {
 		if b.state == present || s.spend(1) {
 			return false
 		}
-		undo := func() {}
-		if b.state == unbound {
-			undo = s.bind(id, absent, "", false)
-		}
+		undo := s.bind(id, absent, "", false)
 		s.idx[2*gi+2], s.idx[2*gi+3] = -1, -1
 		if next(pos) {
 			return true
@@ -301,11 +295,14 @@ func (s *splitSearch) value(gi, id int, reserved bool, start, groupStart, minLen
 	return false
 }
 
-// bind records the first place of a variable and returns what undoes it.
+// bind records the first place of a variable and returns what undoes it. A
+// variable an earlier place bound keeps that binding (nothing to undo).
 func (s *splitSearch) bind(id int, state int8, raw string, reserved bool) func() {
-	prev := s.bound[id]
+	if s.bound[id].state != unbound {
+		return func() {}
+	}
 	s.bound[id] = binding{state: state, raw: raw, reserved: reserved}
-	return func() { s.bound[id] = prev }
+	return func() { s.bound[id] = binding{} }
 }
 
 // text is how Expand writes the bound value in an expression of the given kind.
