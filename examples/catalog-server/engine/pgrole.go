@@ -174,13 +174,14 @@ func (p *Postgres) rereadRole(done chan struct{}) {
 	// its turn (a client of its own), so that it never holds one a query's
 	// turn was given.
 	var c roleCheck
-	if err := p.slots.acquire(ctx, roleReader, p.closing); err == ErrClosed || p.closed.Load() {
-		c = roleCheck{unread: true, refuse: "the model was closed before the server could read the privileges of its PostgreSQL role again"}
-	} else if err != nil {
-		c = roleCheck{unread: true, refuse: fmt.Sprintf("the server could not read the privileges of its PostgreSQL role (every one of the model's %d connections stayed busy for %v), so ad-hoc SQL is not served for now: the server reads them again at the next ad-hoc query, at most every %v; the README's PostgreSQL section lists the privileges it checks", pgMaxConns, pgRoleTimeout, pgRoleRetry)}
-	} else {
+	switch err := p.slots.acquire(ctx, roleReader, p.closing); {
+	case err == nil:
 		c = checkRole(ctx, p.pool, pgRisks, p.unlocked)
 		p.slots.release()
+	case err == ErrClosed || p.closed.Load():
+		c = roleCheck{unread: true, refuse: "the model was closed before the server could read the privileges of its PostgreSQL role again"}
+	default:
+		c = roleCheck{unread: true, refuse: fmt.Sprintf("the server could not read the privileges of its PostgreSQL role (every one of the model's %d connections stayed busy for %v), so ad-hoc SQL is not served for now: the server reads them again at the next ad-hoc query, at most every %v; the README's PostgreSQL section lists the privileges it checks", pgMaxConns, pgRoleTimeout, pgRoleRetry)}
 	}
 	p.roleMu.Lock()
 	p.role, p.roleAt, p.roleRead = c, time.Now(), nil
