@@ -4,7 +4,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"testing"
 	"time"
 )
@@ -42,7 +41,7 @@ func TestWatchTellsReplacedFiles(t *testing.T) {
 	}
 	var ids FileIDs
 	fp := walkOf(t, root, &ids)
-	ctime := runtime.GOOS == "linux"
+	ctime := hasChangeTime
 	setTimes()
 	before, plain := fp(), mustFingerprint(t, root)
 

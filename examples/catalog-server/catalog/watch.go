@@ -64,7 +64,8 @@ const (
 // replaced another at that path (renamed over it, or a folder swapped with
 // another) gets a new number, even with the same name, size and modification
 // time. A file rewritten in place gets a new number when a walk finds its
-// size, modification time, mode or change time (ctime, on Linux: the system
+// size, modification time, mode or change time (ctime, where the system has
+// one: Linux, macOS, the BSDs, illumos; the system
 // sets it at every write, chmod or change of times, and no program sets it
 // back) changed, or, racy (RacyWindow) at the walk before,
 // its content changed while its size and times stayed the same: so a path's

@@ -1,4 +1,4 @@
-//go:build linux
+//go:build linux || openbsd || dragonfly || solaris
 
 package catalog
 
@@ -6,6 +6,9 @@ import (
 	"io/fs"
 	"syscall"
 )
+
+// hasChangeTime tells that changeTime reads the inode's change time here.
+const hasChangeTime = true
 
 // changeTime is the inode's change time (ctime) of the file info tells of, in
 // nanoseconds, or 0 when info does not hold it. The system sets it at every
