@@ -29,7 +29,14 @@ func newServer(cat *catalog.Catalog, popts *present.Options, logger *slog.Logger
 	}
 	h := &handlers{eng: present.NewEngine(cat, popts), log: logger}
 	s := mcp.NewServer(mcp.Implementation{Name: "wiremcp-patterns", Title: "Go patterns catalog", Version: "0.1.0"},
-		&mcp.ServerOptions{Instructions: instructions, Logger: logger})
+		&mcp.ServerOptions{Instructions: instructions, Logger: logger,
+			// Arguments the inputSchema refuses get the tools' own error shape
+			// (toolError:v1 in structuredContent and the JSON block), not the
+			// library's one text block.
+			InvalidArgumentsHandler: func(_ context.Context, req *mcp.CallToolRequest, err *mcp.InvalidArgumentsError) *mcp.CallToolResult {
+				res, _ := toResult(present.ErrorReply(present.ArgumentsError(req.Params.Name, req.Params.Arguments, err.Err), present.FormatBoth))
+				return res
+			}})
 	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: mcp.Bool(true), IdempotentHint: mcp.Bool(true), OpenWorldHint: mcp.Bool(false)}
 	s.AddTool(&mcp.Tool{
 		Name:  "search_patterns",

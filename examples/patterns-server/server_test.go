@@ -200,20 +200,46 @@ func TestNeedsInputWithoutElicitation(t *testing.T) {
 	}
 }
 
+// TestArgumentValidationOverWire: arguments the tools refuse are isError
+// results in the tools' own shape (toolError:v1, CLIENT_ERROR, naming the
+// field where there is one), whether the library's inputSchema check or the
+// tool's own decoding caught them first (the schema check runs first, through
+// the server's InvalidArgumentsHandler).
 func TestArgumentValidationOverWire(t *testing.T) {
 	leaktest.Check(t)
 	cs := connectMemory(t, nil)
-	for _, args := range []map[string]any{
-		{"q": "x", "limit": 0},
-		{"q": "x", "limit": 101},
-		{"q": "x", "category": "misc"},
-		{"q": "x", "format": "html"},
-		{"q": "x", "unknown": true},
-		{"q": 5},
+	for _, tc := range []struct {
+		tool  string
+		args  map[string]any
+		field string // "" when the error names no field
+		text  string // in the message
+	}{
+		{"search_patterns", map[string]any{"q": "x", "limit": 0}, "limit", "limit"},
+		{"search_patterns", map[string]any{"q": "x", "limit": 101}, "limit", "limit"},
+		{"search_patterns", map[string]any{"q": "x", "category": "misc"}, "category", "misc"},
+		{"search_patterns", map[string]any{"q": "x", "format": "html"}, "format", "html"},
+		{"search_patterns", map[string]any{"q": "x", "unknown": true}, "", "unknown"},
+		{"search_patterns", map[string]any{"q": 5}, "q", "q"},
+		{"get_pattern", map[string]any{"id": 5}, "id", "id"},
+		{"get_pattern", map[string]any{"id": "pipeline", "format": "xml"}, "format", "xml"},
+		{"get_pattern", map[string]any{"id": "pipeline", "extra": 1}, "", "extra"},
 	} {
-		res := call(t, cs, "search_patterns", args)
+		res := call(t, cs, tc.tool, tc.args)
 		if !res.IsError {
-			t.Errorf("%v: accepted", args)
+			t.Errorf("%s %v: accepted", tc.tool, tc.args)
+			continue
+		}
+		p := parseResult(t, res) // structuredContent valid against toolError:v1
+		if p.kind != present.KindToolError || p.payload == nil {
+			t.Errorf("%s %v: kind %q, JSON block %t; want toolError:v1 in both", tc.tool, tc.args, p.kind, p.payload != nil)
+			continue
+		}
+		te := decode[present.ToolError](t, p.structured)
+		if te.Code != present.CodeClient || !strings.Contains(te.Message, tc.text) {
+			t.Errorf("%s %v: %s %q, want %s naming %q", tc.tool, tc.args, te.Code, te.Message, present.CodeClient, tc.text)
+		}
+		if got, _ := te.Details["field"].(string); got != tc.field {
+			t.Errorf("%s %v: field %q, want %q (%q)", tc.tool, tc.args, got, tc.field, te.Message)
 		}
 	}
 }

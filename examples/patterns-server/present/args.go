@@ -102,6 +102,36 @@ func decodeStrict(raw []byte, v any) *ToolError {
 	return nil
 }
 
+// ArgumentsError is the CLIENT_ERROR tool error for arguments of tool (raw)
+// that were refused before the tool ran (schemaErr: the library's check against
+// the tool's inputSchema): the error the tool's own decoding and checks give
+// them, with the field they name, or else one saying what the schema check
+// said. So a refused argument has the toolError:v1 shape whichever check
+// caught it first.
+func ArgumentsError(tool string, raw []byte, schemaErr error) *ToolError {
+	switch tool {
+	case "search_patterns":
+		a, te := DecodeSearchArgs(raw)
+		if te == nil {
+			_, te = a.validate()
+		}
+		if te != nil {
+			return te
+		}
+	case "get_pattern":
+		a, te := DecodeGetArgs(raw)
+		if te == nil && a.Format != nil {
+			if _, err := ParseFormat(a.Format); err != nil {
+				te = fieldError("format", "%q is not one of markdown, json, both", *a.Format)
+			}
+		}
+		if te != nil {
+			return te
+		}
+	}
+	return NewToolError(CodeClient, "invalid arguments: "+schemaErr.Error(), false, nil)
+}
+
 func nilIfEmpty(m map[string]any) map[string]any {
 	if len(m) == 0 {
 		return nil
