@@ -9,6 +9,15 @@ PGPORT="${CATALOG_PGPORT:-54329}"
 CLUSTER="catalogci$PGPORT"
 
 BOUNCERPORT="${CATALOG_PGBOUNCERPORT:-$((PGPORT + 1))}"
+# A second pgbouncer, built here from Debian's source tarball (bookworm has only
+# 1.18): 1.21 and later track protocol-level prepared statements in transaction
+# mode (max_prepared_statements, on by default from 1.24.0), which users run today.
+BOUNCER2PORT="${CATALOG_PGBOUNCER2PORT:-$((BOUNCERPORT + 1))}"
+BOUNCER2VER=1.24.1
+BOUNCER2URL="http://deb.debian.org/debian/pool/main/p/pgbouncer/pgbouncer_$BOUNCER2VER.orig.tar.gz"
+# The tarball's sha256, computed from the file whose md5 and size trixie's Sources
+# list (434cbb2db9034d358dddf525e0e5a3dd, 717796 bytes).
+BOUNCER2SHA256=da72a3aba13072876d055a3e58dd4aba4a5de4ed6148e73033185245598fd3e0
 
 if ! command -v pg_createcluster >/dev/null || ! command -v pgbouncer >/dev/null; then
 	apt-get update -qq
@@ -22,13 +31,17 @@ cleanup() {
 	if [ -n "$BOUNCERDIR" ]; then
 		# On a failure, what pgbouncer logged besides its routine lines: whether
 		# it was up, and whether it stopped before the end.
-		if [ "$status" -ne 0 ] && [ -f "$BOUNCERDIR/pgbouncer.log" ]; then
-			echo "pgbouncer's log (routine lines left out):" >&2
-			grep -v -e 'login attempt' -e 'new connection' -e 'closing because' -e 'cancel request' -e 'LOG stats:' "$BOUNCERDIR/pgbouncer.log" | tail -40 >&2 || true
-		fi
-		if [ -f "$BOUNCERDIR/pgbouncer.pid" ]; then
-			kill "$(cat "$BOUNCERDIR/pgbouncer.pid")" 2>/dev/null || true
-		fi
+		for log in "$BOUNCERDIR/pgbouncer.log" "$BOUNCERDIR/$BOUNCER2VER/pgbouncer.log"; do
+			if [ "$status" -ne 0 ] && [ -f "$log" ]; then
+				echo "$log (routine lines left out):" >&2
+				grep -v -e 'login attempt' -e 'new connection' -e 'closing because' -e 'cancel request' -e 'LOG stats:' -e 'SSL established' "$log" | tail -40 >&2 || true
+			fi
+		done
+		for pidfile in "$BOUNCERDIR/pgbouncer.pid" "$BOUNCERDIR/$BOUNCER2VER/pgbouncer.pid"; do
+			if [ -f "$pidfile" ]; then
+				kill "$(cat "$pidfile")" 2>/dev/null || true
+			fi
+		done
 		rm -rf "$BOUNCERDIR"
 	fi
 	pg_dropcluster --stop "$PGVER" "$CLUSTER" 2>/dev/null || true
@@ -67,37 +80,79 @@ export CATALOG_TEST_PG_SUPER_DSN="postgres://postgres@127.0.0.1:$PGPORT/catalog?
 # commonly run), on loopback only, letting the catalog role in without a
 # password as the cluster does; it does not run as root. The engine's tests
 # through it read CATALOG_TEST_PGBOUNCER_DSN.
-cat >"$BOUNCERDIR/pgbouncer.ini" <<INI
+# bouncer_start BINARY DIR PORT: writes DIR/pgbouncer.ini (DIR/users.txt, its
+# pidfile and log in DIR too) and starts BINARY with it on 127.0.0.1:PORT, until
+# it accepts a connection (twice at most, its log shown when it did not come
+# up), or the step fails here rather than in the tests.
+bouncer_start() {
+	local bin=$1 dir=$2 port=$3
+	mkdir -p "$dir"
+	cat >"$dir/pgbouncer.ini" <<INI
 [databases]
 catalog = host=127.0.0.1 port=$PGPORT dbname=catalog
 [pgbouncer]
 listen_addr = 127.0.0.1
-listen_port = $BOUNCERPORT
+listen_port = $port
 unix_socket_dir =
 auth_type = trust
-auth_file = $BOUNCERDIR/users.txt
+auth_file = $dir/users.txt
 pool_mode = transaction
 default_pool_size = 8
-pidfile = $BOUNCERDIR/pgbouncer.pid
-logfile = $BOUNCERDIR/pgbouncer.log
+pidfile = $dir/pgbouncer.pid
+logfile = $dir/pgbouncer.log
 INI
-echo '"catalog" ""' >"$BOUNCERDIR/users.txt"
-chown -R postgres "$BOUNCERDIR"
-# Started until it accepts a connection (twice at most, its log shown when it
-# did not come up), or the step fails here rather than in the tests.
-bouncer_up() { (exec 3<>"/dev/tcp/127.0.0.1/$BOUNCERPORT") 2>/dev/null; }
-for try in 1 2; do
-	su postgres -c "pgbouncer -d '$BOUNCERDIR/pgbouncer.ini'" || true
-	for _ in $(seq 100); do
-		bouncer_up && break
-		sleep 0.1
+	echo '"catalog" ""' >"$dir/users.txt"
+	chown -R postgres "$dir"
+	for try in 1 2; do
+		su postgres -c "'$bin' -d '$dir/pgbouncer.ini'" || true
+		for _ in $(seq 100); do
+			bouncer_up "$port" && break
+			sleep 0.1
+		done
+		bouncer_up "$port" && break
+		echo "$bin is not listening on 127.0.0.1:$port (try $try); its log:" >&2
+		cat "$dir/pgbouncer.log" >&2 || true
 	done
-	bouncer_up && break
-	echo "pgbouncer is not listening on 127.0.0.1:$BOUNCERPORT (try $try); its log:" >&2
-	cat "$BOUNCERDIR/pgbouncer.log" >&2 || true
-done
-bouncer_up
+	bouncer_up "$port"
+}
+bouncer_up() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+bouncer_start pgbouncer "$BOUNCERDIR" "$BOUNCERPORT"
 export CATALOG_TEST_PGBOUNCER_DSN="postgres://catalog@127.0.0.1:$BOUNCERPORT/catalog?sslmode=disable"
+
+# pgbouncer $BOUNCER2VER, built from Debian's source tarball (checked against its
+# sha256; the step fails if the download, the check or the build does), with
+# max_prepared_statements at its default (200). About 15 s on 2 cores, with
+# the -dev packages it needs installed when missing.
+BOUNCER2DEPS="curl libevent-dev libc-ares-dev libssl-dev pkg-config make gcc"
+# shellcheck disable=SC2086 # a list of package names
+if ! dpkg -s $BOUNCER2DEPS >/dev/null 2>&1; then
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $BOUNCER2DEPS >/dev/null ||
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $BOUNCER2DEPS >/dev/null; }
+fi
+BUILD="$BOUNCERDIR/build"
+mkdir -p "$BUILD"
+if ! curl -fsSL --retry 3 --max-time 300 -o "$BUILD/pgbouncer.tar.gz" "$BOUNCER2URL"; then
+	echo "catalog: could not download $BOUNCER2URL" >&2
+	exit 1
+fi
+if ! echo "$BOUNCER2SHA256  $BUILD/pgbouncer.tar.gz" | sha256sum -c --quiet -; then
+	echo "catalog: $BOUNCER2URL does not have the sha256 $BOUNCER2SHA256" >&2
+	exit 1
+fi
+tar -xzf "$BUILD/pgbouncer.tar.gz" -C "$BUILD"
+(
+	cd "$BUILD/pgbouncer-$BOUNCER2VER"
+	./configure --prefix="$BUILD/inst" >"$BUILD/build.log" 2>&1 &&
+		make -j2 >>"$BUILD/build.log" 2>&1 &&
+		make install >>"$BUILD/build.log" 2>&1
+) || {
+	echo "catalog: pgbouncer $BOUNCER2VER did not build; the end of its log:" >&2
+	tail -40 "$BUILD/build.log" >&2
+	exit 1
+}
+"$BUILD/inst/bin/pgbouncer" --version | grep -q "^PgBouncer $BOUNCER2VER\$" ||
+	{ echo "catalog: the pgbouncer built is not $BOUNCER2VER" >&2; exit 1; }
+bouncer_start "$BUILD/inst/bin/pgbouncer" "$BOUNCERDIR/$BOUNCER2VER" "$BOUNCER2PORT"
 
 if [ -z "${WIREMCP_NODE:-}" ] && [ -f "$ROOT/.ci/node22.sh" ]; then
 	WIREMCP_NODE="$(bash "$ROOT/.ci/node22.sh")"
@@ -109,6 +164,23 @@ cd "$ROOT/examples/catalog-server"
 # (duckdb-go's cgo glue, arrow-go) takes about 70 s of CPU; go vet would build it all
 # a second time without -race, so it is left to the developers' pre-commit checks.
 go test -race -count=1 ./...
+# The tests through pgbouncer once more, through $BOUNCER2VER (its
+# max_prepared_statements at the default): in each package, the Test functions
+# whose code (comments left out) names CATALOG_TEST_PGBOUNCER_DSN or
+# pgbouncerDSN, found here so that a new one is not left out.
+bouncer_tests() {
+	awk '/^func /{name=""} /^func Test[A-Za-z0-9_]*\(/{name=$2; sub(/\(.*/, "", name)}
+		!/^[ \t]*\/\// && /CATALOG_TEST_PGBOUNCER_DSN|pgbouncerDSN\(/{if (name != "") print name}' "$1"/*_test.go | sort -u | paste -sd'|' -
+}
+ran=0
+for pkg in $(grep -rl --include='*_test.go' -e CATALOG_TEST_PGBOUNCER_DSN -e 'pgbouncerDSN(' . | xargs -r -n1 dirname | sort -u); do
+	names=$(bouncer_tests "$pkg")
+	[ -n "$names" ] || continue
+	echo "through pgbouncer $BOUNCER2VER, in $pkg: $names"
+	CATALOG_TEST_PGBOUNCER_DSN="postgres://catalog@127.0.0.1:$BOUNCER2PORT/catalog?sslmode=disable" go test -race -count=1 -run "^($names)\$" "$pkg/"
+	ran=$((ran + 1))
+done
+[ "$ran" -gt 0 ] || { echo "catalog: no test through pgbouncer found to run against $BOUNCER2VER" >&2; exit 1; }
 # The query benchmarks once each (about 20 s): every way returns duckdb-go's rows, and
 # the benchmark binary starts itself again with the query processes' allocator
 # settings (benchdata.WithMalloc).
