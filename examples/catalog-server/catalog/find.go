@@ -424,7 +424,7 @@ func (c *Catalog) List(path, cursor string, size int) (*Page, error) {
 			}
 			return nil, fmt.Errorf("this cursor continues the listing of %s, not of %s: pass it with that path, or no cursor for the first page of this one", where, cmp.Or(listing, "the projects"))
 		}
-		start = sort.Search(len(items), func(i int) bool { return items[i].Name > after })
+		start = sort.Search(len(items), func(i int) bool { return CompareNames(items[i].Name, after) > 0 })
 	}
 	end := min(start+size, len(items))
 	p := &Page{Items: items[start:end]}
@@ -495,7 +495,7 @@ func (c *Catalog) SearchWords(words []string, limit int) (hits []Hit, total int)
 			}
 			return 1
 		}
-		return strings.Compare(a.Entry.Path, b.Entry.Path)
+		return ComparePaths(a.Entry.Path, b.Entry.Path)
 	})
 	total = len(hits)
 	if len(hits) > limit {

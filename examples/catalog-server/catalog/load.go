@@ -564,9 +564,9 @@ func (c *Catalog) index() {
 		}
 	}
 	for _, e := range c.entries {
-		slices.SortFunc(e.Children, func(a, b *Entry) int { return strings.Compare(a.Name, b.Name) })
+		slices.SortFunc(e.Children, func(a, b *Entry) int { return CompareNames(a.Name, b.Name) })
 	}
-	slices.SortFunc(c.entries, func(a, b *Entry) int { return strings.Compare(a.Path, b.Path) })
+	slices.SortFunc(c.entries, func(a, b *Entry) int { return ComparePaths(a.Path, b.Path) })
 }
 
 // jsonError is a manifest's JSON problem said in the catalog author's terms; it

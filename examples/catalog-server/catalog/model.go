@@ -21,6 +21,7 @@ import (
 	"math"
 	"math/big"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -263,7 +264,7 @@ type Entry struct {
 	Name        string
 	Description string
 	Parent      string   // path of the parent ("" for a project)
-	Children    []*Entry // sorted by name
+	Children    []*Entry // sorted by name, naturally (CompareNames)
 	Columns     []string // filled by the server's column index, if any (searchable; set before the first Search, which folds them once)
 
 	Project  *Project
@@ -282,15 +283,16 @@ func (c *Catalog) Lookup(path string) *Entry {
 	return c.byPath[strings.Join(Segments(path), "/")]
 }
 
-// Entries returns every object, sorted by path. The slice must not be changed.
+// Entries returns every object, sorted by path (ComparePaths). The slice must not be changed.
 func (c *Catalog) Entries() []*Entry { return c.entries }
 
-// Roots returns the projects as entries, sorted by name.
+// Roots returns the projects as entries, sorted by name (CompareNames).
 func (c *Catalog) Roots() []*Entry {
 	out := make([]*Entry, 0, len(c.Projects))
 	for _, p := range c.Projects {
 		out = append(out, c.byPath[p.Name])
 	}
+	slices.SortFunc(out, func(a, b *Entry) int { return CompareNames(a.Name, b.Name) })
 	return out
 }
 

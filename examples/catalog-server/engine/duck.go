@@ -737,6 +737,11 @@ func gate(ctx context.Context, dc *duckdb.Conn, sqlText string) error {
 			// refusal that tells the caller to send the SELECT it sent.
 			return &SQLError{Engine: "duckdb", Message: "Not implemented Error: " + s.ErrorMessage}
 		}
+		if strings.HasPrefix(s.ErrorMessage, "Only SELECT statements") && pivotExpanded(sqlText) {
+			// One statement whose PIVOT has no IN list: the parser added the
+			// statement that reads the pivot column's values before it.
+			return &RefusedError{Reason: pivotNoInReason}
+		}
 		kind := firstWord(sqlText)
 		if strings.HasPrefix(s.ErrorMessage, "Only SELECT statements") && (kind == "SELECT" || kind == "FROM" || kind == "VALUES") {
 			// A statement that starts with one of these words is a SELECT: the
@@ -1042,6 +1047,9 @@ func (d *Duck) run(qctx context.Context, dc *duckdb.Conn, one bool, sqlText stri
 			if strings.Contains(err.Error(), "multi-statement") {
 				// duckdb-go's Prepare takes one statement; the gate counts
 				// them, except in a SELECT it could not serialize.
+				if pivotExpanded(sqlText) {
+					return &RefusedError{Reason: pivotNoInReason}
+				}
 				return &RefusedError{Reason: "the SQL holds more than one statement; send exactly one"}
 			}
 			return duckErr(err)

@@ -334,6 +334,9 @@ func prepareNames(conn *sql.Conn, text string) ([]string, error) {
 		st, err := dc.(*duckdb.Conn).Prepare(text)
 		if err != nil {
 			if strings.Contains(err.Error(), "multi-statement") {
+				if pivotExpanded(text) {
+					return errors.New(pivotNoInReason + "; a named query is exactly one SELECT")
+				}
 				return errors.New("the SQL holds more than one statement; a named query is exactly one SELECT")
 			}
 			return withPosition(duckErr(err), text)
