@@ -4,7 +4,11 @@
 # afterwards, and its TypeScript SDK / MCP Inspector checks (Node 22).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-PGPORT="${CATALOG_PGPORT:-54329}"
+# Below Linux's range of ephemeral ports (32768-60999): a port there can be held
+# by any outgoing connection on the machine (a test's, a pool's), and the
+# cluster or a pgbouncer then cannot listen (seen: pgbouncer on 54330, "Address
+# already in use", held for more than 10 s).
+PGPORT="${CATALOG_PGPORT:-25432}"
 # One cluster per port, so that runs on different ports do not drop each other's.
 CLUSTER="catalogci$PGPORT"
 
