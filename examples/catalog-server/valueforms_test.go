@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wiremcp/wiremcp/mcp"
+
+	"github.com/wiremcp/wiremcp/examples/catalog-server/engine"
+)
+
+// TestTimeNSParquetSource: a Parquet file with a TIME(NANOS) column (pyarrow's
+// time64[ns], read by DuckDB as TIME_NS) is described with its sample rows, its
+// resource read, and queried, the times with their nanoseconds; in the server's
+// process and in query processes. Before: describe said "sample rows:
+// database/sql/driver: unsupported data type: unknown type: index: 1".
+func TestTimeNSParquetSource(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"p/k/manifest.json": `{}`,
+		"p/k/m.sql":         "-- @source s\nSELECT * FROM 'data/t.parquet';\n",
+	})
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	pq := filepath.Join(dir, "p", "k", "data", "t.parquet")
+	if err := os.MkdirAll(filepath.Dir(pq), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("COPY (SELECT 1 AS n, TIME_NS '12:00:00.123456789' AS tn) TO " + quoteLit(pq) + " (FORMAT parquet)"); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []struct {
+		name string
+		cfg  Config
+	}{
+		{"in process", Config{}},
+		{"isolated", Config{Duck: engine.DuckConfig{Worker: builtWorker(buildServer(t))}}},
+	} {
+		cs := connectHTTP(t, startHTTP(t, newTestService(t, dir, mode.cfg)).URL, "")
+		var d Description
+		if r := call(t, cs, "describe", map[string]any{"path": "p/k/m/s"}, &d); r.IsError {
+			t.Fatalf("%s: describe: %s", mode.name, text(r))
+		}
+		rows, _ := json.Marshal(d.SampleRows)
+		if d.Error != "" || len(d.Columns) != 2 || d.Columns[1] != (engine.Column{Name: "tn", Type: "TIME_NS"}) || string(rows) != `[[1,"12:00:00.123456789"]]` {
+			t.Errorf("%s: describe: columns %+v, sample rows %s, error %q", mode.name, d.Columns, rows, d.Error)
+		}
+		rr, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "catalog://source/p/k/m/s"})
+		if err != nil || len(rr.Contents) == 0 || !strings.Contains(rr.Contents[0].Text, `"12:00:00.123456789"`) || strings.Contains(rr.Contents[0].Text, "unsupported") {
+			t.Errorf("%s: resources/read: %v %+v", mode.name, err, rr)
+		}
+		var res struct {
+			Columns []engine.Column
+			Rows    [][]any
+		}
+		if r := call(t, cs, "execute_query", map[string]any{"path": "p/k/m", "sql": "SELECT tn, [tn] AS l FROM s"}, &res); r.IsError ||
+			len(res.Rows) != 1 || res.Rows[0][0] != "12:00:00.123456789" || res.Columns[1].Type != "TIME_NS[]" {
+			t.Errorf("%s: execute_query: %s", mode.name, text(r))
+		}
+	}
+}
