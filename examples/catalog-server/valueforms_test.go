@@ -67,3 +67,20 @@ func TestTimeNSParquetSource(t *testing.T) {
 		}
 	}
 }
+
+// TestRealParamEcho: a REAL parameter a named query gives back is written with
+// a float32's shortest digits (19.99), as DuckDB writes it, not float64's
+// (19.989999771118164).
+func TestRealParamEcho(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"p/k/manifest.json": `{}`,
+		"p/k/m.sql":         "-- @source one\nSELECT 1 AS x;\n\n-- @query price\n-- @param p REAL the price\nSELECT CAST($p AS REAL) AS p, [CAST($p AS REAL)] AS l;\n",
+	})
+	cs := connectHTTP(t, startHTTP(t, newTestService(t, dir, Config{})).URL, "")
+	r := call(t, cs, "execute_query", map[string]any{"path": "p/k/m/price", "parameters": map[string]any{"p": 19.99}}, nil)
+	sc, _ := json.Marshal(r.StructuredContent)
+	if r.IsError || !strings.Contains(string(sc), `[[19.99,[19.99]]]`) {
+		t.Errorf("REAL 19.99 echoed: %s", sc)
+	}
+}

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"testing"
 )
 
@@ -56,6 +57,17 @@ func TestDuckTimeNS(t *testing.T) {
 		[]Column{{"u", "UNION(t TIME_NS, i INTEGER)"}}, `[[{"tag":"t","value":"01:00:00"}]]`)
 }
 
+// TestDuckFloatDigits: a REAL (FLOAT) is written with the shortest digits that
+// read back as the same float32, as DuckDB writes it (0.1, 19.99), also
+// inside lists, structs and maps; NaN and the infinities stay strings. Before:
+// float64's digits of the float32 (0.10000000149011612, 19.989999771118164).
+func TestDuckFloatDigits(t *testing.T) {
+	d, p := openBoth(t)
+	queryBoth(t, d, p, `SELECT 0.1::FLOAT f, 19.99::FLOAT p, [19.99::FLOAT] l, {'a': 0.1::REAL} s, MAP {0.1::FLOAT: 0.2::FLOAT} m, 'NaN'::FLOAT n, '-inf'::FLOAT i, 1e20::FLOAT big, 1e-7::FLOAT small, 0.1::DOUBLE dbl`,
+		[]Column{{"f", "FLOAT"}, {"p", "FLOAT"}, {"l", "FLOAT[]"}, {"s", "STRUCT(a FLOAT)"}, {"m", "MAP(FLOAT, FLOAT)"}, {"n", "FLOAT"}, {"i", "FLOAT"}, {"big", "FLOAT"}, {"small", "FLOAT"}, {"dbl", "DOUBLE"}},
+		`[[0.1,19.99,[19.99],{"a":0.1},[{"key":0.1,"value":0.2}],"NaN","-Infinity",100000000000000000000,1e-7,0.1]]`)
+}
+
 // TestDuckGeometryType: a GEOMETRY inside a list has its type's name (it was
 // "[]"); its value is its WKB in base64, as at the top level.
 func TestDuckGeometryType(t *testing.T) {
@@ -63,4 +75,20 @@ func TestDuckGeometryType(t *testing.T) {
 	queryBoth(t, d, p, `SELECT 'POINT (1 2)'::GEOMETRY g, ['POINT (1 2)'::GEOMETRY] l`,
 		[]Column{{"g", "GEOMETRY"}, {"l", "GEOMETRY[]"}},
 		`[["AQEAAAAAAAAAAADwPwAAAAAAAABA",["AQEAAAAAAAAAAADwPwAAAAAAAABA"]]]`)
+}
+
+// TestJSONFloat32: a float32 (DuckDB's FLOAT, PostgreSQL's real through pgx)
+// is written with its shortest digits, in encoding/json's form.
+func TestJSONFloat32(t *testing.T) {
+	for _, tc := range []struct {
+		v    float32
+		want string
+	}{
+		{0.1, `0.1`}, {19.99, `19.99`}, {-2.5, `-2.5`}, {0, `0`}, {1e-7, `1e-7`}, {1e20, `100000000000000000000`},
+		{3.4028235e38, `3.4028235e+38`}, {float32(math.NaN()), `"NaN"`}, {float32(math.Inf(1)), `"Infinity"`},
+	} {
+		if got, _ := json.Marshal(jsonValue(tc.v, "real")); string(got) != tc.want {
+			t.Errorf("%v: %s, want %s", tc.v, got, tc.want)
+		}
+	}
 }
