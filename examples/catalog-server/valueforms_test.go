@@ -84,3 +84,16 @@ func TestRealParamEcho(t *testing.T) {
 		t.Errorf("REAL 19.99 echoed: %s", sc)
 	}
 }
+
+// TestDuplicateColumnNames: execute_query gives a join's two customer_id
+// columns both as customer_id, as DuckDB names them (the row cap's subquery
+// renamed the second customer_id_1).
+func TestDuplicateColumnNames(t *testing.T) {
+	cs := connectHTTP(t, startHTTP(t, newTestService(t, sampleDir(t), Config{})).URL, "")
+	var res struct{ Columns []engine.Column }
+	r := call(t, cs, "execute_query", map[string]any{"path": "retail/shop/sales",
+		"sql": "SELECT o.customer_id, c.customer_id FROM orders o JOIN customers c ON o.customer_id = c.customer_id LIMIT 1"}, &res)
+	if r.IsError || len(res.Columns) != 2 || res.Columns[0].Name != "customer_id" || res.Columns[1].Name != "customer_id" {
+		t.Errorf("columns: %s", text(r))
+	}
+}

@@ -1054,6 +1054,14 @@ func (d *Duck) run(qctx context.Context, dc *duckdb.Conn, one bool, sqlText stri
 	}
 	defer func() { st.Close() }()
 	stmt := st.(*duckdb.Stmt)
+	// The cap's subquery renames duplicate column names (a second customer_id
+	// is customer_id_1): where a name could be such a rename, the statement
+	// as sent gives the names (prepared only, nothing runs; not when uncounted
+	// and it could hold a PRAGMA, see above).
+	var sentNames []string
+	if mayBeRenamed(stmt) && !(uncounted && mayHoldPragma(capText)) {
+		sentNames = statementNames(dc, capText)
+	}
 	// duckdb-go decodes a JSON column into float64 numbers, which changes
 	// every integer past 2^53: such columns are read as their text instead,
 	// and decoded here with the digits kept.
@@ -1087,6 +1095,9 @@ func (d *Duck) run(qctx context.Context, dc *duckdb.Conn, one bool, sqlText stri
 	}
 	defer rows.Close()
 	names := rows.Columns()
+	if len(sentNames) == len(names) {
+		names = sentNames
+	}
 	types := make([]string, len(names))
 	for i, n := range names {
 		if tn, ok := rows.(driver.RowsColumnTypeDatabaseTypeName); ok {
@@ -1191,6 +1202,56 @@ func bindArgs(stmt *duckdb.Stmt, params map[string]any) ([]driver.NamedValue, er
 		args = append(args, driver.NamedValue{Name: name, Ordinal: i, Value: v})
 	}
 	return args, nil
+}
+
+// mayBeRenamed reports whether a column name of the capped statement stmt could
+// be one the cap's subquery gave a duplicate: X_N (N digits) where X is also a
+// column's name (DuckDB compares names without case).
+func mayBeRenamed(stmt *duckdb.Stmt) bool {
+	n, err := stmt.ColumnCount()
+	if err != nil || n < 2 {
+		return false
+	}
+	names := make(map[string]bool, n)
+	for i := range n {
+		name, err := stmt.ColumnName(i)
+		if err != nil {
+			return false
+		}
+		names[strings.ToLower(name)] = true
+	}
+	for name := range names {
+		i := strings.LastIndexByte(name, '_')
+		if i > 0 && i < len(name)-1 && strings.Trim(name[i+1:], "0123456789") == "" && names[name[:i]] {
+			return true
+		}
+	}
+	return false
+}
+
+// statementNames is the column names of sqlText prepared as sent (one statement,
+// the cap's subquery's text), nil when it cannot be prepared.
+func statementNames(dc *duckdb.Conn, sqlText string) []string {
+	st, err := dc.Prepare(sqlText)
+	if err != nil {
+		return nil
+	}
+	defer st.Close()
+	stmt, ok := st.(*duckdb.Stmt)
+	if !ok {
+		return nil
+	}
+	n, err := stmt.ColumnCount()
+	if err != nil {
+		return nil
+	}
+	names := make([]string, n)
+	for i := range n {
+		if names[i], err = stmt.ColumnName(i); err != nil {
+			return nil
+		}
+	}
+	return names
 }
 
 // capped is sqlText as a subquery of at most n rows. Its first line is the

@@ -68,6 +68,22 @@ func TestDuckFloatDigits(t *testing.T) {
 		`[[0.1,19.99,[19.99],{"a":0.1},[{"key":0.1,"value":0.2}],"NaN","-Infinity",100000000000000000000,1e-7,0.1]]`)
 }
 
+// TestDuckDuplicateNames: a result's columns keep the names DuckDB gives the
+// statement as sent, duplicates too (the row cap's subquery renamed the second
+// customer_id customer_id_1); a column genuinely named a_1 keeps its name.
+func TestDuckDuplicateNames(t *testing.T) {
+	d, p := openBoth(t)
+	queryBoth(t, d, p, `SELECT 1 AS a, 2 AS a, 3 AS b`, []Column{{"a", "INTEGER"}, {"a", "INTEGER"}, {"b", "INTEGER"}}, `[[1,2,3]]`)
+	queryBoth(t, d, p, `SELECT 1 AS a, 2 AS A, 3 AS "A_2"`, []Column{{"a", "INTEGER"}, {"A", "INTEGER"}, {"A_2", "INTEGER"}}, `[[1,2,3]]`)
+	queryBoth(t, d, p, `SELECT 1 AS a, 2 AS a_1`, []Column{{"a", "INTEGER"}, {"a_1", "INTEGER"}}, `[[1,2]]`)
+	queryBoth(t, d, p, `SELECT 1 AS a, 2 AS a, 3 AS a_1`, []Column{{"a", "INTEGER"}, {"a", "INTEGER"}, {"a_1", "INTEGER"}}, `[[1,2,3]]`)
+	// The JSON and TIME columns' rewrite (SELECT * REPLACE) keeps places.
+	queryBoth(t, d, p, `SELECT '{"n": 1}'::JSON AS j, TIME '24:00:00' AS j, 3 AS j_1 -- note`,
+		[]Column{{"j", "JSON"}, {"j", "TIME"}, {"j_1", "INTEGER"}}, `[[{"n":1},"24:00:00",3]]`)
+	queryBoth(t, d, p, `SELECT o.id, c.id FROM (VALUES (1, 10)) o(id, cid) JOIN (VALUES (10)) c(id) ON o.cid = c.id;`,
+		[]Column{{"id", "INTEGER"}, {"id", "INTEGER"}}, `[[1,10]]`)
+}
+
 // TestDuckGeometryType: a GEOMETRY inside a list has its type's name (it was
 // "[]"); its value is its WKB in base64, as at the top level.
 func TestDuckGeometryType(t *testing.T) {
