@@ -23,7 +23,7 @@ func jsonValue(v any, dbType string) any {
 	case nil, bool, string, int8, int16, int32, int64, int, uint8, uint16, uint32, uint64, uint:
 		return x
 	case float32:
-		return jsonFloat(float64(x))
+		return jsonFloat32(x)
 	case float64:
 		return jsonFloat(x)
 	case *big.Int:
@@ -131,6 +131,26 @@ func jsonFloat(f float64) any {
 		return "-Infinity"
 	}
 	return f
+}
+
+// jsonFloat32 is jsonFloat for a REAL (FLOAT): a number with the shortest digits
+// that read back as the same float32 (0.1, 19.99), as DuckDB and PostgreSQL
+// write it (float64's digits of the same value are 0.10000000149011612), in
+// encoding/json's form for a float32.
+func jsonFloat32(x float32) any {
+	f := float64(x)
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return jsonFloat(f)
+	}
+	form := byte('f')
+	if a := math.Abs(f); a != 0 && (a < 1e-6 || a >= 1e21) {
+		form = 'e'
+	}
+	s := strconv.FormatFloat(f, form, -1, 32)
+	if n := len(s); form == 'e' && n >= 4 && s[n-4] == 'e' && s[n-3] == '-' && s[n-2] == '0' {
+		s = s[:n-2] + s[n-1:] // 1e-07 → 1e-7, as encoding/json writes it
+	}
+	return json.Number(s)
 }
 
 func formatUUID(b []byte) string {

@@ -1062,11 +1062,19 @@ func (d *Duck) run(qctx context.Context, dc *duckdb.Conn, one bool, sqlText stri
 	}
 	defer func() { st.Close() }()
 	stmt := st.(*duckdb.Stmt)
+	// The cap's subquery renames duplicate column names (a second customer_id
+	// is customer_id_1): where a name could be such a rename, the statement
+	// as sent gives the names (prepared only, nothing runs; not when uncounted
+	// and it could hold a PRAGMA, see above).
+	var sentNames []string
+	if mayBeRenamed(stmt) && !(uncounted && mayHoldPragma(capText)) {
+		sentNames = statementNames(dc, capText)
+	}
 	// duckdb-go decodes a JSON column into float64 numbers, which changes
 	// every integer past 2^53: such columns are read as their text instead,
 	// and decoded here with the digits kept.
 	// The columns' types as DuckDB writes them, from the statement as sent
-	// (the one below reads JSON and TIME as VARCHAR).
+	// (the one below reads JSON, TIME and TIME_NS as VARCHAR).
 	shown, repl, cols, bad := columnTypes(stmt)
 	if bad != nil {
 		return bad
@@ -1095,6 +1103,9 @@ func (d *Duck) run(qctx context.Context, dc *duckdb.Conn, one bool, sqlText stri
 	}
 	defer rows.Close()
 	names := rows.Columns()
+	if len(sentNames) == len(names) {
+		names = sentNames
+	}
 	types := make([]string, len(names))
 	for i, n := range names {
 		if tn, ok := rows.(driver.RowsColumnTypeDatabaseTypeName); ok {
@@ -1201,6 +1212,56 @@ func bindArgs(stmt *duckdb.Stmt, params map[string]any) ([]driver.NamedValue, er
 	return args, nil
 }
 
+// mayBeRenamed reports whether a column name of the capped statement stmt could
+// be one the cap's subquery gave a duplicate: X_N (N digits) where X is also a
+// column's name (DuckDB compares names without case).
+func mayBeRenamed(stmt *duckdb.Stmt) bool {
+	n, err := stmt.ColumnCount()
+	if err != nil || n < 2 {
+		return false
+	}
+	names := make(map[string]bool, n)
+	for i := range n {
+		name, err := stmt.ColumnName(i)
+		if err != nil {
+			return false
+		}
+		names[strings.ToLower(name)] = true
+	}
+	for name := range names {
+		i := strings.LastIndexByte(name, '_')
+		if i > 0 && i < len(name)-1 && strings.Trim(name[i+1:], "0123456789") == "" && names[name[:i]] {
+			return true
+		}
+	}
+	return false
+}
+
+// statementNames is the column names of sqlText prepared as sent (one statement,
+// the cap's subquery's text), nil when it cannot be prepared.
+func statementNames(dc *duckdb.Conn, sqlText string) []string {
+	st, err := dc.Prepare(sqlText)
+	if err != nil {
+		return nil
+	}
+	defer st.Close()
+	stmt, ok := st.(*duckdb.Stmt)
+	if !ok {
+		return nil
+	}
+	n, err := stmt.ColumnCount()
+	if err != nil {
+		return nil
+	}
+	names := make([]string, n)
+	for i := range n {
+		if names[i], err = stmt.ColumnName(i); err != nil {
+			return nil
+		}
+	}
+	return names
+}
+
 // capped is sqlText as a subquery of at most n rows. Its first line is the
 // wrapper's: the caller's text starts on line 2 (unwrapLines).
 func capped(sqlText string, n int) string { return cappedText(sqlText, n, nil) }
@@ -1226,12 +1287,13 @@ func cappedText(sqlText string, n int, replace []string) string {
 //
 // repl and cols are for the columns that hold a value duckdb-go does not read
 // faithfully, as a whole or inside a LIST, ARRAY, STRUCT, MAP or UNION: JSON
-// (decoded into float64 numbers, which changes every integer past 2^53) and TIME
-// (24:00:00, the end of the day, read as 00:00:00). repl is the REPLACE items that
-// read them with VARCHAR where those types are, and cols by index the type to
-// convert each one by — DuckDB's name of the type with JSON and TIME where they
-// are ("JSON", "TIME[]", STRUCT("j" JSON, "n" INTEGER)), which duckValue follows
-// to decode JSON's text with the numbers' digits kept, and to keep a TIME's text.
+// (decoded into float64 numbers, which changes every integer past 2^53), TIME
+// (24:00:00, the end of the day, read as 00:00:00) and TIME_NS (which duckdb-go
+// 1.5.6 cannot read at all). repl is the REPLACE items that read them with
+// VARCHAR where those types are, and cols by index the type to convert each one
+// by — DuckDB's name of the type with JSON, TIME and TIME_NS where they are
+// ("JSON", "TIME[]", STRUCT("j" JSON, "n" INTEGER)), which duckValue follows to
+// decode JSON's text with the numbers' digits kept, and to keep a time's text.
 //
 // duckdb-go cannot read two kinds of values at all (duckdb-go 1.5.6): a VARIANT,
 // and a MAP whose keys are not plain values (a list, struct, map, array, union,
@@ -1272,6 +1334,10 @@ func columnTypes(stmt *duckdb.Stmt) (shown, repl []string, cols map[int]string, 
 			continue
 		case duckdb.TYPE_LIST, duckdb.TYPE_ARRAY, duckdb.TYPE_STRUCT, duckdb.TYPE_MAP, duckdb.TYPE_UNION:
 			nested = true
+		case typeTimeNS:
+			// duckdb-go 1.5.6 cannot read a TIME_NS at all: its text, with
+			// the nanoseconds.
+			shown[i] = "TIME_NS"
 		case duckdb.TYPE_ENUM, duckdb.TYPE_VARCHAR, duckdb.TYPE_TIME:
 		default:
 			continue
@@ -1402,10 +1468,10 @@ func mapEntriesNote(what string) string {
 // duckTypeNames writes the type ti as DuckDB names it (as duckdb-go's
 // ColumnTypeDatabaseTypeName does: INTEGER, DECIMAL(18,3), VARCHAR[], INTEGER[3],
 // STRUCT("a" DATE), MAP(VARCHAR, BIGINT), UNION("i" INTEGER), ENUM), twice: with
-// JSON and TIME where such a value is (guide), and with VARCHAR there (cast, a
-// type to cast to; an ENUM is cast to VARCHAR too, its values read the same as
-// text, since its name does not say its values). asText says whether a JSON or
-// TIME value is in it; ok is false for a type that holds one
+// JSON, TIME and TIME_NS where such a value is (guide), and with VARCHAR there
+// (cast, a type to cast to; an ENUM is cast to VARCHAR too, its values read the
+// same as text, since its name does not say its values). asText says whether a
+// JSON, TIME or TIME_NS value is in it; ok is false for a type that holds one
 // this cannot write (a type without a name).
 func duckTypeNames(ti duckdb.TypeInfo) (guide, cast string, asText, ok bool) {
 	if ti.InternalType() == duckdb.TYPE_VARCHAR && ti.Alias() == "JSON" {
@@ -1413,6 +1479,9 @@ func duckTypeNames(ti duckdb.TypeInfo) (guide, cast string, asText, ok bool) {
 	}
 	if ti.InternalType() == duckdb.TYPE_TIME {
 		return "TIME", "VARCHAR", true, true
+	}
+	if ti.InternalType() == typeTimeNS {
+		return "TIME_NS", "VARCHAR", true, true
 	}
 	switch d := ti.Details().(type) {
 	case *duckdb.DecimalDetails:
@@ -1481,8 +1550,13 @@ var duckPrimitiveNames = map[duckdb.Type]string{
 	duckdb.TYPE_TIMESTAMP: "TIMESTAMP", duckdb.TYPE_TIMESTAMP_S: "TIMESTAMP_S", duckdb.TYPE_TIMESTAMP_MS: "TIMESTAMP_MS",
 	duckdb.TYPE_TIMESTAMP_NS: "TIMESTAMP_NS", duckdb.TYPE_TIMESTAMP_TZ: "TIMESTAMPTZ", duckdb.TYPE_INTERVAL: "INTERVAL",
 	duckdb.TYPE_VARCHAR: "VARCHAR", duckdb.TYPE_BLOB: "BLOB", duckdb.TYPE_UUID: "UUID", duckdb.TYPE_BIT: "BIT",
-	duckdb.TYPE_BIGNUM: "BIGNUM",
+	duckdb.TYPE_BIGNUM: "BIGNUM", duckdb.TYPE_GEOMETRY: "GEOMETRY", typeTimeNS: "TIME_NS",
 }
+
+// typeTimeNS is DuckDB's TIME_NS (DUCKDB_TYPE_TIME_NS in duckdb.h), which
+// duckdb-go 1.5.6 has no name for and cannot read: columnTypes reads it as
+// its text.
+const typeTimeNS duckdb.Type = 39
 
 // unwrapLines renumbers the "LINE n:" of a DuckDB error about a capped statement
 // to the lines of the caller's text.
