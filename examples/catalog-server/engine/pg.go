@@ -670,6 +670,15 @@ func pgEnd(ctx context.Context, tx pgx.Tx) {
 // so in one server session) on pg within limit, on a context that the end of
 // ctx does not end; when that fails, it closes the connection (within limit
 // too): the pool drops it, and the server session its state.
+//
+// pgx, when a read fails (limit reached), closes the connection in the
+// background and keeps the socket open for up to 15 s (a cancel request on a
+// connection of its own, a Terminate, then a wait for the server to close
+// first), so pgCleanUp closes the socket itself: a server session that got
+// none or part of sql waits for the rest and never closes first, and lived on
+// with its advisory locks for those 15 s, directly and through pgbouncer,
+// which closes the server connection only when the client's goes
+// (TestPostgresEndCut).
 func pgCleanUp(ctx context.Context, pg *pgconn.PgConn, sql string, limit time.Duration) error {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), limit)
 	defer cancel()
@@ -677,7 +686,8 @@ func pgCleanUp(ctx context.Context, pg *pgconn.PgConn, sql string, limit time.Du
 	if err != nil {
 		xctx, xcancel := context.WithTimeout(context.WithoutCancel(ctx), limit)
 		defer xcancel()
-		pg.Close(xctx)
+		pg.Close(xctx) // nothing more when pgx's background close has begun
+		pg.Conn().Close()
 	}
 	return err
 }
