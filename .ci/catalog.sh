@@ -90,6 +90,12 @@ export CATALOG_TEST_PG_SUPER_DSN="postgres://postgres@127.0.0.1:$PGPORT/catalog?
 # up), or the step fails here rather than in the tests.
 bouncer_start() {
 	local bin=$1 dir=$2 port=$3
+	# Something else on the port (a pgbouncer left by a killed run) would
+	# answer for this one, and the tests would run against it.
+	if bouncer_up "$port"; then
+		echo "127.0.0.1:$port is taken before $bin starts; set CATALOG_PGPORT (and the pgbouncer ports) to free ones" >&2
+		return 1
+	fi
 	mkdir -p "$dir"
 	cat >"$dir/pgbouncer.ini" <<INI
 [databases]

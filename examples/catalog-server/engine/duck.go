@@ -1066,8 +1066,17 @@ func (d *Duck) run(qctx context.Context, dc *duckdb.Conn, one bool, sqlText stri
 	// is customer_id_1): where a name could be such a rename, the statement
 	// as sent gives the names (prepared only, nothing runs; not when uncounted
 	// and it could hold a PRAGMA, see above).
+	//
+	// A prepare cannot be interrupted and computes the text's constant
+	// expressions: once the query's time is up, no second one starts.
+	if err := qctx.Err(); err != nil {
+		return err
+	}
 	var sentNames []string
 	if mayBeRenamed(stmt) && !(uncounted && mayHoldPragma(capText)) {
+		if duckPrepareAgain != nil {
+			duckPrepareAgain()
+		}
 		sentNames = statementNames(dc, capText)
 	}
 	// duckdb-go decodes a JSON column into float64 numbers, which changes
@@ -1081,6 +1090,12 @@ func (d *Duck) run(qctx context.Context, dc *duckdb.Conn, one bool, sqlText stri
 	}
 	var jsonCols map[int]string
 	if len(repl) > 0 {
+		if err := qctx.Err(); err != nil {
+			return err
+		}
+		if duckPrepareAgain != nil {
+			duckPrepareAgain()
+		}
 		if st2, err := dc.Prepare(cappedText(capText, lim.RowLimit+1, repl)); err == nil {
 			st.Close()
 			st, stmt, jsonCols = st2, st2.(*duckdb.Stmt), cols
@@ -1211,6 +1226,11 @@ func bindArgs(stmt *duckdb.Stmt, params map[string]any) ([]driver.NamedValue, er
 	}
 	return args, nil
 }
+
+// duckPrepareAgain, when set (by tests), is called before a query's text is
+// prepared a second time (for the names of its columns, or to read some as
+// text).
+var duckPrepareAgain func()
 
 // mayBeRenamed reports whether a column name of the capped statement stmt could
 // be one the cap's subquery gave a duplicate: X_N (N digits) where X is also a
