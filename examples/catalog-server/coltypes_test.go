@@ -34,13 +34,7 @@ SELECT {'k': 'a', 'Odd Name': 1, 'select': 2}::STRUCT(k VARCHAR, "Odd Name" INTE
 		"arr": `INTEGER[3]`,
 		"mn":  `MAP(VARCHAR, STRUCT(x INTEGER)[])`,
 	}
-	for _, mode := range []struct {
-		name string
-		cfg  Config
-	}{
-		{"in process", Config{}},
-		{"isolated", Config{Duck: engine.DuckConfig{Worker: builtWorker(buildServer(t))}}},
-	} {
+	for _, mode := range bothModes(t) {
 		cs := connectHTTP(t, startHTTP(t, newTestService(t, dir, mode.cfg)).URL, "")
 		var d Description
 		if r := call(t, cs, "describe", map[string]any{"path": "p/k/m/s"}, &d); r.IsError || len(d.Columns) == 0 {

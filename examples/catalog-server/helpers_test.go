@@ -174,3 +174,19 @@ func pgModelService(t *testing.T, modelSQL string) *Service {
 	})
 	return newTestService(t, dir, Config{})
 }
+
+// serverMode is a way the server runs DuckDB queries, for tests that run in
+// both (bothModes).
+type serverMode struct {
+	name string
+	cfg  Config
+}
+
+// bothModes is the server with queries in its own process (-isolate=false)
+// and in query processes of the built server (-isolate, the default).
+func bothModes(t *testing.T) []serverMode {
+	return []serverMode{
+		{"in process", Config{}},
+		{"isolated", Config{Duck: engine.DuckConfig{Worker: builtWorker(buildServer(t))}}},
+	}
+}

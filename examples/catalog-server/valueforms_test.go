@@ -37,13 +37,7 @@ func TestTimeNSParquetSource(t *testing.T) {
 	if _, err := db.Exec("COPY (SELECT 1 AS n, TIME_NS '12:00:00.123456789' AS tn) TO " + quoteLit(pq) + " (FORMAT parquet)"); err != nil {
 		t.Fatal(err)
 	}
-	for _, mode := range []struct {
-		name string
-		cfg  Config
-	}{
-		{"in process", Config{}},
-		{"isolated", Config{Duck: engine.DuckConfig{Worker: builtWorker(buildServer(t))}}},
-	} {
+	for _, mode := range bothModes(t) {
 		cs := connectHTTP(t, startHTTP(t, newTestService(t, dir, mode.cfg)).URL, "")
 		var d Description
 		if r := call(t, cs, "describe", map[string]any{"path": "p/k/m/s"}, &d); r.IsError {
