@@ -578,6 +578,15 @@ func bindValue(eng string, p catalog.Param, v any) (any, error) {
 			return nil, fmt.Errorf("parameter %q must be a number (%s), and %s is out of range: a number's magnitude is at most about 1.8e308", p.Name, p.Type, text)
 		case single && math.Abs(f) > math.MaxFloat32:
 			return nil, fmt.Errorf("parameter %q must be a number (%s), and %s is out of range: a %s's magnitude is at most about 3.4e38", p.Name, p.Type, text, p.Type)
+		case single && f != 0 && float32(f) == 0, f == 0 && nonZeroText(text):
+			// Too small for the type, it would be bound as 0: PostgreSQL
+			// refuses it ("out of range"), and 0 is not what was asked for.
+			// The denormals, down to the smallest, are numbers of the type.
+			least := "4.9e-324"
+			if single {
+				least = "1.4e-45"
+			}
+			return nil, fmt.Errorf("parameter %q must be a number (%s), and %s is out of range: a %s other than 0 has a magnitude of at least about %s (0 is written 0)", p.Name, p.Type, text, p.Type, least)
 		}
 		return f, nil
 	case "boolean":
@@ -602,6 +611,20 @@ func bindValue(eng string, p catalog.Param, v any) (any, error) {
 		}
 		if got := utf8.RuneCountInString(c); got > n {
 			return nil, fmt.Errorf("parameter %q must be at most %d characters (%s), got %d: PostgreSQL's cast would cut it to its first %d", p.Name, n, p.Type, got, n)
+		}
+	}
+	if n, fixed, ok := pgBitLength(eng, p.Type); ok {
+		// PostgreSQL's cast to bit(n) pads a shorter string with zeros, and its
+		// casts to bit(n) and varbit(n) cut a longer one, without a word.
+		if got, ok := bitCount(s); ok && (got > n || fixed && got != n) {
+			bits := strconv.Itoa(n) + " bits"
+			if n == 1 {
+				bits = "1 bit"
+			}
+			if fixed {
+				return nil, fmt.Errorf("parameter %q must be exactly %s (%s), got %d: PostgreSQL's cast would pad or cut it to %d without a word", p.Name, bits, p.Type, got, n)
+			}
+			return nil, fmt.Errorf("parameter %q must be at most %s (%s), got %d: PostgreSQL's cast would cut it to its first %d", p.Name, bits, p.Type, got, n)
 		}
 	}
 	if eng == catalog.EnginePostgres && strings.EqualFold(strings.TrimSpace(p.Type), "NAME") && len(s) > pgNameBytes {
@@ -827,6 +850,56 @@ func pgLength(eng, typ string) (n int, char, ok bool) {
 		return 0, false, false
 	}
 	return n, m[1] != "VARCHAR" && m[1] != "CHARACTER VARYING", true
+}
+
+// nonZeroText reports whether the text of a JSON number has a digit other than
+// 0 before its exponent: a number other than 0.
+func nonZeroText(text string) bool {
+	m, _, _ := strings.Cut(strings.ToLower(text), "e")
+	return strings.ContainsAny(m, "123456789")
+}
+
+// pgBitLength is the length n of a PostgreSQL bit(n) (bit alone is bit(1)) or
+// varbit(n) (also written bit varying(n)) type, and whether it is fixed (bit);
+// false for varbit without a length, other types and DuckDB, whose BIT has none.
+func pgBitLength(eng, typ string) (n int, fixed, ok bool) {
+	if eng != catalog.EnginePostgres {
+		return 0, false, false
+	}
+	m := pgBitType.FindStringSubmatch(strings.ToUpper(strings.Join(strings.Fields(typ), " ")))
+	if m == nil {
+		return 0, false, false
+	}
+	fixed = m[1] == "BIT"
+	if m[2] == "" {
+		return 1, true, fixed // bit alone is bit(1); varbit alone is unbounded
+	}
+	n, err := strconv.Atoi(m[2])
+	if err != nil || n < 1 {
+		return 0, false, false
+	}
+	return n, fixed, true
+}
+
+var pgBitType = regexp.MustCompile(`^(BIT|VARBIT|BIT VARYING) ?(?:\( ?([0-9]{1,9}) ?\))?$`)
+
+// bitCount is the number of bits of s as PostgreSQL reads a bit string: 0s and
+// 1s, after a B if one leads; hexadecimal digits, 4 bits each, after an X.
+// False when s is not one (PostgreSQL's refusal names the character).
+func bitCount(s string) (int, bool) {
+	digits, per, valid := s, 1, "01"
+	switch {
+	case strings.HasPrefix(s, "b"), strings.HasPrefix(s, "B"):
+		digits = s[1:]
+	case strings.HasPrefix(s, "x"), strings.HasPrefix(s, "X"):
+		digits, per, valid = s[1:], 4, "0123456789abcdefABCDEF"
+	}
+	for _, r := range digits {
+		if !strings.ContainsRune(valid, r) {
+			return 0, false
+		}
+	}
+	return len(digits) * per, true
 }
 
 // pgNameBytes is the most bytes a PostgreSQL name holds (NAMEDATALEN - 1).

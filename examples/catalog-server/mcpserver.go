@@ -278,6 +278,7 @@ func classify(err error) toolError {
 	var qt *queryTimeoutError
 	var cb *clientBusyError
 	var down *modelDownError
+	var ce *engine.ConnectError
 	switch {
 	case errors.As(err, &cse) && cse.params != "" && cse.valueDependent():
 		// A run-time error of a query with parameters: the values given may be
@@ -322,7 +323,11 @@ func classify(err error) toolError {
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: serverCapHint(busy.Conns)}
 	case errors.As(err, &busy):
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Call again in a few seconds."}
-	case errors.As(err, new(*engine.ConnectError)):
+	case errors.As(err, &ce) && ce.Lost:
+		// A restart, a failover or an administrator ended the session the query
+		// ran on: neither the SQL's fault nor the call's.
+		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "The query was cut off, not refused: the PostgreSQL server ended its connection (a restart, a failover, or its administrator). Call again in a few seconds; if it keeps failing, tell the server's operator (the server's log has the details). Other models still answer."}
+	case ce != nil:
 		return toolError{Error: err.Error(), Kind: "unavailable", Hint: "Nothing in this call can fix it: call again later; if it keeps failing, tell the server's operator (the server's log has the details). Other models still answer."}
 	case errors.As(err, &ae) && ae.TooLarge:
 		return toolError{Error: err.Error(), Kind: "invalid", Hint: "Ask for less: select fewer or smaller columns, or cut long values (left(col, 1000)); the same query fails the same way again."}
@@ -1302,6 +1307,21 @@ func paramValueError(q *catalog.Query, given map[string]any, castOf string, err 
 		}
 		return nil
 	}
+	if se.Engine == "postgres" && se.SQLState == pgDataException && strings.HasPrefix(se.Message, "range lower bound must be less than or equal to range upper bound") {
+		// PostgreSQL quotes no value: blame the range parameter given one, when
+		// it is the only one (a range the SQL builds may be the one instead).
+		var ranges []catalog.Param
+		for _, p := range q.Params {
+			if pgRangeType.MatchString(compactType(p.Type)) && given[p.Name] != nil {
+				ranges = append(ranges, p)
+			}
+		}
+		if len(ranges) != 1 {
+			return nil
+		}
+		p := ranges[0]
+		return fmt.Errorf("parameter %q must be %s %s whose lower bound is at most its upper bound, and %s is not one (%s); call again with the bounds in order (\"[1,5)\")", p.Name, typeArticle(p.Type), p.Type, jsonText(given[p.Name]), se.Message)
+	}
 	if !strings.Contains(se.Message, "Conversion Error") && !strings.Contains(se.Message, "invalid input syntax") && !pgValueStates[se.SQLState] {
 		return nil
 	}
@@ -1463,9 +1483,18 @@ func stringValues(v any) []string {
 // type: invalid_datetime_format, datetime_field_overflow,
 // invalid_time_zone_displacement_value, interval_field_overflow (its message
 // quotes the value), invalid_parameter_value (a time zone it does not know),
-// invalid_text_representation and untranslatable_character (\u0000 in a
-// jsonb).
-var pgValueStates = map[string]bool{"22007": true, "22008": true, "22009": true, "22015": true, "22023": true, "22P02": true, "22P05": true}
+// invalid_text_representation, untranslatable_character (\u0000 in a
+// jsonb) and numeric_value_out_of_range (value "…" is out of range for type
+// money; a message that quotes no value blames no parameter).
+var pgValueStates = map[string]bool{"22003": true, "22007": true, "22008": true, "22009": true, "22015": true, "22023": true, "22P02": true, "22P05": true}
+
+// pgDataException is PostgreSQL's SQLSTATE data_exception, which it gives a
+// range whose bounds are out of order.
+const pgDataException = "22000"
+
+// pgRangeType matches PostgreSQL's range types (and their arrays), as
+// compactType writes them.
+var pgRangeType = regexp.MustCompile(`^(INT4|INT8|NUM|TS|TSTZ|DATE)(MULTI)?RANGE(\[[0-9]*\])*$`)
 
 // pgStackDepth is PostgreSQL's SQLSTATE statement_too_complex: stack depth
 // limit exceeded.

@@ -714,7 +714,7 @@ func pgGateBody(bound *pgBound, conn *pgconn.PgConn) (string, error) {
 // is one of the sources), which are judged on the full statement.
 func pgGateErr(bound *pgBound, err error) error {
 	var bareErr *pgconn.PgError
-	if !errors.As(err, &bareErr) {
+	if !errors.As(err, &bareErr) || pgLostState(bareErr.Code) {
 		return err
 	}
 	if bareErr.Code == "42601" && strings.Contains(bareErr.Message, "multiple commands") {
@@ -1047,8 +1047,8 @@ const pgWrapOpen = "SELECT * FROM (\n"
 // bound its parameters as they ran ($n) and were written (@name).
 func (p *Postgres) pgErr(err error, full string, bound *pgBound) error {
 	var pe *pgconn.PgError
-	if !errors.As(err, &pe) {
-		return err
+	if !errors.As(err, &pe) || pgLostState(pe.Code) {
+		return err // a session that ended is not the SQL's fault: Query tells it (connError)
 	}
 	switch pe.Code {
 	case "25006": // read_only_sql_transaction
@@ -1068,6 +1068,9 @@ func (p *Postgres) pgErr(err error, full string, bound *pgBound) error {
 	}
 	pos = bound.position(pos)
 	msg := bound.message(pe.Message)
+	if pe.Detail != "" {
+		msg += " (detail: " + bound.message(pe.Detail) + ")"
+	}
 	if pe.Hint != "" {
 		msg += " (hint: " + bound.message(pe.Hint) + ")"
 	} else if names := p.closestNames(pe); names != "" {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -28,14 +29,14 @@ type ConnectError struct {
 }
 
 func (e *ConnectError) Error() string {
-	what := "could not connect to the PostgreSQL server"
-	if e.Lost {
-		what = "the connection to the PostgreSQL server broke"
-	}
+	server := "the PostgreSQL server"
 	if e.Env != "" {
-		what += " named by " + e.Env
+		server += " named by " + e.Env
 	}
-	return what + ": " + e.Cause
+	if e.Lost {
+		return "the connection to " + server + " broke: " + e.Cause
+	}
+	return "could not connect to " + server + ": " + e.Cause
 }
 
 // ProbePostgres connects once to dsn and closes the connection: nil when the
@@ -65,8 +66,10 @@ func ProbePostgres(ctx context.Context, dsn, env string, timeout time.Duration) 
 }
 
 // connError is err as a *ConnectError when it is a failure to connect, or a
-// connection that broke; nil for any other error (PostgreSQL's answer to a
-// query). timeout is the time the connection had; late says it ran out.
+// connection that broke (PostgreSQL's own word that it ends the session, as a
+// restart, a failover or pg_terminate_backend sends: pgLostState); nil for any
+// other error (PostgreSQL's answer to a query). timeout is the time the
+// connection had; late says it ran out.
 func connError(err error, env string, timeout time.Duration, late bool) *ConnectError {
 	var pe *pgconn.PgError
 	var ce *pgconn.ConnectError
@@ -74,12 +77,37 @@ func connError(err error, env string, timeout time.Duration, late bool) *Connect
 	switch {
 	case errors.As(err, &ce):
 		return &ConnectError{Env: env, Cause: connectCause(err, timeout, late), Err: err}
+	case errors.As(err, &pe) && pgLostState(pe.Code):
+		return &ConnectError{Env: env, Cause: lostCause(pe), Lost: true, Err: err}
 	case errors.As(err, &pe):
 		return nil
 	case errors.As(err, &oe), errors.Is(err, io.ErrUnexpectedEOF):
 		return &ConnectError{Env: env, Cause: connectCause(err, timeout, late), Lost: true, Err: err}
 	}
 	return nil
+}
+
+// pgLostState reports whether the SQLSTATE code is PostgreSQL's word that the
+// session ends or cannot go on, whatever the query: admin_shutdown (57P01: a
+// restart, a fast shutdown, pg_terminate_backend), crash_shutdown (57P02),
+// cannot_connect_now (57P03) and the connection exceptions (class 08).
+func pgLostState(code string) bool {
+	return code == "57P01" || code == "57P02" || code == "57P03" || strings.HasPrefix(code, "08")
+}
+
+// lostCause says why PostgreSQL ended a session (pgLostState), with its own
+// message, which names no user or database.
+func lostCause(pe *pgconn.PgError) string {
+	why := "the server ended the session"
+	switch pe.Code {
+	case "57P01":
+		why = "the server ended the session (it is restarting or shutting down, or an administrator ended the session)"
+	case "57P02":
+		why = "the server ended the session because another of its processes crashed"
+	case "57P03":
+		why = "the server is starting up or shutting down"
+	}
+	return why + ": " + pe.Message + " (SQLSTATE " + pe.Code + ")"
 }
 
 // connectCause says why a connection failed, without what pgx's message
