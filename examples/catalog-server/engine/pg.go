@@ -93,9 +93,11 @@ const PGConnectTimeout = 10 * time.Second
 // format and returned as that text, because pgx decodes them into Go structs that
 // JSON would show field by field (an interval as {Microseconds, Days, Months,
 // Valid}, a range as {Lower, Upper, LowerType: 105, …}, a bit string as base64
-// bytes and its length) or into bytes (XML as base64). Types pgx does not know
+// bytes and its length, a tid as {BlockNumber, OffsetNumber, Valid}), into bytes
+// (XML as base64) or into a number ("char": 114 for "r"). Types pgx does not know
 // (money, enums, composites) come as text anyway.
 var pgAsText = map[uint32]bool{
+	pgtype.QCharOID: true, pgtype.QCharArrayOID: true, pgtype.TIDOID: true, pgtype.TIDArrayOID: true,
 	pgtype.IntervalOID: true, pgtype.IntervalArrayOID: true,
 	pgtype.TimeOID: true, pgtype.TimeArrayOID: true,
 	pgtype.TimetzOID: true, pgtype.TimetzArrayOID: true,
@@ -118,6 +120,7 @@ var pgAsText = map[uint32]bool{
 // between their elements (box's is ';'): their text becomes a JSON array of the
 // elements' text (pgArray).
 var pgTextArrays = map[uint32]byte{
+	pgtype.QCharArrayOID: ',', pgtype.TIDArrayOID: ',',
 	pgtype.IntervalArrayOID: ',', pgtype.TimeArrayOID: ',', pgtype.TimetzArrayOID: ',',
 	pgtype.BitArrayOID: ',', pgtype.VarbitArrayOID: ',', pgtype.XMLArrayOID: ',', pgtype.JSONPathArrayOID: ',',
 	pgtype.Int4rangeArrayOID: ',', pgtype.Int8rangeArrayOID: ',', pgtype.NumrangeArrayOID: ',',
@@ -482,12 +485,24 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 		rows.Close()
 		return nil, err
 	}
+	// Arrays pgx decodes come flat, whatever their dimensions: one of two or more
+	// dimensions is read again with them (pgArrayDims). The columns' formats
+	// are known once the first row is read.
+	var arrays []bool
 	app := rowAppender{lim: lim, res: res, bytes: colBytes}
 	for rows.Next() {
 		vals, err := rows.Values()
 		if err != nil {
 			rows.Close()
 			return nil, p.fail(ctx, tx, err, full, bound)
+		}
+		if arrays == nil {
+			arrays = make([]bool, len(fds))
+			for i, fd := range rows.FieldDescriptions() {
+				if t, ok := tm.TypeForOID(fd.DataTypeOID); ok {
+					_, arrays[i] = t.Codec.(*pgtype.ArrayCodec)
+				}
+			}
 		}
 		raw := rows.RawValues()
 		row := make([]any, len(vals))
@@ -497,8 +512,10 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 				row[i] = nil
 			case fds[i].Format == pgx.TextFormatCode && (pgAsText[oid] || p.isTextArray(oid)):
 				row[i] = p.fromText(oid, raw[i])
+			case arrays[i] && pgManyDims(fds[i].Format, raw[i]):
+				row[i] = pgJSONValue(pgArrayDims(tm, fds[i], raw[i], v), types[i])
 			default:
-				row[i] = jsonValue(v, types[i])
+				row[i] = pgJSONValue(v, types[i])
 			}
 		}
 		more, err := app.add(row)

@@ -19,7 +19,7 @@ import (
 // pgDSN returns the test server's connection string (CATALOG_TEST_PG_DSN, a role
 // that owns its database and is not a superuser). Without it the test skips,
 // except under CI=true, where .ci/catalog.sh starts a server and sets it.
-func pgDSN(t *testing.T) string {
+func pgDSN(t testing.TB) string {
 	dsn := os.Getenv("CATALOG_TEST_PG_DSN")
 	if dsn == "" {
 		if os.Getenv("CI") == "true" {
@@ -32,7 +32,7 @@ func pgDSN(t *testing.T) string {
 
 // pgSetup creates the test schema through an ordinary connection, in a
 // READ WRITE transaction (pgWrite).
-func pgSetup(t *testing.T, dsn string) {
+func pgSetup(t testing.TB, dsn string) {
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
@@ -53,10 +53,10 @@ func pgSetup(t *testing.T, dsn string) {
 // (testkit.PGWrite): the test role's default is read-only.
 var pgWrite = testkit.PGWrite
 
-func openTestPG(t *testing.T) *Postgres { return openTestPGAt(t, pgDSN(t)) }
+func openTestPG(t testing.TB) *Postgres { return openTestPGAt(t, pgDSN(t)) }
 
 // openTestPGAt is openTestPG's model on the server dsn names (pgbouncer's).
-func openTestPGAt(t *testing.T, dsn string) *Postgres {
+func openTestPGAt(t testing.TB, dsn string) *Postgres {
 	pgSetup(t, dsn)
 	m := loadModel(t, map[string]string{
 		"p/wh/manifest.json": `{"engine": "postgres", "dsnEnv": "UNUSED", "schema": "shop"}`,

@@ -1,8 +1,13 @@
 package engine
 
 import (
+	"encoding/binary"
+	"fmt"
+	"strings"
 	"sync"
+	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
@@ -83,4 +88,69 @@ func nestDims(flat []any, dims []pgtype.ArrayDimension) ([]any, []any) {
 		out = append(out, sub)
 	}
 	return out, flat
+}
+
+// pgManyDims says whether raw, an array's value in the format format, may have
+// more than one dimension: its binary form's header says so (array_send: the
+// number of dimensions first), or its text starts with "{{" or with bounds
+// ("[1:2][1:1]={{1},{2}}"; "[0:1]={1,2}" too, read again for nothing).
+func pgManyDims(format int16, raw []byte) bool {
+	if format == pgtype.BinaryFormatCode {
+		return len(raw) >= 4 && int32(binary.BigEndian.Uint32(raw)) > 1
+	}
+	return len(raw) >= 2 && (raw[0] == '{' && raw[1] == '{' || raw[0] == '[')
+}
+
+// pgArrayDims reads raw, the value of the array column fd, again with its
+// dimensions, as arrays in arrays (nestDims) of the elements pgx decodes; flat,
+// as rows.Values gave it, if it cannot.
+func pgArrayDims(tm *pgtype.Map, fd pgconn.FieldDescription, raw []byte, flat any) any {
+	var a pgtype.Array[any]
+	if err := tm.Scan(fd.DataTypeOID, fd.Format, raw, &a); err != nil || !a.Valid || len(a.Dims) < 2 {
+		return flat
+	}
+	out, rest := nestDims(a.Elements, a.Dims)
+	if len(rest) != 0 {
+		return flat
+	}
+	return out
+}
+
+// pgJSONValue is jsonValue for a value pgx decoded from PostgreSQL: an array's
+// elements are written as its element type (typ without its leading "_":
+// date[]'s as dates), and a date or time before 1 AD as PostgreSQL writes it
+// (pgBC).
+func pgJSONValue(v any, typ string) any {
+	switch x := v.(type) {
+	case []any:
+		elem := strings.TrimPrefix(typ, "_")
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = pgJSONValue(e, elem)
+		}
+		return out
+	case time.Time:
+		if x.Year() < 1 {
+			return pgBC(x, typ)
+		}
+	}
+	return jsonValue(v, typ)
+}
+
+// pgBC writes a date, timestamp or timestamptz t before 1 AD as jsonValue
+// writes the type, but with PostgreSQL's year and " BC" after it, as PostgreSQL
+// writes it and reads it back: 4713-01-01 BC (Go's astronomical year -4712,
+// which PostgreSQL refuses), 0044-03-15T12:00:00 BC.
+func pgBC(t time.Time, typ string) any {
+	v := jsonValue(t, typ)
+	s, ok := v.(string)
+	if !ok {
+		return v
+	}
+	// Go writes the year -4712 as "-4712", 0 as "0000": up to the next '-'.
+	i := strings.IndexByte(s[1:], '-') + 1
+	if i < 1 {
+		return v
+	}
+	return fmt.Sprintf("%04d", 1-t.Year()) + s[i:] + " BC"
 }
