@@ -111,7 +111,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.IntVar(&o.cfg.ByteBudget, "byte-budget", def.ByteBudget, "JSON `bytes` of columns and rows per result at most")
 	fs.DurationVar(&o.cfg.QueryTimeout, "timeout", def.QueryTimeout, "per-query time limit: the query is answered by then and stopped (its query process ended where DuckDB cannot interrupt it; with -isolate=false, left to finish in the background)")
 	fs.DurationVar(&o.startWait, "start-wait", 5*time.Second, "at start, how long to wait for the catalog's packages to load before serving; a package still loading then answers that it is (kind unavailable) until its models have opened, while the others are served")
-	fs.DurationVar(&o.stopWait, "stop-wait", 5*time.Second, "with -isolate=false, when stopping, how long to wait for computations DuckDB could not interrupt at their time limit (they end with the process after it); loads under way are cancelled at once")
+	fs.DurationVar(&o.stopWait, "stop-wait", 5*time.Second, "when stopping, how long to wait for computations DuckDB could not interrupt at their time limit with -isolate=false (they end with the process after it), and with -stdio for answers the client has not read; loads under way are cancelled at once")
 	fs.IntVar(&o.maxProcs, "max-query-processes", defaultQueryProcesses, "the most query processes running DuckDB queries at once over all models (each model runs 8 at most)")
 	fs.IntVar(&o.cfg.MaxQueriesPerClient, "max-queries-per-client", defaultQueriesPerClient, "the most queries one client (over HTTP: one remote address) has running or waiting at once, over all models (and at most half of one model's connections); a query past it is refused at once. 0 turns the share off, as behind a reverse proxy, where every client has the proxy's address, unless -client-header names the proxy's header")
 	fs.StringVar(&o.cfg.ClientHeader, "client-header", "", "take the client's address from this request `header`, set by a trusted reverse proxy in front (X-Forwarded-For: its last address; Forwarded: its last for= address), instead of the connection's; only when every request comes through that proxy, as a client could write the header itself")
@@ -308,10 +308,15 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, lo
 	// models start loading, and before the watch.
 	var srv *mcp.Server
 	var h *streamable.Handler
+	abandoned := false // stdio answers left unwritten at the stop (stopStdio)
 	if o.stdio {
 		srv = newMCPServer(svc, version, false)
 		followReloads(srv, svc)
-		defer srv.Close()
+		defer func() {
+			if !abandoned {
+				srv.Close()
+			}
+		}()
 	} else {
 		h = newHTTPHandler(ctx, svc, version)
 	}
@@ -328,7 +333,26 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, lo
 	defer func() { cancel(); <-watchDone }()
 
 	if o.stdio {
-		err := srv.Run(ctx, stdio.New(stdin, stdout, nil))
+		runc := make(chan error, 1)
+		go func() { runc <- srv.Run(ctx, stdio.New(stdin, stdout, nil)) }()
+		var err error
+		select {
+		case err = <-runc:
+		case <-ctx.Done():
+			// Told to stop: Run ends once every answer is written, and a
+			// client that does not read its stdout holds them. They are
+			// waited for -stop-wait, then left (the process ends without
+			// them; the models' files are removed all the same).
+			wait := time.NewTimer(o.stopWait)
+			defer wait.Stop()
+			select {
+			case err = <-runc:
+			case <-wait.C:
+				abandoned = true
+				log.Warn("stopping without the answers the client has not read (its end of stdout is not being read)", "waited", o.stopWait)
+				return nil
+			}
+		}
 		if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
 			return nil
 		}

@@ -17,9 +17,10 @@ import (
 // for it at most -stop-wait, says so, closes every other model meanwhile, and
 // leaves no model's files behind.
 func TestStopDoesNotWaitForComputations(t *testing.T) {
+	dir := sampleDir(t) // made once for the package's tests, in the usual TMPDIR
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp) // the models' folders (catalog-duckdb-*) go here
-	svc := newTestService(t, sampleDir(t), Config{QueryTimeout: 200 * time.Millisecond})
+	svc := newTestService(t, dir, Config{QueryTimeout: 200 * time.Millisecond})
 	if dirs, _ := filepath.Glob(filepath.Join(tmp, "catalog-duckdb-*")); len(dirs) == 0 {
 		t.Fatal("no model folder in TMPDIR: the check below would say nothing")
 	}
