@@ -531,7 +531,8 @@ func searchHelp(cat *catalog.Catalog, q string) (string, []SearchSuggestion) {
 
 // checkSearch refuses a search past its bounds (maxSearchChars, maxSearchWords),
 // saying which. It returns the words search compares (the query folded, split
-// at spaces), for catalog.SearchWords: the query is folded once.
+// at spaces, punctuation around words left out: catalog.SplitWords), for
+// catalog.SearchWords: the query is folded once.
 func checkSearch(q string) ([]string, *toolError) {
 	if strings.TrimSpace(q) == "" {
 		return nil, &toolError{Error: "the query holds no words: give words of a name, column or description (call list_catalog to browse instead)", Kind: "invalid"}
@@ -548,7 +549,10 @@ func checkSearch(q string) ([]string, *toolError) {
 	if n := utf8.RuneCountInString(folded); n > maxSearchChars {
 		return nil, &toolError{Error: fmt.Sprintf("the query is %d characters long once folded as search compares it (case, accents and compatibility forms such as \"ﬁ\" → \"fi\" undone); search_catalog takes at most %d characters and %d words", n, maxSearchChars, maxSearchWords), Kind: "invalid", Hint: "Search again with fewer words: " + fewer + "."}
 	}
-	words := strings.Fields(folded)
+	words := catalog.SplitWords(folded)
+	if len(words) == 0 {
+		return nil, &toolError{Error: "the query holds no words, only punctuation: give words of a name, column or description (call list_catalog to browse instead)", Kind: "invalid"}
+	}
 	if n, raw := len(words), len(strings.Fields(q)); n > maxSearchWords {
 		how := ""
 		if n != raw {

@@ -455,11 +455,11 @@ func (c *Catalog) Search(q string, limit int) []Hit {
 // SearchCount is Search that also says how many objects match in all: more than
 // len(hits) when limit cut them.
 func (c *Catalog) SearchCount(q string, limit int) (hits []Hit, total int) {
-	return c.SearchWords(strings.Fields(Fold(q)), limit)
+	return c.SearchWords(SplitWords(Fold(q)), limit)
 }
 
 // SearchWords is SearchCount for a query already folded and split into words
-// (strings.Fields(Fold(q))), for a caller that folded it to check it.
+// (SplitWords(Fold(q))), for a caller that folded it to check it.
 func (c *Catalog) SearchWords(words []string, limit int) (hits []Hit, total int) {
 	if len(words) == 0 || limit <= 0 {
 		return nil, 0

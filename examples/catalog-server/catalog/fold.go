@@ -33,10 +33,30 @@ func Fold(s string) string {
 	s = cases.Fold().String(s) // a Caser holds state: one per call
 	s = norm.NFKD.String(s)
 	s = strings.Map(func(r rune) rune {
-		if unicode.Is(unicode.Mn, r) {
+		// Combining marks, and format characters (a zero-width space or
+		// joiner, a soft hyphen), which show nothing.
+		if unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Cf, r) {
 			return -1
 		}
 		return r
 	}, s)
 	return norm.NFC.String(s)
+}
+
+// SplitWords splits a folded search query into the words search compares: at
+// spaces, each word without the punctuation and symbols around it (`"orders"`,
+// `customers.`, `revenue?`, `order*`, `-orders`), which no name or column
+// begins or ends with as a query means it; '_' is kept (a name may begin or end
+// with one). A word of punctuation alone is left out.
+func SplitWords(folded string) []string {
+	var words []string
+	for _, w := range strings.Fields(folded) {
+		w = strings.TrimFunc(w, func(r rune) bool {
+			return r != '_' && (unicode.IsPunct(r) || unicode.IsSymbol(r))
+		})
+		if w != "" {
+			words = append(words, w)
+		}
+	}
+	return words
 }
