@@ -215,10 +215,12 @@ func (c *Conn) dispatchBatch(batch Batch) {
 			x, err := c.startCall(m, b)
 			c.mu.Unlock()
 			if err != nil {
-				b.add(c, &Response{ID: NullID, Error: err})
+				// Counted up before add counts it down: added first, the
+				// refusal of a batch's first call was the whole reply.
 				b.mu.Lock()
-				b.left++ // add counted down for a call that never started
+				b.left++
 				b.mu.Unlock()
+				b.add(c, &Response{ID: c.refusedID(m, err), Error: err})
 				continue
 			}
 			if x != nil {
