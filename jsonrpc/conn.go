@@ -61,17 +61,6 @@ type ConnOptions struct {
 	// full nothing more is read (no call, no response). A Conn whose handlers may
 	// block, and whose peer must still be answered, leaves it false.
 	WaitWhenQueueFull bool
-	// MaxCallsInFlight bounds the peer's calls this side holds at once: from the
-	// moment one is read until its answer is written (its handler running, or the
-	// answer waiting for the transport). A call that arrives when that many are in
-	// flight is not run: it is answered at once, with its id, by a -32000 error
-	// saying the connection is busy. So a peer that sends calls faster than it
-	// reads the answers (a stdio client that does not read stdout) makes this
-	// side hold at most that many answers, instead of one more for each call; the
-	// refusals are written by the reader, which then waits for the transport as
-	// the answers do, and stops reading the peer. Zero means
-	// DefaultMaxCallsInFlight; negative means no limit.
-	MaxCallsInFlight int
 	// OnDone, if set, is called once when the connection has ended (after Done is
 	// closed), on the goroutine that ended it: the reader, or the caller of Close.
 	// It must not block; it spares a goroutine waiting on Done.
@@ -80,9 +69,6 @@ type ConnOptions struct {
 
 // DefaultMaxResponseSize is the default ConnOptions.MaxResponseSize (16 MiB).
 const DefaultMaxResponseSize = 16 << 20
-
-// DefaultMaxCallsInFlight is the default ConnOptions.MaxCallsInFlight.
-const DefaultMaxCallsInFlight = 256
 
 // DefaultMaxQueuedNotifications is the default ConnOptions.MaxQueuedNotifications.
 const DefaultMaxQueuedNotifications = 1024
@@ -115,8 +101,6 @@ type Conn struct {
 	acceptBatch func() bool
 	log         *slog.Logger
 	maxResp     int // MaxResponseSize; <= 0: none
-	maxCalls    int // MaxCallsInFlight; <= 0: none
-	busy        *Error
 
 	ctx      context.Context // parent of handler contexts; cancelled once everything ended
 	cancel   context.CancelFunc
@@ -129,7 +113,6 @@ type Conn struct {
 	nextID     int64
 	pending    map[ID]chan *Response // our calls awaiting a response
 	active     map[ID]*callCtx       // the peer's calls being handled
-	inFlight   int                   // the peer's calls read and not yet answered (MaxCallsInFlight)
 	notes      []Message             // queued notifications (and responses held behind them), in arrival order
 	noteBusy   bool                  // a notification handler is running on the worker
 	queued     int                   // notifications in notes
@@ -162,9 +145,6 @@ func NewConn(t Transport, opts *ConnOptions) *Conn {
 	if o.MaxResponseSize == 0 {
 		o.MaxResponseSize = DefaultMaxResponseSize
 	}
-	if o.MaxCallsInFlight == 0 {
-		o.MaxCallsInFlight = DefaultMaxCallsInFlight
-	}
 	parent := o.Context
 	if parent == nil {
 		parent = context.Background()
@@ -176,8 +156,6 @@ func NewConn(t Transport, opts *ConnOptions) *Conn {
 		log:         o.Logger,
 		onDone:      o.OnDone,
 		maxResp:     o.MaxResponseSize,
-		maxCalls:    o.MaxCallsInFlight,
-		busy:        &Error{Code: -32000, Message: fmt.Sprintf("Server busy: %d calls of this connection are in flight; wait for their answers before sending more", o.MaxCallsInFlight)},
 		maxQueued:   o.MaxQueuedNotifications,
 		waitRoom:    o.WaitWhenQueueFull,
 		running:     true,
@@ -575,17 +553,7 @@ func (c *Conn) reply(ctx context.Context, msg Message) {
 // with an id-less error, written with a context that carries req (see
 // RequestFromContext) so that a transport can route it to where req came from.
 func (c *Conn) replyRefused(req *Request, err *Error) {
-	c.reply(&reqCtx{Context: c.ctx, req: req}, &Response{ID: c.refusedID(req, err), Error: err})
-}
-
-// refusedID is the id of the answer refusing req with err: its own when the
-// connection is busy (the id is not in use), null otherwise (an id in use
-// would name the call in progress).
-func (c *Conn) refusedID(req *Request, err *Error) ID {
-	if err == c.busy {
-		return req.ID
-	}
-	return NullID
+	c.reply(&reqCtx{Context: c.ctx, req: req}, &Response{ID: NullID, Error: err})
 }
 
 // errIDInUse answers a request whose id is still in use by an earlier request of the
@@ -603,11 +571,6 @@ func (c *Conn) startCall(req *Request, b *batchReply) (*callCtx, *Error) {
 		c.log.Warn("jsonrpc: request id reused while in progress", "id", req.ID)
 		return nil, errIDInUse
 	}
-	if c.maxCalls > 0 && c.inFlight >= c.maxCalls {
-		c.log.Debug("jsonrpc: refused a call: too many in flight", "id", req.ID, "method", req.Method, "inFlight", c.inFlight)
-		return nil, c.busy
-	}
-	c.inFlight++
 	x := &callCtx{req: req, batch: b}
 	x.Context, x.cancel = context.WithCancel(c.ctx)
 	x.write = reqCtx{Context: c.ctx, req: req}
@@ -651,11 +614,6 @@ func (x *reqCtx) Value(key any) any {
 // runCall runs one incoming call and sends its reply.
 func (c *Conn) runCall(x *callCtx) {
 	defer c.handlers.Done()
-	defer func() {
-		c.mu.Lock()
-		c.inFlight--
-		c.mu.Unlock()
-	}()
 	resp := &Response{ID: x.req.ID}
 	result, err := c.handle(x, x.req)
 	if err == nil {

@@ -216,11 +216,12 @@ func (c *Conn) dispatchBatch(batch Batch) {
 			c.mu.Unlock()
 			if err != nil {
 				// Counted up before add counts it down: added first, the
-				// refusal of a batch's first call was the whole reply.
+				// refusal of a batch's first call was sent alone, and again
+				// with the batch's answers.
 				b.mu.Lock()
 				b.left++
 				b.mu.Unlock()
-				b.add(c, &Response{ID: c.refusedID(m, err), Error: err})
+				b.add(c, &Response{ID: NullID, Error: err})
 				continue
 			}
 			if x != nil {
