@@ -308,7 +308,7 @@ func serve(ctx context.Context, o options, stdin io.Reader, stdout io.Writer, lo
 	// models start loading, and before the watch.
 	var srv *mcp.Server
 	var h *streamable.Handler
-	abandoned := false // stdio answers left unwritten at the stop (stopStdio)
+	abandoned := false // stdio answers left unwritten at the stop (below): srv.Close would wait for them
 	if o.stdio {
 		srv = newMCPServer(svc, version, false)
 		followReloads(srv, svc)

@@ -538,8 +538,10 @@ func (c *Catalog) index() {
 		c.entries = append(c.entries, e)
 		return e
 	}
+	c.roots = nil
 	for _, p := range c.Projects {
 		pe := add(nil, &Entry{Kind: KindProject, Name: p.Name, Description: p.Description, Project: p})
+		c.roots = append(c.roots, pe)
 		for _, pkg := range p.Packages {
 			ke := add(pe, &Entry{Kind: KindPackage, Name: pkg.Name, Description: pkg.Description, Project: p, Package: pkg})
 			for _, m := range pkg.Models {
@@ -566,6 +568,7 @@ func (c *Catalog) index() {
 	for _, e := range c.entries {
 		slices.SortFunc(e.Children, func(a, b *Entry) int { return CompareNames(a.Name, b.Name) })
 	}
+	slices.SortFunc(c.roots, func(a, b *Entry) int { return CompareNames(a.Name, b.Name) })
 	slices.SortFunc(c.entries, func(a, b *Entry) int { return ComparePaths(a.Path, b.Path) })
 }
 

@@ -21,7 +21,6 @@ import (
 	"math"
 	"math/big"
 	"regexp"
-	"slices"
 	"strings"
 	"sync"
 )
@@ -59,6 +58,7 @@ type Catalog struct {
 
 	byPath  map[string]*Entry
 	entries []*Entry          // every object, sorted by path (the search index)
+	roots   []*Entry          // the projects' entries, sorted by name (CompareNames)
 	skipped map[string]string // path of an object whose file was skipped → why
 	prev    *Catalog          // while loading: the catalog loaded before (nil after)
 
@@ -286,15 +286,9 @@ func (c *Catalog) Lookup(path string) *Entry {
 // Entries returns every object, sorted by path (ComparePaths). The slice must not be changed.
 func (c *Catalog) Entries() []*Entry { return c.entries }
 
-// Roots returns the projects as entries, sorted by name (CompareNames).
-func (c *Catalog) Roots() []*Entry {
-	out := make([]*Entry, 0, len(c.Projects))
-	for _, p := range c.Projects {
-		out = append(out, c.byPath[p.Name])
-	}
-	slices.SortFunc(out, func(a, b *Entry) int { return CompareNames(a.Name, b.Name) })
-	return out
-}
+// Roots returns the projects as entries, sorted by name (CompareNames). The
+// slice must not be changed.
+func (c *Catalog) Roots() []*Entry { return c.roots }
 
 // Model returns the model at project/package/model, or nil.
 func (c *Catalog) Model(path string) *Model {

@@ -463,10 +463,14 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 	tm := tx.Conn().TypeMap()
 	var unnamed []uint32
 	mods := make([]string, len(fds))
+	// Arrays pgx decodes come flat, whatever their dimensions: one of two or
+	// more dimensions is read again with them (pgArrayDims).
+	arrays := make([]bool, len(fds))
 	for i, fd := range fds {
 		mods[i] = pgTypeMod(fd.DataTypeOID, fd.TypeModifier)
 		if t, ok := tm.TypeForOID(fd.DataTypeOID); ok {
 			types[i] = t.Name
+			_, arrays[i] = t.Codec.(*pgtype.ArrayCodec)
 		} else if name, ok := p.typeNames.Load(fd.DataTypeOID); ok {
 			types[i] = name.(string)
 		} else {
@@ -485,24 +489,12 @@ func (p *Postgres) query(ctx context.Context, sqlText string, params map[string]
 		rows.Close()
 		return nil, err
 	}
-	// Arrays pgx decodes come flat, whatever their dimensions: one of two or more
-	// dimensions is read again with them (pgArrayDims). The columns' formats
-	// are known once the first row is read.
-	var arrays []bool
 	app := rowAppender{lim: lim, res: res, bytes: colBytes}
 	for rows.Next() {
 		vals, err := rows.Values()
 		if err != nil {
 			rows.Close()
 			return nil, p.fail(ctx, tx, err, full, bound)
-		}
-		if arrays == nil {
-			arrays = make([]bool, len(fds))
-			for i, fd := range rows.FieldDescriptions() {
-				if t, ok := tm.TypeForOID(fd.DataTypeOID); ok {
-					_, arrays[i] = t.Codec.(*pgtype.ArrayCodec)
-				}
-			}
 		}
 		raw := rows.RawValues()
 		row := make([]any, len(vals))
